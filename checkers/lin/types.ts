@@ -1,0 +1,77 @@
+// The shared vocabulary of linearizability checking: histories and sequential models.
+// The WGL checker, the explorer's incremental monitor, the importers and the CLI all
+// speak these types.
+
+/** Where an operation came from, so that messages can point at a file and line. */
+export interface Origin {
+  file?: string;
+  line?: number;
+}
+
+/**
+ * One operation of a history. The interval [call, ret] is closed: two operations that
+ * share an endpoint are concurrent.
+ *
+ * `ret === undefined` marks an indeterminate operation (Jepsen `:info`, a crash, a
+ * timeout, no completion by the end of the history): it may take effect at any time after
+ * `call`, or never, and its output is unknown. Failed operations (`:fail`) are dropped by
+ * the importers unless the model gives them a meaning (a failed cas).
+ */
+export interface Operation<I = unknown, O = unknown> {
+  client: number | string;
+  input: I;
+  call: number;
+  ret?: number;
+  output?: O;
+  origin?: Origin;
+}
+
+/** The ordered-event form of a history; list position is time. */
+export type HistoryEvent<I = unknown, O = unknown> =
+  | { kind: 'call'; id: number; client: number | string; input: I; origin?: Origin }
+  | { kind: 'return'; id: number; client: number | string; output: O; origin?: Origin };
+
+/**
+ * The output a model's step receives for an indeterminate operation: the step must accept
+ * it as "any output" and return the state the operation leaves if it took effect. The
+ * checker itself covers "never took effect" by letting such operations stay unlinearized.
+ */
+export const UNKNOWN: unique symbol = Symbol('unknown output');
+export type Unknown = typeof UNKNOWN;
+
+export interface StepResult<S> {
+  ok: boolean;
+  state: S;
+}
+
+/**
+ * A sequential specification, shaped like Porcupine's. `step` must be pure. States equal
+ * under `equal` must have equal `hash`es. Without `equal`, states are compared with
+ * `Object.is` after a hash match; without `hash`, every state hashes to 0.
+ */
+export interface Model<S = any, I = any, O = any> {
+  name: string;
+  init(): S;
+  step(state: S, input: I, output: O | Unknown): StepResult<S>;
+  /** Split a history into independent sub-histories (P-compositionality). */
+  partition?(history: readonly Operation<I, O>[]): Operation<I, O>[][];
+  /** A 32-bit integer hash of a state. */
+  hash?(state: S): number;
+  equal?(a: S, b: S): boolean;
+  describeOperation?(input: I, output: O | Unknown): string;
+  describeState?(state: S): string;
+}
+
+/** A model whose step may lead to several states (an empty list: the step is illegal). */
+export interface NondeterministicModel<S = any, I = any, O = any> {
+  name: string;
+  init(): S[];
+  step(state: S, input: I, output: O | Unknown): S[];
+  partition?(history: readonly Operation<I, O>[]): Operation<I, O>[][];
+  hash?(state: S): number;
+  equal?(a: S, b: S): boolean;
+  describeOperation?(input: I, output: O | Unknown): string;
+  describeState?(state: S): string;
+}
+
+export type Verdict = 'ok' | 'illegal' | 'unknown';

@@ -1,0 +1,8 @@
+// Every bundled spec, by its folder name. The CLI imports this; the engines never do.
+import type { SpecDef } from '../checkers/explore/types.ts';
+
+export const specs: SpecDef[] = [];
+
+export function findSpec(name: string): SpecDef | undefined {
+  return specs.find((s) => s.name === name);
+}
