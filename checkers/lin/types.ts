@@ -60,6 +60,12 @@ export interface Model<S = any, I = any, O = any> {
   equal?(a: S, b: S): boolean;
   describeOperation?(input: I, output: O | Unknown): string;
   describeState?(state: S): string;
+  /**
+   * When a failed completion (Jepsen `:fail`) of this input means something, the output to
+   * record for it (an etcd cas that failed: `false`). Otherwise undefined: the operation
+   * did not happen and the importer drops it.
+   */
+  failedOutput?(input: I): O | undefined;
 }
 
 /** A model whose step may lead to several states (an empty list: the step is illegal). */
