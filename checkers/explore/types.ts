@@ -44,6 +44,23 @@ export interface Symmetry<S> {
   name: string;
   size: number;
   permute(state: S, perm: readonly number[]): S;
+  /**
+   * Whether the group renames history clients (client i becomes perm[i]); the
+   * linearizability monitor then renames them in its own state too. Required when the
+   * machine has a history observer.
+   */
+  clients?: boolean;
+}
+
+/**
+ * What an action touches, for partial-order reduction: the names of the variables it reads
+ * (its guard included) and writes. A name `<actor>.<rest>`, where `<actor>` is
+ * `machine.actor(a)`, is private to that actor: the spec promises that no other actor's
+ * action ever reads or writes it. Every other name is shared.
+ */
+export interface Footprint {
+  reads: readonly string[];
+  writes: readonly string[];
 }
 
 /** A spec instantiated at one config (and possibly one mutant): a state machine. */
@@ -70,6 +87,23 @@ export interface Machine<S = any, A extends Action = Action> {
   view?(s: S): unknown;
   /** The process an action belongs to (client, memory node, server), for sequence views. */
   actor?(a: A): string;
+  /**
+   * Optional fast path for hashing: write an injective encoding of the view of s (equal
+   * views give equal words, different views different words) into out and return the
+   * number of words written, or -1 when out is too small (the engine retries with a larger
+   * buffer). Without it, the engine encodes view(s) (or s) as plain data.
+   */
+  encode?(s: S, out: Int32Array): number;
+  /**
+   * The action families (label up to '(') the spec can enable, so that coverage lists the
+   * ones never enabled. Without it, only families seen are reported.
+   */
+  actionNames?: string[];
+  /**
+   * Partial-order reduction (opt-in, with `actor`): what a in s reads and writes. Steps
+   * whose footprint is private to their actor are explored in one order only.
+   */
+  footprint?(s: S, a: A): Footprint;
 }
 
 export interface ConfigDef<C> {
@@ -119,4 +153,105 @@ export interface SpecDef<C = any> {
   findings?: FindingDef[];
   /** `variant` is a mutant or finding name, or undefined for the protocol as specified. */
   build(config: C, variant?: string): Machine;
+}
+
+// ---------------------------------------------------------------------------------------
+// The explorer's API (checkers/explore/index.ts): options, results, counterexamples.
+
+/** Where a worker thread finds the machine: `(await import(module))[export](...args)`. */
+export interface ExploreTarget {
+  /** A file URL (or specifier) of an ES module. */
+  module: string;
+  export: string;
+  args: unknown[];
+}
+
+export interface ExploreOptions {
+  /** 'bfs' (default: shortest counterexamples), 'dfs' (low memory) or seeded random walks. */
+  strategy?: 'bfs' | 'dfs' | 'simulate';
+  /** Stop (incomplete) rather than store more distinct states than this. */
+  maxStates?: number;
+  /** Do not expand states at this depth (incomplete if any has an enabled action). */
+  maxDepth?: number;
+  timeLimitMs?: number;
+  /** 'fingerprint' (default): 64-bit fingerprints; 'exact': whole encodings. */
+  store?: 'fingerprint' | 'exact';
+  /** Keep going after a violation: one shortest counterexample per violated property. */
+  all?: boolean;
+  /** Report terminal states the spec does not allow to be final (default: on). */
+  deadlock?: boolean;
+  livelock?: boolean;
+  /** Default 'incremental' when the machine has a history observer. */
+  linearizability?: 'incremental' | 'histories' | 'off';
+  symmetry?: boolean;
+  por?: boolean;
+  /** Worker threads for parallel BFS (explore() only; exploreSync is one thread). */
+  workers?: number;
+  simulate?: { runs: number; depth: number; seed: number };
+  /** Called about every 100 ms with the search's progress (the CLI draws it on a TTY). */
+  onProgress?: (p: Progress) => void;
+}
+
+export interface Progress {
+  states: number;
+  transitions: number;
+  depth: number;
+  queue: number;
+  elapsedMs: number;
+}
+
+export interface Change {
+  /** Where in the state, e.g. "nodes[1].log" or "x". */
+  path: string;
+  before: unknown;
+  after: unknown;
+}
+
+export interface CounterexampleStep {
+  action: Action;
+  state: unknown;
+  changes: Change[];
+}
+
+export interface Counterexample {
+  property: string;
+  message: string;
+  initial: unknown;
+  steps: CounterexampleStep[];
+  /** Livelock: the cycle starts at this step index. */
+  lassoStart?: number;
+  /** Simulation: the seed of the run that found it. */
+  seed?: number;
+}
+
+export interface CoverageEntry {
+  /** The action family: the label up to '('. */
+  family: string;
+  /** How many times an action of this family was enabled in an expanded state. */
+  enabled: number;
+}
+
+export interface ExploreResult {
+  status: 'holds' | 'violation' | 'incomplete';
+  /** Why the run did not cover the whole space (budget, depth bound, time, simulation). */
+  incompleteReason?: string;
+  strategy: 'bfs' | 'dfs' | 'simulate';
+  store: 'fingerprint' | 'exact';
+  workers: number;
+  /** Distinct states stored. */
+  states: number;
+  /** Transitions generated (successor computations). */
+  transitions: number;
+  /** Largest depth reached (BFS: the diameter when complete). */
+  depth: number;
+  elapsedMs: number;
+  violations: Counterexample[];
+  coverage: CoverageEntry[];
+  neverEnabled: string[];
+  /** Fingerprint mode: an estimate of the probability that two distinct states shared a fingerprint. */
+  collisionProbability?: number;
+  /** Bytes of the state store and the trace log, per distinct state. */
+  bytesPerState?: number;
+  /** Reductions and monitors that ran, with their own figures. */
+  notes?: string[];
 }

@@ -1,0 +1,236 @@
+// The canonical encoding of a state's view as 32-bit words, and its 64-bit fingerprint.
+// Equal plain data encodes to equal words (object keys sorted, Map and Set entries
+// sorted by their encoding); different plain data to different words (every value is
+// tagged and every container carries its length), so the exact store can compare
+// encodings and the fingerprint store can hash them without building strings.
+
+const NULL = 1;
+const FALSE = 2;
+const TRUE = 3;
+const INT = 4;
+const FLOAT = 5;
+const STRING = 6;
+const BIGINT = 7;
+const ARRAY = 8;
+const OBJECT = 9;
+const MAP = 10;
+const SET = 11;
+const UNDEFINED = 12;
+
+const f64 = new Float64Array(1);
+const f64words = new Int32Array(f64.buffer);
+
+/** A growable word buffer the encoder writes into; `length` words are valid. */
+export class Words {
+  buf = new Int32Array(256);
+  length = 0;
+
+  reset(): void {
+    this.length = 0;
+  }
+
+  push(w: number): void {
+    if (this.length === this.buf.length) this.grow(this.length + 1);
+    this.buf[this.length++] = w;
+  }
+
+  grow(min: number): void {
+    let size = this.buf.length * 2;
+    while (size < min) size *= 2;
+    const next = new Int32Array(size);
+    next.set(this.buf.subarray(0, this.length));
+    this.buf = next;
+  }
+}
+
+function pushString(out: Words, s: string): void {
+  out.push(STRING);
+  out.push(s.length);
+  if (out.length + s.length > out.buf.length) out.grow(out.length + s.length);
+  const buf = out.buf;
+  let n = out.length;
+  for (let i = 0; i < s.length; i++) buf[n++] = s.charCodeAt(i);
+  out.length = n;
+}
+
+function compareWords(a: Int32Array, b: Int32Array): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i] - b[i];
+  return a.length - b.length;
+}
+
+/** Encodes each item separately so that unordered collections can be sorted canonically. */
+function sortedEncodings(items: Iterable<unknown>, encodeItem: (out: Words, item: any) => void): Int32Array[] {
+  const parts: Int32Array[] = [];
+  const tmp = new Words();
+  for (const item of items) {
+    tmp.reset();
+    encodeItem(tmp, item);
+    parts.push(tmp.buf.slice(0, tmp.length));
+  }
+  return parts.sort(compareWords);
+}
+
+function pushAll(out: Words, parts: Int32Array[]): void {
+  for (const p of parts) {
+    if (out.length + p.length > out.buf.length) out.grow(out.length + p.length);
+    out.buf.set(p, out.length);
+    out.length += p.length;
+  }
+}
+
+/** Appends the canonical encoding of plain data v. */
+export function encodeValue(out: Words, v: unknown): void {
+  switch (typeof v) {
+    case 'number':
+      if ((v | 0) === v && !Object.is(v, -0)) {
+        out.push(INT);
+        out.push(v);
+      } else {
+        f64[0] = v;
+        out.push(FLOAT);
+        out.push(f64words[0]);
+        out.push(f64words[1]);
+      }
+      return;
+    case 'boolean':
+      out.push(v ? TRUE : FALSE);
+      return;
+    case 'string':
+      pushString(out, v);
+      return;
+    case 'undefined':
+      out.push(UNDEFINED);
+      return;
+    case 'bigint':
+      out.push(BIGINT);
+      pushString(out, v.toString());
+      return;
+    case 'object':
+      break;
+    default:
+      throw new TypeError(`a state must be plain data; found a ${typeof v}`);
+  }
+  if (v === null) {
+    out.push(NULL);
+    return;
+  }
+  if (Array.isArray(v)) {
+    out.push(ARRAY);
+    out.push(v.length);
+    for (let i = 0; i < v.length; i++) encodeValue(out, v[i]);
+    return;
+  }
+  if (ArrayBuffer.isView(v) && !(v instanceof DataView)) {
+    const a = v as unknown as ArrayLike<number | bigint>;
+    out.push(ARRAY);
+    out.push(a.length);
+    for (let i = 0; i < a.length; i++) encodeValue(out, a[i]);
+    return;
+  }
+  if (v instanceof Map) {
+    out.push(MAP);
+    out.push(v.size);
+    pushAll(out, sortedEncodings(v, (o, [k, x]) => (encodeValue(o, k), encodeValue(o, x))));
+    return;
+  }
+  if (v instanceof Set) {
+    out.push(SET);
+    out.push(v.size);
+    pushAll(out, sortedEncodings(v, encodeValue));
+    return;
+  }
+  const o = v as Record<string, unknown>;
+  let keys = Object.keys(o);
+  for (let i = 1; i < keys.length; i++) {
+    if (keys[i - 1] > keys[i]) {
+      keys = keys.slice().sort();
+      break;
+    }
+  }
+  out.push(OBJECT);
+  out.push(keys.length);
+  for (let i = 0; i < keys.length; i++) {
+    pushString(out, keys[i]);
+    encodeValue(out, o[keys[i]]);
+  }
+}
+
+/**
+ * The 64-bit fingerprint of words[0..n), as two 32-bit halves written to fp[0] (high) and
+ * fp[1] (low). Two MurmurHash3-style lanes with different constants, cross-mixed at the
+ * end. Neither half is ever 0: the stores use 0 to mean an empty slot (so a fingerprint
+ * carries a little under 64 bits; the collision estimate uses 2^64 all the same).
+ */
+export function fingerprint(words: Int32Array, n: number, fp: Int32Array): void {
+  let h1 = 0x9747b28c | 0;
+  let h2 = 0x5bd1e995 | 0;
+  for (let i = 0; i < n; i++) {
+    let k = words[i];
+    let k1 = Math.imul(k, 0xcc9e2d51);
+    k1 = (k1 << 15) | (k1 >>> 17);
+    k1 = Math.imul(k1, 0x1b873593);
+    h1 ^= k1;
+    h1 = (h1 << 13) | (h1 >>> 19);
+    h1 = (Math.imul(h1, 5) + 0xe6546b64) | 0;
+    let k2 = Math.imul(k, 0x85ebca6b);
+    k2 = (k2 << 17) | (k2 >>> 15);
+    k2 = Math.imul(k2, 0xc2b2ae35);
+    h2 ^= k2;
+    h2 = (h2 << 19) | (h2 >>> 13);
+    h2 = (Math.imul(h2, 5) + 0x38495ab5) | 0;
+  }
+  h1 ^= n;
+  h2 ^= n;
+  h1 = (h1 + h2) | 0;
+  h2 = (h2 + h1) | 0;
+  h1 = fmix(h1);
+  h2 = fmix(h2);
+  h1 = (h1 + h2) | 0;
+  h2 = (h2 + h1) | 0;
+  fp[0] = h1 === 0 ? 1 : h1;
+  fp[1] = h2 === 0 ? 1 : h2;
+}
+
+function fmix(h: number): number {
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h;
+}
+
+/**
+ * Encodes a state for the store: the machine's fast path when it has one, else the plain
+ * data encoding of its view (or of the state itself).
+ */
+export function makeEncoder<S>(machine: {
+  view?(s: S): unknown;
+  encode?(s: S, out: Int32Array): number;
+}): (s: S, out: Words) => void {
+  const fast = machine.encode?.bind(machine);
+  if (fast) {
+    return (s, out) => {
+      for (;;) {
+        const n = fast(s, out.buf);
+        if (n >= 0) {
+          out.length = n;
+          return;
+        }
+        out.grow(out.buf.length * 2);
+      }
+    };
+  }
+  const view = machine.view?.bind(machine);
+  if (view) {
+    return (s, out) => {
+      out.reset();
+      encodeValue(out, view(s));
+    };
+  }
+  return (s, out) => {
+    out.reset();
+    encodeValue(out, s);
+  };
+}

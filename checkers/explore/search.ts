@@ -1,0 +1,342 @@
+// The single-threaded searches: breadth-first (shortest counterexamples), depth-first
+// (memory for one path plus the store) and seeded random simulation. All three share the
+// bookkeeping in `Run`: the store, the trace log, the invariant checks, coverage and
+// budgets, so that they count and report identically.
+
+import { fingerprint, makeEncoder, Words } from './encode.ts';
+import { collisionProbability, ExactStore, FingerprintStore, type StateStore } from './store.ts';
+import { replayIndices, TraceLog } from './trace.ts';
+import type { Action, Check, Counterexample, ExploreOptions, ExploreResult, Machine } from './types.ts';
+
+const CHECK_EVERY = 1024;
+const PROGRESS_MS = 100;
+
+/** Outcome of adding a successor: a new state's number, or one of these. */
+const SEEN = -1;
+const FULL = -2;
+
+export class Run<S, A extends Action> {
+  readonly store: StateStore;
+  readonly log = new TraceLog();
+  readonly words = new Words();
+  readonly fp = new Int32Array(2);
+  readonly encode: (s: S, out: Words) => void;
+  readonly maxStates: number;
+  readonly maxDepth: number;
+  readonly deadline: number;
+  readonly checkDeadlock: boolean;
+  /** Invariants still being checked (with `all`, a violated one is dropped). */
+  invariants: [string, (s: S) => Check][];
+  readonly violations: Counterexample[] = [];
+  transitions = 0;
+  generated = 0;
+  depth = 0;
+  stopped: string | undefined;
+  /** Set when states beyond the depth bound were left unexpanded. */
+  depthCut = false;
+  readonly started = performance.now();
+  private lastProgress = this.started;
+  private familyOf = new Map<string, number>();
+  readonly families: string[] = [];
+  readonly enabledCounts: number[] = [];
+
+  constructor(
+    readonly machine: Machine<S, A>,
+    readonly options: ExploreOptions,
+  ) {
+    this.store = options.store === 'exact' ? new ExactStore() : new FingerprintStore();
+    this.encode = makeEncoder(machine);
+    this.maxStates = options.maxStates ?? Infinity;
+    this.maxDepth = options.maxDepth ?? Infinity;
+    this.deadline = options.timeLimitMs === undefined ? Infinity : this.started + options.timeLimitMs;
+    this.checkDeadlock = options.deadlock !== false && machine.mayStop !== undefined;
+    this.invariants = Object.entries(machine.invariants);
+    for (const name of machine.actionNames ?? []) this.family(name);
+  }
+
+  private family(name: string): number {
+    let f = this.familyOf.get(name);
+    if (f === undefined) {
+      f = this.families.length;
+      this.families.push(name);
+      this.enabledCounts.push(0);
+      this.familyOf.set(name, f);
+    }
+    return f;
+  }
+
+  /** Counts the actions enabled in an expanded state, by family. */
+  cover(enabled: readonly A[]): void {
+    for (let i = 0; i < enabled.length; i++) {
+      const label = enabled[i].label;
+      let f = this.familyOf.get(label);
+      if (f === undefined) {
+        const paren = label.indexOf('(');
+        f = this.family(paren < 0 ? label : label.slice(0, paren));
+        this.familyOf.set(label, f);
+      }
+      this.enabledCounts[f]++;
+    }
+  }
+
+  /**
+   * Stores s if it is new (reached from state `parent` by action `index`), checks the
+   * invariants on it, and returns its number; SEEN if it was known, FULL if the state
+   * budget forbids storing it.
+   */
+  add(s: S, parent: number, index: number, depth: number): number {
+    this.generated++;
+    const w = this.words;
+    this.encode(s, w);
+    fingerprint(w.buf, w.length, this.fp);
+    if (this.store.size >= this.maxStates) {
+      // Whether it is new decides whether the budget truly cut the search.
+      if (!this.isKnown()) return FULL;
+      return SEEN;
+    }
+    if (!this.store.add(w.buf, w.length, this.fp)) return SEEN;
+    const id = this.log.add(parent, index);
+    if (depth > this.depth) this.depth = depth;
+    const invs = this.invariants;
+    for (let i = 0; i < invs.length; i++) {
+      const verdict = invs[i][1](s);
+      if (verdict !== true) this.violated(invs[i][0], verdict, id);
+    }
+    return id;
+  }
+
+  private isKnown(): boolean {
+    return this.store.has(this.words.buf, this.words.length, this.fp);
+  }
+
+  violated(property: string, message: string, id: number): void {
+    const { init, actions } = this.log.path(id);
+    this.violations.push(replayIndices(this.machine, init, actions, property, message));
+    if (this.options.all) {
+      this.invariants = this.invariants.filter(([name]) => name !== property);
+      if (property === 'deadlock') (this as { checkDeadlock: boolean }).checkDeadlock = false;
+    } else {
+      this.stopped ??= 'violation';
+    }
+  }
+
+  /** Called once per expanded state: the deadlock property and coverage. */
+  expand(s: S, id: number, enabled: readonly A[]): void {
+    if (enabled.length === 0) {
+      if (this.checkDeadlock && !this.machine.mayStop!(s)) this.violated('deadlock', 'no action is enabled in a state that may not be final', id);
+      return;
+    }
+    this.cover(enabled);
+  }
+
+  /** Time budget and progress; cheap enough to call once per expanded state. */
+  private ticks = 0;
+  tick(queue: number): void {
+    if (++this.ticks % CHECK_EVERY !== 0) return;
+    const now = performance.now();
+    if (now > this.deadline) this.stopped ??= `time limit of ${this.options.timeLimitMs} ms reached`;
+    if (this.options.onProgress && now - this.lastProgress >= PROGRESS_MS) {
+      this.lastProgress = now;
+      this.options.onProgress({
+        states: this.store.size,
+        transitions: this.transitions,
+        depth: this.depth,
+        queue,
+        elapsedMs: now - this.started,
+      });
+    }
+  }
+
+  result(strategy: 'bfs' | 'dfs' | 'simulate', incompleteReason?: string): ExploreResult {
+    const reason =
+      this.stopped !== undefined && this.stopped !== 'violation'
+        ? this.stopped
+        : (incompleteReason ?? (this.depthCut ? `depth bound of ${this.maxDepth} reached: deeper states were not explored` : undefined));
+    const fingerprinted = this.options.store !== 'exact';
+    const states = this.store.size;
+    const covered = new Set<string>();
+    const coverage = this.families
+      .map((family, f) => ({ family, enabled: this.enabledCounts[f] }))
+      .filter((c) => (covered.has(c.family) ? false : (covered.add(c.family), true)))
+      .sort((a, b) => (a.family < b.family ? -1 : a.family > b.family ? 1 : 0));
+    return {
+      status: this.violations.length > 0 ? 'violation' : reason !== undefined ? 'incomplete' : 'holds',
+      ...(reason !== undefined ? { incompleteReason: reason } : {}),
+      strategy,
+      store: fingerprinted ? 'fingerprint' : 'exact',
+      workers: 1,
+      states,
+      transitions: this.transitions,
+      depth: this.depth,
+      elapsedMs: performance.now() - this.started,
+      violations: this.violations,
+      coverage,
+      neverEnabled: coverage.filter((c) => c.enabled === 0).map((c) => c.family),
+      ...(fingerprinted ? { collisionProbability: collisionProbability(states, this.generated) } : {}),
+      bytesPerState: states === 0 ? 0 : (this.store.bytes() + this.log.bytes()) / states,
+    };
+  }
+}
+
+export function bfs<S, A extends Action>(machine: Machine<S, A>, options: ExploreOptions): ExploreResult {
+  const run = new Run(machine, options);
+  let states: S[] = [];
+  let ids: number[] = [];
+  const inits = machine.init();
+  for (let k = 0; k < inits.length && run.stopped === undefined; k++) {
+    const id = run.add(inits[k], -1, k, 0);
+    if (id === FULL) run.stopped = `state budget of ${run.maxStates} reached`;
+    else if (id >= 0) {
+      states.push(inits[k]);
+      ids.push(id);
+    }
+  }
+  for (let depth = 0; states.length > 0 && run.stopped === undefined; depth++) {
+    let nextStates: S[] = [];
+    let nextIds: number[] = [];
+    for (let i = 0; i < states.length && run.stopped === undefined; i++) {
+      const s = states[i];
+      const enabled = machine.actions(s);
+      if (depth >= run.maxDepth) {
+        if (enabled.length > 0) run.depthCut = true;
+        else run.expand(s, ids[i], enabled);
+        continue;
+      }
+      run.expand(s, ids[i], enabled);
+      run.tick(states.length - i + nextStates.length);
+      for (let k = 0; k < enabled.length; k++) {
+        run.transitions++;
+        const t = machine.next(s, enabled[k]);
+        const id = run.add(t, ids[i], k, depth + 1);
+        if (id >= 0) {
+          nextStates.push(t);
+          nextIds.push(id);
+        } else if (id === FULL) {
+          run.stopped ??= `state budget of ${run.maxStates} reached`;
+          break;
+        }
+        if (run.stopped !== undefined) break;
+      }
+    }
+    states = nextStates;
+    ids = nextIds;
+  }
+  return run.result('bfs');
+}
+
+export function dfs<S, A extends Action>(machine: Machine<S, A>, options: ExploreOptions): ExploreResult {
+  const run = new Run(machine, options);
+  const stackStates: S[] = [];
+  const stackActions: A[][] = [];
+  const stackNext: number[] = [];
+  const stackIds: number[] = [];
+  const push = (s: S, id: number) => {
+    const depth = stackStates.length;
+    const enabled = machine.actions(s);
+    if (depth >= run.maxDepth) {
+      if (enabled.length > 0) run.depthCut = true;
+      else run.expand(s, id, enabled);
+      return;
+    }
+    run.expand(s, id, enabled);
+    stackStates.push(s);
+    stackActions.push(enabled);
+    stackNext.push(0);
+    stackIds.push(id);
+  };
+  const inits = machine.init();
+  for (let k = 0; k < inits.length && run.stopped === undefined; k++) {
+    const id = run.add(inits[k], -1, k, 0);
+    if (id === FULL) run.stopped = `state budget of ${run.maxStates} reached`;
+    if (id < 0 || run.stopped !== undefined) continue;
+    push(inits[k], id);
+    while (stackStates.length > 0 && run.stopped === undefined) {
+      const top = stackStates.length - 1;
+      const enabled = stackActions[top];
+      const k2 = stackNext[top];
+      if (k2 === enabled.length) {
+        stackStates.pop();
+        stackActions.pop();
+        stackNext.pop();
+        stackIds.pop();
+        continue;
+      }
+      stackNext[top] = k2 + 1;
+      run.transitions++;
+      run.tick(stackStates.length);
+      const t = machine.next(stackStates[top], enabled[k2]);
+      const id2 = run.add(t, stackIds[top], k2, top + 1);
+      if (id2 === FULL) run.stopped ??= `state budget of ${run.maxStates} reached`;
+      else if (id2 >= 0 && run.stopped === undefined) push(t, id2);
+    }
+  }
+  return run.result('dfs');
+}
+
+/** A small seeded generator (mulberry32): the same seed gives the same walks. */
+export function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * Random walks: `runs` walks of at most `depth` steps, each from a random initial state
+ * taking a random enabled action. Never exhaustive, so never 'holds'. Invariants are
+ * checked on each state the first time it is met (the store remembers which).
+ */
+export function simulate<S, A extends Action>(machine: Machine<S, A>, options: ExploreOptions): ExploreResult {
+  const { runs, depth, seed } = options.simulate ?? { runs: 1000, depth: 50, seed: 1 };
+  const run = new Run(machine, { ...options, maxStates: options.maxStates });
+  const random = rng(seed);
+  const inits = machine.init();
+  const pathIds: number[] = [];
+  let walks = 0;
+  // A state met again in a later walk may have been stored with another parent; the
+  // counterexample must be this walk's path, so each walk records its own indices.
+  for (; walks < runs && run.stopped === undefined && inits.length > 0; walks++) {
+    const k0 = Math.floor(random() * inits.length);
+    let s = inits[k0];
+    const indices: number[] = [];
+    pathIds.length = 0;
+    const before = run.violations.length;
+    const check = (st: S, d: number) => {
+      const id = run.add(st, -1, 0, d);
+      if (id === FULL) run.stopped ??= `state budget of ${run.maxStates} reached`;
+      return id;
+    };
+    check(s, 0);
+    for (let d = 0; run.stopped === undefined && run.violations.length === before; d++) {
+      const enabled = machine.actions(s);
+      if (enabled.length === 0) {
+        if (run.checkDeadlock && !machine.mayStop!(s)) {
+          run.violations.push(replayIndices(machine, k0, indices, 'deadlock', 'no action is enabled in a state that may not be final'));
+          if (!options.all) run.stopped = 'violation';
+          else (run as { checkDeadlock: boolean }).checkDeadlock = false;
+        }
+        break;
+      }
+      if (d >= depth) break;
+      run.cover(enabled);
+      run.tick(0);
+      const k = Math.floor(random() * enabled.length);
+      run.transitions++;
+      s = machine.next(s, enabled[k]);
+      indices.push(k);
+      check(s, d + 1);
+    }
+    // add() recorded violations with the store's parent links (a root here); replace
+    // them by this walk's path, which is what reproduces them.
+    for (let v = before; v < run.violations.length; v++) {
+      const found = run.violations[v];
+      if (found.property === 'deadlock') continue;
+      run.violations[v] = { ...replayIndices(machine, k0, indices, found.property, found.message), seed };
+    }
+  }
+  const result = run.result('simulate', `random simulation (${walks} walks of at most ${depth} steps, seed ${seed}) is not exhaustive`);
+  return result;
+}

@@ -1,0 +1,177 @@
+// Visited-state stores. Both map a state's encoding to "seen before?" and count distinct
+// states; neither keeps JS objects or string keys.
+// - FingerprintStore keeps only 64-bit fingerprints, in one Int32Array used as an
+//   open-addressing table with linear probing (0 marks an empty slot). Two distinct
+//   states may share a fingerprint and the second would be wrongly taken as seen: the
+//   result reports the probability of that, as TLC does.
+// - ExactStore keeps whole encodings in an arena and compares them word by word: no
+//   collisions, more memory. Tests use it to validate the fingerprint store.
+
+export interface StateStore {
+  /** Adds the state with encoding words[0..n) and fingerprint fp; true when it is new. */
+  add(words: Int32Array, n: number, fp: Int32Array): boolean;
+  /** Whether the state is stored, without adding it. */
+  has(words: Int32Array, n: number, fp: Int32Array): boolean;
+  readonly size: number;
+  /** Bytes allocated by the store. */
+  bytes(): number;
+}
+
+/** The slot for fingerprint high half h in a table of `capacity` slots (any capacity). */
+function home(h: number, capacity: number): number {
+  const i = Math.floor(((h >>> 0) * capacity) / 4294967296);
+  return i < capacity ? i : capacity - 1;
+}
+
+const MAX_LOAD = 0.85;
+const GROWTH = 1.4;
+
+export class FingerprintStore implements StateStore {
+  private table: Int32Array;
+  private capacity: number;
+  private limit: number;
+  size = 0;
+
+  constructor(initialCapacity = 1 << 14) {
+    this.capacity = initialCapacity;
+    this.table = new Int32Array(2 * initialCapacity);
+    this.limit = Math.floor(initialCapacity * MAX_LOAD);
+  }
+
+  add(_words: Int32Array, _n: number, fp: Int32Array): boolean {
+    return this.addFingerprint(fp[0], fp[1]);
+  }
+
+  has(_words: Int32Array, _n: number, fp: Int32Array): boolean {
+    const t = this.table;
+    const cap = this.capacity;
+    for (let i = home(fp[0], cap); t[2 * i] !== 0; i = i + 1 === cap ? 0 : i + 1) {
+      if (t[2 * i] === fp[0] && t[2 * i + 1] === fp[1]) return true;
+    }
+    return false;
+  }
+
+  addFingerprint(hi: number, lo: number): boolean {
+    const t = this.table;
+    const cap = this.capacity;
+    let i = home(hi, cap);
+    for (;;) {
+      const j = 2 * i;
+      const h = t[j];
+      if (h === 0) break;
+      if (h === hi && t[j + 1] === lo) return false;
+      i = i + 1 === cap ? 0 : i + 1;
+    }
+    t[2 * i] = hi;
+    t[2 * i + 1] = lo;
+    if (++this.size > this.limit) this.grow();
+    return true;
+  }
+
+  private grow(): void {
+    const old = this.table;
+    const cap = Math.ceil(this.capacity * GROWTH);
+    const t = new Int32Array(2 * cap);
+    for (let j = 0; j < old.length; j += 2) {
+      const hi = old[j];
+      if (hi === 0) continue;
+      let i = home(hi, cap);
+      while (t[2 * i] !== 0) i = i + 1 === cap ? 0 : i + 1;
+      t[2 * i] = hi;
+      t[2 * i + 1] = old[j + 1];
+    }
+    this.table = t;
+    this.capacity = cap;
+    this.limit = Math.floor(cap * MAX_LOAD);
+  }
+
+  bytes(): number {
+    return this.table.byteLength;
+  }
+}
+
+export class ExactStore implements StateStore {
+  /** slot -> state number + 1 (0: empty) */
+  private slots = new Int32Array(1 << 12);
+  private his = new Int32Array(1 << 10);
+  private los = new Int32Array(1 << 10);
+  private starts = new Float64Array((1 << 10) + 1);
+  private arena = new Int32Array(1 << 16);
+  private used = 0;
+  size = 0;
+
+  add(words: Int32Array, n: number, fp: Int32Array): boolean {
+    const hi = fp[0];
+    const mask = this.slots.length - 1;
+    let i = (hi ^ fp[1]) & mask;
+    for (;;) {
+      const id = this.slots[i] - 1;
+      if (id < 0) break;
+      if (this.his[id] === hi && this.equal(id, words, n)) return false;
+      i = (i + 1) & mask;
+    }
+    const id = this.size++;
+    if (id === this.his.length) {
+      this.his = grow(this.his, 2 * id);
+      this.los = grow(this.los, 2 * id);
+      this.starts = grow(this.starts, 2 * id + 1);
+    }
+    if (this.used + n > this.arena.length) this.arena = grow(this.arena, 2 * (this.used + n));
+    this.arena.set(words.subarray(0, n), this.used);
+    this.his[id] = hi;
+    this.los[id] = fp[1];
+    this.starts[id] = this.used;
+    this.used += n;
+    this.starts[id + 1] = this.used;
+    this.slots[i] = id + 1;
+    if (this.size * 2 > this.slots.length) this.rehash();
+    return true;
+  }
+
+  has(words: Int32Array, n: number, fp: Int32Array): boolean {
+    const mask = this.slots.length - 1;
+    for (let i = (fp[0] ^ fp[1]) & mask; this.slots[i] !== 0; i = (i + 1) & mask) {
+      const id = this.slots[i] - 1;
+      if (this.his[id] === fp[0] && this.equal(id, words, n)) return true;
+    }
+    return false;
+  }
+
+  private equal(id: number, words: Int32Array, n: number): boolean {
+    const start = this.starts[id];
+    if (this.starts[id + 1] - start !== n) return false;
+    const a = this.arena;
+    for (let k = 0; k < n; k++) if (a[start + k] !== words[k]) return false;
+    return true;
+  }
+
+  private rehash(): void {
+    const slots = new Int32Array(this.slots.length * 2);
+    const mask = slots.length - 1;
+    for (let id = 0; id < this.size; id++) {
+      let i = (this.his[id] ^ this.los[id]) & mask;
+      while (slots[i] !== 0) i = (i + 1) & mask;
+      slots[i] = id + 1;
+    }
+    this.slots = slots;
+  }
+
+  bytes(): number {
+    return this.slots.byteLength + this.his.byteLength + this.los.byteLength + this.starts.byteLength + this.arena.byteLength;
+  }
+}
+
+function grow<T extends Int32Array | Float64Array>(a: T, size: number): T {
+  const b = (a instanceof Int32Array ? new Int32Array(size) : new Float64Array(size)) as T;
+  b.set(a);
+  return b;
+}
+
+/**
+ * TLC's optimistic estimate of the probability that some two of the distinct states
+ * shared a fingerprint: with d distinct states and g generated ones (transitions plus
+ * initial states), about d·(g−d)/2^64.
+ */
+export function collisionProbability(distinct: number, generated: number): number {
+  return Math.min(1, (distinct * Math.max(0, generated - distinct)) / 2 ** 64);
+}

@@ -1,0 +1,102 @@
+// Counterexamples without stored states: each distinct state keeps only its parent's
+// number and the index of the action (in the parent's `actions()` list) that reached it.
+// A path is rebuilt by re-executing those actions from the initial state, which also
+// yields every intermediate state for the report.
+
+import { diff } from './diff.ts';
+import type { Action, Counterexample, Machine } from './types.ts';
+
+export class TraceLog {
+  private parent = new Int32Array(1 << 12);
+  private via: Uint8Array | Uint16Array | Int32Array = new Uint8Array(1 << 12);
+  size = 0;
+
+  /** Records a state reached from `parent` (-1 for an initial state) by action `index`
+   * (for an initial state: its index in init()); returns its number. */
+  add(parent: number, index: number): number {
+    const id = this.size++;
+    if (id === this.parent.length) {
+      const p = new Int32Array(2 * id);
+      p.set(this.parent);
+      this.parent = p;
+      this.via = this.widen(this.via, 2 * id, 0);
+    }
+    if (index > 255 && this.via instanceof Uint8Array) this.via = this.widen(this.via, this.parent.length, index);
+    if (index > 65535 && this.via instanceof Uint16Array) this.via = this.widen(this.via, this.parent.length, index);
+    this.parent[id] = parent;
+    this.via[id] = index;
+    return id;
+  }
+
+  private widen(a: Uint8Array | Uint16Array | Int32Array, size: number, index: number) {
+    const b = index > 65535 || a instanceof Int32Array ? new Int32Array(size) : index > 255 || a instanceof Uint16Array ? new Uint16Array(size) : new Uint8Array(size);
+    b.set(a);
+    return b;
+  }
+
+  /** The initial-state index and the action indices leading to state `id`. */
+  path(id: number): { init: number; actions: number[] } {
+    const actions: number[] = [];
+    let j = id;
+    while (this.parent[j] >= 0) {
+      actions.push(this.via[j]);
+      j = this.parent[j];
+    }
+    return { init: this.via[j], actions: actions.reverse() };
+  }
+
+  bytes(): number {
+    return this.parent.byteLength + this.via.byteLength;
+  }
+}
+
+/** Re-executes a path of action indices and describes it step by step. */
+export function replayIndices<S, A extends Action>(
+  machine: Machine<S, A>,
+  init: number,
+  indices: readonly number[],
+  property: string,
+  message: string,
+): Counterexample {
+  const inits = machine.init();
+  let s = inits[init];
+  if (s === undefined) throw new Error(`replay: no initial state ${init}`);
+  const initial = s;
+  const steps: Counterexample['steps'] = [];
+  for (const k of indices) {
+    const a = machine.actions(s)[k];
+    if (a === undefined) throw new Error('replay: an action index is out of range (are actions() and next() deterministic?)');
+    const after = machine.next(s, a);
+    steps.push({ action: a, state: after, changes: diff(s, after) });
+    s = after;
+  }
+  return { property, message, initial, steps };
+}
+
+/**
+ * Re-executes a path given as action labels (as printed in a counterexample), matching
+ * each label against the enabled actions. Throws naming the first label that matches none.
+ */
+export function replayLabels<S, A extends Action>(
+  machine: Machine<S, A>,
+  labels: readonly string[],
+  initIndex = 0,
+): { init: number; indices: number[]; states: S[] } {
+  const inits = machine.init();
+  if (initIndex >= inits.length) throw new Error(`replay: the machine has no initial state ${initIndex}`);
+  let s: S = inits[initIndex];
+  const states: S[] = [s];
+  const indices: number[] = [];
+  labels.forEach((label, n) => {
+    const enabled = machine.actions(s);
+    const k = enabled.findIndex((a) => a.label === label);
+    if (k < 0) {
+      const list = enabled.map((a) => a.label).join(', ') || 'none';
+      throw new Error(`replay: step ${n + 1} "${label}" is not enabled; enabled: ${list}`);
+    }
+    s = machine.next(s, enabled[k]);
+    indices.push(k);
+    states.push(s);
+  });
+  return { init: initIndex, indices, states };
+}
