@@ -1,0 +1,273 @@
+// Linearizability while exploring: every state carries the set of ways the client history
+// that led to it can still be linearized, so a state whose set is empty is a violation,
+// found at the shortest prefix in BFS. The set is "just in time" (Lowe, "Testing for
+// linearizability", 2017): an operation is linearized no later than its return; other
+// pending operations are linearized only when that return needs them first.
+//
+// A configuration is [model state, per client: null or [before, after], indeterminate
+// inputs]. Per client, null means the client's pending operation (if any) has not taken
+// effect yet; [before, after] means it already took effect, from model state `before` to
+// `after`, with its output still unknown: it is checked at the return, when
+// `after` must be a legal successor of `before` for the real output. The indeterminate
+// inputs are those of crashed operations that have not taken effect (a multiset, sorted):
+// each may take effect once, later, or never.
+//
+// Assumption on the model, checked at every return (a model that breaks it raises an
+// error naming it, rather than giving a wrong answer): the legal successors of a state
+// for an input and a known output are among the successors for the output UNKNOWN, or
+// the state itself (an operation that returned without effect, like a failed cas).
+
+import { canonicalJson } from './reference.ts';
+import type { Action, Check, Machine, ObservedEvent, Symmetry } from './types.ts';
+import { UNKNOWN, type Model, type NondeterministicModel } from '../lin/types.ts';
+
+/** An operation that took effect before returning: the model states around it. */
+type Linearized = [before: unknown, after: unknown];
+export type Config = [state: unknown, lin: (Linearized | null)[], indeterminate: unknown[]];
+
+/** The monitor's part of a state: plain data in a canonical form, so it hashes with the state. */
+export interface MonitorState {
+  /** Per client: its pending operation's input, or null when it has none. */
+  pending: ({ input: unknown } | null)[];
+  /** The possible configurations, deduplicated and sorted by their canonical encoding. Empty: not linearizable. */
+  configs: Config[];
+}
+
+/** A state of the monitored machine. `h` (the history in words) is not part of the view. */
+export interface Monitored<S> {
+  s: S;
+  m: MonitorState;
+  h: readonly string[];
+}
+
+/** A model as a set-valued step, whatever its kind. */
+export interface Stepper {
+  name: string;
+  init(): unknown[];
+  step(state: unknown, input: unknown, output: unknown): unknown[];
+  describeOperation(input: unknown, output: unknown): string;
+  describeState(state: unknown): string;
+}
+
+export function stepper(model: Model | NondeterministicModel): Stepper {
+  const describeOperation = (input: unknown, output: unknown) =>
+    model.describeOperation ? model.describeOperation(input, output) : `${canonicalJson(input)} -> ${output === UNKNOWN ? '?' : canonicalJson(output)}`;
+  const describeState = (s: unknown) => (model.describeState ? model.describeState(s) : canonicalJson(s));
+  if ((model as NondeterministicModel).nondeterministic) {
+    const m = model as NondeterministicModel;
+    return { name: m.name, init: () => m.init(), step: (s, i, o) => m.step(s, i, o), describeOperation, describeState };
+  }
+  const m = model as Model;
+  return {
+    name: m.name,
+    init: () => [m.init()],
+    step(s, i, o) {
+      const r = m.step(s, i, o);
+      return r.ok ? [r.state] : [];
+    },
+    describeOperation,
+    describeState,
+  };
+}
+
+function normalize(configs: Config[]): Config[] {
+  const byKey = new Map<string, Config>();
+  for (const c of configs) byKey.set(canonicalJson(c), c);
+  return [...byKey.keys()].sort().map((k) => byKey.get(k)!);
+}
+
+export function initialMonitor(model: Stepper, clients: number): MonitorState {
+  const lin = Array<null>(clients).fill(null);
+  return { pending: Array(clients).fill(null), configs: normalize(model.init().map((q) => [q, lin, []])) };
+}
+
+function setAt<T>(xs: readonly T[], i: number, v: T): T[] {
+  const out = xs.slice();
+  out[i] = v;
+  return out;
+}
+
+/**
+ * Every configuration reachable from `start` by letting pending operations other than
+ * `client`'s, and indeterminate ones, take effect, in any order, followed by `client`'s
+ * operation returning `output`.
+ */
+function settle(model: Stepper, m: MonitorState, start: Config, client: number, output: unknown, out: Config[]): void {
+  const input = m.pending[client]!.input;
+  const seen = new Set<string>([canonicalJson(start)]);
+  const stack: Config[] = [start];
+  const push = (c: Config) => {
+    const k = canonicalJson(c);
+    if (!seen.has(k)) {
+      seen.add(k);
+      stack.push(c);
+    }
+  };
+  while (stack.length > 0) {
+    const [q, lin, ind] = stack.pop()!;
+    const mine = lin[client];
+    if (mine === null) {
+      for (const q2 of model.step(q, input, output)) out.push([q2, lin, ind]);
+    } else {
+      const [before, after] = mine;
+      const legal = model.step(before, input, output).map(canonicalJson);
+      const afterKey = canonicalJson(after);
+      if (legal.includes(afterKey)) out.push([q, setAt(lin, client, null), ind]);
+      const covered = new Set([canonicalJson(before), ...model.step(before, input, UNKNOWN).map(canonicalJson)]);
+      const missed = legal.find((k) => !covered.has(k));
+      if (missed !== undefined) {
+        throw new Error(
+          `linearizability monitor: model ${model.name}: ${model.describeOperation(input, output)} from ${model.describeState(before)} ` +
+            `leads to ${missed}, which the same operation with an unknown output does not; ` +
+            'the monitor needs the unknown-output step to cover every legal outcome',
+        );
+      }
+    }
+    for (let d = 0; d < lin.length; d++) {
+      if (d === client || lin[d] !== null || m.pending[d] === null) continue;
+      const din = m.pending[d]!.input;
+      // An operation that takes effect before its return: as UNKNOWN says, or without
+      // changing the state (both checked against the real output at its return).
+      for (const q2 of model.step(q, din, UNKNOWN)) push([q2, setAt(lin, d, [q, q2]), ind]);
+      push([q, setAt(lin, d, [q, q]), ind]);
+    }
+    for (let j = 0; j < ind.length; j++) {
+      if (j > 0 && canonicalJson(ind[j]) === canonicalJson(ind[j - 1])) continue;
+      const rest = ind.slice(0, j).concat(ind.slice(j + 1));
+      for (const q2 of model.step(q, ind[j], UNKNOWN)) push([q2, lin, rest]);
+    }
+  }
+}
+
+function sortedInsert(xs: readonly unknown[], x: unknown): unknown[] {
+  const k = canonicalJson(x);
+  const out = xs.slice();
+  let i = 0;
+  while (i < out.length && canonicalJson(out[i]) <= k) i++;
+  out.splice(i, 0, x);
+  return out;
+}
+
+/** The monitor after one history event. Throws on an event the history cannot have. */
+export function advance(model: Stepper, m: MonitorState, e: ObservedEvent): MonitorState {
+  const c = e.client;
+  if (!Number.isInteger(c) || c < 0 || c >= m.pending.length) {
+    throw new Error(`linearizability monitor: event for client ${c}, but the observer declares clients 0..${m.pending.length - 1}`);
+  }
+  if (e.kind === 'invoke') {
+    if (m.pending[c] !== null) throw new Error(`linearizability monitor: client ${c} invokes while its previous operation is pending`);
+    return { pending: setAt(m.pending, c, { input: e.input }), configs: m.configs };
+  }
+  if (m.pending[c] === null) throw new Error(`linearizability monitor: ${e.kind} for client ${c}, which has no pending operation`);
+  const pending = setAt(m.pending, c, null);
+  const configs: Config[] = [];
+  for (const cfg of m.configs) {
+    const [q, lin, ind] = cfg;
+    switch (e.kind) {
+      case 'return':
+        settle(model, m, cfg, c, e.output, configs);
+        break;
+      case 'crash':
+        // Not yet in effect: it may still take effect, once, or never.
+        if (lin[c] === null) configs.push([q, lin, sortedInsert(ind, m.pending[c]!.input)]);
+        else configs.push([q, setAt(lin, c, null), ind]);
+        break;
+      case 'fail':
+        if (lin[c] === null) configs.push(cfg);
+        break;
+    }
+  }
+  return { pending, configs: normalize(configs) };
+}
+
+function describeEvent(model: Stepper, m: MonitorState, e: ObservedEvent): string {
+  switch (e.kind) {
+    case 'invoke':
+      return `c${e.client} calls ${model.describeOperation(e.input, UNKNOWN)}`;
+    case 'return':
+      return `c${e.client} returns ${model.describeOperation(m.pending[e.client]?.input, e.output)}`;
+    case 'crash':
+      return `c${e.client} crashes during ${model.describeOperation(m.pending[e.client]?.input, UNKNOWN)}`;
+    case 'fail':
+      return `c${e.client} fails ${model.describeOperation(m.pending[e.client]?.input, UNKNOWN)}`;
+  }
+}
+
+/** The name of the invariant the monitor adds. */
+export const LINEARIZABILITY = 'linearizability';
+
+/**
+ * The machine whose states carry the linearizability monitor, with an invariant
+ * 'linearizability' that fails when no linearization of the history so far exists. The
+ * view is [the inner view, the monitor state]. Symmetry groups are carried over; those
+ * that rename clients (`clients: true`) rename them in the monitor too.
+ */
+export function withMonitor<S, A extends Action>(machine: Machine<S, A>): Machine<Monitored<S>, A> {
+  const observer = machine.history;
+  if (!observer) throw new Error('withMonitor: the machine has no history observer');
+  const model = stepper(observer.model);
+  const init0 = initialMonitor(model, observer.clients);
+  const innerView = (s: S): unknown => (machine.view ? machine.view(s) : s);
+  const invariants: Record<string, (w: Monitored<S>) => Check> = Object.create(null);
+  for (const [name, inv] of Object.entries(machine.invariants)) invariants[name] = (w) => inv(w.s);
+  if (LINEARIZABILITY in invariants) throw new Error(`withMonitor: the machine already has an invariant named '${LINEARIZABILITY}'`);
+  invariants[LINEARIZABILITY] = (w) => {
+    if (w.m.configs.length > 0) return true;
+    const steps = w.h.map((line, i) => `${i + 1}. ${line}`).join('; ');
+    return `the history is not linearizable against the ${model.name} model: ${steps}`;
+  };
+  const wrapped: Machine<Monitored<S>, A> = {
+    init: () => machine.init().map((s) => ({ s, m: init0, h: [] })),
+    actions: (w) => machine.actions(w.s),
+    next(w, a) {
+      const s = machine.next(w.s, a);
+      const events = observer.observe(w.s, a, s);
+      if (events.length === 0) return { s, m: w.m, h: w.h };
+      let m = w.m;
+      const h = w.h.slice();
+      for (const e of events) {
+        h.push(describeEvent(model, m, e));
+        // Once no linearization is left, none comes back: keep the empty set.
+        m = m.configs.length === 0 ? { pending: m.pending, configs: [] } : advance(model, m, e);
+        if (m.configs.length === 0) m = { pending: m.pending.map(() => null), configs: [] };
+      }
+      return { s, m, h };
+    },
+    invariants,
+    view: (w) => [innerView(w.s), w.m],
+  };
+  if (machine.mayStop) wrapped.mayStop = (w) => machine.mayStop!(w.s);
+  if (machine.progress) wrapped.progress = (b, a, c) => machine.progress!(b.s, a, c.s);
+  if (machine.actor) wrapped.actor = machine.actor;
+  if (machine.actionNames) wrapped.actionNames = machine.actionNames;
+  if (machine.footprint) wrapped.footprint = (w, a) => machine.footprint!(w.s, a);
+  // The wrapped machine's own observer, so that an outer transformer (histories mode, POR's
+  // visibility check) still sees the events.
+  wrapped.history = { model: observer.model, clients: observer.clients, observe: (b, a, c) => observer.observe(b.s, a, c.s) };
+  if (machine.symmetry) wrapped.symmetry = machine.symmetry.map((g) => monitoredSymmetry(g));
+  return wrapped;
+}
+
+function monitoredSymmetry<S>(g: Symmetry<S>): Symmetry<Monitored<S>> {
+  if (g.clients === undefined) {
+    throw new Error(
+      `symmetry group '${g.name}': with linearizability checking, it must say whether it renames history clients (clients: true or false)`,
+    );
+  }
+  return {
+    name: g.name,
+    size: g.size,
+    clients: g.clients,
+    permute: (w, p) => ({ s: g.permute(w.s, p), m: g.clients ? permuteMonitor(w.m, p) : w.m, h: w.h }),
+  };
+}
+
+/** Client i becomes client p[i]. */
+export function permuteMonitor(m: MonitorState, p: readonly number[]): MonitorState {
+  const move = <T>(xs: readonly T[]): T[] => {
+    const out = xs.slice();
+    for (let i = 0; i < xs.length; i++) out[p[i]] = xs[i];
+    return out;
+  };
+  return { pending: move(m.pending), configs: normalize(m.configs.map(([q, lin, ind]) => [q, move(lin), ind])) };
+}
