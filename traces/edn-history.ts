@@ -1,0 +1,44 @@
+// Jepsen EDN histories: one operation map per line (or spanning lines), or one vector or
+// list of maps; `#jepsen.history.Op{...}` records read as maps.
+import type { Operation } from '../checkers/lin/types.ts';
+import { EdnFormStream, EdnMap, type Form } from './edn.ts';
+import { InputError } from './errors.ts';
+import { InputBuilder, JepsenPairing, type ImportCounts } from './history.ts';
+import type { Limits } from './limits.ts';
+import { JepsenOp, expectedFromZod } from './schemas.ts';
+import type { HistorySink } from './sink.ts';
+import { ednToJs } from './values.ts';
+import type { ImportModel } from './vocabulary.ts';
+
+export class EdnSink implements HistorySink {
+  private readonly pairing: JepsenPairing;
+  private readonly forms: EdnFormStream;
+
+  constructor(
+    private readonly file: string,
+    model: ImportModel,
+    limits: Limits,
+  ) {
+    this.pairing = new JepsenPairing(new InputBuilder(file, model, 'edn'));
+    this.forms = new EdnFormStream(file, limits, (form) => this.form(form));
+  }
+
+  private form({ value, line }: Form): void {
+    if (!(value instanceof EdnMap)) {
+      throw new InputError(this.file, line, 'an operation map {:process …, :type …, :f …, :value …}');
+    }
+    const obj = ednToJs(value, this.file, line);
+    const parsed = JepsenOp.safeParse(obj);
+    if (!parsed.success) throw new InputError(this.file, line, expectedFromZod(parsed.error, obj, 'edn'));
+    this.pairing.push({ ...parsed.data, line });
+  }
+
+  line(text: string, n: number): void {
+    this.forms.push(text, n);
+  }
+
+  end(lastLine: number): { operations: Operation[]; counts: ImportCounts } {
+    this.forms.end(lastLine);
+    return { operations: this.pairing.finish(), counts: this.pairing.counts };
+  }
+}

@@ -1,0 +1,427 @@
+// A small EDN reader for untrusted Jepsen histories (https://github.com/edn-format/edn).
+// Hand-written rather than taken from npm because the importer needs what the EDN
+// libraries do not give together: the line of every form for error messages, a nesting
+// limit instead of a stack overflow, maps that cannot pollute prototypes, and reading a
+// history element by element so that a huge `[...]` is never held whole.
+//
+// Read: nil, true, false, integers (N suffix), floats (M suffix), strings with escapes,
+// characters, keywords, symbols, lists, vectors, maps, sets, comments, `#_` discard, and
+// Jepsen's record literal `#jepsen.history.Op{...}` (read as its map). Any other tagged
+// literal (#inst, #uuid, ...) is refused with an InputError.
+import { InputError } from './errors.ts';
+import { formatBytes, type Limits } from './limits.ts';
+
+export class Keyword {
+  constructor(readonly name: string) {}
+}
+
+export class EdnSymbol {
+  constructor(readonly name: string) {}
+}
+
+export class EdnSet {
+  constructor(readonly items: Edn[]) {}
+}
+
+/** A map in file order. Keyword keys are also indexed by name for `get`. */
+export class EdnMap {
+  private readonly byKeyword = new Map<string, Edn>();
+  constructor(readonly entries: ReadonlyArray<readonly [Edn, Edn]>) {
+    for (const [k, v] of entries) if (k instanceof Keyword) this.byKeyword.set(k.name, v);
+  }
+  get(keyword: string): Edn | undefined {
+    return this.byKeyword.get(keyword);
+  }
+}
+
+export type Edn = null | boolean | number | bigint | string | Keyword | EdnSymbol | Edn[] | EdnSet | EdnMap;
+
+export interface Form {
+  value: Edn;
+  /** The line the form starts on. */
+  line: number;
+}
+
+/** Record literals read as plain maps: Jepsen 0.3 prints histories with them. */
+const RECORD_TAGS = new Set(['jepsen.history.Op']);
+
+const CLOSER: Record<string, string> = { '(': ')', '[': ']', '{': '}' };
+const NAMED_CHARS: Record<string, string> = { newline: '\n', return: '\r', space: ' ', tab: '\t', backspace: '\b', formfeed: '\f' };
+const STRING_ESCAPES: Record<string, string> = { t: '\t', r: '\r', n: '\n', '\\': '\\', '"': '"', b: '\b', f: '\f' };
+
+function isWhitespace(c: string): boolean {
+  return c === ' ' || c === '\t' || c === '\n' || c === '\r' || c === ',' || c === '\f' || c === '\v';
+}
+
+function isDelimiter(c: string): boolean {
+  return isWhitespace(c) || c === '(' || c === ')' || c === '[' || c === ']' || c === '{' || c === '}' || c === '"' || c === ';';
+}
+
+const INTEGER = /^[+-]?\d+N?$/;
+const FLOAT = /^[+-]?\d+(\.\d*)?([eE][+-]?\d+)?M?$/;
+
+/** Reads every form of `text`, whose first line is `firstLine` of `file`. */
+export function readForms(text: string, file: string, firstLine: number, limits: Pick<Limits, 'maxDepth'>): Form[] {
+  const reader = new Reader(text, file, firstLine, limits.maxDepth);
+  const forms: Form[] = [];
+  for (;;) {
+    const form = reader.next();
+    if (form === undefined) return forms;
+    forms.push(form);
+  }
+}
+
+class Reader {
+  private pos = 0;
+  private depth = 0;
+
+  constructor(
+    private readonly text: string,
+    private readonly file: string,
+    private line: number,
+    private readonly maxDepth: number,
+  ) {}
+
+  /** The next top-level form, or undefined at the end of the text. */
+  next(): Form | undefined {
+    for (;;) {
+      this.skipSpace();
+      if (this.pos >= this.text.length) return undefined;
+      const c = this.text[this.pos]!;
+      if (c === ')' || c === ']' || c === '}') this.fail(`a form, not a closing ${c} without its opening bracket`);
+      const line = this.line;
+      const value = this.read();
+      if (value !== DISCARDED) return { value, line };
+    }
+  }
+
+  private fail(expected: string, line = this.line): never {
+    throw new InputError(this.file, line, expected);
+  }
+
+  private skipSpace(): void {
+    const t = this.text;
+    while (this.pos < t.length) {
+      const c = t[this.pos]!;
+      if (c === '\n') {
+        this.line++;
+        this.pos++;
+      } else if (isWhitespace(c)) {
+        this.pos++;
+      } else if (c === ';') {
+        while (this.pos < t.length && t[this.pos] !== '\n') this.pos++;
+      } else {
+        return;
+      }
+    }
+  }
+
+  /** One form; the caller has skipped whitespace and is not at the end. */
+  private read(): Edn | typeof DISCARDED {
+    const c = this.text[this.pos]!;
+    if (c === '"') return this.readString();
+    if (c === '(' || c === '[') return this.readSequence(c);
+    if (c === '{') return new EdnMap(this.readMapEntries(this.readSequence('{') as Edn[]));
+    if (c === '\\') return this.readChar();
+    if (c === '#') return this.readDispatch();
+    return this.readToken();
+  }
+
+  private readDispatch(): Edn | typeof DISCARDED {
+    const line = this.line;
+    const next = this.text[this.pos + 1];
+    if (next === '{') {
+      this.pos++;
+      return new EdnSet(this.readSequence('{') as Edn[]);
+    }
+    if (next === '_') {
+      this.pos += 2;
+      this.readRequired('a form after #_');
+      return DISCARDED;
+    }
+    if (next === '#') this.fail('a finite number (##Inf, ##-Inf and ##NaN are not history values)');
+    this.pos++;
+    const tag = this.token();
+    this.pos += tag.length;
+    if (tag === '' || !/^[A-Za-z]/.test(tag)) this.fail('a tag, a set #{…} or a discard #_ after #');
+    if (!RECORD_TAGS.has(tag)) this.fail(`plain EDN values (the tagged literal #${tag} is not read; only #jepsen.history.Op{…} records are)`, line);
+    const value = this.readRequired(`a map after #${tag}`);
+    if (!(value instanceof EdnMap)) this.fail(`a map after #${tag}`, line);
+    return value;
+  }
+
+  /** A form that must be there (after #_ or a tag); a discarded form does not count. */
+  private readRequired(expected: string): Edn {
+    for (;;) {
+      this.skipSpace();
+      if (this.pos >= this.text.length) this.fail(expected);
+      const c = this.text[this.pos]!;
+      if (c === ')' || c === ']' || c === '}') this.fail(expected);
+      const value = this.read();
+      if (value !== DISCARDED) return value;
+    }
+  }
+
+  private readSequence(open: string): Edn[] {
+    const close = CLOSER[open]!;
+    const startLine = this.line;
+    if (++this.depth > this.maxDepth) this.fail(`collections nested at most ${this.maxDepth} deep`);
+    this.pos++;
+    const items: Edn[] = [];
+    for (;;) {
+      this.skipSpace();
+      if (this.pos >= this.text.length) this.fail(`a closing ${close} for the ${open} opened on line ${startLine}`, startLine);
+      const c = this.text[this.pos]!;
+      if (c === close) {
+        this.pos++;
+        this.depth--;
+        return items;
+      }
+      if (c === ')' || c === ']' || c === '}') this.fail(`a closing ${close} for the ${open} opened on line ${startLine}, not ${c}`);
+      const value = this.read();
+      if (value !== DISCARDED) items.push(value);
+    }
+  }
+
+  private readMapEntries(items: Edn[]): [Edn, Edn][] {
+    if (items.length % 2 !== 0) this.fail('a map with a value for every key (odd number of forms in {…})');
+    const entries: [Edn, Edn][] = [];
+    const seen = new Set<string>();
+    for (let i = 0; i < items.length; i += 2) {
+      const key = items[i]!;
+      const scalar = key instanceof Keyword ? `:${key.name}` : typeof key === 'string' ? JSON.stringify(key) : undefined;
+      if (scalar !== undefined) {
+        if (seen.has(scalar)) this.fail(`a map without duplicate keys (${scalar} appears twice)`);
+        seen.add(scalar);
+      }
+      entries.push([key, items[i + 1]!]);
+    }
+    return entries;
+  }
+
+  private readString(): string {
+    const t = this.text;
+    const startLine = this.line;
+    let out = '';
+    let i = this.pos + 1;
+    for (;;) {
+      const j = indexOfEither(t, i);
+      if (j === -1) this.fail(`a closing " for the string opened on line ${startLine}`, startLine);
+      out += t.slice(i, j);
+      const c = t[j]!;
+      if (c === '"') {
+        this.line += countNewlines(t, this.pos, j);
+        this.pos = j + 1;
+        return out;
+      }
+      const e = t[j + 1];
+      if (e === undefined) this.fail(`a closing " for the string opened on line ${startLine}`, startLine);
+      if (e === 'u') {
+        const hex = t.slice(j + 2, j + 6);
+        if (!/^[0-9a-fA-F]{4}$/.test(hex)) this.fail('four hex digits after \\u in a string');
+        out += String.fromCharCode(parseInt(hex, 16));
+        i = j + 6;
+      } else if (STRING_ESCAPES[e] !== undefined) {
+        out += STRING_ESCAPES[e];
+        i = j + 2;
+      } else {
+        this.fail(`a string escape (\\" \\\\ \\n \\t \\r \\b \\f \\uXXXX), not \\${e}`);
+      }
+    }
+  }
+
+  private readChar(): string {
+    this.pos++;
+    const first = this.text[this.pos];
+    if (first === undefined || isWhitespace(first)) this.fail('a character after \\');
+    const name = first + this.token(this.pos + 1);
+    this.pos += name.length;
+    if (name.length === 1) return name;
+    if (NAMED_CHARS[name] !== undefined) return NAMED_CHARS[name];
+    if (/^u[0-9a-fA-F]{4}$/.test(name)) return String.fromCharCode(parseInt(name.slice(1), 16));
+    return this.fail(`a character (\\c, \\newline, \\space, \\tab, \\uXXXX), not \\${name}`);
+  }
+
+  /** The token at `from` (default: here), up to the next delimiter; does not move. */
+  private token(from = this.pos): string {
+    let end = from;
+    while (end < this.text.length && !isDelimiter(this.text[end]!)) end++;
+    return this.text.slice(from, end);
+  }
+
+  private readToken(): Edn {
+    const tok = this.token();
+    this.pos += tok.length;
+    if (tok === '') this.fail('a form');
+    if (tok === 'nil') return null;
+    if (tok === 'true') return true;
+    if (tok === 'false') return false;
+    const c = tok[0]!;
+    if ((c >= '0' && c <= '9') || ((c === '+' || c === '-') && tok.length > 1 && tok[1]! >= '0' && tok[1]! <= '9')) {
+      return this.number(tok);
+    }
+    if (c === ':') {
+      const name = tok.slice(1);
+      if (name === '') this.fail('a keyword like :name, not a lone : (is this JSON? read it with --format jsonl)');
+      if (name.startsWith(':') || name.includes(':/')) this.fail(`a keyword like :name, not ${tok}`);
+      return new Keyword(name);
+    }
+    if (c === '#' || c === '\'' || c === '`' || c === '~' || c === '@' || c === '^') this.fail(`an EDN form, not ${tok}`);
+    return new EdnSymbol(tok);
+  }
+
+  private number(tok: string): number | bigint {
+    if (INTEGER.test(tok)) {
+      const digits = tok.endsWith('N') ? tok.slice(0, -1) : tok;
+      const n = Number(digits);
+      return Number.isSafeInteger(n) ? n : BigInt(digits);
+    }
+    if (FLOAT.test(tok)) {
+      const n = Number(tok.endsWith('M') ? tok.slice(0, -1) : tok);
+      if (!Number.isFinite(n)) this.fail(`a finite number, not ${tok}`);
+      return n;
+    }
+    return this.fail(`a number, not ${tok}`);
+  }
+}
+
+const DISCARDED: unique symbol = Symbol('discarded');
+
+function indexOfEither(t: string, from: number): number {
+  const q = t.indexOf('"', from);
+  const b = t.indexOf('\\', from);
+  if (q === -1) return b === -1 ? -1 : b;
+  return b === -1 || q < b ? q : b;
+}
+
+function countNewlines(t: string, from: number, to: number): number {
+  let n = 0;
+  for (let i = t.indexOf('\n', from); i !== -1 && i < to; i = t.indexOf('\n', i + 1)) n++;
+  return n;
+}
+
+/**
+ * Cuts a stream of lines into complete EDN forms and reads them as they complete. A
+ * history is either a sequence of top-level maps (usually one per line, but a map may span
+ * lines) or one top-level vector or list of maps; in the second case its elements are read
+ * one by one, so memory stays bounded by the longest element, not the file.
+ */
+export class EdnFormStream {
+  private mode: 'top' | 'document' | 'after' = 'top';
+  private documentClose = '';
+  private documentLine = 0;
+  private pending: string[] = [];
+  private pendingChars = 0;
+  private pendingLine = 0;
+  private depth = 0;
+  private inString = false;
+  private sawForm = false;
+
+  constructor(
+    private readonly file: string,
+    private readonly limits: Limits,
+    private readonly onForm: (form: Form) => void,
+  ) {}
+
+  /** True once the history turned out to be one `[...]` or `(...)`. */
+  get isDocument(): boolean {
+    return this.mode !== 'top';
+  }
+
+  push(text: string, n: number): void {
+    if (this.mode === 'after') {
+      if (hasContent(text)) this.fail(n, `nothing after the closing ${this.documentClose} of the history opened on line ${this.documentLine}`);
+      return;
+    }
+    let start = 0;
+    if (this.mode === 'top' && !this.sawForm && this.depth === 0 && !this.inString) {
+      const first = firstContent(text);
+      if (first === -1) return;
+      this.sawForm = true;
+      const c = text[first]!;
+      if (c === '[' || c === '(') {
+        this.mode = 'document';
+        this.documentClose = CLOSER[c]!;
+        this.documentLine = n;
+        this.depth = 1;
+        start = first + 1;
+      }
+    }
+    const base = this.mode === 'document' ? 1 : 0;
+    const t = text;
+    let i = start;
+    for (; i < t.length; i++) {
+      const c = t[i]!;
+      if (this.inString) {
+        if (c === '\\') i++;
+        else if (c === '"') this.inString = false;
+        continue;
+      }
+      if (c === '"') this.inString = true;
+      else if (c === ';') break;
+      else if (c === '\\') i++;
+      else if (c === '(' || c === '[' || c === '{') this.depth++;
+      else if (c === ')' || c === ']' || c === '}') {
+        this.depth--;
+        if (this.depth < base) {
+          if (this.mode === 'top') this.fail(n, `a form, not a closing ${c} without its opening bracket`);
+          if (c !== this.documentClose) this.fail(n, `a closing ${this.documentClose} for the history opened on line ${this.documentLine}, not ${c}`);
+          this.append(t.slice(start, i), n);
+          this.flush();
+          this.mode = 'after';
+          if (hasContent(t.slice(i + 1))) this.fail(n, `nothing after the closing ${this.documentClose} of the history opened on line ${this.documentLine}`);
+          return;
+        }
+      }
+    }
+    this.append(start === 0 ? t : t.slice(start), n);
+    if (this.depth === base && !this.inString) this.flush();
+  }
+
+  end(lastLine: number): void {
+    if (this.mode === 'document') {
+      this.fail(this.documentLine, `a closing ${this.documentClose} for the history opened on line ${this.documentLine} (end of file on line ${lastLine})`);
+    }
+    // Unbalanced or unterminated: the reader says what is missing and where it opened.
+    this.flush();
+  }
+
+  private append(text: string, n: number): void {
+    if (this.pending.length === 0) {
+      if (!hasContent(text)) return;
+      this.pendingLine = n;
+    }
+    this.pending.push(text);
+    this.pendingChars += text.length + 1;
+    if (this.pendingChars > this.limits.maxLineBytes) {
+      this.fail(this.pendingLine, `an EDN form of at most ${formatBytes(this.limits.maxLineBytes)} (is a string or bracket opened here never closed?)`);
+    }
+  }
+
+  private flush(): void {
+    if (this.pending.length === 0) return;
+    const text = this.pending.join('\n');
+    const line = this.pendingLine;
+    this.pending = [];
+    this.pendingChars = 0;
+    for (const form of readForms(text, this.file, line, this.limits)) this.onForm(form);
+  }
+
+  private fail(line: number, expected: string): never {
+    throw new InputError(this.file, line, expected);
+  }
+}
+
+/** Index of the first character that is not whitespace or comment, or -1. */
+function firstContent(text: string): number {
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (c === ';') return -1;
+    if (!isWhitespace(c)) return i;
+  }
+  return -1;
+}
+
+function hasContent(text: string): boolean {
+  return firstContent(text) !== -1;
+}

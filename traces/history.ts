@@ -1,0 +1,168 @@
+// From records to the shared Operation[]: the inputs and outputs of the value conventions
+// (checkers/lin/types.ts), and Jepsen's pairing of an :invoke with the next completion of
+// the same process (prior-art.md §2: :ok happened, :fail did not, :info may have).
+import type { Operation } from '../checkers/lin/types.ts';
+import { InputError } from './errors.ts';
+import { show } from './schemas.ts';
+import { describeVocabulary, vocabularyOf, type ImportModel, type OpKind, type Vocabulary } from './vocabulary.ts';
+
+export interface Input {
+  f: string;
+  key?: string;
+  value?: unknown;
+}
+
+/** What an importer read, beyond the operations: for summaries and tests. */
+export interface ImportCounts {
+  /** Failed operations dropped (they did not happen). */
+  failed: number;
+  /** Nemesis operations skipped. */
+  nemesis: number;
+  /** Operations without a definite completion (ret undefined). */
+  indeterminate: number;
+}
+
+export class InputBuilder {
+  readonly vocabulary: Vocabulary;
+
+  constructor(
+    readonly file: string,
+    readonly model: ImportModel,
+    private readonly style: 'edn' | 'json',
+  ) {
+    this.vocabulary = vocabularyOf(model);
+  }
+
+  private fname(f: string): string {
+    return this.style === 'edn' ? `:${f}` : JSON.stringify(f);
+  }
+
+  kindOf(f: string, line: number): OpKind {
+    const kind = Object.hasOwn(this.vocabulary, f) ? this.vocabulary[f] : undefined;
+    if (kind === undefined) {
+      throw new InputError(this.file, line, `a function of model ${this.model.name} (${describeVocabulary(this.vocabulary)}), not ${this.fname(f)}`);
+    }
+    return kind;
+  }
+
+  /** The input of an invocation; a read's value (nil in Jepsen) is not part of it. */
+  input(f: string, key: string | number | undefined, value: unknown, line: number): { input: Input; kind: OpKind } {
+    const kind = this.kindOf(f, line);
+    const input: Input = { f };
+    if (key !== undefined) input.key = String(key);
+    if (kind === 'cas') {
+      if (!Array.isArray(value) || value.length !== 2) {
+        throw new InputError(this.file, line, `a [from to] pair as the value of ${this.fname(f)} (got ${show(value)})`);
+      }
+      input.value = [value[0], value[1]];
+    } else if (kind === 'update' && value !== undefined && value !== null) {
+      input.value = value;
+    }
+    return { input, kind };
+  }
+
+  /** The output of a successful completion. */
+  okOutput(kind: OpKind, value: unknown): unknown {
+    if (kind === 'read') return value === undefined ? null : value;
+    if (kind === 'cas') return true;
+    return null;
+  }
+
+  /** The output of a failed completion, or undefined when the operation is dropped. */
+  failedOutput(input: Input): unknown {
+    return this.model.failedOutput?.(input);
+  }
+}
+
+export interface JepsenRecord {
+  process: number | string;
+  type: 'invoke' | 'ok' | 'fail' | 'info';
+  f: string;
+  key?: string | number;
+  value?: unknown;
+  line: number;
+}
+
+interface Open {
+  slot: number;
+  f: string;
+  key: string | undefined;
+  kind: OpKind;
+  input: Input;
+  line: number;
+}
+
+/**
+ * Pairs Jepsen records by process. Time is the record's position in the file: Jepsen
+ * writes histories in real-time order, and positions never tie.
+ */
+export class JepsenPairing {
+  readonly counts: ImportCounts = { failed: 0, nemesis: 0, indeterminate: 0 };
+  private readonly open = new Map<number | string, Open>();
+  private readonly slots: (Operation | undefined)[] = [];
+  private time = 0;
+
+  constructor(private readonly builder: InputBuilder) {}
+
+  private get file(): string {
+    return this.builder.file;
+  }
+
+  private proc(p: number | string): string {
+    return typeof p === 'number' ? `${p}` : `:${p}`;
+  }
+
+  push(r: JepsenRecord): void {
+    const t = this.time++;
+    if (r.process === 'nemesis') {
+      this.counts.nemesis++;
+      return;
+    }
+    const pending = this.open.get(r.process);
+    if (r.type === 'invoke') {
+      if (pending !== undefined) {
+        throw new InputError(this.file, r.line, `a completion (:ok, :fail or :info) of process ${this.proc(r.process)}'s :${pending.f} invoked on line ${pending.line} before it invokes again`);
+      }
+      const { input, kind } = this.builder.input(r.f, r.key, r.value, r.line);
+      const slot = this.slots.length;
+      this.slots.push({ client: r.process, input, call: t, origin: { file: this.file, line: r.line } });
+      this.open.set(r.process, { slot, f: r.f, key: input.key, kind, input, line: r.line });
+      return;
+    }
+    if (pending === undefined) {
+      throw new InputError(this.file, r.line, `an :invoke by process ${this.proc(r.process)} before this :${r.type} completion`);
+    }
+    if (r.f !== pending.f) {
+      throw new InputError(this.file, r.line, `a completion of :${pending.f} (invoked on line ${pending.line} by process ${this.proc(r.process)}), not of :${r.f}`);
+    }
+    if (r.key !== undefined && pending.key !== undefined && String(r.key) !== pending.key) {
+      throw new InputError(this.file, r.line, `the key ${show(pending.key)} of the invocation on line ${pending.line}, not ${show(String(r.key))}`);
+    }
+    this.open.delete(r.process);
+    const op = this.slots[pending.slot]!;
+    if (r.type === 'ok') {
+      op.ret = t;
+      op.output = this.builder.okOutput(pending.kind, r.value);
+    } else if (r.type === 'fail') {
+      const output = this.builder.failedOutput(pending.input);
+      if (output === undefined) {
+        this.slots[pending.slot] = undefined;
+        this.counts.failed++;
+      } else {
+        op.ret = t;
+        op.output = output;
+      }
+    } else {
+      this.counts.indeterminate++;
+    }
+  }
+
+  /** The operations in invocation order; those never completed stay indeterminate. */
+  finish(): Operation[] {
+    this.counts.indeterminate += this.open.size;
+    this.open.clear();
+    const ops: Operation[] = [];
+    for (const op of this.slots) if (op !== undefined) ops.push(op);
+    return ops;
+  }
+}

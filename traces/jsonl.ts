@@ -1,0 +1,202 @@
+// The native JSON-lines format (traces/README.md): one operation per line, or one call or
+// return event per line; Jepsen's JSON form (one Jepsen op per line) is read too.
+import type { Operation } from '../checkers/lin/types.ts';
+import { InputError } from './errors.ts';
+import { InputBuilder, JepsenPairing, type ImportCounts, type Input } from './history.ts';
+import type { Limits } from './limits.ts';
+import { JepsenOp, NativeCall, NativeEvent, NativeOperation, NativeReturn, expectedFromZod, show } from './schemas.ts';
+import type { OpKind } from './vocabulary.ts';
+import type { ImportModel } from './vocabulary.ts';
+import { parseJson } from './values.ts';
+import type { HistorySink } from './sink.ts';
+
+type Shape = 'operations' | 'events' | 'jepsen';
+
+const SHAPE_EXAMPLE: Record<Shape, string> = {
+  operations: 'an operation {"client", "input", "call", "return"?, "output"?, "status"?}',
+  events: 'an event {"type": "call"|"return", "id", ...}',
+  jepsen: 'a Jepsen operation {"process", "type", "f", "value"?}',
+};
+
+function shapeOf(obj: Record<string, unknown>): Shape {
+  if (Object.hasOwn(obj, 'process')) return 'jepsen';
+  if (Object.hasOwn(obj, 'type')) return 'events';
+  return 'operations';
+}
+
+export class JsonlSink implements HistorySink {
+  private shape: Shape | undefined;
+  private readonly builder: InputBuilder;
+  private readonly counts: ImportCounts = { failed: 0, nemesis: 0, indeterminate: 0 };
+  private readonly ops: Operation[] = [];
+  private readonly pairing: JepsenPairing;
+  // Event form state.
+  private time = 0;
+  private readonly openById = new Map<number | string, { op: Operation; kind: OpKind; line: number }>();
+  private readonly openByClient = new Map<number | string, number>();
+  private readonly usedIds = new Map<number | string, number>();
+  private readonly dropped = new Set<Operation>();
+
+  constructor(
+    private readonly file: string,
+    model: ImportModel,
+    private readonly limits: Limits,
+  ) {
+    this.builder = new InputBuilder(file, model, 'json');
+    this.pairing = new JepsenPairing(this.builder);
+  }
+
+  line(text: string, n: number): void {
+    if (text.trim() === '') return;
+    const value = parseJson(text, this.file, n, this.limits.maxDepth);
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+      throw new InputError(this.file, n, `a JSON object per line, not ${show(value)}`);
+    }
+    const obj = value as Record<string, unknown>;
+    const shape = shapeOf(obj);
+    if (this.shape === undefined) this.shape = shape;
+    else if (shape !== this.shape) {
+      throw new InputError(this.file, n, `${SHAPE_EXAMPLE[this.shape]} like the earlier lines (a file does not mix operations, events and Jepsen operations)`);
+    }
+    if (shape === 'operations') this.operation(obj, n);
+    else if (shape === 'events') this.event(obj, n);
+    else this.jepsen(obj, n);
+  }
+
+  private operation(obj: unknown, n: number): void {
+    const parsed = NativeOperation.safeParse(obj);
+    if (!parsed.success) throw new InputError(this.file, n, expectedFromZod(parsed.error, obj, 'json'));
+    const r = parsed.data;
+    if (r.return !== undefined && r.return < r.call) {
+      throw new InputError(this.file, n, `"return" ≥ "call" (it returns at ${r.return}, before its call at ${r.call})`);
+    }
+    const { input, kind } = this.builder.input(r.input.f, r.input.key, r.input.value, n);
+    const status = r.status ?? (r.return === undefined ? 'info' : 'ok');
+    const op: Operation = { client: r.client, input, call: r.call, origin: { file: this.file, line: n } };
+    if (status === 'info') {
+      this.counts.indeterminate++;
+      this.ops.push(op);
+      return;
+    }
+    if (r.return === undefined) {
+      throw new InputError(this.file, n, `a "return" time for a "${status}" operation (or "status": "info" when its outcome is unknown)`);
+    }
+    op.ret = r.return;
+    if (status === 'fail') {
+      const output = this.builder.failedOutput(input);
+      if (output === undefined) {
+        this.counts.failed++;
+        return;
+      }
+      op.output = output;
+    } else {
+      op.output = this.okOutput(kind, input, r.output, n);
+    }
+    this.ops.push(op);
+  }
+
+  private okOutput(kind: OpKind, input: Input, output: unknown, n: number): unknown {
+    if (kind === 'read' && output === undefined) {
+      throw new InputError(this.file, n, `an "output": what the ${JSON.stringify(input.f)} returned`);
+    }
+    if (kind === 'cas' && output !== undefined && typeof output !== 'boolean') {
+      throw new InputError(this.file, n, `"output" of a cas to be true or false (got ${show(output)})`);
+    }
+    if (kind === 'cas') return output ?? true;
+    return this.builder.okOutput(kind, output);
+  }
+
+  private event(obj: unknown, n: number): void {
+    const parsed = NativeEvent.safeParse(obj);
+    if (!parsed.success) throw new InputError(this.file, n, expectedFromZod(parsed.error, obj, 'json'));
+    const t = this.time++;
+    if (parsed.data.type === 'call') this.call(parsed.data, t, n);
+    else this.return(parsed.data, t, n);
+  }
+
+  private call(e: NativeCall, t: number, n: number): void {
+    const used = this.usedIds.get(e.id);
+    if (used !== undefined) throw new InputError(this.file, n, `a fresh "id" (${show(e.id)} was called on line ${used})`);
+    const busy = this.openByClient.get(e.client);
+    if (busy !== undefined) {
+      throw new InputError(this.file, n, `the return of client ${show(e.client)}'s call on line ${busy} before it calls again`);
+    }
+    const { input, kind } = this.builder.input(e.input.f, e.input.key, e.input.value, n);
+    const op: Operation = { client: e.client, input, call: t, origin: { file: this.file, line: n } };
+    this.usedIds.set(e.id, n);
+    this.openById.set(e.id, { op, kind, line: n });
+    this.openByClient.set(e.client, n);
+    this.ops.push(op);
+  }
+
+  private return(e: NativeReturn, t: number, n: number): void {
+    const open = this.openById.get(e.id);
+    if (open === undefined) {
+      const used = this.usedIds.get(e.id);
+      throw new InputError(this.file, n, used === undefined
+        ? `a call with "id" ${show(e.id)} before its return`
+        : `one return per call ("id" ${show(e.id)}, called on line ${used}, has returned already)`);
+    }
+    const { op, kind } = open;
+    if (e.client !== undefined && e.client !== op.client) {
+      throw new InputError(this.file, n, `"client" ${show(op.client)} as in the call on line ${open.line} (got ${show(e.client)})`);
+    }
+    this.openById.delete(e.id);
+    this.openByClient.delete(op.client);
+    const status = e.status ?? 'ok';
+    if (status === 'info') {
+      this.counts.indeterminate++;
+      return;
+    }
+    op.ret = t;
+    if (status === 'fail') {
+      const output = this.builder.failedOutput(op.input as Input);
+      if (output === undefined) {
+        this.counts.failed++;
+        this.dropped.add(op);
+        return;
+      }
+      op.output = output;
+    } else {
+      op.output = this.okOutput(kind, op.input as Input, e.output, n);
+    }
+  }
+
+  private jepsen(obj: unknown, n: number): void {
+    const parsed = JepsenOp.safeParse(obj);
+    if (!parsed.success) throw new InputError(this.file, n, expectedFromZod(parsed.error, obj, 'json'));
+    this.pairing.push({ ...parsed.data, line: n });
+  }
+
+  end(): { operations: Operation[]; counts: ImportCounts } {
+    if (this.shape === 'jepsen') return { operations: this.pairing.finish(), counts: this.pairing.counts };
+    if (this.shape === 'events') {
+      this.counts.indeterminate += this.openById.size;
+      const kept = this.dropped.size === 0 ? this.ops : this.ops.filter((op) => !this.dropped.has(op));
+      return { operations: kept, counts: this.counts };
+    }
+    this.checkClientsSequential();
+    return { operations: this.ops, counts: this.counts };
+  }
+
+  /** A client runs one operation at a time; one given up on (no return) does not block it. */
+  private checkClientsSequential(): void {
+    const byClient = new Map<number | string, Operation[]>();
+    for (const op of this.ops) {
+      if (op.ret === undefined) continue;
+      let list = byClient.get(op.client);
+      if (list === undefined) byClient.set(op.client, (list = []));
+      list.push(op);
+    }
+    for (const [client, list] of byClient) {
+      list.sort((a, b) => a.call - b.call);
+      for (let i = 1; i < list.length; i++) {
+        const prev = list[i - 1]!;
+        const op = list[i]!;
+        if (op.call < prev.ret!) {
+          throw new InputError(this.file, op.origin!.line, `client ${show(client)} to run one operation at a time (this call at ${op.call} is before the return at ${prev.ret} of its operation on line ${prev.origin!.line})`);
+        }
+      }
+    }
+  }
+}

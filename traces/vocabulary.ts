@@ -1,0 +1,42 @@
+// What the importers need to know of an operation's function name `f` to build the
+// shared history values (see the conventions in checkers/lin/types.ts): whether its
+// output is a read result, ignored, or a cas outcome; and which names a model accepts.
+import type { Model } from '../checkers/lin/types.ts';
+
+/**
+ * read: the output is what the operation observed (kept).
+ * update: the output is ignored (null); the input's value is what was written.
+ * cas: the input's value is a [from, to] pair; the output is true when it succeeded.
+ */
+export type OpKind = 'read' | 'update' | 'cas';
+
+export type Vocabulary = Readonly<Record<string, OpKind>>;
+
+const REGISTER: Vocabulary = { read: 'read', write: 'update' };
+const CAS_REGISTER: Vocabulary = { read: 'read', write: 'update', cas: 'cas' };
+const KV: Vocabulary = { get: 'read', put: 'update', append: 'update' };
+const SET: Vocabulary = { add: 'update', read: 'read' };
+const QUEUE: Vocabulary = { enqueue: 'update', dequeue: 'read' };
+const MUTEX: Vocabulary = { acquire: 'update', release: 'update' };
+
+/** Every function name the importers know, for a model they do not. */
+const ALL: Vocabulary = { ...CAS_REGISTER, ...KV, ...SET, ...QUEUE, ...MUTEX };
+
+/** The subset of a model the importers use. */
+export type ImportModel = Pick<Model, 'name'> & Partial<Pick<Model, 'failedOutput'>>;
+
+/** The function names a model accepts, from its name (the models registry's names). */
+export function vocabularyOf(model: ImportModel): Vocabulary {
+  const name = model.name;
+  if (name.startsWith('kv')) return KV;
+  if (name.includes('cas')) return CAS_REGISTER;
+  if (name.includes('register')) return REGISTER;
+  if (name.includes('set')) return SET;
+  if (name.includes('queue')) return QUEUE;
+  if (name.includes('mutex')) return MUTEX;
+  return ALL;
+}
+
+export function describeVocabulary(v: Vocabulary): string {
+  return Object.keys(v).join(', ');
+}
