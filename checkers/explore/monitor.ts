@@ -227,9 +227,8 @@ export function withMonitor<S, A extends Action>(machine: Machine<S, A>): Machin
       const h = w.h.slice();
       for (const e of events) {
         h.push(describeEvent(model, m, e));
-        // Once no linearization is left, none comes back: keep the empty set.
-        m = m.configs.length === 0 ? { pending: m.pending, configs: [] } : advance(model, m, e);
-        if (m.configs.length === 0) m = { pending: m.pending.map(() => null), configs: [] };
+        // Once no linearization is left, none comes back: the set stays empty.
+        m = advance(model, m, e);
       }
       return { s, m, h };
     },
@@ -258,15 +257,19 @@ function monitoredSymmetry<S>(g: Symmetry<S>): Symmetry<Monitored<S>> {
     name: g.name,
     size: g.size,
     clients: g.clients,
-    permute: (w, p) => ({ s: g.permute(w.s, p), m: g.clients ? permuteMonitor(w.m, p) : w.m, h: w.h }),
+    ...(g.firstClient !== undefined ? { firstClient: g.firstClient } : {}),
+    permute: (w, p) => ({ s: g.permute(w.s, p), m: g.clients ? permuteMonitor(w.m, p, g.firstClient ?? 0) : w.m, h: w.h }),
   };
 }
 
-/** Client i becomes client p[i]. */
-export function permuteMonitor(m: MonitorState, p: readonly number[]): MonitorState {
+/** Client first + i becomes client first + p[i]. */
+export function permuteMonitor(m: MonitorState, p: readonly number[], first = 0): MonitorState {
+  if (first < 0 || first + p.length > m.pending.length) {
+    throw new Error(`symmetry: clients ${first}..${first + p.length - 1} are renamed, but the observer declares clients 0..${m.pending.length - 1}`);
+  }
   const move = <T>(xs: readonly T[]): T[] => {
     const out = xs.slice();
-    for (let i = 0; i < xs.length; i++) out[p[i]] = xs[i];
+    for (let i = 0; i < p.length; i++) out[first + p[i]] = xs[first + i];
     return out;
   };
   return { pending: move(m.pending), configs: normalize(m.configs.map(([q, lin, ind]) => [q, move(lin), ind])) };

@@ -45,11 +45,14 @@ export interface Symmetry<S> {
   size: number;
   permute(state: S, perm: readonly number[]): S;
   /**
-   * Whether the group renames history clients (client i becomes perm[i]); the
+   * Whether the group's ids are history clients: id i is client `firstClient + i`, and a
+   * renaming makes client firstClient + i client firstClient + perm[i]; the
    * linearizability monitor then renames them in its own state too. Required when the
    * machine has a history observer.
    */
   clients?: boolean;
+  /** The history client that is the group's id 0 (default 0). */
+  firstClient?: number;
 }
 
 /**
