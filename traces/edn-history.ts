@@ -10,6 +10,8 @@ import type { HistorySink } from './sink.ts';
 import { ednToJs } from './values.ts';
 import type { ImportModel } from './vocabulary.ts';
 
+const FIELDS = ['process', 'type', 'f', 'key', 'value'] as const;
+
 export class EdnSink implements HistorySink {
   private readonly pairing: JepsenPairing;
   private readonly forms: EdnFormStream;
@@ -27,7 +29,13 @@ export class EdnSink implements HistorySink {
     if (!(value instanceof EdnMap)) {
       throw new InputError(this.file, line, 'an operation map {:process …, :type …, :f …, :value …}');
     }
-    const obj = ednToJs(value, this.file, line);
+    // Only the fields the history uses: others (:time in nanoseconds, :error) may hold
+    // values, such as integers beyond 2^53, that plain data cannot.
+    const obj: Record<string, unknown> = Object.create(null);
+    for (const key of FIELDS) {
+      const v = value.get(key);
+      if (v !== undefined) obj[key] = ednToJs(v, this.file, line);
+    }
     const parsed = JepsenOp.safeParse(obj);
     if (!parsed.success) throw new InputError(this.file, line, expectedFromZod(parsed.error, obj, 'edn'));
     this.pairing.push({ ...parsed.data, line });

@@ -110,6 +110,11 @@ describe('Jepsen EDN', () => {
     expect(bare(h.operations)).toContainEqual({ client: 1, input: { f: 'cas', value: [1, 2] }, call: 2, ret: 4, output: false });
   });
 
+  it('ignores fields it does not use, whatever they hold', () => {
+    const h = text(['{:process 0, :type :invoke, :f :write, :value 1, :time 99999999999999999999, :error #{:a}, :index 0}'], 'h.edn', { model: casRegister });
+    expect(bare(h.operations)).toEqual([{ client: 0, input: { f: 'write', value: 1 }, call: 0 }]);
+  });
+
   it('reads set values as arrays and keys as strings', () => {
     const h = text([
       '{:process 0, :type :invoke, :f :read, :value nil}',
