@@ -141,19 +141,64 @@ export function encodeValue(out: Words, v: unknown): void {
     return;
   }
   const o = v as Record<string, unknown>;
-  let keys = Object.keys(o);
-  for (let i = 1; i < keys.length; i++) {
-    if (keys[i - 1] > keys[i]) {
-      keys = keys.slice().sort();
-      break;
-    }
-  }
+  const shape = shapeOf(Object.keys(o));
+  const sorted = shape.sorted;
+  const codes = shape.codes;
   out.push(OBJECT);
-  out.push(keys.length);
-  for (let i = 0; i < keys.length; i++) {
-    pushString(out, keys[i]);
-    encodeValue(out, o[keys[i]]);
+  out.push(sorted.length);
+  for (let i = 0; i < sorted.length; i++) {
+    out.push(codes[i]);
+    encodeValue(out, o[sorted[i]]);
   }
+}
+
+// Objects of one shape (the same keys in the same insertion order) are encoded with their
+// keys in sorted order; the sort is done once per shape and remembered.
+interface Shape {
+  keys: string[];
+  sorted: string[];
+  codes: Int32Array;
+}
+const shapesByFirstKey = new Map<string, Shape[]>();
+const EMPTY_SHAPE: Shape = { keys: [], sorted: [], codes: new Int32Array(0) };
+
+function shapeOf(keys: string[]): Shape {
+  if (keys.length === 0) return EMPTY_SHAPE;
+  let list = shapesByFirstKey.get(keys[0]);
+  if (list === undefined) {
+    list = [];
+    shapesByFirstKey.set(keys[0], list);
+  }
+  search: for (let j = 0; j < list.length; j++) {
+    const shape = list[j];
+    if (shape.keys.length !== keys.length) continue;
+    for (let i = 1; i < keys.length; i++) if (shape.keys[i] !== keys[i]) continue search;
+    return shape;
+  }
+  const sorted = keys.slice().sort();
+  const shape = { keys, sorted, codes: Int32Array.from(sorted, keyCode) };
+  if (list.length < 64) list.push(shape);
+  return shape;
+}
+
+// Field names are encoded as one word: a hash of the name, remembered per name. Two names
+// with the same hash would make the encoding ambiguous, so that is refused outright.
+const codeOfKey = new Map<string, number>();
+const keyOfCode = new Map<number, string>();
+
+function keyCode(key: string): number {
+  const known = codeOfKey.get(key);
+  if (known !== undefined) return known;
+  let h = 0x811c9dc5 | 0;
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+  h = fmix(h ^ key.length);
+  const other = keyOfCode.get(h);
+  if (other !== undefined && other !== key) {
+    throw new Error(`field names "${other}" and "${key}" share an encoding hash; rename one of them`);
+  }
+  codeOfKey.set(key, h);
+  keyOfCode.set(h, key);
+  return h;
 }
 
 /**

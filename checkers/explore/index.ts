@@ -2,12 +2,16 @@
 // also spread a breadth-first search over worker threads, which rebuild the machine from
 // a module and an export (the engine never imports a spec itself).
 
+import { loadMachine } from './load.ts';
+import { parallelBfs } from './parallel.ts';
 import { prepare } from './prepare.ts';
 import { bfs, dfs, simulate } from './search.ts';
 import type { Action, ExploreOptions, ExploreResult, ExploreTarget, Machine } from './types.ts';
 
 export type * from './types.ts';
 export { replayLabels, replayIndices } from './trace.ts';
+export { loadMachine } from './load.ts';
+export { prepare } from './prepare.ts';
 
 export function exploreSync<S, A extends Action>(machine: Machine<S, A>, options: ExploreOptions = {}): ExploreResult {
   const m = prepare(machine, options);
@@ -23,15 +27,20 @@ export function exploreSync<S, A extends Action>(machine: Machine<S, A>, options
   }
 }
 
-/** Builds the machine a target names. */
-export async function loadMachine(target: ExploreTarget): Promise<Machine> {
-  const mod = (await import(target.module)) as Record<string, unknown>;
-  const make = mod[target.export];
-  if (typeof make !== 'function') throw new Error(`${target.module} has no function export "${target.export}"`);
-  return make(...target.args) as Machine;
-}
-
+/**
+ * Searches the machine a target names. With `workers` > 1, a fingerprint-store BFS runs
+ * on that many worker threads; other strategies and the exact store run on this thread
+ * (the result says so in `notes`).
+ */
 export async function explore(target: ExploreTarget | Machine, options: ExploreOptions = {}): Promise<ExploreResult> {
+  const workers = options.workers ?? 1;
+  const parallel = workers > 1 && (options.strategy ?? 'bfs') === 'bfs' && options.store !== 'exact';
+  if (parallel && !('init' in target)) return parallelBfs(target, options);
   const machine = 'init' in target ? target : await loadMachine(target);
-  return exploreSync(machine, options);
+  const result = exploreSync(machine, options);
+  if (workers > 1) {
+    const why = 'init' in target ? 'a machine object (not a module target) was given' : `the ${options.store === 'exact' ? 'exact store' : `${options.strategy} strategy`} is single-threaded`;
+    result.notes = [...(result.notes ?? []), `ran on one thread: ${why}`];
+  }
+  return result;
 }

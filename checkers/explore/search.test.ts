@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { exploreSync } from './index.ts';
 import { racyCounter } from './fixtures/racy-counter.ts';
 import type { Machine } from './types.ts';
+import { racyCounterPacked } from './fixtures/racy-counter-packed.ts';
 
 describe('exploreSync on the racy counter', () => {
   it('counts N=2,K=2 and N=3,K=3 exactly with both stores, BFS and DFS', () => {
@@ -13,6 +14,19 @@ describe('exploreSync on the racy counter', () => {
       expect(exploreSync(racyCounter(3, 3), { store })).toMatchObject({ depth: 18 });
       expect(exploreSync(racyCounter(2, 2), { store })).toMatchObject({ depth: 8 });
     }
+  });
+
+  it('counts the packed racy counter like the plain one', () => {
+    for (const [n, k] of [[2, 2], [3, 3], [2, 4]]) {
+      const a = exploreSync(racyCounter(n, k));
+      const b = exploreSync(racyCounterPacked(n, k));
+      expect([b.states, b.transitions, b.depth]).toEqual([a.states, a.transitions, a.depth]);
+      expect(b.coverage).toEqual(a.coverage);
+    }
+    const bug = exploreSync(racyCounterPacked(3, 1, { lostUpdateIsBug: true }));
+    expect(bug.violations[0].steps.map((s) => s.action.label)).toEqual(
+      exploreSync(racyCounter(3, 1, { lostUpdateIsBug: true })).violations[0].steps.map((s) => s.action.label),
+    );
   });
 
   it('finds the shortest lost update and replays it', () => {
@@ -47,4 +61,20 @@ describe('exploreSync on the racy counter', () => {
     expect(r.neverEnabled).toEqual(['dec']);
     expect(exploreSync(m, { deadlock: false })).toMatchObject({ status: 'holds', states: 4 });
   });
+});
+
+describe('explore on worker threads', () => {
+  const plain = new URL('./fixtures/racy-counter.ts', import.meta.url).href;
+  const packed = new URL('./fixtures/racy-counter-packed.ts', import.meta.url).href;
+
+  it('gives the same counts and counterexample with 2 workers as with 1', async () => {
+    const { explore } = await import('./index.ts');
+    const r = await explore({ module: plain, export: 'racyCounter', args: [3, 3] }, { workers: 2 });
+    expect(r).toMatchObject({ status: 'holds', states: 7646, transitions: 18843, depth: 18, workers: 2 });
+    const p = await explore({ module: packed, export: 'racyCounterPacked', args: [3, 3] }, { workers: 2, maxDepth: 10 });
+    const one = exploreSync(racyCounter(3, 3), { maxDepth: 10 });
+    expect(p).toMatchObject({ status: 'incomplete', states: one.states, transitions: one.transitions, depth: 10 });
+    const bug = await explore({ module: plain, export: 'racyCounter', args: [2, 1, { lostUpdateIsBug: true }] }, { workers: 2 });
+    expect(bug.violations).toEqual(exploreSync(racyCounter(2, 1, { lostUpdateIsBug: true })).violations);
+  }, 60_000);
 });

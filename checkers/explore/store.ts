@@ -23,8 +23,8 @@ function home(h: number, capacity: number): number {
   return i < capacity ? i : capacity - 1;
 }
 
-const MAX_LOAD = 0.85;
-const GROWTH = 1.4;
+export const MAX_LOAD = 0.75;
+const GROWTH = 1.5;
 
 export class FingerprintStore implements StateStore {
   private table: Int32Array;
@@ -174,4 +174,44 @@ function grow<T extends Int32Array | Float64Array>(a: T, size: number): T {
  */
 export function collisionProbability(distinct: number, generated: number): number {
   return Math.min(1, (distinct * Math.max(0, generated - distinct)) / 2 ** 64);
+}
+
+/**
+ * The fingerprint table shared by the workers of a parallel search: the layout of
+ * FingerprintStore (hi, lo pairs; hi 0 = empty) in a SharedArrayBuffer. A slot is claimed
+ * by a compare-and-swap on its high half; its low half is written next and is never 0, so
+ * a reader that sees a claimed slot with low half 0 waits for the writer to finish.
+ * Returns true when this call inserted the fingerprint.
+ */
+export function sharedAdd(t: Int32Array, capacity: number, hi: number, lo: number): boolean {
+  let i = home(hi, capacity);
+  for (;;) {
+    const j = 2 * i;
+    let h = Atomics.load(t, j);
+    if (h === 0) {
+      h = Atomics.compareExchange(t, j, 0, hi);
+      if (h === 0) {
+        Atomics.store(t, j + 1, lo);
+        return true;
+      }
+    }
+    if (h === hi) {
+      let l = Atomics.load(t, j + 1);
+      while (l === 0) l = Atomics.load(t, j + 1);
+      if (l === lo) return false;
+    }
+    i = i + 1 === capacity ? 0 : i + 1;
+  }
+}
+
+/** Copies every fingerprint of a shared table into a larger one (no worker is running). */
+export function sharedRehash(from: Int32Array, to: Int32Array, capacity: number): void {
+  for (let j = 0; j < from.length; j += 2) {
+    const hi = from[j];
+    if (hi === 0) continue;
+    let i = home(hi, capacity);
+    while (to[2 * i] !== 0) i = i + 1 === capacity ? 0 : i + 1;
+    to[2 * i] = hi;
+    to[2 * i + 1] = from[j + 1];
+  }
 }

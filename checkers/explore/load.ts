@@ -1,0 +1,10 @@
+// Builds the machine an ExploreTarget names: `(await import(module))[export](...args)`.
+
+import type { ExploreTarget, Machine } from './types.ts';
+
+export async function loadMachine(target: ExploreTarget): Promise<Machine> {
+  const mod = (await import(target.module)) as Record<string, unknown>;
+  const make = mod[target.export];
+  if (typeof make !== 'function') throw new Error(`${target.module} has no function export "${target.export}"`);
+  return make(...target.args) as Machine;
+}

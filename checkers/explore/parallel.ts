@@ -1,0 +1,244 @@
+// Parallel breadth-first search on worker threads, level by level. The workers share one
+// fingerprint table (compare-and-swap inserts); each expands its share of a level and
+// keeps the successors it inserted first as its share of the next. At each barrier the
+// coordinator grows the table when needed and moves states between workers when their
+// shares are uneven. The set of states stored and the transitions counted do not depend
+// on the number of workers or on timing.
+//
+// Counterexamples are made deterministic by construction: when the workers find a
+// violation, the coordinator reruns the single-threaded search, which stops at the first
+// violation in its fixed BFS order (at a depth no greater than the one the workers
+// reached) — so the result is exactly exploreSync's, at any worker count. With `all`, the
+// workers cover the whole space and each violated property is then reproduced the same way.
+
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { fingerprint, makeEncoder, Words } from './encode.ts';
+import { loadMachine } from './load.ts';
+import { prepare } from './prepare.ts';
+import { bfs } from './search.ts';
+import { collisionProbability, MAX_LOAD, sharedAdd, sharedRehash } from './store.ts';
+import { CTL, type ToCoordinator, type ToWorker, type WorkerViolation } from './protocol.ts';
+import type { Action, ExploreOptions, ExploreResult, ExploreTarget, Machine } from './types.ts';
+
+const WORKER = new URL('./worker.ts', import.meta.url).href;
+const TSX_API = pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api')).href.replace(/\.cjs$/, '.mjs');
+const INITIAL_CAPACITY = 1 << 20;
+/** Below this many states, uneven shares are not worth moving. */
+const BALANCE_MIN = 256;
+
+class WorkerHandle {
+  private waiting: ((m: ToCoordinator) => void)[] = [];
+  private failure: Error | undefined;
+
+  constructor(readonly worker: Worker) {
+    worker.on('message', (m: ToCoordinator) => this.waiting.shift()?.(m));
+    worker.on('error', (e) => {
+      this.failure = e instanceof Error ? e : new Error(String(e));
+      for (const w of this.waiting.splice(0)) w({ type: 'ready' });
+    });
+  }
+
+  /** The next message from the worker (rejects if it crashed). */
+  receive(): Promise<ToCoordinator> {
+    if (this.failure) return Promise.reject(this.failure);
+    return new Promise((resolve, reject) =>
+      this.waiting.push((m) => (this.failure ? reject(this.failure) : resolve(m))),
+    );
+  }
+
+  async ask(m: ToWorker): Promise<ToCoordinator> {
+    const reply = this.receive();
+    this.worker.postMessage(m);
+    return reply;
+  }
+}
+
+function spawn(target: ExploreTarget, options: ExploreOptions): WorkerHandle {
+  const { onProgress: _onProgress, ...plain } = options;
+  // A worker starts without the main thread's TypeScript loader: it registers tsx's
+  // loader first, then imports worker.ts.
+  const boot = `import(${JSON.stringify(TSX_API)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER)}); })`;
+  const worker = new Worker(boot, { eval: true, workerData: { target, options: plain } });
+  return new WorkerHandle(worker);
+}
+
+export async function parallelBfs(target: ExploreTarget, options: ExploreOptions): Promise<ExploreResult> {
+  const n = options.workers ?? 2;
+  const started = performance.now();
+  const machine: Machine<unknown, Action> = prepare(await loadMachine(target), options);
+  const sequential = (opts: ExploreOptions, m: Machine<unknown, Action> = machine) => bfs(m, { ...opts, workers: 1 });
+
+  // Initial states: inserted here, checked here; any violation among them is the
+  // single-threaded search's business.
+  const encode = makeEncoder(machine);
+  const words = new Words();
+  const fp = new Int32Array(2);
+  let capacity = INITIAL_CAPACITY;
+  let tableBuf = new SharedArrayBuffer(8 * capacity);
+  let table = new Int32Array(tableBuf);
+  const ctlBuf = new SharedArrayBuffer(4 * CTL.size);
+  const ctl = new Int32Array(ctlBuf);
+  const inits = machine.init();
+  const fresh: number[] = [];
+  inits.forEach((s, k) => {
+    encode(s, words);
+    fingerprint(words.buf, words.length, fp);
+    if (sharedAdd(table, capacity, fp[0], fp[1])) fresh.push(k);
+  });
+  ctl[CTL.states] = fresh.length;
+  const initViolated = fresh.some((k) => Object.values(machine.invariants).some((inv) => inv(inits[k]) !== true));
+  if (initViolated) return { ...sequential(options), workers: n, elapsedMs: performance.now() - started };
+
+  const workers = Array.from({ length: n }, () => spawn(target, options));
+  try {
+    await Promise.all(workers.map((w) => w.receive()));
+    const limitOf = (cap: number) => Math.min(Math.floor(cap * MAX_LOAD), options.maxStates ?? Infinity);
+    const sendTable = () =>
+      Promise.all(workers.map((w) => w.ask({ type: 'table', table: tableBuf, capacity, limit: limitOf(capacity), ctl: ctlBuf })));
+    await sendTable();
+    await Promise.all(workers.map((w, i) => w.ask({ type: 'seed', indices: fresh.filter((_, j) => j % n === i) })));
+
+    const maxDepth = options.maxDepth ?? Infinity;
+    const deadline = options.timeLimitMs === undefined ? undefined : setTimeout(() => Atomics.store(ctl, CTL.stop, 2), options.timeLimitMs);
+    let transitions = 0;
+    let depth = 0;
+    let depthCut = false;
+    const violations = new Map<string, WorkerViolation>();
+    let shares = workers.map((_, i) => fresh.filter((_, j) => j % n === i).length);
+    let lastProgress = started;
+    try {
+      for (let level = 0; shares.some((c) => c > 0); level++) {
+        const cut = level >= maxDepth;
+        let replies = await Promise.all(workers.map((w) => w.ask({ type: 'level', depth: level, cut })));
+        for (;;) {
+          for (const r of replies) {
+            if (r.type !== 'levelDone' && r.type !== 'paused') throw new Error(`worker protocol: unexpected ${r.type}`);
+            transitions += r.transitions;
+            depthCut ||= r.depthCut;
+            for (const v of r.violations) {
+              const known = violations.get(v.property);
+              if (!known || v.depth < known.depth) violations.set(v.property, v);
+            }
+          }
+          const paused = replies.map((r, i) => (r.type === 'paused' ? i : -1)).filter((i) => i >= 0);
+          if (paused.length === 0 || Atomics.load(ctl, CTL.stop) !== 0 || Atomics.load(ctl, CTL.budget) !== 0) {
+            shares = replies.map((r) => (r.type === 'levelDone' || r.type === 'paused' ? r.next : 0));
+            break;
+          }
+          // Some workers stopped for the table to grow; the others finished the level.
+          const bigger = Math.ceil(capacity * 2);
+          const nextBuf = new SharedArrayBuffer(8 * bigger);
+          sharedRehash(table, new Int32Array(nextBuf), bigger);
+          tableBuf = nextBuf;
+          table = new Int32Array(nextBuf);
+          capacity = bigger;
+          Atomics.store(ctl, CTL.grow, 0);
+          await sendTable();
+          const resumed = await Promise.all(paused.map((i) => workers[i].ask({ type: 'resume' })));
+          replies = replies.map((r, i) => (paused.includes(i) ? resumed[paused.indexOf(i)] : { ...r, transitions: 0, violations: [] }));
+        }
+        if (!cut && shares.some((c) => c > 0)) depth = level + 1;
+        const now = performance.now();
+        if (options.onProgress && now - lastProgress > 100) {
+          lastProgress = now;
+          options.onProgress({ states: ctl[CTL.states], transitions, depth, queue: shares.reduce((a, b) => a + b, 0), elapsedMs: now - started });
+        }
+        if (Atomics.load(ctl, CTL.stop) !== 0 || Atomics.load(ctl, CTL.budget) !== 0 || cut) break;
+        // Grow before the level if its successors may not fit.
+        if (ctl[CTL.states] > capacity * 0.5) {
+          const bigger = capacity * 2;
+          const nextBuf = new SharedArrayBuffer(8 * bigger);
+          sharedRehash(table, new Int32Array(nextBuf), bigger);
+          tableBuf = nextBuf;
+          table = new Int32Array(nextBuf);
+          capacity = bigger;
+          await sendTable();
+        }
+        shares = await balance(workers, shares);
+        await Promise.all(workers.map((w) => w.ask({ type: 'advance' })));
+      }
+    } finally {
+      if (deadline) clearTimeout(deadline);
+    }
+
+    const coverage = new Map<string, number>((machine.actionNames ?? []).map((name) => [name, 0]));
+    for (const w of workers) {
+      const r = await w.ask({ type: 'finish' });
+      if (r.type !== 'coverage') throw new Error(`worker protocol: unexpected ${r.type}`);
+      for (const [family, count] of r.counts) coverage.set(family, (coverage.get(family) ?? 0) + count);
+    }
+
+    if (violations.size > 0) {
+      // Deterministic counterexamples from the single-threaded search (see the header).
+      if (!options.all) return { ...sequential({ ...options, all: false }), workers: n, elapsedMs: performance.now() - started };
+      const found = [...violations.values()].sort((a, b) => a.depth - b.depth || (a.property < b.property ? -1 : 1));
+      const counterexamples = found.map((v) => {
+        const only: Machine<unknown, Action> =
+          v.property === 'deadlock'
+            ? { ...machine, invariants: {} }
+            : { ...machine, invariants: { [v.property]: machine.invariants[v.property] }, mayStop: undefined };
+        const r = sequential({ ...options, all: false, maxStates: undefined, timeLimitMs: undefined }, only);
+        return r.violations[0];
+      });
+      return result('violation', counterexamples.filter((c) => c !== undefined));
+    }
+    const stop = Atomics.load(ctl, CTL.stop);
+    const reason =
+      Atomics.load(ctl, CTL.budget) !== 0
+        ? `state budget of ${options.maxStates} reached`
+        : stop === 2
+          ? `time limit of ${options.timeLimitMs} ms reached`
+          : depthCut
+            ? `depth bound of ${maxDepth} reached: deeper states were not explored`
+            : undefined;
+    return result(reason ? 'incomplete' : 'holds', [], reason);
+
+    function result(status: ExploreResult['status'], found: ExploreResult['violations'], reason?: string): ExploreResult {
+      const states = ctl[CTL.states];
+      const list = [...coverage].map(([family, enabled]) => ({ family, enabled })).sort((a, b) => (a.family < b.family ? -1 : a.family > b.family ? 1 : 0));
+      return {
+        status,
+        ...(reason ? { incompleteReason: reason } : {}),
+        strategy: 'bfs',
+        store: 'fingerprint',
+        workers: n,
+        states,
+        transitions,
+        depth,
+        elapsedMs: performance.now() - started,
+        violations: found,
+        coverage: list,
+        neverEnabled: list.filter((c) => c.enabled === 0).map((c) => c.family),
+        collisionProbability: collisionProbability(states, transitions + inits.length),
+        bytesPerState: states === 0 ? 0 : (8 * capacity) / states,
+      };
+    }
+  } finally {
+    await Promise.all(workers.map((w) => w.worker.terminate()));
+  }
+}
+
+/** Moves states from the largest shares to the smallest until they are within ~10%. */
+async function balance(workers: WorkerHandle[], shares: number[]): Promise<number[]> {
+  const total = shares.reduce((a, b) => a + b, 0);
+  const even = Math.ceil(total / workers.length);
+  if (total < BALANCE_MIN * workers.length) return shares;
+  const out = shares.slice();
+  for (;;) {
+    let hi = 0;
+    let lo = 0;
+    for (let i = 1; i < out.length; i++) {
+      if (out[i] > out[hi]) hi = i;
+      if (out[i] < out[lo]) lo = i;
+    }
+    const surplus = Math.min(out[hi] - even, even - out[lo]);
+    if (surplus < Math.max(BALANCE_MIN, even / 10)) return out;
+    const given = await workers[hi].ask({ type: 'give', count: surplus });
+    if (given.type !== 'states') throw new Error(`worker protocol: unexpected ${given.type}`);
+    await workers[lo].ask({ type: 'take', states: given.states });
+    out[hi] -= surplus;
+    out[lo] += surplus;
+  }
+}

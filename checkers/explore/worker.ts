@@ -1,0 +1,149 @@
+// One worker of a parallel breadth-first search (parallel.ts drives it). It rebuilds the
+// machine from the target, expands the states of its share of each level, inserts their
+// successors into the shared fingerprint table, and keeps the new ones it inserted as its
+// share of the next level. States never need to be sent unless the coordinator moves some
+// to balance the load.
+
+import { parentPort, workerData } from 'node:worker_threads';
+import { fingerprint, makeEncoder, Words } from './encode.ts';
+import { loadMachine } from './load.ts';
+import { prepare } from './prepare.ts';
+import { sharedAdd } from './store.ts';
+import type { Action, ExploreOptions, ExploreTarget, Machine } from './types.ts';
+import { CTL, type ToCoordinator, type ToWorker, type WorkerViolation } from './protocol.ts';
+
+const port = parentPort!;
+const { target, options } = workerData as { target: ExploreTarget; options: ExploreOptions };
+const machine: Machine<unknown, Action> = prepare(await loadMachine(target), options);
+const encode = makeEncoder(machine);
+const words = new Words();
+const fp = new Int32Array(2);
+const invariants = Object.entries(machine.invariants);
+const checkDeadlock = options.deadlock !== false && machine.mayStop !== undefined;
+const maxStates = options.maxStates ?? Infinity;
+
+let table: Int32Array<ArrayBufferLike> = new Int32Array(0);
+let capacity = 0;
+let limit = 0;
+let ctl: Int32Array<ArrayBufferLike> = new Int32Array(0);
+let frontier: unknown[] = [];
+let next: unknown[] = [];
+let resume = 0;
+let depth = 0;
+let cutLevel = false;
+const familyOf = new Map<string, string>();
+const enabledCounts = new Map<string, number>();
+const violated = new Set<string>();
+
+function send(m: ToCoordinator): void {
+  port.postMessage(m);
+}
+
+function familyCount(enabled: readonly Action[]): void {
+  for (let i = 0; i < enabled.length; i++) {
+    const label = enabled[i].label;
+    let f = familyOf.get(label);
+    if (f === undefined) {
+      const paren = label.indexOf('(');
+      f = paren < 0 ? label : label.slice(0, paren);
+      familyOf.set(label, f);
+    }
+    enabledCounts.set(f, (enabledCounts.get(f) ?? 0) + 1);
+  }
+}
+
+/** Expands frontier[resume..]; stops early to let the table grow, or when told to stop. */
+function runLevel(): void {
+  let transitions = 0;
+  let depthCut = false;
+  const violations: WorkerViolation[] = [];
+  const report = (property: string, message: string, at: number) => {
+    if (violated.has(property)) return;
+    violated.add(property);
+    violations.push({ property, message, depth: at });
+    if (!options.all) Atomics.store(ctl, CTL.stop, 1);
+  };
+  let i = resume;
+  for (; i < frontier.length; i++) {
+    if (Atomics.load(ctl, CTL.stop) !== 0) break;
+    if (Atomics.load(ctl, CTL.states) > limit) {
+      Atomics.store(ctl, CTL.grow, 1);
+      break;
+    }
+    const s = frontier[i];
+    const enabled = machine.actions(s);
+    if (enabled.length === 0) {
+      if (checkDeadlock && !violated.has('deadlock') && !machine.mayStop!(s)) {
+        report('deadlock', 'no action is enabled in a state that may not be final', depth);
+      }
+      continue;
+    }
+    if (cutLevel) {
+      depthCut = true;
+      continue;
+    }
+    familyCount(enabled);
+    for (let k = 0; k < enabled.length; k++) {
+      transitions++;
+      const t = machine.next(s, enabled[k]);
+      encode(t, words);
+      fingerprint(words.buf, words.length, fp);
+      if (!sharedAdd(table, capacity, fp[0], fp[1])) continue;
+      if (Atomics.add(ctl, CTL.states, 1) + 1 > maxStates) Atomics.store(ctl, CTL.budget, 1);
+      next.push(t);
+      for (let v = 0; v < invariants.length; v++) {
+        const [name, inv] = invariants[v];
+        if (violated.has(name)) continue;
+        const verdict = inv(t);
+        if (verdict !== true) report(name, verdict, depth + 1);
+      }
+    }
+  }
+  resume = i;
+  const finished = i === frontier.length;
+  send({ type: finished ? 'levelDone' : 'paused', transitions, depthCut, next: next.length, violations });
+}
+
+port.on('message', (m: ToWorker) => {
+  switch (m.type) {
+    case 'table':
+      table = new Int32Array(m.table);
+      capacity = m.capacity;
+      limit = m.limit;
+      ctl = new Int32Array(m.ctl);
+      send({ type: 'ready' });
+      return;
+    case 'seed':
+      frontier = machine.init().filter((_, k) => m.indices.includes(k));
+      send({ type: 'ready' });
+      return;
+    case 'level':
+      depth = m.depth;
+      cutLevel = m.cut;
+      resume = 0;
+      next = [];
+      runLevel();
+      return;
+    case 'resume':
+      runLevel();
+      return;
+    case 'advance':
+      frontier = next;
+      next = [];
+      send({ type: 'ready' });
+      return;
+    case 'give': {
+      const states = next.splice(next.length - m.count, m.count);
+      send({ type: 'states', states });
+      return;
+    }
+    case 'take':
+      for (const s of m.states) next.push(s);
+      send({ type: 'ready' });
+      return;
+    case 'finish':
+      send({ type: 'coverage', counts: [...enabledCounts] });
+      return;
+  }
+});
+send({ type: 'ready' });
