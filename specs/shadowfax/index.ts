@@ -1,0 +1,119 @@
+// Shadowfax (PVLDB 14(8), 2021), §3.2 ownership transfer and §4 scale-out migration, as
+// extracted in ../shared/protocols/shadowfax-migration.md.
+import type { ConfigDef, MutantDef, SpecDef } from '../../checkers/explore/types.ts';
+import { buildShadowfax } from './spec.ts';
+import { R, RS, RT, type ShadowfaxConfig } from './state.ts';
+
+const configs: ConfigDef<ShadowfaxConfig>[] = [
+  {
+    name: 'B0',
+    description: 'core (§6.3 B0, reduced): S with 2 threads, keys k∈R and j∈RS, two client threads with one RMW each, no tiers, no crash',
+    tier: 'default',
+    config: {
+      keys: [
+        { name: 'k', range: R, entry: 0, init: 0 },
+        { name: 'j', range: RS, entry: 1, init: 0 },
+      ],
+      sourceThreads: 2,
+      clients: [
+        { sThread: 0, script: [{ f: 'rmw', key: 'k', arg: 1 }] },
+        { sThread: 1, script: [{ f: 'rmw', key: 'k', arg: 10 }] },
+      ],
+      depth: 1,
+      tiers: false,
+    },
+  },
+  {
+    name: 'B0-pipe',
+    description: 'B0 with one client thread pipelining two ops (RMW k, upsert j) at depth 2 over a 2-thread source',
+    tier: 'default',
+    config: {
+      keys: [
+        { name: 'k', range: R, entry: 0, init: 0 },
+        { name: 'j', range: RS, entry: 1, init: 0 },
+      ],
+      sourceThreads: 2,
+      clients: [{ sThread: 0, script: [{ f: 'rmw', key: 'k', arg: 1 }, { f: 'upsert', key: 'j', arg: 7 }] }],
+      depth: 2,
+      tiers: false,
+    },
+  },
+  {
+    name: 'B0-prime',
+    description: "B0' : a second key k2∈R never accessed, one client reading k (not-yet-arrived records, CompleteMigration racing the data)",
+    tier: 'default',
+    config: {
+      keys: [
+        { name: 'k', range: R, entry: 0, init: 5 },
+        { name: 'k2', range: R, entry: 1, init: 2 },
+      ],
+      sourceThreads: 2,
+      clients: [{ sThread: 0, script: [{ f: 'read', key: 'k' }, { f: 'read', key: 'k' }] }],
+      depth: 1,
+      tiers: false,
+    },
+  },
+  {
+    name: 'B1',
+    description: 'tiers (§6.3 B1): k∈R with an old version on SSD and a newer one in memory, kt∈RT sharing its bucket entry at T; eviction and flushing',
+    tier: 'default',
+    config: {
+      keys: [
+        { name: 'k', range: R, entry: 0, init: 7, cold: 3 },
+        { name: 'kt', range: RT, entry: 0, init: 1 },
+      ],
+      sourceThreads: 1,
+      clients: [{ sThread: 0, script: [{ f: 'read', key: 'k' }, { f: 'rmw', key: 'k', arg: 1 }, { f: 'read', key: 'kt' }] }],
+      depth: 1,
+      tiers: true,
+    },
+  },
+];
+
+const mutant = (name: string, description: string, breaks: string, config: string, expect?: string): MutantDef => ({
+  name,
+  description,
+  breaks,
+  kind: 'safety',
+  config,
+  expect,
+});
+
+const mutants: MutantDef[] = [
+  mutant('M1', 'the source keeps serving R after moving into vS′ (view check skipped)', '§3.2.1 L148, L183', 'B0', 'INV-EXCL'),
+  mutant('M2', 'TransferedOwnership sent when the first thread reaches its cut, not the last', '§4.1 Transfer, L183', 'B0', 'INV-TRANSFER'),
+  mutant('M4', 'samples collected at the end of Sampling, before the source stops serving R', '§4.1 L183 (extraction §2.7)', 'B0', 'INV-TRANSFER'),
+  mutant('M5', 'the target serves R in Target-Prepare instead of pending', '§4.1 Prepare, L182', 'B0', 'INV-EXCL'),
+  mutant('M6', 'a target in Normal accepts a batch tagged with a newer view (the prototype\'s `>` rule)', '§3.2 L148 (extraction §1.4)', 'B0', 'INV-TGT-PEND'),
+  mutant('M7', 'the target inserts migrated records unconditionally', 'extraction §2.8 (unstated in the paper)', 'B0', 'INV-COND-INSERT'),
+  mutant('M8', 'the target treats "not yet arrived" as NOT_FOUND during Target-Receive', '§4.1 L190', 'B0-prime', 'INV-FRESH'),
+  mutant('M9', 'CompleteMigration overtakes the data (sent before batches are acknowledged)', '§4.1 Complete, L185', 'B0-prime', 'INV-COMPLETE'),
+  mutant('M10', 'an indirection is dereferenced before the SSD-to-blob flush', '§4.2 L202', 'B1', 'INV-INDIR'),
+  mutant('M11', 'indirection and in-memory records of one entry split across batches, resolved during Target-Receive', '§4.2 L202-209', 'B1', 'INV-INDIR'),
+  mutant('M12', 'the hash-range check on an indirection is dropped', '§4.2 L204-209', 'B1', 'INV-INDIR-SCOPE'),
+  mutant('H1', "the indirection shadows a newer target record (the prototype's chain placement)", 'extraction §2.8, hazard H1', 'B1', 'INV-COND-INSERT'),
+  mutant('M13', 'the views are not bumped at the remap', '§4.1 Sampling, L177', 'B0', 'INV-VIEWID'),
+  mutant('M14', "only the source's view is bumped at the remap", '§4.1 Sampling, L177', 'B0', 'INV-VIEWID'),
+  mutant('M15', 'the client reissues only the first rejected batch, not the later pipelined ones', '§3.2.1 L156-158', 'B0-pipe', 'INV-REISSUE'),
+  mutant('M15b', 'the client reissues from a point before the earliest rejected op', '§3.2.1 L156-158', 'B0-pipe', 'INV-REISSUE'),
+  mutant('M17', "a session pairs the server's old view number with the new snapshot's ranges", '§3.2 L148', 'B0', 'INV-VIEWID'),
+  mutant('M28', 'the target never retries pended ops', '§5 L340', 'B0', 'deadlock'),
+  mutant('M29', 'a rejection carries no reissue point, so the client drops the rejected ops', '§3.2.1 L156', 'B0', 'INV-REISSUE'),
+  mutant('M30', 'the source enters Complete when the first thread finishes Migrate, not the last', '§4.1 Complete, L185', 'B0-prime', 'INV-COMPLETE'),
+  {
+    name: 'M19',
+    description: 'sampling copies without the addr < tailStart guard (a record copied on every access): costs log space only',
+    breaks: '§4.1 L180 (performance)',
+    kind: 'control',
+    config: 'B0-prime',
+  },
+];
+
+export const spec: SpecDef<ShadowfaxConfig> = {
+  name: 'shadowfax',
+  title: "Shadowfax's view-based ownership transfer and scale-out migration",
+  paper: 'Shadowfax (PVLDB 14(8), 2021), §3.2 and §4.1-4.2',
+  configs,
+  mutants,
+  build: (config, variant) => buildShadowfax(config, variant),
+};

@@ -1,0 +1,676 @@
+// Shadowfax's view-based ownership transfer and scale-out migration (PVLDB 14(8), §3.2 and
+// §4), one atomic step per action, following the extraction
+// ../shared/protocols/shadowfax-migration.md (§2.3 source, §2.4 target, §3 client; `Lnnn`
+// are lines of ../shared/papers/shadowfax.txt as cited there).
+
+import type { Action, Check, Machine, ObservedEvent } from '../../checkers/explore/types.ts';
+import { clonePlain } from '../kit/clone.ts';
+import { shadowfaxKv } from './kv-model.ts';
+import {
+  type Client,
+  type Control,
+  type Item,
+  type KeyDef,
+  type OpKind,
+  type ShadowfaxConfig,
+  type State,
+  R,
+  RANGE_NAMES,
+  RT,
+  S,
+  SERVER_NAMES,
+  T,
+} from './state.ts';
+
+export interface ShadowfaxAction extends Action {
+  step: string;
+  c?: number;
+  s?: number;
+  t?: number;
+  e?: number;
+  i?: number;
+  k?: number;
+}
+
+interface Op {
+  c: number;
+  f: OpKind;
+  k: number;
+  arg: number;
+}
+
+type Lookup = { kind: 'rec'; v: number | null; addr: number } | { kind: 'indir'; addr: number; outOfRange: boolean } | { kind: 'absent' };
+
+export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machine<State, ShadowfaxAction> {
+  const keys = config.keys;
+  const keyIndex = (name: string) => {
+    const k = keys.findIndex((d) => d.name === name);
+    if (k < 0) throw new Error(`shadowfax config: unknown key ${name}`);
+    return k;
+  };
+  const ops: Op[] = [];
+  const firstOp: number[] = [];
+  config.clients.forEach((cl, c) => {
+    firstOp.push(ops.length);
+    for (const o of cl.script) ops.push({ c, f: o.f, k: keyIndex(o.key), arg: o.arg ?? 0 });
+  });
+  const m = (name: string) => mutant === name;
+  const describeOp = (o: number) => {
+    const op = ops[o];
+    return `${op.f}(${keys[op.k].name}${op.f === 'read' ? '' : `, ${op.f === 'rmw' ? '+' : ''}${op.arg}`})#${o}`;
+  };
+  const rangeOf = (k: number) => keys[k].range;
+  const entryOf = (k: number) => keys[k].entry;
+  const entries = [...new Set(keys.filter((d) => d.range === R).map((d) => d.entry))].sort();
+  const rangesOf = (owner: number[], srv: number) => owner.reduce((acc, o, bit) => (o === srv ? acc | (1 << bit) : acc), 0);
+  const rangeBit = (r: number) => Math.log2(r);
+
+  // ---- storage: chains newest first (§1.6), indirections (§2.9) ----------------------
+
+  /** The first match for k in a log, newest first; indirections apply to their entry. */
+  function lookup(log: Item[], k: number, tailStart: number): Lookup {
+    for (let i = log.length - 1; i >= 0; i--) {
+      const it = log[i];
+      if ('k' in it) {
+        if (it.k === k) return { kind: 'rec', v: it.v, addr: i };
+        continue;
+      }
+      if (it.indir !== entryOf(k)) continue;
+      const inRange = (it.range & rangeOf(k)) !== 0;
+      // M12: the range check on an indirection is dropped (§2.9, L204-209)
+      if (!inRange && !m('M12')) continue;
+      // H1: the prototype stops at the first in-range indirection (§2.8). The fix: a record
+      // of k made after the ownership transfer, further down the chain, wins.
+      if (!m('H1')) {
+        for (let j = i - 1; j >= tailStart; j--) {
+          const older = log[j];
+          if ('k' in older && older.k === k) return { kind: 'rec', v: older.v, addr: j };
+        }
+      }
+      return { kind: 'indir', addr: it.addr, outOfRange: !inRange };
+    }
+    return { kind: 'absent' };
+  }
+
+  /** What the shared blob tier holds for k at or below addr (L202: flushed records only). */
+  function blobRead(s: State, addr: number, k: number): number | null {
+    for (let i = Math.min(addr, s.src.flushed - 1); i >= 0; i--) {
+      const it = s.src.log[i];
+      if ('k' in it && it.k === k) return it.v;
+    }
+    return null;
+  }
+
+  const breakInv = (s: State, name: string, message: string) => {
+    if (!s.broken.some(([n]) => n === name)) s.broken.push([name, message]);
+  };
+
+  /** The op's effect on the value it resolved; INV-FRESH compares that value with A (§4.3). */
+  function apply(s: State, srv: number, o: number, found: number | null): { out: number | null; write?: number } {
+    const op = ops[o];
+    if (found !== s.A[op.k]) {
+      breakInv(s, 'INV-FRESH', `${SERVER_NAMES[srv]} executed ${describeOp(o)} on ${keys[op.k].name} = ${found ?? 'NOT_FOUND'}, but the latest write left ${s.A[op.k] ?? 'NOT_FOUND'}`);
+    }
+    s.execs[o]++;
+    if (op.f === 'read') return { out: found };
+    const write = op.f === 'upsert' ? op.arg : (found ?? 0) + op.arg;
+    s.A[op.k] = write;
+    return { out: null, write };
+  }
+
+  /** Write v for k on a server's log: in place in the mutable region, else append (§1.6). */
+  function store(log: Item[], head: number, k: number, at: Lookup, v: number) {
+    if (at.kind === 'rec' && at.addr >= head) log[at.addr] = { k, v };
+    else log.push({ k, v });
+  }
+
+  /**
+   * The target's conditional insert of a migrated copy (§2.8): only if it holds no version
+   * of k made after the ownership transfer.
+   */
+  function conditionalInsert(s: State, k: number, v: number | null) {
+    const tgt = s.tgt;
+    let insert = true;
+    if (!m('M7')) {
+      const at = lookup(tgt.log, k, tgt.tailStart);
+      if (at.kind === 'rec' && at.addr >= tgt.tailStart) insert = false;
+    }
+    if (!insert) return;
+    tgt.log.push({ k, v });
+    const now = lookup(tgt.log, k, tgt.tailStart);
+    if (now.kind === 'rec' && now.v !== s.A[k]) {
+      breakInv(s, 'INV-COND-INSERT', `T inserted a migrated ${keys[k].name} = ${v ?? 'NOT_FOUND'} over the latest value ${s.A[k] ?? 'NOT_FOUND'}`);
+    }
+  }
+
+  /** Samples: the newest copy of each R key at or above tailStart (§2.7, [impl] CollectSamples). */
+  function collectSamples(s: State): Item[] {
+    const out: Item[] = [];
+    keys.forEach((d, k) => {
+      if (d.range !== R) return;
+      const at = lookup(s.src.log, k, 0);
+      if (at.kind === 'rec' && at.addr >= s.src.tailStart) out.push({ k, v: at.v });
+    });
+    return out;
+  }
+
+  // ---- server-side execution ----------------------------------------------------------
+
+  function respond(s: State, c: number, srv: number, o: number, out: number | null) {
+    s.resp[c][srv].push({ op: o, out });
+  }
+
+  /** A source thread executes an accepted op (§2.3: sampling copies apply in SAMPLING). */
+  function executeAtSource(s: State, t: number, c: number, o: number) {
+    const { k } = ops[o];
+    const src = s.src;
+    let at = lookup(src.log, k, 0);
+    // L178-180: copy a record accessed during Sampling to the tail, once (addr < tailStart)
+    if (src.threads[t].phase === 'SAMPLING' && rangeOf(k) === R && at.kind === 'rec' && (at.addr < src.tailStart || m('M19'))) {
+      src.log.push({ k, v: at.v });
+      at = { kind: 'rec', v: at.v, addr: src.log.length - 1 };
+    }
+    const { out, write } = apply(s, S, o, at.kind === 'rec' ? at.v : null);
+    if (write !== undefined) store(src.log, src.head, k, at, write);
+    respond(s, c, S, o, out);
+  }
+
+  /** Whether the target can execute op o now, or must pend it (§2.4, §2.6, §2.11). */
+  function targetDecision(s: State, o: number): 'execute' | 'pend' | 'fetch' {
+    const { k } = ops[o];
+    const tgt = s.tgt;
+    if (rangeOf(k) !== R) {
+      const at = lookup(tgt.log, k, tgt.tailStart);
+      return at.kind === 'indir' && !at.outOfRange ? 'fetch' : 'execute';
+    }
+    if (tgt.phase === 'NORMAL') return 'execute'; // only reachable through M6/M17: INV-TGT-PEND
+    if (tgt.phase === 'T_PREPARE') return m('M5') ? 'execute' : 'pend'; // L182
+    const at = lookup(tgt.log, k, tgt.tailStart);
+    if (at.kind === 'rec') return 'execute';
+    if (at.kind === 'indir') return at.outOfRange ? 'execute' : 'fetch';
+    if (tgt.phase === 'T_RECEIVE') return m('M8') ? 'execute' : 'pend'; // L190: not yet arrived
+    return 'execute'; // after CompleteMigration a missing key is NOT_FOUND ([impl])
+  }
+
+  function executeAtTarget(s: State, c: number, o: number) {
+    const { k } = ops[o];
+    const tgt = s.tgt;
+    if (rangeOf(k) === R && (tgt.phase === 'NORMAL' || tgt.phase === 'T_PREPARE')) {
+      breakInv(s, 'INV-TGT-PEND', `T executed ${describeOp(o)} in ${tgt.phase}, before it received TransferedOwnership or any record batch`);
+    }
+    const at = lookup(tgt.log, k, tgt.tailStart);
+    let found: number | null = null;
+    if (at.kind === 'rec') found = at.v;
+    else if (at.kind === 'indir') {
+      // reachable only for an out-of-range indirection (M12): the lookup follows it into S's log
+      breakInv(s, 'INV-INDIR-SCOPE', `a lookup of ${keys[k].name} (range ${RANGE_NAMES[rangeOf(k)]}) followed an indirection scoped to R`);
+      found = blobRead(s, at.addr, k);
+    }
+    const { out, write } = apply(s, T, o, found);
+    if (write !== undefined) store(tgt.log, 0, k, at.kind === 'rec' ? at : { kind: 'absent' }, write);
+    respond(s, c, T, o, out);
+  }
+
+  // ---- client side (§3) ----------------------------------------------------------------
+
+  function send(s: State, c: number, o: number) {
+    const cl = s.clients[c];
+    const srv = cl.owner[rangeBit(rangeOf(ops[o].k))];
+    const session = cl.sessions[srv];
+    const written = s.meta.rangesAt.filter(([sv, v]) => sv === srv && v === session.view).map(([, , r]) => r);
+    if (!written.some((r) => (r & rangeOf(ops[o].k)) !== 0)) {
+      breakInv(s, 'INV-BATCHKEYS', `c${c + 1} sent ${describeOp(o)} to ${SERVER_NAMES[srv]} tagged view ${session.view}, whose ranges do not hold ${keys[ops[o].k].name}`);
+    }
+    session.inflight.push(o);
+    s.req[c][srv].push({ op: o, tag: session.view });
+  }
+
+  function refreshFromMeta(s: State, cl: Client) {
+    cl.owner = s.meta.owner.slice();
+    cl.views = s.meta.view.slice();
+    cl.sessions.forEach((session, srv) => {
+      // M17: the session keeps its old view number but takes the ranges of the new snapshot
+      if (!m('M17')) session.view = s.meta.view[srv];
+      session.ranges = rangesOf(s.meta.owner, srv);
+    });
+  }
+
+  // ---- the machine -----------------------------------------------------------------------
+
+  function initial(): State {
+    const srcLog: Item[] = [];
+    const tgtLog: Item[] = [];
+    keys.forEach((d: KeyDef, k) => {
+      if (d.cold !== undefined) srcLog.push({ k, v: d.cold });
+    });
+    const head = srcLog.length;
+    keys.forEach((d, k) => {
+      if (d.init === undefined) return;
+      (d.range === RT ? tgtLog : srcLog).push({ k, v: d.init });
+    });
+    const owner = [S, S, T];
+    const meta = { owner, view: [1, 1], rangesAt: [[S, 1, rangesOf(owner, S)], [T, 1, rangesOf(owner, T)]] as [number, number, number][], dep: null };
+    return {
+      meta,
+      src: {
+        phase: 'NORMAL',
+        threads: Array.from({ length: config.sourceThreads }, () => ({ view: 1, phase: 'NORMAL' as const })),
+        log: srcLog,
+        head,
+        flushed: config.tiers ? 0 : head,
+        tailStart: 0,
+        claimed: 0,
+        batchesSent: 0,
+        batchesAcked: 0,
+        earlySamples: null,
+      },
+      tgt: { phase: 'NORMAL', view: 1, log: tgtLog, tailStart: 0, pended: [] },
+      clients: config.clients.map(() => ({
+        owner: owner.slice(),
+        views: [1, 1],
+        sessions: [S, T].map((srv) => ({ view: 1, ranges: rangesOf(owner, srv), inflight: [], rejectFrom: -1, lastDone: -1 })),
+        next: 0,
+      })),
+      req: config.clients.map(() => [[], []]),
+      resp: config.clients.map(() => [[], []]),
+      ctrl: [],
+      data: Array.from({ length: config.sourceThreads }, () => []),
+      migrated: false,
+      A: keys.map((d) => d.init ?? d.cold ?? null),
+      execs: ops.map(() => 0),
+      status: ops.map(() => 0),
+      broken: [],
+    };
+  }
+
+  function actions(s: State): ShadowfaxAction[] {
+    const out: ShadowfaxAction[] = [];
+    if (s.broken.length > 0) return out;
+    const src = s.src;
+    const tgt = s.tgt;
+    config.clients.forEach((cl, c) => {
+      const client = s.clients[c];
+      const outstanding = cl.script.reduce((n, _, i) => n + (s.status[firstOp[c] + i] === 1 ? 1 : 0), 0);
+      if (client.next < cl.script.length && outstanding < config.depth) {
+        out.push({ label: `issue(c${c + 1}, ${describeOp(firstOp[c] + client.next)})`, step: 'issue', c });
+      }
+      for (const srv of [S, T]) {
+        if (s.req[c][srv].length > 0) out.push({ label: `serverRecvBatch(c${c + 1}→${SERVER_NAMES[srv]})`, step: 'serverRecvBatch', c, s: srv });
+        if (s.resp[c][srv].length > 0) out.push({ label: `clientRecv(c${c + 1}←${SERVER_NAMES[srv]})`, step: 'clientRecv', c, s: srv });
+      }
+      if (client.sessions.some((x) => x.rejectFrom >= 0)) out.push({ label: `handleViewChange(c${c + 1})`, step: 'handleViewChange', c });
+    });
+    if (!s.migrated) out.push({ label: 'migrate(R, S→T)', step: 'migrate' });
+    if (src.phase !== 'NORMAL' && src.phase !== 'DONE') {
+      src.threads.forEach((th, t) => {
+        if (th.phase !== src.phase) out.push({ label: `threadRefresh(s${t + 1}, ${src.phase})`, step: 'threadRefresh', t });
+      });
+      if (src.threads.every((th) => th.phase === src.phase) && sourcePhaseWorkDone(s)) {
+        out.push({ label: `srcAdvance(${src.phase})`, step: 'srcAdvance' });
+      }
+    }
+    if (src.phase === 'MIGRATE') {
+      src.threads.forEach((th, t) => {
+        if (th.phase !== 'MIGRATE') return;
+        for (const e of entries) if (!(src.claimed & (1 << e))) out.push({ label: `sendChunk(s${t + 1}, e${e})`, step: 'sendChunk', t, e });
+      });
+    }
+    if (s.ctrl.length > 0) out.push({ label: `tgtRecvControl(${s.ctrl[0].rpc})`, step: 'tgtRecvControl' });
+    s.data.forEach((ch, t) => {
+      if (ch.length > 0) out.push({ label: `tgtRecvData(s${t + 1})`, step: 'tgtRecvData', t });
+    });
+    // L340: the target periodically retries pended ops (M28: it never does)
+    if (!m('M28')) {
+      tgt.pended.forEach((p, i) => {
+        if (targetDecision(s, p.op) === 'execute') out.push({ label: `tgtRetryPended(${describeOp(p.op)})`, step: 'tgtRetryPended', i });
+      });
+    }
+    const fetchable = new Set<number>();
+    for (const p of tgt.pended) {
+      const k = ops[p.op].k;
+      if (fetchable.has(k) || targetDecision(s, p.op) !== 'fetch') continue;
+      const at = lookup(tgt.log, k, tgt.tailStart);
+      if (at.kind !== 'indir') continue;
+      // [impl] resolve only after T_COMPLETE (M11: while still receiving); flushed first (M10)
+      const phaseOk = tgt.phase === 'T_COMPLETE' || m('M11');
+      const flushedOk = at.addr < src.flushed || m('M10');
+      if (phaseOk && flushedOk) fetchable.add(k);
+    }
+    for (const k of fetchable) out.push({ label: `tgtFetchIndirection(${keys[k].name})`, step: 'tgtFetchIndirection', k });
+    if (config.tiers) {
+      if (src.head < src.log.length) out.push({ label: 'evict(S)', step: 'evict' });
+      if (src.flushed < src.head) out.push({ label: 'flush(S)', step: 'flush' });
+    }
+    return out;
+  }
+
+  function sourcePhaseWorkDone(s: State): boolean {
+    const src = s.src;
+    if (src.phase !== 'MIGRATE') return true;
+    // M30: Complete once the first thread is done with its chunks, not the last
+    if (m('M30')) return src.claimed !== 0;
+    const allClaimed = entries.every((e) => src.claimed & (1 << e));
+    // L185 [interp]: every batch acknowledged as inserted (M9: CompleteMigration overtakes the data)
+    return allClaimed && (m('M9') || src.batchesAcked === src.batchesSent);
+  }
+
+  function sendTransferedOwnership(s: State) {
+    const samples = s.src.earlySamples ?? collectSamples(s);
+    const stale = samples.find((it) => 'k' in it && it.v !== s.A[it.k]);
+    const early = s.src.threads.find((th) => th.view !== s.meta.view[S]);
+    if (early || stale) {
+      breakInv(s, 'INV-TRANSFER', early ? 'TransferedOwnership sent while a source thread is still in the old view' : `the sample of ${keys[(stale as { k: number }).k].name} is stale`);
+    }
+    s.ctrl.push({ rpc: 'TransferedOwnership', samples });
+  }
+
+  function enterReceive(s: State) {
+    if (s.tgt.phase === 'NORMAL') s.tgt.view = s.meta.view[T];
+    s.tgt.phase = 'T_RECEIVE';
+    s.tgt.tailStart = s.tgt.log.length;
+  }
+
+  function next(before: State, a: ShadowfaxAction): State {
+    const s = clonePlain(before);
+    const src = s.src;
+    const tgt = s.tgt;
+    switch (a.step) {
+      case 'issue': {
+        // §3.1: route by the cached mapping, buffer, send (batch size 1)
+        const c = a.c!;
+        const o = firstOp[c] + s.clients[c].next++;
+        s.status[o] = 1;
+        send(s, c, o);
+        break;
+      }
+      case 'serverRecvBatch': {
+        // L148: one view check per batch; equal views execute the whole batch
+        const c = a.c!;
+        const srv = a.s!;
+        const { op: o, tag } = s.req[c][srv].shift()!;
+        if (srv === S) {
+          const t = config.clients[c].sThread;
+          const view = src.threads[t].view;
+          // M1: the source skips the check and keeps serving R after its cut
+          if (tag !== view && !m('M1')) {
+            s.resp[c][S].push({ op: o, rejected: view, tag });
+            break;
+          }
+          executeAtSource(s, t, c, o);
+        } else {
+          // M6: the prototype's rule, accepting batches tagged with a newer view (§1.4)
+          const accept = m('M6') ? tag >= tgt.view : tag === tgt.view;
+          if (!accept) {
+            s.resp[c][T].push({ op: o, rejected: tgt.view, tag });
+            break;
+          }
+          const decision = targetDecision(s, o);
+          if (decision === 'execute') executeAtTarget(s, c, o);
+          else tgt.pended.push({ op: o, c });
+        }
+        break;
+      }
+      case 'clientRecv': {
+        const c = a.c!;
+        const srv = a.s!;
+        const r = s.resp[c][srv].shift()!;
+        const session = s.clients[c].sessions[srv];
+        if (!session.inflight.includes(r.op)) break; // answer to an op already reissued
+        if ('rejected' in r) {
+          // a rejection of a batch tagged before the client's last refresh is already handled
+          if (r.tag < session.view) break;
+          if (session.rejectFrom < 0) session.rejectFrom = r.op; // L156: the earliest point
+        } else {
+          session.inflight = session.inflight.filter((x) => x !== r.op);
+          session.lastDone = r.op;
+          s.status[r.op] = 2;
+        }
+        break;
+      }
+      case 'handleViewChange': {
+        // L156-158: refresh the mapping, then shuffle the rejected suffix to the right sessions
+        const c = a.c!;
+        const cl = s.clients[c];
+        if (!m('M16')) refreshFromMeta(s, cl);
+        const reissue: number[] = [];
+        cl.sessions.forEach((session, srv) => {
+          if (session.rejectFrom < 0) return;
+          const p = session.inflight.indexOf(session.rejectFrom);
+          const suffix = session.inflight.slice(p);
+          let chosen = suffix;
+          if (m('M15')) chosen = [session.rejectFrom]; // only the first rejected batch
+          // M15b: from too early a point, taking in the last op the session already answered
+          if (m('M15b') && session.lastDone >= 0) chosen = [session.lastDone, ...suffix];
+          if (m('M29')) chosen = []; // the rejection carried no reissue point
+          if (chosen.length !== suffix.length || chosen.some((x) => !suffix.includes(x))) {
+            breakInv(s, 'INV-REISSUE', `c${c + 1} reissued [${chosen.map(describeOp).join(', ')}] from ${SERVER_NAMES[srv]}, but the rejected suffix is [${suffix.map(describeOp).join(', ')}]`);
+          }
+          session.inflight = session.inflight.filter((x) => !chosen.includes(x));
+          session.rejectFrom = -1;
+          reissue.push(...chosen);
+        });
+        for (const o of reissue) send(s, c, o);
+        break;
+      }
+      case 'migrate': {
+        // L175-177: one atomic metadata update: remap R, bump both views, register the dependency
+        s.migrated = true;
+        s.meta.owner[0] = T;
+        if (!m('M13')) {
+          s.meta.view[S]++;
+          if (!m('M14')) s.meta.view[T]++;
+        }
+        s.meta.rangesAt.push([S, s.meta.view[S], rangesOf(s.meta.owner, S)], [T, s.meta.view[T], rangesOf(s.meta.owner, T)]);
+        s.meta.dep = { srcDone: false, tgtDone: false };
+        src.phase = 'SAMPLING';
+        src.tailStart = src.log.length; // L180
+        break;
+      }
+      case 'threadRefresh': {
+        // §1.5: a thread enters the server's phase at a point of its own choosing
+        const th = src.threads[a.t!];
+        th.phase = src.phase;
+        if (src.phase === 'TRANSFER') {
+          th.view = s.meta.view[S]; // L183: the thread moves into vS'
+          // M2: TransferedOwnership is sent when the first thread reaches its cut
+          if (m('M2') && src.threads.filter((x) => x.phase === 'TRANSFER').length === 1) sendTransferedOwnership(s);
+        }
+        break;
+      }
+      case 'srcAdvance': {
+        if (src.phase === 'SAMPLING') {
+          // L182: Prepare sends PrepForTransfer; M4 collects the samples already here
+          if (m('M4')) src.earlySamples = collectSamples(s);
+          s.ctrl.push({ rpc: 'PrepForTransfer' });
+          src.phase = 'PREPARE';
+        } else if (src.phase === 'PREPARE') {
+          src.phase = 'TRANSFER'; // L183
+        } else if (src.phase === 'TRANSFER') {
+          // L183: every thread is in the new view: ship ownership with the samples
+          if (!m('M2')) sendTransferedOwnership(s);
+          src.phase = 'MIGRATE';
+        } else if (src.phase === 'MIGRATE') {
+          // L185: CompleteMigration, then the source's completion flag
+          s.ctrl.push({ rpc: 'CompleteMigration' });
+          s.meta.dep!.srcDone = true;
+          src.phase = 'DONE';
+        }
+        break;
+      }
+      case 'sendChunk': {
+        // L184, L202: one bucket entry's chain: an indirection if it reaches SSD, then its in-memory R records
+        const e = a.e!;
+        src.claimed |= 1 << e;
+        const chain: { it: Item; addr: number }[] = [];
+        for (let i = src.log.length - 1; i >= 0; i--) {
+          const it = src.log[i];
+          if ('k' in it && entryOf(it.k) === e) chain.push({ it, addr: i });
+        }
+        const onDisk = chain.find((x) => x.addr < src.head);
+        const records = chain.filter((x) => x.addr >= src.head && rangeOf((x.it as { k: number }).k) === R).map((x) => x.it);
+        const indir: Item[] = onDisk ? [{ indir: e, range: R, addr: onDisk.addr }] : [];
+        // M11: the indirection and the in-memory records travel in separate batches
+        const batches = m('M11') && indir.length && records.length ? [indir, records] : [[...indir, ...records]];
+        for (const b of batches) s.data[a.t!].push(b);
+        src.batchesSent += batches.length;
+        break;
+      }
+      case 'tgtRecvControl': {
+        const msg: Control = s.ctrl.shift()!;
+        if (msg.rpc === 'PrepForTransfer') {
+          // L182: the target adopts vT' and pends R ops
+          if (tgt.phase === 'NORMAL') {
+            tgt.phase = 'T_PREPARE';
+            tgt.view = s.meta.view[T];
+          }
+        } else if (msg.rpc === 'TransferedOwnership') {
+          // L183: enter Target-Receive, insert the samples, serve R
+          if (tgt.phase === 'NORMAL' || tgt.phase === 'T_PREPARE') enterReceive(s);
+          for (const it of msg.samples) if ('k' in it) conditionalInsert(s, it.k, it.v);
+        } else {
+          // L192: CompleteMigration; INV-COMPLETE wants every record batch applied first
+          const unapplied = s.data.reduce((n, ch) => n + ch.length, 0);
+          if (unapplied > 0) breakInv(s, 'INV-COMPLETE', `T entered T_COMPLETE with ${unapplied} record batch(es) still in flight`);
+          tgt.phase = 'T_COMPLETE';
+          s.meta.dep!.tgtDone = true;
+        }
+        break;
+      }
+      case 'tgtRecvData': {
+        // L190, L202: a data batch proves the transfer; install indirections, insert records conditionally
+        const batch = s.data[a.t!].shift()!;
+        if (tgt.phase === 'NORMAL' || tgt.phase === 'T_PREPARE') enterReceive(s);
+        for (const it of batch) {
+          if ('k' in it) conditionalInsert(s, it.k, it.v);
+          else tgt.log.push(it); // at the head of the entry's chain, as the prototype does
+        }
+        src.batchesAcked++;
+        break;
+      }
+      case 'tgtRetryPended': {
+        const { op: o, c } = tgt.pended.splice(a.i!, 1)[0];
+        executeAtTarget(s, c, o);
+        break;
+      }
+      case 'tgtFetchIndirection': {
+        // L204-209: fetch k from the shared tier through the indirection, insert it
+        const k = a.k!;
+        const at = lookup(tgt.log, k, tgt.tailStart) as { kind: 'indir'; addr: number };
+        const v = blobRead(s, at.addr, k);
+        if (at.addr >= src.flushed || v !== s.A[k]) {
+          breakInv(s, 'INV-INDIR', `T dereferenced the indirection for ${keys[k].name} at address ${at.addr} (blob flushed below ${src.flushed}) and found ${v ?? 'NOT_FOUND'}, but the latest write left ${s.A[k] ?? 'NOT_FOUND'}`);
+        }
+        tgt.log.push({ k, v });
+        break;
+      }
+      case 'evict':
+        src.head = src.log.length;
+        break;
+      case 'flush':
+        src.flushed = src.head;
+        break;
+    }
+    return s;
+  }
+
+  const done = (s: State) => s.status.every((x) => x === 2) && s.src.phase === 'DONE' && s.tgt.phase === 'T_COMPLETE';
+
+  /** canExecute(s, r) of §4.2: would this server execute an op on range r if one arrived now? */
+  function canExecute(s: State, srv: number, r: number): boolean {
+    const ranges = (v: number) => s.meta.rangesAt.filter(([x, y]) => x === srv && y === v).reduce((acc, [, , rs]) => acc | rs, 0);
+    if (srv === S) return s.src.threads.some((th) => (ranges(th.view) & r) !== 0) || (m('M1') && r === R);
+    if (r === R) return s.tgt.phase === 'T_RECEIVE' || s.tgt.phase === 'T_COMPLETE' || (m('M5') && s.tgt.phase === 'T_PREPARE');
+    return (ranges(s.tgt.view) & r) !== 0;
+  }
+
+  const stepInvariant = (name: string) => (s: State): Check => {
+    const hit = s.broken.find(([n]) => n === name);
+    return hit ? hit[1] : true;
+  };
+
+  const invariants: Record<string, (s: State) => Check> = {
+    // C1, L154: no two servers serve an overlapping hash range at once
+    'INV-EXCL': (s) => {
+      for (const r of [1, 2, 4]) {
+        if (canExecute(s, S, r) && canExecute(s, T, r)) return `both S and T can execute operations on range ${RANGE_NAMES[r]}`;
+      }
+      return true;
+    },
+    'INV-VIEWID': (s) => {
+      for (const [srv, v, r] of s.meta.rangesAt) {
+        const other = s.meta.rangesAt.find(([x, y, q]) => x === srv && y === v && q !== r);
+        if (other) return `view ${v} of ${SERVER_NAMES[srv]} names two range sets`;
+      }
+      for (const [c, cl] of s.clients.entries()) {
+        for (const [srv, session] of cl.sessions.entries()) {
+          const written = s.meta.rangesAt.find(([x, y]) => x === srv && y === session.view);
+          if (written && written[2] !== session.ranges) return `c${c + 1}'s session to ${SERVER_NAMES[srv]} pairs view ${session.view} with other ranges than that view's`;
+        }
+      }
+      return true;
+    },
+    'INV-VIEWMONO': (s) => {
+      const bad = s.src.threads.findIndex((th) => th.view > s.meta.view[S]);
+      if (bad >= 0) return `s${bad + 1} is ahead of the metadata store's view`;
+      return s.tgt.view <= s.meta.view[T] ? true : 'T is ahead of the metadata store\'s view';
+    },
+    'INV-BATCHKEYS': stepInvariant('INV-BATCHKEYS'),
+    'INV-EXACTLY-ONCE': (s) => {
+      const o = s.execs.findIndex((n) => n > 1);
+      return o < 0 ? true : `${describeOp(o)} was executed ${s.execs[o]} times`;
+    },
+    'INV-REISSUE': stepInvariant('INV-REISSUE'),
+    'INV-TRANSFER': stepInvariant('INV-TRANSFER'),
+    'INV-TGT-PEND': stepInvariant('INV-TGT-PEND'),
+    'INV-COND-INSERT': stepInvariant('INV-COND-INSERT'),
+    'INV-COMPLETE': stepInvariant('INV-COMPLETE'),
+    'INV-INDIR': stepInvariant('INV-INDIR'),
+    'INV-INDIR-SCOPE': stepInvariant('INV-INDIR-SCOPE'),
+    // the refinement check that implies linearizability; after the specific ones, which name the cause
+    'INV-FRESH': stepInvariant('INV-FRESH'),
+    // at quiescence, the owner of every key resolves it to the latest write
+    'INV-NOLOST': (s) => {
+      if (!done(s) || s.ctrl.length || s.data.some((ch) => ch.length)) return true;
+      for (const [k, d] of keys.entries()) {
+        const owner = s.meta.owner[rangeBit(d.range)];
+        const log = owner === S ? s.src.log : s.tgt.log;
+        const at = lookup(log, k, owner === T ? s.tgt.tailStart : 0);
+        const v = at.kind === 'rec' ? at.v : at.kind === 'indir' ? blobRead({ ...s, src: { ...s.src, flushed: s.src.log.length } }, at.addr, k) : null;
+        if (v !== s.A[k]) return `${SERVER_NAMES[owner]} resolves ${d.name} to ${v ?? 'NOT_FOUND'}, but the latest write left ${s.A[k] ?? 'NOT_FOUND'}`;
+      }
+      return true;
+    },
+  };
+
+  return {
+    init: () => [initial()],
+    actions,
+    next,
+    invariants,
+    mayStop: done,
+    progress: (before, _a, after) => after.status.filter((x) => x === 2).length > before.status.filter((x) => x === 2).length || after.src.phase !== before.src.phase || after.tgt.phase !== before.tgt.phase,
+    history: {
+      model: shadowfaxKv(keys.length),
+      // a client thread's pipelined ops are concurrent (§3.7), so each op is its own history client
+      clients: ops.length,
+      observe(before, a, after): ObservedEvent[] {
+        if (a.step === 'issue') {
+          const o = firstOp[a.c!] + before.clients[a.c!].next;
+          return [{ kind: 'invoke', client: o, input: { f: ops[o].f, key: ops[o].k, value: ops[o].arg } }];
+        }
+        if (a.step === 'clientRecv') {
+          const r = before.resp[a.c!][a.s!][0];
+          if ('out' in r && before.status[r.op] === 1 && after.status[r.op] === 2) return [{ kind: 'return', client: r.op, output: r.out }];
+        }
+        return [];
+      },
+    },
+    actor: (a) => {
+      if (a.c !== undefined && (a.step === 'issue' || a.step === 'clientRecv' || a.step === 'handleViewChange')) return `c${a.c + 1}`;
+      if (a.step === 'serverRecvBatch') return a.s === S ? `s${config.clients[a.c!].sThread + 1}` : 't1';
+      if (a.step.startsWith('tgt')) return 't1';
+      if (a.step === 'migrate') return 'meta';
+      return a.t !== undefined ? `s${a.t + 1}` : 'S';
+    },
+  };
+}

@@ -1,0 +1,133 @@
+// The state of the Shadowfax model: two servers (source S, target T), the metadata store,
+// client threads with one session per server, FIFO channels, and ghost state for the
+// invariants. Plain data only, so states hash and diff as they are.
+
+/** Hash ranges as bits: R migrates S→T, RS stays on S, RT is T's own. */
+export const R = 1;
+export const RS = 2;
+export const RT = 4;
+export const RANGE_NAMES: Record<number, string> = { [R]: 'R', [RS]: 'RS', [RT]: 'RT' };
+
+export const S = 0;
+export const T = 1;
+export const SERVER_NAMES = ['S', 'T'];
+
+export type OpKind = 'read' | 'upsert' | 'rmw';
+
+export interface KeyDef {
+  name: string;
+  range: typeof R | typeof RS | typeof RT;
+  /** The hash-table bucket entry; keys sharing one share a chain (§1.6). */
+  entry: number;
+  /** Value of the key's in-memory record at the start, if it has one. */
+  init?: number;
+  /** Value of an older record of the key on the source's SSD (below head), if any (§1.6). */
+  cold?: number;
+}
+
+export interface ScriptOp {
+  f: OpKind;
+  key: string;
+  arg?: number;
+}
+
+export interface ShadowfaxConfig {
+  keys: KeyDef[];
+  /** Threads of the source S; the target has one. */
+  sourceThreads: number;
+  /** Per client thread: the S thread its session talks to, and its script (§6.3). */
+  clients: { sThread: number; script: ScriptOp[] }[];
+  /** Operations a client thread may have outstanding at once (pipelining, L133). */
+  depth: number;
+  /** Storage tiers: eviction, flushing and indirection records (config B1). */
+  tiers: boolean;
+}
+
+/** A log item: a record, or an indirection into the source's log (§2.9, L202). */
+export type Item = { k: number; v: number | null } | { indir: number; range: number; addr: number };
+
+export type SourcePhase = 'NORMAL' | 'SAMPLING' | 'PREPARE' | 'TRANSFER' | 'MIGRATE' | 'DONE';
+export type TargetPhase = 'NORMAL' | 'T_PREPARE' | 'T_RECEIVE' | 'T_COMPLETE';
+
+export interface SourceThread {
+  view: number;
+  /** The phase this thread has entered: its point of the asynchronous cut (§1.5). */
+  phase: SourcePhase;
+}
+
+export interface Source {
+  phase: SourcePhase;
+  threads: SourceThread[];
+  log: Item[];
+  /** Addresses below head are on SSD; below flushed also in the shared blob tier. */
+  head: number;
+  flushed: number;
+  tailStart: number;
+  /** Bucket entries whose chain a Migrate thread has sent, as a bitmask. */
+  claimed: number;
+  batchesSent: number;
+  batchesAcked: number;
+  /** Samples collected early (mutant M4 only). */
+  earlySamples: Item[] | null;
+}
+
+export interface Target {
+  phase: TargetPhase;
+  view: number;
+  log: Item[];
+  tailStart: number;
+  /** Operations pended at the target (L182, L190), with the session to answer on. */
+  pended: { op: number; c: number }[];
+}
+
+export interface Session {
+  view: number;
+  ranges: number;
+  /** Ops sent on this session and not yet answered, in send order (their LSN order). */
+  inflight: number[];
+  /** The first op whose batch came back VIEW_CHANGED, or -1. */
+  rejectFrom: number;
+  /** The last op answered on this session (its LSN is the server's lastServicedLSN), or -1. */
+  lastDone: number;
+}
+
+export interface Client {
+  /** The cached ownership map: owner per range bit, view per server (§3.1). */
+  owner: number[];
+  views: number[];
+  sessions: Session[];
+  next: number;
+}
+
+export type Request = { op: number; tag: number };
+/** VIEW_CHANGED names the server's view and the tag of the batch it rejected (§3.4). */
+export type Response = { op: number; out: number | null } | { op: number; rejected: number; tag: number };
+export type Control = { rpc: 'PrepForTransfer' } | { rpc: 'TransferedOwnership'; samples: Item[] } | { rpc: 'CompleteMigration' };
+
+export interface Meta {
+  owner: number[];
+  view: number[];
+  /** Ghost: every (server, view, ranges) ever written; INV-VIEWID says one ranges per view. */
+  rangesAt: [number, number, number][];
+  dep: null | { srcDone: boolean; tgtDone: boolean };
+}
+
+export interface State {
+  meta: Meta;
+  src: Source;
+  tgt: Target;
+  clients: Client[];
+  /** Client c's channel to server s: req[c][s]; answers back: resp[c][s]. FIFO (TCP). */
+  req: Request[][][];
+  resp: Response[][][];
+  ctrl: Control[];
+  /** Record batches from each source thread (one FIFO each, L184). */
+  data: Item[][][];
+  migrated: boolean;
+  /** Ghost: the abstract store A (§4.2), executions per op, op status (0 new, 1 out, 2 done). */
+  A: (number | null)[];
+  execs: number[];
+  status: number[];
+  /** Ghost: step invariants that failed, with their message (checked as state invariants). */
+  broken: [string, string][];
+}
