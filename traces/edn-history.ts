@@ -10,8 +10,6 @@ import type { HistorySink } from './sink.ts';
 import { ednToJs } from './values.ts';
 import type { ImportModel } from './vocabulary.ts';
 
-const FIELDS = ['process', 'type', 'f', 'key', 'value'] as const;
-
 export class EdnSink implements HistorySink {
   private readonly pairing: JepsenPairing;
   private readonly forms: EdnFormStream;
@@ -31,11 +29,11 @@ export class EdnSink implements HistorySink {
     }
     // Only the fields the history uses: others (:time in nanoseconds, :error) may hold
     // values, such as integers beyond 2^53, that plain data cannot.
-    const obj: Record<string, unknown> = Object.create(null);
-    for (const key of FIELDS) {
+    const field = (key: string) => {
       const v = value.get(key);
-      if (v !== undefined) obj[key] = ednToJs(v, this.file, line);
-    }
+      return v === undefined ? undefined : ednToJs(v, this.file, line);
+    };
+    const obj = { process: field('process'), type: field('type'), f: field('f'), key: field('key'), value: field('value') };
     const parsed = JepsenOp.safeParse(obj);
     if (!parsed.success) throw new InputError(this.file, line, expectedFromZod(parsed.error, obj, 'edn'));
     this.pairing.push({ ...parsed.data, line });
