@@ -68,6 +68,34 @@ const configs: ConfigDef<ShadowfaxConfig>[] = [
       tiers: true,
     },
   },
+  {
+    name: 'B0-batch',
+    description: 'B0 with batches of two ops: one client thread sends [RMW j, RMW k] as one batch to a 2-thread source',
+    tier: 'default',
+    config: {
+      keys: [
+        { name: 'k', range: R, entry: 0, init: 0 },
+        { name: 'j', range: RS, entry: 1, init: 0 },
+      ],
+      sourceThreads: 2,
+      clients: [{ sThread: 0, script: [{ f: 'rmw', key: 'j', arg: 1 }, { f: 'rmw', key: 'k', arg: 1 }] }],
+      depth: 2,
+      tiers: false,
+      batch: 2,
+    },
+  },
+  {
+    name: 'B1-io',
+    description: 'pending I/O at the source: k∈R lives only on SSD, so an RMW accepted before the cut waits on I/O',
+    tier: 'default',
+    config: {
+      keys: [{ name: 'k', range: R, entry: 0, cold: 5 }],
+      sourceThreads: 1,
+      clients: [{ sThread: 0, script: [{ f: 'rmw', key: 'k', arg: 1 }, { f: 'read', key: 'k' }] }],
+      depth: 1,
+      tiers: true,
+    },
+  },
 ];
 
 const mutant = (name: string, description: string, breaks: string, config: string, expect?: string): MutantDef => ({
@@ -82,6 +110,7 @@ const mutant = (name: string, description: string, breaks: string, config: strin
 const mutants: MutantDef[] = [
   mutant('M1', 'the source keeps serving R after moving into vS′ (view check skipped)', '§3.2.1 L148, L183', 'B0', 'INV-EXCL'),
   mutant('M2', 'TransferedOwnership sent when the first thread reaches its cut, not the last', '§4.1 Transfer, L183', 'B0', 'INV-TRANSFER'),
+  mutant('M3', 'old-view ops still pending on I/O are not drained before TransferedOwnership (no WAIT_FOR_PENDING)', '§4.1 L173, L183', 'B1-io', 'INV-TRANSFER'),
   mutant('M4', 'samples collected at the end of Sampling, before the source stops serving R', '§4.1 L183 (extraction §2.7)', 'B0', 'INV-TRANSFER'),
   mutant('M5', 'the target serves R in Target-Prepare instead of pending', '§4.1 Prepare, L182', 'B0', 'INV-EXCL'),
   mutant('M6', 'a target in Normal accepts a batch tagged with a newer view (the prototype\'s `>` rule)', '§3.2 L148 (extraction §1.4)', 'B0', 'INV-TGT-PEND'),
@@ -97,6 +126,7 @@ const mutants: MutantDef[] = [
   mutant('M15', 'the client reissues only the first rejected batch, not the later pipelined ones', '§3.2.1 L156-158', 'B0-pipe', 'INV-REISSUE'),
   mutant('M15b', 'the client reissues from a point before the earliest rejected op', '§3.2.1 L156-158', 'B0-pipe', 'INV-REISSUE'),
   mutant('M17', "a session pairs the server's old view number with the new snapshot's ranges", '§3.2 L148', 'B0', 'INV-VIEWID'),
+  mutant('M18', 'the server executes part of a batch and then rejects it; the client reissues all of it', '§3.2 L148', 'B0-batch', 'INV-REJECT-ATOMIC'),
   mutant('M28', 'the target never retries pended ops', '§5 L340', 'B0', 'deadlock'),
   mutant('M29', 'a rejection carries no reissue point, so the client drops the rejected ops', '§3.2.1 L156', 'B0', 'INV-REISSUE'),
   mutant('M30', 'the source enters Complete when the first thread finishes Migrate, not the last', '§4.1 Complete, L185', 'B0-prime', 'INV-COMPLETE'),

@@ -10,10 +10,11 @@ export interface KvInput {
 
 type Store = readonly (number | null)[];
 
-export function shadowfaxKv(keys: number): Model<Store, KvInput, number | null> {
+/** `initial`: each key's value before the run (null: NOT_FOUND). */
+export function shadowfaxKv(initial: readonly (number | null)[]): Model<Store, KvInput, number | null> {
   return {
     name: 'shadowfax-kv',
-    init: () => Array<number | null>(keys).fill(null),
+    init: () => initial.slice(),
     step(state, input, output) {
       const old = state[input.key];
       if (input.f === 'read') return { ok: output === UNKNOWN || output === old, state };

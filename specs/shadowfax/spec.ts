@@ -55,6 +55,7 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
     for (const o of cl.script) ops.push({ c, f: o.f, k: keyIndex(o.key), arg: o.arg ?? 0 });
   });
   const m = (name: string) => mutant === name;
+  const batchSize = config.batch ?? 1;
   const describeOp = (o: number) => {
     const op = ops[o];
     return `${op.f}(${keys[op.k].name}${op.f === 'read' ? '' : `, ${op.f === 'rmw' ? '+' : ''}${op.arg}`})#${o}`;
@@ -160,11 +161,18 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
     s.resp[c][srv].push({ op: o, out });
   }
 
-  /** A source thread executes an accepted op (§2.3: sampling copies apply in SAMPLING). */
-  function executeAtSource(s: State, t: number, c: number, o: number) {
+  /**
+   * A source thread executes an accepted op (§2.3: sampling copies apply in SAMPLING). A
+   * record on SSD sends the op pending on I/O; `fromIO` completes it (§1.6, L82).
+   */
+  function executeAtSource(s: State, t: number, c: number, o: number, fromIO = false) {
     const { k } = ops[o];
     const src = s.src;
     let at = lookup(src.log, k, 0);
+    if (!fromIO && at.kind === 'rec' && at.addr < src.head) {
+      src.pendingIO.push({ op: o, c, t });
+      return;
+    }
     // L178-180: copy a record accessed during Sampling to the tail, once (addr < tailStart)
     if (src.threads[t].phase === 'SAMPLING' && rangeOf(k) === R && at.kind === 'rec' && (at.addr < src.tailStart || m('M19'))) {
       src.log.push({ k, v: at.v });
@@ -213,16 +221,26 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
 
   // ---- client side (§3) ----------------------------------------------------------------
 
+  /** Route an op by the cached mapping into its session (§3.1); with batch size 1, send it. */
   function send(s: State, c: number, o: number) {
     const cl = s.clients[c];
     const srv = cl.owner[rangeBit(rangeOf(ops[o].k))];
-    const session = cl.sessions[srv];
+    cl.sessions[srv].inflight.push(o);
+    cl.sessions[srv].buffer.push(o);
+    if (batchSize === 1) cutBatch(s, c, srv);
+  }
+
+  /** ClientSend (§6.2): cut a batch from the session's buffer, tagged with the session's view. */
+  function cutBatch(s: State, c: number, srv: number) {
+    const session = s.clients[c].sessions[srv];
+    const batch = session.buffer.splice(0, batchSize);
     const written = s.meta.rangesAt.filter(([sv, v]) => sv === srv && v === session.view).map(([, , r]) => r);
-    if (!written.some((r) => (r & rangeOf(ops[o].k)) !== 0)) {
-      breakInv(s, 'INV-BATCHKEYS', `c${c + 1} sent ${describeOp(o)} to ${SERVER_NAMES[srv]} tagged view ${session.view}, whose ranges do not hold ${keys[ops[o].k].name}`);
+    for (const o of batch) {
+      if (!written.some((r) => (r & rangeOf(ops[o].k)) !== 0)) {
+        breakInv(s, 'INV-BATCHKEYS', `c${c + 1} sent ${describeOp(o)} to ${SERVER_NAMES[srv]} tagged view ${session.view}, whose ranges do not hold ${keys[ops[o].k].name}`);
+      }
     }
-    session.inflight.push(o);
-    s.req[c][srv].push({ op: o, tag: session.view });
+    s.req[c][srv].push({ ops: batch, tag: session.view });
   }
 
   function refreshFromMeta(s: State, cl: Client) {
@@ -263,12 +281,13 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
         batchesSent: 0,
         batchesAcked: 0,
         earlySamples: null,
+        pendingIO: [],
       },
       tgt: { phase: 'NORMAL', view: 1, log: tgtLog, tailStart: 0, pended: [] },
       clients: config.clients.map(() => ({
         owner: owner.slice(),
         views: [1, 1],
-        sessions: [S, T].map((srv) => ({ view: 1, ranges: rangesOf(owner, srv), inflight: [], rejectFrom: -1, lastDone: -1 })),
+        sessions: [S, T].map((srv) => ({ view: 1, ranges: rangesOf(owner, srv), inflight: [], rejectFrom: -1, lastDone: -1, buffer: [] })),
         next: 0,
       })),
       req: config.clients.map(() => [[], []]),
@@ -295,7 +314,15 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
         out.push({ label: `issue(c${c + 1}, ${describeOp(firstOp[c] + client.next)})`, step: 'issue', c });
       }
       for (const srv of [S, T]) {
-        if (s.req[c][srv].length > 0) out.push({ label: `serverRecvBatch(c${c + 1}→${SERVER_NAMES[srv]})`, step: 'serverRecvBatch', c, s: srv });
+        if (client.sessions[srv].buffer.length > 0) out.push({ label: `clientSend(c${c + 1}→${SERVER_NAMES[srv]})`, step: 'clientSend', c, s: srv });
+        if (s.req[c][srv].length > 0) {
+          out.push({ label: `serverRecvBatch(c${c + 1}→${SERVER_NAMES[srv]})`, step: 'serverRecvBatch', c, s: srv });
+          // M18: a thread passes its cut in the middle of a batch, after executing part of it
+          const th = src.threads[cl.sThread];
+          if (m('M18') && srv === S && s.req[c][S][0].ops.length > 1 && src.phase === 'TRANSFER' && th.phase !== 'TRANSFER') {
+            out.push({ label: `serverRecvBatch(c${c + 1}→S, cut mid-batch)`, step: 'serverRecvBatchSplit', c, s: S });
+          }
+        }
         if (s.resp[c][srv].length > 0) out.push({ label: `clientRecv(c${c + 1}←${SERVER_NAMES[srv]})`, step: 'clientRecv', c, s: srv });
       }
       if (client.sessions.some((x) => x.rejectFrom >= 0)) out.push({ label: `handleViewChange(c${c + 1})`, step: 'handleViewChange', c });
@@ -315,6 +342,7 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
         for (const e of entries) if (!(src.claimed & (1 << e))) out.push({ label: `sendChunk(s${t + 1}, e${e})`, step: 'sendChunk', t, e });
       });
     }
+    src.pendingIO.forEach((p, i) => out.push({ label: `serverCompleteIO(s${p.t + 1}, ${describeOp(p.op)})`, step: 'serverCompleteIO', i }));
     if (s.ctrl.length > 0) out.push({ label: `tgtRecvControl(${s.ctrl[0].rpc})`, step: 'tgtRecvControl' });
     s.data.forEach((ch, t) => {
       if (ch.length > 0) out.push({ label: `tgtRecvData(s${t + 1})`, step: 'tgtRecvData', t });
@@ -346,6 +374,8 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
 
   function sourcePhaseWorkDone(s: State): boolean {
     const src = s.src;
+    // [impl] WAIT_FOR_PENDING, the paper's "completed all work relating to it" (L173); M3 skips it
+    if (src.phase === 'TRANSFER') return m('M3') || src.pendingIO.length === 0;
     if (src.phase !== 'MIGRATE') return true;
     // M30: Complete once the first thread is done with its chunks, not the last
     if (m('M30')) return src.claimed !== 0;
@@ -358,8 +388,14 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
     const samples = s.src.earlySamples ?? collectSamples(s);
     const stale = samples.find((it) => 'k' in it && it.v !== s.A[it.k]);
     const early = s.src.threads.find((th) => th.view !== s.meta.view[S]);
-    if (early || stale) {
-      breakInv(s, 'INV-TRANSFER', early ? 'TransferedOwnership sent while a source thread is still in the old view' : `the sample of ${keys[(stale as { k: number }).k].name} is stale`);
+    const pending = s.src.pendingIO.find((p) => rangeOf(ops[p.op].k) === R);
+    if (early || stale || pending) {
+      const why = early
+        ? 'a source thread is still in the old view'
+        : pending
+          ? `${describeOp(pending.op)} is still pending on I/O at the source`
+          : `the sample of ${keys[(stale as { k: number }).k].name} is stale`;
+      breakInv(s, 'INV-TRANSFER', `TransferedOwnership sent while ${why}`);
     }
     s.ctrl.push({ rpc: 'TransferedOwnership', samples });
   }
@@ -387,27 +423,47 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
         // L148: one view check per batch; equal views execute the whole batch
         const c = a.c!;
         const srv = a.s!;
-        const { op: o, tag } = s.req[c][srv].shift()!;
+        const { ops: batch, tag } = s.req[c][srv].shift()!;
         if (srv === S) {
           const t = config.clients[c].sThread;
           const view = src.threads[t].view;
           // M1: the source skips the check and keeps serving R after its cut
           if (tag !== view && !m('M1')) {
-            s.resp[c][S].push({ op: o, rejected: view, tag });
+            s.resp[c][S].push({ op: batch[0], rejected: view, tag });
             break;
           }
-          executeAtSource(s, t, c, o);
+          for (const o of batch) executeAtSource(s, t, c, o);
         } else {
           // M6: the prototype's rule, accepting batches tagged with a newer view (§1.4)
           const accept = m('M6') ? tag >= tgt.view : tag === tgt.view;
           if (!accept) {
-            s.resp[c][T].push({ op: o, rejected: tgt.view, tag });
+            s.resp[c][T].push({ op: batch[0], rejected: tgt.view, tag });
             break;
           }
-          const decision = targetDecision(s, o);
-          if (decision === 'execute') executeAtTarget(s, c, o);
-          else tgt.pended.push({ op: o, c });
+          for (const o of batch) {
+            if (targetDecision(s, o) === 'execute') executeAtTarget(s, c, o);
+            else tgt.pended.push({ op: o, c });
+          }
         }
+        break;
+      }
+      case 'serverRecvBatchSplit': {
+        // M18: the first op runs, the thread enters Transfer, the rest of the batch is rejected whole
+        const c = a.c!;
+        const t = config.clients[c].sThread;
+        const { ops: batch, tag } = s.req[c][S].shift()!;
+        executeAtSource(s, t, c, batch[0]);
+        src.threads[t] = { phase: 'TRANSFER', view: s.meta.view[S] };
+        breakInv(s, 'INV-REJECT-ATOMIC', `s${t + 1} executed ${describeOp(batch[0])} and then rejected its batch`);
+        s.resp[c][S].push({ op: batch[0], rejected: src.threads[t].view, tag });
+        break;
+      }
+      case 'clientSend':
+        cutBatch(s, a.c!, a.s!);
+        break;
+      case 'serverCompleteIO': {
+        const { op: o, c, t } = src.pendingIO.splice(a.i!, 1)[0];
+        executeAtSource(s, t, c, o, true);
         break;
       }
       case 'clientRecv': {
@@ -445,7 +501,9 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
           if (chosen.length !== suffix.length || chosen.some((x) => !suffix.includes(x))) {
             breakInv(s, 'INV-REISSUE', `c${c + 1} reissued [${chosen.map(describeOp).join(', ')}] from ${SERVER_NAMES[srv]}, but the rejected suffix is [${suffix.map(describeOp).join(', ')}]`);
           }
+          // L158: marked invalid in the old session, buffered or sent
           session.inflight = session.inflight.filter((x) => !chosen.includes(x));
+          session.buffer = session.buffer.filter((x) => !chosen.includes(x));
           session.rejectFrom = -1;
           reissue.push(...chosen);
         });
@@ -578,7 +636,10 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
   /** canExecute(s, r) of §4.2: would this server execute an op on range r if one arrived now? */
   function canExecute(s: State, srv: number, r: number): boolean {
     const ranges = (v: number) => s.meta.rangesAt.filter(([x, y]) => x === srv && y === v).reduce((acc, [, , rs]) => acc | rs, 0);
-    if (srv === S) return s.src.threads.some((th) => (ranges(th.view) & r) !== 0) || (m('M1') && r === R);
+    if (srv === S) {
+      const pendingOnR = s.src.pendingIO.some((p) => (rangeOf(ops[p.op].k) & r) !== 0);
+      return pendingOnR || s.src.threads.some((th) => (ranges(th.view) & r) !== 0) || (m('M1') && r === R);
+    }
     if (r === R) return s.tgt.phase === 'T_RECEIVE' || s.tgt.phase === 'T_COMPLETE' || (m('M5') && s.tgt.phase === 'T_PREPARE');
     return (ranges(s.tgt.view) & r) !== 0;
   }
@@ -620,6 +681,7 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
       return o < 0 ? true : `${describeOp(o)} was executed ${s.execs[o]} times`;
     },
     'INV-REISSUE': stepInvariant('INV-REISSUE'),
+    'INV-REJECT-ATOMIC': stepInvariant('INV-REJECT-ATOMIC'),
     'INV-TRANSFER': stepInvariant('INV-TRANSFER'),
     'INV-TGT-PEND': stepInvariant('INV-TGT-PEND'),
     'INV-COND-INSERT': stepInvariant('INV-COND-INSERT'),
@@ -650,7 +712,7 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
     mayStop: done,
     progress: (before, _a, after) => after.status.filter((x) => x === 2).length > before.status.filter((x) => x === 2).length || after.src.phase !== before.src.phase || after.tgt.phase !== before.tgt.phase,
     history: {
-      model: shadowfaxKv(keys.length),
+      model: shadowfaxKv(keys.map((d) => d.init ?? d.cold ?? null)),
       // a client thread's pipelined ops are concurrent (§3.7), so each op is its own history client
       clients: ops.length,
       observe(before, a, after): ObservedEvent[] {
@@ -667,7 +729,8 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
     },
     actor: (a) => {
       if (a.c !== undefined && (a.step === 'issue' || a.step === 'clientRecv' || a.step === 'handleViewChange')) return `c${a.c + 1}`;
-      if (a.step === 'serverRecvBatch') return a.s === S ? `s${config.clients[a.c!].sThread + 1}` : 't1';
+      if (a.step === 'clientSend') return `c${a.c! + 1}`;
+      if (a.step === 'serverRecvBatch' || a.step === 'serverRecvBatchSplit') return a.s === S ? `s${config.clients[a.c!].sThread + 1}` : 't1';
       if (a.step.startsWith('tgt')) return 't1';
       if (a.step === 'migrate') return 'meta';
       return a.t !== undefined ? `s${a.t + 1}` : 'S';

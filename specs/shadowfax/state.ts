@@ -41,6 +41,8 @@ export interface ShadowfaxConfig {
   depth: number;
   /** Storage tiers: eviction, flushing and indirection records (config B1). */
   tiers: boolean;
+  /** Ops per batch (default 1: each op is sent as it is issued; 2 needs a clientSend step). */
+  batch?: number;
 }
 
 /** A log item: a record, or an indirection into the source's log (§2.9, L202). */
@@ -69,6 +71,8 @@ export interface Source {
   batchesAcked: number;
   /** Samples collected early (mutant M4 only). */
   earlySamples: Item[] | null;
+  /** Ops accepted by a thread whose record is on SSD: pending on I/O (§2.3 WAIT_FOR_PENDING). */
+  pendingIO: { op: number; c: number; t: number }[];
 }
 
 export interface Target {
@@ -89,6 +93,8 @@ export interface Session {
   rejectFrom: number;
   /** The last op answered on this session (its LSN is the server's lastServicedLSN), or -1. */
   lastDone: number;
+  /** Ops buffered for the next batch (L131). */
+  buffer: number[];
 }
 
 export interface Client {
@@ -99,7 +105,7 @@ export interface Client {
   next: number;
 }
 
-export type Request = { op: number; tag: number };
+export type Request = { ops: number[]; tag: number };
 /** VIEW_CHANGED names the server's view and the tag of the batch it rejected (§3.4). */
 export type Response = { op: number; out: number | null } | { op: number; rejected: number; tag: number };
 export type Control = { rpc: 'PrepForTransfer' } | { rpc: 'TransferedOwnership'; samples: Item[] } | { rpc: 'CompleteMigration' };
