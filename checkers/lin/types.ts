@@ -71,6 +71,8 @@ export interface Model<S = any, I = any, O = any> {
 /** A model whose step may lead to several states (an empty list: the step is illegal). */
 export interface NondeterministicModel<S = any, I = any, O = any> {
   name: string;
+  /** Marks the model for `checkHistory`, which then applies the power-set construction. */
+  nondeterministic?: true;
   init(): S[];
   step(state: S, input: I, output: O | Unknown): S[];
   partition?(history: readonly Operation<I, O>[]): Operation<I, O>[][];
@@ -81,3 +83,46 @@ export interface NondeterministicModel<S = any, I = any, O = any> {
 }
 
 export type Verdict = 'ok' | 'illegal' | 'unknown';
+
+/** One independent sub-history (P-compositionality) and what the search found for it. */
+export interface PartitionReport {
+  index: number;
+  /** The partition's operations, as indices into the checked history. */
+  operations: number[];
+  verdict: Verdict;
+  /** Why the verdict is unknown: the time budget ran out, or another partition was illegal. */
+  reason?: 'timeout' | 'cancelled' | 'model-error';
+  /** A full linearization (history indices, in order), when the verdict is ok. */
+  linearization?: number[];
+  /** The longest partial linearizations found (history indices), longest first. */
+  longest?: number[][];
+  /** The operations that could not be linearized after `longest[0]`. */
+  stuck?: number[];
+  /** For each of `longest`, the operations that could not be linearized after it. */
+  stuckAfter?: number[][];
+  /** describeState after each step of `longest[0]` (illegal partitions only). */
+  states?: string[];
+  /** The search's size: configurations visited and memo entries kept. */
+  explored?: number;
+  cached?: number;
+}
+
+export interface LinResult {
+  verdict: Verdict;
+  operations: number;
+  partitions: PartitionReport[];
+  elapsedMs: number;
+  /** A model step threw: the operation (history index) and the message. */
+  modelError?: { operation: number; message: string };
+}
+
+export interface CheckOptions {
+  /** Time budget for the whole check; when it runs out the verdict is unknown. */
+  timeoutMs?: number;
+  /** Worker threads for partitions (default 1: the calling thread). */
+  workers?: number;
+  /** Split with the model's partition function (default true). */
+  partition?: boolean;
+  /** Record the longest partial linearization through every operation (slower). */
+  verbose?: boolean;
+}

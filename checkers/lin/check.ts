@@ -1,0 +1,250 @@
+// Checking a whole history: resolve the model, split the history into partitions
+// (P-compositionality, Horn & Kroening §3), search each, and put the answers together in
+// terms of the caller's history indices.
+//
+// Partitions take turns: in each round every unfinished partition advances by SLICE
+// iterations of its search. The first round in which some partition is illegal ends the
+// check (one illegal partition cancels the rest, as in Porcupine), without waiting for a
+// hard partition that happens to come first. What finished by that round is reported;
+// the rest is cancelled. Rounds count iterations, not time, so the report is the same on
+// one thread or many.
+
+import { models } from './models/index.ts';
+import { fromNondeterministic } from './nondeterministic.ts';
+import type { CheckOptions, LinResult, Model, NondeterministicModel, Operation, PartitionReport } from './types.ts';
+import { UNKNOWN } from './types.ts';
+import { WglSearch, type SearchResult } from './wgl.ts';
+
+export type ModelArg = Model | NondeterministicModel | string;
+
+/** A prepared check: the model, the partitions as history indices, the time budget. */
+export interface Plan {
+  model: Model;
+  /** The registry name, when worker threads can find the model by it. */
+  registered?: string;
+  history: readonly Operation[];
+  parts: number[][];
+  start: number;
+  deadline: number;
+  verbose: boolean;
+  /** The model's partition function threw or broke its contract. */
+  partitionError?: string;
+}
+
+export function resolveModel(arg: ModelArg): { model: Model; registered?: string } {
+  if (typeof arg === 'string') {
+    const model = models[arg];
+    if (model === undefined) {
+      throw new Error(`unknown model ${JSON.stringify(arg)}; known: ${Object.keys(models).join(', ')}`);
+    }
+    return { model, registered: arg };
+  }
+  if ('nondeterministic' in arg && arg.nondeterministic === true) {
+    return { model: fromNondeterministic(arg as NondeterministicModel) };
+  }
+  const model = arg as Model;
+  return models[model.name] === model ? { model, registered: model.name } : { model };
+}
+
+function validate(history: readonly Operation[]): void {
+  history.forEach((op, i) => {
+    const where = op.origin?.file ? ` (${op.origin.file}${op.origin.line ? `:${op.origin.line}` : ''})` : '';
+    if (typeof op.call !== 'number' || !Number.isFinite(op.call)) {
+      throw new RangeError(`operation ${i}${where}: call time must be a finite number`);
+    }
+    if (op.ret !== undefined && (typeof op.ret !== 'number' || !Number.isFinite(op.ret) || op.ret < op.call)) {
+      throw new RangeError(`operation ${i}${where}: return time must be a finite number not before its call`);
+    }
+  });
+}
+
+export function plan(arg: ModelArg, history: readonly Operation[], options: CheckOptions = {}): Plan {
+  const start = performance.now();
+  const { model, registered } = resolveModel(arg);
+  validate(history);
+  const p: Plan = {
+    model,
+    registered,
+    history,
+    parts: [history.map((_, i) => i)],
+    start,
+    deadline: options.timeoutMs === undefined ? Infinity : Date.now() + options.timeoutMs,
+    verbose: options.verbose === true,
+  };
+  if (options.partition !== false && model.partition && history.length > 0) {
+    try {
+      p.parts = partitionIndices(model, history);
+    } catch (err) {
+      p.partitionError = err instanceof Error ? err.message : String(err);
+    }
+  }
+  return p;
+}
+
+function partitionIndices(model: Model, history: readonly Operation[]): number[][] {
+  const index = new Map<Operation, number>();
+  history.forEach((op, i) => index.set(op, i));
+  const seen = new Uint8Array(history.length);
+  const parts = model.partition!(history).map((part) =>
+    part.map((op) => {
+      const i = index.get(op);
+      if (i === undefined || seen[i] === 1) {
+        throw new Error(`${model.name}: partition must return each operation of the history exactly once`);
+      }
+      seen[i] = 1;
+      return i;
+    }),
+  );
+  if (seen.includes(0)) throw new Error(`${model.name}: partition left out some operations`);
+  return parts.filter((part) => part.length > 0);
+}
+
+/** Iterations a partition's search advances per round. */
+export const SLICE = 1 << 14;
+
+/** The searches of some partitions, taking turns round by round. */
+export class Rounds {
+  private readonly searches = new Map<number, WglSearch<unknown>>();
+  /** Unfinished partitions, in partition order. */
+  private active: number[];
+  round = 0;
+
+  constructor(
+    private readonly model: Model,
+    private readonly parts: readonly (readonly Operation[])[],
+    indices: readonly number[],
+    private readonly deadline: number,
+    private readonly verbose: boolean,
+  ) {
+    this.active = [...indices];
+  }
+
+  get done(): boolean {
+    return this.active.length === 0;
+  }
+
+  /** Play one round; returns the partitions that finished in it, with their answers. */
+  play(): { index: number; result: SearchResult }[] {
+    this.round++;
+    const finished: { index: number; result: SearchResult }[] = [];
+    for (const index of this.active) {
+      let search = this.searches.get(index);
+      if (search === undefined) {
+        search = new WglSearch(this.model, this.parts[index], { deadline: this.deadline, verbose: this.verbose });
+        this.searches.set(index, search);
+      }
+      const over = Date.now() > this.deadline ? (search.stop('timeout'), true) : search.run(SLICE);
+      if (over) {
+        finished.push({ index, result: search.result });
+        this.searches.delete(index);
+      }
+    }
+    const ended = new Set(finished.map((f) => f.index));
+    this.active = this.active.filter((i) => !ended.has(i));
+    return finished;
+  }
+}
+
+/** The partitions' operations, in partition order. */
+export function partitionOps(p: Plan): Operation[][] {
+  return p.parts.map((ids) => ids.map((i) => p.history[i]));
+}
+
+/** Put the per-partition answers (undefined: not run) together into the result. */
+export function assemble(p: Plan, results: readonly (SearchResult | undefined)[]): LinResult {
+  const { history, parts } = p;
+  if (p.partitionError !== undefined) {
+    return {
+      verdict: 'unknown',
+      operations: history.length,
+      partitions: [],
+      elapsedMs: performance.now() - p.start,
+      modelError: { operation: -1, message: `partition: ${p.partitionError}` },
+    };
+  }
+  const firstIllegal = results.findIndex((r) => r?.verdict === 'illegal');
+  let modelError: LinResult['modelError'];
+  const partitions: PartitionReport[] = parts.map((ids, index) => {
+    const r = results[index];
+    if (r === undefined) {
+      return { index, operations: ids, verdict: 'unknown', reason: Date.now() > p.deadline ? 'timeout' : 'cancelled' };
+    }
+    const report: PartitionReport = { index, operations: ids, verdict: r.verdict, explored: r.explored, cached: r.cached };
+    if (r.reason) report.reason = r.reason;
+    if (r.modelError && modelError === undefined) {
+      modelError = { operation: r.modelError.operation < 0 ? -1 : ids[r.modelError.operation], message: r.modelError.message };
+    }
+    if (r.linearization) report.linearization = r.linearization.map((i) => ids[i]);
+    if (r.verdict === 'illegal' && r.longest) {
+      const local = p.parts[index].map((i) => history[i]);
+      report.longest = r.longest.map((seq) => seq.map((i) => ids[i]));
+      report.stuckAfter = r.longest.map((seq) => stuckAfter(local, seq).map((i) => ids[i]));
+      report.stuck = report.stuckAfter[0];
+      const states = replay(p.model, history, report.longest[0]);
+      if (states) report.states = states;
+    }
+    return report;
+  });
+  const verdict = firstIllegal >= 0 ? 'illegal' : partitions.every((r) => r.verdict === 'ok') ? 'ok' : 'unknown';
+  const result: LinResult = { verdict, operations: history.length, partitions, elapsedMs: performance.now() - p.start };
+  if (modelError) result.modelError = modelError;
+  return result;
+}
+
+/**
+ * After a maximal partial linearization, the operations that could have come next: those
+ * not in it whose call precedes the earliest return among the determinate ones left.
+ * The search tried each of them there and none led anywhere.
+ */
+export function stuckAfter(ops: readonly Operation[], seq: readonly number[]): number[] {
+  const done = new Uint8Array(ops.length);
+  for (const i of seq) done[i] = 1;
+  let minRet = Infinity;
+  ops.forEach((o, i) => {
+    if (!done[i] && o.ret !== undefined && o.ret < minRet) minRet = o.ret;
+  });
+  const stuck: number[] = [];
+  ops.forEach((o, i) => {
+    if (!done[i] && o.call <= minRet) stuck.push(i);
+  });
+  return stuck.sort((a, b) => ops[a].call - ops[b].call || a - b);
+}
+
+const MAX_REPLAY = 10_000;
+
+/** describeState after each step of a sequence, when the model can describe states. */
+function replay(model: Model, history: readonly Operation[], seq: readonly number[]): string[] | undefined {
+  if (!model.describeState || seq.length > MAX_REPLAY) return undefined;
+  const states: string[] = [];
+  try {
+    let s = model.init();
+    for (const i of seq) {
+      const op = history[i];
+      s = model.step(s, op.input, op.ret === undefined ? UNKNOWN : op.output).state;
+      states.push(model.describeState(s));
+    }
+  } catch {
+    return undefined;
+  }
+  return states;
+}
+
+export function checkHistorySync(arg: ModelArg, history: readonly Operation[], options: CheckOptions = {}): LinResult {
+  return runInThread(plan(arg, history, options));
+}
+
+/** Search the partitions one after the other, stopping at the first illegal one. */
+export function runInThread(p: Plan): LinResult {
+  const results: (SearchResult | undefined)[] = new Array(p.parts.length);
+  if (p.partitionError === undefined) {
+    const rounds = new Rounds(p.model, partitionOps(p), p.parts.map((_, i) => i), p.deadline, p.verbose);
+    let illegal = false;
+    while (!rounds.done && !illegal) {
+      for (const { index, result } of rounds.play()) {
+        results[index] = result;
+        if (result.verdict === 'illegal') illegal = true;
+      }
+    }
+  }
+  return assemble(p, results);
+}

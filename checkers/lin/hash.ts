@@ -1,0 +1,98 @@
+// 32-bit hashing for memo keys. Collisions only cost an equality check, never a wrong
+// verdict, so speed matters more than strength here.
+
+/** MurmurHash3's 32-bit finalizer: spreads every input bit over the whole word. */
+export function fmix32(h: number): number {
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h | 0;
+}
+
+/** The polynomial base of `hashString`; `appendHash` extends a hash by a suffix. */
+const BASE = 0x01000193;
+
+/** Polynomial string hash mod 2^32: hash(s + t) can be computed from hash(s) and t. */
+export function hashString(s: string): number {
+  let h = 0;
+  for (let i = 0; i < s.length; i++) h = (Math.imul(h, BASE) + s.charCodeAt(i)) | 0;
+  return h;
+}
+
+/** hashString(s + t), given h = hashString(s): one pass over t only. */
+export function appendHash(h: number, t: string): number {
+  let pow = 1;
+  let ht = 0;
+  for (let i = 0; i < t.length; i++) {
+    ht = (Math.imul(ht, BASE) + t.charCodeAt(i)) | 0;
+    pow = Math.imul(pow, BASE);
+  }
+  return (Math.imul(h, pow) + ht) | 0;
+}
+
+/** A structural hash of a JSON-like value, consistent with `valueEqual`. */
+export function hashValue(v: unknown): number {
+  switch (typeof v) {
+    case 'number':
+      return Number.isInteger(v) && (v as number) >= -0x80000000 && (v as number) <= 0x7fffffff
+        ? fmix32((v as number) ^ 0x5bd1e995)
+        : fmix32(hashString(String(v)) ^ 0x27d4eb2f);
+    case 'string':
+      return fmix32(hashString(v as string) ^ 0x165667b1);
+    case 'boolean':
+      return v ? 0x3c6ef372 : 0x6a09e667;
+    case 'bigint':
+      return fmix32(hashString(String(v)) ^ 0x1b873593);
+    case 'undefined':
+      return 0x0f0f0f0f;
+    case 'object': {
+      if (v === null) return 0x7f4a7c15;
+      if (Array.isArray(v)) {
+        let h = 0x2545f491 ^ v.length;
+        for (const x of v) h = (Math.imul(h, 31) + hashValue(x)) | 0;
+        return fmix32(h);
+      }
+      // Key order must not matter: sum of per-entry hashes commutes.
+      let h = 0x61c88647;
+      for (const k of Object.keys(v as object)) {
+        h = (h + fmix32(hashString(k) ^ hashValue((v as Record<string, unknown>)[k]))) | 0;
+      }
+      return fmix32(h);
+    }
+    default:
+      return 0;
+  }
+}
+
+/** Structural equality of JSON-like values (arrays by position, objects by key set). */
+export function valueEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) {
+    return typeof a === 'number' && typeof b === 'number' && Number.isNaN(a) && Number.isNaN(b);
+  }
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!valueEqual(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length) return false;
+  for (const k of ka) {
+    if (!Object.prototype.hasOwnProperty.call(b, k)) return false;
+    if (!valueEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
+  }
+  return true;
+}
+
+/** A short, readable rendering of a history value for describe functions. */
+export function show(v: unknown): string {
+  if (v === undefined) return 'undefined';
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (typeof v === 'bigint') return `${v}n`;
+  const s = JSON.stringify(v);
+  return s === undefined ? String(v) : s;
+}

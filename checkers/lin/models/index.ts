@@ -1,0 +1,22 @@
+// The sequential models known by name (the CLI's --model, and worker threads, which
+// receive a model's name rather than its functions).
+
+import type { Model } from '../types.ts';
+import { kvAppend, kvAppendUnpartitioned } from './kv.ts';
+import { mutex } from './mutex.ts';
+import { queue } from './queue.ts';
+import { casRegister, etcdCasRegister, register } from './register.ts';
+import { set } from './set.ts';
+
+export const models: Record<string, Model> = Object.assign(Object.create(null) as Record<string, Model>, {
+  register,
+  'cas-register': casRegister,
+  'etcd-cas-register': etcdCasRegister,
+  'kv-append': kvAppend,
+  'kv-append-unpartitioned': kvAppendUnpartitioned,
+  set,
+  queue,
+  mutex,
+});
+
+export { casRegister, etcdCasRegister, kvAppend, kvAppendUnpartitioned, mutex, queue, register, set };
