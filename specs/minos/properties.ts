@@ -1,0 +1,351 @@
+// The properties of the extraction's §4: invariants I1-I12 (§4.2), the per-model
+// durability predicates D-ack / D-read / D-scope (§4.3), the post-crash durability floor
+// (§4.4), H-Lin-TS (linearizability in TS order, checked as each operation returns), a
+// bounded form of Event's "eventually durable everywhere", and the paper's Table I
+// (§4.1) in its corrected forms; the literal forms are added by the `T..-literal` variants.
+
+import type { Check } from '../../checkers/explore/types.ts';
+import type { createMachine, Setup } from './machine.ts';
+import { KEY, NODE, NONE, durableAll, durableSome, maxNvm, nid, showTS, ver, type MsgType, type State } from './state.ts';
+
+type Inv = (s: State) => Check;
+
+const MSGS: Record<string, MsgType[]> = {
+  Synch: ['INV', 'ACK', 'VAL'],
+  Strict: ['INV', 'ACK_C', 'ACK_P', 'VAL_C', 'VAL_P'],
+  REnf: ['INV', 'ACK_C', 'ACK_P', 'VAL'],
+  Event: ['INV', 'ACK_C', 'VAL_C'],
+  Scope: ['INV', 'ACK_C', 'VAL_C', 'PERSIST', 'ACK_P', 'VAL_P'],
+};
+/** Messages that carry persistency information, per model (for the corrected 3a). */
+const P_MSGS: Record<string, MsgType[]> = {
+  Synch: ['ACK', 'VAL'],
+  Strict: ['ACK_P', 'VAL_P'],
+  REnf: ['ACK_P', 'VAL'],
+  Event: [],
+  Scope: ['PERSIST', 'ACK_P', 'VAL_P'],
+};
+
+export const LITERALS = ['T2b-literal', 'T2c-literal', 'T3a-literal', 'T3b-literal'] as const;
+
+export function properties(su: Setup, m: ReturnType<typeof createMachine>, variant: string | undefined): Record<string, Inv> {
+  const { cfg, writes } = su;
+  const model = cfg.model;
+  const N = cfg.nodes;
+  const K = cfg.keys;
+  const maxVers = writes.length + 1;
+  const inv: Record<string, Inv> = Object.create(null);
+  const nodes = Array.from({ length: N }, (_, n) => n);
+  const keys = Array.from({ length: K }, (_, k) => k);
+  const unlocked = (s: State, n: number, k: number) => s.rec[n][k].rd === NONE;
+  const allUnlocked = (s: State, k: number) => nodes.every((n) => unlocked(s, n, k));
+  const same = (s: State, k: number, f: 'vts' | 'gv' | 'gd') => nodes.every((n) => s.rec[n][k][f] === s.rec[0][k][f]);
+  const list = (s: State, k: number, f: 'vts' | 'gv' | 'gd') => nodes.map((n) => `${NODE[n]}:${showTS(s.rec[n][k][f])}`).join(' ');
+  /** Coordinator write threads that have sent their INVs, with the node they run on. */
+  const sentWrites = (s: State) =>
+    s.co.flatMap((th, c) => (th && th.kind === 'write' && th.sent ? [{ th, n: m.nodeOf(c) }] : []));
+  const allAckC = (th: { ack: number }, n: number) => th.ack === su.others(n);
+  const allAckP = (th: { ack: number; ackP: number }, n: number) =>
+    model === 'Synch' ? th.ack === su.others(n) : th.ackP === su.others(n);
+  const hasPAcks = model === 'Synch' || model === 'Strict' || model === 'REnf';
+  /** Volatile-protocol properties speak of the run before the crash. */
+  const pre = (f: Inv): Inv => (s) => (s.crashed ? true : f(s));
+  const ackedMax = (s: State, k: number) => {
+    let t = 0;
+    writes.forEach((w, i) => {
+      if (w.k === k && s.g.wst[i] === 2 && s.g.wts[i] > t) t = s.g.wts[i];
+    });
+    return t;
+  };
+
+  // I1: at most one value per version, in LLCs, in NVM logs, and in the issued TS_WRs.
+  inv.I1 = (s) => {
+    for (const k of keys) {
+      for (const n of nodes) {
+        for (const p of nodes) {
+          const a = s.rec[n][k];
+          const b = s.rec[p][k];
+          if (a.vts === b.vts && a.val !== b.val) return `${KEY[k]} has version ${showTS(a.vts)} with v${a.val} at ${NODE[n]} but v${b.val} at ${NODE[p]}`;
+        }
+      }
+    }
+    const seen = new Map<string, number>();
+    for (const log of s.nvm) {
+      for (let i = 0; i < log.length; i += 3) {
+        const id = `${log[i]}|${log[i + 1]}`;
+        const v = seen.get(id);
+        if (v !== undefined && v !== log[i + 2]) return `NVM logs hold v${v} and v${log[i + 2]} for ${KEY[log[i]]} ${showTS(log[i + 1])}`;
+        seen.set(id, log[i + 2]);
+      }
+    }
+    for (let a = 0; a < writes.length; a++) {
+      for (let b = a + 1; b < writes.length; b++) {
+        if (writes[a].k === writes[b].k && s.g.wts[a] !== NONE && s.g.wts[a] === s.g.wts[b]) {
+          return `writes v${a + 1} and v${b + 1} were both issued TS_WR ${showTS(s.g.wts[a])}`;
+        }
+      }
+    }
+    return true;
+  };
+  inv.I2 = (s) => s.g.i2 || true;
+  inv.I3 = pre((s) => {
+    for (const n of nodes) {
+      for (const k of keys) {
+        const r = s.rec[n][k];
+        const v = m.cur(r);
+        if (hasPAcks && r.gd > r.gv) return `glb_durableTS ${showTS(r.gd)} > glb_volatileTS ${showTS(r.gv)} of ${KEY[k]} at ${NODE[n]}`;
+        if (r.gv > v) return `glb_volatileTS ${showTS(r.gv)} > volatileTS ${showTS(v)} of ${KEY[k]} at ${NODE[n]}`;
+        if (maxNvm(s, n, k) > v) return `NVM of ${NODE[n]} holds ${showTS(maxNvm(s, n, k))} > volatileTS ${showTS(v)} of ${KEY[k]}`;
+      }
+    }
+    return true;
+  });
+  inv.I4 = pre((s) => {
+    for (const k of keys) {
+      for (const n of nodes) {
+        for (const p of nodes) {
+          if (m.cur(s.rec[p][k]) < s.rec[n][k].gv) {
+            return `glb_volatileTS ${showTS(s.rec[n][k].gv)} of ${KEY[k]} at ${NODE[n]} is ahead of volatileTS ${showTS(m.cur(s.rec[p][k]))} at ${NODE[p]}`;
+          }
+        }
+      }
+    }
+    return true;
+  });
+  if (model === 'Synch' || model === 'Strict' || model === 'REnf') {
+    // I5: what PersistencySpin relies on. REnf as literally written: DurableSome (§4.2).
+    const some = model === 'REnf';
+    inv.I5 = (s) => {
+      for (const n of nodes) {
+        for (const k of keys) {
+          const t = s.rec[n][k].gd;
+          if (s.crashed) continue;
+          if (!(some ? durableSome(s, k, t) : durableAll(s, k, t))) {
+            return `glb_durableTS ${showTS(t)} of ${KEY[k]} at ${NODE[n]} but it is not durable at ${some ? 'any node' : 'every node'}`;
+          }
+        }
+      }
+      return true;
+    };
+  }
+  inv.I6 = pre((s) => {
+    for (const n of nodes) {
+      for (const k of keys) {
+        const r = s.rec[n][k];
+        if (!unlocked(s, n, k)) continue;
+        if (r.vq.length) return `${KEY[k]} at ${NODE[n]} is read-unlocked with ${r.vq.length / 2} entries in its vFIFO`;
+        if (r.gv !== r.vts) return `${KEY[k]} at ${NODE[n]} is read-unlocked with volatileTS ${showTS(r.vts)} but glb_volatileTS ${showTS(r.gv)}`;
+      }
+    }
+    return true;
+  });
+  if (model === 'Synch' || model === 'REnf') {
+    inv.I7 = pre((s) => {
+      for (const n of nodes) {
+        for (const k of keys) {
+          const r = s.rec[n][k];
+          if (unlocked(s, n, k) && r.gd !== r.vts) return `${KEY[k]} at ${NODE[n]} is read-unlocked with volatileTS ${showTS(r.vts)} but glb_durableTS ${showTS(r.gd)}`;
+        }
+      }
+      return true;
+    });
+  }
+  inv.I8 = pre((s) => {
+    for (const { th, n: c } of sentWrites(s)) {
+      const hidden = !allAckC(th, c) || ((model === 'Synch' || model === 'REnf') && !allAckP(th, c));
+      if (!hidden) continue;
+      for (const n of nodes) {
+        if (s.rec[n][th.k].vts === th.ts && unlocked(s, n, th.k)) {
+          return `${NODE[n]} shows ${KEY[th.k]} ${showTS(th.ts)} read-unlocked before its coordinator has all ${allAckC(th, c) ? 'persistency' : 'consistency'} ACKs`;
+        }
+      }
+    }
+    return true;
+  });
+  const coordHolds = new Set(['snatch', 'local', 'recheck', 'install', 'persist', 'ackWait', 'cspin', 'pspin', 'drain']);
+  if (model === 'REnf') coordHolds.add('ackPWait');
+  const follHolds = new Set(['snatch', 'local', 'persist', 'latePersist', 'cspin', 'pspin', 'wait']);
+  inv.I9 = pre((s) => {
+    for (const n of nodes) {
+      for (const k of keys) {
+        const t = s.rec[n][k].rd;
+        if (t === NONE) continue;
+        const live =
+          s.co.some((th, c) => th && th.kind === 'write' && m.nodeOf(c) === n && th.k === k && th.ts === t && th.sn && coordHolds.has(th.pc)) ||
+          s.fo.some((f) => f.n === n && f.kind === 'write' && f.k === k && f.ts === t && f.sn && follHolds.has(f.pc));
+        if (!live) return `RDLock of ${KEY[k]} at ${NODE[n]} is owned by ${showTS(t)}, which has no thread left to release it`;
+      }
+    }
+    return true;
+  });
+  inv.I10 = pre((s) => {
+    for (let w = 0; w < writes.length; w++) {
+      if (s.g.wst[w] !== 2) continue;
+      const k = writes[w].k;
+      for (const n of nodes) {
+        if (m.cur(s.rec[n][k]) < s.g.wts[w]) return `write v${w + 1} ${showTS(s.g.wts[w])} returned to its client but ${NODE[n]} has ${KEY[k]} at ${showTS(m.cur(s.rec[n][k]))}`;
+      }
+    }
+    return true;
+  });
+  inv.I11 = (s) => s.g.i11 || true;
+  inv.I12 = (s) => {
+    const allowed = MSGS[model];
+    const tsOk = (t: number) => t >= 0 && ver(t) <= maxVers - 1 && nid(t) < N;
+    for (const msg of s.net) {
+      if (!allowed.includes(msg.t)) return `message ${msg.t} is not one of <Lin, ${model}>'s`;
+      if (msg.k >= 0 && !tsOk(msg.ts)) return `message ${msg.t} carries TS ${showTS(msg.ts)} out of range`;
+    }
+    for (const n of nodes) {
+      for (const k of keys) {
+        const r = s.rec[n][k];
+        for (const t of [r.vts, r.gv, r.gd]) if (!tsOk(t)) return `${KEY[k]} at ${NODE[n]} has a TS ${showTS(t)} out of range`;
+        if (r.rd !== NONE && !tsOk(r.rd)) return `RDLock of ${KEY[k]} at ${NODE[n]} is ${showTS(r.rd)}, out of range`;
+        if (r.wr !== 0 && r.wr !== 1) return `WRLock of ${KEY[k]} at ${NODE[n]} is ${r.wr}`;
+      }
+    }
+    for (let c = 0; c < s.co.length; c++) {
+      const th = s.co[c];
+      if (!th) continue;
+      const allowedSenders = su.others(m.nodeOf(c));
+      if ((th.ack & ~allowedSenders) !== 0 || (th.ackP & ~allowedSenders) !== 0) return `ACK sender sets of c${c} include a node outside Nodes \\ {self}`;
+    }
+    return true;
+  };
+
+  // §4.3 per-model durability predicates (NVM survives the crash, so they are checked throughout).
+  if (model === 'Synch' || model === 'Strict') {
+    inv['D-ack'] = (s) => {
+      for (const k of keys) {
+        const t = ackedMax(s, k);
+        if (!durableAll(s, k, t)) return `a write of ${KEY[k]} with TS ${showTS(t)} returned to its client but is not durable at every node`;
+      }
+      return true;
+    };
+  }
+  if (model === 'Synch' || model === 'Strict' || model === 'REnf') {
+    const all = model === 'Synch' || variant === 'RENF-REPLICA';
+    inv['D-read'] = (s) => {
+      for (const k of keys) {
+        const t = s.g.readMax[k];
+        if (!(all ? durableAll(s, k, t) : durableSome(s, k, t))) return `a read returned ${KEY[k]} ${showTS(t)}, not durable at ${all ? 'every' : 'any'} node`;
+      }
+      return true;
+    };
+  }
+  const scopeFloor = (s: State, k: number) => {
+    let t = 0;
+    writes.forEach((w, i) => {
+      if (w.k === k && w.sc > 0 && s.g.pd[w.sc] === 1 && s.g.wts[i] > t) t = s.g.wts[i];
+    });
+    return t;
+  };
+  if (model === 'Scope') {
+    inv['D-scope'] = (s) => {
+      for (let w = 0; w < writes.length; w++) {
+        const { k, sc } = writes[w];
+        if (sc > 0 && s.g.pd[sc] === 1 && !durableAll(s, k, s.g.wts[w])) {
+          return `[PERSIST]sc${sc} returned but its write v${w + 1} ${showTS(s.g.wts[w])} of ${KEY[k]} is not durable at every node`;
+        }
+      }
+      return true;
+    };
+  }
+  // §4.4: post-crash reads return at least the model's durability floor, and only written values.
+  inv.Floor = (s) => {
+    for (let i = 0; i < s.pr.length; i += 3) {
+      const [n, k, val] = [s.pr[i], s.pr[i + 1], s.pr[i + 2]];
+      if (val !== 0 && s.g.wts[val - 1] === NONE) return `post-crash read at ${NODE[n]} returned v${val}, never written`;
+      const t = m.tagOf(s, val);
+      let floor = 0;
+      if (model === 'Synch') floor = Math.max(ackedMax(s, k), s.g.readMax[k]);
+      if (model === 'Strict') floor = ackedMax(s, k);
+      if (model === 'REnf') floor = s.g.readMax[k];
+      if (model === 'Scope') floor = scopeFloor(s, k);
+      if (t < floor) return `post-crash read of ${KEY[k]} at ${NODE[n]} returned v${val} ${showTS(t)}, below the <Lin, ${model}> floor ${showTS(floor)}`;
+    }
+    return true;
+  };
+  inv['H-Lin-TS'] = (s) => s.g.lin || true;
+  // §4.4 liveness, bounded: once nothing is left to do, every installed version is durable everywhere.
+  inv['Eventually-DurableAll'] = (s) => {
+    if (s.crashed || s.net.length || s.bg.length || s.fo.length || s.co.some((t) => t)) return true;
+    if (s.cl.some((i, c) => i < cfg.clients[c].ops.length)) return true;
+    for (const k of keys) {
+      const t = Math.max(...nodes.map((n) => s.rec[n][k].vts));
+      if (!durableAll(s, k, t)) return `all done, but ${KEY[k]} ${showTS(t)} is not durable at every node`;
+    }
+    return true;
+  };
+
+  // Table I (§4.1). 2a holds as worded; 2b, 2c, 3b are checked in the corrected forms.
+  inv.T2a = pre((s) => {
+    for (const k of keys) {
+      if (allUnlocked(s, k) && !(same(s, k, 'vts') && same(s, k, 'gv'))) {
+        return `${KEY[k]} is read-unlocked everywhere with volatileTS ${list(s, k, 'vts')}, glb_volatileTS ${list(s, k, 'gv')}`;
+      }
+    }
+    return true;
+  });
+  inv.T2b = pre((s) => {
+    for (const { th, n } of sentWrites(s)) {
+      if (!allAckC(th, n)) continue;
+      for (const p of nodes) if (m.cur(s.rec[p][th.k]) < th.ts) return `all ACK_Cs for ${showTS(th.ts)} but ${NODE[p]} has volatileTS ${showTS(s.rec[p][th.k].vts)}`;
+    }
+    return true;
+  });
+  inv.T2c = pre((s) => {
+    for (const { th, n } of sentWrites(s)) {
+      if (allAckC(th, n)) continue;
+      for (const p of nodes) if (s.rec[p][th.k].gv === th.ts) return `not all ACK_Cs for ${showTS(th.ts)} but glb_volatileTS at ${NODE[p]} is already it`;
+    }
+    return true;
+  });
+  inv.T3a = pre((s) => {
+    for (const k of keys) {
+      const quiet = !s.net.some((msg) => P_MSGS[model].includes(msg.t) && (msg.k === k || msg.k === -1));
+      if (allUnlocked(s, k) && quiet && !same(s, k, 'gd')) return `${KEY[k]} read-unlocked everywhere, no persistency message in flight, glb_durableTS ${list(s, k, 'gd')}`;
+    }
+    return true;
+  });
+  if (hasPAcks) {
+    inv.T3b = pre((s) => {
+      for (const { th, n } of sentWrites(s)) {
+        if (allAckP(th, n)) continue;
+        for (const p of nodes) if (s.rec[p][th.k].gd === th.ts) return `not all ACK_Ps for ${showTS(th.ts)} but glb_durableTS at ${NODE[p]} is already it`;
+      }
+      return true;
+    });
+  }
+  if (variant === 'T2b-literal') {
+    inv['T2b-literal'] = pre((s) => {
+      for (const { th, n } of sentWrites(s)) {
+        if (allAckC(th, n) && !same(s, th.k, 'vts')) return `all consistency ACKs for ${showTS(th.ts)}, volatileTS ${list(s, th.k, 'vts')}`;
+      }
+      return true;
+    });
+  }
+  if (variant === 'T2c-literal') {
+    inv['T2c-literal'] = pre((s) => {
+      for (const { th, n } of sentWrites(s)) {
+        if (!allAckC(th, n) && !same(s, th.k, 'gv')) return `not all consistency ACKs for ${showTS(th.ts)}, glb_volatileTS ${list(s, th.k, 'gv')}`;
+      }
+      return true;
+    });
+  }
+  if (variant === 'T3a-literal') {
+    inv['T3a-literal'] = pre((s) => {
+      for (const k of keys) if (allUnlocked(s, k) && !same(s, k, 'gd')) return `${KEY[k]} read-unlocked everywhere, glb_durableTS ${list(s, k, 'gd')}`;
+      return true;
+    });
+  }
+  if (variant === 'T3b-literal') {
+    inv['T3b-literal'] = pre((s) => {
+      for (const { th, n } of sentWrites(s)) {
+        if (hasPAcks && !allAckP(th, n) && !same(s, th.k, 'gd')) return `not all persistency ACKs for ${showTS(th.ts)}, glb_durableTS ${list(s, th.k, 'gd')}`;
+      }
+      return true;
+    });
+  }
+  return inv;
+}

@@ -1,0 +1,215 @@
+// The state of the MINOS model (extraction §1.2, §7.2): per-node records with their
+// metadata (Fig. 1(a)), NVM logs, one coordinator thread per client operation and one
+// follower thread per received INV, the unordered network, pending background persists,
+// and ghost variables for the durability and history properties (§4). Plain data only.
+
+/** The persistency half of <Lin, X> (§2.3). */
+export type Persistency = 'Synch' | 'Strict' | 'REnf' | 'Event' | 'Scope';
+
+/** One client operation of a script: a client-write, a client-read or Scope's [PERSIST]sc. */
+export interface Op {
+  f: 'write' | 'read' | 'persist';
+  key?: number;
+  /** The scope a write belongs to, or the scope a PERSIST closes (Scope only; 0 = none). */
+  sc?: number;
+}
+
+/** A sequential client bound to one node (§1.1, recommended client model). */
+export interface ClientDef {
+  node: number;
+  ops: Op[];
+}
+
+export interface MinosConfig {
+  model: Persistency;
+  nodes: number;
+  keys: number;
+  clients: ClientDef[];
+  /** A full-system crash may happen once, anywhere (§1.5). */
+  crash: boolean;
+  /** §1.5: each node recovers its own max-TS log entry, or the max across all logs is installed everywhere. */
+  recovery: 'replica' | 'system';
+  /** MINOS-O (§5): vFIFO/dFIFO, no WRLock, drain before release. */
+  offload?: boolean;
+  /** The network may duplicate an ACK once (for M28). */
+  duplicate?: boolean;
+}
+
+/**
+ * Timestamps <version, node_id> [L100]-[L104] encoded as one integer ver*TSN + nid, so the
+ * paper's order (version first, node id breaks ties) is integer order. NONE = <-1,-1>.
+ */
+export const TSN = 4;
+export const NONE = -1;
+export const ver = (t: number): number => Math.floor(t / TSN);
+export const nid = (t: number): number => t % TSN;
+export const mkTS = (v: number, n: number): number => v * TSN + n;
+export const NODE = ['A', 'B', 'C', 'D'];
+export const KEY = ['x', 'y', 'z'];
+export const showTS = (t: number): string => (t === NONE ? '<-1,-1>' : `<${ver(t)},${NODE[nid(t)]}>`);
+
+/** A record at one node (Fig. 1(a)). val is a write's value: write w writes w+1; 0 is v0. */
+export interface Rec {
+  val: number;
+  /** volatileTS: the version in this node's LLC. */
+  vts: number;
+  /** glb_volatileTS / glb_durableTS. */
+  gv: number;
+  gd: number;
+  /** RDLock_Owner (a TS, or NONE). */
+  rd: number;
+  /** WRLock: 1 while held (only observable in the split-step mutant M22). */
+  wr: number;
+  /** Highest version this node's GenTS issued for the key (the atomic-GenTS fix, §3.4). */
+  iss: number;
+  /** MINOS-O vFIFO for this record, flat [ts, val, ts, val, ...], head first. */
+  vq: number[];
+}
+
+export type MsgType = 'INV' | 'ACK' | 'ACK_C' | 'ACK_P' | 'VAL' | 'VAL_C' | 'VAL_P' | 'PERSIST';
+
+export interface Msg {
+  t: MsgType;
+  k: number;
+  ts: number;
+  /** INV carries the data. */
+  v: number;
+  from: number;
+  to: number;
+  sc: number;
+  /** 1 for a duplicate copy (never duplicated again). */
+  dup: number;
+  /** [PERSIST]sc of the fixed Scope protocol: the scope's writes, flat [key, ts, ...]. */
+  items: number[];
+}
+
+/** A coordinator thread (client-write, [PERSIST]sc, or the split read of M21). */
+export interface Coord {
+  kind: 'write' | 'persist' | 'read';
+  k: number;
+  /** Index of the write in the config (its value is w+1). */
+  w: number;
+  ts: number;
+  pc: string;
+  /** The volatileTS snapshot taken when Obsolete() held: the spins wait for glb >= tau. */
+  tau: number;
+  /** Reached Line 8 (so Lines 20-21 apply). */
+  sn: boolean;
+  /** INVs were sent (Line 11). */
+  sent: boolean;
+  /** The client already got its response (REnf, MINOS-O Synch, M13). */
+  resp: boolean;
+  /** Senders of ACK / ACK_C (bit per node); of ACK_P. */
+  ack: number;
+  ackP: number;
+  /** H-Lin-TS ghost: the largest tag of an operation completed before this one was invoked. */
+  low: number;
+  sc: number;
+}
+
+/** A follower thread, spawned by an INV (or by a [PERSIST]sc under Scope). */
+export interface Foll {
+  n: number;
+  kind: 'write' | 'persist';
+  k: number;
+  ts: number;
+  v: number;
+  from: number;
+  pc: string;
+  tau: number;
+  sn: boolean;
+  /** Discarded VALs still to come for a write cut short at Line 27. */
+  need: number;
+  sc: number;
+  items: number[];
+}
+
+export interface Ghost {
+  /** Per write: its TS_WR once generated, else NONE. */
+  wts: number[];
+  /** Per write: 0 not invoked, 1 pending, 2 returned to the client, 3 pending at the crash. */
+  wst: number[];
+  /** Per key: the largest TS a pre-crash read returned. */
+  readMax: number[];
+  /** Per scope: 1 once its PERSIST returned. */
+  pd: number[];
+  /** Violations of transition properties, set by next(): '' while they hold. */
+  i2: string;
+  i11: string;
+  lin: string;
+}
+
+export interface State {
+  /** rec[n][k] */
+  rec: Rec[][];
+  /** Per node, the NVM log (with MINOS-O's dFIFO, which is already durable): sorted flat [key, ts, val] triples. */
+  nvm: number[][];
+  /** Per client: its running operation. */
+  co: (Coord | null)[];
+  /** Per client: index of its next operation. */
+  cl: number[];
+  fo: Foll[];
+  net: Msg[];
+  /** Background persists not yet done: [node, key, ts, val, sc]. */
+  bg: number[][];
+  crashed: boolean;
+  /** Post-crash reads done, in order: flat [node, key, val]. */
+  pr: number[];
+  g: Ghost;
+}
+
+export function initialState(c: MinosConfig, writes: number, scopes: number): State {
+  const rec = (): Rec => ({ val: 0, vts: 0, gv: 0, gd: 0, rd: NONE, wr: 0, iss: 0, vq: [] });
+  return {
+    rec: Array.from({ length: c.nodes }, () => Array.from({ length: c.keys }, rec)),
+    nvm: Array.from({ length: c.nodes }, () => []),
+    co: c.clients.map(() => null),
+    cl: c.clients.map(() => 0),
+    fo: [],
+    net: [],
+    bg: [],
+    crashed: false,
+    pr: [],
+    g: {
+      wts: Array(writes).fill(NONE),
+      wst: Array(writes).fill(0),
+      readMax: Array(c.keys).fill(0),
+      pd: Array(scopes + 1).fill(0),
+      i2: '',
+      i11: '',
+      lin: '',
+    },
+  };
+}
+
+/** The max TS of key k in node n's NVM log (the initial v0 entry has TS <0,A> = 0). */
+export function maxNvm(s: State, n: number, k: number): number {
+  let m = 0;
+  const log = s.nvm[n];
+  for (let i = 0; i < log.length; i += 3) if (log[i] === k && log[i + 1] > m) m = log[i + 1];
+  return m;
+}
+
+export const durableAll = (s: State, k: number, t: number): boolean => s.nvm.every((_, n) => maxNvm(s, n, k) >= t);
+export const durableSome = (s: State, k: number, t: number): boolean => s.nvm.some((_, n) => maxNvm(s, n, k) >= t);
+
+/** A compact canonical encoding of a state (the explorer's view): numbers joined, each part tagged. */
+export function encode(s: State): string {
+  let out = '';
+  for (const row of s.rec) for (const r of row) out += `${r.val},${r.vts},${r.gv},${r.gd},${r.rd},${r.wr},${r.iss},${r.vq.join(':')};`;
+  out += '|';
+  for (const log of s.nvm) out += `${log.join(',')};`;
+  out += '|';
+  for (const t of s.co) {
+    out += t === null ? '-;' : `${t.kind},${t.k},${t.w},${t.ts},${t.pc},${t.tau},${+t.sn},${+t.sent},${+t.resp},${t.ack},${t.ackP},${t.low},${t.sc};`;
+  }
+  out += `|${s.cl.join(',')}|`;
+  for (const f of s.fo) out += `${f.n},${f.kind},${f.k},${f.ts},${f.v},${f.from},${f.pc},${f.tau},${+f.sn},${f.need},${f.sc},${f.items.join(':')};`;
+  out += '|';
+  for (const m of s.net) out += `${m.t},${m.k},${m.ts},${m.v},${m.from},${m.to},${m.sc},${m.dup},${m.items.join(':')};`;
+  out += '|';
+  for (const b of s.bg) out += `${b.join(',')};`;
+  const g = s.g;
+  out += `|${+s.crashed}|${s.pr.join(',')}|${g.wts.join(',')}|${g.wst.join(',')}|${g.readMax.join(',')}|${g.pd.join(',')}|${g.i2}|${g.i11}|${g.lin}`;
+  return out;
+}
