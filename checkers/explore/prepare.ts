@@ -2,8 +2,16 @@
 // (monitors and reductions are machine transformers). Both the main thread and every
 // worker call it, so that all of them search the same machine.
 
-import type { ExploreOptions, Machine } from './types.ts';
+import { withHistories } from './histories.ts';
+import { withMonitor } from './monitor.ts';
+import { withSymmetry } from './symmetry.ts';
+import type { Action, ExploreOptions, Machine } from './types.ts';
 
-export function prepare<S, A extends import('./types.ts').Action>(machine: Machine<S, A>, _options: ExploreOptions): Machine {
-  return machine;
+export function prepare<S, A extends Action>(machine: Machine<S, A>, options: ExploreOptions): Machine<any, A> {
+  let m: Machine<any, A> = machine;
+  // Incremental linearizability by default whenever the spec records a history.
+  if (machine.history && (options.linearizability ?? 'incremental') === 'incremental') m = withMonitor(m);
+  if (machine.history && options.linearizability === 'histories') m = withHistories(m);
+  if (options.symmetry) m = withSymmetry(m);
+  return m;
 }
