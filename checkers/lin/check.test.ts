@@ -1,0 +1,134 @@
+// The checker's contract beyond verdicts: timeouts, model errors, the diagnosis of an
+// illegal history, indeterminate operations, partitions in rounds.
+
+import { describe, expect, it } from 'vitest';
+import { checkHistory, checkHistorySync, models } from './index.ts';
+import { loadCorpusFile, manifest } from './testdata-loader.ts';
+import type { Model, Operation } from './types.ts';
+
+const op = (client: number, input: unknown, call: number, ret?: number, output?: unknown): Operation =>
+  ret === undefined ? { client, input, call } : { client, input, call, ret, output };
+
+describe('timeouts', () => {
+  it('a history too hard for the budget is unknown, never a guess', () => {
+    const entry = manifest().find((e) => e.path === 'kv/c50-bad.txt')!;
+    const history = loadCorpusFile(entry, models['kv-append-unpartitioned']);
+    const r = checkHistorySync('kv-append-unpartitioned', history, { timeoutMs: 100 });
+    expect(r.verdict).toBe('unknown');
+    expect(r.partitions[0]).toMatchObject({ verdict: 'unknown', reason: 'timeout' });
+    expect(r.elapsedMs).toBeLessThan(5000);
+  });
+
+  it('on worker threads too', async () => {
+    const entry = manifest().find((e) => e.path === 'kv/c50-ok.txt')!;
+    const history = loadCorpusFile(entry, models['kv-append']);
+    const r = await checkHistory('kv-append', history, { timeoutMs: 0, workers: 2 });
+    expect(r.verdict).toBe('unknown');
+    expect(r.partitions.every((p) => p.verdict === 'unknown' && p.reason === 'timeout')).toBe(true);
+  });
+});
+
+describe('model errors', () => {
+  const fragile: Model<number, { f: string }, unknown> = {
+    name: 'fragile',
+    init: () => 0,
+    step(s, input) {
+      if (input.f === 'boom') throw new Error('cannot step boom');
+      return { ok: true, state: s + 1 };
+    },
+  };
+
+  it('name the operation whose step threw, with verdict unknown', () => {
+    const history = [op(0, { f: 'inc' }, 0, 1, null), op(1, { f: 'inc' }, 2, 3, null), op(1, { f: 'boom' }, 4, 5, null)];
+    const r = checkHistorySync(fragile, history);
+    expect(r.verdict).toBe('unknown');
+    expect(r.modelError).toEqual({ operation: 2, message: 'cannot step boom' });
+    expect(r.partitions[0].reason).toBe('model-error');
+  });
+
+  it('an unknown operation of a registered model is a model error too', () => {
+    const r = checkHistorySync('register', [op(0, { f: 'cas', value: [1, 2] }, 0, 1, true)]);
+    expect(r.verdict).toBe('unknown');
+    expect(r.modelError?.operation).toBe(0);
+    expect(r.modelError?.message).toMatch(/unknown operation "cas"/);
+  });
+
+  it('a partition function that loses operations is reported, not trusted', () => {
+    const lossy: Model = { ...models.register, name: 'lossy', partition: (h) => [h.slice(1)] };
+    const r = checkHistorySync(lossy, [op(0, { f: 'write', value: 1 }, 0, 1, null), op(0, { f: 'read' }, 2, 3, 1)]);
+    expect(r.verdict).toBe('unknown');
+    expect(r.modelError?.message).toMatch(/left out/);
+  });
+});
+
+describe('illegal histories are explained', () => {
+  // write(1) completes; then two reads, one sees 1 and the other 2: nothing wrote 2.
+  const history = [
+    op(0, { f: 'write', value: 1 }, 0, 1, null),
+    op(1, { f: 'read' }, 2, 5, 1),
+    op(2, { f: 'read' }, 3, 4, 2),
+  ];
+
+  it('longest partial linearization, the states after it, and the stuck operations', () => {
+    const r = checkHistorySync('register', history);
+    expect(r.verdict).toBe('illegal');
+    const p = r.partitions[0];
+    expect(p.longest?.[0]).toEqual([0, 1]);
+    expect(p.states).toEqual(['1', '1']);
+    expect(p.stuck).toEqual([2]);
+  });
+
+  it('verbose mode gives the longest sequence through every operation', () => {
+    const r = checkHistorySync('register', history, { verbose: true });
+    expect(r.partitions[0].longest).toEqual([[0, 1]]);
+  });
+});
+
+describe('indeterminate operations', () => {
+  it('may take effect late', () => {
+    const h = [op(0, { f: 'write', value: 1 }, 0), op(1, { f: 'read' }, 5, 6, null), op(1, { f: 'read' }, 7, 8, 1)];
+    expect(checkHistorySync('register', h).verdict).toBe('ok');
+  });
+
+  it('may never take effect', () => {
+    const h = [op(0, { f: 'write', value: 1 }, 0), op(1, { f: 'read' }, 5, 6, null)];
+    const r = checkHistorySync('register', h);
+    expect(r.verdict).toBe('ok');
+    expect(r.partitions[0].linearization).toEqual([1]);
+  });
+
+  it('cannot take effect before their call', () => {
+    const h = [op(1, { f: 'read' }, 0, 1, 1), op(0, { f: 'write', value: 1 }, 2)];
+    expect(checkHistorySync('register', h).verdict).toBe('illegal');
+  });
+
+  it('a history of indeterminate operations only is linearizable', () => {
+    expect(checkHistorySync('register', [op(0, { f: 'write', value: 1 }, 0)]).verdict).toBe('ok');
+    expect(checkHistorySync('register', []).verdict).toBe('ok');
+  });
+});
+
+describe('partitions', () => {
+  it('an illegal partition ends the check; partitions left unfinished are cancelled', () => {
+    // Key "a": hard (many concurrent appends and a read nobody could see). Key "b": plainly illegal.
+    const h: Operation[] = [];
+    for (let c = 0; c < 14; c++) h.push(op(c, { f: 'append', key: 'a', value: `x${c}` }, 0, 100, null));
+    h.push(op(20, { f: 'get', key: 'a' }, 101, 102, 'nope'));
+    h.push(op(21, { f: 'put', key: 'b', value: 'v' }, 0, 1, null));
+    h.push(op(22, { f: 'get', key: 'b' }, 2, 3, 'w'));
+    const r = checkHistorySync('kv-append', h);
+    expect(r.verdict).toBe('illegal');
+    expect(r.partitions.map((p) => [p.verdict, p.reason])).toEqual([
+      ['unknown', 'cancelled'],
+      ['illegal', undefined],
+    ]);
+  });
+
+  it('bad timestamps are refused with the operation named', () => {
+    expect(() => checkHistorySync('register', [op(0, { f: 'read' }, 5, 4, null)])).toThrow(/operation 0: return time/);
+  });
+
+  it('an unknown model name is refused', () => {
+    expect(() => checkHistorySync('nope', [])).toThrow(/unknown model "nope"/);
+  });
+});

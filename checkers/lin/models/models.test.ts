@@ -1,0 +1,118 @@
+// The sequential models' semantics, one behaviour per test.
+
+import { describe, expect, it } from 'vitest';
+import { checkHistorySync } from '../index.ts';
+import { UNKNOWN, type Model, type Operation } from '../types.ts';
+import type { KvInput } from './kv.ts';
+import { casRegister, etcdCasRegister, kvAppend, kvAppendUnpartitioned, models, mutex, queue, set } from './index.ts';
+
+const seq = (...steps: [unknown, unknown][]): Operation[] =>
+  steps.map(([input, output], i) => ({ client: 0, input, call: 2 * i, ret: 2 * i + 1, output }));
+
+function run<S>(model: Model<S>, steps: [unknown, unknown][]): S {
+  let s = model.init();
+  for (const [input, output] of steps) {
+    const r = model.step(s, input, output);
+    expect(r.ok).toBe(true);
+    s = r.state;
+  }
+  return s;
+}
+
+describe('registers', () => {
+  it('start as null and read what was written', () => {
+    expect(checkHistorySync('register', seq([{ f: 'read' }, null], [{ f: 'write', value: 3 }, null], [{ f: 'read' }, 3])).verdict).toBe('ok');
+    expect(checkHistorySync('register', seq([{ f: 'write', value: 3 }, null], [{ f: 'read' }, 4])).verdict).toBe('illegal');
+  });
+
+  it('cas succeeds only from the held value', () => {
+    expect(casRegister.step(1, { f: 'cas', value: [1, 2] }, true)).toEqual({ ok: true, state: 2 });
+    expect(casRegister.step(1, { f: 'cas', value: [0, 2] }, true).ok).toBe(false);
+  });
+
+  it('etcd: a failed cas means the register did not hold `from`', () => {
+    expect(etcdCasRegister.failedOutput!({ f: 'cas', value: [1, 2] })).toBe(false);
+    expect(etcdCasRegister.failedOutput!({ f: 'read' })).toBeUndefined();
+    expect(etcdCasRegister.step(1, { f: 'cas', value: [1, 2] }, false).ok).toBe(false);
+    expect(etcdCasRegister.step(0, { f: 'cas', value: [1, 2] }, false)).toEqual({ ok: true, state: 0 });
+    expect(casRegister.failedOutput).toBeUndefined();
+  });
+
+  it('an indeterminate cas takes effect only from `from`', () => {
+    expect(etcdCasRegister.step(1, { f: 'cas', value: [1, 2] }, UNKNOWN)).toEqual({ ok: true, state: 2 });
+    expect(etcdCasRegister.step(0, { f: 'cas', value: [1, 2] }, UNKNOWN).ok).toBe(false);
+  });
+
+  it('compare values structurally', () => {
+    expect(casRegister.step([1, { a: 2 }], { f: 'read' }, [1, { a: 2 }]).ok).toBe(true);
+    expect(casRegister.hash!([1, { a: 2, b: 3 }])).toBe(casRegister.hash!([1, { b: 3, a: 2 }]));
+  });
+});
+
+describe('kv', () => {
+  const steps: [unknown, unknown][] = [
+    [{ f: 'put', key: 'a', value: 'x' }, null],
+    [{ f: 'append', key: 'a', value: 'y' }, null],
+    [{ f: 'append', key: 'b', value: 'z' }, null],
+  ];
+
+  it('get returns the whole string, or empty when never written', () => {
+    const s = run(kvAppendUnpartitioned, steps);
+    expect(kvAppendUnpartitioned.step(s, { f: 'get', key: 'a' }, 'xy').ok).toBe(true);
+    expect(kvAppendUnpartitioned.step(s, { f: 'get', key: 'c' }, '').ok).toBe(true);
+    expect(kvAppendUnpartitioned.describeState!(s)).toBe('{"a": "xy", "b": "z"}');
+  });
+
+  it('equal maps hash equal, whatever the order of writes; an empty key equals an absent one', () => {
+    const m = kvAppendUnpartitioned;
+    const a = run(m, steps);
+    const b = run(m, [steps[2], [{ f: 'put', key: 'a', value: 'xy' }, null], [{ f: 'put', key: 'c', value: '' }, null]]);
+    expect(m.equal!(a, b)).toBe(true);
+    expect(m.hash!(a)).toBe(m.hash!(b));
+    const c = run(m, [steps[0], steps[2]]);
+    expect(m.equal!(a, c)).toBe(false);
+  });
+
+  it('the per-key model hashes appends incrementally, consistently with put', () => {
+    const viaAppend = run(kvAppend, [[{ f: 'append', key: 'k', value: 'ab' }, null], [{ f: 'append', key: 'k', value: 'cd' }, null]]);
+    const viaPut = run(kvAppend, [[{ f: 'put', key: 'k', value: 'abcd' }, null]]);
+    expect(kvAppend.equal!(viaAppend, viaPut)).toBe(true);
+    expect(kvAppend.hash!(viaAppend)).toBe(kvAppend.hash!(viaPut));
+  });
+
+  it('partitions by key, keeping each operation once', () => {
+    const h = seq(...steps);
+    expect(kvAppend.partition!(h as Operation<KvInput>[]).map((p) => p.length)).toEqual([2, 1]);
+  });
+});
+
+describe('set, queue, mutex', () => {
+  it('set: a read returns the members in any order', () => {
+    const s = run(set, [[{ f: 'add', value: 2 }, null], [{ f: 'add', value: 1 }, null], [{ f: 'add', value: 2 }, null]]);
+    expect(set.step(s, { f: 'read' }, [1, 2]).ok).toBe(true);
+    expect(set.step(s, { f: 'read' }, [2, 1]).ok).toBe(true);
+    expect(set.step(s, { f: 'read' }, [1]).ok).toBe(false);
+  });
+
+  it('queue: FIFO, null when empty', () => {
+    const s = run(queue, [[{ f: 'enqueue', value: 1 }, null], [{ f: 'enqueue', value: 2 }, null]]);
+    expect(queue.step(s, { f: 'dequeue' }, 2).ok).toBe(false);
+    const t = run(queue, [[{ f: 'enqueue', value: 1 }, null], [{ f: 'dequeue' }, 1]]);
+    expect(queue.step(t, { f: 'dequeue' }, null).ok).toBe(true);
+    expect(queue.equal!(t, queue.init())).toBe(true);
+  });
+
+  it('mutex: acquire only when free, release only when held', () => {
+    expect(mutex.step(false, { f: 'acquire' }, null)).toEqual({ ok: true, state: true });
+    expect(mutex.step(true, { f: 'acquire' }, null).ok).toBe(false);
+    expect(mutex.step(false, { f: 'release' }, null).ok).toBe(false);
+  });
+
+  it('every model in the registry describes its operations and states', () => {
+    for (const [name, m] of Object.entries(models)) {
+      expect(m.name).toBe(name);
+      expect(typeof m.describeOperation).toBe('function');
+      expect(typeof m.describeState!(m.init())).toBe('string');
+    }
+  });
+});

@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { checkHistorySync } from '../lin/index.ts';
+import type { Operation } from '../lin/types.ts';
+import { renderLinText } from './lin-text.ts';
+
+const op = (client: number, input: unknown, call: number, ret?: number, output?: unknown): Operation =>
+  ret === undefined ? { client, input, call } : { client, input, call, ret, output };
+
+describe('renderLinText', () => {
+  it('explains an illegal history in the model words', () => {
+    const history = [
+      op(0, { f: 'write', value: 1 }, 0, 1, null),
+      op(1, { f: 'read' }, 2, 5, 1),
+      op(2, { f: 'read' }, 3, 4, 2),
+    ];
+    const text = renderLinText(checkHistorySync('register', history), history, 'register');
+    expect(text).toContain('verdict:    NOT linearizable');
+    expect(text).toContain('operations: 3 in 1 partition (1 illegal)');
+    expect(text).toContain('Longest partial linearization: 2 of 3 operations.');
+    expect(text).toMatch(/1\. #0 client 0: write\(1\)\s+\[0, 1\]\n\s+state: 1\n/);
+    expect(text).toMatch(/2\. #1 client 1: read\(\) -> 1/);
+    expect(text).toMatch(/None of these could be linearized next:\n\s+#2 client 2: read\(\) -> 2 {2}\[3, 4\]/);
+  });
+
+  it('names the partition of a partitioned history', () => {
+    const history = [
+      op(0, { f: 'put', key: 'a', value: 'x' }, 0, 1, null),
+      op(1, { f: 'put', key: 'b', value: 'y' }, 0, 1, null),
+      op(1, { f: 'get', key: 'b' }, 2, 3, 'z'),
+    ];
+    const text = renderLinText(checkHistorySync('kv-append', history), history, 'kv-append');
+    expect(text).toContain('Partition 1 (2 operations) has no linearization.');
+    expect(text).toContain('#2 client 1: get("b") -> "z"');
+    expect(text).toContain('state: "y"');
+  });
+
+  it('says when the time ran out, and names a failing model operation', () => {
+    const history = [op(0, { f: 'frobnicate' }, 0, 1, null)];
+    const text = renderLinText(checkHistorySync('register', history), history, 'register');
+    expect(text).toContain('verdict:    unknown (inconclusive)');
+    expect(text).toContain('The model failed on operation #0 client 0');
+    expect(text).toContain('register: unknown operation "frobnicate"');
+  });
+
+  it('an ok history is a short summary', () => {
+    const history = [op(0, { f: 'write', value: 1 }, 0, 1, null)];
+    const text = renderLinText(checkHistorySync('register', history), history, 'register');
+    expect(text.split('\n').filter(Boolean)).toHaveLength(4);
+    expect(text).toContain('verdict:    linearizable');
+  });
+});

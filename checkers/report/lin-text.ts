@@ -1,0 +1,83 @@
+// The human summary of a linearizability check: verdict, size, partitions and time, and
+// for an illegal history the diagnosis: the partition, its longest partial
+// linearization in the model's words with the state after each step, and the operations
+// that could not come next.
+
+import { resolveModel, type ModelArg } from '../lin/check.ts';
+import { UNKNOWN, type LinResult, type Model, type Operation, type PartitionReport } from '../lin/types.ts';
+
+export interface LinTextOptions {
+  /** Steps of the longest partial linearization to show (its last ones). Default 20. */
+  steps?: number;
+}
+
+const VERDICT_WORDS = {
+  ok: 'linearizable',
+  illegal: 'NOT linearizable',
+  unknown: 'unknown (inconclusive)',
+} as const;
+
+export function describeOp(model: Model, history: readonly Operation[], i: number): string {
+  const op = history[i];
+  const output = op.ret === undefined ? UNKNOWN : op.output;
+  const text = model.describeOperation ? model.describeOperation(op.input, output) : `${JSON.stringify(op.input)} -> ${op.ret === undefined ? '?' : JSON.stringify(output)}`;
+  const when = `[${op.call}, ${op.ret === undefined ? 'indeterminate' : op.ret}]`;
+  const where = op.origin?.line !== undefined ? ` line ${op.origin.line}` : '';
+  return `#${i} client ${String(op.client)}: ${text}  ${when}${where}`;
+}
+
+function count(partitions: readonly PartitionReport[]): string {
+  const tally = new Map<string, number>();
+  for (const p of partitions) {
+    const k = p.verdict === 'unknown' ? (p.reason ?? 'unknown') : p.verdict;
+    tally.set(k, (tally.get(k) ?? 0) + 1);
+  }
+  return [...tally].map(([k, n]) => `${n} ${k}`).join(', ');
+}
+
+export function renderLinText(result: LinResult, history: readonly Operation[], modelArg: ModelArg, options: LinTextOptions = {}): string {
+  const { model } = resolveModel(modelArg);
+  const lines: string[] = [];
+  const parts = result.partitions.length;
+  lines.push(`verdict:    ${VERDICT_WORDS[result.verdict]}`);
+  lines.push(`model:      ${model.name}`);
+  lines.push(`operations: ${result.operations}${parts > 0 ? ` in ${parts} partition${parts === 1 ? '' : 's'} (${count(result.partitions)})` : ''}`);
+  lines.push(`time:       ${result.elapsedMs.toFixed(0)} ms`);
+
+  if (result.modelError) {
+    const e = result.modelError;
+    lines.push('', e.operation >= 0 ? `The model failed on operation ${describeOp(model, history, e.operation)}:` : 'The model failed:', `  ${e.message}`);
+  }
+  if (result.verdict === 'unknown' && !result.modelError) {
+    const timedOut = result.partitions.some((p) => p.reason === 'timeout');
+    lines.push('', timedOut ? 'The time budget ran out before the search could decide.' : 'The search could not decide.');
+  }
+
+  const failed = result.partitions.find((p) => p.verdict === 'illegal');
+  if (failed) lines.push('', ...diagnosis(failed, parts, model, history, options.steps ?? 20));
+  return lines.join('\n') + '\n';
+}
+
+function diagnosis(p: PartitionReport, parts: number, model: Model, history: readonly Operation[], steps: number): string[] {
+  const lines: string[] = [];
+  const which = parts > 1 ? `Partition ${p.index} (${p.operations.length} operations)` : `The history (${p.operations.length} operations)`;
+  lines.push(`${which} has no linearization.`);
+  const longest = p.longest?.[0] ?? [];
+  lines.push(`Longest partial linearization: ${longest.length} of ${p.operations.length} operations.`);
+  const first = Math.max(0, longest.length - steps);
+  if (first > 0) lines.push(`  ... ${first} earlier steps`);
+  for (let k = first; k < longest.length; k++) {
+    const state = p.states?.[k];
+    lines.push(`  ${String(k + 1).padStart(4)}. ${describeOp(model, history, longest[k])}`);
+    if (state !== undefined) lines.push(`        state: ${state}`);
+  }
+  if (longest.length === 0 && model.describeState) lines.push(`  (initial state: ${model.describeState(model.init())})`);
+  const stuck = p.stuck ?? [];
+  if (stuck.length > 0) {
+    lines.push(`None of these could be linearized next:`);
+    for (const i of stuck) lines.push(`        ${describeOp(model, history, i)}`);
+  }
+  const others = (p.longest?.length ?? 1) - 1;
+  if (others > 0) lines.push(`(${others} other longest partial linearization${others === 1 ? '' : 's'} in the JSON report.)`);
+  return lines;
+}
