@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { exploreSync } from '../../checkers/explore/index.ts';
 import { referenceBfs } from '../../checkers/explore/reference.ts';
 import { spec } from './index.ts';
+import { buildMachine } from './machine.ts';
 import { monCrash, monInit, monInvoke, monReturn, registerModel } from './monitor.ts';
 
 const configOf = (name: string) => {
@@ -16,15 +17,33 @@ const configOf = (name: string) => {
 // The spec carries its own linearizability monitor (the LIN invariant), so the engine's is off.
 const run = (config: string, variant?: string) => exploreSync(spec.build(configOf(config), variant), { linearizability: 'off' });
 
+const WIN = ['', 'Rule 1', 'Rule 2', 'Rule 3', 'LOSE', 'FINISH', 'FAIL'];
+
 describe('fusee: default configs hold', () => {
+  // Every decision of Alg. 2 and every recovery case of Fig. 9 is reached somewhere.
+  const reached = new Set<string>();
   for (const c of spec.configs.filter((x) => x.tier === 'default')) {
     it(`${c.name}: ${c.description}`, () => {
-      const r = run(c.name);
+      const machine = buildMachine(c.config);
+      const next = machine.next;
+      machine.next = (s, a) => {
+        const after = next(s, a);
+        if (a.kind === 'recoverClient') reached.add(a.label.replace(/^.*, /, '').replace(')', ''));
+        if (a.c >= 0 && s.cl[a.c].win !== after.cl[a.c].win && after.cl[a.c].win) reached.add(WIN[after.cl[a.c].win]);
+        if (a.kind === 'decide') reached.add('master decides');
+        return after;
+      };
+      const r = exploreSync(machine, { linearizability: 'off' });
       expect(r.violations.map((v) => `${v.property}: ${v.message}`)).toEqual([]);
       expect(r.status).toBe('holds');
       expect(r.states).toBeGreaterThan(50);
     });
   }
+  it('reaches every rule, every loser outcome and every recovery case', () => {
+    expect([...reached].sort()).toEqual(
+      ['FAIL', 'FINISH', 'LOSE', 'Rule 1', 'Rule 2', 'Rule 3', 'c0', 'c1 redo', 'c2', 'c3', 'committed', 'master decides'].sort(),
+    );
+  });
 });
 
 describe('fusee: mutants', () => {

@@ -633,7 +633,7 @@ export function buildMachine(config: FuseeConfig, variant?: string): Machine<Fus
           out.push(act('readReply', `readReply(c${c})`, c));
           break;
         case 'down':
-          if (me.rec === Rec.Pending && !s.fenced && !roleCrashed) out.push(act('recoverClient', `recoverClient(c${c})`, c));
+          if (me.rec === Rec.Pending && !s.fenced && !roleCrashed) out.push(act('recoverClient', `recoverClient(c${c}, ${recoveryCase(s, me)})`, c));
           break;
       }
     });
@@ -652,6 +652,15 @@ export function buildMachine(config: FuseeConfig, variant?: string): Machine<Fus
       for (const i of [s.primary, ...s.backups]) if (s.rep[i] !== CRASHED) out.push(act('crashMN', `crashMN(r${i})`, -1, i));
     }
     return out;
+  }
+
+  /** Which case of Fig. 9 / Alg. 3 the tail log entry is in (named in the action's label). */
+  function recoveryCase(s: FuseeState, me: Client): string {
+    const [vNew, used, old] = me.log;
+    if (old === COMMITTED) return 'committed';
+    if (used === 0 || vNew === NONE) return 'c0';
+    if (old === NONE) return 'c1 redo';
+    return s.rep[s.primary] === old ? 'c2' : 'c3';
   }
 
   /** Alg. 3 l.5: the values of the alive backups, or the primary's when none is alive. */

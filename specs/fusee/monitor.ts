@@ -32,81 +32,81 @@ export interface MonOp {
 
 export interface Mon {
   ops: MonOp[];
-  /** canonical encodings `state|mask|out,out,...`, sorted */
-  cfgs: string[];
+  /** configurations [state, linearized mask, output of op 0, op 1, ...], sorted */
+  cfgs: number[][];
   /** why the set became empty */
   bad: string;
 }
 
 const NO_OUT = -9;
+const S = 0;
+const MASK = 1;
+const OUT = 2;
 
-interface Cfg {
-  s: number;
-  mask: number;
-  outs: number[];
-}
-
-const enc = (c: Cfg): string => `${c.s}|${c.mask}|${c.outs.join(',')}`;
-function dec(x: string): Cfg {
-  const [s, mask, outs] = x.split('|');
-  return { s: Number(s), mask: Number(mask), outs: outs === '' ? [] : outs.split(',').map(Number) };
+/** Deduplicated and sorted, so that equal sets are equal states. */
+function canonical(cfgs: Iterable<number[]>): number[][] {
+  const byKey = new Map<string, number[]>();
+  for (const c of cfgs) byKey.set(c.join(','), c);
+  return [...byKey.values()].sort((a, b) => {
+    for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i] - b[i];
+    return 0;
+  });
 }
 
 export function monInit(model: SlotModel): Mon {
-  return { ops: [], cfgs: [`${model.init}|0|`], bad: '' };
+  return { ops: [], cfgs: [[model.init, 0]], bad: '' };
 }
 
-function close(model: SlotModel, ops: MonOp[], cfgs: Iterable<string>): string[] {
-  const seen = new Set<string>(cfgs);
-  const work = [...seen];
+function close(model: SlotModel, ops: MonOp[], cfgs: number[][]): number[][] {
+  const seen = new Map<string, number[]>();
+  for (const c of cfgs) seen.set(c.join(','), c);
+  const work = [...seen.values()];
   while (work.length > 0) {
-    const cfg = dec(work.pop()!);
+    const cfg = work.pop()!;
     for (let i = 0; i < ops.length; i++) {
-      if (cfg.mask & (1 << i)) continue;
-      const [s, out] = model.apply(cfg.s, ops[i]);
-      const outs = cfg.outs.slice();
-      outs[i] = ops[i].x ? NO_OUT : out;
-      const e = enc({ s, mask: cfg.mask | (1 << i), outs });
-      if (!seen.has(e)) {
-        seen.add(e);
-        work.push(e);
+      if (cfg[MASK] & (1 << i)) continue;
+      const [s, out] = model.apply(cfg[S], ops[i]);
+      const next = cfg.slice();
+      next[S] = s;
+      next[MASK] = cfg[MASK] | (1 << i);
+      next[OUT + i] = ops[i].x ? NO_OUT : out;
+      const key = next.join(',');
+      if (!seen.has(key)) {
+        seen.set(key, next);
+        work.push(next);
       }
     }
   }
-  return [...seen].sort();
+  return canonical(seen.values());
 }
 
 /** Removes operation i from every configuration (its bit and output). */
-function drop(cfgs: Cfg[], i: number): string[] {
-  const out = new Set<string>();
-  for (const c of cfgs) {
-    const low = c.mask & ((1 << i) - 1);
-    const high = (c.mask >> (i + 1)) << i;
-    const outs = c.outs.slice();
-    outs.splice(i, 1);
-    out.add(enc({ s: c.s, mask: low | high, outs }));
-  }
-  return [...out].sort();
+function drop(cfgs: number[][], i: number): number[][] {
+  return canonical(
+    cfgs.map((c) => {
+      const mask = c[MASK];
+      const next = c.slice();
+      next[MASK] = (mask & ((1 << i) - 1)) | ((mask >> (i + 1)) << i);
+      next.splice(OUT + i, 1);
+      return next;
+    }),
+  );
 }
 
 export function monInvoke(model: SlotModel, m: Mon, op: MonOp): Mon {
   if (m.bad) return m;
   const ops = [...m.ops, op];
-  const cfgs = m.cfgs.map((x) => {
-    const c = dec(x);
-    return enc({ ...c, outs: [...c.outs, NO_OUT] });
-  });
-  return { ops, cfgs: close(model, ops, cfgs), bad: '' };
+  return { ops, cfgs: close(model, ops, m.cfgs.map((c) => [...c, NO_OUT])), bad: '' };
 }
 
 export function monReturn(model: SlotModel, m: Mon, client: number, out: number): Mon {
   if (m.bad) return m;
   const i = m.ops.findIndex((o) => o.c === client && !o.x);
   if (i < 0) throw new Error(`monitor: client ${client} returns without a pending operation`);
-  const keep = m.cfgs.map(dec).filter((c) => c.mask & (1 << i) && c.outs[i] === out);
+  const keep = m.cfgs.filter((c) => c[MASK] & (1 << i) && c[OUT + i] === out);
   const ops = m.ops.filter((_, j) => j !== i);
   if (keep.length === 0) {
-    const pending = m.ops.filter((_, j) => j !== i).map((o) => model.describe(o)).join(', ');
+    const pending = ops.map((o) => model.describe(o)).join(', ');
     const bad = `no linearization: c${client} ${model.describe(m.ops[i], out)} (pending: ${pending || 'none'})`;
     return { ops, cfgs: [], bad };
   }
@@ -117,17 +117,14 @@ export function monCrash(model: SlotModel, m: Mon, client: number): Mon {
   if (m.bad) return m;
   const i = m.ops.findIndex((o) => o.c === client && !o.x);
   if (i < 0) return m;
-  if (model.readOnly(m.ops[i])) {
-    return { ops: m.ops.filter((_, j) => j !== i), cfgs: drop(m.cfgs.map(dec), i), bad: '' };
-  }
+  if (model.readOnly(m.ops[i])) return { ops: m.ops.filter((_, j) => j !== i), cfgs: drop(m.cfgs, i), bad: '' };
   const ops = m.ops.map((o, j) => (j === i ? { ...o, x: true } : o));
-  const cfgs = new Set<string>();
-  for (const c of m.cfgs.map(dec)) {
-    const outs = c.outs.slice();
-    outs[i] = NO_OUT;
-    cfgs.add(enc({ ...c, outs }));
-  }
-  return { ops, cfgs: [...cfgs].sort(), bad: '' };
+  const cfgs = m.cfgs.map((c) => {
+    const next = c.slice();
+    next[OUT + i] = NO_OUT;
+    return next;
+  });
+  return { ops, cfgs: canonical(cfgs), bad: '' };
 }
 
 /** The register of Def. 1 [L540-547]: initial value x0 = 0, writes of unique values. */
