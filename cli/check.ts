@@ -1,8 +1,14 @@
-// `interleave check`: everything bundled must give its expected verdict. For now that is
-// the bundled histories (cli/check-traces.ts); the specs join later as a separate part.
+// `interleave check [--full]`: everything bundled must give its expected verdict — every
+// spec at its default configs (--full: all configs) holds, every safety mutant is killed,
+// every control passes, every finding reproduces, and the bundled histories
+// (cli/check-traces.ts) give their expected verdicts. Exit 0 when all of that is so, 1 if not.
 import type { Command } from 'commander';
+import type { ExploreResult } from '../checkers/explore/types.ts';
+import { specs } from '../specs/index.ts';
 import { checkBundledTraces, renderTraceTable } from './check-traces.ts';
 import { EXIT } from './exit.ts';
+import { exploreSpec, positiveInt } from './explore.ts';
+import { mutantSummary, renderMutantTable, runMutants } from './mutants.ts';
 
 /** Runs the bundled traces, prints their table, and returns whether all passed. */
 export async function checkTraces(out: (s: string) => void): Promise<boolean> {
@@ -13,12 +19,46 @@ export async function checkTraces(out: (s: string) => void): Promise<boolean> {
   return failed === 0;
 }
 
+function verdictOf(r: ExploreResult): string {
+  if (r.status === 'holds') return 'holds';
+  if (r.status === 'violation') return `VIOLATION (${r.violations.map((v) => v.property).join(', ')})`;
+  return `INCOMPLETE (${r.incompleteReason})`;
+}
+
+/** Explores every spec config of the tier, prints the table, returns whether all hold. */
+export async function checkSpecs(out: (s: string) => void, full: boolean, workers: number): Promise<boolean> {
+  const rows: string[][] = [];
+  let ok = true;
+  for (const spec of specs) {
+    for (const c of spec.configs) {
+      if (!full && c.tier !== 'default') continue;
+      const r = await exploreSpec(spec.name, c.name, undefined, { workers });
+      ok &&= r.status === 'holds';
+      rows.push([spec.name, c.name, r.states.toLocaleString('en-US'), `${(r.elapsedMs / 1000).toFixed(1)} s`, verdictOf(r)]);
+    }
+  }
+  const header = ['spec', 'config', 'states', 'time', 'verdict'];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
+  const line = (cells: string[]) => cells.map((x, i) => (i === 2 || i === 3 ? x.padStart(widths[i]) : x.padEnd(widths[i]))).join('  ').trimEnd();
+  out(`Specs (${full ? 'all' : 'default'} configs)\n${[line(header), ...rows.map(line)].join('\n')}\n`);
+  return ok;
+}
+
 export function register(program: Command): void {
   program
     .command('check')
-    .description('check everything bundled: the bundled histories give their expected verdicts')
-    .action(async () => {
-      const ok = await checkTraces((s) => process.stdout.write(s));
+    .description('check everything bundled: specs hold at their default configs, mutants are killed, controls pass, bundled histories give their expected verdicts')
+    .option('--full', 'every config, not only the default ones')
+    .option('--workers <n>', 'worker threads per exploration (default 1)', positiveInt)
+    .action(async (o: { full?: boolean; workers?: number }) => {
+      const out = (s: string) => process.stdout.write(s);
+      const workers = o.workers ?? 1;
+      const specsOk = await checkSpecs(out, o.full ?? false, workers);
+      const rows = await runMutants(specs, { workers });
+      out(`\nMutants\n${renderMutantTable(rows)}${mutantSummary(rows)}\n`);
+      const tracesOk = await checkTraces(out);
+      const ok = specsOk && rows.every((r) => r.ok) && tracesOk;
+      out(ok ? 'check: everything gives its expected verdict\n' : 'check: FAILED (see the rows marked above)\n');
       process.exitCode = ok ? EXIT.holds : EXIT.violation;
     });
 }
