@@ -96,6 +96,19 @@ const configs: ConfigDef<ShadowfaxConfig>[] = [
       tiers: true,
     },
   },
+  {
+    name: 'B3',
+    description: 'crash (§6.3 B3): one source thread, one client with two RMWs on k∈R, at most one crash of S or T at any point; checkpoints, cancellation, CPR replay',
+    tier: 'default',
+    config: {
+      keys: [{ name: 'k', range: R, entry: 0, init: 0 }],
+      sourceThreads: 1,
+      clients: [{ sThread: 0, script: [{ f: 'rmw', key: 'k', arg: 1 }, { f: 'rmw', key: 'k', arg: 10 }] }],
+      depth: 1,
+      tiers: false,
+      crashes: 1,
+    },
+  },
 ];
 
 const mutant = (name: string, description: string, breaks: string, config: string, expect?: string): MutantDef => ({
@@ -127,6 +140,11 @@ const mutants: MutantDef[] = [
   mutant('M15b', 'the client reissues from a point before the earliest rejected op', '§3.2.1 L156-158', 'B0-pipe', 'INV-REISSUE'),
   mutant('M17', "a session pairs the server's old view number with the new snapshot's ranges", '§3.2 L148', 'B0', 'INV-VIEWID'),
   mutant('M18', 'the server executes part of a batch and then rejects it; the client reissues all of it', '§3.2 L148', 'B0-batch', 'INV-REJECT-ATOMIC'),
+  mutant('M21', 'the cluster manager deletes the dependency after only one flag is set', '§4.4 L194, L223', 'B3', 'INV-2PC'),
+  mutant('M21b', 'set-flag and cancel are a non-atomic check-then-act', '§4.4 L223', 'B3', 'INV-TGT-PEND'),
+  mutant('M22', 'a completion flag is set before the checkpoint', '§4.4 L221', 'B3', 'INV-DURABLE-FLAG'),
+  mutant('M23', 'cancellation restores only the crashed server', '§4.4 L223', 'B3', 'INV-EXCL'),
+  mutant('M24', 'cancellation without fencing a partitioned, live target', '§4.4 L225', 'B3', 'INV-EXCL'),
   mutant('M28', 'the target never retries pended ops', '§5 L340', 'B0', 'deadlock'),
   mutant('M29', 'a rejection carries no reissue point, so the client drops the rejected ops', '§3.2.1 L156', 'B0', 'INV-REISSUE'),
   mutant('M30', 'the source enters Complete when the first thread finishes Migrate, not the last', '§4.1 Complete, L185', 'B0-prime', 'INV-COMPLETE'),

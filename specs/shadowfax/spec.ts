@@ -8,6 +8,7 @@ import { clonePlain } from '../kit/clone.ts';
 import { shadowfaxKv } from './kv-model.ts';
 import {
   type Client,
+  type Snapshot,
   type Control,
   type Item,
   type KeyDef,
@@ -56,6 +57,7 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
   });
   const m = (name: string) => mutant === name;
   const batchSize = config.batch ?? 1;
+  const crashes = config.crashes ?? 0;
   const describeOp = (o: number) => {
     const op = ops[o];
     return `${op.f}(${keys[op.k].name}${op.f === 'read' ? '' : `, ${op.f === 'rmw' ? '+' : ''}${op.arg}`})#${o}`;
@@ -113,9 +115,11 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
       breakInv(s, 'INV-FRESH', `${SERVER_NAMES[srv]} executed ${describeOp(o)} on ${keys[op.k].name} = ${found ?? 'NOT_FOUND'}, but the latest write left ${s.A[op.k] ?? 'NOT_FOUND'}`);
     }
     s.execs[o]++;
+    s.execd[srv].push(o);
     if (op.f === 'read') return { out: found };
     const write = op.f === 'upsert' ? op.arg : (found ?? 0) + op.arg;
     s.A[op.k] = write;
+    s.applied.push([o, op.k, write]);
     return { out: null, write };
   }
 
@@ -236,6 +240,7 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
     const batch = session.buffer.splice(0, batchSize);
     const written = s.meta.rangesAt.filter(([sv, v]) => sv === srv && v === session.view).map(([, , r]) => r);
     for (const o of batch) {
+      s.sentTag[o] = session.view;
       if (!written.some((r) => (r & rangeOf(ops[o].k)) !== 0)) {
         breakInv(s, 'INV-BATCHKEYS', `c${c + 1} sent ${describeOp(o)} to ${SERVER_NAMES[srv]} tagged view ${session.view}, whose ranges do not hold ${keys[ops[o].k].name}`);
       }
@@ -267,6 +272,7 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
       (d.range === RT ? tgtLog : srcLog).push({ k, v: d.init });
     });
     const owner = [S, S, T];
+    const snapshot = (log: Item[]) => (crashes ? { log: clonePlain(log), execd: [] } : null);
     const meta = { owner, view: [1, 1], rangesAt: [[S, 1, rangesOf(owner, S)], [T, 1, rangesOf(owner, T)]] as [number, number, number][], dep: null };
     return {
       meta,
@@ -287,7 +293,7 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
       clients: config.clients.map(() => ({
         owner: owner.slice(),
         views: [1, 1],
-        sessions: [S, T].map((srv) => ({ view: 1, ranges: rangesOf(owner, srv), inflight: [], rejectFrom: -1, lastDone: -1, buffer: [] })),
+        sessions: [S, T].map((srv) => ({ view: 1, ranges: rangesOf(owner, srv), inflight: [], rejectFrom: -1, behind: [], lastDone: -1, buffer: [] })),
         next: 0,
       })),
       req: config.clients.map(() => [[], []]),
@@ -298,7 +304,17 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
       A: keys.map((d) => d.init ?? d.cold ?? null),
       execs: ops.map(() => 0),
       status: ops.map(() => 0),
+      sentTag: ops.map(() => 0),
       broken: [],
+      up: [true, true],
+      crashesLeft: crashes,
+      execd: [[], []],
+      // a checkpoint from before the run stands in for the last one taken before the migration
+      pre: [snapshot(srcLog), snapshot(tgtLog)],
+      post: [null, null],
+      applied: [],
+      gone: null,
+      deciding: null,
     };
   }
 
@@ -315,7 +331,7 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
       }
       for (const srv of [S, T]) {
         if (client.sessions[srv].buffer.length > 0) out.push({ label: `clientSend(c${c + 1}→${SERVER_NAMES[srv]})`, step: 'clientSend', c, s: srv });
-        if (s.req[c][srv].length > 0) {
+        if (s.req[c][srv].length > 0 && s.up[srv]) {
           out.push({ label: `serverRecvBatch(c${c + 1}→${SERVER_NAMES[srv]})`, step: 'serverRecvBatch', c, s: srv });
           // M18: a thread passes its cut in the middle of a batch, after executing part of it
           const th = src.threads[cl.sThread];
@@ -325,10 +341,13 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
         }
         if (s.resp[c][srv].length > 0) out.push({ label: `clientRecv(c${c + 1}←${SERVER_NAMES[srv]})`, step: 'clientRecv', c, s: srv });
       }
-      if (client.sessions.some((x) => x.rejectFrom >= 0)) out.push({ label: `handleViewChange(c${c + 1})`, step: 'handleViewChange', c });
+      if (client.sessions.some((x) => x.rejectFrom >= 0 || x.behind.length > 0)) out.push({ label: `handleViewChange(c${c + 1})`, step: 'handleViewChange', c });
     });
-    if (!s.migrated) out.push({ label: 'migrate(R, S→T)', step: 'migrate' });
-    if (src.phase !== 'NORMAL' && src.phase !== 'DONE') {
+    if (crashes) crashActions(s, out);
+    const sourceUp = s.up[S];
+    const targetUp = s.up[T];
+    if (!s.migrated && sourceUp) out.push({ label: 'migrate(R, S→T)', step: 'migrate' });
+    if (sourceUp && (src.phase === 'SAMPLING' || src.phase === 'PREPARE' || src.phase === 'TRANSFER' || src.phase === 'MIGRATE')) {
       src.threads.forEach((th, t) => {
         if (th.phase !== src.phase) out.push({ label: `threadRefresh(s${t + 1}, ${src.phase})`, step: 'threadRefresh', t });
       });
@@ -336,13 +355,14 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
         out.push({ label: `srcAdvance(${src.phase})`, step: 'srcAdvance' });
       }
     }
-    if (src.phase === 'MIGRATE') {
+    if (sourceUp && src.phase === 'MIGRATE') {
       src.threads.forEach((th, t) => {
         if (th.phase !== 'MIGRATE') return;
         for (const e of entries) if (!(src.claimed & (1 << e))) out.push({ label: `sendChunk(s${t + 1}, e${e})`, step: 'sendChunk', t, e });
       });
     }
     src.pendingIO.forEach((p, i) => out.push({ label: `serverCompleteIO(s${p.t + 1}, ${describeOp(p.op)})`, step: 'serverCompleteIO', i }));
+    if (!targetUp) return out;
     if (s.ctrl.length > 0) out.push({ label: `tgtRecvControl(${s.ctrl[0].rpc})`, step: 'tgtRecvControl' });
     s.data.forEach((ch, t) => {
       if (ch.length > 0) out.push({ label: `tgtRecvData(s${t + 1})`, step: 'tgtRecvData', t });
@@ -365,7 +385,7 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
       if (phaseOk && flushedOk) fetchable.add(k);
     }
     for (const k of fetchable) out.push({ label: `tgtFetchIndirection(${keys[k].name})`, step: 'tgtFetchIndirection', k });
-    if (config.tiers) {
+    if (config.tiers && sourceUp) {
       if (src.head < src.log.length) out.push({ label: 'evict(S)', step: 'evict' });
       if (src.flushed < src.head) out.push({ label: 'flush(S)', step: 'flush' });
     }
@@ -406,10 +426,205 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
     s.tgt.tailStart = s.tgt.log.length;
   }
 
+  // ---- crashes, checkpoints and recovery (§4.4, L219-227; extraction §2.5, §2.13) -------
+
+  function takeSnapshot(s: State, srv: number) {
+    return { log: clonePlain(srv === S ? s.src.log : s.tgt.log), execd: s.execd[srv].slice() };
+  }
+
+  /** A crash loses volatile state and every connection of the server (§1.8). */
+  function crash(s: State, srv: number) {
+    s.up[srv] = false;
+    s.crashesLeft--;
+    dropConnections(s, srv);
+  }
+
+  function dropConnections(s: State, srv: number) {
+    s.req.forEach((r) => (r[srv] = []));
+    s.resp.forEach((r) => (r[srv] = []));
+    s.ctrl = [];
+    s.data = s.data.map(() => []);
+    if (srv === S) s.src.pendingIO = [];
+    else s.tgt.pended = [];
+  }
+
+  /**
+   * Roll a server back to a checkpoint. Executions after it leave the lineage (A follows
+   * the surviving writes); clients learn the CPR point and replay the rest.
+   */
+  function restore(s: State, srv: number, snap: Snapshot, replay: Set<number>) {
+    const rolledBack = s.execd[srv].filter((o) => !snap.execd.includes(o));
+    s.execd[srv] = snap.execd.slice();
+    if (srv === S) s.src.log = clonePlain(snap.log);
+    else s.tgt.log = clonePlain(snap.log);
+    for (const o of rolledBack) {
+      s.execs[o]--;
+      s.applied = s.applied.filter(([x]) => x !== o);
+      replay.add(o);
+    }
+    s.A = keys.map((d, k) => {
+      const last = s.applied.findLast(([, key]) => key === k);
+      return last ? last[2] : (d.init ?? d.cold ?? null);
+    });
+  }
+
+  /** Clients reissue what a restarted server lost or rolled back (CPR replay, L227, L388). */
+  function replayClients(s: State, restarted: number[], replay: Set<number>) {
+    s.clients.forEach((cl, c) => {
+      const reissue: number[] = [];
+      for (const srv of restarted) {
+        const session = cl.sessions[srv];
+        for (const o of session.inflight) {
+          if (s.execd[srv].includes(o)) s.status[o] = 2; // inside the recovered prefix
+          else reissue.push(o);
+        }
+        session.inflight = [];
+        session.buffer = [];
+        session.rejectFrom = -1;
+        session.behind = [];
+      }
+      for (const o of replay) {
+        if (ops[o].c === c && !reissue.includes(o) && !cl.sessions.some((x) => x.inflight.includes(o))) reissue.push(o);
+      }
+      refreshFromMeta(s, cl);
+      for (const o of reissue.sort((x, y) => x - y)) {
+        s.status[o] = 1;
+        send(s, c, o);
+      }
+    });
+  }
+
+  /** Views come from the metadata store after recovery, never from a checkpoint (§1.7). */
+  function resetServer(s: State, srv: number, phase: 'idle' | 'done') {
+    if (srv === S) {
+      s.src.phase = phase === 'done' ? 'DONE' : 'NORMAL';
+      s.src.threads = s.src.threads.map(() => ({ view: s.meta.view[S], phase: s.src.phase }));
+      s.src.pendingIO = [];
+    } else {
+      s.tgt.phase = phase === 'done' ? 'T_COMPLETE' : 'NORMAL';
+      s.tgt.view = s.meta.view[T];
+      s.tgt.pended = [];
+    }
+  }
+
+  /** L223: cancel the migration: R back to S, both views bumped, both servers restored. */
+  function cancelMigration(s: State, crashed: number, restartCrashed: boolean) {
+    const d = s.meta.dep!;
+    d.cancelled = true;
+    s.meta.owner[0] = S;
+    s.meta.view[S]++;
+    s.meta.view[T]++;
+    s.meta.rangesAt.push([S, s.meta.view[S], rangesOf(s.meta.owner, S)], [T, s.meta.view[T], rangesOf(s.meta.owner, T)]);
+    // M23: only the crashed server is restored; M24: the "crashed" target is alive and unreachable
+    const restored = m('M23') ? [crashed] : [S, T];
+    const replay = new Set<number>();
+    for (const srv of restored) {
+      if (srv === T && !restartCrashed) continue;
+      dropConnections(s, srv);
+      restore(s, srv, s.pre[srv]!, replay);
+      resetServer(s, srv, srv === S ? 'done' : 'idle');
+    }
+    if (!restored.includes(S)) s.src.phase = 'DONE';
+    if (restartCrashed) s.up[crashed] = true;
+    replayClients(s, restored.filter((x) => x !== T || restartCrashed), replay);
+  }
+
+  /** L221: after both flags, a server recovers on its own from its latest checkpoint. */
+  function recoverIndependently(s: State, srv: number) {
+    const replay = new Set<number>();
+    dropConnections(s, srv); // what clients sent while it was down went nowhere
+    restore(s, srv, (s.post[srv] ?? s.pre[srv])!, replay);
+    const d = s.meta.dep;
+    const committed = s.migrated && (d ? d.srcDone && d.tgtDone : !s.gone?.cancelled);
+    resetServer(s, srv, committed || (d?.cancelled && srv === S) ? 'done' : 'idle');
+    s.up[srv] = true;
+    replayClients(s, [srv], replay);
+  }
+
+  const mustCancel = (s: State) => {
+    const d = s.meta.dep;
+    return d !== null && !d.cancelled && !(d.srcDone && d.tgtDone);
+  };
+
+  function crashActions(s: State, out: ShadowfaxAction[]) {
+    const d = s.meta.dep;
+    for (const srv of [S, T]) {
+      const name = SERVER_NAMES[srv];
+      if (s.up[srv] && s.crashesLeft > 0) out.push({ label: `crash(${name})`, step: 'crash', s: srv });
+      if (s.up[srv]) continue;
+      if (!m('M21b')) out.push({ label: `recover(${name})`, step: 'recover', s: srv });
+      else if (!s.deciding) out.push({ label: `recoverReadFlags(${name})`, step: 'recoverReadFlags', s: srv });
+      else out.push({ label: `recoverAct(${name})`, step: 'recoverAct', s: srv });
+    }
+    // M24: the recovery driver takes a partitioned, live target for crashed
+    if (m('M24') && s.up[T] && s.crashesLeft > 0 && mustCancel(s)) out.push({ label: 'suspectCrashed(T)', step: 'suspectCrashed' });
+    if (s.up[S] && s.src.phase === 'COMPLETE' && d && !d.cancelled) {
+      // L221: checkpoint, then set the flag (M22: the other way round)
+      if (!s.post[S] && (!m('M22') || d.srcDone)) out.push({ label: 'srcCheckpoint()', step: 'srcCheckpoint' });
+      if (!d.srcDone && (s.post[S] || m('M22'))) out.push({ label: 'srcSetFlag()', step: 'srcSetFlag' });
+    }
+    if (s.up[T] && s.tgt.phase === 'T_COMPLETE' && d && !d.cancelled) {
+      if (!s.post[T] && (!m('M22') || d.tgtDone)) out.push({ label: 'tgtCheckpoint()', step: 'tgtCheckpoint' });
+      if (!d.tgtDone && (s.post[T] || m('M22'))) out.push({ label: 'tgtSetFlag()', step: 'tgtSetFlag' });
+    }
+    // L194: the cluster manager deletes the dependency once both flags are set (M21: once either is)
+    if (d && !d.cancelled && (m('M21') ? d.srcDone || d.tgtDone : d.srcDone && d.tgtDone)) out.push({ label: 'clusterGC()', step: 'clusterGC' });
+  }
+
+  function crashStep(s: State, a: ShadowfaxAction): void {
+    const d = s.meta.dep;
+    switch (a.step) {
+      case 'crash':
+        crash(s, a.s!);
+        return;
+      case 'recover':
+        if (mustCancel(s)) cancelMigration(s, a.s!, true);
+        else recoverIndependently(s, a.s!);
+        return;
+      case 'recoverReadFlags':
+        s.deciding = { server: a.s!, cancel: mustCancel(s) };
+        return;
+      case 'recoverAct': {
+        const { cancel } = s.deciding!;
+        s.deciding = null;
+        if (cancel && d) cancelMigration(s, a.s!, true);
+        else recoverIndependently(s, a.s!);
+        return;
+      }
+      case 'suspectCrashed':
+        s.crashesLeft--;
+        cancelMigration(s, T, false);
+        return;
+      case 'srcCheckpoint':
+        s.post[S] = takeSnapshot(s, S);
+        break;
+      case 'srcSetFlag':
+        d!.srcDone = true;
+        break;
+      case 'tgtCheckpoint':
+        s.post[T] = takeSnapshot(s, T);
+        break;
+      case 'tgtSetFlag':
+        d!.tgtDone = true;
+        break;
+      case 'clusterGC':
+        s.gone = { ...d! };
+        s.meta.dep = null;
+        return;
+    }
+    if (s.src.phase === 'COMPLETE' && s.post[S] && s.meta.dep?.srcDone) s.src.phase = 'DONE';
+  }
+
+  const crashSteps = new Set(['crash', 'recover', 'recoverReadFlags', 'recoverAct', 'suspectCrashed', 'srcCheckpoint', 'srcSetFlag', 'tgtCheckpoint', 'tgtSetFlag', 'clusterGC']);
+
   function next(before: State, a: ShadowfaxAction): State {
     const s = clonePlain(before);
     const src = s.src;
     const tgt = s.tgt;
+    if (crashSteps.has(a.step)) {
+      crashStep(s, a);
+      return s;
+    }
     switch (a.step) {
       case 'issue': {
         // §3.1: route by the cached mapping, buffer, send (batch size 1)
@@ -473,9 +688,12 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
         const session = s.clients[c].sessions[srv];
         if (!session.inflight.includes(r.op)) break; // answer to an op already reissued
         if ('rejected' in r) {
-          // a rejection of a batch tagged before the client's last refresh is already handled
-          if (r.tag < session.view) break;
-          if (session.rejectFrom < 0) session.rejectFrom = r.op; // L156: the earliest point
+          // the rejection of a batch sent before the op's latest reissue is already handled
+          if (r.tag < s.sentTag[r.op]) break;
+          // A server behind the client's view rejects this batch, but may accept the next ones
+          // once it catches up: only this batch is retried, not the suffix (see README).
+          if (r.rejected < r.tag) session.behind.push(r.op);
+          else if (session.rejectFrom < 0) session.rejectFrom = r.op; // L156: the earliest point
         } else {
           session.inflight = session.inflight.filter((x) => x !== r.op);
           session.lastDone = r.op;
@@ -490,6 +708,10 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
         if (!m('M16')) refreshFromMeta(s, cl);
         const reissue: number[] = [];
         cl.sessions.forEach((session, srv) => {
+          const retry = session.behind;
+          session.behind = [];
+          session.inflight = session.inflight.filter((x) => !retry.includes(x));
+          reissue.push(...retry);
           if (session.rejectFrom < 0) return;
           const p = session.inflight.indexOf(session.rejectFrom);
           const suffix = session.inflight.slice(p);
@@ -519,7 +741,9 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
           if (!m('M14')) s.meta.view[T]++;
         }
         s.meta.rangesAt.push([S, s.meta.view[S], rangesOf(s.meta.owner, S)], [T, s.meta.view[T], rangesOf(s.meta.owner, T)]);
-        s.meta.dep = { srcDone: false, tgtDone: false };
+        s.meta.dep = { srcDone: false, tgtDone: false, cancelled: false };
+        // L223 "pre-migration checkpoints" [interp: taken now, on both servers]
+        if (crashes) s.pre = [takeSnapshot(s, S), takeSnapshot(s, T)];
         src.phase = 'SAMPLING';
         src.tailStart = src.log.length; // L180
         break;
@@ -548,10 +772,13 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
           if (!m('M2')) sendTransferedOwnership(s);
           src.phase = 'MIGRATE';
         } else if (src.phase === 'MIGRATE') {
-          // L185: CompleteMigration, then the source's completion flag
+          // L185: CompleteMigration, then the source's completion flag (after a checkpoint, L221)
           s.ctrl.push({ rpc: 'CompleteMigration' });
-          s.meta.dep!.srcDone = true;
-          src.phase = 'DONE';
+          if (crashes) src.phase = 'COMPLETE';
+          else {
+            s.meta.dep!.srcDone = true;
+            src.phase = 'DONE';
+          }
         }
         break;
       }
@@ -590,7 +817,7 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
           const unapplied = s.data.reduce((n, ch) => n + ch.length, 0);
           if (unapplied > 0) breakInv(s, 'INV-COMPLETE', `T entered T_COMPLETE with ${unapplied} record batch(es) still in flight`);
           tgt.phase = 'T_COMPLETE';
-          s.meta.dep!.tgtDone = true;
+          if (!crashes) s.meta.dep!.tgtDone = true;
         }
         break;
       }
@@ -631,10 +858,17 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
     return s;
   }
 
-  const done = (s: State) => s.status.every((x) => x === 2) && s.src.phase === 'DONE' && s.tgt.phase === 'T_COMPLETE';
+  /** The run may end: every op answered, and the migration committed (and collected) or cancelled. */
+  const done = (s: State) => {
+    if (!s.status.every((x) => x === 2) || !s.up.every(Boolean) || s.deciding) return false;
+    if (s.meta.dep?.cancelled) return true;
+    const finished = s.src.phase === 'DONE' && s.tgt.phase === 'T_COMPLETE';
+    return crashes ? finished && s.meta.dep === null : finished;
+  };
 
   /** canExecute(s, r) of §4.2: would this server execute an op on range r if one arrived now? */
   function canExecute(s: State, srv: number, r: number): boolean {
+    if (!s.up[srv]) return false;
     const ranges = (v: number) => s.meta.rangesAt.filter(([x, y]) => x === srv && y === v).reduce((acc, [, , rs]) => acc | rs, 0);
     if (srv === S) {
       const pendingOnR = s.src.pendingIO.some((p) => (rangeOf(ops[p.op].k) & r) !== 0);
@@ -647,6 +881,30 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
   const stepInvariant = (name: string) => (s: State): Check => {
     const hit = s.broken.find(([n]) => n === name);
     return hit ? hit[1] : true;
+  };
+
+  const crashInvariants: Record<string, (s: State) => Check> = {
+    // C3, L223: commit and cancel exclude each other; the dependency goes only when decided
+    'INV-2PC': (s) => {
+      const d = s.meta.dep;
+      if (d && d.cancelled && d.srcDone && d.tgtDone) return 'the migration is both committed (both flags) and cancelled';
+      const g = s.gone;
+      if (g && !(g.srcDone && g.tgtDone) && !g.cancelled) return `the dependency was deleted with srcDone=${g.srcDone}, tgtDone=${g.tgtDone}`;
+      return true;
+    },
+    // C4, L221: a completion flag stands on a checkpoint that holds the migration's effects
+    'INV-DURABLE-FLAG': (s) => {
+      const d = s.meta.dep ?? s.gone;
+      if (d?.srcDone && !s.post[S]) return 'S set srcDone before taking its Complete checkpoint';
+      if (d?.tgtDone && !s.post[T]) return 'T set tgtDone before taking its Complete checkpoint';
+      return true;
+    },
+    // L223: after a cancellation R is the source's again and the target cannot serve it
+    'INV-CANCEL': (s) => {
+      if (!s.meta.dep?.cancelled) return true;
+      if (s.meta.owner[0] !== S) return 'the migration was cancelled but R is not owned by S';
+      return s.up[T] && canExecute(s, T, R) ? 'the migration was cancelled but T still serves R' : true;
+    },
   };
 
   const invariants: Record<string, (s: State) => Check> = {
@@ -704,6 +962,8 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
     },
   };
 
+  if (crashes) Object.assign(invariants, crashInvariants);
+
   return {
     init: () => [initial()],
     actions,
@@ -711,7 +971,9 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
     invariants,
     mayStop: done,
     progress: (before, _a, after) => after.status.filter((x) => x === 2).length > before.status.filter((x) => x === 2).length || after.src.phase !== before.src.phase || after.tgt.phase !== before.tgt.phase,
-    history: {
+    // with rollback and CPR replay an acknowledgement is no durability promise (§4.4):
+    // crash configs are checked by their invariants, not by the history
+    history: crashes ? undefined : {
       model: shadowfaxKv(keys.map((d) => d.init ?? d.cold ?? null)),
       // a client thread's pipelined ops are concurrent (§3.7), so each op is its own history client
       clients: ops.length,

@@ -43,12 +43,23 @@ export interface ShadowfaxConfig {
   tiers: boolean;
   /** Ops per batch (default 1: each op is sent as it is issued; 2 needs a clientSend step). */
   batch?: number;
+  /**
+   * Server crashes allowed (config B3). With crashes the servers take the checkpoints of
+   * L221-223 and recover by cancellation or independently (§2.5).
+   */
+  crashes?: number;
+}
+
+/** A checkpoint: the server's log and the ops it had executed (its per-session CPR points). */
+export interface Snapshot {
+  log: Item[];
+  execd: number[];
 }
 
 /** A log item: a record, or an indirection into the source's log (§2.9, L202). */
 export type Item = { k: number; v: number | null } | { indir: number; range: number; addr: number };
 
-export type SourcePhase = 'NORMAL' | 'SAMPLING' | 'PREPARE' | 'TRANSFER' | 'MIGRATE' | 'DONE';
+export type SourcePhase = 'NORMAL' | 'SAMPLING' | 'PREPARE' | 'TRANSFER' | 'MIGRATE' | 'COMPLETE' | 'DONE';
 export type TargetPhase = 'NORMAL' | 'T_PREPARE' | 'T_RECEIVE' | 'T_COMPLETE';
 
 export interface SourceThread {
@@ -91,6 +102,8 @@ export interface Session {
   inflight: number[];
   /** The first op whose batch came back VIEW_CHANGED, or -1. */
   rejectFrom: number;
+  /** Ops whose batch a server still in an older view than the batch's tag rejected. */
+  behind: number[];
   /** The last op answered on this session (its LSN is the server's lastServicedLSN), or -1. */
   lastDone: number;
   /** Ops buffered for the next batch (L131). */
@@ -115,7 +128,14 @@ export interface Meta {
   view: number[];
   /** Ghost: every (server, view, ranges) ever written; INV-VIEWID says one ranges per view. */
   rangesAt: [number, number, number][];
-  dep: null | { srcDone: boolean; tgtDone: boolean };
+  dep: null | Dependency;
+}
+
+/** The source-target dependency with its completion and cancellation flags (L177, L185, L223). */
+export interface Dependency {
+  srcDone: boolean;
+  tgtDone: boolean;
+  cancelled: boolean;
 }
 
 export interface State {
@@ -134,6 +154,21 @@ export interface State {
   A: (number | null)[];
   execs: number[];
   status: number[];
+  /** The view tag each op was last sent with (telling a stale rejection from a current one). */
+  sentTag: number[];
   /** Ghost: step invariants that failed, with their message (checked as state invariants). */
   broken: [string, string][];
+  up: boolean[];
+  crashesLeft: number;
+  /** Ghost: the ops each server executed, in order, in the surviving lineage. */
+  execd: number[][];
+  /** Pre-migration and post-migration (Complete) checkpoints per server (L221-223). */
+  pre: (Snapshot | null)[];
+  post: (Snapshot | null)[];
+  /** Ghost: the effective writes (op, key, value) of the surviving lineage; A follows from them. */
+  applied: [number, number, number][];
+  /** Ghost: the dependency as it was when the cluster manager deleted it (INV-2PC). */
+  gone: Dependency | null;
+  /** M21b only: a recovery that has read the flags but not yet acted on them. */
+  deciding: null | { server: number; cancel: boolean };
 }
