@@ -60,7 +60,7 @@ function lineEvidence(text: string): Format | 'blank' | 'noise' {
   const t = text.trimStart();
   if (t === '') return 'blank';
   if (/^\{\s*"/.test(t)) return 'jsonl';
-  if (/^[{[(#;]/.test(t) || t.startsWith('{')) return 'edn';
+  if (/^[{[(#;]/.test(t)) return 'edn';
   if (JEPSEN_LOG_LINE.test(text + ' ')) return 'jepsen-log';
   return 'noise';
 }

@@ -1,0 +1,125 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { models } from '../checkers/lin/index.ts';
+import { UNKNOWN } from '../checkers/lin/types.ts';
+import { vocabularyOf } from '../traces/vocabulary.ts';
+import { runLin, type LinJson, type LinOptions } from './lin.ts';
+
+const corpus = '../shared/corpora/porcupine';
+const dir = mkdtempSync(join(tmpdir(), 'interleave-lin-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** The real command, as a user runs it. */
+function cli(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['bin/interleave.js', 'lin', ...args], { encoding: 'utf8', timeout: 60_000 }, (error, stdout, stderr) => {
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr });
+    });
+  });
+}
+
+async function run(file: string, options: Partial<LinOptions>) {
+  let stdout = '';
+  let stderr = '';
+  const code = await runLin(file, { format: 'auto', model: 'etcd-cas-register', ...options }, {
+    out: (s) => (stdout += s),
+    err: (s) => (stderr += s),
+  });
+  return { code, stdout, stderr };
+}
+
+describe('interleave lin (spawned)', () => {
+  it('exit codes and output of the real command', async () => {
+    const badData = join(dir, 'bad.edn');
+    writeFileSync(badData, '{:process 0, :type :invoke, :f :read, :value nil}\n{:process 0, :type :ok, :f :write, :value 1}\n');
+    // Started together: each process spends most of its time starting up.
+    const [illegal, ok, kv, bad, model, flag] = await Promise.all([
+      cli(`${corpus}/jepsen/etcd_000.log`, '--model', 'etcd-cas-register'),
+      cli(`${corpus}/jepsen/etcd_002.log`, '--model', 'etcd-cas-register'),
+      cli(`${corpus}/kv/c01-ok.txt`, '--model', 'kv-append'),
+      cli(badData, '--model', 'register'),
+      cli(`${corpus}/jepsen/etcd_002.log`, '--model', 'nope'),
+      cli(`${corpus}/jepsen/etcd_002.log`, '--model', 'register', '--timeout', 'soon'),
+    ]);
+    expect(illegal.code).toBe(1);
+    expect(illegal.stdout).toMatch(/^history: +\S*etcd_000\.log \(jepsen-log; 16 indeterminate\)\nverdict: +NOT linearizable\n/);
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toMatch(/verdict: +linearizable/);
+    expect(ok.stderr).toBe('');
+    expect(kv.code).toBe(0);
+    expect(kv.stdout).toMatch(/c01-ok\.txt \(edn; 0 indeterminate\)/);
+    // Bad data: file:line and what was expected, no stack trace.
+    expect(bad.code).toBe(65);
+    expect(bad.stderr).toBe(`interleave: ${badData}:2: a completion of :read (invoked on line 1 by process 0), not of :write\n`);
+    expect(bad.stdout).toBe('');
+    expect(model.code).toBe(64);
+    expect(model.stderr).toMatch(/nope/);
+    expect(model.stderr).toMatch(/etcd-cas-register/);
+    expect(flag.code).toBe(64);
+    expect(flag.stderr).toMatch(/--timeout/);
+  });
+});
+
+describe('interleave lin', () => {
+  it('the importers know the functions of every registered model, and the model accepts them', () => {
+    const expected: Record<string, string[]> = {
+      register: ['read', 'write'],
+      'cas-register': ['read', 'write', 'cas'],
+      'etcd-cas-register': ['read', 'write', 'cas'],
+      'kv-append': ['get', 'put', 'append'],
+      'kv-append-unpartitioned': ['get', 'put', 'append'],
+      set: ['add', 'read'],
+      queue: ['enqueue', 'dequeue'],
+      mutex: ['acquire', 'release'],
+    };
+    expect(Object.keys(models).sort()).toEqual(Object.keys(expected).sort());
+    for (const [name, model] of Object.entries(models)) {
+      const vocabulary = vocabularyOf(model);
+      expect(Object.keys(vocabulary).sort(), name).toEqual([...expected[name]!].sort());
+      for (const [f, kind] of Object.entries(vocabulary)) {
+        const input = { f, ...(name.startsWith('kv') ? { key: 'k' } : {}), ...(kind === 'cas' ? { value: [0, 1] } : kind === 'update' ? { value: name.startsWith('kv') ? 'v' : 1 } : {}) };
+        expect(() => model.step(model.init(), input, UNKNOWN), `${name} ${f}`).not.toThrow();
+      }
+    }
+  });
+
+  it('checks the kv EDN corpus, partitioned on worker threads', async () => {
+    const r = await run(`${corpus}/kv/c01-ok.txt`, { model: 'kv-append' });
+    expect(r.code).toBe(0);
+    const bad = await run(`${corpus}/kv/c10-bad.txt`, { model: 'kv-append', workers: 2 });
+    expect(bad.code).toBe(1);
+  });
+
+  it('--json gives the documented object, naming the file lines of the diagnosis', async () => {
+    const r = await run(`${corpus}/jepsen/etcd_000.log`, { json: true });
+    expect(r.code).toBe(1);
+    const j = JSON.parse(r.stdout) as LinJson;
+    expect(j).toMatchObject({ format: 'jepsen-log', model: 'etcd-cas-register', verdict: 'illegal', exitCode: 1, failedDropped: 0, nemesisSkipped: 0 });
+    expect(j.operations).toBeGreaterThan(0);
+    expect(j.partitions.some((p) => p.verdict === 'illegal')).toBe(true);
+    const referenced = Object.values(j.referencedOperations);
+    expect(referenced.length).toBeGreaterThan(0);
+    for (const op of referenced) {
+      expect(op.line).toBeGreaterThanOrEqual(1);
+      expect(op.description.length).toBeGreaterThan(0);
+    }
+  });
+
+  it('a timeout gives exit 2, verdict unknown', async () => {
+    const r = await run(`${corpus}/kv/c10-ok.txt`, { model: 'kv-append-unpartitioned', timeout: 0.001, json: true });
+    expect(r.code).toBe(2);
+    expect((JSON.parse(r.stdout) as LinJson).verdict).toBe('unknown');
+  });
+
+  it('a missing file and a wrong --format are bad input (65)', async () => {
+    const missing = await run(join(dir, 'absent.log'), {});
+    expect(missing.code).toBe(65);
+    expect(missing.stderr).toBe(`interleave: ${join(dir, 'absent.log')}: a readable history file (no such file)\n`);
+    const wrong = await run(`${corpus}/jepsen/etcd_002.log`, { format: 'jsonl' });
+    expect(wrong.code).toBe(65);
+    expect(wrong.stderr).toMatch(/etcd_002\.log:1: a JSON object/);
+  });
+});
