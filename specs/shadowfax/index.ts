@@ -59,7 +59,7 @@ const configs: ConfigDef<ShadowfaxConfig>[] = [
     tier: 'default',
     config: {
       keys: [
-        { name: 'k', range: R, entry: 0, init: 7, cold: 3 },
+        { name: 'k', range: R, entry: 0, init: 7, cold: [3] },
         { name: 'kt', range: RT, entry: 0, init: 1 },
       ],
       sourceThreads: 1,
@@ -89,11 +89,24 @@ const configs: ConfigDef<ShadowfaxConfig>[] = [
     description: 'pending I/O at the source: k∈R lives only on SSD, so an RMW accepted before the cut waits on I/O',
     tier: 'default',
     config: {
-      keys: [{ name: 'k', range: R, entry: 0, cold: 5 }],
+      keys: [{ name: 'k', range: R, entry: 0, cold: [5] }],
       sourceThreads: 1,
       clients: [{ sThread: 0, script: [{ f: 'rmw', key: 'k', arg: 1 }, { f: 'read', key: 'k' }] }],
       depth: 1,
       tiers: true,
+    },
+  },
+  {
+    name: 'B2',
+    description: 'cleanup (§6.3 B2): kc∈R with two versions on the source SSD and none in memory; after the migration S compacts its log, ships the unowned records to T, and truncates',
+    tier: 'default',
+    config: {
+      keys: [{ name: 'kc', range: R, entry: 0, cold: [3, 7] }],
+      sourceThreads: 1,
+      clients: [{ sThread: 0, script: [{ f: 'rmw', key: 'kc', arg: 1 }, { f: 'read', key: 'kc' }] }],
+      depth: 1,
+      tiers: true,
+      compaction: true,
     },
   },
   {
@@ -145,6 +158,9 @@ const mutants: MutantDef[] = [
   mutant('M22', 'a completion flag is set before the checkpoint', '§4.4 L221', 'B3', 'INV-DURABLE-FLAG'),
   mutant('M23', 'cancellation restores only the crashed server', '§4.4 L223', 'B3', 'INV-EXCL'),
   mutant('M24', 'cancellation without fencing a partitioned, live target', '§4.4 L225', 'B3', 'INV-EXCL'),
+  mutant('M25', 'compaction ships a stale (non-live) version', '§4.2 L215', 'B2', 'INV-COND-INSERT'),
+  mutant('M26', 'compaction records are inserted unconditionally at the owner', '§4.2 L215', 'B2', 'INV-COND-INSERT'),
+  mutant('M27', 'the source truncates its log below an address an indirection still references', '§4.2 L211-217', 'B2', 'INV-LOG-RETAIN'),
   mutant('M28', 'the target never retries pended ops', '§5 L340', 'B0', 'deadlock'),
   mutant('M29', 'a rejection carries no reissue point, so the client drops the rejected ops', '§3.2.1 L156', 'B0', 'INV-REISSUE'),
   mutant('M30', 'the source enters Complete when the first thread finishes Migrate, not the last', '§4.1 Complete, L185', 'B0-prime', 'INV-COMPLETE'),

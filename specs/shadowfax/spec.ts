@@ -63,6 +63,7 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
     return `${op.f}(${keys[op.k].name}${op.f === 'read' ? '' : `, ${op.f === 'rmw' ? '+' : ''}${op.arg}`})#${o}`;
   };
   const rangeOf = (k: number) => keys[k].range;
+  const initialValue = (d: KeyDef) => d.init ?? d.cold?.at(-1) ?? null;
   const entryOf = (k: number) => keys[k].entry;
   const entries = [...new Set(keys.filter((d) => d.range === R).map((d) => d.entry))].sort();
   const rangesOf = (owner: number[], srv: number) => owner.reduce((acc, o, bit) => (o === srv ? acc | (1 << bit) : acc), 0);
@@ -97,7 +98,7 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
 
   /** What the shared blob tier holds for k at or below addr (L202: flushed records only). */
   function blobRead(s: State, addr: number, k: number): number | null {
-    for (let i = Math.min(addr, s.src.flushed - 1); i >= 0; i--) {
+    for (let i = Math.min(addr, s.src.flushed - 1); i >= s.src.begin; i--) {
       const it = s.src.log[i];
       if ('k' in it && it.k === k) return it.v;
     }
@@ -264,7 +265,7 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
     const srcLog: Item[] = [];
     const tgtLog: Item[] = [];
     keys.forEach((d: KeyDef, k) => {
-      if (d.cold !== undefined) srcLog.push({ k, v: d.cold });
+      for (const v of d.cold ?? []) srcLog.push({ k, v });
     });
     const head = srcLog.length;
     keys.forEach((d, k) => {
@@ -282,6 +283,8 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
         log: srcLog,
         head,
         flushed: config.tiers ? 0 : head,
+        begin: 0,
+        compaction: 'no',
         tailStart: 0,
         claimed: 0,
         batchesSent: 0,
@@ -300,8 +303,9 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
       resp: config.clients.map(() => [[], []]),
       ctrl: [],
       data: Array.from({ length: config.sourceThreads }, () => []),
+      compacted: [],
       migrated: false,
-      A: keys.map((d) => d.init ?? d.cold ?? null),
+      A: keys.map((d) => initialValue(d)),
       execs: ops.map(() => 0),
       status: ops.map(() => 0),
       sentTag: ops.map(() => 0),
@@ -385,6 +389,12 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
       if (phaseOk && flushedOk) fetchable.add(k);
     }
     for (const k of fetchable) out.push({ label: `tgtFetchIndirection(${keys[k].name})`, step: 'tgtFetchIndirection', k });
+    if (config.compaction && sourceUp && src.phase === 'DONE') {
+      if (src.compaction === 'no') out.push({ label: 'compact(S)', step: 'compact' });
+      // L217: the compacted region goes once its records are applied (M27: without waiting)
+      if (src.begin < src.head && (src.compaction === 'done' || m('M27'))) out.push({ label: 'truncate(S)', step: 'truncate' });
+    }
+    if (config.compaction && targetUp && s.compacted.length > 0) out.push({ label: 'ownerRecvCompacted(T)', step: 'ownerRecvCompacted' });
     if (config.tiers && sourceUp) {
       if (src.head < src.log.length) out.push({ label: 'evict(S)', step: 'evict' });
       if (src.flushed < src.head) out.push({ label: 'flush(S)', step: 'flush' });
@@ -464,7 +474,7 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
     }
     s.A = keys.map((d, k) => {
       const last = s.applied.findLast(([, key]) => key === k);
-      return last ? last[2] : (d.init ?? d.cold ?? null);
+      return last ? last[2] : (initialValue(d));
     });
   }
 
@@ -848,6 +858,32 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
         tgt.log.push({ k, v });
         break;
       }
+      case 'compact': {
+        // L215: ship each record whose range S no longer owns; [interp] the live version only (M25: the oldest)
+        src.compaction = 'shipping';
+        keys.forEach((d, k) => {
+          if (s.meta.owner[rangeBit(d.range)] === S) return;
+          const versions = src.log.flatMap((it, addr) => ('k' in it && it.k === k && addr < src.head ? [it] : []));
+          if (versions.length === 0) return;
+          s.compacted.push(m('M25') ? versions[0] : versions[versions.length - 1]);
+        });
+        if (s.compacted.length === 0) src.compaction = 'done';
+        break;
+      }
+      case 'truncate':
+        src.begin = src.head;
+        break;
+      case 'ownerRecvCompacted': {
+        // L215: insert only where the key was not fetched from the shared tier after migration
+        const it = s.compacted.shift() as { k: number; v: number | null };
+        const at = lookup(tgt.log, it.k, tgt.tailStart);
+        if ((at.kind === 'indir' && !at.outOfRange) || m('M26')) {
+          tgt.log.push({ k: it.k, v: it.v });
+          if (it.v !== s.A[it.k]) breakInv(s, 'INV-COND-INSERT', `T inserted the compaction copy ${keys[it.k].name} = ${it.v ?? 'NOT_FOUND'} over the latest value ${s.A[it.k] ?? 'NOT_FOUND'}`);
+        }
+        if (s.compacted.length === 0) src.compaction = 'done';
+        break;
+      }
       case 'evict':
         src.head = src.log.length;
         break;
@@ -948,6 +984,15 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
     'INV-INDIR-SCOPE': stepInvariant('INV-INDIR-SCOPE'),
     // the refinement check that implies linearizability; after the specific ones, which name the cause
     'INV-FRESH': stepInvariant('INV-FRESH'),
+    // §2.9: the source log an indirection still points into is not truncated
+    'INV-LOG-RETAIN': (s) => {
+      for (const [k, d] of keys.entries()) {
+        if (d.range !== R) continue;
+        const at = lookup(s.tgt.log, k, s.tgt.tailStart);
+        if (at.kind === 'indir' && at.addr < s.src.begin) return `T's indirection for ${d.name} points at address ${at.addr}, truncated from S's log (begin ${s.src.begin})`;
+      }
+      return true;
+    },
     // at quiescence, the owner of every key resolves it to the latest write
     'INV-NOLOST': (s) => {
       if (!done(s) || s.ctrl.length || s.data.some((ch) => ch.length)) return true;
@@ -974,7 +1019,7 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
     // with rollback and CPR replay an acknowledgement is no durability promise (§4.4):
     // crash configs are checked by their invariants, not by the history
     history: crashes ? undefined : {
-      model: shadowfaxKv(keys.map((d) => d.init ?? d.cold ?? null)),
+      model: shadowfaxKv(keys.map((d) => initialValue(d))),
       // a client thread's pipelined ops are concurrent (§3.7), so each op is its own history client
       clients: ops.length,
       observe(before, a, after): ObservedEvent[] {

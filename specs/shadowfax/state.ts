@@ -21,8 +21,8 @@ export interface KeyDef {
   entry: number;
   /** Value of the key's in-memory record at the start, if it has one. */
   init?: number;
-  /** Value of an older record of the key on the source's SSD (below head), if any (§1.6). */
-  cold?: number;
+  /** Values of older records of the key on the source's SSD (below head), oldest first (§1.6). */
+  cold?: number[];
 }
 
 export interface ScriptOp {
@@ -41,6 +41,8 @@ export interface ShadowfaxConfig {
   depth: number;
   /** Storage tiers: eviction, flushing and indirection records (config B1). */
   tiers: boolean;
+  /** Log compaction at the source after the migration, shipping unowned records (config B2, §4.2 L211-217). */
+  compaction?: boolean;
   /** Ops per batch (default 1: each op is sent as it is issued; 2 needs a clientSend step). */
   batch?: number;
   /**
@@ -72,9 +74,12 @@ export interface Source {
   phase: SourcePhase;
   threads: SourceThread[];
   log: Item[];
-  /** Addresses below head are on SSD; below flushed also in the shared blob tier. */
+  /** Addresses below head are on SSD; below flushed also in the shared blob tier; below begin truncated. */
   head: number;
   flushed: number;
+  begin: number;
+  /** 'no' / 'shipping' (records sent to their owners) / 'done' (all applied). */
+  compaction: 'no' | 'shipping' | 'done';
   tailStart: number;
   /** Bucket entries whose chain a Migrate thread has sent, as a bitmask. */
   claimed: number;
@@ -149,6 +154,8 @@ export interface State {
   ctrl: Control[];
   /** Record batches from each source thread (one FIFO each, L184). */
   data: Item[][][];
+  /** Records compaction ships from the source to their current owner (L215). */
+  compacted: Item[];
   migrated: boolean;
   /** Ghost: the abstract store A (§4.2), executions per op, op status (0 new, 1 out, 2 done). */
   A: (number | null)[];
