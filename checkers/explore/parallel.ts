@@ -18,7 +18,7 @@ import { fingerprint, makeEncoder, Words } from './encode.ts';
 import { loadMachine } from './load.ts';
 import { prepare } from './prepare.ts';
 import { bfs } from './search.ts';
-import { collisionProbability, MAX_LOAD, sharedAdd, sharedRehash } from './store.ts';
+import { collisionProbability, GROWTH, MAX_LOAD, sharedAdd, sharedRehash } from './store.ts';
 import { CTL, type ToCoordinator, type ToWorker, type WorkerViolation } from './protocol.ts';
 import type { Action, ExploreOptions, ExploreResult, ExploreTarget, Machine } from './types.ts';
 
@@ -128,7 +128,7 @@ export async function parallelBfs(target: ExploreTarget, options: ExploreOptions
             break;
           }
           // Some workers stopped for the table to grow; the others finished the level.
-          const bigger = Math.ceil(capacity * 2);
+          const bigger = Math.ceil(capacity * GROWTH);
           const nextBuf = new SharedArrayBuffer(8 * bigger);
           sharedRehash(table, new Int32Array(nextBuf), bigger);
           tableBuf = nextBuf;
@@ -146,16 +146,6 @@ export async function parallelBfs(target: ExploreTarget, options: ExploreOptions
           options.onProgress({ states: ctl[CTL.states], transitions, depth, queue: shares.reduce((a, b) => a + b, 0), elapsedMs: now - started });
         }
         if (Atomics.load(ctl, CTL.stop) !== 0 || Atomics.load(ctl, CTL.budget) !== 0 || cut) break;
-        // Grow before the level if its successors may not fit.
-        if (ctl[CTL.states] > capacity * 0.5) {
-          const bigger = capacity * 2;
-          const nextBuf = new SharedArrayBuffer(8 * bigger);
-          sharedRehash(table, new Int32Array(nextBuf), bigger);
-          tableBuf = nextBuf;
-          table = new Int32Array(nextBuf);
-          capacity = bigger;
-          await sendTable();
-        }
         shares = await balance(workers, shares);
         await Promise.all(workers.map((w) => w.ask({ type: 'advance' })));
       }
@@ -213,6 +203,7 @@ export async function parallelBfs(target: ExploreTarget, options: ExploreOptions
         neverEnabled: list.filter((c) => c.enabled === 0).map((c) => c.family),
         collisionProbability: collisionProbability(states, transitions + inits.length),
         bytesPerState: states === 0 ? 0 : (8 * capacity) / states,
+        storeBytesPerState: states === 0 ? 0 : (8 * capacity) / states,
       };
     }
   } finally {

@@ -174,6 +174,7 @@ export class Run<S, A extends Action> {
       neverEnabled: coverage.filter((c) => c.enabled === 0).map((c) => c.family),
       ...(fingerprinted ? { collisionProbability: collisionProbability(states, this.generated) } : {}),
       bytesPerState: states === 0 ? 0 : (this.store.bytes() + this.log.bytes()) / states,
+      storeBytesPerState: states === 0 ? 0 : this.store.bytes() / states,
     };
   }
 }

@@ -253,8 +253,10 @@ export interface ExploreResult {
   neverEnabled: string[];
   /** Fingerprint mode: an estimate of the probability that two distinct states shared a fingerprint. */
   collisionProbability?: number;
-  /** Bytes of the state store and the trace log, per distinct state. */
+  /** Bytes of the state store and the trace log (parent links), per distinct state. */
   bytesPerState?: number;
+  /** Bytes of the state store alone (fingerprint table or exact arena), per distinct state. */
+  storeBytesPerState?: number;
   /** Reductions and monitors that ran, with their own figures. */
   notes?: string[];
 }
