@@ -19,6 +19,7 @@ describe('Porcupine corpus', () => {
     (_, entry) => {
       const model = models[entry.model];
       const history = loadCorpusFile(entry, model);
+      expect(history.length).toBeGreaterThan(50);
       expect(checkHistorySync(model, history).verdict).toBe(entry.expected);
     },
   );

@@ -36,7 +36,7 @@ export function loadJepsenLog(text: string, model: Model): Operation[] {
   const pending = new Map<number, Operation>();
   let t = 0;
   for (const line of text.split('\n')) {
-    const m = /jepsen\.util - (\d+)\t:(invoke|ok|fail|info)\t:(\w+)\t(.*)$/.exec(line);
+    const m = /jepsen\.util\s+-\s+(\d+)\s+:(invoke|ok|fail|info)\s+:(\w+)\s+(.*)$/.exec(line);
     if (!m) continue;
     const process = Number(m[1]);
     const type = m[2];

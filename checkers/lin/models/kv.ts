@@ -86,95 +86,103 @@ export const kvAppend: Model<KvValue, KvInput, unknown> = {
 };
 
 /**
- * Every key's value. Keys are sorted; `keys` and `keyHash` are shared between states
- * until a new key appears. A key holding '' is the same as an absent key.
+ * The values met during one check, hash-consed: each distinct string gets one small id,
+ * and an append is looked up from (old id, suffix) without touching the old string. Map
+ * states are then arrays of ids, compared and hashed as integers. The table belongs to
+ * one check (init makes a fresh one) and only grows: states stay immutable.
+ */
+class ValueTable {
+  readonly strings: string[] = [''];
+  private readonly hashes: number[] = [0];
+  private readonly appended: (Map<string, number> | undefined)[] = [undefined];
+  private readonly byHash = new Map<number, number[]>();
+  readonly keys: string[] = [];
+  private readonly keyIds = new Map<string, number>();
+
+  keyId(key: string): number {
+    let k = this.keyIds.get(key);
+    if (k === undefined) {
+      k = this.keys.length;
+      this.keys.push(key);
+      this.keyIds.set(key, k);
+    }
+    return k;
+  }
+
+  /** The id of string `v`, whose hashString is `h`. */
+  intern(v: string, h: number): number {
+    if (v.length === 0) return 0;
+    const same = this.byHash.get(h);
+    if (same !== undefined) for (const id of same) if (this.strings[id] === v) return id;
+    const id = this.strings.length;
+    this.strings.push(v);
+    this.hashes.push(h);
+    this.appended.push(undefined);
+    if (same === undefined) this.byHash.set(h, [id]);
+    else same.push(id);
+    return id;
+  }
+
+  /** The id of strings[id] + t. */
+  append(id: number, t: string): number {
+    let children = this.appended[id];
+    if (children === undefined) this.appended[id] = children = new Map();
+    let child = children.get(t);
+    if (child === undefined) {
+      child = t.length === 0 ? id : this.intern(this.strings[id] + t, appendHash(this.hashes[id], t));
+      children.set(t, child);
+    }
+    return child;
+  }
+}
+
+/**
+ * Every key's value id (index: the table's key id; missing or 0: ''), and a hash. Only
+ * states of one check (one init) are comparable.
  */
 export interface KvMap {
-  keys: readonly string[];
-  keyHash: Int32Array;
-  vals: readonly string[];
-  valHash: Int32Array;
+  table: ValueTable;
+  ids: readonly number[];
   hash: number;
 }
 
 /** A key's share of the map's hash; '' contributes nothing, like an absent key. */
-function entryHash(keyHash: number, val: string, valHash: number): number {
-  return val.length === 0 ? 0 : fmix32(Math.imul(keyHash, 0x9e3779b1) ^ valHash);
+function entryHash(key: number, value: number): number {
+  return value === 0 ? 0 : fmix32(Math.imul(key + 1, 0x9e3779b1) ^ Math.imul(value, 0x85ebca77));
 }
 
-const EMPTY_MAP: KvMap = { keys: [], keyHash: new Int32Array(0), vals: [], valHash: new Int32Array(0), hash: 0 };
-
-function findKey(keys: readonly string[], key: string): number {
-  for (let i = 0; i < keys.length; i++) if (keys[i] === key) return i;
-  return -1;
-}
-
-function withValue(m: KvMap, key: string, update: (old: string, oldHash: number) => KvValue): KvMap {
-  let i = findKey(m.keys, key);
-  let { keys, keyHash } = m;
-  let vals: string[];
-  let valHash: Int32Array;
-  if (i < 0) {
-    const kh = hashString(key);
-    i = 0;
-    while (i < keys.length && keys[i] < key) i++;
-    keys = [...keys.slice(0, i), key, ...keys.slice(i)];
-    const kHash = new Int32Array(keys.length);
-    kHash.set(keyHash.subarray(0, i));
-    kHash[i] = kh;
-    kHash.set(keyHash.subarray(i), i + 1);
-    keyHash = kHash;
-    vals = [...m.vals.slice(0, i), '', ...m.vals.slice(i)];
-    valHash = new Int32Array(keys.length);
-    valHash.set(m.valHash.subarray(0, i));
-    valHash.set(m.valHash.subarray(i), i + 1);
-  } else {
-    vals = m.vals.slice();
-    valHash = m.valHash.slice();
-  }
-  const old = vals[i];
-  const oldHash = valHash[i];
-  const next = update(old, oldHash);
-  vals[i] = next.v;
-  valHash[i] = next.h;
-  const hash = m.hash ^ entryHash(keyHash[i], old, oldHash) ^ entryHash(keyHash[i], next.v, next.h);
-  return { keys, keyHash, vals, valHash, hash };
-}
-
-function mapGet(m: KvMap, key: string): string {
-  const i = findKey(m.keys, key);
-  return i < 0 ? '' : m.vals[i];
+function withValue(m: KvMap, key: number, value: number): KvMap {
+  const ids = m.ids.slice();
+  while (ids.length <= key) ids.push(0);
+  const old = ids[key];
+  ids[key] = value;
+  return { table: m.table, ids, hash: m.hash ^ entryHash(key, old) ^ entryHash(key, value) };
 }
 
 function mapEqual(a: KvMap, b: KvMap): boolean {
   if (a.hash !== b.hash) return false;
-  if (a.keys === b.keys) {
-    for (let i = 0; i < a.vals.length; i++) if (a.vals[i] !== b.vals[i]) return false;
-    return true;
-  }
-  // Different key sets: a key missing on one side must hold '' on the other.
-  for (let i = 0; i < a.keys.length; i++) if (mapGet(b, a.keys[i]) !== a.vals[i]) return false;
-  for (let i = 0; i < b.keys.length; i++) if (mapGet(a, b.keys[i]) !== b.vals[i]) return false;
+  const n = Math.max(a.ids.length, b.ids.length);
+  for (let i = 0; i < n; i++) if ((a.ids[i] ?? 0) !== (b.ids[i] ?? 0)) return false;
   return true;
 }
 
 /** The store with one state for all keys (no partitioning). */
 export const kvAppendUnpartitioned: Model<KvMap, KvInput, unknown> = {
   name: 'kv-append-unpartitioned',
-  init: () => EMPTY_MAP,
+  init: () => ({ table: new ValueTable(), ids: [], hash: 0 }),
   step(m, input, output) {
     if (typeof input.key !== 'string') throw new Error(`kv: expects a string key, got ${show(input.key)}`);
+    const key = m.table.keyId(input.key);
+    const id = key < m.ids.length ? m.ids[key] : 0;
     switch (input.f) {
       case 'get':
-        return { ok: output === UNKNOWN || output === mapGet(m, input.key), state: m };
+        return { ok: output === UNKNOWN || output === m.table.strings[id], state: m };
       case 'put': {
         const v = argument(input);
-        return { ok: true, state: withValue(m, input.key, () => ({ v, h: hashString(v) })) };
+        return { ok: true, state: withValue(m, key, m.table.intern(v, hashString(v))) };
       }
-      case 'append': {
-        const t = argument(input);
-        return { ok: true, state: withValue(m, input.key, (old, oldHash) => ({ v: old + t, h: appendHash(oldHash, t) })) };
-      }
+      case 'append':
+        return { ok: true, state: withValue(m, key, m.table.append(id, argument(input))) };
     }
     return unknownOperation(input);
   },
@@ -182,9 +190,10 @@ export const kvAppendUnpartitioned: Model<KvMap, KvInput, unknown> = {
   equal: mapEqual,
   describeOperation,
   describeState: (m) =>
-    `{${m.keys
-      .map((k, i) => [k, m.vals[i]] as const)
+    `{${m.table.keys
+      .map((k, i) => [k, m.table.strings[m.ids[i] ?? 0]] as const)
       .filter(([, v]) => v !== '')
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
       .map(([k, v]) => `${show(k)}: ${show(v)}`)
       .join(', ')}}`,
 };
