@@ -4,6 +4,7 @@
 
 import { withHistories } from './histories.ts';
 import { withMonitor } from './monitor.ts';
+import { withPor } from './por.ts';
 import { withSymmetry } from './symmetry.ts';
 import type { Action, ExploreOptions, Machine } from './types.ts';
 
@@ -13,5 +14,10 @@ export function prepare<S, A extends Action>(machine: Machine<S, A>, options: Ex
   if (machine.history && (options.linearizability ?? 'incremental') === 'incremental') m = withMonitor(m);
   if (machine.history && options.linearizability === 'histories') m = withHistories(m);
   if (options.symmetry) m = withSymmetry(m);
+  // After symmetry, so that POR's cycle proviso sees states as the store does.
+  if (options.por) {
+    if ((options.workers ?? 1) > 1) throw new Error('partial-order reduction runs on one thread: its cycle proviso remembers the states it expanded');
+    m = withPor(m);
+  }
   return m;
 }

@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest';
+import { specs } from '../../specs/index.ts';
+import { checkHistories } from './histories.ts';
+import { exploreSync, replayLabels } from './index.ts';
+import { LINEARIZABILITY } from './monitor.ts';
+import { racyQueue } from './fixtures/racy-queue.ts';
+import { replicatedRegister } from './fixtures/replicated-register.ts';
+import type { Machine } from './types.ts';
+
+/** The three ways of checking linearizability, and what each says. */
+function modes(m: Machine, maxStates = 200_000) {
+  const incremental = exploreSync(m, { maxStates, deadlock: false, linearizability: 'incremental' });
+  const product = exploreSync(m, { maxStates, deadlock: false, linearizability: 'histories' });
+  const collected = checkHistories(m, { maxStates });
+  const lin = (r: typeof incremental) => r.violations.find((v) => v.property === LINEARIZABILITY);
+  return { incremental, product, collected, lin };
+}
+
+const fixtures: [string, Machine, boolean][] = [
+  ['register read-one', replicatedRegister({ clients: 2, replicas: 2, variant: 'read-one', reads: 2 }), false],
+  ['register read-last', replicatedRegister({ clients: 3, replicas: 2, variant: 'read-last', reads: 1, writes: [1, 2] }), true],
+  ['register read-last, writer crashes', replicatedRegister({ clients: 2, replicas: 2, variant: 'read-last', reads: 2, writes: [1, 2], crash: true }), true],
+  ['register read-one, writer crashes', replicatedRegister({ clients: 3, replicas: 2, variant: 'read-one', reads: 1, crash: true }), false],
+  ['queue locked', racyQueue({ enqueuers: 2, dequeues: 2, variant: 'locked' }), true],
+  ['queue racy', racyQueue({ enqueuers: 2, dequeues: 2, variant: 'racy' }), false],
+];
+
+describe('linearizability by histories', () => {
+  for (const [name, m, linearizable] of fixtures) {
+    it(`agrees with the incremental monitor: ${name}`, () => {
+      const { incremental, product, collected, lin } = modes(m);
+      for (const r of [incremental, product]) expect(r.status).toBe(linearizable ? 'holds' : 'violation');
+      expect(collected.status).toBe(linearizable ? 'holds' : 'violation');
+      expect(collected.checked).toBeGreaterThan(0);
+      if (!linearizable) {
+        // All three find a shortest path to an illegal history: the same length.
+        const n = lin(incremental)!.steps.length;
+        expect(lin(product)!.steps.length).toBe(n);
+        expect(collected.violation!.path.length).toBe(n);
+        const { states } = replayLabels(m, collected.violation!.path.map((a) => a.label), collected.violation!.init);
+        expect(states).toHaveLength(n + 1);
+        expect(collected.violation!.lin.verdict).toBe('illegal');
+      }
+    });
+  }
+
+  it('checks only maximal histories, and says when a budget stopped it', () => {
+    const r = checkHistories(replicatedRegister({ clients: 2, replicas: 2, variant: 'read-last', reads: 2, writes: [1, 2] }));
+    expect(r.checked).toBeLessThan(r.histories);
+    const cut = checkHistories(replicatedRegister({ clients: 3, replicas: 2, variant: 'read-last', reads: 2 }), { maxStates: 50 });
+    expect(cut).toMatchObject({ status: 'incomplete', states: 50 });
+  });
+});
+
+// Every registered spec, its default configs and its mutants: both modes must agree. The
+// histories mode explores (state, history) pairs, so it runs only where the monitored
+// space is small; each case it cannot run is skipped with its reason, and the whole
+// comparison has a time budget so that the default suite stays lean.
+const MONITOR_BUDGET = 2_000;
+const HISTORIES_BUDGET = 8_000;
+const SUITE_MS = 30_000;
+describe('both modes agree on the registered specs', () => {
+  const cases = specs.flatMap((spec) => [
+    ...spec.configs.filter((c) => c.tier === 'default').map((c) => ({ spec, label: `${spec.name} ${c.name}`, config: c.config, variant: undefined as string | undefined })),
+    ...spec.mutants.map((mu) => ({ spec, label: `${spec.name} ${mu.name} @ ${mu.config}`, config: spec.configs.find((c) => c.name === mu.config)?.config, variant: mu.name })),
+  ]);
+  let started: number | undefined;
+  it('has specs to compare, or says there are none yet', (ctx) => {
+    if (cases.length === 0) ctx.skip('specs/index.ts registers no spec yet');
+    expect(cases.length).toBeGreaterThan(0);
+  });
+  for (const c of cases) {
+    it(c.label, (ctx) => {
+      started ??= Date.now();
+      if (Date.now() - started > SUITE_MS) ctx.skip(`the ${SUITE_MS / 1000} s budget of this comparison is spent`);
+      if (c.config === undefined) ctx.skip('the mutant names a config the spec does not define');
+      const m = c.spec.build(c.config, c.variant);
+      if (!m.history) ctx.skip('no history observer: linearizability is not checked');
+      const incremental = exploreSync(m, { maxStates: MONITOR_BUDGET, all: true, deadlock: false });
+      if (incremental.status === 'incomplete') ctx.skip(`more than ${MONITOR_BUDGET} states with the monitor: too big for the histories mode`);
+      const collected = checkHistories(m, { maxStates: HISTORIES_BUDGET });
+      if (collected.status === 'incomplete') ctx.skip(`more than ${HISTORIES_BUDGET} (state, history) pairs: too big for the histories mode`);
+      const found = incremental.violations.find((v) => v.property === LINEARIZABILITY);
+      expect(collected.status).toBe(found ? 'violation' : 'holds');
+      if (found) expect(collected.violation!.path.length).toBe(found.steps.length);
+    });
+  }
+});

@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import { specs } from '../../specs/index.ts';
+import { exploreSync, replayLabels } from './index.ts';
+import { withPor } from './por.ts';
+import { localWork } from './fixtures/local-work.ts';
+import { racyCounter, type RacyAction } from './fixtures/racy-counter.ts';
+import { symmetricRacyCounter } from './fixtures/symmetric.ts';
+import type { Action, ExploreResult, Machine } from './types.ts';
+
+const properties = (r: ExploreResult) => r.violations.map((v) => v.property).sort();
+
+/** Each counterexample replays on the unreduced machine and ends where its property fails. */
+function replays<S, A extends Action>(m: Machine<S, A>, r: ExploreResult) {
+  for (const v of r.violations) {
+    const { states } = replayLabels(m, v.steps.map((s) => s.action.label));
+    const last = states[states.length - 1];
+    if (v.property === 'deadlock') expect(m.actions(last)).toHaveLength(0);
+    else expect(m.invariants[v.property](last)).not.toBe(true);
+  }
+}
+
+describe('partial-order reduction', () => {
+  it('explores private work in one order: fewer states, same verdict', () => {
+    const m = localWork(3, 1, 2);
+    const full = exploreSync(m);
+    const reduced = exploreSync(m, { por: true });
+    expect(full.status).toBe('holds');
+    expect(reduced.status).toBe('holds');
+    expect(reduced.states).toBeLessThan(full.states / 2);
+  });
+
+  it('still finds the lost update and the deadlock, with real counterexamples', () => {
+    for (const m of [localWork(2, 1, 2, { lostUpdateIsBug: true }), localWork(3, 1, 1, { lostUpdateIsBug: true }), localWork(2, 2, 1, { stuck: true })]) {
+      const full = exploreSync(m, { all: true });
+      const reduced = exploreSync(m, { all: true, por: true });
+      expect(full.status).toBe('violation');
+      expect(properties(reduced)).toEqual(properties(full));
+      replays(m, reduced);
+    }
+  });
+
+  it('changes nothing where every step is shared, or without footprints', () => {
+    const shared = { ...racyCounter(3, 2), actor: (a: RacyAction) => `p${a.p}`, footprint: () => ({ reads: ['x'], writes: ['x'] }) };
+    expect(exploreSync(shared, { por: true })).toMatchObject({ states: exploreSync(shared).states, transitions: exploreSync(shared).transitions });
+    expect(exploreSync(racyCounter(2, 2), { por: true })).toMatchObject({ states: 57, transitions: 82 });
+  });
+
+  it('keeps a step of every actor on cycles (the proviso)', () => {
+    // Actor a spins through private states forever; b's one step sets the flag the invariant checks.
+    type S = { a: number; b: boolean };
+    const m: Machine<S, Action & { who: string }> = {
+      init: () => [{ a: 0, b: false }],
+      actions: (s) => [{ label: 'spin(a)', who: 'a' }, ...(s.b ? [] : [{ label: 'flip(b)', who: 'b' }])],
+      next: (s, x) => (x.who === 'a' ? { ...s, a: (s.a + 1) % 3 } : { ...s, b: true }),
+      invariants: { notFlipped: (s) => (s.b ? 'b flipped' : true) },
+      actor: (x) => x.who,
+      footprint: (_s, x) => (x.who === 'a' ? { reads: ['a.n'], writes: ['a.n'] } : { reads: ['b.f'], writes: ['b.f'] }),
+    };
+    const r = exploreSync(m, { por: true });
+    expect(r.status).toBe('violation');
+    replays(m, r);
+  });
+
+  it('reports what it pruned', () => {
+    const m = withPor(localWork(3, 1, 2));
+    exploreSync(m, { linearizability: 'off' });
+    expect(m.porStats.reduced).toBeGreaterThan(0);
+    expect(m.porStats.pruned).toBeGreaterThan(0);
+  });
+
+  it('composes with symmetry', () => {
+    const m = { ...symmetricRacyCounter(3, 2, { lostUpdateIsBug: true }), actor: (a: RacyAction) => `p${a.p}`, footprint: () => ({ reads: ['x'], writes: ['x'] }) };
+    expect(properties(exploreSync(m, { por: true, symmetry: true }))).toEqual(properties(exploreSync(m)));
+  });
+});
+
+describe('partial-order reduction on the registered specs that declare footprints', () => {
+  const cases = specs.flatMap((spec) =>
+    spec.mutants.map((mu) => ({ spec, label: `${spec.name} ${mu.name} @ ${mu.config}`, config: spec.configs.find((c) => c.name === mu.config)?.config, variant: mu.name as string | undefined })),
+  );
+  for (const c of cases) {
+    it(c.label, (ctx) => {
+      if (c.config === undefined) ctx.skip('the mutant names a config the spec does not define');
+      const m = c.spec.build(c.config, c.variant);
+      if (!m.footprint || !m.actor) ctx.skip('the spec declares no footprints: partial-order reduction does not apply');
+      const full = exploreSync(m, { maxStates: 50_000, all: true });
+      if (full.status === 'incomplete') ctx.skip('more than 50,000 states unreduced');
+      const reduced = exploreSync(m, { all: true, por: true });
+      expect(properties(reduced)).toEqual(properties(full));
+      expect(reduced.states).toBeLessThanOrEqual(full.states);
+    });
+  }
+});
