@@ -78,3 +78,40 @@ describe('explore on worker threads', () => {
     expect(bug.violations).toEqual(exploreSync(racyCounter(2, 1, { lostUpdateIsBug: true })).violations);
   }, 60_000);
 });
+
+describe('the README example', () => {
+  interface State {
+    x: number;
+    pc: number[];
+    t: number[];
+  }
+  interface Step {
+    label: string;
+    p: number;
+  }
+  const counter = (): Machine<State, Step> => ({
+    init: () => [{ x: 0, pc: [0, 0], t: [0, 0] }],
+    actionNames: ['read', 'write'],
+    actions: (s) => s.pc.flatMap((pc, p): Step[] => (pc === 0 ? [{ label: `read(p${p})`, p }] : pc === 1 ? [{ label: `write(p${p})`, p }] : [])),
+    next(s, a) {
+      const pc = s.pc.slice();
+      const t = s.t.slice();
+      let x = s.x;
+      if (pc[a.p] === 0) t[a.p] = x;
+      else x = t[a.p] + 1;
+      pc[a.p]++;
+      return { x, pc, t };
+    },
+    invariants: {
+      noLostUpdate: (s) => (s.pc.every((pc) => pc === 2) && s.x !== 2 ? `x = ${s.x} after 2 increments` : true),
+    },
+    mayStop: (s) => s.pc.every((pc) => pc === 2),
+  });
+
+  it('finds the lost update as the README says', () => {
+    const r = exploreSync(counter());
+    expect(r.status).toBe('violation');
+    expect(r.violations[0].steps.map((s) => s.action.label)).toEqual(['read(p0)', 'read(p1)', 'write(p0)', 'write(p1)']);
+    expect(r.coverage.map((c) => c.family)).toEqual(['read', 'write']);
+  });
+});
