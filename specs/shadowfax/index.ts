@@ -153,6 +153,7 @@ const mutants: MutantDef[] = [
   mutant('M15b', 'the client reissues from a point before the earliest rejected op', '§3.2.1 L156-158', 'B0-pipe', 'INV-REISSUE'),
   mutant('M17', "a session pairs the server's old view number with the new snapshot's ranges", '§3.2 L148', 'B0', 'INV-VIEWID'),
   mutant('M18', 'the server executes part of a batch and then rejects it; the client reissues all of it', '§3.2 L148', 'B0-batch', 'INV-REJECT-ATOMIC'),
+  mutant('M20', 'the sampling copy races with an in-place update by a thread not yet in Sampling (no latch)', '§4.1 L178-180 (extraction §2.14.2)', 'B0', 'INV-FRESH'),
   mutant('M21', 'the cluster manager deletes the dependency after only one flag is set', '§4.4 L194, L223', 'B3', 'INV-2PC'),
   mutant('M21b', 'set-flag and cancel are a non-atomic check-then-act', '§4.4 L223', 'B3', 'INV-TGT-PEND'),
   mutant('M22', 'a completion flag is set before the checkpoint', '§4.4 L221', 'B3', 'INV-DURABLE-FLAG'),

@@ -29,11 +29,15 @@ describe('shadowfax', () => {
     });
   }
 
-  it('answers the H1 question with a lost write: the indirection shadows the RMW done at the target', () => {
-    const r = exploreSync(spec.build(config('B1'), 'H1'));
-    const labels = r.violations[0].steps.map((s) => s.action.label);
+  it('answers the H1 question: the indirection shadows the RMW done at the target, and the acknowledged write is lost', () => {
+    const r = exploreSync(spec.build(config('B1'), 'H1'), { all: true });
+    const insert = r.violations.find((v) => v.property === 'INV-COND-INSERT')!;
+    const labels = insert.steps.map((s) => s.action.label);
     expect(labels).toContain('tgtRecvControl(TransferedOwnership)');
     expect(labels.at(-1)).toBe('tgtRecvData(s1)');
-    expect(r.violations[0].message).toMatch(/inserted a migrated k = 7 over the latest value 8/);
+    expect(insert.message).toMatch(/inserted a migrated k = 7 over the latest value 8/);
+    const lost = r.violations.find((v) => v.property === 'INV-NOLOST')!;
+    expect(lost.message).toMatch(/T resolves k to 7, but the latest write left 8/);
+    expect(lost.steps.some((s) => /clientRecv\(c1←T\)/.test(s.action.label))).toBe(true);
   });
 });

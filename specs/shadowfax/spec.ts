@@ -180,6 +180,12 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
     }
     // L178-180: copy a record accessed during Sampling to the tail, once (addr < tailStart)
     if (src.threads[t].phase === 'SAMPLING' && rangeOf(k) === R && at.kind === 'rec' && (at.addr < src.tailStart || m('M19'))) {
+      // M20: without the PREPARE_TO_SAMPLE latch the copy is read now and installed later,
+      // while a thread still in NORMAL may update the old record in place
+      if (m('M20')) {
+        src.copying.push({ op: o, c, t, v: at.v });
+        return;
+      }
       src.log.push({ k, v: at.v });
       at = { kind: 'rec', v: at.v, addr: src.log.length - 1 };
     }
@@ -291,6 +297,7 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
         batchesAcked: 0,
         earlySamples: null,
         pendingIO: [],
+        copying: [],
       },
       tgt: { phase: 'NORMAL', view: 1, log: tgtLog, tailStart: 0, pended: [] },
       clients: config.clients.map(() => ({
@@ -324,7 +331,6 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
 
   function actions(s: State): ShadowfaxAction[] {
     const out: ShadowfaxAction[] = [];
-    if (s.broken.length > 0) return out;
     const src = s.src;
     const tgt = s.tgt;
     config.clients.forEach((cl, c) => {
@@ -366,6 +372,7 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
       });
     }
     src.pendingIO.forEach((p, i) => out.push({ label: `serverCompleteIO(s${p.t + 1}, ${describeOp(p.op)})`, step: 'serverCompleteIO', i }));
+    src.copying.forEach((p, i) => out.push({ label: `installSampleCopy(s${p.t + 1}, ${describeOp(p.op)})`, step: 'installSampleCopy', i }));
     if (!targetUp) return out;
     if (s.ctrl.length > 0) out.push({ label: `tgtRecvControl(${s.ctrl[0].rpc})`, step: 'tgtRecvControl' });
     s.data.forEach((ch, t) => {
@@ -686,6 +693,15 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
       case 'clientSend':
         cutBatch(s, a.c!, a.s!);
         break;
+      case 'installSampleCopy': {
+        const { op: o, c, v } = src.copying.splice(a.i!, 1)[0];
+        src.log.push({ k: ops[o].k, v });
+        const at: Lookup = { kind: 'rec', v, addr: src.log.length - 1 };
+        const { out, write } = apply(s, S, o, v);
+        if (write !== undefined) store(src.log, src.head, ops[o].k, at, write);
+        respond(s, c, S, o, out);
+        break;
+      }
       case 'serverCompleteIO': {
         const { op: o, c, t } = src.pendingIO.splice(a.i!, 1)[0];
         executeAtSource(s, t, c, o, true);

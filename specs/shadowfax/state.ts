@@ -89,6 +89,8 @@ export interface Source {
   earlySamples: Item[] | null;
   /** Ops accepted by a thread whose record is on SSD: pending on I/O (§2.3 WAIT_FOR_PENDING). */
   pendingIO: { op: number; c: number; t: number }[];
+  /** Sampling copies read but not yet installed (mutant M20 only). */
+  copying: { op: number; c: number; t: number; v: number | null }[];
 }
 
 export interface Target {
