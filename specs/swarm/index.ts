@@ -1,0 +1,24 @@
+// SWARM (SOSP'24): Safe-Guess replication with timestamp locks, the reliable max register
+// and In-n-Out, as one spec whose configs select the layer (see README.md).
+
+import type { Machine, SpecDef } from '../../checkers/explore/types.ts';
+import { configs, type Config } from './configs.ts';
+import { buildIno } from './ino.ts';
+import { buildMachine } from './machine.ts';
+import { mutants } from './mutants.ts';
+
+export const spec: SpecDef<Config> = {
+  name: 'swarm',
+  title: 'SWARM: Safe-Guess, timestamp locks, reliable max registers and In-n-Out',
+  paper: 'SWARM (SOSP \'24), §3-4 and Appendices A-C; listings rebuilt in ../shared/protocols/swarm-safeguess.md',
+  configs,
+  mutants,
+  build(config: Config, variant?: string): Machine {
+    if (config.layer === 'ino') {
+      const { layer: _, ...c } = config;
+      return buildIno(c, variant);
+    }
+    const { layer: _, ...c } = config;
+    return buildMachine(c, variant);
+  },
+};

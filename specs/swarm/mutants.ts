@@ -1,0 +1,44 @@
+// The extraction's catalogue (§7.4 safety mutants M1-M23, §7.4 controls N1-N8), each at the
+// config that exposes it. `expect` is the property this checker reports first (the README
+// compares it with the extraction's expectation).
+
+import type { MutantDef } from '../../checkers/explore/types.ts';
+
+const m = (name: string, config: string, expect: string, breaks: string, description: string): MutantDef =>
+  ({ name, kind: 'safety', config, expect, breaks, description });
+const c = (name: string, config: string, breaks: string, description: string): MutantDef =>
+  ({ name, kind: 'control', config, breaks, description });
+
+export const mutants: MutantDef[] = [
+  m('M1', 'sg-n1-3r', 'SG-Lin', '§3.2 W10 (f.42, f.56)', 'the writer retries without the timestamp lock: the slow path always rewrites (the §7.1 oscillation)'),
+  m('M2', 'sg-n1-3r', 'SG-Lin', '§3.2 W10', 'the writer ignores the TRYLOCK result and rewrites on False'),
+  m('M3', 'sg-n1-3r', 'SG-Lin', '§3.3 R16 (f.63)', 'the reader returns a double-read GUESSED value without locking'),
+  m('M4', 'sg-n1-3r', 'SG-Lin', '§3.3 R16 (f.63)', 'the reader ignores the TRYLOCK result and returns on False'),
+  m('M5', 'sg-spec', 'SG-Lin', '§3.3 R15 (f.62, Figure 2)', 'no double read: the reader locks and returns on the first sight of a GUESSED tuple'),
+  m('M6', 'sg-n1-stale', 'SG-Lin', '§3.2 W11 (f.58)', 'the slow-path writer locks but does not rewrite'),
+  m('M7', 'sg-n1-stale', 'SG-Lin', '§3.2 W11 (f.58, f.507)', 'the rewrite timestamp is the guess plus one, not above m.ts'),
+  m('M8', 'sg-n1-same-writer', 'SG-Lin', '§3.1 guessTs (f.54, Assumption 1 f.433)', 'guessTs not monotonic: a guess may equal or fall below an earlier one'),
+  m('M9', 'sg-n1-3r', 'SG-Lin', '§3.2 W2 (f.52, f.57 footnote)', 'one timestamp lock shared by all writers instead of TSL[p]'),
+  m('M10', 'sg-spec-multi', 'SG-Lin', '§3.3 R20 (f.64)', 'R20 returns the newer tuple m.val instead of seen[tid].val'),
+  m('M11', 'sg-n1-three-writes', 'SG-WF-R', '§3.3 R19-R20, Lemma C.5 (f.518-530)', 'no R19-R20 rule: the reader returns only via VERIFIED or the lock'),
+  m('M12', 'lock-n1', 'TL-S1', 'App. B T6 (f.70, Observation 2)', 'TRYLOCK without the T6 guard: CAS until its own (ts, mode) is installed'),
+  m('M13', 'lock-n1', 'TL-Excl', 'App. B T11', 'TRYLOCK without the opposite-mode check (T11)'),
+  m('M14', 'lock-n1', 'TL-Excl', 'App. B T10', 'TRYLOCK without the higher-timestamp check (T10)'),
+  m('M15', 'lock-n3', 'TL-Excl', 'App. B T9 (f.70)', 'TRYLOCK waits for one object instead of a majority'),
+  m('M16', 'maxreg-n3', 'MR-S2', 'App. A quorums (f.38)', 'M with non-majority quorums (one write ack, one read response)'),
+  m('M17', 'maxreg-n3-rr', 'MR-S2', 'App. A [invoke-inner-write] (f.38)', 'M.READ without the write-back'),
+  m('M18', 'maxreg-n3', 'MR-S1', 'App. A [update-cache-w]', 'the cache is updated when a write is issued, not on its ack'),
+  m('M19', 'maxreg-n3', 'MR-WR', 'App. A [cache-max] (f.324)', 'M.READ returns the max of the cache as it was at invocation'),
+  m('M20', 'ino-2w', 'INO-NoGarbage', '§4 I4 (f.84)', 'the out-of-place buffer write is not FIFO-ordered before the meta MAX'),
+  m('M21', 'ino-2w', 'MR-WR', '§4 I13 (f.80)', 'the in-place hash covers the data only, not meta'),
+  m('M22', 'ino-2w', 'MR-WR', '§4 I6, X1-X7 (f.87-88)', 'MAX replaced by a plain write of meta'),
+  m('M23', 'ino-reuse', 'INO-NoGarbage', '§4 recycling (f.90-91)', 'out-of-place buffers reused without the recycling handshake'),
+  c('N1', 'sg-n1', '§3.2 W11', 'W11 writes a GUESSED tuple instead of VERIFIED'),
+  c('N2', 'sg-n1', '§3.2 W7', 'fast path if m ≤ (w.ts, VERIFIED, v) (the artifact\'s test)'),
+  c('N3', 'sg-n1', '§3.2 W7', 'fast path only if m < w (strict)'),
+  c('N4', 'sg-n1', '§3.2 W6', 'W6 done sequentially: write, then read'),
+  c('N5', 'maxreg-n3', 'App. A [cache-max]', 'M.READ returns the max of its own responses (with write-back), as classic ABD'),
+  c('N6', 'lock-n3', 'App. B T10-T11', 'T10/T11 inspect only the objects whose loops finished'),
+  c('N7', 'sg-n1-same-writer', '§3.1 Assumption 1', 'guessTs monotone among guesses only (may fall below an earlier W11 timestamp)'),
+  c('N8', 'sg-n1', '§3.2 W10', 'the writer also background-verifies when W10 returns False'),
+];
