@@ -75,7 +75,7 @@ export async function parallelBfs(target: ExploreTarget, options: ExploreOptions
   const encode = makeEncoder(machine);
   const words = new Words();
   const fp = new Int32Array(2);
-  let capacity = INITIAL_CAPACITY;
+  let capacity = options.tableCapacity ?? INITIAL_CAPACITY;
   let tableBuf = new SharedArrayBuffer(8 * capacity);
   let table = new Int32Array(tableBuf);
   const ctlBuf = new SharedArrayBuffer(4 * CTL.size);

@@ -77,6 +77,20 @@ describe('explore on worker threads', () => {
     const bug = await explore({ module: plain, export: 'racyCounter', args: [2, 1, { lostUpdateIsBug: true }] }, { workers: 2 });
     expect(bug.violations).toEqual(exploreSync(racyCounter(2, 1, { lostUpdateIsBug: true })).violations);
   }, 60_000);
+
+  it('grows the shared table mid-level, keeps going with all, and honours the state budget', async () => {
+    const { explore } = await import('./index.ts');
+    const grown = await explore({ module: packed, export: 'racyCounterPacked', args: [3, 3] }, { workers: 2, tableCapacity: 512 });
+    expect(grown).toMatchObject({ status: 'holds', states: 7646, transitions: 18843, depth: 18 });
+    const args = [3, 2, { lostUpdateIsBug: true }];
+    const all = await explore({ module: plain, export: 'racyCounter', args }, { workers: 2, all: true });
+    const one = exploreSync(racyCounter(3, 2, { lostUpdateIsBug: true }), { all: true });
+    expect(all).toMatchObject({ status: 'violation', states: one.states, transitions: one.transitions, depth: one.depth });
+    expect(all.violations).toEqual(one.violations);
+    const cut = await explore({ module: packed, export: 'racyCounterPacked', args: [3, 3] }, { workers: 2, maxStates: 1000 });
+    expect(cut.status).toBe('incomplete');
+    expect(cut.incompleteReason).toMatch(/state budget/);
+  }, 60_000);
 });
 
 describe('the README example', () => {

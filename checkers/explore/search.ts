@@ -44,7 +44,7 @@ export class Run<S, A extends Action> {
     readonly machine: Machine<S, A>,
     readonly options: ExploreOptions,
   ) {
-    this.store = options.store === 'exact' ? new ExactStore() : new FingerprintStore();
+    this.store = options.store === 'exact' ? new ExactStore() : new FingerprintStore(options.tableCapacity);
     this.encode = makeEncoder(machine);
     this.maxStates = options.maxStates ?? Infinity;
     this.maxDepth = options.maxDepth ?? Infinity;

@@ -191,6 +191,8 @@ export interface ExploreOptions {
   /** Worker threads for parallel BFS (explore() only; exploreSync is one thread). */
   workers?: number;
   simulate?: { runs: number; depth: number; seed: number };
+  /** Initial slots of the fingerprint table (tuning; tests use a small one to force growth). */
+  tableCapacity?: number;
   /** Called about every 100 ms with the search's progress (the CLI draws it on a TTY). */
   onProgress?: (p: Progress) => void;
 }
