@@ -78,8 +78,8 @@ describe('interleave lin', () => {
     expect(Object.keys(models).sort()).toEqual(Object.keys(expected).sort());
     for (const [name, model] of Object.entries(models)) {
       const vocabulary = vocabularyOf(model);
-      expect(Object.keys(vocabulary).sort(), name).toEqual([...expected[name]!].sort());
-      for (const [f, kind] of Object.entries(vocabulary)) {
+      expect(Object.keys(vocabulary.functions).sort(), name).toEqual([...expected[name]!].sort());
+      for (const [f, kind] of Object.entries(vocabulary.functions)) {
         const input = { f, ...(name.startsWith('kv') ? { key: 'k' } : {}), ...(kind === 'cas' ? { value: [0, 1] } : kind === 'update' ? { value: name.startsWith('kv') ? 'v' : 1 } : {}) };
         expect(() => model.step(model.init(), input, UNKNOWN), `${name} ${f}`).not.toThrow();
       }

@@ -38,7 +38,8 @@ export class InputBuilder {
   }
 
   kindOf(f: string, line: number): OpKind {
-    const kind = Object.hasOwn(this.vocabulary, f) ? this.vocabulary[f] : undefined;
+    const functions = this.vocabulary.functions;
+    const kind = Object.hasOwn(functions, f) ? functions[f] : undefined;
     if (kind === undefined) {
       throw new InputError(this.file, line, `a function of model ${this.model.name} (${describeVocabulary(this.vocabulary)}), not ${this.fname(f)}`);
     }
@@ -50,6 +51,9 @@ export class InputBuilder {
     const kind = this.kindOf(f, line);
     const input: Input = { f };
     if (key !== undefined) input.key = String(key);
+    else if (this.vocabulary.keyed) {
+      throw new InputError(this.file, line, `a key for ${this.fname(f)} (model ${this.model.name} partitions by key)`);
+    }
     if (kind === 'cas') {
       if (!Array.isArray(value) || value.length !== 2) {
         throw new InputError(this.file, line, `a [from to] pair as the value of ${this.fname(f)} (got ${show(value)})`);
@@ -58,12 +62,21 @@ export class InputBuilder {
     } else if (kind === 'update' && value !== undefined && value !== null) {
       input.value = value;
     }
+    if (kind === 'update' && this.vocabulary.strings && typeof input.value !== 'string') {
+      throw new InputError(this.file, line, `a string value for ${this.fname(f)} of model ${this.model.name} (got ${show(value)})`);
+    }
     return { input, kind };
   }
 
   /** The output of a successful completion. */
-  okOutput(kind: OpKind, value: unknown): unknown {
-    if (kind === 'read') return value === undefined ? null : value;
+  okOutput(kind: OpKind, value: unknown, f: string, line: number): unknown {
+    if (kind === 'read') {
+      const output = value === undefined ? null : value;
+      if (this.vocabulary.strings && typeof output !== 'string') {
+        throw new InputError(this.file, line, `a string result for ${this.fname(f)} of model ${this.model.name} ("" when never written), not ${show(output)}`);
+      }
+      return output;
+    }
     if (kind === 'cas') return true;
     return null;
   }
@@ -142,7 +155,7 @@ export class JepsenPairing {
     const op = this.slots[pending.slot]!;
     if (r.type === 'ok') {
       op.ret = t;
-      op.output = this.builder.okOutput(pending.kind, r.value);
+      op.output = this.builder.okOutput(pending.kind, r.value, pending.f, r.line);
     } else if (r.type === 'fail') {
       const output = this.builder.failedOutput(pending.input);
       if (output === undefined) {

@@ -103,7 +103,7 @@ export class JsonlSink implements HistorySink {
       throw new InputError(this.file, n, `"output" of a cas to be true or false (got ${show(output)})`);
     }
     if (kind === 'cas') return output ?? true;
-    return this.builder.okOutput(kind, output);
+    return this.builder.okOutput(kind, output, input.f, n);
   }
 
   private event(obj: unknown, n: number): void {

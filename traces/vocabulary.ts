@@ -10,22 +10,31 @@ import type { Model } from '../checkers/lin/types.ts';
  */
 export type OpKind = 'read' | 'update' | 'cas';
 
-export type Vocabulary = Readonly<Record<string, OpKind>>;
+/** The functions a model accepts, and what its inputs and outputs must look like. */
+export interface Vocabulary {
+  functions: Readonly<Record<string, OpKind>>;
+  /** Every operation names a key (the model partitions by it). */
+  keyed?: boolean;
+  /** Written values and read results are strings (kv: '' when never written). */
+  strings?: boolean;
+}
 
-const REGISTER: Vocabulary = { read: 'read', write: 'update' };
-const CAS_REGISTER: Vocabulary = { read: 'read', write: 'update', cas: 'cas' };
-const KV: Vocabulary = { get: 'read', put: 'update', append: 'update' };
-const SET: Vocabulary = { add: 'update', read: 'read' };
-const QUEUE: Vocabulary = { enqueue: 'update', dequeue: 'read' };
-const MUTEX: Vocabulary = { acquire: 'update', release: 'update' };
+const REGISTER: Vocabulary = { functions: { read: 'read', write: 'update' } };
+const CAS_REGISTER: Vocabulary = { functions: { read: 'read', write: 'update', cas: 'cas' } };
+const KV: Vocabulary = { functions: { get: 'read', put: 'update', append: 'update' }, keyed: true, strings: true };
+const SET: Vocabulary = { functions: { add: 'update', read: 'read' } };
+const QUEUE: Vocabulary = { functions: { enqueue: 'update', dequeue: 'read' } };
+const MUTEX: Vocabulary = { functions: { acquire: 'update', release: 'update' } };
 
 /** Every function name the importers know, for a model they do not. */
-const ALL: Vocabulary = { ...CAS_REGISTER, ...KV, ...SET, ...QUEUE, ...MUTEX };
+const ALL: Vocabulary = {
+  functions: { ...CAS_REGISTER.functions, ...KV.functions, ...SET.functions, ...QUEUE.functions, ...MUTEX.functions },
+};
 
 /** The subset of a model the importers use. */
 export type ImportModel = Pick<Model, 'name'> & Partial<Pick<Model, 'failedOutput'>>;
 
-/** The function names a model accepts, from its name (the models registry's names). */
+/** The vocabulary of a model, from its name (the models registry's names). */
 export function vocabularyOf(model: ImportModel): Vocabulary {
   const name = model.name;
   if (name.startsWith('kv')) return KV;
@@ -38,5 +47,5 @@ export function vocabularyOf(model: ImportModel): Vocabulary {
 }
 
 export function describeVocabulary(v: Vocabulary): string {
-  return Object.keys(v).join(', ');
+  return Object.keys(v.functions).join(', ');
 }
