@@ -45,6 +45,29 @@ describe('exploreSync on the racy counter', () => {
     expect(exploreSync(racyCounter(2, 2), { maxStates: 57 }).status).toBe('holds');
   });
 
+  it('simulates reproducibly by seed and finds a replayable lost update', async () => {
+    const { replayLabels } = await import('./index.ts');
+    const m = racyCounter(3, 1, { lostUpdateIsBug: true });
+    const options = { strategy: 'simulate' as const, simulate: { runs: 200, depth: 20, seed: 3 } };
+    const a = exploreSync(m, options);
+    expect(a.status).toBe('violation');
+    expect(a.violations[0].seed).toBe(3);
+    expect(exploreSync(m, options).violations).toEqual(a.violations);
+    const path = a.violations[0].steps.map((s) => s.action.label);
+    const replayed = replayLabels(m, path);
+    expect(m.invariants.noLostUpdate(replayed.states[replayed.states.length - 1])).not.toBe(true);
+    expect(() => replayLabels(m, ['p0.write'])).toThrow(/step 1 "p0.write" is not enabled/);
+    const clean = exploreSync(racyCounter(3, 2), options);
+    expect(clean.status).toBe('incomplete');
+  });
+
+  it('stops at the time limit as incomplete', () => {
+    const r = exploreSync(racyCounter(3, 3), { timeLimitMs: 0 });
+    expect(r.status).toBe('incomplete');
+    expect(r.incompleteReason).toMatch(/time limit/);
+    expect(r.states).toBeLessThan(7646);
+  });
+
   it('finds a deadlock and can be told not to', () => {
     const m: Machine<number> = {
       init: () => [0],

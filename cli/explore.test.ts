@@ -1,0 +1,36 @@
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { specs } from '../specs/index.ts';
+
+const main = fileURLToPath(new URL('./main.ts', import.meta.url));
+const run = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', main, ...args], { encoding: 'utf8', timeout: 60_000 });
+
+describe('interleave explore / list / mutants', () => {
+  it('rejects unknown specs, configs and conflicting strategies with exit 64', () => {
+    const r = run('explore', 'no-such-spec');
+    expect(r.status).toBe(64);
+    expect(r.stderr).toMatch(/unknown spec "no-such-spec"/);
+    if (specs.length > 0) {
+      expect(run('explore', specs[0].name, '--config', 'no-such-config').status).toBe(64);
+      expect(run('explore', specs[0].name, '--bfs', '--dfs').status).toBe(64);
+    }
+    expect(run('mutants', 'no-such-spec').status).toBe(64);
+  }, 60_000);
+
+  it('lists specs and models', () => {
+    const r = run('list');
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/models \(interleave lin/);
+    for (const s of specs) expect(r.stdout).toContain(`${s.name}:`);
+  }, 60_000);
+
+  it.runIf(specs.length > 0)('reports a state budget as inconclusive (exit 2) in JSON', () => {
+    const spec = specs[0];
+    const config = spec.configs.find((c) => c.tier === 'default')!.name;
+    const r = run('explore', spec.name, '--config', config, '--max-states', '5', '--json');
+    expect(r.status).toBe(2);
+    const out = JSON.parse(r.stdout);
+    expect(out).toMatchObject({ spec: spec.name, exitCode: 2, runs: [{ config, result: { status: 'incomplete', states: 5 } }] });
+  }, 60_000);
+});
