@@ -2,6 +2,7 @@
 // also spread a breadth-first search over worker threads, which rebuild the machine from
 // a module and an export (the engine never imports a spec itself).
 
+import { livelockAfter } from './livelock.ts';
 import { loadMachine } from './load.ts';
 import { parallelBfs } from './parallel.ts';
 import { prepare } from './prepare.ts';
@@ -14,7 +15,10 @@ export { loadMachine } from './load.ts';
 export { prepare } from './prepare.ts';
 
 export function exploreSync<S, A extends Action>(machine: Machine<S, A>, options: ExploreOptions = {}): ExploreResult {
-  const m = prepare(machine, options);
+  return livelockAfter(searchSync(prepare(machine, options), options), machine, options);
+}
+
+function searchSync<S, A extends Action>(m: Machine<S, A>, options: ExploreOptions): ExploreResult {
   switch (options.strategy ?? 'bfs') {
     case 'bfs':
       return bfs(m, options);

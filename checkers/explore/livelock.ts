@@ -1,0 +1,268 @@
+// Livelock: a reachable cycle in which no transition is progress. Progress is what the
+// spec says (Machine.progress); without it, a client operation completing (a 'return'
+// event of the history observer). The search stores the reachable graph, keeps the edges
+// that are not progress, finds their strongly connected components (Tarjan) and reports a
+// shortest lasso: a shortest path from an initial state to a state on such a cycle, then
+// a shortest cycle back to it, as a counterexample whose `lassoStart` is the step where
+// the cycle begins.
+//
+// No fairness is assumed: a cycle that some scheduler could repeat forever counts, even
+// while another actor stays enabled. Reductions are not applied (symmetry and ample sets
+// preserve safety, not cycles), so it runs on the machine as the spec gives it.
+
+import { diff } from './diff.ts';
+import { makeEncoder, Words } from './encode.ts';
+import type { Action, Counterexample, ExploreOptions, ExploreResult, Machine } from './types.ts';
+
+export const LIVELOCK = 'livelock';
+
+/**
+ * Cycles searched (one breadth-first search each) for the shortest lasso. The lasso is the
+ * shortest one when fewer candidates are closer to an initial state than it is long.
+ */
+const MAX_CYCLE_SEARCHES = 1000;
+
+export interface LivelockOptions {
+  /** Stop (incomplete) rather than store more states than this. Default 2,000,000. */
+  maxStates?: number;
+}
+
+export interface LivelockResult {
+  status: 'holds' | 'violation' | 'incomplete';
+  incompleteReason?: string;
+  states: number;
+  transitions: number;
+  /** Transitions that are not progress. */
+  idle: number;
+  counterexample?: Counterexample;
+}
+
+/** The progress predicate: the spec's, or a completed client operation. */
+export function progressOf<S, A extends Action>(machine: Machine<S, A>): (before: S, a: A, after: S) => boolean {
+  if (machine.progress) return machine.progress.bind(machine);
+  const observer = machine.history;
+  if (observer) return (b, a, c) => observer.observe(b, a, c).some((e) => e.kind === 'return');
+  throw new Error('livelock detection needs Machine.progress, or a history observer whose returns count as progress');
+}
+
+class IntList {
+  buf = new Int32Array(1024);
+  length = 0;
+  push(v: number): void {
+    if (this.length === this.buf.length) {
+      const b = new Int32Array(this.buf.length * 2);
+      b.set(this.buf);
+      this.buf = b;
+    }
+    this.buf[this.length++] = v;
+  }
+}
+
+export function findLivelock<S, A extends Action>(machine: Machine<S, A>, options: LivelockOptions = {}): LivelockResult {
+  const progress = progressOf(machine);
+  const maxStates = options.maxStates ?? 2_000_000;
+  const encode = makeEncoder(machine);
+  const words = new Words();
+  const ids = new Map<string, number>();
+  const states: S[] = [];
+  // Breadth-first tree: parent, action index in the parent's actions(), depth.
+  const parent = new IntList();
+  const via = new IntList();
+  const depth = new IntList();
+  // Idle (non-progress) edges in CSR form: state i's are targets[start[i]..start[i+1]).
+  const start = new IntList();
+  const targets = new IntList();
+  const labels = new IntList();
+  let transitions = 0;
+  let incompleteReason: string | undefined;
+
+  const idOf = (s: S, from: number, index: number): number => {
+    encode(s, words);
+    const k = words.buf.subarray(0, words.length).join(',');
+    const known = ids.get(k);
+    if (known !== undefined) return known;
+    if (states.length >= maxStates) {
+      incompleteReason ??= `state budget of ${maxStates} reached`;
+      return -1;
+    }
+    const id = states.length;
+    ids.set(k, id);
+    states.push(s);
+    parent.push(from);
+    via.push(index);
+    depth.push(from < 0 ? 0 : depth.buf[from] + 1);
+    return id;
+  };
+
+  machine.init().forEach((s, i) => idOf(s, -1, i));
+  for (let i = 0; i < states.length; i++) {
+    start.push(targets.length);
+    const s = states[i];
+    const enabled = machine.actions(s);
+    for (let j = 0; j < enabled.length; j++) {
+      transitions++;
+      const t = machine.next(s, enabled[j]);
+      const id = idOf(t, i, j);
+      if (id >= 0 && !progress(s, enabled[j], t)) {
+        targets.push(id);
+        labels.push(j);
+      }
+    }
+  }
+  start.push(targets.length);
+  const base = { states: states.length, transitions, idle: targets.length };
+
+  const scc = components(states.length, start.buf, targets.buf);
+  // Candidates: the members of cyclic components, closest to an initial state first. A
+  // lasso through v is at least depth(v) + 1 long, which bounds the search.
+  const candidates: number[] = [];
+  for (let v = 0; v < states.length; v++) if (scc.cyclic[scc.component[v]]) candidates.push(v);
+  candidates.sort((a, b) => depth.buf[a] - depth.buf[b] || a - b);
+  let best: { entry: number; cycle: number[]; length: number } | undefined;
+  let tried = 0;
+  for (const v of candidates) {
+    if (best && (depth.buf[v] + 1 >= best.length || tried >= MAX_CYCLE_SEARCHES)) break;
+    tried++;
+    const cycle = shortestCycle(v, scc.component[v], scc.component, start.buf, targets.buf);
+    const length = depth.buf[v] + cycle.length;
+    if (!best || length < best.length) best = { entry: v, cycle, length };
+  }
+  if (!best) {
+    return { status: incompleteReason ? 'incomplete' : 'holds', ...(incompleteReason ? { incompleteReason } : {}), ...base };
+  }
+
+  // The lasso as action indices: the tree path to the entry, then the cycle's edges.
+  const prefix: number[] = [];
+  let v = best.entry;
+  for (; parent.buf[v] >= 0; v = parent.buf[v]) prefix.push(via.buf[v]);
+  prefix.reverse();
+  const indices = [...prefix, ...best.cycle.map((e) => labels.buf[e])];
+  const init = via.buf[v];
+  let s = machine.init()[init];
+  const initial = s;
+  const steps: Counterexample['steps'] = [];
+  for (const k of indices) {
+    const a = machine.actions(s)[k];
+    const after = machine.next(s, a);
+    steps.push({ action: a, state: after, changes: diff(s, after) });
+    s = after;
+  }
+  const counterexample: Counterexample = {
+    property: LIVELOCK,
+    message: `a cycle of ${best.cycle.length} step${best.cycle.length === 1 ? '' : 's'} in which no transition is progress${machine.progress ? '' : ' (no client operation completes)'}, reached after ${prefix.length} step${prefix.length === 1 ? '' : 's'}`,
+    initial,
+    steps,
+    lassoStart: prefix.length,
+  };
+  return { status: 'violation', ...base, counterexample };
+}
+
+/** Tarjan's strongly connected components, iteratively; a component is cyclic if it has an edge inside it. */
+function components(n: number, start: Int32Array, targets: Int32Array): { component: Int32Array; cyclic: boolean[] } {
+  const index = new Int32Array(n).fill(-1);
+  const low = new Int32Array(n);
+  const onStack = new Uint8Array(n);
+  const component = new Int32Array(n).fill(-1);
+  const cyclic: boolean[] = [];
+  const stack: number[] = [];
+  const call: number[] = [];
+  const next = new Int32Array(n);
+  let counter = 0;
+  for (let root = 0; root < n; root++) {
+    if (index[root] >= 0) continue;
+    call.push(root);
+    index[root] = low[root] = counter++;
+    next[root] = start[root];
+    stack.push(root);
+    onStack[root] = 1;
+    while (call.length > 0) {
+      const v = call[call.length - 1];
+      if (next[v] < start[v + 1]) {
+        const w = targets[next[v]++];
+        if (index[w] < 0) {
+          index[w] = low[w] = counter++;
+          next[w] = start[w];
+          stack.push(w);
+          onStack[w] = 1;
+          call.push(w);
+        } else if (onStack[w]) low[v] = Math.min(low[v], index[w]);
+        continue;
+      }
+      call.pop();
+      if (call.length > 0) {
+        const u = call[call.length - 1];
+        low[u] = Math.min(low[u], low[v]);
+      }
+      if (low[v] === index[v]) {
+        const c = cyclic.length;
+        let size = 0;
+        let w: number;
+        do {
+          w = stack.pop()!;
+          onStack[w] = 0;
+          component[w] = c;
+          size++;
+        } while (w !== v);
+        let selfLoop = false;
+        if (size === 1) for (let e = start[v]; e < start[v + 1]; e++) if (targets[e] === v) selfLoop = true;
+        cyclic.push(size > 1 || selfLoop);
+      }
+    }
+  }
+  return { component, cyclic };
+}
+
+/** The edges (indices into targets) of a shortest cycle through `entry` inside its component. */
+function shortestCycle(entry: number, c: number, component: Int32Array, start: Int32Array, targets: Int32Array): number[] {
+  // For each state reached: the edge that reached it and the state that edge leaves.
+  const edgeTo = new Map<number, number>();
+  const from = new Map<number, number>();
+  const queue = [entry];
+  for (let q = 0; q < queue.length; q++) {
+    const v = queue[q];
+    for (let e = start[v]; e < start[v + 1]; e++) {
+      const w = targets[e];
+      if (component[w] !== c) continue;
+      if (w === entry) {
+        const path = [e];
+        for (let x = v; x !== entry; x = from.get(x)!) path.push(edgeTo.get(x)!);
+        return path.reverse();
+      }
+      if (!edgeTo.has(w)) {
+        edgeTo.set(w, e);
+        from.set(w, v);
+        queue.push(w);
+      }
+    }
+  }
+  throw new Error('livelock: a cyclic component without a cycle through its entry (this is a bug)');
+}
+
+/**
+ * Adds the livelock verdict to a search's result: the counterexample as a violation, or
+ * the reason the livelock search could not cover the space. For exploreSync, when
+ * `options.livelock` is set (or left unset and the machine declares progress).
+ */
+export function addLivelock<S, A extends Action>(result: ExploreResult, machine: Machine<S, A>, options: { maxStates?: number }): ExploreResult {
+  const r = findLivelock(machine, { maxStates: options.maxStates });
+  const notes = [...(result.notes ?? []), `livelock: ${r.states} states, ${r.idle} of ${r.transitions} transitions are not progress`];
+  if (r.counterexample) return { ...result, status: 'violation', violations: [...result.violations, r.counterexample], notes };
+  if (r.status === 'incomplete' && result.status === 'holds') {
+    return { ...result, status: 'incomplete', incompleteReason: `livelock search: ${r.incompleteReason}`, notes };
+  }
+  return { ...result, notes };
+}
+
+/**
+ * exploreSync's livelock step, on the machine as the spec gives it: when
+ * `options.livelock` is set, or left unset and the machine declares progress. Skipped,
+ * with a note, after a search that stopped at a violation or a budget, or a simulation.
+ */
+export function livelockAfter<S, A extends Action>(result: ExploreResult, machine: Machine<S, A>, options: ExploreOptions): ExploreResult {
+  if (!(options.livelock ?? machine.progress !== undefined)) return result;
+  const skip = (why: string) => ({ ...result, notes: [...(result.notes ?? []), `livelock: not searched (${why})`] });
+  if (result.status === 'violation' && !options.all) return skip('the search stopped at a violation');
+  if (result.status === 'incomplete') return skip('the search did not cover the space');
+  if (result.strategy === 'simulate') return skip('random simulation does not cover the space');
+  return addLivelock(result, machine, { maxStates: options.maxStates });
+}
