@@ -236,6 +236,7 @@ export function createMachine(su: Setup) {
         return;
       case 'local': // Lines 9-16 under WRLock: the final check (Line 10), then install or give up
         if (mutant !== 'M23' && obsolete(r, th.ts)) toObsolete(d, c, th, r);
+        else if (O) th.pc = 'install'; // MINOS-O: no WRLock; the SNIC's check and its atomic enqueue are two steps [L247]
         else coordInstall(d, c, th);
         return;
       case 'recheck': // M22: Line 10 without WRLock, the install is a later step
@@ -250,13 +251,13 @@ export function createMachine(su: Setup) {
         th.pc = 'ackWait';
         return;
       case 'ackWait': // Step e: all ACKs (Synch) / all ACK_Cs
-        r.gv = glb(r.gv, th.ts);
         if (model === 'Synch') {
           if (mutant === 'M20') {
             releaseIfOwner(r, th.ts); // M20: Lines 20-21 before the glb update
             th.pc = 'glb';
             return;
           }
+          r.gv = glb(r.gv, th.ts);
           r.gd = glb(r.gd, th.ts);
           if (O) {
             respond(d, c, th); // Fig. 7(a): the batched ACK to the host ends the client-write
@@ -272,7 +273,10 @@ export function createMachine(su: Setup) {
           respond(d, c, th);
           if (mutant === 'M10') th.pc = 'latePersist';
           else finish(d, c);
-        } else if (model === 'Strict') {
+          return;
+        }
+        r.gv = glb(r.gv, th.ts);
+        if (model === 'Strict') {
           releaseIfOwner(r, th.ts);
           broadcast(d, 'VAL_C', n, th.k, th.ts); // Step f: VAL_C, then wait for the ACK_Ps
           if (mutant === 'M13') respond(d, c, th); // M13: return after the ACK_Cs
@@ -306,6 +310,7 @@ export function createMachine(su: Setup) {
         finish(d, c);
         return;
       case 'glb': // M20: the glb update after the release
+        r.gv = glb(r.gv, th.ts);
         r.gd = glb(r.gd, th.ts);
         broadcast(d, 'VAL', n, th.k, th.ts);
         respond(d, c, th);
@@ -409,8 +414,8 @@ export function createMachine(su: Setup) {
         f.sn = true;
         f.pc = 'local';
         return;
-      case 'local': // Lines 32-38
-        if (mutant !== 'M4' && obsolete(r, f.ts)) {
+      case 'local': // Lines 32-38 (MINOS-O: the enqueue after the Line-27 check, no recheck [L249])
+        if (!O && mutant !== 'M4' && obsolete(r, f.ts)) {
           f.tau = cur(r);
           f.pc = 'cspin';
           return;
@@ -531,7 +536,8 @@ export function createMachine(su: Setup) {
       case 'ACK':
       case 'ACK_C':
       case 'ACK_P': {
-        // The coordinator's sender sets are per (key, TS_WR) [Table I 4c]; an unmatched ACK is dropped.
+        // The coordinator's sender sets are per (key, TS_WR) [Table I 4c]: every thread with that
+        // TS_WR sees the ACK (two only under a TS collision); an unmatched ACK is dropped.
         for (let c = 0; c < d.co.length; c++) {
           const th = d.co[c];
           if (!th || nodeOf(c) !== m.to) continue;
@@ -540,7 +546,6 @@ export function createMachine(su: Setup) {
           const bit = 1 << m.from;
           if (m.t === 'ACK_P') th.ackP = mutant === 'M28' ? th.ackP + 1 : th.ackP | bit;
           else th.ack = mutant === 'M28' ? th.ack + 1 : th.ack | bit; // M28: counted, not a sender set
-          return;
         }
         return;
       }
@@ -611,9 +616,9 @@ export function createMachine(su: Setup) {
   const coordLabel: Record<string, string> = {
     check: 'obsoleteCheck_L5',
     snatch: 'snatchRDLock_L8',
-    local: O ? 'checkAndEnqueue_O' : 'localWrite_L9_16',
+    local: O ? 'snicObsoleteCheck' : 'localWrite_L9_16',
     recheck: 'recheck_L10',
-    install: 'install_L11_12',
+    install: O ? 'sendINVs_enqueue_vFIFO' : 'install_L11_12',
     persist: O ? 'dFIFOenqueue_L18' : 'persist_L18',
     ackWait: model === 'Synch' ? 'allACKs_L19_22' : 'allACK_C_e',
     ackPWait: 'allACK_P_f',
@@ -627,7 +632,7 @@ export function createMachine(su: Setup) {
   };
   const follLabel: Record<string, string> = {
     snatch: 'snatchRDLock_L31',
-    local: O ? 'checkAndEnqueue_O' : 'localWrite_L32_38',
+    local: O ? 'enqueue_vFIFO' : 'localWrite_L32_38',
     persist: O ? 'dFIFOenqueue_L39_40' : 'persist_L39_40',
     latePersist: 'persist_L39',
     cspin: 'consistencySpin_L24',
