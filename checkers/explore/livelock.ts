@@ -6,12 +6,13 @@
 // a shortest cycle back to it, as a counterexample whose `lassoStart` is the step where
 // the cycle begins.
 //
-// No fairness is assumed: a cycle that some scheduler could repeat forever counts, even
+// States are stored as 64-bit fingerprints (as in the explorer's default store), and the
+// lasso is rebuilt by replaying action indices. No fairness is assumed: a cycle that some scheduler could repeat forever counts, even
 // while another actor stays enabled. Reductions are not applied (symmetry and ample sets
 // preserve safety, not cycles), so it runs on the machine as the spec gives it.
 
 import { diff } from './diff.ts';
-import { makeEncoder, Words } from './encode.ts';
+import { fingerprint, makeEncoder, Words } from './encode.ts';
 import type { Action, Counterexample, ExploreOptions, ExploreResult, Machine } from './types.ts';
 
 export const LIVELOCK = 'livelock';
@@ -58,13 +59,62 @@ class IntList {
   }
 }
 
+/** 64-bit fingerprints to state numbers: open addressing over typed arrays (0 marks an empty slot). */
+class FingerprintIds {
+  private hi = new Int32Array(1 << 12);
+  private lo = new Int32Array(1 << 12);
+  private id = new Int32Array(1 << 12);
+  size = 0;
+
+  /** The number stored for fp, or else stores `fresh` and returns -1. */
+  getOrAdd(fp: Int32Array, fresh: number): number {
+    if (2 * (this.size + 1) > this.hi.length) this.grow();
+    const mask = this.hi.length - 1;
+    for (let i = fp[1] & mask; ; i = (i + 1) & mask) {
+      if (this.hi[i] === 0) {
+        this.hi[i] = fp[0];
+        this.lo[i] = fp[1];
+        this.id[i] = fresh;
+        this.size++;
+        return -1;
+      }
+      if (this.hi[i] === fp[0] && this.lo[i] === fp[1]) return this.id[i];
+    }
+  }
+
+  /** The number stored for fp, or -1. */
+  has(fp: Int32Array): number {
+    const mask = this.hi.length - 1;
+    for (let i = fp[1] & mask; this.hi[i] !== 0; i = (i + 1) & mask) if (this.hi[i] === fp[0] && this.lo[i] === fp[1]) return this.id[i];
+    return -1;
+  }
+
+  private grow(): void {
+    const { hi, lo, id } = this;
+    this.hi = new Int32Array(hi.length * 2);
+    this.lo = new Int32Array(hi.length * 2);
+    this.id = new Int32Array(hi.length * 2);
+    const mask = this.hi.length - 1;
+    for (let j = 0; j < hi.length; j++) {
+      if (hi[j] === 0) continue;
+      let i = lo[j] & mask;
+      while (this.hi[i] !== 0) i = (i + 1) & mask;
+      this.hi[i] = hi[j];
+      this.lo[i] = lo[j];
+      this.id[i] = id[j];
+    }
+  }
+}
+
 export function findLivelock<S, A extends Action>(machine: Machine<S, A>, options: LivelockOptions = {}): LivelockResult {
   const progress = progressOf(machine);
   const maxStates = options.maxStates ?? 2_000_000;
   const encode = makeEncoder(machine);
   const words = new Words();
-  const ids = new Map<string, number>();
-  const states: S[] = [];
+  const fp = new Int32Array(2);
+  const ids = new FingerprintIds();
+  // The breadth-first queue: a state is dropped once expanded (the lasso is rebuilt by replay).
+  const states: (S | undefined)[] = [];
   // Breadth-first tree: parent, action index in the parent's actions(), depth.
   const parent = new IntList();
   const via = new IntList();
@@ -78,15 +128,15 @@ export function findLivelock<S, A extends Action>(machine: Machine<S, A>, option
 
   const idOf = (s: S, from: number, index: number): number => {
     encode(s, words);
-    const k = words.buf.subarray(0, words.length).join(',');
-    const known = ids.get(k);
-    if (known !== undefined) return known;
+    fingerprint(words.buf, words.length, fp);
     if (states.length >= maxStates) {
-      incompleteReason ??= `state budget of ${maxStates} reached`;
-      return -1;
+      const known = ids.has(fp);
+      if (known < 0) incompleteReason ??= `state budget of ${maxStates} reached`;
+      return known;
     }
     const id = states.length;
-    ids.set(k, id);
+    const known = ids.getOrAdd(fp, id);
+    if (known >= 0) return known;
     states.push(s);
     parent.push(from);
     via.push(index);
@@ -97,7 +147,8 @@ export function findLivelock<S, A extends Action>(machine: Machine<S, A>, option
   machine.init().forEach((s, i) => idOf(s, -1, i));
   for (let i = 0; i < states.length; i++) {
     start.push(targets.length);
-    const s = states[i];
+    const s = states[i]!;
+    states[i] = undefined;
     const enabled = machine.actions(s);
     for (let j = 0; j < enabled.length; j++) {
       transitions++;
