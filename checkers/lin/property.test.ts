@@ -27,8 +27,8 @@ describe('WGL agrees with brute force', () => {
           const expected = bruteForce(model, history).linearizable ? 'ok' : 'illegal';
           seen[expected]++;
           if (history.some((o) => o.ret === undefined)) seen.indeterminate++;
-          for (const deferIndeterminate of [true, false]) {
-            const r = wglSearch(model, history, { deferIndeterminate });
+          for (const reductions of [true, false]) {
+            const r = wglSearch(model, history, { reductions });
             expect(r.verdict).toBe(expected);
             if (r.verdict === 'ok') expect(isLinearization(model, history, r.linearization!)).toBe(true);
           }

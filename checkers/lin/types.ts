@@ -66,6 +66,12 @@ export interface Model<S = any, I = any, O = any> {
    * did not happen and the importer drops it.
    */
   failedOutput?(input: I): O | undefined;
+  /**
+   * True only when step(s, input, output) leaves every state s unchanged wherever it is
+   * legal (a read, a failed cas). The checker may then linearize such an operation as
+   * soon as it fits, without trying the alternatives, and ignore it when indeterminate.
+   */
+  readOnly?(input: I, output: O | Unknown): boolean;
 }
 
 /** A model whose step may lead to several states (an empty list: the step is illegal). */
@@ -80,6 +86,8 @@ export interface NondeterministicModel<S = any, I = any, O = any> {
   equal?(a: S, b: S): boolean;
   describeOperation?(input: I, output: O | Unknown): string;
   describeState?(state: S): string;
+  /** As Model.readOnly: every successor of every state is the state itself. */
+  readOnly?(input: I, output: O | Unknown): boolean;
 }
 
 export type Verdict = 'ok' | 'illegal' | 'unknown';

@@ -16,11 +16,10 @@ export interface SearchOptions {
   /** Record the longest partial linearization through every operation. */
   verbose?: boolean;
   /**
-   * Try determinate candidates first and indeterminate ones only when no determinate one
-   * fits (default true): an operation that may never have happened is linearized just in
-   * time. Any order is complete; this one usually finds witnesses sooner.
+   * Use the order and the reductions of `kinds` (default true). False: plain WGL, every
+   * candidate tried in call order; the tests hold the two to the same verdicts.
    */
-  deferIndeterminate?: boolean;
+  reductions?: boolean;
 }
 
 /** The search's answer; operation numbers are indices into the ops it was given. */
@@ -35,6 +34,21 @@ export interface SearchResult {
   explored: number;
   cached: number;
 }
+
+/**
+ * Operation kinds, which are also the passes over the candidates at each configuration:
+ * - READ_ONLY: determinate, and the model says the step never changes the state. If one
+ *   fits now, some linearization (if any) puts it now: it is linearized without trying
+ *   the alternatives (a backtrack over it is a dead end of the configuration).
+ * - UPDATE: other determinate operations.
+ * - INDETERMINATE: tried only when no determinate operation fits, linearized just in time.
+ * - IGNORED: indeterminate and read-only: it constrains nothing and is never linearized.
+ * Plain WGL puts every operation in one pass (UPDATE), in call order.
+ */
+const READ_ONLY = 0;
+const UPDATE = 1;
+const INDETERMINATE = 2;
+const IGNORED = 3;
 
 const POLL_EVERY = 1023; // poll the clock and the cancel flag every 1024 iterations
 
@@ -62,6 +76,12 @@ export class WglSearch<S> {
   private readonly inputs: unknown[];
   private readonly outputs: unknown[];
   private readonly determinate: Uint8Array;
+  private readonly kind: Uint8Array;
+  /** For each pass, the next pass that has operations (-1: none). */
+  private readonly nextPass: Int8Array;
+  private readonly firstPass: number;
+  /** For each stack frame: 1 when its operation was linearized as READ_ONLY. */
+  private readonly stackForced: Uint8Array;
   private readonly bitset: Uint32Array;
   private readonly zob: Int32Array;
   private readonly memo: Memo<S>;
@@ -75,8 +95,8 @@ export class WglSearch<S> {
   private bitHash = 0;
   private state: S;
   private entry: number;
-  /** 0: trying determinate calls; 1: trying indeterminate calls (see loop). */
-  private phase = 0;
+  /** The pass over the candidates (an operation kind) the search is in. */
+  private pass: number;
   /** Iterations so far: steps tried and dead ends met. */
   iterations = 0;
   private explored = 0;
@@ -94,6 +114,24 @@ export class WglSearch<S> {
     this.outputs = ops.map((o) => (o.ret === undefined ? UNKNOWN : o.output));
     this.determinate = new Uint8Array(n);
     for (let i = 0; i < n; i++) this.determinate[i] = ops[i].ret === undefined ? 0 : 1;
+    this.kind = new Uint8Array(n);
+    const reduce = options.reductions !== false;
+    const present = [false, false, false];
+    for (let i = 0; i < n; i++) {
+      const readOnly = reduce && isReadOnly(model, this.inputs[i], this.outputs[i]);
+      const k = !reduce ? UPDATE : this.determinate[i] === 1 ? (readOnly ? READ_ONLY : UPDATE) : readOnly ? IGNORED : INDETERMINATE;
+      this.kind[i] = k;
+      if (k !== IGNORED) present[k] = true;
+    }
+    this.nextPass = new Int8Array(3).fill(-1);
+    let later = -1;
+    for (let k = 2; k >= 0; k--) {
+      this.nextPass[k] = later;
+      if (present[k]) later = k;
+    }
+    this.firstPass = later === -1 ? UPDATE : later;
+    this.pass = this.firstPass;
+    this.stackForced = new Uint8Array(n);
     const words = Math.max(1, (n + 31) >>> 5);
     this.bitset = new Uint32Array(words);
     this.zob = zobrist(n);
@@ -163,15 +201,14 @@ export class WglSearch<S> {
   }
 
   private loop(budget: number): boolean {
-    const { model, memo, bitset, zob, stackOp, stackState, inputs, outputs, determinate, verbose } = this;
+    const { model, memo, bitset, zob, stackOp, stackState, stackForced, inputs, outputs, determinate, kind, nextPass, firstPass, verbose } = this;
     const { head, next, prev, isCall, callEntry, returnEntry } = this.list;
     const entryOp = this.list.op;
     const mustLinearize = this.list.determinate;
     const hash = model.hash;
     const deadline = this.options.deadline ?? Infinity;
     const cancelled = this.options.cancelled;
-    const twoPhases = mustLinearize < this.inputs.length && this.options.deferIndeterminate !== false;
-    let { sp, linearizedDeterminate, bitHash, state, entry, iterations, explored, phase } = this;
+    let { sp, linearizedDeterminate, bitHash, state, entry, iterations, explored, pass } = this;
     const save = (): void => {
       this.sp = sp;
       this.linearizedDeterminate = linearizedDeterminate;
@@ -180,7 +217,7 @@ export class WglSearch<S> {
       this.entry = entry;
       this.iterations = iterations;
       this.explored = explored;
-      this.phase = phase;
+      this.pass = pass;
     };
     const stopAt = iterations + budget;
     for (;;) {
@@ -201,9 +238,10 @@ export class WglSearch<S> {
         this.finish('ok');
         return true;
       }
+      let deadEnd = false;
       if (isCall[entry] === 1) {
         const o = entryOp[entry];
-        if (twoPhases && determinate[o] === phase) {
+        if (kind[o] !== pass) {
           entry = next[entry];
           continue;
         }
@@ -218,6 +256,7 @@ export class WglSearch<S> {
             explored++;
             stackOp[sp] = o;
             stackState[sp] = state;
+            stackForced[sp] = pass === READ_ONLY ? 1 : 0;
             sp++;
             if (sp > this.best.length) this.best = stackOp.slice(0, sp);
             state = r.state;
@@ -233,20 +272,27 @@ export class WglSearch<S> {
               if (next[rt] !== -1) prev[next[rt]] = prev[rt];
             }
             entry = next[head];
-            phase = 0;
+            pass = firstPass;
             continue;
           }
           bitset[w] &= ~bit;
+          // A read-only operation that fits leads to an explored configuration: this one
+          // is as good as that one, which failed.
+          deadEnd = pass === READ_ONLY;
         }
-        entry = next[entry];
-      } else {
-        // A return whose call is not linearized: every candidate before it failed here.
-        if (twoPhases && phase === 0) {
-          phase = 1;
-          entry = next[head];
+        if (!deadEnd) {
+          entry = next[entry];
           continue;
         }
-        if (verbose) this.recordThrough(sp);
+      } else if (nextPass[pass] !== -1) {
+        // The candidates (calls before this return) end here: the next pass over them.
+        pass = nextPass[pass];
+        entry = next[head];
+        continue;
+      }
+      // A dead end: every candidate failed here (a return whose call is not linearized).
+      if (verbose) this.recordThrough(sp);
+      for (;;) {
         if (sp === 0) {
           save();
           this.finish('illegal');
@@ -269,9 +315,20 @@ export class WglSearch<S> {
         next[prev[c]] = c;
         if (next[c] !== -1) prev[next[c]] = c;
         entry = next[c];
-        phase = determinate[o] === 1 ? 0 : 1;
+        pass = kind[o];
+        // Backtracking over a forced read-only operation: its configuration failed too.
+        if (stackForced[sp] === 0) break;
       }
     }
+  }
+}
+
+/** The model's readOnly; a readOnly that throws only costs the reduction. */
+function isReadOnly(model: Model, input: unknown, output: unknown): boolean {
+  try {
+    return model.readOnly?.(input, output) === true;
+  } catch {
+    return false;
   }
 }
 

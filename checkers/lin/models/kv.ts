@@ -4,8 +4,9 @@
 // store with one map state for all keys, `kvAppendUnpartitioned`, is how Porcupine
 // benchmarks its search without partitioning.
 //
-// String values grow by appends, so states carry polynomial hashes extended by the
-// appended suffix only (hash.ts appendHash): a step never rehashes a whole value.
+// String values grow by appends. Both models hash-cons them (ValueTable): a state holds
+// small integer ids, so equality and hashing never look at a whole string, and an append
+// hashes only its suffix (hash.ts appendHash).
 
 import { appendHash, fmix32, hashString, show } from '../hash.ts';
 import { UNKNOWN, type Model, type Operation } from '../types.ts';
@@ -50,40 +51,6 @@ function partitionByKey(history: readonly Operation<KvInput, unknown>[]): Operat
   }
   return [...byKey.values()];
 }
-
-/** One key's value and its hashString. */
-export interface KvValue {
-  v: string;
-  h: number;
-}
-
-const EMPTY_VALUE: KvValue = { v: '', h: 0 };
-
-/** The store for one key: used with partitioning, where each key is its own history. */
-export const kvAppend: Model<KvValue, KvInput, unknown> = {
-  name: 'kv-append',
-  init: () => EMPTY_VALUE,
-  step(s, input, output) {
-    switch (input.f) {
-      case 'get':
-        return { ok: output === UNKNOWN || output === s.v, state: s };
-      case 'put': {
-        const v = argument(input);
-        return { ok: true, state: { v, h: hashString(v) } };
-      }
-      case 'append': {
-        const t = argument(input);
-        return { ok: true, state: { v: s.v + t, h: appendHash(s.h, t) } };
-      }
-    }
-    return unknownOperation(input);
-  },
-  partition: partitionByKey,
-  hash: (s) => s.h,
-  equal: (a, b) => a.h === b.h && a.v === b.v,
-  describeOperation,
-  describeState: (s) => show(s.v),
-};
 
 /**
  * The values met during one check, hash-consed: each distinct string gets one small id,
@@ -136,6 +103,37 @@ class ValueTable {
   }
 }
 
+/** One key's value, as an id in the check's value table. */
+export interface KvValue {
+  table: ValueTable;
+  id: number;
+}
+
+/** The store for one key: used with partitioning, where each key is its own history. */
+export const kvAppend: Model<KvValue, KvInput, unknown> = {
+  name: 'kv-append',
+  init: () => ({ table: new ValueTable(), id: 0 }),
+  step(s, input, output) {
+    switch (input.f) {
+      case 'get':
+        return { ok: output === UNKNOWN || output === s.table.strings[s.id], state: s };
+      case 'put': {
+        const v = argument(input);
+        return { ok: true, state: { table: s.table, id: s.table.intern(v, hashString(v)) } };
+      }
+      case 'append':
+        return { ok: true, state: { table: s.table, id: s.table.append(s.id, argument(input)) } };
+    }
+    return unknownOperation(input);
+  },
+  partition: partitionByKey,
+  readOnly: (input) => input.f === 'get',
+  hash: (s) => fmix32(s.id),
+  equal: (a, b) => a.id === b.id,
+  describeOperation,
+  describeState: (s) => show(s.table.strings[s.id]),
+};
+
 /**
  * Every key's value id (index: the table's key id; missing or 0: ''), and a hash. Only
  * states of one check (one init) are comparable.
@@ -186,6 +184,7 @@ export const kvAppendUnpartitioned: Model<KvMap, KvInput, unknown> = {
     }
     return unknownOperation(input);
   },
+  readOnly: (input) => input.f === 'get',
   hash: (m) => m.hash,
   equal: mapEqual,
   describeOperation,

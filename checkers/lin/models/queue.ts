@@ -39,6 +39,8 @@ export const queue: Model<QueueState, QueueInput, unknown> = {
     }
     throw new Error(`queue: unknown operation ${show((input as { f: unknown }).f)}`);
   },
+  // A dequeue that saw an empty queue changes nothing.
+  readOnly: (input, output) => input.f === 'dequeue' && output === null,
   hash: (q) => q.hash,
   equal: (a, b) => a.hash === b.hash && valueEqual(a.items, b.items),
   describeOperation: (input, output) =>

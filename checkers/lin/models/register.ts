@@ -59,6 +59,7 @@ function base(name: string, allowCas: boolean): Model<unknown, RegisterInput, un
     equal: valueEqual,
     describeOperation,
     describeState: (s) => show(s),
+    readOnly: (input, output) => input.f === 'read' || (allowCas && input.f === 'cas' && output === false),
   };
 }
 

@@ -58,6 +58,7 @@ export const set: Model<SetState, SetInput, unknown> = {
     }
     throw new Error(`set: unknown operation ${show((input as { f: unknown }).f)}`);
   },
+  readOnly: (input) => input.f === 'read',
   hash: hashMembers,
   equal: sameMembers,
   describeOperation: (input, output) =>
