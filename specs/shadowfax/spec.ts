@@ -1031,7 +1031,6 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
     next,
     invariants,
     mayStop: done,
-    progress: (before, _a, after) => after.status.filter((x) => x === 2).length > before.status.filter((x) => x === 2).length || after.src.phase !== before.src.phase || after.tgt.phase !== before.tgt.phase,
     // with rollback and CPR replay an acknowledgement is no durability promise (§4.4):
     // crash configs are checked by their invariants, not by the history
     history: crashes ? undefined : {
