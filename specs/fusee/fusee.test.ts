@@ -87,6 +87,18 @@ describe('fusee: the explorer and the plain BFS agree', () => {
   }
 });
 
+describe("fusee: the spec's LIN and the explorer's own linearizability monitor agree", () => {
+  for (const [config, variant] of [['A0', 'M4'], ['D', 'M13'], ['K1', 'M23'], ['C2', undefined]] as const) {
+    it(`${config}${variant ? ` ${variant}` : ''}`, () => {
+      const machine = spec.build(configOf(config), variant);
+      const own = exploreSync({ ...machine, invariants: { LIN: machine.invariants.LIN } }, { linearizability: 'off' });
+      const engine = exploreSync({ ...machine, invariants: {} }, { linearizability: 'incremental' });
+      expect(engine.status).toBe(own.status);
+      expect(engine.violations[0]?.steps.length).toBe(own.violations[0]?.steps.length);
+    });
+  }
+});
+
 describe('fusee: the in-state linearizability monitor', () => {
   const op = (c: number, f: string, v = 0) => ({ c, f, k: 0, v, x: false });
   it('accepts a read of a concurrent write and rejects new-then-old', () => {

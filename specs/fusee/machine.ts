@@ -44,6 +44,8 @@ export interface FuseeConfig {
 export const CRASHED = -1;
 /** a CAS not yet returned / an old value not yet written */
 export const NONE = -2;
+/** M16's re-allocated object for value v has the address v + FRESH */
+const FRESH = 50;
 /** old-value field of a log the master committed (the special value 1 of [L796]) */
 export const COMMITTED = -3;
 
@@ -491,7 +493,7 @@ export function buildMachine(config: FuseeConfig, variant?: string): Machine<Fus
       if (old === NONE) {
         if (mutant === 'M17') return done(); // M17 reclaims instead of redoing
         // c1: redo the op with the v_new in the log (Alg. 3 l.18,22) by an agent that does not crash.
-        const v = mutant === 'M16' ? vNew + 50 : vNew; // M16 redoes with a freshly allocated value
+        const v = mutant === 'M16' ? vNew + FRESH : vNew; // M16 redoes with a freshly allocated object
         return void setClient(t, a.c, { ...idleClient(me.op, Rec.Redo, mutant === 'M16' ? [v, 1, NONE] : me.log), pc: 'W1', vNew: v });
       }
       // c2 / c3: old value complete.
@@ -563,7 +565,8 @@ export function buildMachine(config: FuseeConfig, variant?: string): Machine<Fus
     if (what === 'CASes the primary' && me.log[2] === NONE) broke(t, `I11: c${c} CASes the primary before committing its log`);
   };
 
-  const readOut = (op: Op, v: number): number => (op.f === 'search' ? (v !== 0 && keyOf(v) === op.k ? v : 0) : v);
+  // A slot value is the address of a KV object; M16's fresh object holds the same user value.
+  const readOut = (op: Op, v: number): number => (op.f === 'search' ? (v !== 0 && keyOf(v) === op.k ? v : 0) : v > FRESH ? v - FRESH : v);
 
   function step(s: FuseeState, a: FuseeAction): Tx {
     const t: Tx = { s: { ...s }, ev: [] };

@@ -29,13 +29,20 @@ if (!only || only === 'configs') {
 }
 
 if (!only || only === 'mutants') {
-  console.log('| mutant | kind | config | mutation | verdict | property | counterexample length | states |');
-  console.log('|---|---|---|---|---|---|---:|---:|');
+  // "LIN alone": the same mutant checked against linearizability only (variant M/LIN), the
+  // end-to-end consequence of the bug at that config.
+  console.log('| mutant | kind | config | mutation | verdict | property | counterexample length | states | LIN alone |');
+  console.log('|---|---|---|---|---|---|---:|---:|---|');
   for (const m of spec.mutants) {
     const { r } = measure(m.config, m.name);
     const v = r.violations[0];
     const killed = m.kind === 'safety' ? (v ? 'killed' : 'SURVIVED') : v ? 'FAILS' : 'passes';
-    console.log(`| ${m.name} | ${m.kind} | ${m.config} | ${m.description} | ${killed} | ${v?.property ?? '-'} | ${v ? v.steps.length : '-'} | ${r.states} |`);
+    let lin = '-';
+    if (m.kind === 'safety' && v?.property !== 'LIN') {
+      const alone = measure(m.config, `${m.name}/LIN`).r;
+      lin = alone.violations[0] ? `violated, ${alone.violations[0].steps.length} steps` : verdict(alone);
+    }
+    console.log(`| ${m.name} | ${m.kind} | ${m.config} | ${m.description} | ${killed} | ${v?.property ?? '-'} | ${v ? v.steps.length : '-'} | ${r.states} | ${lin} |`);
   }
   console.log();
 }
