@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { specs } from '../../specs/index.ts';
 import { exploreSync, replayLabels } from './index.ts';
 import { withMonitor } from './monitor.ts';
 import { canonicalJson } from './reference.ts';
@@ -90,4 +91,24 @@ describe('symmetry reduction', () => {
     const unknown = { ...m, symmetry: m.symmetry!.map((g) => ({ ...g, clients: undefined })) };
     expect(() => withMonitor(unknown)).toThrow(/must say whether it renames history clients/);
   });
+});
+
+describe('symmetry reduction on the registered specs that declare symmetry', () => {
+  const BUDGET = 50_000;
+  const cases = specs.flatMap((spec) => [
+    ...spec.configs.filter((c) => c.tier === 'default').map((c) => ({ spec, label: `${spec.name} ${c.name}`, config: c.config, variant: undefined as string | undefined })),
+    ...spec.mutants.map((mu) => ({ spec, label: `${spec.name} ${mu.name} @ ${mu.config}`, config: spec.configs.find((c) => c.name === mu.config)?.config, variant: mu.name })),
+  ]);
+  for (const c of cases) {
+    it(c.label, (ctx) => {
+      if (c.config === undefined) ctx.skip('the mutant names a config the spec does not define');
+      const m = c.spec.build(c.config, c.variant);
+      if (!m.symmetry?.length) ctx.skip('the spec declares no symmetry');
+      const full = exploreSync(m, { maxStates: BUDGET, all: true, livelock: false });
+      if (full.status === 'incomplete') ctx.skip(`more than ${BUDGET} states unreduced`);
+      const reduced = exploreSync(m, { all: true, symmetry: true, livelock: false });
+      expect(verdicts(reduced)).toEqual(verdicts(full));
+      expect(reduced.states).toBeLessThanOrEqual(full.states);
+    });
+  }
 });
