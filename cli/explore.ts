@@ -112,12 +112,13 @@ async function runReplay(spec: string, config: string, variant: string | undefin
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
-  const lines = [`replay of ${labels.length} steps in ${spec}/${config}${variant ? ` (${variant})` : ''}`, `  initial state: ${show(replayed.states[0], 400)}`];
+  const shown = (x: unknown) => (machine.inner ? machine.inner(x) : x);
+  const lines = [`replay of ${labels.length} steps in ${spec}/${config}${variant ? ` (${variant})` : ''}`, `  initial state: ${show(shown(replayed.states[0]), 400)}`];
   let violated = false;
   replayed.states.forEach((s, i) => {
     if (i > 0) {
       lines.push(`  ${String(i).padStart(3)}. ${labels[i - 1]}`);
-      for (const ch of diff(replayed.states[i - 1], s)) lines.push(`         ${ch.path}: ${show(ch.before, 60)} -> ${show(ch.after, 60)}`);
+      for (const ch of diff(shown(replayed.states[i - 1]), shown(s))) lines.push(`         ${ch.path}: ${show(ch.before, 60)} -> ${show(ch.after, 60)}`);
     }
     for (const [name, inv] of Object.entries(machine.invariants)) {
       const v = inv(s);

@@ -24,7 +24,7 @@ import type { Action, ExploreOptions, ExploreResult, ExploreTarget, Machine } fr
 
 const WORKER = new URL('./worker.ts', import.meta.url).href;
 const TSX_API = pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api')).href.replace(/\.cjs$/, '.mjs');
-const INITIAL_CAPACITY = 1 << 20;
+const INITIAL_CAPACITY = 1 << 16;
 /** Below this many states, uneven shares are not worth moving. */
 const BALANCE_MIN = 256;
 

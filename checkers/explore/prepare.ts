@@ -11,8 +11,8 @@ import type { Action, ExploreOptions, Machine } from './types.ts';
 export function prepare<S, A extends Action>(machine: Machine<S, A>, options: ExploreOptions): Machine<any, A> {
   let m: Machine<any, A> = machine;
   // Incremental linearizability by default whenever the spec records a history.
-  if (machine.history && (options.linearizability ?? 'incremental') === 'incremental') m = withMonitor(m);
-  if (machine.history && options.linearizability === 'histories') m = withHistories(m);
+  if (machine.history && (options.linearizability ?? 'incremental') === 'incremental') m = shown(withMonitor(m));
+  if (machine.history && options.linearizability === 'histories') m = shown(withHistories(m));
   if (options.symmetry) m = withSymmetry(m);
   // After symmetry, so that POR's cycle proviso sees states as the store does.
   if (options.por) {
@@ -20,4 +20,9 @@ export function prepare<S, A extends Action>(machine: Machine<S, A>, options: Ex
     m = withPor(m);
   }
   return m;
+}
+
+/** Counterexamples show the spec's state, not the monitor's wrapper around it. */
+function shown<W extends { s: unknown }, A extends Action>(m: Machine<W, A>): Machine<W, A> {
+  return { ...m, inner: (w) => w.s };
 }

@@ -61,14 +61,17 @@ export function replayIndices<S, A extends Action>(
   const inits = machine.init();
   let s = inits[init];
   if (s === undefined) throw new Error(`replay: no initial state ${init}`);
-  const initial = s;
+  const shown = machine.inner ? (x: S) => machine.inner!(x) : (x: S): unknown => x;
+  const initial = shown(s);
   const steps: Counterexample['steps'] = [];
+  let before = initial;
   for (const k of indices) {
     const a = machine.actions(s)[k];
     if (a === undefined) throw new Error('replay: an action index is out of range (are actions() and next() deterministic?)');
-    const after = machine.next(s, a);
-    steps.push({ action: a, state: after, changes: diff(s, after) });
-    s = after;
+    s = machine.next(s, a);
+    const after = shown(s);
+    steps.push({ action: a, state: after, changes: diff(before, after) });
+    before = after;
   }
   return { property, message, initial, steps };
 }

@@ -107,6 +107,11 @@ export interface Machine<S = any, A extends Action = Action> {
    * whose footprint is private to their actor are explored in one order only.
    */
   footprint?(s: S, a: A): Footprint;
+  /**
+   * Set by the engine's transformers (monitors), not by specs: the spec's own state inside
+   * a wrapped state, which is what counterexamples show.
+   */
+  inner?(s: S): unknown;
 }
 
 export interface ConfigDef<C> {
