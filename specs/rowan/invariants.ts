@@ -1,0 +1,231 @@
+// The invariants I1-I16 of the extraction (§4.2) and H2 (§4.3) as checks over one state.
+// I4, I13 and I14 are properties of transitions: the step that breaks one records it in
+// the ghost field `bad`, and the invariant reads it.
+import type { Check } from '../../checkers/explore/types.ts';
+import { cfgOf, curCfg, getAt, keysOf, pmEntries, replicas, serves } from './machine.ts';
+import type { Entry, RowanConfig, RowanState, Server } from './state.ts';
+
+type Inv = (s: RowanState) => Check;
+
+/** Alive, caught-up replicas of shard sh in the CM's configuration. */
+function caughtUp(st: RowanState, sh: number): number[] {
+  const cfg = curCfg(st);
+  return replicas(cfg.dist[sh]).filter((r) => st.srv[r].up && !cfg.lag[sh].includes(r) && cfg.rb !== r);
+}
+
+const holds = (s: Server, sh: number, k: number, v: number) => pmEntries(s).some(({ e }) => e.sh === sh && e.k === k && e.v >= v);
+
+/**
+ * Entries that exist: in the PM of live members of the CM's configuration, or in flight. An
+ * evicted server's log is out of the system (§3.3: entries only on the failed primary are dropped).
+ */
+function existing(st: RowanState): Entry[] {
+  const out: Entry[] = [];
+  const members = curCfg(st).members;
+  st.srv.forEach((s, i) => {
+    if (s.up && members.includes(i)) for (const { e } of pmEntries(s)) out.push(e);
+  });
+  for (const q of Object.values(st.ch)) for (const m of q) if (m.e.t !== 'C') out.push(m.e);
+  return out;
+}
+
+export function invariants(conf: RowanConfig, mutant?: string): Record<string, Inv> {
+  const nsh = conf.shards.length;
+  const shards = [...Array(nsh).keys()];
+  const servingAt = (st: RowanState) =>
+    shards.flatMap((sh) => st.srv.flatMap((_s, i) => (serves(st, i, sh, mutant) ? [{ i, sh }] : [])));
+  const bad = (prefix: string): Inv => (st) => (st.bad.startsWith(prefix) ? st.bad : true);
+
+  return {
+    // I1 (C1, L219): an acked write is durable on every caught-up replica
+    I1: (st) => {
+      for (const w of st.acked)
+        for (const r of caughtUp(st, w.sh))
+          if (!holds(st.srv[r], w.sh, w.k, w.v)) return `acked write k${w.k}@v${w.v} is not in the PM of replica ${r}`;
+      return true;
+    },
+    // I2: whatever a serving primary makes visible is durable on every caught-up replica
+    I2: (st) => {
+      for (const { i, sh } of servingAt(st))
+        for (const k of keysOf(conf, sh)) {
+          const it = st.srv[i].idx[k];
+          if (!it) continue;
+          for (const r of caughtUp(st, sh))
+            if (!holds(st.srv[r], sh, k, it.v)) return `primary ${i} shows k${k}@v${it.v}, not in the PM of replica ${r}`;
+        }
+      return true;
+    },
+    // I3 (C4, L353): the primary's index holds the largest version that completed there
+    I3: (st) => {
+      for (const { i, sh } of servingAt(st)) {
+        if (st.srv[i].promo) continue;
+        for (const k of keysOf(conf, sh)) {
+          const v = st.srv[i].idx[k]?.v ?? 0;
+          if (v !== st.srv[i].done[k]) return `primary ${i} indexes k${k}@v${v}, but v${st.srv[i].done[k]} completed`;
+        }
+      }
+      return true;
+    },
+    I4: bad('I4'),
+    // I5 (L264): (shard, version) identifies one entry
+    I5: (st) => {
+      const seen = new Map<string, string>();
+      const all = [...existing(st)];
+      const members = curCfg(st).members;
+      st.srv.forEach((s, i) => {
+        if (!members.includes(i)) return;
+        for (const x of s.ctx) all.push(x.e);
+        if (s.promo) all.push(...s.promo.U);
+      });
+      for (const e of all) {
+        const id = `${e.sh}:${e.v}`;
+        const what = `${e.t} k${e.k}=${e.x}`;
+        const other = seen.get(id);
+        if (other !== undefined && other !== what) return `version ${e.v} of shard ${e.sh} names both ${other} and ${what}`;
+        seen.set(id, what);
+      }
+      return true;
+    },
+    // I6 (L296, L319): a serving primary's shard version dominates every version in existence
+    I6: (st) => {
+      const ex = existing(st);
+      for (const { i, sh } of servingAt(st)) {
+        const max = ex.reduce((m, e) => (e.sh === sh ? Math.max(m, e.v) : m), 0);
+        if (st.srv[i].shardVersion[sh] < max) return `primary ${i} has shard version ${st.srv[i].shardVersion[sh]} < v${max} in existence`;
+      }
+      return true;
+    },
+    // I7 (L243, L247): every entry of a committed segment is on every caught-up replica
+    I7: (st) => {
+      for (const [i, s] of st.srv.entries()) {
+        if (!s.up) continue;
+        for (const g of s.segs) {
+          if (g.st !== 'committed') continue;
+          for (const e of g.es) {
+            if (e.t === 'C') continue;
+            for (const r of caughtUp(st, e.sh))
+              if (!holds(st.srv[r], e.sh, e.k, e.v)) return `committed segment ${g.id} of ${i} holds k${e.k}@v${e.v}, missing at replica ${r}`;
+          }
+        }
+      }
+      return true;
+    },
+    // I8 (L280): every version <= CommitVer (primary) or CommitVerArray (backup) is on every replica
+    I8: (st) => {
+      const ex = existing(st);
+      for (const [i, s] of st.srv.entries()) {
+        if (!s.up) continue;
+        for (const sh of shards) {
+          const c = Math.max(s.commitVer[sh], s.commitVerArray[sh]);
+          for (const e of ex) {
+            if (e.sh !== sh || e.v > c) continue;
+            for (const r of caughtUp(st, sh))
+              if (!holds(st.srv[r], sh, e.k, e.v)) return `server ${i} has CommitVer ${c} but v${e.v} is not at replica ${r}`;
+          }
+        }
+      }
+      return true;
+    },
+    // I9 (C2, L296): after a promotion, the replicas agree on the newest entry of every key
+    I9: (st) => {
+      for (const { i, sh } of servingAt(st)) {
+        const pv = st.srv[i].promoVer[sh];
+        if (pv < 0) continue;
+        const group = [i, ...cfgOf(st, i).dist[sh].bs].filter((r) => caughtUp(st, sh).includes(r));
+        for (const k of keysOf(conf, sh)) {
+          const tops = group.map((r) =>
+            pmEntries(st.srv[r]).reduce((m, { e }) => (e.sh === sh && e.k === k && e.v <= pv ? Math.max(m, e.v) : m), 0),
+          );
+          if (tops.some((t) => t !== tops[0])) return `after promotion of ${i}, replicas ${group} hold k${k} up to versions ${tops}`;
+        }
+      }
+      return true;
+    },
+    // I10 (L296): the promoted primary's index covers every entry the surviving replicas hold
+    I10: (st) => {
+      for (const { i, sh } of servingAt(st)) {
+        const pv = st.srv[i].promoVer[sh];
+        const s = st.srv[i];
+        if (s.promo && s.promo.sh === sh) return `primary ${i} serves shard ${sh} before its promotion finished`;
+        if (pv < 0) continue;
+        for (const k of keysOf(conf, sh)) {
+          const want = caughtUp(st, sh).reduce(
+            (m, r) => pmEntries(st.srv[r]).reduce((mm, { e }) => (e.sh === sh && e.k === k && e.v <= pv ? Math.max(mm, e.v) : mm), m),
+            0,
+          );
+          if ((s.idx[k]?.v ?? 0) < want) return `promoted primary ${i} indexes k${k}@v${s.idx[k]?.v ?? 0} but replicas hold v${want}`;
+        }
+      }
+      return true;
+    },
+    // I11 (L353): a backup's index item is the newest entry it has digested
+    I11: (st) => {
+      for (const [b, s] of st.srv.entries()) {
+        if (!s.up || s.cold) continue;
+        const cfg = cfgOf(st, b);
+        for (const sh of shards) {
+          if (!cfg.dist[sh].bs.includes(b)) continue;
+          for (const k of keysOf(conf, sh)) {
+            const it = s.idx[k];
+            if (!it) continue;
+            let max = 0;
+            for (const { e, seg } of pmEntries(s))
+              if (e.sh === sh && e.k === k && (seg.log !== 'b' || seg.dg)) max = Math.max(max, e.v);
+            if (it.v !== max) return `backup ${b} indexes k${k}@v${it.v}, newest digested is v${max}`;
+          }
+        }
+      }
+      return true;
+    },
+    // I12 (C3, L294, L308): at most one server serves a shard
+    I12: (st) => {
+      for (const sh of shards) {
+        const who = st.srv.flatMap((_s, i) => (serves(st, i, sh, mutant) ? [i] : []));
+        if (who.length > 1) return `servers ${who} all serve shard ${sh}`;
+      }
+      return true;
+    },
+    I13: bad('I13'),
+    I14: bad('I14'),
+    // I15 (§2.4 [I]): an applied DEL leaves a tombstone or a newer version, never an absent key
+    I15: (st) => {
+      for (const [i, s] of st.srv.entries()) {
+        if (!s.up || s.cold || s.promo) continue;
+        for (const sh of shards) {
+          const primary = serves(st, i, sh, mutant);
+          const backup = cfgOf(st, i).dist[sh].bs.includes(i);
+          if (!primary && !backup) continue;
+          for (const k of keysOf(conf, sh)) {
+            let del = 0;
+            for (const { e, seg } of pmEntries(s)) {
+              if (e.sh !== sh || e.k !== k || e.t !== 'D') continue;
+              const applied = primary ? e.v <= s.done[k] : seg.log !== 'b' || seg.dg;
+              if (applied) del = Math.max(del, e.v);
+            }
+            const it = s.idx[k];
+            if (del && (!it || it.v < del)) return `server ${i} applied DEL k${k}@v${del} but indexes ${it ? `v${it.v}` : 'nothing'}`;
+          }
+        }
+      }
+      return true;
+    },
+    // I16 (L319): after a cold start, the primary's index covers every acked write
+    I16: (st) => {
+      if (st.cm.pf || !conf.powerFail) return true;
+      for (const { i, sh } of servingAt(st))
+        for (const w of st.acked)
+          if (w.sh === sh && (st.srv[i].idx[w.k]?.v ?? 0) < w.v) return `after cold start primary ${i} lost acked k${w.k}@v${w.v}`;
+      return true;
+    },
+    // H2 (§4.3) on states: a serving primary's GET sees a version at least as new as every acked write
+    H2: (st) => {
+      for (const { i, sh } of servingAt(st))
+        for (const w of st.acked) {
+          if (w.sh !== sh) continue;
+          const g = getAt(st, conf, i, w.k, mutant);
+          if (g.ok && (g.item?.v ?? 0) < w.v) return `serving primary ${i} would answer k${w.k} from v${g.item?.v ?? 0}, acked v${w.v}`;
+        }
+      return true;
+    },
+  };
+}

@@ -1,0 +1,309 @@
+// ROWAN-KV state: plain data only. Names follow the paper and the extraction
+// (/work/shared/protocols/rowan.md §1.3): t-log, b-log, segment states, shard version,
+// CommitVer, CommitVerArray, MaxVerArray, configuration term.
+
+export type OpKind = 'put' | 'del' | 'get';
+export interface ClientOp {
+  f: OpKind;
+  k: number;
+}
+
+export interface RowanConfig {
+  servers: number;
+  /** Per shard, its initial replicas: [primary, ...backups]. */
+  shards: number[][];
+  /** The shard of each key (keys are 0..n-1). */
+  keyShard: number[];
+  /** Worker threads at each server; client c is bound to worker c % workers (L337). */
+  workers: number;
+  clients: ClientOp[][];
+  /** Failure budget: crashes plus false suspicions (§1.6). */
+  failures: number;
+  failKinds: ('crash' | 'suspect')[];
+  /** The servers that may crash or be suspected. */
+  failTargets: number[];
+  /** A spare server the CM adds as a new backup on failover (§3.4), or -1. */
+  spare: number;
+  /** Slots per segment (one log entry = one slot, §6.1). */
+  segCap: number;
+  /** b-log segments each server owns (posted to the MP SRQ at start-up, L270). */
+  segs: number;
+  /** How many CommitVer disseminations may happen (0: CommitVer off). */
+  commitVer: number;
+  /** t-log segments become committed when full and fully replicated (L247). */
+  tlogCommit: boolean;
+  /** How many clean-thread runs may happen (0: GC off). */
+  gc: number;
+  /** One whole-cluster power failure, then cold start (§3.8). */
+  powerFail: boolean;
+  /** "landed" split into received and persisted (the trailing READ), t-log persist separate. */
+  split: boolean;
+  /** One primary migration of shard 0 from src to tgt (§3.9). */
+  migrate: null | { src: number; tgt: number };
+}
+
+/** A log entry (§1.3). COMMITVER records carry the watermark in x. */
+export interface Entry {
+  t: 'P' | 'D' | 'C';
+  sh: number;
+  v: number;
+  k: number;
+  x: number;
+  /** 1 while not yet in the persistence domain (split config only). */
+  np: number;
+}
+
+export type SegState = 'free' | 'using' | 'used' | 'committed';
+/** A segment (L238-L247). log: t-log, b-log, r = recovery/scatter/migration store, c = clean. */
+export interface Seg {
+  id: number;
+  log: 't' | 'b' | 'r' | 'c';
+  st: SegState;
+  es: Entry[];
+  /** Digested (b-log) */
+  dg: boolean;
+  /** MaxVerArray of this segment, by shard (L282). */
+  mv: number[];
+}
+
+/** An index item: the version and location of the entry it points to (L353). */
+export interface Item {
+  v: number;
+  /** Tombstone: the item points to a DEL entry (§2.4 [I]). */
+  d: boolean;
+  x: number;
+  loc: string;
+}
+
+/** A PUT/DEL coroutine context at the primary (L333, L343). */
+export interface Ctx {
+  op: number;
+  c: number;
+  e: Entry;
+  /** The backups of the shard when the PUT started. */
+  bs: number[];
+  acks: number[];
+  /** A SEND hit a destroyed QP (G5): this PUT never completes. */
+  err: boolean;
+}
+
+export interface Promo {
+  sh: number;
+  /** Reconcile after a migration rollback: gather every segment, not only using/used. */
+  all: boolean;
+  coll: number[];
+  U: Entry[];
+  sc: number[];
+}
+
+export interface Server {
+  up: boolean;
+  lease: boolean;
+  /** Term of the cached configuration. */
+  term: number;
+  /** Last committed term seen: blocked while com < term (L294). */
+  com: number;
+  idx: (Item | null)[];
+  shardVersion: number[];
+  commitVer: number[];
+  commitVerArray: number[];
+  shardBlocked: boolean[];
+  /** The shard version set by this server's last promotion (-1: none). */
+  promoVer: number[];
+  /** MIGRATE_VERSION received (-1: none). */
+  migVer: number[];
+  /** Ghost: the highest version that reached point V here, or was installed by recovery. */
+  done: number[];
+  ctx: Ctx[];
+  segs: Seg[];
+  nextSeg: number;
+  /** Current b-log receive buffer (segment id), -1 before the first landing. */
+  cur: number;
+  /** Received but not yet flushed entries (split config): where they sit and whom to ACK. */
+  unflushed: { seg: number; slot: number; from: number; op: number }[];
+  promo: Promo | null;
+  rerep: { sh: number; r: number; seg: number; done: number[] } | null;
+  /** Cold start: 0 normal, 1 recovering (§3.8). */
+  cold: number;
+  pushed: number[];
+  migSent: boolean;
+  migCopied: number[];
+  /** Clean thread between copying live entries and fixing index pointers (M11). */
+  clean: { seg: number; moved: { k: number; v: number; loc: string; e: Entry }[] } | null;
+}
+
+export interface Dist {
+  p: number;
+  bs: number[];
+}
+
+export interface Cfg {
+  members: number[];
+  dist: Dist[];
+  /** Per shard, replicas that have not caught up yet (re-replication, migration target). */
+  lag: number[][];
+  mig: null | { src: number; tgt: number; sh: number; prev: Dist };
+  /** The server that must reconcile before serving after a migration rollback, or -1. */
+  rb: number;
+  /** A failover configuration (two-phase with blocking) rather than a migration one. */
+  fo: boolean;
+}
+
+export interface CM {
+  term: number;
+  cfgs: Cfg[];
+  /** Servers the CM considers failed and has not yet removed. */
+  down: number[];
+  resp: number[];
+  phase: 'stable' | 'new';
+  fails: number;
+  cvLeft: number;
+  gcLeft: number;
+  pf: boolean;
+  /** Migration: 0 not started, 1 running, 2 done, 3 rolled back. */
+  mig: number;
+}
+
+/** sent: request in flight; wait: PUT/DEL accepted at the primary (point A done). */
+export type ClientSt = 'idle' | 'sent' | 'wait' | 'rej' | 'reply' | 'lost' | 'done';
+export interface Client {
+  pc: number;
+  st: ClientSt;
+  to: number;
+  term: number;
+  out: number | null;
+  /** Version of the acked PUT/DEL (ghost, for I1/H2). */
+  v: number;
+}
+
+export interface Msg {
+  e: Entry;
+  op: number;
+}
+
+export interface RowanState {
+  srv: Server[];
+  /** RC QPs as FIFO channels "from.worker>to" (§6.1). */
+  ch: Record<string, Msg[]>;
+  /** Destroyed QPs "a-b", a < b. */
+  dead: string[];
+  cl: Client[];
+  cm: CM;
+  /** Ghost: acked writes (shard, key, version). */
+  acked: { sh: number; k: number; v: number }[];
+  /** Ghost: the first transition-property violation (I4, I13, I14), or ''. */
+  bad: string;
+}
+
+/**
+ * The copy next() starts from: only the servers the step writes are copied. Log entries, segments, index items, configurations and
+ * messages are never modified in place (a step that changes a segment replaces it, see
+ * segW), so they are shared; the containers around them are copied.
+ */
+export function copy(st: RowanState, writes: number[] | 'all'): RowanState {
+  const ch: Record<string, Msg[]> = {};
+  for (const key of Object.keys(st.ch)) ch[key] = st.ch[key].slice();
+  return {
+    srv: st.srv.map((s, i) => (writes === 'all' || writes.includes(i) ? copyServer(s) : s)),
+    ch,
+    dead: st.dead.slice(),
+    cl: st.cl.map((c) => ({ ...c })),
+    cm: { ...st.cm, cfgs: st.cm.cfgs.slice(), down: st.cm.down.slice(), resp: st.cm.resp.slice() },
+    acked: st.acked.slice(),
+    bad: st.bad,
+  };
+}
+
+function copyServer(s: Server): Server {
+  return {
+    ...s,
+    idx: s.idx.slice(),
+    shardVersion: s.shardVersion.slice(),
+    commitVer: s.commitVer.slice(),
+    commitVerArray: s.commitVerArray.slice(),
+    shardBlocked: s.shardBlocked.slice(),
+    promoVer: s.promoVer.slice(),
+    migVer: s.migVer.slice(),
+    done: s.done.slice(),
+    ctx: s.ctx.map((c) => ({ ...c, bs: c.bs.slice(), acks: c.acks.slice() })),
+    segs: s.segs.slice(),
+    unflushed: s.unflushed.slice(),
+    promo: s.promo && { ...s.promo, coll: s.promo.coll.slice(), U: s.promo.U.slice(), sc: s.promo.sc.slice() },
+    rerep: s.rerep && { ...s.rerep, done: s.rerep.done.slice() },
+    pushed: s.pushed.slice(),
+    migCopied: s.migCopied.slice(),
+  };
+}
+
+/** Replace segment `id` of s by a copy that the caller may modify. */
+export function segW(s: Server, id: number): Seg {
+  const i = s.segs.findIndex((g) => g.id === id);
+  const g = { ...s.segs[i], es: s.segs[i].es.slice(), mv: s.segs[i].mv.slice() };
+  s.segs[i] = g;
+  return g;
+}
+
+export const opId = (c: number, pc: number) => c * 16 + pc;
+/** Values are unique per PUT (§6.1): client c's op pc writes 10(c+1)+pc. */
+export const valueOf = (c: number, pc: number) => (c + 1) * 10 + pc;
+export const qpKey = (a: number, b: number) => (a < b ? `${a}-${b}` : `${b}-${a}`);
+export const insertSorted = (xs: number[], x: number) => {
+  if (!xs.includes(x)) {
+    xs.push(x);
+    xs.sort((a, b) => a - b);
+  }
+};
+
+const segCode = new WeakMap<Seg, string>();
+const cfgCode = new WeakMap<Cfg, string>();
+const encEntry = (e: Entry) => `${e.t}${e.sh}.${e.v}.${e.k}.${e.x}${e.np ? '*' : ''}`;
+const encList = (xs: number[]) => xs.join(',');
+
+/**
+ * The state as a compact string (Machine.view): every field, in a fixed order, so that
+ * equal states encode equally and different states differently.
+ */
+export function encodeState(st: RowanState): string {
+  const parts: string[] = [];
+  for (const s of st.srv) {
+    parts.push(
+      `S${+s.up}${+s.lease}${s.term}/${s.com}/${s.cold}/${encList(s.pushed)}/${+s.migSent}/${encList(s.migCopied)}`,
+      s.idx.map((it) => (it ? `${it.v}${it.d ? 'd' : ''}=${it.x}@${it.loc}` : '-')).join(','),
+      [s.shardVersion, s.commitVer, s.commitVerArray, s.promoVer, s.migVer, s.done].map(encList).join('|'),
+      s.shardBlocked.map(Number).join(''),
+      s.ctx.map((c) => `${c.op}:${encEntry(c.e)}:${encList(c.bs)}:${encList(c.acks)}${c.err ? '!' : ''}`).join(';'),
+      `${s.nextSeg}c${s.cur}:` + s.segs.map(encSeg).join(''),
+      s.unflushed.map((u) => `${u.seg}.${u.slot}.${u.from}.${u.op}`).join(','),
+      s.promo ? `P${s.promo.sh}${+s.promo.all}${encList(s.promo.coll)}[${s.promo.U.map(encEntry).join(' ')}]${encList(s.promo.sc)}` : '',
+      s.rerep ? `R${s.rerep.sh}.${s.rerep.r}.${s.rerep.seg}.${encList(s.rerep.done)}` : '',
+      s.clean ? `C${s.clean.seg}:${s.clean.moved.map((m) => `${m.k}.${m.v}.${m.loc}.${encEntry(m.e)}`).join(',')}` : '',
+    );
+  }
+  for (const key of Object.keys(st.ch).sort()) parts.push(`${key}:${st.ch[key].map((m) => `${m.op}/${encEntry(m.e)}`).join(' ')}`);
+  parts.push(`D${st.dead.join(',')}`);
+  for (const c of st.cl) parts.push(`c${c.pc}${c.st}${c.to}.${c.term}.${c.out}.${c.v}`);
+  const cm = st.cm;
+  parts.push(`M${cm.term}${cm.phase}${encList(cm.down)}/${encList(cm.resp)}/${cm.fails}/${cm.cvLeft}/${cm.gcLeft}/${+cm.pf}/${cm.mig}`);
+  for (const cfg of cm.cfgs) parts.push(encCfg(cfg));
+  parts.push(st.acked.map((w) => `${w.sh}.${w.k}.${w.v}`).join(','), st.bad);
+  return parts.join('\n');
+}
+
+function encSeg(g: Seg): string {
+  let code = segCode.get(g);
+  if (code === undefined) {
+    code = `${g.id}${g.log}${g.st[0]}${+g.dg}${encList(g.mv)}[${g.es.map(encEntry).join(' ')}]`;
+    segCode.set(g, code);
+  }
+  return code;
+}
+
+function encCfg(cfg: Cfg): string {
+  let code = cfgCode.get(cfg);
+  if (code === undefined) {
+    code = `F${encList(cfg.members)}/${cfg.dist.map((d) => `${d.p}>${encList(d.bs)}`).join(';')}/${cfg.lag.map(encList).join(';')}/${cfg.rb}/${+cfg.fo}/` +
+        (cfg.mig ? `${cfg.mig.src}.${cfg.mig.tgt}.${cfg.mig.sh}.${cfg.mig.prev.p}>${encList(cfg.mig.prev.bs)}` : '');
+    cfgCode.set(cfg, code);
+  }
+  return code;
+}
