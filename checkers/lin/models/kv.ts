@@ -9,6 +9,7 @@
 // hashes only its suffix (hash.ts appendHash).
 
 import { appendHash, fmix32, hashString, show } from '../hash.ts';
+import { IntPairMap } from '../intmap.ts';
 import { UNKNOWN, type Model, type Operation } from '../types.ts';
 
 export interface KvInput {
@@ -61,10 +62,20 @@ function partitionByKey(history: readonly Operation<KvInput, unknown>[]): Operat
 class ValueTable {
   readonly strings: string[] = [''];
   private readonly hashes: number[] = [0];
-  private readonly appended: (Map<string, number> | undefined)[] = [undefined];
-  private readonly byHash = new Map<number, number[]>();
+  /** The per-key state of each value, made once: steps allocate no states. */
+  readonly values: KvValue[];
+  /** Ids by hashString: the latest id with that hash, then a chain through sameHash. */
+  private readonly byHash = new IntPairMap();
+  private readonly sameHash: number[] = [-1];
+  /** (value id, suffix id) -> id of the value with the suffix appended. */
+  private readonly appended = new IntPairMap();
+  private readonly suffixIds = new Map<string, number>();
   readonly keys: string[] = [];
   private readonly keyIds = new Map<string, number>();
+
+  constructor() {
+    this.values = [{ table: this, id: 0 }];
+  }
 
   keyId(key: string): number {
     let k = this.keyIds.get(key);
@@ -79,25 +90,29 @@ class ValueTable {
   /** The id of string `v`, whose hashString is `h`. */
   intern(v: string, h: number): number {
     if (v.length === 0) return 0;
-    const same = this.byHash.get(h);
-    if (same !== undefined) for (const id of same) if (this.strings[id] === v) return id;
+    const latest = this.byHash.get(h, 0);
+    for (let id = latest; id !== -1; id = this.sameHash[id]) if (this.strings[id] === v) return id;
     const id = this.strings.length;
     this.strings.push(v);
     this.hashes.push(h);
-    this.appended.push(undefined);
-    if (same === undefined) this.byHash.set(h, [id]);
-    else same.push(id);
+    this.values.push({ table: this, id });
+    this.sameHash.push(latest);
+    if (latest === -1) this.byHash.add(h, 0, id);
+    else this.byHash.set(h, 0, id);
     return id;
   }
 
   /** The id of strings[id] + t. */
   append(id: number, t: string): number {
-    let children = this.appended[id];
-    if (children === undefined) this.appended[id] = children = new Map();
-    let child = children.get(t);
-    if (child === undefined) {
+    let suffix = this.suffixIds.get(t);
+    if (suffix === undefined) {
+      suffix = this.suffixIds.size;
+      this.suffixIds.set(t, suffix);
+    }
+    let child = this.appended.get(id, suffix);
+    if (child === -1) {
       child = t.length === 0 ? id : this.intern(this.strings[id] + t, appendHash(this.hashes[id], t));
-      children.set(t, child);
+      this.appended.add(id, suffix, child);
     }
     return child;
   }
@@ -112,24 +127,24 @@ export interface KvValue {
 /** The store for one key: used with partitioning, where each key is its own history. */
 export const kvAppend: Model<KvValue, KvInput, unknown> = {
   name: 'kv-append',
-  init: () => ({ table: new ValueTable(), id: 0 }),
+  init: () => new ValueTable().values[0],
   step(s, input, output) {
     switch (input.f) {
       case 'get':
         return { ok: output === UNKNOWN || output === s.table.strings[s.id], state: s };
       case 'put': {
         const v = argument(input);
-        return { ok: true, state: { table: s.table, id: s.table.intern(v, hashString(v)) } };
+        return { ok: true, state: s.table.values[s.table.intern(v, hashString(v))] };
       }
       case 'append':
-        return { ok: true, state: { table: s.table, id: s.table.append(s.id, argument(input)) } };
+        return { ok: true, state: s.table.values[s.table.append(s.id, argument(input))] };
     }
     return unknownOperation(input);
   },
   partition: partitionByKey,
   readOnly: (input) => input.f === 'get',
   hash: (s) => fmix32(s.id),
-  equal: (a, b) => a.id === b.id,
+  equal: (a, b) => a === b,
   describeOperation,
   describeState: (s) => show(s.table.strings[s.id]),
 };
