@@ -23,14 +23,12 @@ export class EdnSet {
   constructor(readonly items: Edn[]) {}
 }
 
-/** A map in file order. Keyword keys are also indexed by name for `get`. */
+/** A map in file order. History maps are small: lookups scan. */
 export class EdnMap {
-  private readonly byKeyword = new Map<string, Edn>();
-  constructor(readonly entries: ReadonlyArray<readonly [Edn, Edn]>) {
-    for (const [k, v] of entries) if (k instanceof Keyword) this.byKeyword.set(k.name, v);
-  }
+  constructor(readonly entries: ReadonlyArray<readonly [Edn, Edn]>) {}
   get(keyword: string): Edn | undefined {
-    return this.byKeyword.get(keyword);
+    for (const [k, v] of this.entries) if (k instanceof Keyword && k.name === keyword) return v;
+    return undefined;
   }
 }
 
@@ -49,12 +47,18 @@ const CLOSER: Record<string, string> = { '(': ')', '[': ']', '{': '}' };
 const NAMED_CHARS: Record<string, string> = { newline: '\n', return: '\r', space: ' ', tab: '\t', backspace: '\b', formfeed: '\f' };
 const STRING_ESCAPES: Record<string, string> = { t: '\t', r: '\r', n: '\n', '\\': '\\', '"': '"', b: '\b', f: '\f' };
 
+/** Character classes of ASCII codes: 1 whitespace (commas included), 2 other delimiter. */
+const CLASS = new Uint8Array(128);
+for (const c of ' \t\n\r,\f\v') CLASS[c.charCodeAt(0)] = 1;
+for (const c of '()[]{}";') CLASS[c.charCodeAt(0)] = 2;
+
 function isWhitespace(c: string): boolean {
-  return c === ' ' || c === '\t' || c === '\n' || c === '\r' || c === ',' || c === '\f' || c === '\v';
+  const code = c.charCodeAt(0);
+  return code < 128 && CLASS[code] === 1;
 }
 
-function isDelimiter(c: string): boolean {
-  return isWhitespace(c) || c === '(' || c === ')' || c === '[' || c === ']' || c === '{' || c === '}' || c === '"' || c === ';';
+function isDelimiterCode(code: number): boolean {
+  return code < 128 && CLASS[code] !== 0;
 }
 
 const INTEGER = /^[+-]?\d+N?$/;
@@ -102,14 +106,15 @@ class Reader {
   private skipSpace(): void {
     const t = this.text;
     while (this.pos < t.length) {
-      const c = t[this.pos]!;
-      if (c === '\n') {
+      const code = t.charCodeAt(this.pos);
+      if (code === 10) {
         this.line++;
         this.pos++;
-      } else if (isWhitespace(c)) {
+      } else if (code < 128 && CLASS[code] === 1) {
         this.pos++;
-      } else if (c === ';') {
-        while (this.pos < t.length && t[this.pos] !== '\n') this.pos++;
+      } else if (code === 59) {
+        const end = t.indexOf('\n', this.pos);
+        this.pos = end === -1 ? t.length : end;
       } else {
         return;
       }
@@ -186,13 +191,13 @@ class Reader {
   private readMapEntries(items: Edn[]): [Edn, Edn][] {
     if (items.length % 2 !== 0) this.fail('a map with a value for every key (odd number of forms in {…})');
     const entries: [Edn, Edn][] = [];
-    const seen = new Set<string>();
+    const seen: string[] = [];
     for (let i = 0; i < items.length; i += 2) {
       const key = items[i]!;
       const scalar = key instanceof Keyword ? `:${key.name}` : typeof key === 'string' ? JSON.stringify(key) : undefined;
       if (scalar !== undefined) {
-        if (seen.has(scalar)) this.fail(`a map without duplicate keys (${scalar} appears twice)`);
-        seen.add(scalar);
+        if (seen.includes(scalar)) this.fail(`a map without duplicate keys (${scalar} appears twice)`);
+        seen.push(scalar);
       }
       entries.push([key, items[i + 1]!]);
     }
@@ -244,9 +249,10 @@ class Reader {
 
   /** The token at `from` (default: here), up to the next delimiter; does not move. */
   private token(from = this.pos): string {
+    const t = this.text;
     let end = from;
-    while (end < this.text.length && !isDelimiter(this.text[end]!)) end++;
-    return this.text.slice(from, end);
+    while (end < t.length && !isDelimiterCode(t.charCodeAt(end))) end++;
+    return t.slice(from, end);
   }
 
   private readToken(): Edn {
