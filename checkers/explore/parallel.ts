@@ -87,16 +87,31 @@ export async function parallelBfs(target: ExploreTarget, options: ExploreOptions
     fingerprint(words.buf, words.length, fp);
     if (sharedAdd(table, capacity, fp[0], fp[1])) fresh.push(k);
   });
-  ctl[CTL.states] = fresh.length;
+  let count = fresh.length;
   const initViolated = fresh.some((k) => Object.values(machine.invariants).some((inv) => inv(inits[k]) !== true));
   if (initViolated) return { ...sequential(options), workers: n, elapsedMs: performance.now() - started };
 
   const workers = Array.from({ length: n }, () => spawn(target, options));
   try {
     await Promise.all(workers.map((w) => w.receive()));
-    const limitOf = (cap: number) => Math.min(Math.floor(cap * MAX_LOAD), options.maxStates ?? Infinity);
-    const sendTable = () =>
-      Promise.all(workers.map((w) => w.ask({ type: 'table', table: tableBuf, capacity, limit: limitOf(capacity), ctl: ctlBuf })));
+    const maxStates = options.maxStates ?? Infinity;
+    const sendTable = () => Promise.all(workers.map((w) => w.ask({ type: 'table', table: tableBuf, capacity, ctl: ctlBuf })));
+    /** New states each worker may insert: the table stays under its load limit, the run near its budget. */
+    const quota = () => Math.max(0, Math.floor((Math.min(capacity * MAX_LOAD, maxStates) - count) / n));
+    /** Grows the table (workers idle) until every worker has room for a good share. */
+    const ensureRoom = async () => {
+      let grew = false;
+      while (Math.floor((capacity * MAX_LOAD - count) / n) < Math.max(64, count / (4 * n))) {
+        const bigger = Math.ceil(capacity * GROWTH);
+        const nextBuf = new SharedArrayBuffer(8 * bigger);
+        sharedRehash(table, new Int32Array(nextBuf), bigger);
+        tableBuf = nextBuf;
+        table = new Int32Array(nextBuf);
+        capacity = bigger;
+        grew = true;
+      }
+      if (grew) await sendTable();
+    };
     await sendTable();
     await Promise.all(workers.map((w, i) => w.ask({ type: 'seed', indices: fresh.filter((_, j) => j % n === i) })));
 
@@ -105,53 +120,60 @@ export async function parallelBfs(target: ExploreTarget, options: ExploreOptions
     let transitions = 0;
     let depth = 0;
     let depthCut = false;
+    let budgetHit = false;
     const violations = new Map<string, WorkerViolation>();
     let shares = workers.map((_, i) => fresh.filter((_, j) => j % n === i).length);
     let lastProgress = started;
     try {
       for (let level = 0; shares.some((c) => c > 0); level++) {
         const cut = level >= maxDepth;
-        let replies = await Promise.all(workers.map((w) => w.ask({ type: 'level', depth: level, cut })));
+        await ensureRoom();
+        if (count >= maxStates) {
+          budgetHit = true;
+          break;
+        }
+        const q = Math.max(1, quota());
+        let replies = await Promise.all(workers.map((w) => w.ask({ type: 'level', depth: level, cut, quota: q })));
         for (;;) {
           for (const r of replies) {
             if (r.type !== 'levelDone' && r.type !== 'paused') throw new Error(`worker protocol: unexpected ${r.type}`);
             transitions += r.transitions;
+            count += r.added;
             depthCut ||= r.depthCut;
             for (const v of r.violations) {
               const known = violations.get(v.property);
               if (!known || v.depth < known.depth) violations.set(v.property, v);
             }
           }
+          shares = replies.map((r) => (r.type === 'levelDone' || r.type === 'paused' ? r.next : 0));
           const paused = replies.map((r, i) => (r.type === 'paused' ? i : -1)).filter((i) => i >= 0);
-          if (paused.length === 0 || Atomics.load(ctl, CTL.stop) !== 0 || Atomics.load(ctl, CTL.budget) !== 0) {
-            shares = replies.map((r) => (r.type === 'levelDone' || r.type === 'paused' ? r.next : 0));
+          if (paused.length === 0 || Atomics.load(ctl, CTL.stop) !== 0) break;
+          // Some workers used up their quota: the state budget, or the table must grow.
+          if (count >= maxStates) {
+            budgetHit = true;
             break;
           }
-          // Some workers stopped for the table to grow; the others finished the level.
-          const bigger = Math.ceil(capacity * GROWTH);
-          const nextBuf = new SharedArrayBuffer(8 * bigger);
-          sharedRehash(table, new Int32Array(nextBuf), bigger);
-          tableBuf = nextBuf;
-          table = new Int32Array(nextBuf);
-          capacity = bigger;
-          Atomics.store(ctl, CTL.grow, 0);
-          await sendTable();
-          const resumed = await Promise.all(paused.map((i) => workers[i].ask({ type: 'resume' })));
-          replies = replies.map((r, i) => (paused.includes(i) ? resumed[paused.indexOf(i)] : { ...r, transitions: 0, violations: [] }));
+          await ensureRoom();
+          const more = Math.max(1, quota());
+          const resumed = await Promise.all(paused.map((i) => workers[i].ask({ type: 'resume', quota: more })));
+          replies = replies.map((r, i) => (paused.includes(i) ? resumed[paused.indexOf(i)] : { ...r, transitions: 0, added: 0, violations: [] }));
         }
         if (!cut && shares.some((c) => c > 0)) depth = level + 1;
         const now = performance.now();
         if (options.onProgress && now - lastProgress > 100) {
           lastProgress = now;
-          options.onProgress({ states: ctl[CTL.states], transitions, depth, queue: shares.reduce((a, b) => a + b, 0), elapsedMs: now - started });
+          options.onProgress({ states: count, transitions, depth, queue: shares.reduce((a, b) => a + b, 0), elapsedMs: now - started });
         }
-        if (Atomics.load(ctl, CTL.stop) !== 0 || Atomics.load(ctl, CTL.budget) !== 0 || cut) break;
+        if (Atomics.load(ctl, CTL.stop) !== 0 || budgetHit || cut) break;
         shares = await balance(workers, shares);
         await Promise.all(workers.map((w) => w.ask({ type: 'advance' })));
       }
     } finally {
       if (deadline) clearTimeout(deadline);
     }
+    // Workers may overshoot their quota by one state's successors: more states than the
+    // budget allows means the budget cut the run, as in the single-threaded search.
+    if (count > maxStates) budgetHit = true;
 
     const coverage = new Map<string, number>((machine.actionNames ?? []).map((name) => [name, 0]));
     for (const w of workers) {
@@ -176,7 +198,7 @@ export async function parallelBfs(target: ExploreTarget, options: ExploreOptions
     }
     const stop = Atomics.load(ctl, CTL.stop);
     const reason =
-      Atomics.load(ctl, CTL.budget) !== 0
+      budgetHit
         ? `state budget of ${options.maxStates} reached`
         : stop === 2
           ? `time limit of ${options.timeLimitMs} ms reached`
@@ -186,7 +208,7 @@ export async function parallelBfs(target: ExploreTarget, options: ExploreOptions
     return result(reason ? 'incomplete' : 'holds', [], reason);
 
     function result(status: ExploreResult['status'], found: ExploreResult['violations'], reason?: string): ExploreResult {
-      const states = ctl[CTL.states];
+      const states = count;
       const list = [...coverage].map(([family, enabled]) => ({ family, enabled })).sort((a, b) => (a.family < b.family ? -1 : a.family > b.family ? 1 : 0));
       return {
         status,

@@ -3,15 +3,9 @@
 
 /** Indices into the shared Int32Array of control words. */
 export const CTL = {
-  /** distinct states stored so far */
-  states: 0,
-  /** set to stop every worker (a violation without `all`, the time limit) */
-  stop: 1,
-  /** set by a worker that found the table past its load limit */
-  grow: 2,
-  /** set when the state budget was exceeded */
-  budget: 3,
-  size: 4,
+  /** set to stop every worker: 1 a violation (without `all`), 2 the time limit */
+  stop: 0,
+  size: 1,
 } as const;
 
 export interface WorkerViolation {
@@ -21,10 +15,11 @@ export interface WorkerViolation {
 }
 
 export type ToWorker =
-  | { type: 'table'; table: SharedArrayBuffer; capacity: number; limit: number; ctl: SharedArrayBuffer }
+  | { type: 'table'; table: SharedArrayBuffer; capacity: number; ctl: SharedArrayBuffer }
   | { type: 'seed'; indices: number[] }
-  | { type: 'level'; depth: number; cut: boolean }
-  | { type: 'resume' }
+  /** quota: how many new states the worker may insert before it pauses (for the table to grow) */
+  | { type: 'level'; depth: number; cut: boolean; quota: number }
+  | { type: 'resume'; quota: number }
   | { type: 'advance' }
   | { type: 'give'; count: number }
   | { type: 'take'; states: unknown[] }
@@ -32,6 +27,6 @@ export type ToWorker =
 
 export type ToCoordinator =
   | { type: 'ready' }
-  | { type: 'levelDone' | 'paused'; transitions: number; depthCut: boolean; next: number; violations: WorkerViolation[] }
+  | { type: 'levelDone' | 'paused'; transitions: number; added: number; depthCut: boolean; next: number; violations: WorkerViolation[] }
   | { type: 'states'; states: unknown[] }
   | { type: 'coverage'; counts: [string, number][] };

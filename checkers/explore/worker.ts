@@ -20,11 +20,10 @@ const words = new Words();
 const fp = new Int32Array(2);
 const invariants = Object.entries(machine.invariants);
 const checkDeadlock = options.deadlock !== false && machine.mayStop !== undefined;
-const maxStates = options.maxStates ?? Infinity;
 
 let table: Int32Array<ArrayBufferLike> = new Int32Array(0);
 let capacity = 0;
-let limit = 0;
+let quota = 0;
 let ctl: Int32Array<ArrayBufferLike> = new Int32Array(0);
 let frontier: unknown[] = [];
 let next: unknown[] = [];
@@ -52,9 +51,14 @@ function familyCount(enabled: readonly Action[]): void {
   }
 }
 
-/** Expands frontier[resume..]; stops early to let the table grow, or when told to stop. */
+/**
+ * Expands frontier[resume..]; pauses once it has inserted `quota` new states (so that the
+ * coordinator can grow the table or stop at the state budget), or stops when told to.
+ * Only the shared table and the stop word are touched by both threads.
+ */
 function runLevel(): void {
   let transitions = 0;
+  let added = 0;
   let depthCut = false;
   const violations: WorkerViolation[] = [];
   const report = (property: string, message: string, at: number) => {
@@ -66,10 +70,7 @@ function runLevel(): void {
   let i = resume;
   for (; i < frontier.length; i++) {
     if (Atomics.load(ctl, CTL.stop) !== 0) break;
-    if (Atomics.load(ctl, CTL.states) > limit) {
-      Atomics.store(ctl, CTL.grow, 1);
-      break;
-    }
+    if (added >= quota) break;
     const s = frontier[i];
     const enabled = machine.actions(s);
     if (enabled.length === 0) {
@@ -89,7 +90,7 @@ function runLevel(): void {
       encode(t, words);
       fingerprint(words.buf, words.length, fp);
       if (!sharedAdd(table, capacity, fp[0], fp[1])) continue;
-      if (Atomics.add(ctl, CTL.states, 1) + 1 > maxStates) Atomics.store(ctl, CTL.budget, 1);
+      added++;
       next.push(t);
       for (let v = 0; v < invariants.length; v++) {
         const [name, inv] = invariants[v];
@@ -101,7 +102,7 @@ function runLevel(): void {
   }
   resume = i;
   const finished = i === frontier.length;
-  send({ type: finished ? 'levelDone' : 'paused', transitions, depthCut, next: next.length, violations });
+  send({ type: finished ? 'levelDone' : 'paused', transitions, added, depthCut, next: next.length, violations });
 }
 
 port.on('message', (m: ToWorker) => {
@@ -109,7 +110,6 @@ port.on('message', (m: ToWorker) => {
     case 'table':
       table = new Int32Array(m.table);
       capacity = m.capacity;
-      limit = m.limit;
       ctl = new Int32Array(m.ctl);
       send({ type: 'ready' });
       return;
@@ -120,11 +120,13 @@ port.on('message', (m: ToWorker) => {
     case 'level':
       depth = m.depth;
       cutLevel = m.cut;
+      quota = m.quota;
       resume = 0;
       next = [];
       runLevel();
       return;
     case 'resume':
+      quota = m.quota;
       runLevel();
       return;
     case 'advance':
