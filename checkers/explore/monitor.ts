@@ -193,6 +193,9 @@ function describeEvent(model: Stepper, m: MonitorState, e: ObservedEvent): strin
   }
 }
 
+/** Distinct monitor states kept for sharing; beyond it, sharing starts afresh (results are unchanged). */
+const MEMO_LIMIT = 200_000;
+
 /** The name of the invariant the monitor adds. */
 export const LINEARIZABILITY = 'linearizability';
 
@@ -216,6 +219,27 @@ export function withMonitor<S, A extends Action>(machine: Machine<S, A>): Machin
     const steps = w.h.map((line, i) => `${i + 1}. ${line}`).join('; ');
     return `the history is not linearizable against the ${model.name} model: ${steps}`;
   };
+  // Many spec states share a monitor state, and meet the same events: each (monitor
+  // state, event) is advanced once. Equal monitor states are made one object for that.
+  const interned = new Map<string, MonitorState>();
+  const after = new WeakMap<MonitorState, Map<string, MonitorState>>();
+  const step = (m: MonitorState, e: ObservedEvent): MonitorState => {
+    const ek = canonicalJson(e);
+    let known = after.get(m);
+    const hit = known?.get(ek);
+    if (hit) return hit;
+    let next = advance(model, m, e);
+    const k = canonicalJson(next);
+    const same = interned.get(k);
+    if (same) next = same;
+    else {
+      if (interned.size >= MEMO_LIMIT) interned.clear();
+      interned.set(k, next);
+    }
+    if (!known) after.set(m, (known = new Map()));
+    known.set(ek, next);
+    return next;
+  };
   const wrapped: Machine<Monitored<S>, A> = {
     init: () => machine.init().map((s) => ({ s, m: init0, h: [] })),
     actions: (w) => machine.actions(w.s),
@@ -228,7 +252,7 @@ export function withMonitor<S, A extends Action>(machine: Machine<S, A>): Machin
       for (const e of events) {
         h.push(describeEvent(model, m, e));
         // Once no linearization is left, none comes back: the set stays empty.
-        m = advance(model, m, e);
+        m = step(m, e);
       }
       return { s, m, h };
     },
