@@ -3,10 +3,12 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { checkHistorySync } from '../lin/index.ts';
 import { etcdCasRegister, queue, register } from '../lin/models/index.ts';
 import type { Model, NondeterministicModel, Operation } from '../lin/types.ts';
-import { advance, initialMonitor, stepper, withMonitor } from './monitor.ts';
+import { advance, initialMonitor, permuteMonitor, stepper, withMonitor } from './monitor.ts';
 import { referenceBfs } from './reference.ts';
 import type { ObservedEvent } from './types.ts';
 import { replicatedRegister } from './fixtures/replicated-register.ts';
+import { encodeValue, Words } from './encode.ts';
+import { exploreSync } from './index.ts';
 
 /** The history a prefix of events describes, as the WGL checker takes it. */
 function toOperations(events: readonly ObservedEvent[]): Operation[] {
@@ -157,5 +159,42 @@ describe('incremental linearizability monitor', () => {
     ] as ObservedEvent[];
     const run = (evs: ObservedEvent[]) => evs.reduce((m, e) => advance(st, m, e), initialMonitor(st, 2));
     expect(run(a)).toEqual(run([a[1], a[0]]));
+  });
+
+  it('renames clients: the monitor of a renamed history is the renamed monitor', () => {
+    const st = stepper(register);
+    const inputs = fc.oneof(fc.constant({ f: 'read' }), fc.record({ f: fc.constant('write'), value: fc.constantFrom(1, 2) }));
+    const outputs = (i: unknown) => ((i as { f: string }).f === 'read' ? small : fc.constant(null));
+    const run = (evs: readonly ObservedEvent[]) => evs.reduce((m, e) => advance(st, m, e), initialMonitor(st, 3));
+    fc.assert(
+      fc.property(events(3, inputs, outputs), fc.constantFrom([1, 0], [0, 1]), fc.constantFrom(0, 1), (evs, p, first) => {
+        const rename = (c: number) => (c >= first && c < first + 2 ? first + p[c - first] : c);
+        const renamed = evs.map((e) => ({ ...e, client: rename(e.client) }));
+        expect(permuteMonitor(run(evs), p, first)).toEqual(run(renamed));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it("keeps the spec's fast encoding under the monitor, with the same counts", () => {
+    for (const variant of ['read-one', 'read-last'] as const) {
+      const base = replicatedRegister({ clients: 3, replicas: 2, variant, writes: [1, 2] });
+      const words = new Words();
+      const fast = {
+        ...base,
+        encode(s: unknown, out: Int32Array) {
+          words.reset();
+          encodeValue(words, s);
+          if (words.length > out.length) return -1;
+          out.set(words.buf.subarray(0, words.length));
+          return words.length;
+        },
+      };
+      for (const store of ['exact', 'fingerprint'] as const) {
+        const a = exploreSync(base, { store, all: true, livelock: false });
+        const b = exploreSync(fast, { store, all: true, livelock: false });
+        expect([b.status, b.states, b.transitions]).toEqual([a.status, a.states, a.transitions]);
+      }
+    }
   });
 });

@@ -17,6 +17,7 @@
 // for an input and a known output are among the successors for the output UNKNOWN, or
 // the state itself (an operation that returned without effect, like a failed cas).
 
+import { encodeValue, Words } from './encode.ts';
 import { canonicalJson } from './reference.ts';
 import type { Action, Check, Machine, ObservedEvent, Symmetry } from './types.ts';
 import { UNKNOWN, type Model, type NondeterministicModel } from '../lin/types.ts';
@@ -264,6 +265,22 @@ export function withMonitor<S, A extends Action>(machine: Machine<S, A>): Machin
   if (machine.actor) wrapped.actor = machine.actor;
   if (machine.actionNames) wrapped.actionNames = machine.actionNames;
   if (machine.footprint) wrapped.footprint = (w, a) => machine.footprint!(w.s, a);
+  if (machine.encode) {
+    // The spec's fast encoding, then the monitor's, then the length of the spec's part
+    // (read from the end, it splits the two: the whole stays injective).
+    const inner = machine.encode.bind(machine);
+    const words = new Words();
+    wrapped.encode = (w, out) => {
+      const n = inner(w.s, out);
+      if (n < 0) return -1;
+      words.reset();
+      encodeValue(words, w.m);
+      if (n + words.length + 1 > out.length) return -1;
+      out.set(words.buf.subarray(0, words.length), n);
+      out[n + words.length] = n;
+      return n + words.length + 1;
+    };
+  }
   // The wrapped machine's own observer, so that an outer transformer (histories mode, POR's
   // visibility check) still sees the events.
   wrapped.history = { model: observer.model, clients: observer.clients, observe: (b, a, c) => observer.observe(b.s, a, c.s) };
