@@ -39,7 +39,7 @@ function searchSync<S, A extends Action>(m: Machine<S, A>, options: ExploreOptio
 export async function explore(target: ExploreTarget | Machine, options: ExploreOptions = {}): Promise<ExploreResult> {
   const workers = options.workers ?? 1;
   const parallel = workers > 1 && (options.strategy ?? 'bfs') === 'bfs' && options.store !== 'exact';
-  if (parallel && !('init' in target)) return parallelBfs(target, options);
+  if (parallel && !('init' in target)) return livelockAfter(await parallelBfs(target, options), await loadMachine(target), options);
   const machine = 'init' in target ? target : await loadMachine(target);
   const result = exploreSync(machine, options);
   if (workers > 1) {

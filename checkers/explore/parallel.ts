@@ -184,7 +184,11 @@ export async function parallelBfs(target: ExploreTarget, options: ExploreOptions
 
     if (violations.size > 0) {
       // Deterministic counterexamples from the single-threaded search (see the header).
-      if (!options.all) return { ...sequential({ ...options, all: false }), workers: n, elapsedMs: performance.now() - started };
+      const rebuilt = 'counterexample rebuilt by the single-threaded search, so that it is the same at any worker count';
+      if (!options.all) {
+        const r = sequential({ ...options, all: false });
+        return { ...r, workers: n, elapsedMs: performance.now() - started, notes: [...(r.notes ?? []), rebuilt] };
+      }
       const found = [...violations.values()].sort((a, b) => a.depth - b.depth || (a.property < b.property ? -1 : 1));
       const counterexamples = found.map((v) => {
         const only: Machine<unknown, Action> =
@@ -194,7 +198,7 @@ export async function parallelBfs(target: ExploreTarget, options: ExploreOptions
         const r = sequential({ ...options, all: false, maxStates: undefined, timeLimitMs: undefined }, only);
         return r.violations[0];
       });
-      return result('violation', counterexamples.filter((c) => c !== undefined));
+      return { ...result('violation', counterexamples.filter((c) => c !== undefined)), notes: ['counterexamples rebuilt by the single-threaded search, so that they are the same at any worker count'] };
     }
     const stop = Atomics.load(ctl, CTL.stop);
     const reason =
