@@ -5,8 +5,7 @@ import { InputError } from './errors.ts';
 import { InputBuilder, JepsenPairing, type ImportCounts, type Input } from './history.ts';
 import type { Limits } from './limits.ts';
 import { JepsenOp, NativeCall, NativeEvent, NativeOperation, NativeReturn, expectedFromZod, show } from './schemas.ts';
-import type { OpKind } from './vocabulary.ts';
-import type { ImportModel } from './vocabulary.ts';
+import type { ImportModel, OpKind } from './vocabulary.ts';
 import { parseJson } from './values.ts';
 import type { HistorySink } from './sink.ts';
 
