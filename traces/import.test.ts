@@ -178,6 +178,12 @@ describe('format detection', () => {
     expect(h.operations.some((o) => (o.input as { f: string }).f === 'get' && o.output === '')).toBe(true);
   });
 
+  it('reads CRLF line ends and a byte-order mark', async () => {
+    const crlf = `\ufeff${edn}\r\n{:process 0, :type :ok, :f :write, :value 1}\r\n`;
+    const h = importHistoryText(crlf, 'h.edn', { model: casRegister });
+    expect(bare(h.operations)).toEqual([{ client: 0, input: { f: 'write', value: 1 }, call: 0, ret: 1, output: null }]);
+  });
+
   it('an explicit format is not second-guessed', () => {
     expect(() => importHistoryText(edn, 'h.edn', { model: casRegister, format: 'jsonl' })).toThrow(/h\.edn:1: a JSON object/);
   });
