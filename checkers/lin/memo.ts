@@ -6,9 +6,11 @@
 
 export class Memo<S> {
   private readonly words: number;
-  private table: Int32Array; // entry id + 1, 0 = empty
+  /** Per slot: the entry's key, and its id + 1 (0: empty). Keys in the slots spare a
+   *  look at the entry for most mismatches. */
+  private slotKey: Int32Array;
+  private slotId: Int32Array;
   private mask: number;
-  private keys: Int32Array;
   private bits: Uint32Array;
   private readonly states: S[] = [];
   size = 0;
@@ -18,9 +20,9 @@ export class Memo<S> {
     private readonly equal: (a: S, b: S) => boolean,
   ) {
     this.words = words;
-    this.table = new Int32Array(1 << 12);
-    this.mask = this.table.length - 1;
-    this.keys = new Int32Array(1 << 11);
+    this.slotKey = new Int32Array(1 << 12);
+    this.slotId = new Int32Array(1 << 12);
+    this.mask = (1 << 12) - 1;
     this.bits = new Uint32Array((1 << 11) * Math.max(1, words));
   }
 
@@ -30,14 +32,15 @@ export class Memo<S> {
    */
   add(key: number, bitset: Uint32Array, state: S): boolean {
     const words = this.words;
-    const table = this.table;
+    const slotKey = this.slotKey;
+    const slotId = this.slotId;
     const mask = this.mask;
     let slot = key & mask;
     for (;;) {
-      const e = table[slot];
+      const e = slotId[slot];
       if (e === 0) break;
-      const id = e - 1;
-      if (this.keys[id] === key) {
+      if (slotKey[slot] === key) {
+        const id = e - 1;
         const bits = this.bits;
         const base = id * words;
         let same = true;
@@ -52,33 +55,35 @@ export class Memo<S> {
       slot = (slot + 1) & mask;
     }
     const id = this.size++;
-    if (id >= this.keys.length) this.growEntries();
-    this.keys[id] = key;
+    if ((id + 1) * words > this.bits.length) {
+      const bits = new Uint32Array(this.bits.length * 2);
+      bits.set(this.bits);
+      this.bits = bits;
+    }
     this.bits.set(bitset, id * words);
     this.states.push(state);
-    table[slot] = id + 1;
-    if (this.size * 2 > table.length) this.growTable();
+    slotKey[slot] = key;
+    slotId[slot] = id + 1;
+    if (this.size * 2 > slotId.length) this.grow();
     return true;
   }
 
-  private growEntries(): void {
-    const keys = new Int32Array(this.keys.length * 2);
-    keys.set(this.keys);
-    this.keys = keys;
-    const bits = new Uint32Array(this.bits.length * 2);
-    bits.set(this.bits);
-    this.bits = bits;
-  }
-
-  private growTable(): void {
-    const table = new Int32Array(this.table.length * 2);
-    const mask = table.length - 1;
-    for (let id = 0; id < this.size; id++) {
-      let slot = this.keys[id] & mask;
-      while (table[slot] !== 0) slot = (slot + 1) & mask;
-      table[slot] = id + 1;
+  private grow(): void {
+    const oldKey = this.slotKey;
+    const oldId = this.slotId;
+    const capacity = oldId.length * 2;
+    const slotKey = new Int32Array(capacity);
+    const slotId = new Int32Array(capacity);
+    const mask = capacity - 1;
+    for (let s = 0; s < oldId.length; s++) {
+      if (oldId[s] === 0) continue;
+      let slot = oldKey[s] & mask;
+      while (slotId[slot] !== 0) slot = (slot + 1) & mask;
+      slotKey[slot] = oldKey[s];
+      slotId[slot] = oldId[s];
     }
-    this.table = table;
+    this.slotKey = slotKey;
+    this.slotId = slotId;
     this.mask = mask;
   }
 }

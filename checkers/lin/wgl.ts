@@ -205,7 +205,6 @@ export class WglSearch<S> {
     const { head, next, prev, isCall, callEntry, returnEntry } = this.list;
     const entryOp = this.list.op;
     const mustLinearize = this.list.determinate;
-    const hash = model.hash;
     const deadline = this.options.deadline ?? Infinity;
     const cancelled = this.options.cancelled;
     let { sp, linearizedDeterminate, bitHash, state, entry, iterations, explored, pass } = this;
@@ -220,105 +219,117 @@ export class WglSearch<S> {
       this.pass = pass;
     };
     const stopAt = iterations + budget;
-    for (;;) {
-      if (iterations >= stopAt) {
-        save();
-        return false;
-      }
-      if ((++iterations & POLL_EVERY) === 0) {
-        if (Date.now() > deadline || (cancelled !== undefined && cancelled())) {
+    let bestLength = this.best.length;
+    const hashState = model.hash === undefined ? undefined : model.hash.bind(model);
+    const step = model.step.bind(model);
+    let current = -1;
+    try {
+      for (;;) {
+        if (iterations >= stopAt) {
           save();
-          this.finish('unknown', Date.now() > deadline ? 'timeout' : 'cancelled');
+          return false;
+        }
+        if ((++iterations & POLL_EVERY) === 0) {
+          if (Date.now() > deadline || (cancelled !== undefined && cancelled())) {
+            save();
+            this.finish('unknown', Date.now() > deadline ? 'timeout' : 'cancelled');
+            return true;
+          }
+        }
+        if (linearizedDeterminate === mustLinearize || entry === -1) {
+          save();
+          if (verbose) this.recordThrough(sp);
+          this.finish('ok');
           return true;
         }
-      }
-      if (linearizedDeterminate === mustLinearize || entry === -1) {
-        save();
-        if (verbose) this.recordThrough(sp);
-        this.finish('ok');
-        return true;
-      }
-      let deadEnd = false;
-      if (isCall[entry] === 1) {
-        const o = entryOp[entry];
-        if (kind[o] !== pass) {
-          entry = next[entry];
-          continue;
-        }
-        this.current = o;
-        const r = model.step(state, inputs[o], outputs[o]);
-        if (r.ok) {
-          const w = o >>> 5;
-          const bit = 1 << (o & 31);
-          bitset[w] |= bit;
-          const nextHash = bitHash ^ zob[o];
-          if (memo.add(hash === undefined ? nextHash : nextHash ^ model.hash!(r.state), bitset, r.state)) {
-            explored++;
-            stackOp[sp] = o;
-            stackState[sp] = state;
-            stackForced[sp] = pass === READ_ONLY ? 1 : 0;
-            sp++;
-            if (sp > this.best.length) this.best = stackOp.slice(0, sp);
-            state = r.state;
-            bitHash = nextHash;
-            if (determinate[o] === 1) linearizedDeterminate++;
-            // lift: unlink the call entry, then the return entry
-            const c = callEntry[o];
-            next[prev[c]] = next[c];
-            if (next[c] !== -1) prev[next[c]] = prev[c];
-            const rt = returnEntry[o];
-            if (rt !== -1) {
-              next[prev[rt]] = next[rt];
-              if (next[rt] !== -1) prev[next[rt]] = prev[rt];
-            }
-            entry = next[head];
-            pass = firstPass;
+        let deadEnd = false;
+        if (isCall[entry] === 1) {
+          const o = entryOp[entry];
+          if (kind[o] !== pass) {
+            entry = next[entry];
             continue;
           }
-          bitset[w] &= ~bit;
-          // A read-only operation that fits leads to an explored configuration: this one
-          // is as good as that one, which failed.
-          deadEnd = pass === READ_ONLY;
-        }
-        if (!deadEnd) {
-          entry = next[entry];
+          current = o;
+          const r = step(state, inputs[o], outputs[o]);
+          if (r.ok) {
+            const w = o >>> 5;
+            const bit = 1 << (o & 31);
+            bitset[w] |= bit;
+            const nextHash = bitHash ^ zob[o];
+            if (memo.add(hashState === undefined ? nextHash : nextHash ^ hashState(r.state), bitset, r.state)) {
+              explored++;
+              stackOp[sp] = o;
+              stackState[sp] = state;
+              stackForced[sp] = pass === READ_ONLY ? 1 : 0;
+              sp++;
+              if (sp > bestLength) {
+                bestLength = sp;
+                this.best = stackOp.slice(0, sp);
+              }
+              state = r.state;
+              bitHash = nextHash;
+              if (determinate[o] === 1) linearizedDeterminate++;
+              // lift: unlink the call entry, then the return entry
+              const c = callEntry[o];
+              next[prev[c]] = next[c];
+              if (next[c] !== -1) prev[next[c]] = prev[c];
+              const rt = returnEntry[o];
+              if (rt !== -1) {
+                next[prev[rt]] = next[rt];
+                if (next[rt] !== -1) prev[next[rt]] = prev[rt];
+              }
+              entry = next[head];
+              pass = firstPass;
+              continue;
+            }
+            bitset[w] &= ~bit;
+            // A read-only operation that fits leads to an explored configuration: this one
+            // is as good as that one, which failed.
+            deadEnd = pass === READ_ONLY;
+          }
+          if (!deadEnd) {
+            entry = next[entry];
+            continue;
+          }
+        } else if (nextPass[pass] !== -1) {
+          // The candidates (calls before this return) end here: the next pass over them.
+          pass = nextPass[pass];
+          entry = next[head];
           continue;
         }
-      } else if (nextPass[pass] !== -1) {
-        // The candidates (calls before this return) end here: the next pass over them.
-        pass = nextPass[pass];
-        entry = next[head];
-        continue;
-      }
-      // A dead end: every candidate failed here (a return whose call is not linearized).
-      if (verbose) this.recordThrough(sp);
-      for (;;) {
-        if (sp === 0) {
-          save();
-          this.finish('illegal');
-          return true;
+        // A dead end: every candidate failed here (a return whose call is not linearized).
+        if (verbose) this.recordThrough(sp);
+        for (;;) {
+          if (sp === 0) {
+            save();
+            this.finish('illegal');
+            return true;
+          }
+          sp--;
+          const o = stackOp[sp];
+          state = stackState[sp];
+          stackState[sp] = undefined as S;
+          bitset[o >>> 5] &= ~(1 << (o & 31));
+          bitHash ^= zob[o];
+          if (determinate[o] === 1) linearizedDeterminate--;
+          // unlift: relink in the reverse order of lift
+          const rt = returnEntry[o];
+          if (rt !== -1) {
+            next[prev[rt]] = rt;
+            if (next[rt] !== -1) prev[next[rt]] = rt;
+          }
+          const c = callEntry[o];
+          next[prev[c]] = c;
+          if (next[c] !== -1) prev[next[c]] = c;
+          entry = next[c];
+          pass = kind[o];
+          // Backtracking over a forced read-only operation: its configuration failed too.
+          if (stackForced[sp] === 0) break;
         }
-        sp--;
-        const o = stackOp[sp];
-        state = stackState[sp];
-        stackState[sp] = undefined as S;
-        bitset[o >>> 5] &= ~(1 << (o & 31));
-        bitHash ^= zob[o];
-        if (determinate[o] === 1) linearizedDeterminate--;
-        // unlift: relink in the reverse order of lift
-        const rt = returnEntry[o];
-        if (rt !== -1) {
-          next[prev[rt]] = rt;
-          if (next[rt] !== -1) prev[next[rt]] = rt;
-        }
-        const c = callEntry[o];
-        next[prev[c]] = c;
-        if (next[c] !== -1) prev[next[c]] = c;
-        entry = next[c];
-        pass = kind[o];
-        // Backtracking over a forced read-only operation: its configuration failed too.
-        if (stackForced[sp] === 0) break;
       }
+    } catch (err) {
+      this.current = current;
+      throw err;
     }
   }
 }
