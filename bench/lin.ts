@@ -10,7 +10,7 @@
 
 import { availableParallelism, loadavg } from 'node:os';
 import { checkHistory, models } from '../checkers/lin/index.ts';
-import { loadCorpusFile, manifest } from '../checkers/lin/testdata-loader.ts';
+import { importCorpusFile, manifest } from '../checkers/lin/testdata-loader.ts';
 
 const PORCUPINE = { total: [4.3, 4.8], c10: { 'kv/c10-ok.txt': 1.8, 'kv/c10-bad.txt': 2.1 } as Record<string, number>, other: 0.15, peakMB: 345 };
 
@@ -35,7 +35,7 @@ for (const run of runs) {
   if (only && !run.path.includes(only)) continue;
   const entry = manifest().find((e) => e.path === run.path)!;
   const model = models[run.model];
-  const history = loadCorpusFile(entry, model);
+  const history = importCorpusFile(entry, model);
   gc?.();
   const t0 = performance.now();
   const c0 = process.cpuUsage();

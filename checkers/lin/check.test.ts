@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { checkHistory, checkHistorySync, models } from './index.ts';
-import { loadCorpusFile, manifest } from './testdata-loader.ts';
+import { importCorpusFile, manifest } from './testdata-loader.ts';
 import type { Model, Operation } from './types.ts';
 
 const op = (client: number, input: unknown, call: number, ret?: number, output?: unknown): Operation =>
@@ -12,7 +12,7 @@ const op = (client: number, input: unknown, call: number, ret?: number, output?:
 describe('timeouts', () => {
   it('a history too hard for the budget is unknown, never a guess', () => {
     const entry = manifest().find((e) => e.path === 'kv/c50-bad.txt')!;
-    const history = loadCorpusFile(entry, models['kv-append-unpartitioned']);
+    const history = importCorpusFile(entry, models['kv-append-unpartitioned']);
     const r = checkHistorySync('kv-append-unpartitioned', history, { timeoutMs: 100 });
     expect(r.verdict).toBe('unknown');
     expect(r.partitions[0]).toMatchObject({ verdict: 'unknown', reason: 'timeout' });
@@ -21,7 +21,7 @@ describe('timeouts', () => {
 
   it('on worker threads too', async () => {
     const entry = manifest().find((e) => e.path === 'kv/c50-ok.txt')!;
-    const history = loadCorpusFile(entry, models['kv-append']);
+    const history = importCorpusFile(entry, models['kv-append']);
     const r = await checkHistory('kv-append', history, { timeoutMs: 0, workers: 2 });
     expect(r.verdict).toBe('unknown');
     expect(r.partitions.every((p) => p.verdict === 'unknown' && p.reason === 'timeout')).toBe(true);

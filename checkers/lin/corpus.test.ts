@@ -4,7 +4,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { checkHistory, checkHistorySync, models } from './index.ts';
-import { loadCorpusFile, manifest } from './testdata-loader.ts';
+import { importCorpusFile, manifest } from './testdata-loader.ts';
 
 const entries = manifest();
 
@@ -18,14 +18,14 @@ describe('Porcupine corpus', () => {
     '%s',
     (_, entry) => {
       const model = models[entry.model];
-      const history = loadCorpusFile(entry, model);
+      const history = importCorpusFile(entry, model);
       expect(history.length).toBeGreaterThan(50);
       expect(checkHistorySync(model, history).verdict).toBe(entry.expected);
     },
   );
 
   it.each(entries.filter((e) => e.model === 'kv-append').map((e) => [e.path, e] as const))('%s by key', (_, entry) => {
-    const history = loadCorpusFile(entry, models['kv-append']);
+    const history = importCorpusFile(entry, models['kv-append']);
     const r = checkHistorySync('kv-append', history);
     expect(r.verdict).toBe(entry.expected);
     expect(r.partitions.length).toBeGreaterThan(1);
@@ -33,7 +33,7 @@ describe('Porcupine corpus', () => {
 
   it.each(['kv/c01-ok.txt', 'kv/c01-bad.txt'])('%s as one map', (path) => {
     const entry = entries.find((e) => e.path === path)!;
-    const history = loadCorpusFile(entry, models['kv-append-unpartitioned']);
+    const history = importCorpusFile(entry, models['kv-append-unpartitioned']);
     const r = checkHistorySync('kv-append-unpartitioned', history);
     expect(r.verdict).toBe(entry.expected);
     expect(r.partitions).toHaveLength(1);
@@ -42,7 +42,7 @@ describe('Porcupine corpus', () => {
   it('the 50-client kv histories give the same report on two worker threads', async () => {
     for (const path of ['kv/c50-ok.txt', 'kv/c50-bad.txt']) {
       const entry = entries.find((e) => e.path === path)!;
-      const history = loadCorpusFile(entry, models['kv-append']);
+      const history = importCorpusFile(entry, models['kv-append']);
       const one = checkHistorySync('kv-append', history);
       const two = await checkHistory('kv-append', history, { workers: 2 });
       expect(two.verdict).toBe(entry.expected);
