@@ -29,6 +29,11 @@ export const configs: ConfigDef<FuseeConfig>[] = [
     mnCrashes: 2,
     clientCrashes: 1,
   }),
+  cfg('BD', 'full', 'r=3, A: W(1),W(3); B: W(2); R x2, 1 MN crash: stale writers with the master', {
+    r: 3,
+    mnCrashes: 1,
+    clients: [[W(1), W(3)], [W(2)], [R, R]],
+  }),
   cfg('BE', 'full', 'r=3, A: W(1),W(3); B: W(2); R x1, 1 MN + 1 client crash: stale writers with crashes', {
     r: 3,
     mnCrashes: 1,

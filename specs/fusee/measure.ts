@@ -29,8 +29,8 @@ if (!only || only === 'configs') {
 }
 
 if (!only || only === 'mutants') {
-  // "LIN alone": the same mutant checked against linearizability only (variant M/LIN), the
-  // end-to-end consequence of the bug at that config.
+  // "LIN alone": the same mutant checked against linearizability (and deadlock) only
+  // (variant M/LIN), the end-to-end consequence of the bug at that config.
   console.log('| mutant | kind | config | mutation | verdict | property | counterexample length | states | LIN alone |');
   console.log('|---|---|---|---|---|---|---:|---:|---|');
   for (const m of spec.mutants) {
@@ -40,11 +40,24 @@ if (!only || only === 'mutants') {
     let lin = '-';
     if (m.kind === 'safety' && v?.property !== 'LIN') {
       const alone = measure(m.config, `${m.name}/LIN`).r;
-      lin = alone.violations[0] ? `violated, ${alone.violations[0].steps.length} steps` : verdict(alone);
+      lin = alone.violations[0] ? `${alone.violations[0].property}, ${alone.violations[0].steps.length} steps` : verdict(alone);
     }
     console.log(`| ${m.name} | ${m.kind} | ${m.config} | ${m.description} | ${killed} | ${v?.property ?? '-'} | ${v ? v.steps.length : '-'} | ${r.states} | ${lin} |`);
   }
   console.log();
+}
+
+// The end-to-end consequence, at a larger config, of mutants whose small config shows only
+// an invariant broken (the extraction predicts LIN or deadlock there).
+const consequences: [string, string][] = [['M2', 'BD'], ['M3', 'D2'], ['M5', 'D'], ['M10', 'E'], ['M12', 'D2'], ['M19', 'D2']];
+if (only === 'consequences') {
+  console.log('| mutant | config | LIN and deadlock alone | states | CPU |');
+  console.log('|---|---|---|---:|---:|');
+  for (const [name, config] of consequences) {
+    const { r, cpuMs } = measure(config, `${name}/LIN`);
+    const v = r.violations[0];
+    console.log(`| ${name} | ${config} | ${v ? `${v.property}, ${v.steps.length} steps` : verdict(r)} | ${r.states} | ${(cpuMs / 1000).toFixed(1)} s |`);
+  }
 }
 
 if (!only || only === 'findings') {
