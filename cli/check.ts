@@ -25,22 +25,20 @@ function verdictOf(r: ExploreResult): string {
   return `INCOMPLETE (${r.incompleteReason})`;
 }
 
-/** Explores every spec config of the tier, prints the table, returns whether all hold. */
+/** Explores every spec config of the tier, printing each row as it is done; returns whether all hold. */
 export async function checkSpecs(out: (s: string) => void, full: boolean, workers: number): Promise<boolean> {
-  const rows: string[][] = [];
+  const widths = [10, 14, 12, 9];
+  const line = (cells: string[]) => cells.map((x, i) => (i === 2 || i === 3 ? x.padStart(widths[i]) : i < widths.length ? x.padEnd(widths[i]) : x)).join('  ').trimEnd();
+  out(`Specs (${full ? 'all' : 'default'} configs)\n${line(['spec', 'config', 'states', 'time', 'verdict'])}\n`);
   let ok = true;
   for (const spec of specs) {
     for (const c of spec.configs) {
       if (!full && c.tier !== 'default') continue;
       const r = await exploreSpec(spec.name, c.name, undefined, { workers });
       ok &&= r.status === 'holds';
-      rows.push([spec.name, c.name, r.states.toLocaleString('en-US'), `${(r.elapsedMs / 1000).toFixed(1)} s`, verdictOf(r)]);
+      out(`${line([spec.name, c.name, r.states.toLocaleString('en-US'), `${(r.elapsedMs / 1000).toFixed(1)} s`, verdictOf(r)])}\n`);
     }
   }
-  const header = ['spec', 'config', 'states', 'time', 'verdict'];
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
-  const line = (cells: string[]) => cells.map((x, i) => (i === 2 || i === 3 ? x.padStart(widths[i]) : x.padEnd(widths[i]))).join('  ').trimEnd();
-  out(`Specs (${full ? 'all' : 'default'} configs)\n${[line(header), ...rows.map(line)].join('\n')}\n`);
   return ok;
 }
 
