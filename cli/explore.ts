@@ -7,6 +7,7 @@ import { explore, exploreSync, prepare, replayLabels } from '../checkers/explore
 import { counterexampleToItf } from '../checkers/explore/itf.ts';
 import { diff } from '../checkers/explore/diff.ts';
 import type { ExploreOptions, ExploreResult, Progress } from '../checkers/explore/types.ts';
+import { renderCounterexampleHtml } from '../checkers/report/explore-html.ts';
 import { renderExploreText, show } from '../checkers/report/explore-text.ts';
 import { EXIT } from './exit.ts';
 import { resolveSpec, specMachine, specTarget, UsageError } from './spec-machine.ts';
@@ -30,6 +31,7 @@ export interface ExploreCliOptions {
   lin?: 'incremental' | 'histories' | 'off';
   json?: boolean;
   itf?: string;
+  html?: string;
   replay?: string;
 }
 
@@ -173,6 +175,18 @@ export async function runExplore(specName: string, o: ExploreCliOptions): Promis
       if (!o.json) process.stdout.write(`wrote ${traces.length} ITF trace${traces.length === 1 ? '' : 's'} to ${o.itf}\n`);
     }
   }
+  if (o.html !== undefined) {
+    const found = runs.flatMap((r) => r.result.violations.map((v) => ({ config: r.config, result: r.result, v })));
+    if (found.length === 0) process.stderr.write('interleave: no counterexample to draw as HTML\n');
+    else {
+      const { config, result, v } = found[0];
+      const title = `${specName}/${config}${variant ? ` with ${variant}` : ''}`;
+      const summary = [`${result.states.toLocaleString('en')} distinct states, ${result.transitions.toLocaleString('en')} transitions, depth ${result.depth}`];
+      if (found.length > 1) summary.push(`${found.length - 1} other counterexample(s) in the text and JSON output; this page shows the first.`);
+      writeFileSync(o.html, renderCounterexampleHtml(v, specMachine(specName, config, variant), { title, summary }));
+      if (!o.json) process.stdout.write(`wrote the counterexample as HTML to ${o.html}\n`);
+    }
+  }
   if (o.json) {
     process.stdout.write(`${JSON.stringify({ spec: specName, variant: variant ?? null, exitCode: code, runs }, jsonReplacer, 2)}\n`);
   }
@@ -202,6 +216,7 @@ export function register(program: Command): void {
     .option('--replay <path>', 'replay an action path ("label1;label2;...") and check properties along it')
     .option('--json', 'print the result as JSON (documented in checkers/explore/README.md)')
     .option('--itf <file>', 'write the counterexample(s) as ITF JSON')
+    .option('--html <file>', 'write the first counterexample as an HTML page (steps, state changes, processes, client history)')
     .action(async (spec: string, o: ExploreCliOptions) => {
       process.exitCode = await guard(() => runExplore(spec, o));
     });

@@ -1,9 +1,12 @@
 // `interleave lin <file> --model <m>`: check a recorded history for linearizability.
 // Exit 0 linearizable, 1 not, 2 unknown (timeout or model error), 64 bad usage, 65 bad
 // input (printed as `interleave: <file>:<line>: <expected>`).
+import { writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { checkHistory, models } from '../checkers/lin/index.ts';
 import { UNKNOWN, type LinResult, type Model, type Operation, type Verdict } from '../checkers/lin/types.ts';
+import { renderLinHtml } from '../checkers/report/lin-html.ts';
 import { renderLinText } from '../checkers/report/lin-text.ts';
 import { FORMATS, importHistoryFile, InputError, type Format, type ImportedHistory } from '../traces/index.ts';
 import { EXIT } from './exit.ts';
@@ -15,6 +18,8 @@ export interface LinOptions {
   timeout?: number;
   workers?: number;
   json?: boolean;
+  /** Write the HTML report (timelines, linearizations, diagnosis) here. */
+  html?: string;
 }
 
 export interface Io {
@@ -99,6 +104,10 @@ export async function runLin(file: string, options: LinOptions, io: Io): Promise
     return EXIT.usage;
   }
   const model = models[options.model]!;
+  if (options.html !== undefined && resolve(options.html) === resolve(file)) {
+    io.err(`interleave: --html ${options.html} would overwrite the history itself\n`);
+    return EXIT.usage;
+  }
   const start = performance.now();
   let history: ImportedHistory;
   try {
@@ -115,6 +124,10 @@ export async function runLin(file: string, options: LinOptions, io: Io): Promise
     timeoutMs: options.timeout === undefined ? undefined : options.timeout * 1000,
     workers: options.workers,
   });
+  if (options.html !== undefined) {
+    writeFileSync(options.html, renderLinHtml(result, history.operations, options.model, { file: history.file }));
+    if (!options.json) io.err(`wrote the HTML report to ${options.html}\n`);
+  }
   if (options.json) {
     io.out(`${JSON.stringify(linJson(history, model, result, importMs), null, 2)}\n`);
   } else {
@@ -146,6 +159,7 @@ export function register(program: Command): void {
     .option('--timeout <seconds>', 'give up with verdict unknown (exit 2) after this long', positiveNumber)
     .option('--workers <n>', 'check partitions on this many worker threads', positiveInteger)
     .option('--json', 'print the result as a JSON object (see cli/README.md)')
+    .option('--html <file>', 'write an HTML report: per partition a timeline, the linearization or the diagnosis')
     .action(async (file: string, options: LinOptions) => {
       process.exitCode = await runLin(file, options, {
         out: (s) => process.stdout.write(s),

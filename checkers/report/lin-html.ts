@@ -1,0 +1,137 @@
+// The HTML report of a linearizability check: per partition, a timeline of every
+// client's operations from call to return; for a linearizable partition its
+// linearization order and points, for an illegal one the longest partial linearization,
+// the operations that could not follow it, and the model's states along the way.
+//
+// The page stays bounded on huge histories: at most `maxPartitions` partitions are drawn
+// (illegal ones first) and at most `maxBars` operations per timeline (a window around
+// the failure), and the page says what it left out.
+
+import { resolveModel, type ModelArg } from '../lin/check.ts';
+import { UNKNOWN, type LinResult, type Model, type Operation, type PartitionReport } from '../lin/types.ts';
+import { type Bar, esc, page, timelineSvg } from './html.ts';
+
+export interface LinHtmlOptions {
+  /** The history's file name, shown in the title. */
+  file?: string;
+  maxPartitions?: number;
+  maxBars?: number;
+  /** Steps of a linearization listed in words. */
+  maxSteps?: number;
+}
+
+const VERDICT = { ok: 'linearizable', illegal: 'NOT linearizable', unknown: 'unknown (inconclusive)' } as const;
+
+function opText(model: Model, op: Operation): string {
+  const output = op.ret === undefined ? UNKNOWN : op.output;
+  return model.describeOperation ? model.describeOperation(op.input, output) : `${JSON.stringify(op.input)} → ${op.ret === undefined ? '?' : JSON.stringify(output)}`;
+}
+
+function opDetail(model: Model, history: readonly Operation[], i: number): string {
+  const op = history[i];
+  const lines = [
+    `#${i} client ${String(op.client)}`,
+    opText(model, op),
+    `input:  ${JSON.stringify(op.input)}`,
+    `output: ${op.ret === undefined ? 'unknown (indeterminate)' : JSON.stringify(op.output)}`,
+    `call: ${op.call}   return: ${op.ret ?? 'never (may take effect or not)'}`,
+  ];
+  if (op.origin?.line !== undefined) lines.push(`line ${op.origin.line}${op.origin.file ? ` of ${op.origin.file}` : ''}`);
+  return lines.join('\n');
+}
+
+/** Linearization points for ops in order: each at or after its call and its predecessor's point. */
+function points(history: readonly Operation[], order: readonly number[]): Map<number, number> {
+  const at = new Map<number, number>();
+  let t = -Infinity;
+  for (const i of order) {
+    t = Math.max(t, history[i].call);
+    at.set(i, t);
+  }
+  return at;
+}
+
+/** The operations drawn: all of them, or a window of maxBars around the ones that matter. */
+function window(history: readonly Operation[], ops: readonly number[], focus: readonly number[], maxBars: number): number[] {
+  if (ops.length <= maxBars) return [...ops];
+  const byCall = [...ops].sort((a, b) => history[a].call - history[b].call || a - b);
+  const centre = focus.length ? Math.max(0, byCall.indexOf(focus[focus.length - 1])) : 0;
+  const from = Math.max(0, Math.min(centre - Math.floor(maxBars / 2), byCall.length - maxBars));
+  const shown = new Set(byCall.slice(from, from + maxBars));
+  for (const f of focus) shown.add(f);
+  return byCall.filter((i) => shown.has(i));
+}
+
+function partitionSection(p: PartitionReport, history: readonly Operation[], model: Model, options: Required<Omit<LinHtmlOptions, 'file'>>, parts: number): string {
+  const out: string[] = [];
+  const title = parts > 1 ? `Partition ${p.index}` : 'History';
+  out.push(`<section class="partition" data-partition="${p.index}" data-verdict="${p.verdict}">`);
+  out.push(`<h2>${title}: <span class="verdict-${p.verdict}">${VERDICT[p.verdict]}</span> (${p.operations.length} operations)</h2>`);
+  const order = p.verdict === 'ok' ? (p.linearization ?? []) : (p.longest?.[0] ?? []);
+  const stuck = p.verdict === 'illegal' ? (p.stuck ?? []) : [];
+  const at = points(history, order);
+  const position = new Map(order.map((i, k) => [i, k + 1]));
+  const focus = [...order.slice(-20), ...stuck];
+  const drawn = window(history, p.operations, focus, options.maxBars);
+  const end = Math.max(...drawn.map((i) => history[i].ret ?? history[i].call));
+  const bars: Bar[] = drawn.map((i) => {
+    const op = history[i];
+    const classes = stuck.includes(i) ? ['stuck'] : position.has(i) ? ['linearized'] : [];
+    return { lane: `client ${String(op.client)}`, call: op.call, ret: op.ret, label: opText(model, op), detail: opDetail(model, history, i), classes, point: at.get(i), order: position.get(i) };
+  });
+  if (drawn.length < p.operations.length) {
+    out.push(`<p class="note">Showing ${drawn.length} of ${p.operations.length} operations: the window around the end of the longest linearization found.</p>`);
+  }
+  out.push(`<div class="scroll">${timelineSvg(bars, { end })}</div>`);
+
+  const steps = order.length;
+  const first = Math.max(0, steps - options.maxSteps);
+  const heading = p.verdict === 'ok' ? 'Linearization' : `Longest partial linearization: ${steps} of ${p.operations.length} operations`;
+  if (steps > 0 || p.verdict === 'illegal') out.push(`<h3>${heading}</h3>`);
+  if (first > 0) out.push(`<p class="note">${first} earlier steps not listed.</p>`);
+  if (steps > 0) {
+    out.push(`<ol class="linearization" start="${first + 1}">`);
+    for (let k = first; k < steps; k++) {
+      const i = order[k];
+      const state = p.verdict === 'illegal' ? p.states?.[k] : undefined;
+      out.push(`<li data-detail="${esc(opDetail(model, history, i))}">${esc(opText(model, history[i]))} <span class="note">#${i}, client ${esc(String(history[i].client))}</span>${state !== undefined ? `<div class="note">state: ${esc(state)}</div>` : ''}</li>`);
+    }
+    out.push('</ol>');
+  }
+  if (stuck.length > 0) {
+    out.push('<h3>None of these could be linearized next</h3><ul class="stuck-list">');
+    for (const i of stuck) out.push(`<li class="stuck-op" data-detail="${esc(opDetail(model, history, i))}">${esc(opText(model, history[i]))} <span class="note">#${i}, client ${esc(String(history[i].client))}</span></li>`);
+    out.push('</ul>');
+  }
+  out.push('</section>');
+  return out.join('\n');
+}
+
+export function renderLinHtml(result: LinResult, history: readonly Operation[], modelArg: ModelArg, options: LinHtmlOptions = {}): string {
+  const { model } = resolveModel(modelArg);
+  const o = { maxPartitions: options.maxPartitions ?? 20, maxBars: options.maxBars ?? 400, maxSteps: options.maxSteps ?? 200 };
+  const rank = { illegal: 0, unknown: 1, ok: 2 } as const;
+  const ordered = [...result.partitions].sort((a, b) => rank[a.verdict] - rank[b.verdict] || a.index - b.index);
+  const shown = ordered.slice(0, o.maxPartitions);
+  const body: string[] = [];
+  body.push(`<h1>${esc(options.file ?? 'history')}: <span id="verdict" class="verdict-${result.verdict}">${VERDICT[result.verdict]}</span></h1>`);
+  body.push('<table class="summary">');
+  body.push(`<tr><td>model</td><td>${esc(model.name)}</td></tr>`);
+  body.push(`<tr><td>operations</td><td>${result.operations}</td></tr>`);
+  body.push(`<tr><td>partitions</td><td>${result.partitions.length}</td></tr>`);
+  body.push(`<tr><td>time</td><td>${result.elapsedMs.toFixed(0)} ms</td></tr>`);
+  body.push('</table>');
+  if (result.modelError) {
+    const e = result.modelError;
+    body.push(`<p class="verdict-illegal">The model failed${e.operation >= 0 ? ` on operation #${e.operation}` : ''}: ${esc(e.message)}</p>`);
+  }
+  body.push('<p class="note">Bars run from call to return; dashed bars never returned. Dots are linearization points, numbered in order. Hover an operation for its input, output and times.</p>');
+  for (const p of shown) body.push(partitionSection(p, history, model, o, result.partitions.length));
+  const rest = ordered.slice(o.maxPartitions);
+  if (rest.length > 0) {
+    const tally = new Map<string, number>();
+    for (const p of rest) tally.set(p.verdict, (tally.get(p.verdict) ?? 0) + 1);
+    body.push(`<p class="note">${rest.length} more partitions not drawn: ${[...tally].map(([v, n]) => `${n} ${VERDICT[v as keyof typeof VERDICT]}`).join(', ')}.</p>`);
+  }
+  return page(`${options.file ?? 'history'}: ${VERDICT[result.verdict]}`, body.join('\n'));
+}
