@@ -315,7 +315,7 @@ export function simulate<S, A extends Action>(machine: Machine<S, A>, options: E
       const enabled = machine.actions(s);
       if (enabled.length === 0) {
         if (run.checkDeadlock && !machine.mayStop!(s)) {
-          run.violations.push(replayIndices(machine, k0, indices, 'deadlock', 'no action is enabled in a state that may not be final'));
+          run.violations.push({ ...replayIndices(machine, k0, indices, 'deadlock', 'no action is enabled in a state that may not be final'), seed });
           if (!options.all) run.stopped = 'violation';
           else (run as { checkDeadlock: boolean }).checkDeadlock = false;
         }
@@ -338,6 +338,5 @@ export function simulate<S, A extends Action>(machine: Machine<S, A>, options: E
       run.violations[v] = { ...replayIndices(machine, k0, indices, found.property, found.message), seed };
     }
   }
-  const result = run.result('simulate', `random simulation (${walks} walks of at most ${depth} steps, seed ${seed}) is not exhaustive`);
-  return result;
+  return run.result('simulate', `random simulation (${walks} walks of at most ${depth} steps, seed ${seed}) is not exhaustive`);
 }
