@@ -200,6 +200,18 @@ export class WglSearch<S> {
     }
   }
 
+  /** The loop's registers, kept between runs (a closure would box them in a context). */
+  private save(sp: number, linearizedDeterminate: number, bitHash: number, state: S, entry: number, iterations: number, explored: number, pass: number): void {
+    this.sp = sp;
+    this.linearizedDeterminate = linearizedDeterminate;
+    this.bitHash = bitHash;
+    this.state = state;
+    this.entry = entry;
+    this.iterations = iterations;
+    this.explored = explored;
+    this.pass = pass;
+  }
+
   private loop(budget: number): boolean {
     const { model, memo, bitset, zob, stackOp, stackState, stackForced, inputs, outputs, determinate, kind, nextPass, firstPass, verbose } = this;
     const { head, next, prev, isCall, callEntry, returnEntry } = this.list;
@@ -208,16 +220,6 @@ export class WglSearch<S> {
     const deadline = this.options.deadline ?? Infinity;
     const cancelled = this.options.cancelled;
     let { sp, linearizedDeterminate, bitHash, state, entry, iterations, explored, pass } = this;
-    const save = (): void => {
-      this.sp = sp;
-      this.linearizedDeterminate = linearizedDeterminate;
-      this.bitHash = bitHash;
-      this.state = state;
-      this.entry = entry;
-      this.iterations = iterations;
-      this.explored = explored;
-      this.pass = pass;
-    };
     const stopAt = iterations + budget;
     let bestLength = this.best.length;
     const hashState = model.hash === undefined ? undefined : model.hash.bind(model);
@@ -226,18 +228,18 @@ export class WglSearch<S> {
     try {
       for (;;) {
         if (iterations >= stopAt) {
-          save();
+          this.save(sp, linearizedDeterminate, bitHash, state, entry, iterations, explored, pass);
           return false;
         }
         if ((++iterations & POLL_EVERY) === 0) {
           if (Date.now() > deadline || (cancelled !== undefined && cancelled())) {
-            save();
+            this.save(sp, linearizedDeterminate, bitHash, state, entry, iterations, explored, pass);
             this.finish('unknown', Date.now() > deadline ? 'timeout' : 'cancelled');
             return true;
           }
         }
         if (linearizedDeterminate === mustLinearize || entry === -1) {
-          save();
+          this.save(sp, linearizedDeterminate, bitHash, state, entry, iterations, explored, pass);
           if (verbose) this.recordThrough(sp);
           this.finish('ok');
           return true;
@@ -301,7 +303,7 @@ export class WglSearch<S> {
         if (verbose) this.recordThrough(sp);
         for (;;) {
           if (sp === 0) {
-            save();
+            this.save(sp, linearizedDeterminate, bitHash, state, entry, iterations, explored, pass);
             this.finish('illegal');
             return true;
           }
