@@ -51,6 +51,11 @@ export interface HistoriesOptions {
   maxStates?: number;
   /** Time budget for each WGL check; a check that runs out makes the result incomplete. */
   timeoutMs?: number;
+  /**
+   * Do not expand states at this depth: only executions of at most this many steps are
+   * covered, and the result is incomplete if a deeper step exists (as exploreSync's maxDepth).
+   */
+  maxDepth?: number;
 }
 
 export interface HistoriesResult {
@@ -79,7 +84,8 @@ export function checkHistories<S, A extends Action>(machine: Machine<S, A>, opti
   const maxStates = options.maxStates ?? 200_000;
   const view = (s: S): unknown => (machine.view ? machine.view(s) : s);
   // The product search: parent links to rebuild paths; each history's first (shallowest) node.
-  const nodes: { s: S; h: EventList; parent: number; action?: A; init: number }[] = [];
+  const maxDepth = options.maxDepth ?? Infinity;
+  const nodes: { s: S; h: EventList; parent: number; action?: A; init: number; depth: number }[] = [];
   const seen = new Set<string>();
   const firstWith = new Map<string, number>();
   const extended = new Set<string>();
@@ -94,12 +100,17 @@ export function checkHistories<S, A extends Action>(machine: Machine<S, A>, opti
     }
     seen.add(k);
     if (!firstWith.has(hk)) firstWith.set(hk, nodes.length);
-    nodes.push({ s, h, parent, action, init });
+    nodes.push({ s, h, parent, action, init, depth: parent < 0 ? 0 : nodes[parent].depth + 1 });
   };
   machine.init().forEach((s, i) => add(s, [], -1, undefined, i));
   for (let i = 0; i < nodes.length; i++) {
-    const { s, h, init } = nodes[i];
-    for (const a of machine.actions(s)) {
+    const { s, h, init, depth } = nodes[i];
+    const enabled = machine.actions(s);
+    if (depth >= maxDepth) {
+      if (enabled.length > 0) incompleteReason ??= `depth bound of ${maxDepth} reached: deeper states were not explored`;
+      continue;
+    }
+    for (const a of enabled) {
       const t = machine.next(s, a);
       const events = observer.observe(s, a, t);
       if (events.length > 0) extended.add(canonicalJson(h));
@@ -128,7 +139,7 @@ export function checkHistories<S, A extends Action>(machine: Machine<S, A>, opti
  * state (each distinct history is checked once).
  */
 function shortest<S, A extends Action>(
-  nodes: { s: S; h: EventList; parent: number; action?: A; init: number }[],
+  nodes: { s: S; h: EventList; parent: number; action?: A; init: number; depth: number }[],
   model: NonNullable<Machine['history']>['model'],
   options: HistoriesOptions,
 ): NonNullable<HistoriesResult['violation']> {
