@@ -61,8 +61,8 @@ export const configs: ConfigDef<Config>[] = [
     config: sw({ n: 1, cmax: 2, lock: 'abstract', scripts: [[W(1)], [W(2)], [R, R]] }) },
   { name: 'sg-spec', tier: 'full', description: 'Safe-Guess over the M and TSL specifications: A and B one write each, C two reads',
     config: sw({ n: 1, cmax: 2, m: 'spec', lock: 'abstract', scripts: [[W(1)], [W(2)], [R, R]] }) },
-  { name: 'sg-spec-multi', tier: 'full', description: 'C4 over the M and TSL specifications: A writes twice, B once, C reads twice, guesses in 1..3',
-    config: sw({ n: 1, cmax: 3, m: 'spec', lock: 'abstract', scripts: [[W(1), W(2)], [W(3)], [R, R]] }) },
+  { name: 'sg-spec-multi', tier: 'full', description: 'C4 over the M and TSL specifications: A writes twice (guesses 1, 2), B once (guess 3), C reads twice',
+    config: sw({ n: 1, cmax: 3, m: 'spec', lock: 'abstract', guesses: [[1, 2], [3], []], scripts: [[W(1), W(2)], [W(3)], [R, R]] }) },
   { name: 'sg-n3', tier: 'full', description: 'C2, the whole stack: n=3, f=1, A and B one write each, C two reads; leftover messages dropped (late: drop)',
     config: sw({ n: 3, f: 1, cmax: 2, late: 'drop', scripts: [[W(1)], [W(2)], [R, R]] }) },
 ];

@@ -39,6 +39,8 @@ export interface SwarmConfig {
   scripts: Op[][];
   /** guessTs picks a clock in (last, cmax] (W5). */
   cmax: number;
+  /** Optional, per process: the only clocks its guesses may take (still above its last). */
+  guesses?: number[][];
   /** Apply a request and deliver its response as one step. */
   fused: boolean;
   lock: 'cas' | 'abstract';
@@ -98,6 +100,7 @@ export interface Proc {
   lk: LockFrame | null;
   lkRes: number; // -1 none, 0 False, 1 True
   last: number; // value the last READ returned (for the history observer)
+  hist?: number[]; // HAZARD only: every value this process's READs returned
 }
 
 export interface Ghost {
@@ -124,8 +127,12 @@ export interface State {
   mnCrashes: number;
   clCrashes: number;
   g: Ghost;
-  /** A transition property that failed on the way here: [property, message]. */
-  viol: [string, string] | null;
+  /**
+   * Transition properties that failed on the way here, [property, first message], sorted.
+   * The search goes on past them, so that a run checking some properties only (SG-Lin
+   * alone, say) is not cut short by another's failure.
+   */
+  viol: [string, string][];
 }
 
 export interface SwarmAction extends Action {
@@ -189,7 +196,8 @@ export function buildMachine(cfg: SwarmConfig, variant?: string): Machine<State,
   const iterBound = 2 * writers + 1;
 
   const fail = (d: State, prop: string, msg: string) => {
-    if (!d.viol) d.viol = [prop, msg];
+    if (d.viol.some((v) => v[0] === prop)) return;
+    d.viol = [...d.viol, [prop, msg] as [string, string]].sort((a, b) => (a[0] < b[0] ? -1 : 1));
   };
   const sortNet = (d: State) => {
     d.reqs.sort(cmpArr);
@@ -323,6 +331,7 @@ export function buildMachine(cfg: SwarmConfig, variant?: string): Machine<State,
       else d.g.lin = next;
     }
     pr.last = val;
+    if (mutant === 'HAZARD') pr.hist = [...(pr.hist ?? []), val];
     pr.op = null;
   }
   /** W11: rewrite with a timestamp above m.ts (f.58), and wait for it. */
@@ -359,6 +368,7 @@ export function buildMachine(cfg: SwarmConfig, variant?: string): Machine<State,
       case 'MR':
         if (op.st === 0) { startMRead(d, p); op.st = 1; return true; }
         if (pr.mrRes < 0) return false;
+        pr.last = pr.mrRes;
         pr.mrRes = -1;
         pr.op = null;
         return true;
@@ -419,7 +429,7 @@ export function buildMachine(cfg: SwarmConfig, variant?: string): Machine<State,
       }
       case 'R': {
         if (op.st === 'R12') { // R12-R13: next iteration, M.READ
-          op.it++;
+          op.it = Math.min(op.it + 1, iterBound + 1); // saturates: SG-WF-R flags anything above the bound
           startMRead(d, p);
           op.st = 'R13';
           return true;
@@ -429,7 +439,8 @@ export function buildMachine(cfg: SwarmConfig, variant?: string): Machine<State,
           const m = pr.mrRes;
           pr.mrRes = -1;
           op.m = m;
-          if (flagOf(m) === VERIFIED) { retRead(d, p, valOf(m)); return true; } // R14
+          // HAZARD (§7.1): the naive reader returns what one M.READ gave, as ABD does
+          if (flagOf(m) === VERIFIED || mutant === 'HAZARD') { retRead(d, p, valOf(m)); return true; } // R14
           const t = tsOfTuple(m) & 15;
           const twice = op.seen[t] === m;
           if (twice) d.g.dbl = addSorted(d.g.dbl, tsOfTuple(m));
@@ -589,13 +600,16 @@ export function buildMachine(cfg: SwarmConfig, variant?: string): Machine<State,
   }
 
   /** W5's choices: a clock above every one p used (Assumption 1), up to cmax. */
-  function guesses(pr: Proc): number[] {
+  function guesses(pr: Proc, p: number): number[] {
     // M8: any clock, not monotonic; N7: above the previous guess only
     const lo = mutant === 'M8' ? 1 : mutant === 'N7' ? pr.lastG + 1 : pr.lastC + 1;
     const out: number[] = [];
     // the range never runs dry: a later write can always guess one above its last
     for (let c = lo; c <= Math.max(cfg.cmax, pr.lastC + 1); c++) out.push(c);
-    return out;
+    const allowed = cfg.guesses?.[p];
+    if (!allowed) return out;
+    const kept = out.filter((c) => allowed.includes(c));
+    return kept.length ? kept : out.slice(0, 1); // a later write can always guess
   }
 
   function invokeLabel(s: State, p: number, clock: number): string {
@@ -642,17 +656,16 @@ export function buildMachine(cfg: SwarmConfig, variant?: string): Machine<State,
           tlInv: Array.from({ length: nLocks }, () => []), tlTrue: Array.from({ length: nLocks }, () => []),
           lin: sgLayer ? linInit(nprocs) : null, rew: [], dbl: [], doneTs: 0,
         },
-        viol: null,
+        viol: [],
       }];
     },
     actions(s) {
       const out: SwarmAction[] = [];
-      if (s.viol) return out;
       s.procs.forEach((pr, p) => {
         if (pr.crashed) return;
         if (!pr.op && pr.pc < cfg.scripts[p].length) {
           if (cfg.scripts[p][pr.pc].f === 'write') {
-            for (const c of guesses(pr)) out.push({ label: invokeLabel(s, p, c), t: 'inv', p, x: c });
+            for (const c of guesses(pr, p)) out.push({ label: invokeLabel(s, p, c), t: 'inv', p, x: c });
           } else out.push({ label: invokeLabel(s, p, 0), t: 'inv', p, x: 0 });
         }
         if (mSpec) {
@@ -744,8 +757,8 @@ export function buildMachine(cfg: SwarmConfig, variant?: string): Machine<State,
       sortNet(d);
       return d;
     },
-    invariants: invariants(cfg, iterBound, maj),
-    mayStop: (s) => s.viol !== null || s.procs.every((pr, p) => pr.crashed || (!pr.op && pr.pc === cfg.scripts[p].length && pr.bg.length === 0)),
+    invariants: mutant === 'HAZARD' ? { 'SG-Lin': invariants(cfg, iterBound, maj)['SG-Lin'], Oscillation: oscillation } : invariants(cfg, iterBound, maj),
+    mayStop: (s) => s.viol.length > 0 || s.procs.every((pr, p) => pr.crashed || (!pr.op && pr.pc === cfg.scripts[p].length && pr.bg.length === 0)),
     actor: (a) => (a.t === 'crashMN' ? `mn${a.x}` : procName(a.p)),
   };
   if (sgLayer) machine.history = { model: register, clients: nprocs, observe: (b, a, after) => observe(cfg, b, a, after) };
@@ -776,8 +789,22 @@ function observe(cfg: SwarmConfig, before: State, a: SwarmAction, after: State):
   return out;
 }
 
+/** §7.1: one process's reads return a, then b, then a again. */
+function oscillation(s: State): Check {
+  for (let p = 0; p < s.procs.length; p++) {
+    const h = s.procs[p].hist ?? [];
+    for (let i = 0; i + 2 < h.length; i++) {
+      for (let j = i + 1; j + 1 < h.length; j++) {
+        if (h[j] === h[i]) continue;
+        for (let k = j + 1; k < h.length; k++) if (h[k] === h[i]) return `${procName(p)}'s reads returned v${h[i]}, v${h[j]}, v${h[k]}`;
+      }
+    }
+  }
+  return true;
+}
+
 function invariants(cfg: SwarmConfig, iterBound: number, maj: number): Record<string, (s: State) => Check> {
-  const fromViol = (name: string) => (s: State): Check => (s.viol && s.viol[0] === name ? s.viol[1] : true);
+  const fromViol = (name: string) => (s: State): Check => s.viol.find((v) => v[0] === name)?.[1] ?? true;
   const inv: Record<string, (s: State) => Check> = {};
   for (const name of ['SG-Lin', 'SG-LockRewriteExcl', 'SG-C3', 'SG-FastFresh', 'MR-Valid', 'MR-RR', 'MR-WR', 'TL-Excl', 'TL-TrueSafety', 'TL-S1']) {
     inv[name] = fromViol(name);

@@ -1,6 +1,7 @@
 // The extraction's catalogue (§7.4 safety mutants M1-M23, §7.4 controls N1-N8), each at the
-// config that exposes it. `expect` is the property this checker reports first (the README
-// compares it with the extraction's expectation).
+// config that exposes it. `expect` is the property the shortest counterexample breaks with
+// every invariant on; `external` marks Safe-Guess mutants whose shortest counterexample
+// breaks a white-box ghost first, and which SG-Lin alone must also catch (tests, README).
 
 import type { MutantDef } from '../../checkers/explore/types.ts';
 
@@ -10,15 +11,16 @@ const c = (name: string, config: string, breaks: string, description: string): M
   ({ name, kind: 'control', config, breaks, description });
 
 export const mutants: MutantDef[] = [
-  m('M1', 'sg-n1-3r', 'SG-Lin', '§3.2 W10 (f.42, f.56)', 'the writer retries without the timestamp lock: the slow path always rewrites (the §7.1 oscillation)'),
-  m('M2', 'sg-n1-3r', 'SG-Lin', '§3.2 W10', 'the writer ignores the TRYLOCK result and rewrites on False'),
+  m('HAZARD', 'sg-n1-3r', 'SG-Lin', '§2.3 f.42, §3.1 f.51, f.56', 'the §7.1 motivating hazard: ABD with a guessed timestamp, retried without any lock when stale; reads return one M.READ\'s value'),
+  m('M1', 'sg-n1-3r', 'SG-LockRewriteExcl', '§3.2 W10 (f.42, f.56)', 'the writer retries without the timestamp lock: the slow path always rewrites (the §7.1 oscillation)'),
+  m('M2', 'sg-n1-3r', 'SG-LockRewriteExcl', '§3.2 W10', 'the writer ignores the TRYLOCK result and rewrites on False'),
   m('M3', 'sg-n1-3r', 'SG-Lin', '§3.3 R16 (f.63)', 'the reader returns a double-read GUESSED value without locking'),
-  m('M4', 'sg-n1-3r', 'SG-Lin', '§3.3 R16 (f.63)', 'the reader ignores the TRYLOCK result and returns on False'),
-  m('M5', 'sg-spec', 'SG-Lin', '§3.3 R15 (f.62, Figure 2)', 'no double read: the reader locks and returns on the first sight of a GUESSED tuple'),
+  m('M4', 'sg-n1-3r', 'SG-VerifiedFinal', '§3.3 R16 (f.63)', 'the reader ignores the TRYLOCK result and returns on False'),
+  m('M5', 'sg-spec', 'SG-C3', '§3.3 R15 (f.62, Figure 2)', 'no double read: the reader locks and returns on the first sight of a GUESSED tuple'),
   m('M6', 'sg-n1-stale', 'SG-Lin', '§3.2 W11 (f.58)', 'the slow-path writer locks but does not rewrite'),
   m('M7', 'sg-n1-stale', 'SG-Lin', '§3.2 W11 (f.58, f.507)', 'the rewrite timestamp is the guess plus one, not above m.ts'),
-  m('M8', 'sg-n1-same-writer', 'SG-Lin', '§3.1 guessTs (f.54, Assumption 1 f.433)', 'guessTs not monotonic: a guess may equal or fall below an earlier one'),
-  m('M9', 'sg-n1-3r', 'SG-Lin', '§3.2 W2 (f.52, f.57 footnote)', 'one timestamp lock shared by all writers instead of TSL[p]'),
+  m('M8', 'sg-n1-same-writer', 'SG-FastFresh', '§3.1 guessTs (f.54, Assumption 1 f.433)', 'guessTs not monotonic: a guess may equal or fall below an earlier one'),
+  m('M9', 'sg-n1-3r', 'SG-C3', '§3.2 W2 (f.52, f.57 footnote)', 'one timestamp lock shared by all writers instead of TSL[p]'),
   m('M10', 'sg-spec-multi', 'SG-Lin', '§3.3 R20 (f.64)', 'R20 returns the newer tuple m.val instead of seen[tid].val'),
   m('M11', 'sg-n1-three-writes', 'SG-WF-R', '§3.3 R19-R20, Lemma C.5 (f.518-530)', 'no R19-R20 rule: the reader returns only via VERIFIED or the lock'),
   m('M12', 'lock-n1', 'TL-S1', 'App. B T6 (f.70, Observation 2)', 'TRYLOCK without the T6 guard: CAS until its own (ts, mode) is installed'),
@@ -35,7 +37,9 @@ export const mutants: MutantDef[] = [
   m('M23', 'ino-reuse', 'INO-NoGarbage', '§4 recycling (f.90-91)', 'out-of-place buffers reused without the recycling handshake'),
   c('N1', 'sg-n1', '§3.2 W11', 'W11 writes a GUESSED tuple instead of VERIFIED'),
   c('N2', 'sg-n1', '§3.2 W7', 'fast path if m ≤ (w.ts, VERIFIED, v) (the artifact\'s test)'),
-  c('N3', 'sg-n1', '§3.2 W7', 'fast path only if m < w (strict)'),
+  // The extraction lists N3 as a control ("only slower"); the checker shows that it keeps
+  // safety but breaks the 2P+1 bound (README, "Disagreements").
+  m('N3', 'sg-n1', 'SG-WF-R', '§3.2 W7, Lemma C.5 (f.518-530)', 'fast path only if m < w (strict): safe, but a READ can spin while the writer\'s rewrite is pending'),
   c('N4', 'sg-n1', '§3.2 W6', 'W6 done sequentially: write, then read'),
   c('N5', 'maxreg-n3', 'App. A [cache-max]', 'M.READ returns the max of its own responses (with write-back), as classic ABD'),
   c('N6', 'lock-n3', 'App. B T10-T11', 'T10/T11 inspect only the objects whose loops finished'),

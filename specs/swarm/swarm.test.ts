@@ -1,0 +1,130 @@
+import { describe, expect, it } from 'vitest';
+import { exploreSync } from '../../checkers/explore/index.ts';
+import type { Machine, ObservedEvent } from '../../checkers/explore/types.ts';
+import { UNKNOWN, type Model } from '../../checkers/lin/types.ts';
+import type { State, SwarmAction, SwarmConfig } from './machine.ts';
+import { valOf } from './tuple.ts';
+import { spec } from './index.ts';
+import { linInit, linInvoke, linReturn } from './monitor.ts';
+
+const config = (name: string) => {
+  const c = spec.configs.find((x) => x.name === name);
+  if (!c) throw new Error(`no config ${name}`);
+  return c.config;
+};
+// SG-Lin is checked by the spec's own ghost monitor; the engine's monitor cross-checks it below.
+const run = (m: Machine, options = {}) => exploreSync(m, { linearizability: 'off', ...options });
+/** A linearizable max register, the object App. A's construction is NOT (§7.2). */
+const maxRegister: Model<number, { f: string; value?: number }, unknown> = {
+  name: 'max-register',
+  init: () => 0,
+  step: (s, input, output) =>
+    input.f === 'write' ? { ok: true, state: Math.max(s, input.value!) } : { ok: output === UNKNOWN || output === s, state: s },
+  hash: (s) => s,
+  describeOperation: (input, output) => (input.f === 'write' ? `write(${input.value})` : `read() -> ${String(output)}`),
+  describeState: (s) => String(s),
+};
+const readsOf = (labels: string[]) => labels.filter((l) => l.startsWith('R11_READ')).length;
+
+describe('swarm', () => {
+  for (const c of spec.configs.filter((x) => x.tier === 'default')) {
+    it(`holds at ${c.name}`, () => {
+      const r = run(spec.build(c.config));
+      expect(r.violations.map((v) => `${v.property}: ${v.message}`)).toEqual([]);
+      expect(r.status).toBe('holds');
+    });
+  }
+
+  for (const m of spec.mutants) {
+    it(`${m.name} ${m.kind === 'safety' ? `is killed at ${m.config}` : `passes at ${m.config}`}`, () => {
+      const r = run(spec.build(config(m.config), m.name));
+      if (m.kind === 'control') {
+        expect(r.violations.map((v) => `${v.property}: ${v.message}`)).toEqual([]);
+        expect(r.status).toBe('holds');
+        return;
+      }
+      expect(r.status).toBe('violation');
+      if (m.expect) expect(r.violations[0].property).toBe(m.expect);
+    });
+  }
+
+  // A white-box ghost catches these first; the register history must show the bug too.
+  for (const m of spec.mutants.filter((x) => x.kind === 'safety' && x.config.startsWith('sg-') && x.expect?.startsWith('SG-') && !['SG-Lin', 'SG-WF-R'].includes(x.expect))) {
+    it(`${m.name} is killed at ${m.config} by SG-Lin alone`, () => {
+      const machine = spec.build(config(m.config), m.name);
+      const r = run({ ...machine, invariants: { 'SG-Lin': machine.invariants['SG-Lin'] } }, { strategy: 'dfs' });
+      expect(r.status).toBe('violation');
+      expect(r.violations[0].property).toBe('SG-Lin');
+    });
+  }
+
+  it('shows the §7.1 hazard: a write retried without the lock makes reads oscillate v1, v2, v1', () => {
+    const r = run(spec.build(config('sg-n1-3r'), 'HAZARD'), { all: true });
+    const osc = r.violations.find((v) => v.property === 'Oscillation')!;
+    expect(osc.message).toBe("C's reads returned v1, v2, v1");
+    const labels = osc.steps.map((s) => s.action.label);
+    expect(readsOf(labels)).toBe(3);
+    // the retry: A's rewrite with a timestamp above B's lands before the third read
+    expect(labels).toContain('A8_write(A→mn0,((2,1),V,v1))');
+    expect(r.violations.find((v) => v.property === 'SG-Lin')).toBeDefined();
+  });
+
+  it('N3 (strict fast path) keeps every safety property; only the 2P+1 bound breaks', () => {
+    const m = spec.build(config('sg-n1'), 'N3');
+    const { ['SG-WF-R']: _bound, ...safety } = m.invariants;
+    const r = run({ ...m, invariants: safety });
+    expect(r.violations.map((v) => v.property)).toEqual([]);
+    expect(r.status).toBe('holds');
+  });
+
+  it('the engine\'s linearizability monitor agrees with the ghost SG-Lin', () => {
+    const ok = exploreSync(spec.build(config('sg-n1-stale')), { linearizability: 'incremental' });
+    expect(ok.status).toBe('holds');
+    const m = spec.build(config('sg-n1-stale'), 'M6');
+    const { ['SG-Lin']: _ghost, ...rest } = m.invariants;
+    const bad = exploreSync({ ...m, invariants: rest }, { linearizability: 'incremental' });
+    expect(bad.status).toBe('violation');
+    expect(bad.violations[0].property).toBe('linearizability');
+  });
+
+  it('§7.2: the reliable max register meets its weak spec but is not a linearizable max register', () => {
+    // The same maxreg-n3 machine that holds MR-Valid/RR/WR, observed as a max-register
+    // history: the engine's monitor finds the Figure-2 trace (a READ concurrent with the
+    // write of 7 returns 5 after 7 completed and 5 was written).
+    const m = spec.build(config('maxreg-n3')) as Machine<State, SwarmAction>;
+    const observe = (b: State, a: SwarmAction, after: State) => {
+      const out: ObservedEvent[] = [];
+      if (a.t === 'inv') {
+        const op = (config('maxreg-n3') as SwarmConfig).scripts[a.p][b.procs[a.p].pc];
+        out.push({ kind: 'invoke', client: a.p, input: op.f === 'mwrite' ? { f: 'write', value: valOf(op.v) } : { f: 'read' } });
+      }
+      after.procs.forEach((pa, p) => {
+        if (b.procs[p].op && !pa.op) out.push({ kind: 'return', client: p, output: b.procs[p].op!.k === 'MR' ? valOf(pa.last) : null });
+      });
+      return out;
+    };
+    const r = exploreSync({ ...m, history: { model: maxRegister, clients: 3, observe } }, { linearizability: 'incremental' });
+    expect(r.status).toBe('violation');
+    expect(r.violations[0].property).toBe('linearizability');
+    const labels = r.violations[0].steps.map((s) => s.action.label);
+    expect(labels.indexOf('M.WRITE(A,((5,0),V,v5))')).toBeGreaterThan(labels.findIndex((l) => l.startsWith('writeAck') && l.includes('v7')));
+  });
+
+  it('the ghost monitor rejects a, b, a and accepts a pending write taking effect late', () => {
+    let g = linInvoke(linInit(3), 0, 1)!;
+    g = linReturn(g, 0, 0)!;
+    g = linInvoke(g, 2, 0);
+    g = linReturn(g, 2, 1)!;
+    g = linInvoke(g, 1, 2);
+    g = linReturn(g, 1, 0)!;
+    g = linInvoke(g, 2, 0);
+    g = linReturn(g, 2, 2)!;
+    g = linInvoke(g, 2, 0);
+    expect(linReturn(g, 2, 1)).toBeUndefined();
+    let h = linInvoke(linInit(2), 0, 1); // never returns
+    h = linInvoke(h, 1, 0);
+    h = linReturn(h, 1, 0)!;
+    h = linInvoke(h, 1, 0);
+    expect(linReturn(h, 1, 1)).toBeDefined();
+  });
+});
