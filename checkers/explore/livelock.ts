@@ -24,7 +24,7 @@ export const LIVELOCK = 'livelock';
 const MAX_CYCLE_SEARCHES = 1000;
 
 export interface LivelockOptions {
-  /** Stop (incomplete) rather than store more states than this. Default 2,000,000. */
+  /** Stop (incomplete) rather than store more states than this (default: no bound). */
   maxStates?: number;
 }
 
@@ -108,7 +108,7 @@ class FingerprintIds {
 
 export function findLivelock<S, A extends Action>(machine: Machine<S, A>, options: LivelockOptions = {}): LivelockResult {
   const progress = progressOf(machine);
-  const maxStates = options.maxStates ?? 2_000_000;
+  const maxStates = options.maxStates ?? Infinity;
   const encode = makeEncoder(machine);
   const words = new Words();
   const fp = new Int32Array(2);
