@@ -227,7 +227,7 @@ export async function parallelBfs(target: ExploreTarget, options: ExploreOptions
         violations: found,
         coverage: list,
         neverEnabled: list.filter((c) => c.enabled === 0).map((c) => c.family),
-        collisionProbability: collisionProbability(states, transitions + inits.length),
+        collisionProbability: collisionProbability(states),
         bytesPerState: states === 0 ? 0 : (8 * capacity) / states,
         storeBytesPerState: states === 0 ? 0 : (8 * capacity) / states,
       };

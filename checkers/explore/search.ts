@@ -29,7 +29,6 @@ export class Run<S, A extends Action> {
   invariants: [string, (s: S) => Check][];
   readonly violations: Counterexample[] = [];
   transitions = 0;
-  generated = 0;
   depth = 0;
   stopped: string | undefined;
   /** Set when states beyond the depth bound were left unexpanded. */
@@ -85,7 +84,6 @@ export class Run<S, A extends Action> {
    * budget forbids storing it.
    */
   add(s: S, parent: number, index: number, depth: number): number {
-    this.generated++;
     const w = this.words;
     this.encode(s, w);
     fingerprint(w.buf, w.length, this.fp);
@@ -172,7 +170,7 @@ export class Run<S, A extends Action> {
       violations: this.violations,
       coverage,
       neverEnabled: coverage.filter((c) => c.enabled === 0).map((c) => c.family),
-      ...(fingerprinted ? { collisionProbability: collisionProbability(states, this.generated) } : {}),
+      ...(fingerprinted ? { collisionProbability: collisionProbability(states) } : {}),
       bytesPerState: states === 0 ? 0 : (this.store.bytes() + this.log.bytes()) / states,
       storeBytesPerState: states === 0 ? 0 : this.store.bytes() / states,
     };

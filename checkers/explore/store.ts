@@ -168,12 +168,13 @@ function grow<T extends Int32Array | Float64Array>(a: T, size: number): T {
 }
 
 /**
- * TLC's optimistic estimate of the probability that some two of the distinct states
- * shared a fingerprint: with d distinct states and g generated ones (transitions plus
- * initial states), about d·(g−d)/2^64.
+ * The probability that some two of n distinct states share a 64-bit fingerprint (so that
+ * one of them was never checked), by the birthday bound n(n−1)/2^65 for uniform
+ * fingerprints. TLC prints a smaller, "optimistic" figure, d·(g−d)/2^64 for d distinct and
+ * g generated states; this one does not depend on how often states were regenerated.
  */
-export function collisionProbability(distinct: number, generated: number): number {
-  return Math.min(1, (distinct * Math.max(0, generated - distinct)) / 2 ** 64);
+export function collisionProbability(distinct: number): number {
+  return Math.min(1, (distinct * (distinct - 1)) / 2 ** 65);
 }
 
 /**
