@@ -94,6 +94,7 @@ export async function parallelBfs(target: ExploreTarget, options: ExploreOptions
   const workers = Array.from({ length: n }, () => spawn(target, options));
   try {
     await Promise.all(workers.map((w) => w.receive()));
+    const startupMs = performance.now() - started;
     const maxStates = options.maxStates ?? Infinity;
     const sendTable = () => Promise.all(workers.map((w) => w.ask({ type: 'table', table: tableBuf, capacity, ctl: ctlBuf })));
     /** New states each worker may insert: the table stays under its load limit, the run near its budget. */
@@ -224,6 +225,7 @@ export async function parallelBfs(target: ExploreTarget, options: ExploreOptions
         transitions,
         depth,
         elapsedMs: performance.now() - started,
+        startupMs,
         violations: found,
         coverage: list,
         neverEnabled: list.filter((c) => c.enabled === 0).map((c) => c.family),

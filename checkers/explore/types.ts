@@ -264,6 +264,8 @@ export interface ExploreResult {
   bytesPerState?: number;
   /** Bytes of the state store alone (fingerprint table or exact arena), per distinct state. */
   storeBytesPerState?: number;
+  /** Parallel BFS: of elapsedMs, the time to start the workers (each loads TypeScript and the spec). */
+  startupMs?: number;
   /** Reductions and monitors that ran, with their own figures. */
   notes?: string[];
 }

@@ -54,7 +54,8 @@ export function renderExploreText(r: ExploreResult, title?: string): string {
   const rate = seconds > 0 ? ` (${count(Math.round(r.states / seconds))} distinct states/s)` : '';
   const lines = [
     `${title ? `${title}: ` : ''}${verdict}`,
-    `  ${count(r.states)} distinct states, ${count(r.transitions)} transitions, depth ${r.depth}, ${seconds.toFixed(2)} s${rate}`,
+    `  ${count(r.states)} distinct states, ${count(r.transitions)} transitions, depth ${r.depth}, ${seconds.toFixed(2)} s${rate}` +
+      (r.startupMs !== undefined ? ` (of which ${(r.startupMs / 1000).toFixed(2)} s starting the workers)` : ''),
     `  search: ${r.strategy}, ${r.store} store, ${r.workers} worker${r.workers === 1 ? '' : 's'}` +
       (r.bytesPerState !== undefined ? `, ${r.bytesPerState.toFixed(1)} bytes per state` : ''),
   ];
