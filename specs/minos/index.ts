@@ -55,12 +55,12 @@ function make(shape: string, model: Persistency, crash: boolean, extra: Partial<
 const configs: ConfigDef<MinosConfig>[] = [];
 for (const m of MODELS) {
   configs.push({ name: `A-${lower(m)}`, description: `<Lin, ${m}>: ${SHAPES.A.about}; crash anywhere`, config: make('A', m, true), tier: 'default' });
-  configs.push({ name: `B-${lower(m)}`, description: `<Lin, ${m}>: ${SHAPES.B.about}; no crash`, config: make('B', m, false), tier: 'default' });
+  configs.push({ name: `B-${lower(m)}`, description: `<Lin, ${m}>: ${SHAPES.B.about}; no crash`, config: make('B', m, false), tier: m === 'Synch' ? 'default' : 'full' });
   configs.push({ name: `B2-${lower(m)}`, description: `<Lin, ${m}>: ${SHAPES.B2.about}; crash anywhere`, config: make('B2', m, true), tier: 'default' });
   configs.push({ name: `F-${lower(m)}`, description: `MINOS-O <Lin, ${m}>: ${SHAPES.A.about}; crash anywhere`, config: make('A', m, true, { offload: true }), tier: 'default' });
   configs.push({ name: `B-${lower(m)}-crash`, description: `<Lin, ${m}>: ${SHAPES.B.about}; crash anywhere`, config: make('B', m, true), tier: 'full' });
   configs.push({ name: `C-${lower(m)}`, description: `<Lin, ${m}>: ${SHAPES.C.about}; no crash`, config: make('C', m, false), tier: 'full' });
-  configs.push({ name: `F2-${lower(m)}`, description: `MINOS-O <Lin, ${m}>: ${SHAPES.B2.about}; crash anywhere`, config: make('B2', m, true, { offload: true }), tier: 'default' });
+  configs.push({ name: `F2-${lower(m)}`, description: `MINOS-O <Lin, ${m}>: ${SHAPES.B2.about}; crash anywhere`, config: make('B2', m, true, { offload: true }), tier: m === 'Synch' ? 'default' : 'full' });
   configs.push({ name: `FB-${lower(m)}`, description: `MINOS-O <Lin, ${m}>: ${SHAPES.B.about}; no crash`, config: make('B', m, false, { offload: true }), tier: 'full' });
 }
 configs.push({
@@ -92,9 +92,8 @@ const mutants: MutantDef[] = [
   { name: 'M5', description: 'Obsolete compares with glb_volatileTS instead of volatileTS', breaks: '§III-A Obsolete [L116]', kind: 'safety', config: 'B2-synch', expect: 'I2' },
   { name: 'M6', description: 'coordinator skips handleObsolete on the obsolete path (Lines 6/16 return at once)', breaks: '§III-A ConsistencySpin [L110]', kind: 'safety', config: 'B-event', expect: 'H-Lin-TS' },
   { name: "M6'", description: 'follower skips ConsistencySpin on the obsolete path (as Hermes does)', breaks: '§III-B Line 28 [L144]', kind: 'control', config: 'B2-strict' },
-  // M6'' survives: a follower's glb_volatileTS reaches the superseding TS only after that write is
-  // durable locally (README, "Disagreements"), so it is checked as a control.
-  { name: "M6''", description: 'Synch/Strict/REnf follower skips PersistencySpin', breaks: '§III-B Line 25 (Step h) [L158]', kind: 'control', config: 'B2-strict' },
+  // M6'' keeps every durability predicate (README, "Disagreements"): only Table I 3a catches it.
+  { name: "M6''", description: 'Synch/Strict/REnf follower skips PersistencySpin', breaks: '§III-B Line 25 (Step h) [L158]', kind: 'safety', config: 'B2-strict', expect: 'T3a' },
   { name: 'M7', description: 'follower releases RDLock right after installing, before the VAL', breaks: '§III-B Lines 41-43 [L148]', kind: 'safety', config: 'B2-synch', expect: 'I6' },
   { name: 'M8', description: 'no snatching: an older owner keeps RDLock', breaks: '§III-B Snatch RDLock (ii) [L124]', kind: 'safety', config: 'B2-synch', expect: 'I6' },
   { name: 'M9', description: 'RDLock released without the owner check', breaks: '§III-A "only T2 can release" [L96]', kind: 'safety', config: 'B2-synch', expect: 'I6' },
@@ -136,15 +135,15 @@ const findings: FindingDef[] = [
   },
   {
     name: 'RENF-REPLICA',
-    description: 'REnf as written: a read at the coordinator may return a value its own NVM lacks (D-read per replica)',
+    description: 'REnf as written: the coordinator releases RDLock before its own background persist, so a read may return a value missing from the coordinator NVM (D-read per replica)',
     variant: 'RENF-REPLICA',
     config: 'A-renf',
     expect: 'D-read',
   },
-  { name: 'T2b-literal', description: 'Table I 2b as worded', variant: 'T2b-literal', config: 'B-synch', expect: 'T2b-literal' },
-  { name: 'T2c-literal', description: 'Table I 2c as worded', variant: 'T2c-literal', config: 'B-synch', expect: 'T2c-literal' },
+  { name: 'T2b-literal', description: 'Table I 2b as worded', variant: 'T2b-literal', config: 'B2-synch', expect: 'T2b-literal' },
+  { name: 'T2c-literal', description: 'Table I 2c as worded', variant: 'T2c-literal', config: 'B2-synch', expect: 'T2c-literal' },
   { name: 'T3a-literal', description: 'Table I 3a as worded, under Strict', variant: 'T3a-literal', config: 'A-strict', expect: 'T3a-literal' },
-  { name: 'T3b-literal', description: 'Table I 3b as worded', variant: 'T3b-literal', config: 'B-synch', expect: 'T3b-literal' },
+  { name: 'T3b-literal', description: 'Table I 3b as worded', variant: 'T3b-literal', config: 'B2-synch', expect: 'T3b-literal' },
 ];
 
 export function build(config: MinosConfig, variant?: string): Machine<State, MinosAction> {
