@@ -250,8 +250,8 @@ export function buildMachine(config: FuseeConfig, variant?: string): Machine<Fus
     respond(t, c, out);
   };
 
-  /** The op's output at the KV level when its write took effect (or was linearized before a winner). */
-  const writeOut = (_c: Client): number => (kv ? OUT_OK : 0);
+  /** A write's output: ignored at the register level, "ok" at the KV level. */
+  const writeOut = kv ? OUT_OK : 0;
 
   // ---- EVALUATE_RULES (Alg. 2), lines 2-11 and the Rule-3 test of line 17 ---------------
 
@@ -399,7 +399,7 @@ export function buildMachine(config: FuseeConfig, variant?: string): Machine<Fus
       const vl = me.vl.slice();
       vl[a.x] = me.vNew;
       const done = vl.every((v) => v === me.vNew);
-      if (mutant === 'M5' && done) return void respond(t, a.c, writeOut(me));
+      if (mutant === 'M5' && done) return void respond(t, a.c, writeOut);
       // M10 committed before the fix-up and M9 commits after the primary CAS: both go on to it.
       setClient(t, a.c, { vl, pc: done ? (mutant === 'M10' || mutant === 'M9' ? 'W6' : 'W5') : 'W4' });
     },
@@ -413,7 +413,7 @@ export function buildMachine(config: FuseeConfig, variant?: string): Machine<Fus
       if (mutant === 'M10' && me.vl.some((v) => v !== me.vNew)) pc = 'W4';
       if (mutant === 'M9') {
         setClient(t, a.c, { log });
-        return void respond(t, a.c, writeOut(me));
+        return void respond(t, a.c, writeOut);
       }
       setClient(t, a.c, { log, pc });
     },
@@ -428,7 +428,7 @@ export function buildMachine(config: FuseeConfig, variant?: string): Machine<Fus
       if (prior === me.vOld) primaryChanged(t, me.vOld, me.vNew, `c${a.c}`);
       if (mutant === 'M9') return void setClient(t, a.c, { pc: 'W5' });
       if (mutant === 'M5' && me.vl.some((v) => v !== me.vNew)) return void setClient(t, a.c, { pc: 'W4' });
-      respond(t, a.c, writeOut(me));
+      respond(t, a.c, writeOut);
     },
 
     // Alg. 1 l.17-22 / Alg. 4 l.26-32, as a guarded action: enabled once the primary changed
@@ -449,7 +449,7 @@ export function buildMachine(config: FuseeConfig, variant?: string): Machine<Fus
         // X§5.1 item 16 [CODE]: a losing INSERT retries (another key may have taken the slot).
         return void setClient(t, a.c, { pc: 'W1', vOld: NONE, pr: -1, bk: [], vl: [], win: Win.None, log: [me.vNew, 1, NONE] });
       }
-      loserResponds(t, a.c, writeOut(me));
+      loserResponds(t, a.c, writeOut);
     },
 
     // Alg. 4 l.35-39: the master replied s. s = v_old: the write did not happen, retry it with
@@ -461,13 +461,13 @@ export function buildMachine(config: FuseeConfig, variant?: string): Machine<Fus
         // M13 returns instead of retrying
         return void setClient(t, a.c, { pc: 'W1', vOld: NONE, pr: -1, bk: [], vl: [], win: Win.None, rpc: NONE, log: [me.vNew, 1, NONE] });
       }
-      if (s === me.vNew) return void respond(t, a.c, writeOut(me)); // the master installed my value and committed my log
+      if (s === me.vNew) return void respond(t, a.c, writeOut); // the master installed my value and committed my log
       if (kv && me.vNew !== 0) {
         // a KV INSERT whose value was not chosen retries, like a losing INSERT
         return void setClient(t, a.c, { pc: 'W1', vOld: NONE, pr: -1, bk: [], vl: [], win: Win.None, rpc: NONE, log: [me.vNew, 1, NONE] });
       }
       setClient(t, a.c, { log: [me.log[0], 0, me.log[2]] });
-      loserResponds(t, a.c, writeOut(me));
+      loserResponds(t, a.c, writeOut);
     },
 
     // A client crashes at any point (crash-stop [L295]); its pending op becomes indeterminate.
@@ -808,7 +808,7 @@ const kvHistoryModel: Model<number, { f: string; key?: string; value?: number },
     const op: MonOp = { c: 0, f: input.f, k: Number((input.key ?? 'K0').slice(1)), v: input.value ?? 0, x: false };
     const [next, out] = kvSlotModel.apply(s, op);
     if (output === UNKNOWN) return { ok: true, state: next };
-    const expected = historyOutput(op.f === 'insert' ? { f: 'insert', k: op.k, v: op.v } : op.f === 'search' ? { f: 'search', k: op.k } : { f: 'delete', k: op.k }, out);
+    const expected = op.f === 'search' ? (out === 0 ? null : out) : op.f === 'insert' ? (out === OUT_FULL ? 'full' : 'ok') : null;
     return { ok: expected === output, state: next };
   },
   hash: (s) => s,
