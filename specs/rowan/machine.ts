@@ -244,7 +244,7 @@ export function buildMachine(conf: RowanConfig, mutant?: string): Machine<RowanS
     st.srv.forEach((s, p) => {
       if (!s.up) return;
       for (const ctx of s.ctx) if (!ctx.err && complete(st, p, ctx)) out.push(act('putFinish', p, ctx.op));
-      if (conf.tlogCommit)
+      if (conf.tlogCommit && !s.cold)
         for (const seg of s.segs)
           if (seg.log === 't' && seg.st === 'using' && seg.es.length === conf.segCap && tlogCommittable(s, seg))
             out.push(act('tlogCommit', p, seg.id));
@@ -287,7 +287,8 @@ export function buildMachine(conf: RowanConfig, mutant?: string): Machine<RowanS
     for (const s of cm.down) if (st.srv[s].lease) out.push(act('leaseExpire', s));
     for (const f of cm.down) if (curCfg(st).members.includes(f)) for (const n of primaryChoices(st, f)) out.push(act('cmNewConfig', f, n));
     st.srv.forEach((s, i) => {
-      if (s.up && s.term < cm.term && curCfg(st).members.includes(i)) out.push(act('newConfig', i));
+      if (s.up && s.term < cm.term && curCfg(st).members.includes(i) && (drained(st, i) || mutant === 'RB-NOFENCE'))
+        out.push(act('newConfig', i));
     });
     if (cm.phase === 'new' && canCommit(st)) out.push(act('cmCommit'));
     st.srv.forEach((s, i) => {
@@ -360,9 +361,10 @@ export function buildMachine(conf: RowanConfig, mutant?: string): Machine<RowanS
   function complete(st: RowanState, p: number, ctx: Ctx): boolean {
     // M2 breaks L219: reply after the first ACK instead of all
     if (mutant === 'M2') return ctx.acks.length >= Math.min(1, ctx.bs.length);
-    // §3.5 (i): wait for every backup that is still a backup in the cached configuration
-    const now = cfgOf(st, p).dist[ctx.e.sh].bs;
-    return ctx.bs.filter((b) => now.includes(b)).every((b) => ctx.acks.includes(b));
+    // §3.5 (i) [I]: every backup the SEND went to must ACK, unless the cached configuration
+    // has evicted it (a re-replicating newcomer is covered by the drain before its traversal)
+    const members = cfgOf(st, p).members;
+    return ctx.bs.every((b) => ctx.acks.includes(b) || !members.includes(b));
   }
 
   function tlogCommittable(s: Server, seg: Seg): boolean {
@@ -397,6 +399,20 @@ export function buildMachine(conf: RowanConfig, mutant?: string): Machine<RowanS
     const cfg = curCfg(st);
     if (cfg.mig && (f === cfg.mig.src || f === cfg.mig.tgt)) return cfg.dist.map((d, sh) => (sh === cfg.mig!.sh ? cfg.mig!.prev : d));
     return cfg.dist;
+  }
+
+  /**
+   * Fix [I] for the migration rollback (finding RB-NOFENCE): a live server that loses the
+   * primary role of a shard without being evicted (the target of a rolled-back migration)
+   * keeps its QPs, so it waits until its replication SENDs of that shard have landed
+   * before it responds; otherwise they land after the new primary's gather.
+   */
+  function drained(st: RowanState, s: number): boolean {
+    const was = cfgOf(st, s).dist;
+    const now = curCfg(st).dist;
+    const losing = was.flatMap((d, sh) => (d.p === s && now[sh].p !== s ? [sh] : []));
+    if (!losing.length) return true;
+    return Object.entries(st.ch).every(([key, q]) => parseChan(key)[0] !== s || q.every((m) => !losing.includes(m.e.sh)));
   }
 
   function canCommit(st: RowanState): boolean {
