@@ -28,6 +28,17 @@ describe('timeouts', () => {
   });
 });
 
+describe('memory budget', () => {
+  it('a search whose memo outgrows its budget is unknown, and says why', () => {
+    const entry = manifest().find((e) => e.path === 'kv/c10-bad.txt')!;
+    const history = importCorpusFile(entry, models['kv-append-unpartitioned']);
+    const r = checkHistorySync('kv-append-unpartitioned', history, { memoLimitMB: 1 });
+    expect(r.verdict).toBe('unknown');
+    expect(r.partitions[0]).toMatchObject({ verdict: 'unknown', reason: 'memory' });
+    expect(r.partitions[0].cached).toBeGreaterThan(1000);
+  });
+});
+
 describe('model errors', () => {
   const fragile: Model<number, { f: string }, unknown> = {
     name: 'fragile',

@@ -27,6 +27,7 @@ export interface Plan {
   start: number;
   deadline: number;
   verbose: boolean;
+  memoLimitBytes: number;
   /** The model's partition function threw or broke its contract. */
   partitionError?: string;
 }
@@ -70,6 +71,7 @@ export function plan(arg: ModelArg, history: readonly Operation[], options: Chec
     start,
     deadline: options.timeoutMs === undefined ? Infinity : Date.now() + options.timeoutMs,
     verbose: options.verbose === true,
+    memoLimitBytes: (options.memoLimitMB ?? DEFAULT_MEMO_LIMIT_MB) * 2 ** 20,
   };
   if (options.partition !== false && model.partition && history.length > 0) {
     try {
@@ -99,6 +101,15 @@ function partitionIndices(model: Model, history: readonly Operation[]): number[]
   return parts.filter((part) => part.length > 0);
 }
 
+const DEFAULT_MEMO_LIMIT_MB = 2048;
+
+/** What every partition's search is given. */
+export interface RoundOptions {
+  deadline: number;
+  verbose: boolean;
+  memoLimitBytes: number;
+}
+
 /** Iterations a partition's search advances per round. */
 export const SLICE = 1 << 14;
 
@@ -113,8 +124,7 @@ export class Rounds {
     private readonly model: Model,
     private readonly parts: readonly (readonly Operation[])[],
     indices: readonly number[],
-    private readonly deadline: number,
-    private readonly verbose: boolean,
+    private readonly options: RoundOptions,
   ) {
     this.active = [...indices];
   }
@@ -130,10 +140,10 @@ export class Rounds {
     for (const index of this.active) {
       let search = this.searches.get(index);
       if (search === undefined) {
-        search = new WglSearch(this.model, this.parts[index], { deadline: this.deadline, verbose: this.verbose });
+        search = new WglSearch(this.model, this.parts[index], this.options);
         this.searches.set(index, search);
       }
-      const over = Date.now() > this.deadline ? (search.stop('timeout'), true) : search.run(SLICE);
+      const over = Date.now() > this.options.deadline ? (search.stop('timeout'), true) : search.run(SLICE);
       if (over) {
         finished.push({ index, result: search.result });
         this.searches.delete(index);
@@ -237,7 +247,7 @@ export function checkHistorySync(arg: ModelArg, history: readonly Operation[], o
 export function runInThread(p: Plan): LinResult {
   const results: (SearchResult | undefined)[] = new Array(p.parts.length);
   if (p.partitionError === undefined) {
-    const rounds = new Rounds(p.model, partitionOps(p), p.parts.map((_, i) => i), p.deadline, p.verbose);
+    const rounds = new Rounds(p.model, partitionOps(p), p.parts.map((_, i) => i), p);
     let illegal = false;
     while (!rounds.done && !illegal) {
       for (const { index, result } of rounds.play()) {

@@ -4,6 +4,13 @@
 // typed arrays, indexed by an open-addressing table with linear probing: no string keys,
 // no per-entry objects besides the states themselves.
 
+/** Thrown when the memo would outgrow its byte budget. */
+export class MemoFull extends Error {
+  constructor(readonly limitBytes: number) {
+    super(`the search's memo reached its limit of ${Math.round(limitBytes / 2 ** 20)} MB`);
+  }
+}
+
 export class Memo<S> {
   private readonly words: number;
   /** Per slot: the entry's key, and its id + 1 (0: empty). Keys in the slots spare a
@@ -18,6 +25,8 @@ export class Memo<S> {
   constructor(
     words: number,
     private readonly equal: (a: S, b: S) => boolean,
+    /** Budget for the typed arrays (bitsets and slots); states are counted 16 bytes each. */
+    private readonly limitBytes = Infinity,
   ) {
     this.words = words;
     this.slotKey = new Int32Array(1 << 12);
@@ -56,6 +65,7 @@ export class Memo<S> {
     }
     const id = this.size++;
     if ((id + 1) * words > this.bits.length) {
+      if (this.bytes() + this.bits.length * 4 > this.limitBytes) throw new MemoFull(this.limitBytes);
       const bits = new Uint32Array(this.bits.length * 2);
       bits.set(this.bits);
       this.bits = bits;
@@ -68,7 +78,13 @@ export class Memo<S> {
     return true;
   }
 
+  /** Bytes held: bitsets, slots and (roughly) the states array. */
+  bytes(): number {
+    return this.bits.length * 4 + this.slotId.length * 8 + this.size * 16;
+  }
+
   private grow(): void {
+    if (this.bytes() + this.slotId.length * 8 > this.limitBytes) throw new MemoFull(this.limitBytes);
     const oldKey = this.slotKey;
     const oldId = this.slotId;
     const capacity = oldId.length * 2;

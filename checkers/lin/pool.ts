@@ -67,7 +67,7 @@ export async function searchInWorkers(p: Plan, workers: number): Promise<(Search
       w.on('error', (err) => {
         w.terminate().finally(() => reject(err));
       });
-      const job: Job = { model: p.registered!, parts: parts as Job['parts'], mine, deadline: p.deadline, verbose: p.verbose, stopAfter: stopAfterBuffer };
+      const job: Job = { model: p.registered!, parts: parts as Job['parts'], mine, deadline: p.deadline, verbose: p.verbose, memoLimitBytes: p.memoLimitBytes, stopAfter: stopAfterBuffer };
       w.postMessage(job);
     });
 

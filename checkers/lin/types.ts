@@ -98,8 +98,11 @@ export interface PartitionReport {
   /** The partition's operations, as indices into the checked history. */
   operations: number[];
   verdict: Verdict;
-  /** Why the verdict is unknown: the time budget ran out, or another partition was illegal. */
-  reason?: 'timeout' | 'cancelled' | 'model-error';
+  /**
+   * Why the verdict is unknown: the time budget ran out, another partition was illegal,
+   * the model failed, or the search's memo reached its memory budget.
+   */
+  reason?: 'timeout' | 'cancelled' | 'model-error' | 'memory';
   /** A full linearization (history indices, in order), when the verdict is ok. */
   linearization?: number[];
   /** The longest partial linearizations found (history indices), longest first. */
@@ -133,4 +136,6 @@ export interface CheckOptions {
   partition?: boolean;
   /** Record the longest partial linearization through every operation (slower). */
   verbose?: boolean;
+  /** Memory budget of each partition's memo, in MB (default 2048); past it: unknown. */
+  memoLimitMB?: number;
 }

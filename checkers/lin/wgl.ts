@@ -5,7 +5,7 @@
 // every determinate operation is linearized.
 
 import { buildEntries } from './entries.ts';
-import { Memo } from './memo.ts';
+import { Memo, MemoFull } from './memo.ts';
 import { UNKNOWN, type Model, type Operation, type Verdict } from './types.ts';
 
 export interface SearchOptions {
@@ -15,6 +15,8 @@ export interface SearchOptions {
   cancelled?: () => boolean;
   /** Record the longest partial linearization through every operation. */
   verbose?: boolean;
+  /** Memory budget of the memo (bitsets, table); past it the verdict is unknown. */
+  memoLimitBytes?: number;
   /**
    * Use the order and the reductions of `kinds` (default true). False: plain WGL, every
    * candidate tried in call order; the tests hold the two to the same verdicts.
@@ -25,7 +27,7 @@ export interface SearchOptions {
 /** The search's answer; operation numbers are indices into the ops it was given. */
 export interface SearchResult {
   verdict: Verdict;
-  reason?: 'timeout' | 'cancelled' | 'model-error';
+  reason?: 'timeout' | 'cancelled' | 'model-error' | 'memory';
   linearization?: number[];
   /** Longest partial linearizations, longest first (illegal or unknown verdicts). */
   longest?: number[][];
@@ -135,7 +137,7 @@ export class WglSearch<S> {
     const words = Math.max(1, (n + 31) >>> 5);
     this.bitset = new Uint32Array(words);
     this.zob = zobrist(n);
-    this.memo = new Memo<S>(words, model.equal ? model.equal.bind(model) : Object.is);
+    this.memo = new Memo<S>(words, model.equal ? model.equal.bind(model) : Object.is, options.memoLimitBytes);
     this.stackOp = new Int32Array(n);
     this.stackState = new Array(n);
     this.verbose = options.verbose === true;
@@ -160,7 +162,8 @@ export class WglSearch<S> {
     try {
       return this.loop(budget);
     } catch (err) {
-      this.fail(err);
+      if (err instanceof MemoFull) this.finish('unknown', 'memory');
+      else this.fail(err);
       return true;
     }
   }

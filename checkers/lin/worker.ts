@@ -15,6 +15,7 @@ export interface Job {
   mine: number[];
   deadline: number;
   verbose: boolean;
+  memoLimitBytes: number;
   /** Int32 [0]: the first round in which a partition was illegal; stop after it. */
   stopAfter: SharedArrayBuffer;
 }
@@ -27,7 +28,7 @@ parentPort!.once('message', (job: Job) => {
   const stopAfter = new Int32Array(job.stopAfter);
   const parts: Operation[][] = [];
   for (const i of job.mine) parts[i] = job.parts[i];
-  const rounds = new Rounds(models[job.model], parts, job.mine, job.deadline, job.verbose);
+  const rounds = new Rounds(models[job.model], parts, job.mine, job);
   while (!rounds.done && rounds.round < Atomics.load(stopAfter, 0)) {
     const finished = rounds.play();
     if (finished.length > 0) {

@@ -49,8 +49,10 @@ export function renderLinText(result: LinResult, history: readonly Operation[], 
     lines.push('', e.operation >= 0 ? `The model failed on operation ${describeOp(model, history, e.operation)}:` : 'The model failed:', `  ${e.message}`);
   }
   if (result.verdict === 'unknown' && !result.modelError) {
-    const timedOut = result.partitions.some((p) => p.reason === 'timeout');
-    lines.push('', timedOut ? 'The time budget ran out before the search could decide.' : 'The search could not decide.');
+    const why = new Set(result.partitions.map((p) => p.reason));
+    if (why.has('timeout')) lines.push('', 'The time budget ran out before the search could decide.');
+    else if (why.has('memory')) lines.push('', "The search's memo reached its memory budget before the search could decide.");
+    else lines.push('', 'The search could not decide.');
   }
 
   const failed = result.partitions.find((p) => p.verdict === 'illegal');
