@@ -18,13 +18,18 @@ import { fingerprint, makeEncoder, Words } from './encode.ts';
 import { loadMachine } from './load.ts';
 import { prepare } from './prepare.ts';
 import { bfs } from './search.ts';
-import { collisionProbability, GROWTH, MAX_LOAD, sharedAdd, sharedRehash } from './store.ts';
+import { collisionProbability, MAX_LOAD, sharedAdd, sharedRehash } from './store.ts';
 import { CTL, type ToCoordinator, type ToWorker, type WorkerViolation } from './protocol.ts';
 import type { Action, ExploreOptions, ExploreResult, ExploreTarget, Machine } from './types.ts';
 
 const WORKER = new URL('./worker.ts', import.meta.url).href;
 const TSX_API = pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api')).href.replace(/\.cjs$/, '.mjs');
 const INITIAL_CAPACITY = 1 << 16;
+/**
+ * The table grows by this factor when less than 1/16 of the states stored is left as room:
+ * its load then stays between about 0.5 and 0.7, so at most 16 bytes per state.
+ */
+const PARALLEL_GROWTH = 1.4;
 /** Below this many states, uneven shares are not worth moving. */
 const BALANCE_MIN = 256;
 
@@ -102,8 +107,8 @@ export async function parallelBfs(target: ExploreTarget, options: ExploreOptions
     /** Grows the table (workers idle) until every worker has room for a good share. */
     const ensureRoom = async () => {
       let grew = false;
-      while (Math.floor((capacity * MAX_LOAD - count) / n) < Math.max(64, count / (4 * n))) {
-        const bigger = Math.ceil(capacity * GROWTH);
+      while (Math.floor((capacity * MAX_LOAD - count) / n) < Math.max(64, count / (16 * n))) {
+        const bigger = Math.ceil(capacity * PARALLEL_GROWTH);
         const nextBuf = new SharedArrayBuffer(8 * bigger);
         sharedRehash(table, new Int32Array(nextBuf), bigger);
         tableBuf = nextBuf;

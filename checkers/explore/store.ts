@@ -24,7 +24,7 @@ function home(h: number, capacity: number): number {
 }
 
 export const MAX_LOAD = 0.75;
-export const GROWTH = 1.5;
+const GROWTH = 1.5;
 
 export class FingerprintStore implements StateStore {
   private table: Int32Array;
