@@ -63,6 +63,14 @@ describe('fusee: mutants', () => {
   }
 });
 
+describe('fusee: M14 is benign only without client crashes', () => {
+  it('at E (1 MN + 1 client crash) the c2 recovery CASes the primary over stale backups', () => {
+    const r = run('E', 'M14');
+    expect(r.status).toBe('violation');
+    expect(r.violations[0].property).toBe('I18');
+  });
+});
+
 describe('fusee: findings', () => {
   for (const f of spec.findings ?? []) {
     it(`${f.name} reproduces at ${f.config} as a ${f.expect} violation`, () => {
