@@ -113,6 +113,9 @@ describe('explore on worker threads', () => {
     const cut = await explore({ module: packed, export: 'racyCounterPacked', args: [3, 3] }, { workers: 2, maxStates: 1000 });
     expect(cut.status).toBe('incomplete');
     expect(cut.incompleteReason).toMatch(/state budget/);
+    const late = await explore({ module: packed, export: 'racyCounterPacked', args: [4, 3] }, { workers: 2, timeLimitMs: 1 });
+    expect(late.status).toBe('incomplete');
+    expect(late.incompleteReason).toMatch(/time limit/);
   }, 60_000);
 });
 
