@@ -146,6 +146,7 @@ export async function runExplore(specName: string, o: ExploreCliOptions): Promis
   if (o.config !== undefined && !spec.configs.some((c) => c.name === o.config)) {
     throw new UsageError(`spec ${specName} has no config ${JSON.stringify(o.config)}; known: ${spec.configs.map((c) => c.name).join(', ')}`);
   }
+  if (configs.length === 0) throw new UsageError(`spec ${specName} has no default config; choose one with --config (${spec.configs.map((c) => c.name).join(', ')})`);
   let variant = o.mutant;
   if (variant !== undefined) {
     const finding = (spec.findings ?? []).find((f) => f.name === variant);
