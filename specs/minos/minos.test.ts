@@ -20,10 +20,15 @@ function only(m: Machine, property: string): Machine {
   return { ...m, invariants: { [property]: m.invariants[property] } };
 }
 
+// H-Lin-TS holding implies linearizability (the TS order is a witness, Lynch's Lemma 13.16),
+// so the largest default config skips the monitor, which doubles its states; the monitor
+// checks every other config (README, Properties).
+const WITHOUT_MONITOR = new Set(['B-synch']);
+
 describe('minos default configs hold', () => {
   for (const c of spec.configs.filter((x) => x.tier === 'default')) {
     it(c.name, () => {
-      const r = exploreSync(spec.build(c.config), { linearizability: 'incremental' });
+      const r = exploreSync(spec.build(c.config), { linearizability: WITHOUT_MONITOR.has(c.name) ? 'off' : 'incremental' });
       expect(r.violations.map((v) => `${v.property}: ${v.message}`)).toEqual([]);
       expect(r.status).toBe('holds');
     });
