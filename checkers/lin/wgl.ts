@@ -91,7 +91,12 @@ export class WglSearch<S> {
   private readonly stackState: S[];
   private readonly verbose: boolean;
   private readonly longestThrough: (Int32Array | undefined)[];
+  /**
+   * The partial linearization with the most determinate operations (the first found):
+   * it ends with a determinate operation, not with optional indeterminate ones.
+   */
   private best = new Int32Array(0);
+  private bestDeterminate = 0;
   private sp = 0;
   private linearizedDeterminate = 0;
   private bitHash = 0;
@@ -204,7 +209,7 @@ export class WglSearch<S> {
   }
 
   /** The loop's registers, kept between runs (a closure would box them in a context). */
-  private save(sp: number, linearizedDeterminate: number, bitHash: number, state: S, entry: number, iterations: number, explored: number, pass: number): void {
+  private save(sp: number, linearizedDeterminate: number, bitHash: number, state: S, entry: number, iterations: number, explored: number, pass: number, bestDeterminate: number): void {
     this.sp = sp;
     this.linearizedDeterminate = linearizedDeterminate;
     this.bitHash = bitHash;
@@ -213,6 +218,7 @@ export class WglSearch<S> {
     this.iterations = iterations;
     this.explored = explored;
     this.pass = pass;
+    this.bestDeterminate = bestDeterminate;
   }
 
   private loop(budget: number): boolean {
@@ -224,25 +230,25 @@ export class WglSearch<S> {
     const cancelled = this.options.cancelled;
     let { sp, linearizedDeterminate, bitHash, state, entry, iterations, explored, pass } = this;
     const stopAt = iterations + budget;
-    let bestLength = this.best.length;
+    let bestDeterminate = this.bestDeterminate;
     const hashState = model.hash === undefined ? undefined : model.hash.bind(model);
     const step = model.step.bind(model);
     let current = -1;
     try {
       for (;;) {
         if (iterations >= stopAt) {
-          this.save(sp, linearizedDeterminate, bitHash, state, entry, iterations, explored, pass);
+          this.save(sp, linearizedDeterminate, bitHash, state, entry, iterations, explored, pass, bestDeterminate);
           return false;
         }
         if ((++iterations & POLL_EVERY) === 0) {
           if (Date.now() > deadline || (cancelled !== undefined && cancelled())) {
-            this.save(sp, linearizedDeterminate, bitHash, state, entry, iterations, explored, pass);
+            this.save(sp, linearizedDeterminate, bitHash, state, entry, iterations, explored, pass, bestDeterminate);
             this.finish('unknown', Date.now() > deadline ? 'timeout' : 'cancelled');
             return true;
           }
         }
         if (linearizedDeterminate === mustLinearize || entry === -1) {
-          this.save(sp, linearizedDeterminate, bitHash, state, entry, iterations, explored, pass);
+          this.save(sp, linearizedDeterminate, bitHash, state, entry, iterations, explored, pass, bestDeterminate);
           if (verbose) this.recordThrough(sp);
           this.finish('ok');
           return true;
@@ -267,13 +273,15 @@ export class WglSearch<S> {
               stackState[sp] = state;
               stackForced[sp] = pass === READ_ONLY ? 1 : 0;
               sp++;
-              if (sp > bestLength) {
-                bestLength = sp;
-                this.best = stackOp.slice(0, sp);
-              }
               state = r.state;
               bitHash = nextHash;
-              if (determinate[o] === 1) linearizedDeterminate++;
+              if (determinate[o] === 1) {
+                linearizedDeterminate++;
+                if (linearizedDeterminate > bestDeterminate) {
+                  bestDeterminate = linearizedDeterminate;
+                  this.best = stackOp.slice(0, sp);
+                }
+              }
               // lift: unlink the call entry, then the return entry
               const c = callEntry[o];
               next[prev[c]] = next[c];
@@ -306,7 +314,7 @@ export class WglSearch<S> {
         if (verbose) this.recordThrough(sp);
         for (;;) {
           if (sp === 0) {
-            this.save(sp, linearizedDeterminate, bitHash, state, entry, iterations, explored, pass);
+            this.save(sp, linearizedDeterminate, bitHash, state, entry, iterations, explored, pass, bestDeterminate);
             this.finish('illegal');
             return true;
           }

@@ -22,6 +22,14 @@ describe('renderLinText', () => {
     expect(text).toMatch(/None of these could be linearized next:\n\s+#2 client 2: read\(\) -> 2 {2}\[3, 4\]/);
   });
 
+  it('lists stuck indeterminate operations apart: they need not have happened', () => {
+    const history = [op(0, { f: 'write', value: 1 }, 0, 1, null), op(1, { f: 'write', value: 5 }, 2), op(2, { f: 'read' }, 3, 4, 2)];
+    const text = renderLinText(checkHistorySync('register', history), history, 'register');
+    expect(text).toContain('Longest partial linearization: 1 of 3 operations.');
+    expect(text).toMatch(/None of these could be linearized next:\n\s+#2 client 2: read\(\) -> 2/);
+    expect(text).toContain('Nor these indeterminate operations (which may also never have taken effect): #1');
+  });
+
   it('names the partition of a partitioned history', () => {
     const history = [
       op(0, { f: 'put', key: 'a', value: 'x' }, 0, 1, null),

@@ -75,9 +75,14 @@ function diagnosis(p: PartitionReport, parts: number, model: Model, history: rea
   }
   if (longest.length === 0 && model.describeState) lines.push(`  (initial state: ${model.describeState(model.init())})`);
   const stuck = p.stuck ?? [];
-  if (stuck.length > 0) {
+  const required = stuck.filter((i) => history[i].ret !== undefined);
+  const optional = stuck.filter((i) => history[i].ret === undefined);
+  if (required.length > 0) {
     lines.push(`None of these could be linearized next:`);
-    for (const i of stuck) lines.push(`        ${describeOp(model, history, i)}`);
+    for (const i of required) lines.push(`        ${describeOp(model, history, i)}`);
+  }
+  if (optional.length > 0) {
+    lines.push(`Nor these indeterminate operations (which may also never have taken effect): ${optional.map((i) => `#${i}`).join(', ')}`);
   }
   const others = (p.longest?.length ?? 1) - 1;
   if (others > 0) lines.push(`(${others} other longest partial linearization${others === 1 ? '' : 's'} in the JSON report.)`);
