@@ -33,7 +33,11 @@ export async function runMutants(list: SpecDef[], options: ExploreOptions): Prom
       ...(spec.findings ?? []).map((f) => ({ name: f.name, variant: f.variant, kind: 'finding' as const, config: f.config, expect: f.expect })),
     ];
     for (const job of jobs) {
-      const r = await exploreSpec(spec.name, job.config, job.variant, options);
+      let r = await exploreSpec(spec.name, job.config, job.variant, options);
+      // The run stops at the first violation; if that is another property, look on for the expected one.
+      if (job.expect !== undefined && r.status === 'violation' && !r.violations.some((x) => x.property === job.expect)) {
+        r = await exploreSpec(spec.name, job.config, job.variant, { ...options, all: true });
+      }
       const v = job.expect !== undefined ? (r.violations.find((x) => x.property === job.expect) ?? r.violations[0]) : r.violations[0];
       const base = { spec: spec.name, name: job.name, kind: job.kind, config: job.config, states: r.states, elapsedMs: r.elapsedMs, ...(job.expect ? { expect: job.expect } : {}) };
       const found = v ? { property: v.property, counterexampleLength: v.steps.length } : {};
