@@ -20,9 +20,9 @@ function only(m: Machine, property: string): Machine {
   return { ...m, invariants: { [property]: m.invariants[property] } };
 }
 
-// H-Lin-TS holding implies linearizability (the TS order is a witness, Lynch's Lemma 13.16),
-// so the largest default config skips the monitor, which doubles its states; the monitor
-// checks every other config (README, Properties).
+// H-Lin-TS holding implies linearizability (writes in TS order, each read right after the
+// write it returned, is a linearization), so the largest default config skips the monitor,
+// which doubles its states; the monitor checks every other config (README, Properties).
 const WITHOUT_MONITOR = new Set(['B-synch']);
 
 describe('minos default configs hold', () => {
