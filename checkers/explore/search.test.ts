@@ -94,6 +94,7 @@ describe('explore on worker threads', () => {
     const { explore } = await import('./index.ts');
     const r = await explore({ module: plain, export: 'racyCounter', args: [3, 3] }, { workers: 2 });
     expect(r).toMatchObject({ status: 'holds', states: 7646, transitions: 18843, depth: 18, workers: 2 });
+    expect(r.coverage).toEqual(exploreSync(racyCounter(3, 3)).coverage);
     const p = await explore({ module: packed, export: 'racyCounterPacked', args: [3, 3] }, { workers: 2, maxDepth: 10 });
     const one = exploreSync(racyCounter(3, 3), { maxDepth: 10 });
     expect(p).toMatchObject({ status: 'incomplete', states: one.states, transitions: one.transitions, depth: 10 });

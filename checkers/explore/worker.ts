@@ -30,8 +30,10 @@ let next: unknown[] = [];
 let resume = 0;
 let depth = 0;
 let cutLevel = false;
-const familyOf = new Map<string, string>();
-const enabledCounts = new Map<string, number>();
+/** label -> index into families / enabledCounts (a label without '(' is its own family) */
+const familyOf = new Map<string, number>();
+const families: string[] = [];
+const enabledCounts: number[] = [];
 const violated = new Set<string>();
 
 function send(m: ToCoordinator): void {
@@ -44,10 +46,16 @@ function familyCount(enabled: readonly Action[]): void {
     let f = familyOf.get(label);
     if (f === undefined) {
       const paren = label.indexOf('(');
-      f = paren < 0 ? label : label.slice(0, paren);
+      const family = paren < 0 ? label : label.slice(0, paren);
+      f = families.indexOf(family);
+      if (f < 0) {
+        f = families.length;
+        families.push(family);
+        enabledCounts.push(0);
+      }
       familyOf.set(label, f);
     }
-    enabledCounts.set(f, (enabledCounts.get(f) ?? 0) + 1);
+    enabledCounts[f]++;
   }
 }
 
@@ -144,7 +152,7 @@ port.on('message', (m: ToWorker) => {
       send({ type: 'ready' });
       return;
     case 'finish':
-      send({ type: 'coverage', counts: [...enabledCounts] });
+      send({ type: 'coverage', counts: families.map((family, f): [string, number] => [family, enabledCounts[f]]) });
       return;
   }
 });
