@@ -108,6 +108,12 @@ export interface Ghost {
   wins: string[];
   /** values of ops that responded as non-winners (sorted) */
   dead: number[];
+  /** the current round's value x_u (the primary's, also while the primary is crashed) */
+  cur: number;
+  /** the first complete snapshot of the current round taken before any fix-up, '' if none */
+  snap: string;
+  /** a fix-up CAS has run in the current round */
+  fixing: boolean;
   /** the first transition invariant broken, '' while none */
   tv: string;
 }
@@ -214,7 +220,7 @@ export function buildMachine(config: FuseeConfig, variant?: string): Machine<Fus
     // I4 (Lemma 4): a round ends with every alive backup already holding the new value.
     const stale = aliveBackups(t.s).filter((b) => t.s.rep[b] !== to);
     if (stale.length > 0) broke(t, `I4: ${who} changes the primary ${from}->${to} while backup r${stale[0]} holds ${t.s.rep[stale[0]]}`);
-    setGhost(t, { rnd: t.s.g.rnd + 1, ph: insertSorted(t.s.g.ph, to) });
+    setGhost(t, { rnd: t.s.g.rnd + 1, ph: insertSorted(t.s.g.ph, to), cur: to, snap: '', fixing: false });
   };
 
   const observeInvoke = (t: Tx, c: number, op: Op): void => {
@@ -261,6 +267,12 @@ export function buildMachine(config: FuseeConfig, variant?: string): Machine<Fus
     // Alg. 1 l.9: a CAS that returned v_old succeeded, so that backup now holds v_new.
     const vl = mutant === 'M18' ? me.vl : me.vl.map((v) => (v === me.vOld ? me.vNew : v)); // M18 breaks Alg. 1 l.9: successes look like v_old
     if (vl.includes(CRASHED)) return void setClient(t, c, { vl, win: Win.Fail, pc: 'F1' }); // Alg. 2 l.4
+    if (!kv && me.rd === t.s.g.rnd && !t.s.g.fixing && vl.length > 0) {
+      // I10 (footnote [L235]): snapshots completed in a round before its first fix-up agree.
+      const snap = vl.join(',');
+      if (t.s.g.snap === '') setGhost(t, { snap });
+      else if (t.s.g.snap !== snap) broke(t, `I10: c${c} takes snapshot [${snap}] in round ${me.rd}, another took [${t.s.g.snap}]`);
+    }
     const m = vl.length;
     if (m === 0) return void decided(t, c, vl, Win.R1); // X§5.1 item 5: no backups left, CAS the primary directly
     const len = mutant === 'M22' ? m + 1 : m; // M22 counts the primary in Len(v_list) (control)
@@ -377,6 +389,10 @@ export function buildMachine(config: FuseeConfig, variant?: string): Machine<Fus
     casBackup(t, a) {
       const me = t.s.cl[a.c];
       const prior = cas(t, me.bk[a.x], me.vOld, me.vNew, `c${a.c}`);
+      // I9 ([L179]): a backup's first change in round u is a round-u writer's CAS from x_u.
+      if (prior === me.vOld && prior !== me.vNew && !kv && (me.rd !== t.s.g.rnd || prior !== t.s.g.cur)) {
+        broke(t, `I9: c${a.c} of round ${me.rd} changes r${me.bk[a.x]} from ${prior} in round ${t.s.g.rnd}`);
+      }
       const vl = me.vl.slice();
       vl[a.x] = prior;
       setClient(t, a.c, { vl });
@@ -395,7 +411,12 @@ export function buildMachine(config: FuseeConfig, variant?: string): Machine<Fus
     // Alg. 1 l.14: CAS(b, v_list[b] -> v_new) on each backup not yet holding v_new; result ignored.
     fixup(t, a) {
       const me = t.s.cl[a.c];
-      cas(t, me.bk[a.x], me.vl[a.x], me.vNew, `c${a.c} fix-up`);
+      const prior = cas(t, me.bk[a.x], me.vl[a.x], me.vNew, `c${a.c} fix-up`);
+      // I9: the second change of a backup in a round is the round winner's fix-up.
+      if (prior === me.vl[a.x] && prior !== me.vNew && !kv && (me.rd !== t.s.g.rnd || !t.s.g.wins.includes(`${me.rd}:${me.vNew}`))) {
+        broke(t, `I9: c${a.c}, winner of round ${me.rd}, fixes up r${me.bk[a.x]} in round ${t.s.g.rnd}`);
+      }
+      if (!t.s.g.fixing) setGhost(t, { fixing: true });
       const vl = me.vl.slice();
       vl[a.x] = me.vNew;
       const done = vl.every((v) => v === me.vNew);
@@ -552,7 +573,7 @@ export function buildMachine(config: FuseeConfig, variant?: string): Machine<Fus
         if (c.pc === 'RF') next = { ...next, pc: 'RF2', rpc: s };
         return next;
       });
-      setGhost(t, { rnd: t.s.g.rnd + 1, ph: insertSorted(t.s.g.ph, s) });
+      setGhost(t, { rnd: t.s.g.rnd + 1, ph: insertSorted(t.s.g.ph, s), cur: s, snap: '', fixing: false });
       t.s.fenced = false;
     },
   };
@@ -682,7 +703,7 @@ export function buildMachine(config: FuseeConfig, variant?: string): Machine<Fus
     mnLeft: crashBudget,
     clLeft: config.clientCrashes,
     cl: config.clients.map(() => idleClient(0, Rec.Live, [NONE, 0, NONE])),
-    g: { rnd: 0, ph: [0], props: [], wins: [], dead: [], tv: '' },
+    g: { rnd: 0, ph: [0], props: [], wins: [], dead: [], cur: 0, snap: '', fixing: false, tv: '' },
     mon: monInit(model),
   });
 
@@ -714,8 +735,8 @@ function makeInvariants(config: FuseeConfig, kv: boolean): Record<string, (s: Fu
   };
   // Transition invariants are checked when the step fires and recorded in the ghost (the
   // first one broken); each is reported under its own name.
-  // I2 and I5 need unique values, which the KV level does not have (DELETE writes the empty slot).
-  const transition = kv ? ['I4', 'I8', 'I11', 'I12', 'I13', 'I17', 'I18'] : ['I2', 'I4', 'I5', 'I8', 'I11', 'I12', 'I13', 'I17', 'I18'];
+  // I2, I5, I9 and I10 need unique values, which the KV level does not have (DELETE writes the empty slot).
+  const transition = kv ? ['I4', 'I8', 'I11', 'I12', 'I13', 'I17', 'I18'] : ['I2', 'I4', 'I5', 'I8', 'I9', 'I10', 'I11', 'I12', 'I13', 'I17', 'I18'];
   for (const name of transition) all[name] = (s) => (s.g.tv.startsWith(`${name}:`) ? s.g.tv : true);
   if (kv) return all;
   return {
