@@ -18,7 +18,7 @@ import { fingerprint, makeEncoder, Words } from './encode.ts';
 import { loadMachine } from './load.ts';
 import { prepare } from './prepare.ts';
 import { bfs } from './search.ts';
-import { collisionProbability, MAX_LOAD, sharedAdd, sharedRehash } from './store.ts';
+import { collisionProbability, MAX_LOAD, sharedAdd } from './store.ts';
 import { CTL, type ToCoordinator, type ToWorker, type WorkerViolation } from './protocol.ts';
 import type { Action, ExploreOptions, ExploreResult, ExploreTarget, Machine } from './types.ts';
 
@@ -82,7 +82,7 @@ export async function parallelBfs(target: ExploreTarget, options: ExploreOptions
   const fp = new Int32Array(2);
   let capacity = options.tableCapacity ?? INITIAL_CAPACITY;
   let tableBuf = new SharedArrayBuffer(8 * capacity);
-  let table = new Int32Array(tableBuf);
+  const table = new Int32Array(tableBuf);
   const ctlBuf = new SharedArrayBuffer(4 * CTL.size);
   const ctl = new Int32Array(ctlBuf);
   const inits = machine.init();
@@ -104,19 +104,16 @@ export async function parallelBfs(target: ExploreTarget, options: ExploreOptions
     const sendTable = () => Promise.all(workers.map((w) => w.ask({ type: 'table', table: tableBuf, capacity, ctl: ctlBuf })));
     /** New states each worker may insert: the table stays under its load limit, the run near its budget. */
     const quota = () => Math.max(0, Math.floor((Math.min(capacity * MAX_LOAD, maxStates) - count) / n));
-    /** Grows the table (workers idle) until every worker has room for a good share. */
+    /** Grows the table (workers idle) until every worker has room for a good share; the workers copy it. */
     const ensureRoom = async () => {
-      let grew = false;
-      while (Math.floor((capacity * MAX_LOAD - count) / n) < Math.max(64, count / (16 * n))) {
-        const bigger = Math.ceil(capacity * PARALLEL_GROWTH);
-        const nextBuf = new SharedArrayBuffer(8 * bigger);
-        sharedRehash(table, new Int32Array(nextBuf), bigger);
-        tableBuf = nextBuf;
-        table = new Int32Array(nextBuf);
-        capacity = bigger;
-        grew = true;
-      }
-      if (grew) await sendTable();
+      let bigger = capacity;
+      while (Math.floor((bigger * MAX_LOAD - count) / n) < Math.max(64, count / (16 * n))) bigger = Math.ceil(bigger * PARALLEL_GROWTH);
+      if (bigger === capacity) return;
+      const nextBuf = new SharedArrayBuffer(8 * bigger);
+      await Promise.all(workers.map((w, part) => w.ask({ type: 'rehash', from: tableBuf, to: nextBuf, capacity: bigger, part, parts: n })));
+      tableBuf = nextBuf;
+      capacity = bigger;
+      await sendTable();
     };
     await sendTable();
     await Promise.all(workers.map((w, i) => w.ask({ type: 'seed', indices: fresh.filter((_, j) => j % n === i) })));

@@ -204,15 +204,3 @@ export function sharedAdd(t: Int32Array, capacity: number, hi: number, lo: numbe
     i = i + 1 === capacity ? 0 : i + 1;
   }
 }
-
-/** Copies every fingerprint of a shared table into a larger one (no worker is running). */
-export function sharedRehash(from: Int32Array, to: Int32Array, capacity: number): void {
-  for (let j = 0; j < from.length; j += 2) {
-    const hi = from[j];
-    if (hi === 0) continue;
-    let i = home(hi, capacity);
-    while (to[2 * i] !== 0) i = i + 1 === capacity ? 0 : i + 1;
-    to[2 * i] = hi;
-    to[2 * i + 1] = from[j + 1];
-  }
-}

@@ -121,6 +121,17 @@ port.on('message', (m: ToWorker) => {
       ctl = new Int32Array(m.ctl);
       send({ type: 'ready' });
       return;
+    case 'rehash': {
+      const from = new Int32Array(m.from);
+      const to = new Int32Array(m.to);
+      const slots = from.length / 2;
+      const end = Math.floor((slots * (m.part + 1)) / m.parts);
+      for (let i = Math.floor((slots * m.part) / m.parts); i < end; i++) {
+        if (from[2 * i] !== 0) sharedAdd(to, m.capacity, from[2 * i], from[2 * i + 1]);
+      }
+      send({ type: 'ready' });
+      return;
+    }
     case 'seed':
       frontier = machine.init().filter((_, k) => m.indices.includes(k));
       send({ type: 'ready' });
