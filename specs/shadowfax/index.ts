@@ -4,16 +4,19 @@ import type { ConfigDef, MutantDef, SpecDef } from '../../checkers/explore/types
 import { buildShadowfax } from './spec.ts';
 import { R, RS, RT, type ShadowfaxConfig } from './state.ts';
 
+/** The core keys (§6.3 B0): k in the migrating range R, j in RS, which stays on S. */
+const kAndJ: ShadowfaxConfig['keys'] = [
+  { name: 'k', range: R, entry: 0, init: 0 },
+  { name: 'j', range: RS, entry: 1, init: 0 },
+];
+
 const configs: ConfigDef<ShadowfaxConfig>[] = [
   {
     name: 'B0',
     description: 'core (§6.3 B0, reduced): S with 2 threads, keys k∈R and j∈RS, two client threads with one RMW each, no tiers, no crash',
     tier: 'default',
     config: {
-      keys: [
-        { name: 'k', range: R, entry: 0, init: 0 },
-        { name: 'j', range: RS, entry: 1, init: 0 },
-      ],
+      keys: kAndJ,
       sourceThreads: 2,
       clients: [
         { sThread: 0, script: [{ f: 'rmw', key: 'k', arg: 1 }] },
@@ -28,10 +31,7 @@ const configs: ConfigDef<ShadowfaxConfig>[] = [
     description: 'B0 with one client thread pipelining two ops (RMW k, upsert j) at depth 2 over a 2-thread source',
     tier: 'default',
     config: {
-      keys: [
-        { name: 'k', range: R, entry: 0, init: 0 },
-        { name: 'j', range: RS, entry: 1, init: 0 },
-      ],
+      keys: kAndJ,
       sourceThreads: 2,
       clients: [{ sThread: 0, script: [{ f: 'rmw', key: 'k', arg: 1 }, { f: 'upsert', key: 'j', arg: 7 }] }],
       depth: 2,
@@ -73,10 +73,7 @@ const configs: ConfigDef<ShadowfaxConfig>[] = [
     description: 'B0 with batches of two ops: one client thread sends [RMW j, RMW k] as one batch to a 2-thread source',
     tier: 'default',
     config: {
-      keys: [
-        { name: 'k', range: R, entry: 0, init: 0 },
-        { name: 'j', range: RS, entry: 1, init: 0 },
-      ],
+      keys: kAndJ,
       sourceThreads: 2,
       clients: [{ sThread: 0, script: [{ f: 'rmw', key: 'j', arg: 1 }, { f: 'rmw', key: 'k', arg: 1 }] }],
       depth: 2,
