@@ -3,11 +3,15 @@ import type { SpecDef } from '../checkers/explore/types.ts';
 import { spec as shadowfax } from './shadowfax/index.ts';
 import { spec as fusee } from './fusee/index.ts';
 import { spec as minos } from './minos/index.ts';
+import { spec as rowan } from './rowan/index.ts';
+import { spec as swarm } from './swarm/index.ts';
 
 export const specs: SpecDef[] = [
   shadowfax,
   fusee,
   minos,
+  rowan,
+  swarm,
 ];
 
 export function findSpec(name: string): SpecDef | undefined {
