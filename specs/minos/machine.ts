@@ -388,8 +388,6 @@ export function createMachine(su: Setup) {
         return !lt(r!.gd, th.tau);
       case 'persistWait':
         return full(th.ackP, n) && (mutant === 'M16' || scopeDurableHere(s, n, th.sc, scopeItems(s, th.sc)));
-      case 'load':
-        return true;
       default:
         return true;
     }
