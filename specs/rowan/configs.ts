@@ -35,7 +35,7 @@ export const configs: ConfigDef<RowanConfig>[] = [
   },
   {
     name: 'RK-1',
-    description: 'K3 (P=s0, B1=s1, B2=s2), 1 worker, c0 PUT;GET, c1 PUT, one crash of P, CommitVer on (1 send)',
+    description: 'K3 (P=s0, B1=s1, B2=s2), 1 worker, c0 PUT;GET, c1 PUT, one crash of P',
     tier: 'default',
     config: {
       ...base,
@@ -44,14 +44,13 @@ export const configs: ConfigDef<RowanConfig>[] = [
       workers: 1,
       clients: [[put(), get()], [put()]],
       failKinds: ['crash'],
-      commitVer: 1,
     },
   },
   {
     name: 'RK-CV',
-    description: 'K2, 2 workers (two QPs to the backup), c0 PUT, c1 PUT, CommitVer on (1 send), no failures',
+    description: 'K2, 2 workers (two QPs to the backup), keys k0 and k1, c0 PUT k0, c1 PUT k1, CommitVer on (1 send), no failures',
     tier: 'default',
-    config: { ...base, clients: [[put()], [put()]], failures: 0, commitVer: 1 },
+    config: { ...base, keyShard: [0, 0], clients: [[put(0)], [put(1)]], failures: 0, commitVer: 1 },
   },
   {
     name: 'RK-2',
@@ -67,13 +66,13 @@ export const configs: ConfigDef<RowanConfig>[] = [
   },
   {
     name: 'RK-MIG',
-    description: 'src s0, backup s1, target s2; 1 worker; c0 PUT, c1 DEL;GET; migration of the shard to s2; one crash of s0 or s2',
+    description: 'src s0, backup s1, target s2; 1 worker; c0 PUT, c1 DEL; migration of the shard to s2; one crash of s0 or s2',
     tier: 'full',
     config: {
       ...base,
       servers: 3,
       workers: 1,
-      clients: [[put()], [del(), get()]],
+      clients: [[put()], [del()]],
       failKinds: ['crash'],
       failTargets: [0, 2],
       migrate: { src: 0, tgt: 2 },

@@ -292,7 +292,7 @@ export function encodeState(st: RowanState): string {
 function encSeg(g: Seg): string {
   let code = segCode.get(g);
   if (code === undefined) {
-    code = `${g.id}${g.log}${g.st[0]}${+g.dg}${encList(g.mv)}[${g.es.map(encEntry).join(' ')}]`;
+    code = `${g.id}${g.log}${g.st}${+g.dg}${encList(g.mv)}[${g.es.map(encEntry).join(' ')}]`;
     segCode.set(g, code);
   }
   return code;
