@@ -10,7 +10,7 @@
 
 import { appendHash, fmix32, hashString, show } from '../hash.ts';
 import { IntPairMap } from '../intmap.ts';
-import { UNKNOWN, type Model, type Operation } from '../types.ts';
+import { UNKNOWN, type Model, type Operation, type StepResult } from '../types.ts';
 
 export interface KvInput {
   f: 'get' | 'put' | 'append';
@@ -64,6 +64,8 @@ class ValueTable {
   private readonly hashes: number[] = [0];
   /** The per-key state of each value, made once: steps allocate no states. */
   readonly values: KvValue[];
+  /** The legal step result leading to each value, made once too: the search's hot loop allocates nothing here. */
+  readonly results: StepResult<KvValue>[];
   /** Ids by hashString: the latest id with that hash, then a chain through sameHash. */
   private readonly byHash = new IntPairMap();
   private readonly sameHash: number[] = [-1];
@@ -75,6 +77,7 @@ class ValueTable {
 
   constructor() {
     this.values = [{ table: this, id: 0 }];
+    this.results = [{ ok: true, state: this.values[0] }];
   }
 
   keyId(key: string): number {
@@ -95,7 +98,9 @@ class ValueTable {
     const id = this.strings.length;
     this.strings.push(v);
     this.hashes.push(h);
-    this.values.push({ table: this, id });
+    const value = { table: this, id };
+    this.values.push(value);
+    this.results.push({ ok: true, state: value });
     this.sameHash.push(latest);
     if (latest === -1) this.byHash.add(h, 0, id);
     else this.byHash.set(h, 0, id);
@@ -129,15 +134,16 @@ export const kvAppend: Model<KvValue, KvInput, unknown> = {
   name: 'kv-append',
   init: () => new ValueTable().values[0],
   step(s, input, output) {
+    const table = s.table;
     switch (input.f) {
       case 'get':
-        return { ok: output === UNKNOWN || output === s.table.strings[s.id], state: s };
+        return output === UNKNOWN || output === table.strings[s.id] ? table.results[s.id] : { ok: false, state: s };
       case 'put': {
         const v = argument(input);
-        return { ok: true, state: s.table.values[s.table.intern(v, hashString(v))] };
+        return table.results[table.intern(v, hashString(v))];
       }
       case 'append':
-        return { ok: true, state: s.table.values[s.table.append(s.id, argument(input))] };
+        return table.results[table.append(s.id, argument(input))];
     }
     return unknownOperation(input);
   },
