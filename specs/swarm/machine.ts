@@ -173,11 +173,6 @@ const removeOne = (xs: number[][], m: number[]): number[][] => {
   return [...xs.slice(0, i), ...xs.slice(i + 1)];
 };
 
-export const MUTANT_FLAGS = [
-  'M1', 'M2', 'M3', 'M4', 'M5', 'M6', 'M7', 'M8', 'M9', 'M10', 'M11', 'M12', 'M13', 'M14', 'M15', 'M16',
-  'M17', 'M18', 'M19', 'N1', 'N2', 'N3', 'N4', 'N5', 'N6', 'N7', 'N8', 'L1', 'HAZARD',
-] as const;
-
 export function buildMachine(cfg: SwarmConfig, variant?: string): Machine<State, SwarmAction> {
   const mutant = variant ?? '';
   const { n } = cfg;
