@@ -23,11 +23,11 @@ export const mutants: MutantDef[] = [
   { name: 'M17', description: 't-log segment committed when full, before its entries are ACKed', breaks: '§4.2.1 L247', kind: 'safety', config: 'RK-COLD', expect: 'I7' },
   { name: 'M19', description: 'a backup still re-replicating can be promoted', breaks: '§4.5 L298, extraction §3.4(a)', kind: 'safety', config: 'RK-2', expect: 'H2' },
   { name: 'M20a', description: 'the migration target serves before MIGRATE_VERSION and does not continue the counter', breaks: '§4.6 L308', kind: 'safety', config: 'RK-MIG', expect: 'I12' },
-  { name: 'M20b', description: 'the source sends MIGRATE_VERSION before its in-flight PUTs finish', breaks: '§4.6 L308', kind: 'safety', config: 'RK-MIG', expect: 'I5' },
+  { name: 'M20b', description: 'the source sends MIGRATE_VERSION before its in-flight PUTs finish', breaks: '§4.6 L308', kind: 'safety', config: 'RK-MIG', expect: 'I1' },
   { name: 'M21', description: 'the migration target forwards a GET for a tombstoned key to the source', breaks: '§4.6 L311', kind: 'safety', config: 'RK-MIG', expect: 'H2' },
   { name: 'M22', description: 'paper-literal rollback: the source resumes serving without reconciliation', breaks: '§4.6 L315', kind: 'safety', config: 'RK-MIG', expect: 'I6' },
   { name: 'M24', description: 'GC cleans used (uncommitted) segments', breaks: '§4.4 L284', kind: 'safety', config: 'RK-GC', expect: 'I14' },
-  { name: 'M25', description: 'a server accepts requests whose term is lower than its cached term', breaks: '§4.5 L294, §4.6 L308', kind: 'safety', config: 'RK-MIG', expect: 'I5' },
+  { name: 'M25', description: 'a server accepts requests whose term is lower than its cached term', breaks: '§4.5 L294, §4.6 L308', kind: 'safety', config: 'RK-MIG', expect: 'I6' },
   { name: 'M26', description: 'scattered entries stored as committed at once', breaks: '§4.5 L296, §4.2.1 L243', kind: 'safety', config: 'RK-1', expect: 'I7' },
 ];
 
