@@ -2,31 +2,14 @@ import fc from 'fast-check';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { checkHistorySync } from '../lin/index.ts';
 import { etcdCasRegister, queue, register } from '../lin/models/index.ts';
-import type { Model, NondeterministicModel, Operation } from '../lin/types.ts';
+import type { Model, NondeterministicModel } from '../lin/types.ts';
 import { advance, initialMonitor, permuteMonitor, stepper, withMonitor } from './monitor.ts';
 import { referenceBfs } from './reference.ts';
 import type { ObservedEvent } from './types.ts';
 import { replicatedRegister } from './fixtures/replicated-register.ts';
 import { encodeValue, Words } from './encode.ts';
+import { toOperations } from './histories.ts';
 import { exploreSync } from './index.ts';
-
-/** The history a prefix of events describes, as the WGL checker takes it. */
-function toOperations(events: readonly ObservedEvent[]): Operation[] {
-  const ops: (Operation | null)[] = [];
-  const open = new Map<number, number>();
-  events.forEach((e, t) => {
-    if (e.kind === 'invoke') {
-      open.set(e.client, ops.length);
-      ops.push({ client: e.client, input: e.input, call: t });
-      return;
-    }
-    const i = open.get(e.client)!;
-    open.delete(e.client);
-    if (e.kind === 'return') ops[i] = { ...ops[i]!, ret: t, output: e.output };
-    if (e.kind === 'fail') ops[i] = null;
-  });
-  return ops.filter((o): o is Operation => o !== null);
-}
 
 /** Random well-formed event sequences: a client invokes only when idle. */
 function events(clients: number, inputs: fc.Arbitrary<unknown>, outputs: (input: unknown) => fc.Arbitrary<unknown>) {
