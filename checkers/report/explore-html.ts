@@ -16,12 +16,6 @@ export interface ExploreHtmlOptions {
   maxSteps?: number;
 }
 
-/** The spec's own state inside the explorer's wrapper (the monitor adds m and h). */
-function specState(state: unknown): unknown {
-  if (state !== null && typeof state === 'object' && 's' in state && 'm' in state && 'h' in state) return (state as { s: unknown }).s;
-  return state;
-}
-
 function renderValue(value: unknown, path: string, changed: ReadonlySet<string>, indent: string, key: string): string {
   const hit = changed.has(path) || changed.has(`${path}.length`);
   const label = key ? `${esc(key)}: ` : '';
@@ -52,7 +46,7 @@ function actionDetail(a: Action): string {
     .join('\n');
 }
 
-/** The client history of the counterexample, re-observed step by step. */
+/** The client history of the counterexample, re-observed step by step (its states are the spec's own). */
 function historyBars(cx: Counterexample, machine: Machine): Bar[] {
   const observer = machine.history;
   if (!observer) return [];
@@ -62,9 +56,9 @@ function historyBars(cx: Counterexample, machine: Machine): Bar[] {
   const inputs = new Map<Bar, unknown>();
   const bars: Bar[] = [];
   const open = new Map<number, Bar>();
-  let before = specState(cx.initial);
+  let before = cx.initial;
   cx.steps.forEach((step, k) => {
-    const after = specState(step.state);
+    const after = step.state;
     const events: readonly ObservedEvent[] = observer.observe(before, step.action, after);
     for (const e of events) {
       if (e.kind === 'invoke') {
