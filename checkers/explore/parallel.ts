@@ -18,7 +18,7 @@ import { fingerprint, makeEncoder, Words } from './encode.ts';
 import { loadMachine } from './load.ts';
 import { prepare } from './prepare.ts';
 import { bfs } from './search.ts';
-import { collisionProbability, MAX_LOAD, sharedAdd } from './store.ts';
+import { collisionProbability, MAX_LOAD, rehash, sharedAdd } from './store.ts';
 import { CTL, type ToCoordinator, type ToWorker, type WorkerViolation } from './protocol.ts';
 import type { Action, ExploreOptions, ExploreResult, ExploreTarget, Machine } from './types.ts';
 
@@ -109,8 +109,10 @@ export async function parallelBfs(target: ExploreTarget, options: ExploreOptions
       let bigger = capacity;
       while (Math.floor((bigger * MAX_LOAD - count) / n) < Math.max(64, count / (16 * n))) bigger = Math.ceil(bigger * PARALLEL_GROWTH);
       if (bigger === capacity) return;
+      // Here, with plain writes, while the workers wait: the copy streams (see rehash), so
+      // it is faster than splitting it between threads that must then compare-and-swap.
       const nextBuf = new SharedArrayBuffer(8 * bigger);
-      await Promise.all(workers.map((w, part) => w.ask({ type: 'rehash', from: tableBuf, to: nextBuf, capacity: bigger, part, parts: n })));
+      rehash(new Int32Array(tableBuf), new Int32Array(nextBuf), bigger);
       tableBuf = nextBuf;
       capacity = bigger;
       await sendTable();

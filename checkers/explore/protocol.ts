@@ -17,8 +17,6 @@ export interface WorkerViolation {
 export type ToWorker =
   | { type: 'table'; table: SharedArrayBuffer; capacity: number; ctl: SharedArrayBuffer }
   | { type: 'seed'; indices: number[] }
-  /** copy slots [part/parts, (part+1)/parts) of `from` into `to` (a larger table) */
-  | { type: 'rehash'; from: SharedArrayBuffer; to: SharedArrayBuffer; capacity: number; part: number; parts: number }
   /** quota: how many new states the worker may insert before it pauses (for the table to grow) */
   | { type: 'level'; depth: number; cut: boolean; quota: number }
   | { type: 'resume'; quota: number }

@@ -68,6 +68,33 @@ describe('exploreSync on the racy counter', () => {
     expect(r.states).toBeLessThan(7646);
   });
 
+  it('batches BFS levels without changing what it finds (the exact store runs the plain loop)', () => {
+    const same = (m: Machine<any, any>, options = {}) => {
+      const a = exploreSync(m, { ...options, store: 'exact' });
+      const b = exploreSync(m, options);
+      expect([b.status, b.states, b.transitions, b.depth, b.coverage]).toEqual([a.status, a.states, a.transitions, a.depth, a.coverage]);
+      expect(b.violations.map((v) => v.steps.map((s) => s.action.label))).toEqual(a.violations.map((v) => v.steps.map((s) => s.action.label)));
+      return b;
+    };
+    same(racyCounter(3, 3), { maxStates: 1000 });
+    same(racyCounter(3, 3), { maxDepth: 7 });
+    same(racyCounter(3, 2, { lostUpdateIsBug: true }), { all: true });
+    // A wide level where state 10 leads to a violation and states above `bad` throw when
+    // expanded: within one batch, the violation is found first as in the plain loop; a
+    // throw met first is thrown as in the plain loop.
+    const wide = (bad: number): Machine<number, { label: string; to: number }> => ({
+      init: () => [0],
+      actions: (s) => (s === 0 ? Array.from({ length: 100 }, (_, i) => ({ label: `go(${i + 1})`, to: i + 1 })) : s <= 100 ? [{ label: 'step', to: s + 1000 }] : []),
+      next: (s, a) => {
+        if (s > bad && s <= 100) throw new Error(`step from ${s}`);
+        return a.to;
+      },
+      invariants: { below1010: (s) => (s === 1010 ? 'reached 1010' : true) },
+    });
+    expect(same(wide(20)).violations[0].property).toBe('below1010');
+    for (const store of ['exact', 'fingerprint'] as const) expect(() => exploreSync(wide(5), { store })).toThrow('step from 6');
+  });
+
   it('finds a deadlock and can be told not to', () => {
     const m: Machine<number> = {
       init: () => [0],

@@ -87,6 +87,12 @@ export class Run<S, A extends Action> {
     const w = this.words;
     this.encode(s, w);
     fingerprint(w.buf, w.length, this.fp);
+    return this.insert(s, parent, index, depth);
+  }
+
+  /** add() for a state whose fingerprint is already in this.fp (fingerprint store only). */
+  insert(s: S, parent: number, index: number, depth: number): number {
+    const w = this.words;
     if (this.store.size >= this.maxStates) {
       // Whether it is new decides whether the budget truly cut the search.
       if (!this.isKnown()) return FULL;
@@ -190,37 +196,135 @@ export function bfs<S, A extends Action>(machine: Machine<S, A>, options: Explor
       ids.push(id);
     }
   }
+  const batched = run.store instanceof FingerprintStore ? new Batch<S, A>(run.store) : undefined;
   for (let depth = 0; states.length > 0 && run.stopped === undefined; depth++) {
     let nextStates: S[] = [];
     let nextIds: number[] = [];
-    for (let i = 0; i < states.length && run.stopped === undefined; i++) {
-      const s = states[i];
-      const enabled = machine.actions(s);
-      if (depth >= run.maxDepth) {
-        if (enabled.length > 0) run.depthCut = true;
-        else run.expand(s, ids[i], enabled);
-        continue;
-      }
-      run.expand(s, ids[i], enabled);
-      run.tick(states.length - i + nextStates.length);
-      for (let k = 0; k < enabled.length; k++) {
-        run.transitions++;
-        const t = machine.next(s, enabled[k]);
-        const id = run.add(t, ids[i], k, depth + 1);
-        if (id >= 0) {
-          nextStates.push(t);
-          nextIds.push(id);
-        } else if (id === FULL) {
-          run.stopped ??= `state budget of ${run.maxStates} reached`;
-          break;
+    if (batched && depth < run.maxDepth) {
+      batched.level(run, states, ids, depth, nextStates, nextIds);
+    } else {
+      for (let i = 0; i < states.length && run.stopped === undefined; i++) {
+        const s = states[i];
+        const enabled = machine.actions(s);
+        if (depth >= run.maxDepth) {
+          if (enabled.length > 0) run.depthCut = true;
+          else run.expand(s, ids[i], enabled);
+          continue;
         }
-        if (run.stopped !== undefined) break;
+        run.expand(s, ids[i], enabled);
+        run.tick(states.length - i + nextStates.length);
+        for (let k = 0; k < enabled.length; k++) {
+          run.transitions++;
+          const t = machine.next(s, enabled[k]);
+          const id = run.add(t, ids[i], k, depth + 1);
+          if (id >= 0) {
+            nextStates.push(t);
+            nextIds.push(id);
+          } else if (id === FULL) {
+            run.stopped ??= `state budget of ${run.maxStates} reached`;
+            break;
+          }
+          if (run.stopped !== undefined) break;
+        }
       }
     }
     states = nextStates;
     ids = nextIds;
   }
   return run.result('bfs');
+}
+
+/** States expanded together by the batched breadth-first level. */
+const BATCH = 32;
+/** Keeps the table reads of Batch.level from being optimised away. */
+let touched = 0;
+
+/**
+ * One BFS level over a fingerprint store, in batches: the successors of BATCH states are
+ * computed and fingerprinted first, then the table slots they hash to are read in one
+ * tight loop (independent loads, so their cache misses overlap instead of each stalling
+ * the search in turn), and only then are they inserted, in the same order and with the
+ * same checks as the plain loop above — the same states, numbers and counterexamples.
+ */
+class Batch<S, A extends Action> {
+  private succ: S[] = [];
+  private his = new Int32Array(256);
+  private los = new Int32Array(256);
+  private enabled: A[][] = [];
+  private ends: number[] = [];
+
+  constructor(private readonly store: FingerprintStore) {}
+
+  level(run: Run<S, A>, states: S[], ids: number[], depth: number, nextStates: S[], nextIds: number[]): void {
+    const machine = run.machine;
+    const w = run.words;
+    const fp = run.fp;
+    for (let i0 = 0; i0 < states.length && run.stopped === undefined; ) {
+      // Successors of states[i0..i1) and their fingerprints. Should a spec's step throw,
+      // the batch ends before that state, which the next batch then meets first, exactly
+      // where the plain loop would have.
+      let n = 0;
+      let i1 = i0;
+      for (; i1 < states.length && i1 - i0 < BATCH; i1++) {
+        const s = states[i1];
+        try {
+          const enabled = machine.actions(s);
+          if (n + enabled.length > this.his.length) this.grow(n + enabled.length);
+          for (let k = 0; k < enabled.length; k++) {
+            const t = machine.next(s, enabled[k]);
+            run.encode(t, w);
+            fingerprint(w.buf, w.length, fp);
+            this.succ[n] = t;
+            this.his[n] = fp[0];
+            this.los[n] = fp[1];
+            n++;
+          }
+          this.enabled[i1 - i0] = enabled;
+          this.ends[i1 - i0] = n;
+        } catch (e) {
+          if (i1 === i0) throw e;
+          break;
+        }
+      }
+      touched ^= this.store.touch(this.his, i1 === i0 ? 0 : this.ends[i1 - i0 - 1]);
+      let j = 0;
+      for (let i = i0; i < i1 && run.stopped === undefined; i++) {
+        const s = states[i];
+        const enabled = this.enabled[i - i0];
+        run.expand(s, ids[i], enabled);
+        run.tick(states.length - i + nextStates.length);
+        j = i === i0 ? 0 : this.ends[i - i0 - 1];
+        for (let k = 0; k < enabled.length; k++, j++) {
+          run.transitions++;
+          fp[0] = this.his[j];
+          fp[1] = this.los[j];
+          const t = this.succ[j];
+          const id = run.insert(t, ids[i], k, depth + 1);
+          if (id >= 0) {
+            nextStates.push(t);
+            nextIds.push(id);
+          } else if (id === FULL) {
+            run.stopped ??= `state budget of ${run.maxStates} reached`;
+            break;
+          }
+          if (run.stopped !== undefined) break;
+        }
+      }
+      this.succ.fill(undefined as S, 0, n);
+      i0 = i1;
+    }
+  }
+
+  private grow(min: number): void {
+    let size = this.his.length * 2;
+    while (size < min) size *= 2;
+    const his = new Int32Array(size);
+    const los = new Int32Array(size);
+    his.set(this.his);
+    los.set(this.los);
+    this.his = his;
+    this.los = los;
+  }
 }
 
 export function dfs<S, A extends Action>(machine: Machine<S, A>, options: ExploreOptions): ExploreResult {

@@ -23,6 +23,23 @@ function home(h: number, capacity: number): number {
   return i < capacity ? i : capacity - 1;
 }
 
+/**
+ * Copies every fingerprint of table `from` into the empty table `to` of `capacity` slots,
+ * with plain writes (one writer). The home slot grows with the fingerprint and linear
+ * probing keeps each one near its home, so scanning `from` in order writes `to` almost in
+ * order: the copy streams through memory rather than missing the cache at every insert.
+ */
+export function rehash(from: Int32Array, to: Int32Array, capacity: number): void {
+  for (let j = 0; j < from.length; j += 2) {
+    const hi = from[j];
+    if (hi === 0) continue;
+    let i = home(hi, capacity);
+    while (to[2 * i] !== 0) i = i + 1 === capacity ? 0 : i + 1;
+    to[2 * i] = hi;
+    to[2 * i + 1] = from[j + 1];
+  }
+}
+
 export const MAX_LOAD = 0.75;
 const GROWTH = 1.5;
 
@@ -51,6 +68,18 @@ export class FingerprintStore implements StateStore {
     return false;
   }
 
+  /**
+   * Reads the home slot of each of his[0..n) and returns a value made of them: a batch of
+   * independent loads whose cache misses overlap, so that the inserts that follow hit cache.
+   */
+  touch(his: Int32Array, n: number): number {
+    const t = this.table;
+    const cap = this.capacity;
+    let x = 0;
+    for (let k = 0; k < n; k++) x ^= t[2 * home(his[k], cap)];
+    return x;
+  }
+
   addFingerprint(hi: number, lo: number): boolean {
     const t = this.table;
     const cap = this.capacity;
@@ -69,17 +98,9 @@ export class FingerprintStore implements StateStore {
   }
 
   private grow(): void {
-    const old = this.table;
     const cap = Math.ceil(this.capacity * GROWTH);
     const t = new Int32Array(2 * cap);
-    for (let j = 0; j < old.length; j += 2) {
-      const hi = old[j];
-      if (hi === 0) continue;
-      let i = home(hi, cap);
-      while (t[2 * i] !== 0) i = i + 1 === cap ? 0 : i + 1;
-      t[2 * i] = hi;
-      t[2 * i + 1] = old[j + 1];
-    }
+    rehash(this.table, t, cap);
     this.table = t;
     this.capacity = cap;
     this.limit = Math.floor(cap * MAX_LOAD);
@@ -183,12 +204,18 @@ export function collisionProbability(distinct: number): number {
  * by a compare-and-swap on its high half; its low half is written next and is never 0, so
  * a reader that sees a claimed slot with low half 0 waits for the writer to finish.
  * Returns true when this call inserted the fingerprint.
+ *
+ * Slots are first read with plain loads: a slot only ever goes from empty to claimed to
+ * complete, so a stale read is either 0 (and the compare-and-swap then sees the truth) or
+ * the final value, and an aligned Int32Array read never tears. Plain loads matter for
+ * speed: V8 serialises Atomics.load, so each probe would pay a whole memory latency,
+ * while plain loads of a batch overlap (sharedTouch).
  */
 export function sharedAdd(t: Int32Array, capacity: number, hi: number, lo: number): boolean {
   let i = home(hi, capacity);
   for (;;) {
     const j = 2 * i;
-    let h = Atomics.load(t, j);
+    let h = t[j];
     if (h === 0) {
       h = Atomics.compareExchange(t, j, 0, hi);
       if (h === 0) {
@@ -197,10 +224,17 @@ export function sharedAdd(t: Int32Array, capacity: number, hi: number, lo: numbe
       }
     }
     if (h === hi) {
-      let l = Atomics.load(t, j + 1);
+      let l = t[j + 1];
       while (l === 0) l = Atomics.load(t, j + 1);
       if (l === lo) return false;
     }
     i = i + 1 === capacity ? 0 : i + 1;
   }
+}
+
+/** FingerprintStore.touch for the shared table. */
+export function sharedTouch(t: Int32Array, capacity: number, his: Int32Array, n: number): number {
+  let x = 0;
+  for (let k = 0; k < n; k++) x ^= t[2 * home(his[k], capacity)];
+  return x;
 }

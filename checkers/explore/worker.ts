@@ -8,7 +8,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { fingerprint, makeEncoder, Words } from './encode.ts';
 import { loadMachine } from './load.ts';
 import { prepare } from './prepare.ts';
-import { sharedAdd } from './store.ts';
+import { sharedAdd, sharedTouch } from './store.ts';
 import type { Action, ExploreOptions, ExploreTarget, Machine } from './types.ts';
 import { CTL, type ToCoordinator, type ToWorker, type WorkerViolation } from './protocol.ts';
 
@@ -59,6 +59,27 @@ function familyCount(enabled: readonly Action[]): void {
   }
 }
 
+/** States expanded together (see Batch in search.ts: the table reads of a batch overlap). */
+const BATCH = 32;
+let succ: unknown[] = [];
+let his = new Int32Array(256);
+let los = new Int32Array(256);
+const enabledOf: Action[][] = [];
+const ends: number[] = [];
+/** Keeps the table reads from being optimised away. */
+let touched = 0;
+
+function room(min: number): void {
+  let size = his.length * 2;
+  while (size < min) size *= 2;
+  const h = new Int32Array(size);
+  const l = new Int32Array(size);
+  h.set(his);
+  l.set(los);
+  his = h;
+  los = l;
+}
+
 /**
  * Expands frontier[resume..]; pauses once it has inserted `quota` new states (so that the
  * coordinator can grow the table or stop at the state budget), or stops when told to.
@@ -76,38 +97,64 @@ function runLevel(): void {
     if (!options.all) Atomics.store(ctl, CTL.stop, 1);
   };
   let i = resume;
-  for (; i < frontier.length; i++) {
+  batches: while (i < frontier.length) {
     if (Atomics.load(ctl, CTL.stop) !== 0) break;
-    if (added >= quota) break;
-    const s = frontier[i];
-    const enabled = machine.actions(s);
-    if (enabled.length === 0) {
-      if (checkDeadlock && !violated.has('deadlock') && !machine.mayStop!(s)) {
-        report('deadlock', 'no action is enabled in a state that may not be final', depth);
+    // Successors and fingerprints of frontier[i..i1), then one pass of table reads.
+    const i0 = i;
+    const i1 = Math.min(frontier.length, i0 + BATCH);
+    let n = 0;
+    for (let b = i0; b < i1; b++) {
+      const s = frontier[b];
+      const enabled = machine.actions(s);
+      enabledOf[b - i0] = enabled;
+      if (!cutLevel) {
+        if (n + enabled.length > his.length) room(n + enabled.length);
+        for (let k = 0; k < enabled.length; k++) {
+          const t = machine.next(s, enabled[k]);
+          encode(t, words);
+          fingerprint(words.buf, words.length, fp);
+          succ[n] = t;
+          his[n] = fp[0];
+          los[n] = fp[1];
+          n++;
+        }
       }
-      continue;
+      ends[b - i0] = n;
     }
-    if (cutLevel) {
-      depthCut = true;
-      continue;
-    }
-    familyCount(enabled);
-    for (let k = 0; k < enabled.length; k++) {
-      transitions++;
-      const t = machine.next(s, enabled[k]);
-      encode(t, words);
-      fingerprint(words.buf, words.length, fp);
-      if (!sharedAdd(table, capacity, fp[0], fp[1])) continue;
-      added++;
-      next.push(t);
-      for (let v = 0; v < invariants.length; v++) {
-        const [name, inv] = invariants[v];
-        if (violated.has(name)) continue;
-        const verdict = inv(t);
-        if (verdict !== true) report(name, verdict, depth + 1);
+    touched ^= sharedTouch(table, capacity, his, n);
+    for (; i < i1; i++) {
+      if (added >= quota) break batches;
+      const s = frontier[i];
+      const enabled = enabledOf[i - i0];
+      if (enabled.length === 0) {
+        if (checkDeadlock && !violated.has('deadlock') && !machine.mayStop!(s)) {
+          report('deadlock', 'no action is enabled in a state that may not be final', depth);
+        }
+        continue;
+      }
+      if (cutLevel) {
+        depthCut = true;
+        continue;
+      }
+      familyCount(enabled);
+      let j = i === i0 ? 0 : ends[i - i0 - 1];
+      for (let k = 0; k < enabled.length; k++, j++) {
+        transitions++;
+        const t = succ[j];
+        if (!sharedAdd(table, capacity, his[j], los[j])) continue;
+        added++;
+        next.push(t);
+        for (let v = 0; v < invariants.length; v++) {
+          const [name, inv] = invariants[v];
+          if (violated.has(name)) continue;
+          const verdict = inv(t);
+          if (verdict !== true) report(name, verdict, depth + 1);
+        }
       }
     }
+    succ.fill(undefined, 0, n);
   }
+  succ.fill(undefined);
   resume = i;
   const finished = i === frontier.length;
   send({ type: finished ? 'levelDone' : 'paused', transitions, added, depthCut, next: next.length, violations });
@@ -121,17 +168,6 @@ port.on('message', (m: ToWorker) => {
       ctl = new Int32Array(m.ctl);
       send({ type: 'ready' });
       return;
-    case 'rehash': {
-      const from = new Int32Array(m.from);
-      const to = new Int32Array(m.to);
-      const slots = from.length / 2;
-      const end = Math.floor((slots * (m.part + 1)) / m.parts);
-      for (let i = Math.floor((slots * m.part) / m.parts); i < end; i++) {
-        if (from[2 * i] !== 0) sharedAdd(to, m.capacity, from[2 * i], from[2 * i + 1]);
-      }
-      send({ type: 'ready' });
-      return;
-    }
     case 'seed':
       frontier = machine.init().filter((_, k) => m.indices.includes(k));
       send({ type: 'ready' });
