@@ -39,6 +39,7 @@ export type HistoryEvent<I = unknown, O = unknown> =
 export const UNKNOWN: unique symbol = Symbol('unknown output');
 export type Unknown = typeof UNKNOWN;
 
+/** A step's outcome. When `ok` is false the state is ignored (a model may return any state). */
 export interface StepResult<S> {
   ok: boolean;
   state: S;

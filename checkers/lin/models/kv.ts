@@ -75,9 +75,13 @@ class ValueTable {
   readonly keys: string[] = [];
   private readonly keyIds = new Map<string, number>();
 
+  /** The result of every illegal step (its state is never looked at): no allocation either. */
+  readonly illegal: StepResult<KvValue>;
+
   constructor() {
     this.values = [{ table: this, id: 0 }];
     this.results = [{ ok: true, state: this.values[0] }];
+    this.illegal = { ok: false, state: this.values[0] };
   }
 
   keyId(key: string): number {
@@ -106,6 +110,21 @@ class ValueTable {
     else this.byHash.set(h, 0, id);
     return id;
   }
+
+  /**
+   * The id of a string a get returned, remembered per string: comparing ids is O(1),
+   * while comparing two long equal strings (a value rebuilt by appends against the
+   * history's copy) reads both to the end, at every step that tries the get.
+   */
+  idOf(v: string): number {
+    let id = this.outputs.get(v);
+    if (id === undefined) {
+      id = this.intern(v, hashString(v));
+      this.outputs.set(v, id);
+    }
+    return id;
+  }
+  private readonly outputs = new Map<string, number>();
 
   /** The id of strings[id] + t. */
   append(id: number, t: string): number {
@@ -137,7 +156,7 @@ export const kvAppend: Model<KvValue, KvInput, unknown> = {
     const table = s.table;
     switch (input.f) {
       case 'get':
-        return output === UNKNOWN || output === table.strings[s.id] ? table.results[s.id] : { ok: false, state: s };
+        return output === UNKNOWN || (typeof output === 'string' && table.idOf(output) === s.id) ? table.results[s.id] : table.illegal;
       case 'put': {
         const v = argument(input);
         return table.results[table.intern(v, hashString(v))];
