@@ -4,9 +4,12 @@
 // store with one map state for all keys, `kvAppendUnpartitioned`, is how Porcupine
 // benchmarks its search without partitioning.
 //
-// String values grow by appends. Both models hash-cons them (ValueTable): a state holds
-// small integer ids, so equality and hashing never look at a whole string, and an append
-// hashes only its suffix (hash.ts appendHash).
+// String values grow by appends, and most steps of a search make a value never seen before
+// (c50-ok: 151k distinct values in 174k legal steps). So the per-key model keeps a value as
+// the chain of appends that built it (KvValue), one small object per step, with its hash and
+// length; the string itself is built only when a get's output has the same hash and length.
+// The map of all keys hash-conses values instead (ValueTable), so that a state is an array
+// of small ids. Either way an append hashes only its suffix (hash.ts appendHash).
 
 import { appendHash, fmix32, hashString, show } from '../hash.ts';
 import { IntPairMap } from '../intmap.ts';
@@ -62,10 +65,6 @@ function partitionByKey(history: readonly Operation<KvInput, unknown>[]): Operat
 class ValueTable {
   readonly strings: string[] = [''];
   private readonly hashes: number[] = [0];
-  /** The per-key state of each value, made once: steps allocate no states. */
-  readonly values: KvValue[];
-  /** The legal step result leading to each value, made once too: the search's hot loop allocates nothing here. */
-  readonly results: StepResult<KvValue>[];
   /** Ids by hashString: the latest id with that hash, then a chain through sameHash. */
   private readonly byHash = new IntPairMap();
   private readonly sameHash: number[] = [-1];
@@ -74,15 +73,6 @@ class ValueTable {
   private readonly suffixIds = new Map<string, number>();
   readonly keys: string[] = [];
   private readonly keyIds = new Map<string, number>();
-
-  /** The result of every illegal step (its state is never looked at): no allocation either. */
-  readonly illegal: StepResult<KvValue>;
-
-  constructor() {
-    this.values = [{ table: this, id: 0 }];
-    this.results = [{ ok: true, state: this.values[0] }];
-    this.illegal = { ok: false, state: this.values[0] };
-  }
 
   keyId(key: string): number {
     let k = this.keyIds.get(key);
@@ -102,29 +92,11 @@ class ValueTable {
     const id = this.strings.length;
     this.strings.push(v);
     this.hashes.push(h);
-    const value = { table: this, id };
-    this.values.push(value);
-    this.results.push({ ok: true, state: value });
     this.sameHash.push(latest);
     if (latest === -1) this.byHash.add(h, 0, id);
     else this.byHash.set(h, 0, id);
     return id;
   }
-
-  /**
-   * The id of a string a get returned, remembered per string: comparing ids is O(1),
-   * while comparing two long equal strings (a value rebuilt by appends against the
-   * history's copy) reads both to the end, at every step that tries the get.
-   */
-  idOf(v: string): number {
-    let id = this.outputs.get(v);
-    if (id === undefined) {
-      id = this.intern(v, hashString(v));
-      this.outputs.set(v, id);
-    }
-    return id;
-  }
-  private readonly outputs = new Map<string, number>();
 
   /** The id of strings[id] + t. */
   append(id: number, t: string): number {
@@ -142,36 +114,96 @@ class ValueTable {
   }
 }
 
-/** One key's value, as an id in the check's value table. */
-export interface KvValue {
-  table: ValueTable;
-  id: number;
+/** hashString mod 2^30: a small integer, stored in an object without boxing. */
+const HASH_MASK = 0x3fffffff;
+
+/** What the values of one check share: the hashes of the strings gets returned. */
+class KvCheck {
+  private readonly outputHashes = new Map<string, number>();
+  /** The result of every illegal step (its state is never looked at). */
+  readonly illegal: StepResult<KvValue>;
+  readonly empty: KvValue;
+
+  constructor() {
+    this.empty = new KvValue(this, undefined, '', 0, 0);
+    this.illegal = { ok: false, state: this.empty };
+  }
+
+  /** hashString(v) & HASH_MASK, computed once per string a get returned. */
+  hashOf(v: string): number {
+    let h = this.outputHashes.get(v);
+    if (h === undefined) {
+      h = hashString(v) & HASH_MASK;
+      this.outputHashes.set(v, h);
+    }
+    return h;
+  }
+}
+
+/**
+ * One key's value: parent's string followed by suffix (no parent: suffix alone). A value
+ * is also the result of the legal step that led to it (ok, state: itself), so a step
+ * allocates one object.
+ */
+export class KvValue implements StepResult<KvValue> {
+  readonly ok = true;
+  readonly state: KvValue;
+  private text: string | undefined;
+
+  constructor(
+    readonly check: KvCheck,
+    private readonly parent: KvValue | undefined,
+    private readonly suffix: string,
+    /** hashString of the whole string, & HASH_MASK. */
+    readonly hash: number,
+    readonly length: number,
+  ) {
+    this.state = this;
+  }
+
+  is(v: string): boolean {
+    return v.length === this.length && (v.length === 0 || (this.check.hashOf(v) === this.hash && v === this.toString()));
+  }
+
+  equals(other: KvValue): boolean {
+    return this === other || (this.hash === other.hash && this.length === other.length && this.toString() === other.toString());
+  }
+
+  toString(): string {
+    if (this.text === undefined) {
+      const parts: string[] = [];
+      for (let v: KvValue | undefined = this; v !== undefined; v = v.parent) parts.push(v.suffix);
+      this.text = parts.reverse().join('');
+    }
+    return this.text;
+  }
 }
 
 /** The store for one key: used with partitioning, where each key is its own history. */
 export const kvAppend: Model<KvValue, KvInput, unknown> = {
   name: 'kv-append',
-  init: () => new ValueTable().values[0],
+  init: () => new KvCheck().empty,
   step(s, input, output) {
-    const table = s.table;
     switch (input.f) {
       case 'get':
-        return output === UNKNOWN || (typeof output === 'string' && table.idOf(output) === s.id) ? table.results[s.id] : table.illegal;
+        return output === UNKNOWN || (typeof output === 'string' && s.is(output)) ? s : s.check.illegal;
       case 'put': {
         const v = argument(input);
-        return table.results[table.intern(v, hashString(v))];
+        return new KvValue(s.check, undefined, v, hashString(v) & HASH_MASK, v.length);
       }
-      case 'append':
-        return table.results[table.append(s.id, argument(input))];
+      case 'append': {
+        const t = argument(input);
+        return t.length === 0 ? s : new KvValue(s.check, s, t, appendHash(s.hash, t) & HASH_MASK, s.length + t.length);
+      }
     }
     return unknownOperation(input);
   },
   partition: partitionByKey,
   readOnly: (input) => input.f === 'get',
-  hash: (s) => fmix32(s.id),
-  equal: (a, b) => a === b,
+  hash: (s) => fmix32(s.hash),
+  equal: (a, b) => a.equals(b),
   describeOperation,
-  describeState: (s) => show(s.table.strings[s.id]),
+  describeState: (s) => show(s.toString()),
 };
 
 /**

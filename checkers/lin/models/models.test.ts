@@ -76,12 +76,32 @@ describe('kv', () => {
     expect(m.hash!(a)).not.toBe(m.hash!(c));
   });
 
-  it('the per-key model gives one value one id, however it was built', () => {
+  it('the per-key model finds one value equal to itself, however it was built', () => {
     const init = kvAppend.init();
     const viaAppend = run(kvAppend, [[{ f: 'append', key: 'k', value: 'ab' }, null], [{ f: 'append', key: 'k', value: 'cd' }, null]], init);
     const viaPut = run(kvAppend, [[{ f: 'put', key: 'k', value: 'abcd' }, null]], init);
     expect(kvAppend.equal!(viaAppend, viaPut)).toBe(true);
     expect(kvAppend.hash!(viaAppend)).toBe(kvAppend.hash!(viaPut));
+    expect(kvAppend.step(viaAppend, { f: 'get', key: 'k' }, 'abcd').ok).toBe(true);
+  });
+
+  it('the per-key model tells apart two values whose hashes collide', () => {
+    // Two-character strings whose polynomial hashes agree mod 2^30: [d, 0] and [0, r] where
+    // d * 0x01000193 = r mod 2^30 (hash.ts hashString).
+    let pair: [string, string] | undefined;
+    for (let d = 1; d < 0x10000 && pair === undefined; d++) {
+      const r = Number((BigInt(d) * 0x01000193n) % 0x40000000n);
+      if (r < 0x10000) pair = [String.fromCharCode(d, 0), String.fromCharCode(0, r)];
+    }
+    expect(pair).toBeDefined();
+    const [a, b] = pair!;
+    const init = kvAppend.init();
+    const sa = run(kvAppend, [[{ f: 'append', key: 'k', value: a[0] }, null], [{ f: 'append', key: 'k', value: a[1] }, null]], init);
+    const sb = run(kvAppend, [[{ f: 'put', key: 'k', value: b }, null]], init);
+    expect(kvAppend.hash!(sa)).toBe(kvAppend.hash!(sb));
+    expect(kvAppend.equal!(sa, sb)).toBe(false);
+    expect(kvAppend.step(sa, { f: 'get', key: 'k' }, b).ok).toBe(false);
+    expect(kvAppend.step(sb, { f: 'get', key: 'k' }, b).ok).toBe(true);
   });
 
   it('partitions by key, keeping each operation once', () => {
