@@ -84,6 +84,13 @@ export interface Machine<S = any, A extends Action = Action> {
    * completing). A reachable cycle without one is reported as a lasso counterexample.
    */
   progress?(before: S, a: A, after: S): boolean;
+  /**
+   * Weak fairness for the livelock search: the class an action belongs to (a process, a
+   * channel, a step), or undefined for none. A class that stays enabled (some action of it
+   * enabled in every state) is eventually taken, so a non-progress cycle that keeps one
+   * enabled and never takes it is no livelock. Without it, no fairness is assumed.
+   */
+  fairness?(a: A): string | undefined;
   history?: HistoryObserver<S, A>;
   symmetry?: Symmetry<S>[];
   /** The part of a state that identifies it (default: all of it). Must be plain data. */
