@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { exploreSync } from '../../checkers/explore/index.ts';
+import { exploreSync, type Counterexample, type Machine } from '../../checkers/explore/index.ts';
 import { spec } from './index.ts';
 
 const config = (name: string) => {
@@ -8,12 +8,25 @@ const config = (name: string) => {
   return c.config;
 };
 
+/** A livelock lasso: its cycle ends in the state it starts from, and no step of it is progress. */
+function cycleOf(m: Machine, v: Counterexample) {
+  expect(v.property).toBe('livelock');
+  const start = v.lassoStart!;
+  const states = [v.initial, ...v.steps.map((x) => x.state)];
+  expect(start).toBeLessThan(v.steps.length);
+  expect(states.at(-1)).toEqual(states[start]);
+  for (let i = start; i < v.steps.length; i++) expect(m.progress!(states[i], v.steps[i].action, states[i + 1])).toBe(false);
+  return { states: states.slice(start), actions: v.steps.slice(start).map((x) => x.action) };
+}
+
 describe('shadowfax', () => {
   for (const c of spec.configs.filter((x) => x.tier === 'default')) {
     it(`holds at ${c.name}, linearizability included`, () => {
       const r = exploreSync(spec.build(c.config));
       expect(r.violations.map((v) => `${v.property}: ${v.message}`)).toEqual([]);
       expect(r.status).toBe('holds');
+      // L1-L5: the livelock search ran under weak fairness and found no fair non-progress cycle
+      expect(r.notes?.find((n) => n.startsWith('livelock:'))).toMatch(/none of them weakly fair/);
     });
   }
 
@@ -28,6 +41,27 @@ describe('shadowfax', () => {
       if (m.expect) expect(r.violations[0].property).toBe(m.expect);
     });
   }
+
+  it('M16 loops forever under weak fairness: the client resends to S with its old tag after the migration has finished', () => {
+    const m = spec.build(config('B0'), 'M16');
+    const v = exploreSync(m).violations.find((x) => x.property === 'livelock')!;
+    const { actions } = cycleOf(m, v);
+    expect(actions.map((a) => a.label)).toEqual(['serverRecvBatch(c2→S)', 'clientRecv(c2←S)', 'handleViewChange(c2)']);
+    expect(v.steps.map((x) => x.action.label)).toContain('tgtRecvControl(CompleteMigration)');
+    expect(v.message).toMatch(/weakly fair: it takes S→c2, c2, c2→S/);
+  });
+
+  it('L4: the reject-retry loop of a client that refreshed early exists in B0, and only weak fairness ends it', () => {
+    const m = spec.build(config('B0'));
+    const r = exploreSync({ ...m, fairness: undefined }, { linearizability: 'off' });
+    const v = r.violations.find((x) => x.property === 'livelock')!;
+    const { states, actions } = cycleOf(m, v);
+    expect(actions.map((a) => a.label)).toEqual(['serverRecvBatch(c1→T)', 'clientRecv(c1←T)', 'handleViewChange(c1)']);
+    // what weak fairness forbids: a class enabled in every state of the cycle and never taken on it
+    const classes = (s: unknown) => new Set(m.actions(s).map((a) => m.fairness!(a)));
+    const starved = [...classes(states[0])].filter((c) => c !== undefined && states.every((s) => classes(s).has(c)) && !actions.some((a) => m.fairness!(a) === c));
+    expect(starved).toContain('S→T control'); // T would receive PrepForTransfer and adopt the new view
+  });
 
   it('answers the H1 question: the indirection shadows the RMW done at the target, and the acknowledged write is lost', () => {
     const r = exploreSync(spec.build(config('B1'), 'H1'), { all: true });

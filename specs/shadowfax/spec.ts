@@ -371,8 +371,8 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
         for (const e of entries) if (!(src.claimed & (1 << e))) out.push({ label: `sendChunk(s${t + 1}, e${e})`, step: 'sendChunk', t, e });
       });
     }
-    src.pendingIO.forEach((p, i) => out.push({ label: `serverCompleteIO(s${p.t + 1}, ${describeOp(p.op)})`, step: 'serverCompleteIO', i }));
-    src.copying.forEach((p, i) => out.push({ label: `installSampleCopy(s${p.t + 1}, ${describeOp(p.op)})`, step: 'installSampleCopy', i }));
+    src.pendingIO.forEach((p, i) => out.push({ label: `serverCompleteIO(s${p.t + 1}, ${describeOp(p.op)})`, step: 'serverCompleteIO', i, t: p.t }));
+    src.copying.forEach((p, i) => out.push({ label: `installSampleCopy(s${p.t + 1}, ${describeOp(p.op)})`, step: 'installSampleCopy', i, t: p.t }));
     if (!targetUp) return out;
     if (s.ctrl.length > 0) out.push({ label: `tgtRecvControl(${s.ctrl[0].rpc})`, step: 'tgtRecvControl' });
     s.data.forEach((ch, t) => {
@@ -731,6 +731,7 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
         // L156-158: refresh the mapping, then shuffle the rejected suffix to the right sessions
         const c = a.c!;
         const cl = s.clients[c];
+        // M16: no refresh, so the suffix goes back to the stale owner with the old tag
         if (!m('M16')) refreshFromMeta(s, cl);
         const reissue: number[] = [];
         cl.sessions.forEach((session, srv) => {
@@ -918,6 +919,57 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
     return crashes ? finished && s.meta.dep === null : finished;
   };
 
+  const decided = (s: State) => s.gone !== null || (s.meta.dep !== null && (s.meta.dep.cancelled || (s.meta.dep.srcDone && s.meta.dep.tgtDone)));
+
+  /**
+   * Weak fairness (§4.5): every thread keeps running (the source's threads, its phase driver
+   * S, T's thread t1), every channel keeps delivering, every client thread keeps handling its
+   * rejections, the cluster manager and the recovery driver eventually act. Faults (crashes,
+   * a partition) and the administrator's migrate() are never obliged to happen.
+   */
+  function fairness(a: ShadowfaxAction): string | undefined {
+    const c = a.c !== undefined ? `c${a.c + 1}` : '';
+    switch (a.step) {
+      case 'issue':
+      case 'clientSend':
+      case 'handleViewChange':
+        return c;
+      case 'serverRecvBatch':
+      case 'serverRecvBatchSplit':
+        return `${c}→${SERVER_NAMES[a.s!]}`;
+      case 'clientRecv':
+        return `${SERVER_NAMES[a.s!]}→${c}`;
+      case 'threadRefresh':
+      case 'sendChunk':
+      case 'serverCompleteIO':
+      case 'installSampleCopy':
+        return `s${a.t! + 1}`;
+      case 'tgtRecvControl':
+        return 'S→T control';
+      case 'tgtRecvData':
+        return `s${a.t! + 1}→T data`;
+      case 'ownerRecvCompacted':
+        return 'S→T compacted';
+      case 'tgtRetryPended':
+      case 'tgtFetchIndirection':
+      case 'tgtCheckpoint':
+      case 'tgtSetFlag':
+        return 't1';
+      case 'clusterGC':
+        return 'cluster manager';
+      case 'recover':
+      case 'recoverReadFlags':
+      case 'recoverAct':
+        return 'recovery driver';
+      case 'migrate':
+      case 'crash':
+      case 'suspectCrashed':
+        return undefined;
+      default: // srcAdvance, srcCheckpoint, srcSetFlag, evict, flush, compact, truncate
+        return 'S';
+    }
+  }
+
   /** canExecute(s, r) of §4.2: would this server execute an op on range r if one arrived now? */
   function canExecute(s: State, srv: number, r: number): boolean {
     if (!s.up[srv]) return false;
@@ -1049,6 +1101,11 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
         return [];
       },
     },
+    // L1-L5 (§4.5): an op answered, or the migration decided (committed or cancelled). Phases
+    // only move forward, so only request traffic can cycle: the livelock search looks for a
+    // fair reject-retry loop in which nothing is answered (L4).
+    progress: (before, _a, after) => after.status.some((x, o) => x === 2 && before.status[o] !== 2) || (decided(after) && !decided(before)),
+    fairness,
     actor: (a) => {
       if (a.c !== undefined && (a.step === 'issue' || a.step === 'clientRecv' || a.step === 'handleViewChange')) return `c${a.c + 1}`;
       if (a.step === 'clientSend') return `c${a.c! + 1}`;
