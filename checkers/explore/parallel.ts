@@ -18,7 +18,7 @@ import { fingerprint, makeEncoder, Words } from './encode.ts';
 import { loadMachine } from './load.ts';
 import { prepare } from './prepare.ts';
 import { bfs } from './search.ts';
-import { collisionProbability, MAX_LOAD, rehash, sharedAdd } from './store.ts';
+import { collisionProbability, MAX_LOAD, rehash, sharedAdd, TableMemory } from './store.ts';
 import { CTL, type ToCoordinator, type ToWorker, type WorkerViolation } from './protocol.ts';
 import type { Action, ExploreOptions, ExploreResult, ExploreTarget, Machine } from './types.ts';
 
@@ -81,8 +81,9 @@ export async function parallelBfs(target: ExploreTarget, options: ExploreOptions
   const words = new Words();
   const fp = new Int32Array(2);
   let capacity = options.tableCapacity ?? INITIAL_CAPACITY;
-  let tableBuf = new SharedArrayBuffer(8 * capacity);
-  const table = new Int32Array(tableBuf);
+  const memory = new TableMemory(8 * capacity);
+  let tableBuf = memory.buffer;
+  const table = new Int32Array(tableBuf, 0, 2 * capacity);
   const ctlBuf = new SharedArrayBuffer(4 * CTL.size);
   const ctl = new Int32Array(ctlBuf);
   const inits = machine.init();
@@ -109,10 +110,11 @@ export async function parallelBfs(target: ExploreTarget, options: ExploreOptions
       let bigger = capacity;
       while (Math.floor((bigger * MAX_LOAD - count) / n) < Math.max(64, count / (16 * n))) bigger = Math.ceil(bigger * PARALLEL_GROWTH);
       if (bigger === capacity) return;
-      // Here, with plain writes, while the workers wait: the copy streams (see rehash), so
-      // it is faster than splitting it between threads that must then compare-and-swap.
-      const nextBuf = new SharedArrayBuffer(8 * bigger);
-      rehash(new Int32Array(tableBuf), new Int32Array(nextBuf), bigger);
+      // Here, with plain writes, while the workers wait: the copy streams (see rehash) and is
+      // bound by memory, so it was no faster split between the workers, even into regions
+      // of their own with plain writes (measured on the 2-core benchmark machine).
+      const nextBuf = memory.next(8 * bigger);
+      rehash(new Int32Array(tableBuf, 0, 2 * capacity), new Int32Array(nextBuf, 0, 2 * bigger), bigger);
       tableBuf = nextBuf;
       capacity = bigger;
       await sendTable();

@@ -40,10 +40,55 @@ export function rehash(from: Int32Array, to: Int32Array, capacity: number): void
   }
 }
 
+/** Address space reserved per table buffer: growing within it reuses the same mapping. */
+const RESERVE_BYTES = 2 ** 32;
+
+function growable(bytes: number): SharedArrayBuffer {
+  const Sab = SharedArrayBuffer as unknown as new (bytes: number, options: { maxByteLength: number }) => SharedArrayBuffer;
+  return new Sab(bytes, { maxByteLength: Math.max(bytes, RESERVE_BYTES) });
+}
+
+/**
+ * The memory of a growing table: two growable buffers that it alternates between. Each
+ * growth rehashes into the older one, cleared and grown in place, so only the part beyond
+ * that buffer's last size is memory never touched before. In a virtual machine the first
+ * touch of a page can cost more than the copy into it: a table that grows by 1.5 from a
+ * small start touches about 3 times its final size in fresh pages when every growth
+ * allocates anew, under 2 times this way. The spare holds no states (the table does); it
+ * is as large as the table before the last growth, as the old table was during it.
+ */
+export class TableMemory {
+  private current: SharedArrayBuffer;
+  private spare: SharedArrayBuffer | undefined;
+
+  constructor(bytes: number) {
+    this.current = growable(bytes);
+  }
+
+  get buffer(): SharedArrayBuffer {
+    return this.current;
+  }
+
+  /** A zeroed buffer of at least `bytes` for the next table, which becomes the current one. */
+  next(bytes: number): SharedArrayBuffer {
+    let b = this.spare;
+    if (b === undefined || bytes > (b as unknown as { maxByteLength: number }).maxByteLength) {
+      b = growable(bytes);
+    } else {
+      new Int32Array(b, 0, Math.min(b.byteLength, bytes) >> 2).fill(0);
+      if (bytes > b.byteLength) (b as unknown as { grow(n: number): void }).grow(bytes);
+    }
+    this.spare = this.current;
+    this.current = b;
+    return b;
+  }
+}
+
 export const MAX_LOAD = 0.75;
 const GROWTH = 1.5;
 
 export class FingerprintStore implements StateStore {
+  private readonly memory: TableMemory;
   private table: Int32Array;
   private capacity: number;
   private limit: number;
@@ -51,7 +96,8 @@ export class FingerprintStore implements StateStore {
 
   constructor(initialCapacity = 1 << 14) {
     this.capacity = initialCapacity;
-    this.table = new Int32Array(2 * initialCapacity);
+    this.memory = new TableMemory(8 * initialCapacity);
+    this.table = new Int32Array(this.memory.buffer, 0, 2 * initialCapacity);
     this.limit = Math.floor(initialCapacity * MAX_LOAD);
   }
 
@@ -99,7 +145,7 @@ export class FingerprintStore implements StateStore {
 
   private grow(): void {
     const cap = Math.ceil(this.capacity * GROWTH);
-    const t = new Int32Array(2 * cap);
+    const t = new Int32Array(this.memory.next(8 * cap), 0, 2 * cap);
     rehash(this.table, t, cap);
     this.table = t;
     this.capacity = cap;

@@ -163,7 +163,7 @@ function runLevel(): void {
 port.on('message', (m: ToWorker) => {
   switch (m.type) {
     case 'table':
-      table = new Int32Array(m.table);
+      table = new Int32Array(m.table, 0, 2 * m.capacity);
       capacity = m.capacity;
       ctl = new Int32Array(m.ctl);
       send({ type: 'ready' });
