@@ -119,6 +119,22 @@ const configs: ConfigDef<ShadowfaxConfig>[] = [
       crashes: 1,
     },
   },
+  {
+    name: 'B4',
+    description: 'round trip (§6.3 B4, reduced): R migrates S→T, then back T→S (the scale-down of L213, L235); one thread per server, keys k∈R and j∈RS, two client threads with one RMW each',
+    tier: 'default',
+    config: {
+      keys: kAndJ,
+      sourceThreads: 1,
+      clients: [
+        { sThread: 0, script: [{ f: 'rmw', key: 'k', arg: 1 }] },
+        { sThread: 0, script: [{ f: 'rmw', key: 'k', arg: 10 }] },
+      ],
+      depth: 1,
+      tiers: false,
+      roundTrip: true,
+    },
+  },
 ];
 
 const mutant = (name: string, description: string, breaks: string, config: string, expect?: string): MutantDef => ({
@@ -178,5 +194,14 @@ export const spec: SpecDef<ShadowfaxConfig> = {
   paper: 'Shadowfax (PVLDB 14(8), 2021), §3.2 and §4.1-4.2',
   configs,
   mutants,
+  findings: [
+    {
+      name: 'stale-leftover',
+      description: "the target executes on whatever record of an R key its lookup finds (extraction §2.4), so on the return trip S serves k from its leftover of the first ownership and the migrated copy buries the write",
+      variant: 'stale-leftover',
+      config: 'B4',
+      expect: 'INV-COND-INSERT',
+    },
+  ],
   build: (config, variant) => buildShadowfax(config, variant),
 };

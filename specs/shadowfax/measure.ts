@@ -1,4 +1,4 @@
-// Measures every config and mutant of the shadowfax spec as `interleave explore` runs them
+// Measures every config, mutant and finding of the shadowfax spec as `interleave explore` runs them
 // (BFS, fingerprints, linearizability monitor, then the fair livelock search) and prints
 // the README's tables. CPU seconds (process.cpuUsage), so that a busy machine does not
 // inflate them. Run: npx tsx specs/shadowfax/measure.ts [--full]
@@ -29,4 +29,8 @@ for (const m of spec.mutants) {
   const v = r.violations[0];
   const result = m.kind === 'control' ? (r.status === 'holds' ? 'passes' : r.status) : v ? 'killed' : r.status;
   console.log(`| ${m.name} | ${m.config} | ${result} | ${v ? v.property : '-'} | ${v ? v.steps.length : '-'} |`);
+}
+for (const f of spec.findings ?? []) {
+  const v = exploreSync(spec.build(cfg(f.config).config, f.variant)).violations[0];
+  console.log(`| finding ${f.name} | ${f.config} | ${v?.property === f.expect ? 'reproduces' : 'GONE'} | ${v ? v.property : '-'} | ${v ? v.steps.length : '-'} |`);
 }

@@ -63,6 +63,16 @@ describe('shadowfax', () => {
     expect(starved).toContain('S→T control'); // T would receive PrepForTransfer and adopt the new view
   });
 
+  it('B4: S takes R back on the return trip, where serving its leftover of the first ownership loses a write', () => {
+    const r = exploreSync(spec.build(config('B4'), 'stale-leftover'));
+    const v = r.violations[0];
+    expect(v.property).toBe('INV-COND-INSERT');
+    expect(v.message).toBe('S inserted a migrated k = 0 over the latest value 1');
+    const labels = v.steps.map((x) => x.action.label);
+    expect(labels.indexOf('migrate(R, T→S)')).toBeGreaterThan(labels.indexOf('tgtRecvControl(CompleteMigration)'));
+    expect(labels.slice(-3)).toEqual(['tgtRecvControl(TransferedOwnership)', 'serverRecvBatch(c1→S)', 'tgtRecvData(t1)']);
+  });
+
   it('answers the H1 question: the indirection shadows the RMW done at the target, and the acknowledged write is lost', () => {
     const r = exploreSync(spec.build(config('B1'), 'H1'), { all: true });
     const insert = r.violations.find((v) => v.property === 'INV-COND-INSERT')!;

@@ -9,6 +9,8 @@ import { shadowfaxKv } from './kv-model.ts';
 import {
   type Client,
   type Snapshot,
+  type Source,
+  type SourceThread,
   type Control,
   type Item,
   type KeyDef,
@@ -31,6 +33,8 @@ export interface ShadowfaxAction extends Action {
   e?: number;
   i?: number;
   k?: number;
+  /** Enabled on B4's return trip, where the roles are swapped (fairness names the physical threads). */
+  swapped?: boolean;
 }
 
 interface Op {
@@ -58,6 +62,13 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
   const m = (name: string) => mutant === name;
   const batchSize = config.batch ?? 1;
   const crashes = config.crashes ?? 0;
+  if (config.roundTrip && (config.sourceThreads !== 1 || config.tiers || config.compaction || crashes)) {
+    throw new Error('shadowfax config: the round trip is modelled with one source thread, without tiers, compaction or crashes');
+  }
+  // Physical names: on B4's return trip index S is T and index T is S (state.ts).
+  const serverName = (s: State, srv: number) => SERVER_NAMES[s.swapped ? 1 - srv : srv];
+  const sourceThreadName = (swapped: boolean | undefined, t: number) => `${swapped ? 't' : 's'}${t + 1}`;
+  const targetThreadName = (swapped: boolean | undefined) => (swapped ? 's1' : 't1');
   const describeOp = (o: number) => {
     const op = ops[o];
     return `${op.f}(${keys[op.k].name}${op.f === 'read' ? '' : `, ${op.f === 'rmw' ? '+' : ''}${op.arg}`})#${o}`;
@@ -113,7 +124,7 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
   function apply(s: State, srv: number, o: number, found: number | null): { out: number | null; write?: number } {
     const op = ops[o];
     if (found !== s.A[op.k]) {
-      breakInv(s, 'INV-FRESH', `${SERVER_NAMES[srv]} executed ${describeOp(o)} on ${keys[op.k].name} = ${found ?? 'NOT_FOUND'}, but the latest write left ${s.A[op.k] ?? 'NOT_FOUND'}`);
+      breakInv(s, 'INV-FRESH', `${serverName(s, srv)} executed ${describeOp(o)} on ${keys[op.k].name} = ${found ?? 'NOT_FOUND'}, but the latest write left ${s.A[op.k] ?? 'NOT_FOUND'}`);
     }
     s.execs[o]++;
     s.execd[srv].push(o);
@@ -145,7 +156,7 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
     tgt.log.push({ k, v });
     const now = lookup(tgt.log, k, tgt.tailStart);
     if (now.kind === 'rec' && now.v !== s.A[k]) {
-      breakInv(s, 'INV-COND-INSERT', `T inserted a migrated ${keys[k].name} = ${v ?? 'NOT_FOUND'} over the latest value ${s.A[k] ?? 'NOT_FOUND'}`);
+      breakInv(s, 'INV-COND-INSERT', `${serverName(s, T)} inserted a migrated ${keys[k].name} = ${v ?? 'NOT_FOUND'} over the latest value ${s.A[k] ?? 'NOT_FOUND'}`);
     }
   }
 
@@ -205,7 +216,9 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
     if (tgt.phase === 'NORMAL') return 'execute'; // only reachable through M6/M17: INV-TGT-PEND
     if (tgt.phase === 'T_PREPARE') return m('M5') ? 'execute' : 'pend'; // L182
     const at = lookup(tgt.log, k, tgt.tailStart);
-    if (at.kind === 'rec') return 'execute';
+    // a record below tailStart is a leftover of an older ownership of R (B4: the original
+    // source taking R back), not yet the migrated copy (see README)
+    if (at.kind === 'rec' && (at.addr >= tgt.tailStart || m('stale-leftover'))) return 'execute';
     if (at.kind === 'indir') return at.outOfRange ? 'execute' : 'fetch';
     if (tgt.phase === 'T_RECEIVE') return m('M8') ? 'execute' : 'pend'; // L190: not yet arrived
     return 'execute'; // after CompleteMigration a missing key is NOT_FOUND ([impl])
@@ -215,7 +228,7 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
     const { k } = ops[o];
     const tgt = s.tgt;
     if (rangeOf(k) === R && (tgt.phase === 'NORMAL' || tgt.phase === 'T_PREPARE')) {
-      breakInv(s, 'INV-TGT-PEND', `T executed ${describeOp(o)} in ${tgt.phase}, before it received TransferedOwnership or any record batch`);
+      breakInv(s, 'INV-TGT-PEND', `${serverName(s, T)} executed ${describeOp(o)} in ${tgt.phase}, before it received TransferedOwnership or any record batch`);
     }
     const at = lookup(tgt.log, k, tgt.tailStart);
     let found: number | null = null;
@@ -249,7 +262,7 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
     for (const o of batch) {
       s.sentTag[o] = session.view;
       if (!written.some((r) => (r & rangeOf(ops[o].k)) !== 0)) {
-        breakInv(s, 'INV-BATCHKEYS', `c${c + 1} sent ${describeOp(o)} to ${SERVER_NAMES[srv]} tagged view ${session.view}, whose ranges do not hold ${keys[ops[o].k].name}`);
+        breakInv(s, 'INV-BATCHKEYS', `c${c + 1} sent ${describeOp(o)} to ${serverName(s, srv)} tagged view ${session.view}, whose ranges do not hold ${keys[ops[o].k].name}`);
       }
     }
     s.req[c][srv].push({ ops: batch, tag: session.view });
@@ -267,6 +280,26 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
 
   // ---- the machine -----------------------------------------------------------------------
 
+  /** A server that is no migration's source yet: its log, the SSD boundary, its threads. */
+  function idleSource(log: Item[], head: number, threads: SourceThread[]): Source {
+    return {
+      phase: 'NORMAL',
+      threads,
+      log,
+      head,
+      flushed: config.tiers ? 0 : head,
+      begin: 0,
+      compaction: 'no',
+      tailStart: 0,
+      claimed: 0,
+      batchesSent: 0,
+      batchesAcked: 0,
+      earlySamples: null,
+      pendingIO: [],
+      copying: [],
+    };
+  }
+
   function initial(): State {
     const srcLog: Item[] = [];
     const tgtLog: Item[] = [];
@@ -283,22 +316,7 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
     const meta = { owner, view: [1, 1], rangesAt: [[S, 1, rangesOf(owner, S)], [T, 1, rangesOf(owner, T)]] as [number, number, number][], dep: null };
     return {
       meta,
-      src: {
-        phase: 'NORMAL',
-        threads: Array.from({ length: config.sourceThreads }, () => ({ view: 1, phase: 'NORMAL' as const })),
-        log: srcLog,
-        head,
-        flushed: config.tiers ? 0 : head,
-        begin: 0,
-        compaction: 'no',
-        tailStart: 0,
-        claimed: 0,
-        batchesSent: 0,
-        batchesAcked: 0,
-        earlySamples: null,
-        pendingIO: [],
-        copying: [],
-      },
+      src: idleSource(srcLog, head, Array.from({ length: config.sourceThreads }, () => ({ view: 1, phase: 'NORMAL' as const }))),
       tgt: { phase: 'NORMAL', view: 1, log: tgtLog, tailStart: 0, pended: [] },
       clients: config.clients.map(() => ({
         owner: owner.slice(),
@@ -311,7 +329,8 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
       ctrl: [],
       data: Array.from({ length: config.sourceThreads }, () => []),
       compacted: [],
-      migrated: false,
+      migrations: 0,
+      swapped: false,
       A: keys.map((d) => initialValue(d)),
       execs: ops.map(() => 0),
       status: ops.map(() => 0),
@@ -333,6 +352,8 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
     const out: ShadowfaxAction[] = [];
     const src = s.src;
     const tgt = s.tgt;
+    const name = (srv: number) => serverName(s, srv);
+    const thread = (t: number) => sourceThreadName(s.swapped, t);
     config.clients.forEach((cl, c) => {
       const client = s.clients[c];
       const outstanding = cl.script.reduce((n, _, i) => n + (s.status[firstOp[c] + i] === 1 ? 1 : 0), 0);
@@ -340,26 +361,27 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
         out.push({ label: `issue(c${c + 1}, ${describeOp(firstOp[c] + client.next)})`, step: 'issue', c });
       }
       for (const srv of [S, T]) {
-        if (client.sessions[srv].buffer.length > 0) out.push({ label: `clientSend(c${c + 1}→${SERVER_NAMES[srv]})`, step: 'clientSend', c, s: srv });
+        if (client.sessions[srv].buffer.length > 0) out.push({ label: `clientSend(c${c + 1}→${name(srv)})`, step: 'clientSend', c, s: srv });
         if (s.req[c][srv].length > 0 && s.up[srv]) {
-          out.push({ label: `serverRecvBatch(c${c + 1}→${SERVER_NAMES[srv]})`, step: 'serverRecvBatch', c, s: srv });
+          out.push({ label: `serverRecvBatch(c${c + 1}→${name(srv)})`, step: 'serverRecvBatch', c, s: srv });
           // M18: a thread passes its cut in the middle of a batch, after executing part of it
           const th = src.threads[cl.sThread];
           if (m('M18') && srv === S && s.req[c][S][0].ops.length > 1 && src.phase === 'TRANSFER' && th.phase !== 'TRANSFER') {
             out.push({ label: `serverRecvBatch(c${c + 1}→S, cut mid-batch)`, step: 'serverRecvBatchSplit', c, s: S });
           }
         }
-        if (s.resp[c][srv].length > 0) out.push({ label: `clientRecv(c${c + 1}←${SERVER_NAMES[srv]})`, step: 'clientRecv', c, s: srv });
+        if (s.resp[c][srv].length > 0) out.push({ label: `clientRecv(c${c + 1}←${name(srv)})`, step: 'clientRecv', c, s: srv });
       }
       if (client.sessions.some((x) => x.rejectFrom >= 0 || x.behind.length > 0)) out.push({ label: `handleViewChange(c${c + 1})`, step: 'handleViewChange', c });
     });
     if (crashes) crashActions(s, out);
     const sourceUp = s.up[S];
     const targetUp = s.up[T];
-    if (!s.migrated && sourceUp) out.push({ label: 'migrate(R, S→T)', step: 'migrate' });
+    if (sourceUp && s.migrations === 0) out.push({ label: 'migrate(R, S→T)', step: 'migrate' });
+    if (config.roundTrip && s.migrations === 1 && returnTripMayStart(s)) out.push({ label: 'migrate(R, T→S)', step: 'migrate' });
     if (sourceUp && (src.phase === 'SAMPLING' || src.phase === 'PREPARE' || src.phase === 'TRANSFER' || src.phase === 'MIGRATE')) {
       src.threads.forEach((th, t) => {
-        if (th.phase !== src.phase) out.push({ label: `threadRefresh(s${t + 1}, ${src.phase})`, step: 'threadRefresh', t });
+        if (th.phase !== src.phase) out.push({ label: `threadRefresh(${thread(t)}, ${src.phase})`, step: 'threadRefresh', t });
       });
       if (src.threads.every((th) => th.phase === src.phase) && sourcePhaseWorkDone(s)) {
         out.push({ label: `srcAdvance(${src.phase})`, step: 'srcAdvance' });
@@ -368,15 +390,15 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
     if (sourceUp && src.phase === 'MIGRATE') {
       src.threads.forEach((th, t) => {
         if (th.phase !== 'MIGRATE') return;
-        for (const e of entries) if (!(src.claimed & (1 << e))) out.push({ label: `sendChunk(s${t + 1}, e${e})`, step: 'sendChunk', t, e });
+        for (const e of entries) if (!(src.claimed & (1 << e))) out.push({ label: `sendChunk(${thread(t)}, e${e})`, step: 'sendChunk', t, e });
       });
     }
-    src.pendingIO.forEach((p, i) => out.push({ label: `serverCompleteIO(s${p.t + 1}, ${describeOp(p.op)})`, step: 'serverCompleteIO', i, t: p.t }));
-    src.copying.forEach((p, i) => out.push({ label: `installSampleCopy(s${p.t + 1}, ${describeOp(p.op)})`, step: 'installSampleCopy', i, t: p.t }));
+    src.pendingIO.forEach((p, i) => out.push({ label: `serverCompleteIO(${thread(p.t)}, ${describeOp(p.op)})`, step: 'serverCompleteIO', i, t: p.t }));
+    src.copying.forEach((p, i) => out.push({ label: `installSampleCopy(${thread(p.t)}, ${describeOp(p.op)})`, step: 'installSampleCopy', i, t: p.t }));
     if (!targetUp) return out;
     if (s.ctrl.length > 0) out.push({ label: `tgtRecvControl(${s.ctrl[0].rpc})`, step: 'tgtRecvControl' });
     s.data.forEach((ch, t) => {
-      if (ch.length > 0) out.push({ label: `tgtRecvData(s${t + 1})`, step: 'tgtRecvData', t });
+      if (ch.length > 0) out.push({ label: `tgtRecvData(${thread(t)})`, step: 'tgtRecvData', t });
     });
     // L340: the target periodically retries pended ops (M28: it never does)
     if (!m('M28')) {
@@ -407,6 +429,31 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
       if (src.flushed < src.head) out.push({ label: 'flush(S)', step: 'flush' });
     }
     return out;
+  }
+
+  /** B4: R goes back once the first migration is over at both ends and T's pended ops are drained. */
+  const returnTripMayStart = (s: State) => s.src.phase === 'DONE' && s.tgt.phase === 'T_COMPLETE' && s.tgt.pended.length === 0;
+
+  /**
+   * B4's return trip: T becomes the source of R and S its target. Everything indexed by
+   * server changes places, so that index S keeps naming the source (state.ts).
+   */
+  function swapRoles(s: State) {
+    const { src, tgt } = s;
+    s.swapped = true;
+    s.src = idleSource(tgt.log, 0, [{ view: tgt.view, phase: 'NORMAL' }]); // head 0: no tiers, all in memory
+    s.tgt = { phase: 'NORMAL', view: src.threads[0].view, log: src.log, tailStart: 0, pended: [] };
+    const other = (srv: number) => 1 - srv;
+    s.meta.owner = s.meta.owner.map(other);
+    s.meta.view.reverse();
+    s.meta.rangesAt = s.meta.rangesAt.map(([srv, v, r]) => [other(srv), v, r]);
+    for (const cl of s.clients) {
+      cl.owner = cl.owner.map(other);
+      cl.views.reverse();
+      cl.sessions.reverse();
+    }
+    for (const channels of [...s.req, ...s.resp]) channels.reverse();
+    for (const perServer of [s.up, s.execd, s.pre, s.post]) perServer.reverse();
   }
 
   function sourcePhaseWorkDone(s: State): boolean {
@@ -552,7 +599,7 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
     dropConnections(s, srv); // what clients sent while it was down went nowhere
     restore(s, srv, (s.post[srv] ?? s.pre[srv])!, replay);
     const d = s.meta.dep;
-    const committed = s.migrated && (d ? d.srcDone && d.tgtDone : !s.gone?.cancelled);
+    const committed = s.migrations > 0 && (d ? d.srcDone && d.tgtDone : !s.gone?.cancelled);
     resetServer(s, srv, committed || (d?.cancelled && srv === S) ? 'done' : 'idle');
     s.up[srv] = true;
     replayClients(s, [srv], replay);
@@ -748,7 +795,7 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
           if (m('M15b') && session.lastDone >= 0) chosen = [session.lastDone, ...suffix];
           if (m('M29')) chosen = []; // the rejection carried no reissue point
           if (chosen.length !== suffix.length || chosen.some((x) => !suffix.includes(x))) {
-            breakInv(s, 'INV-REISSUE', `c${c + 1} reissued [${chosen.map(describeOp).join(', ')}] from ${SERVER_NAMES[srv]}, but the rejected suffix is [${suffix.map(describeOp).join(', ')}]`);
+            breakInv(s, 'INV-REISSUE', `c${c + 1} reissued [${chosen.map(describeOp).join(', ')}] from ${serverName(s, srv)}, but the rejected suffix is [${suffix.map(describeOp).join(', ')}]`);
           }
           // L158: marked invalid in the old session, buffered or sent
           session.inflight = session.inflight.filter((x) => !chosen.includes(x));
@@ -760,8 +807,10 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
         break;
       }
       case 'migrate': {
+        // B4: the return trip (scale-down, L213, L235) has T as its source and S as its target
+        if (s.migrations === 1) swapRoles(s);
+        s.migrations++;
         // L175-177: one atomic metadata update: remap R, bump both views, register the dependency
-        s.migrated = true;
         s.meta.owner[0] = T;
         if (!m('M13')) {
           s.meta.view[S]++;
@@ -771,8 +820,8 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
         s.meta.dep = { srcDone: false, tgtDone: false, cancelled: false };
         // L223 "pre-migration checkpoints" [interp: taken now, on both servers]
         if (crashes) s.pre = [takeSnapshot(s, S), takeSnapshot(s, T)];
-        src.phase = 'SAMPLING';
-        src.tailStart = src.log.length; // L180
+        s.src.phase = 'SAMPLING'; // s.src, not src: the return trip has a new source
+        s.src.tailStart = s.src.log.length; // L180
         break;
       }
       case 'threadRefresh': {
@@ -915,7 +964,7 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
   const done = (s: State) => {
     if (!s.status.every((x) => x === 2) || !s.up.every(Boolean) || s.deciding) return false;
     if (s.meta.dep?.cancelled) return true;
-    const finished = s.src.phase === 'DONE' && s.tgt.phase === 'T_COMPLETE';
+    const finished = s.src.phase === 'DONE' && s.tgt.phase === 'T_COMPLETE' && (!config.roundTrip || s.migrations === 2);
     return crashes ? finished && s.meta.dep === null : finished;
   };
 
@@ -925,10 +974,12 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
    * Weak fairness (§4.5): every thread keeps running (the source's threads, its phase driver
    * S, T's thread t1), every channel keeps delivering, every client thread keeps handling its
    * rejections, the cluster manager and the recovery driver eventually act. Faults (crashes,
-   * a partition) and the administrator's migrate() are never obliged to happen.
+   * a partition) and the administrator's migrate() are never obliged to happen. Classes
+   * are named physically, so on B4's return trip T drives the phases.
    */
   function fairness(a: ShadowfaxAction): string | undefined {
     const c = a.c !== undefined ? `c${a.c + 1}` : '';
+    const name = (srv: number) => SERVER_NAMES[a.swapped ? 1 - srv : srv];
     switch (a.step) {
       case 'issue':
       case 'clientSend':
@@ -936,25 +987,25 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
         return c;
       case 'serverRecvBatch':
       case 'serverRecvBatchSplit':
-        return `${c}→${SERVER_NAMES[a.s!]}`;
+        return `${c}→${name(a.s!)}`;
       case 'clientRecv':
-        return `${SERVER_NAMES[a.s!]}→${c}`;
+        return `${name(a.s!)}→${c}`;
       case 'threadRefresh':
       case 'sendChunk':
       case 'serverCompleteIO':
       case 'installSampleCopy':
-        return `s${a.t! + 1}`;
+        return sourceThreadName(a.swapped, a.t!);
       case 'tgtRecvControl':
-        return 'S→T control';
+        return `${name(S)}→${name(T)} control`;
       case 'tgtRecvData':
-        return `s${a.t! + 1}→T data`;
+        return `${sourceThreadName(a.swapped, a.t!)}→${name(T)} data`;
       case 'ownerRecvCompacted':
         return 'S→T compacted';
       case 'tgtRetryPended':
       case 'tgtFetchIndirection':
       case 'tgtCheckpoint':
       case 'tgtSetFlag':
-        return 't1';
+        return targetThreadName(a.swapped);
       case 'clusterGC':
         return 'cluster manager';
       case 'recover':
@@ -966,7 +1017,7 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
       case 'suspectCrashed':
         return undefined;
       default: // srcAdvance, srcCheckpoint, srcSetFlag, evict, flush, compact, truncate
-        return 'S';
+        return name(S);
     }
   }
 
@@ -1022,12 +1073,12 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
     'INV-VIEWID': (s) => {
       for (const [srv, v, r] of s.meta.rangesAt) {
         const other = s.meta.rangesAt.find(([x, y, q]) => x === srv && y === v && q !== r);
-        if (other) return `view ${v} of ${SERVER_NAMES[srv]} names two range sets`;
+        if (other) return `view ${v} of ${serverName(s, srv)} names two range sets`;
       }
       for (const [c, cl] of s.clients.entries()) {
         for (const [srv, session] of cl.sessions.entries()) {
           const written = s.meta.rangesAt.find(([x, y]) => x === srv && y === session.view);
-          if (written && written[2] !== session.ranges) return `c${c + 1}'s session to ${SERVER_NAMES[srv]} pairs view ${session.view} with other ranges than that view's`;
+          if (written && written[2] !== session.ranges) return `c${c + 1}'s session to ${serverName(s, srv)} pairs view ${session.view} with other ranges than that view's`;
         }
       }
       return true;
@@ -1069,7 +1120,7 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
         const log = owner === S ? s.src.log : s.tgt.log;
         const at = lookup(log, k, owner === T ? s.tgt.tailStart : 0);
         const v = at.kind === 'rec' ? at.v : at.kind === 'indir' ? blobRead({ ...s, src: { ...s.src, flushed: s.src.log.length } }, at.addr, k) : null;
-        if (v !== s.A[k]) return `${SERVER_NAMES[owner]} resolves ${d.name} to ${v ?? 'NOT_FOUND'}, but the latest write left ${s.A[k] ?? 'NOT_FOUND'}`;
+        if (v !== s.A[k]) return `${serverName(s, owner)} resolves ${d.name} to ${v ?? 'NOT_FOUND'}, but the latest write left ${s.A[k] ?? 'NOT_FOUND'}`;
       }
       return true;
     },
@@ -1079,7 +1130,13 @@ export function buildShadowfax(config: ShadowfaxConfig, mutant?: string): Machin
 
   return {
     init: () => [initial()],
-    actions,
+    actions: config.roundTrip
+      ? (s) => {
+          const out = actions(s);
+          if (s.swapped) for (const a of out) a.swapped = true;
+          return out;
+        }
+      : actions,
     next,
     invariants,
     mayStop: done,

@@ -1,6 +1,10 @@
 // The state of the Shadowfax model: two servers (source S, target T), the metadata store,
 // client threads with one session per server, FIFO channels, and ghost state for the
 // invariants. Plain data only, so states hash and diff as they are.
+//
+// Indices S and T name the servers in their roles in the current migration. On the return
+// trip of config B4 the roles swap (`swapped`): index S is then the source, physically T,
+// and index T the target, physically S; labels and messages give the physical names.
 
 /** Hash ranges as bits: R migrates S→T, RS stays on S, RT is T's own. */
 export const R = 1;
@@ -45,6 +49,12 @@ export interface ShadowfaxConfig {
   compaction?: boolean;
   /** Ops per batch (default 1: each op is sent as it is issued; 2 needs a clientSend step). */
   batch?: number;
+  /**
+   * After the first migration completes, R migrates back from T to S (config B4, the
+   * scale-down of L213, L235). Modelled with one thread on each server, without tiers,
+   * compaction or crashes.
+   */
+  roundTrip?: boolean;
   /**
    * Server crashes allowed (config B3). With crashes the servers take the checkpoints of
    * L221-223 and recover by cancellation or independently (§2.5).
@@ -158,7 +168,10 @@ export interface State {
   data: Item[][][];
   /** Records compaction ships from the source to their current owner (L215). */
   compacted: Item[];
-  migrated: boolean;
+  /** Migrations started: 0, 1, or 2 on a round trip. */
+  migrations: number;
+  /** The return trip's roles: index S is physically T, index T physically S. */
+  swapped: boolean;
   /** Ghost: the abstract store A (§4.2), executions per op, op status (0 new, 1 out, 2 done). */
   A: (number | null)[];
   execs: number[];
