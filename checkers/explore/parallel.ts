@@ -11,8 +11,11 @@
 // reached) — so the result is exactly exploreSync's, at any worker count. With `all`, the
 // workers cover the whole space and each violated property is then reproduced the same way.
 
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
+import { dirname } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import * as esbuild from 'esbuild';
 import { Worker } from 'node:worker_threads';
 import { fingerprint, makeEncoder, Words } from './encode.ts';
 import { loadMachine } from './load.ts';
@@ -60,12 +63,54 @@ class WorkerHandle {
   }
 }
 
-function spawn(target: ExploreTarget, options: ExploreOptions): WorkerHandle {
+/**
+ * The code a worker runs: worker.ts and the target's module in one plain JavaScript bundle
+ * (esbuild), or, when the target cannot be bundled, a loader that registers tsx and imports
+ * worker.ts. A worker starts without the main thread's TypeScript loader, and tsx's costs
+ * it a loader thread of its own: on the benchmark machine a bundled worker starts about
+ * 0.3 s sooner, CPU that the other workers would otherwise share.
+ */
+export async function workerCode(target: ExploreTarget): Promise<string> {
+  const viaTsx = `import(${JSON.stringify(TSX_API)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER)}); })`;
+  if (!target.module.startsWith('file:')) return viaTsx;
+  try {
+    const entry = `import * as target from ${JSON.stringify(fileURLToPath(target.module))};\nglobalThis.interleaveTarget = target;`;
+    const r = await esbuild.build({
+      stdin: { contents: `import 'interleave:target';\nimport ${JSON.stringify(fileURLToPath(WORKER))};`, resolveDir: dirname(fileURLToPath(WORKER)), loader: 'js' },
+      plugins: [
+        {
+          name: 'interleave',
+          setup(b) {
+            b.onResolve({ filter: /^interleave:target$/ }, () => ({ path: 'target', namespace: 'interleave' }));
+            b.onLoad({ filter: /.*/, namespace: 'interleave' }, () => ({ contents: entry, loader: 'js', resolveDir: dirname(fileURLToPath(target.module)) }));
+            // An eval'd worker has no module URL of its own: each module's import.meta.url
+            // becomes the URL of its file.
+            b.onLoad({ filter: /\.[cm]?[jt]s$/ }, (args) => {
+              const source = readFileSync(args.path, 'utf8');
+              if (!source.includes('import.meta.url')) return undefined;
+              return { contents: source.replaceAll('import.meta.url', JSON.stringify(pathToFileURL(args.path).href)), loader: /\.[cm]?ts$/.test(args.path) ? 'ts' : 'js' };
+            });
+          },
+        },
+      ],
+      bundle: true,
+      format: 'esm',
+      platform: 'node',
+      target: 'node20',
+      write: false,
+      logLevel: 'silent',
+    });
+    const code = r.outputFiles[0].text;
+    // Any other use of import.meta would describe the bundle, not the module.
+    return code.includes('import.meta') ? viaTsx : code;
+  } catch {
+    return viaTsx;
+  }
+}
+
+function spawn(code: string, target: ExploreTarget, options: ExploreOptions): WorkerHandle {
   const { onProgress: _onProgress, ...plain } = options;
-  // A worker starts without the main thread's TypeScript loader: it registers tsx's
-  // loader first, then imports worker.ts.
-  const boot = `import(${JSON.stringify(TSX_API)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER)}); })`;
-  const worker = new Worker(boot, { eval: true, workerData: { target, options: plain } });
+  const worker = new Worker(code, { eval: true, workerData: { target, options: plain } });
   return new WorkerHandle(worker);
 }
 
@@ -97,7 +142,8 @@ export async function parallelBfs(target: ExploreTarget, options: ExploreOptions
   const initViolated = fresh.some((k) => Object.values(machine.invariants).some((inv) => inv(inits[k]) !== true));
   if (initViolated) return { ...sequential(options), workers: n, elapsedMs: performance.now() - started };
 
-  const workers = Array.from({ length: n }, () => spawn(target, options));
+  const code = await workerCode(target);
+  const workers = Array.from({ length: n }, () => spawn(code, target, options));
   try {
     await Promise.all(workers.map((w) => w.receive()));
     const startupMs = performance.now() - started;

@@ -145,6 +145,18 @@ describe('explore on worker threads', () => {
     expect(late.status).toBe('incomplete');
     expect(late.incompleteReason).toMatch(/time limit/);
   }, 60_000);
+
+  it('runs workers from a bundle, or through tsx when the module cannot be bundled', async () => {
+    const { workerCode } = await import('./parallel.ts');
+    const here = new URL('./fixtures/racy-counter-here.ts', import.meta.url).href;
+    const bundled = await workerCode({ module: plain, export: 'racyCounter', args: [] });
+    expect(bundled).toContain('interleaveTarget');
+    expect(bundled).not.toContain('tsx');
+    expect(await workerCode({ module: here, export: 'racyCounterHere', args: [] })).toContain('tsx.register()');
+    const { explore } = await import('./index.ts');
+    const r = await explore({ module: here, export: 'racyCounterHere', args: [3, 3] }, { workers: 2 });
+    expect(r).toMatchObject({ status: 'holds', states: 7646, transitions: 18843, depth: 18, workers: 2 });
+  }, 60_000);
 });
 
 describe('the README example', () => {

@@ -6,7 +6,7 @@
 
 import { parentPort, workerData } from 'node:worker_threads';
 import { fingerprint, makeEncoder, Words } from './encode.ts';
-import { loadMachine } from './load.ts';
+import { loadMachine, machineFrom } from './load.ts';
 import { prepare } from './prepare.ts';
 import { sharedAdd, sharedTouch } from './store.ts';
 import type { Action, ExploreOptions, ExploreTarget, Machine } from './types.ts';
@@ -14,7 +14,9 @@ import { CTL, type ToCoordinator, type ToWorker, type WorkerViolation } from './
 
 const port = parentPort!;
 const { target, options } = workerData as { target: ExploreTarget; options: ExploreOptions };
-const machine: Machine<unknown, Action> = prepare(await loadMachine(target), options);
+/** The target module itself, when a bundled worker's entry (parallel.ts) put it there before this module ran. */
+const bundled = (globalThis as { interleaveTarget?: Record<string, unknown> }).interleaveTarget;
+const machine: Machine<unknown, Action> = prepare(bundled ? machineFrom(bundled, target) : await loadMachine(target), options);
 const encode = makeEncoder(machine);
 const words = new Words();
 const fp = new Int32Array(2);
