@@ -24,6 +24,10 @@ const base: RowanConfig = {
   powerFail: false,
   split: false,
   migrate: null,
+  dma: false,
+  tailSkip: false,
+  cvTimer: false,
+  tombGc: false,
 };
 
 export const configs: ConfigDef<RowanConfig>[] = [
@@ -100,6 +104,35 @@ export const configs: ConfigDef<RowanConfig>[] = [
       commitVer: 2,
       tlogCommit: true,
       gc: 1,
+    },
+  },
+  {
+    name: 'RK-DMA',
+    description: 'K2, segments of one slot, c0 PUT;GET, split DMA (allocSlot / dmaDone, the 2 ms wait, the 1 ms sender retry), CommitVer on its timer (1 send), one clean-thread run, no failures',
+    tier: 'default',
+    config: { ...base, workers: 1, clients: [[put(), get()]], failures: 0, segCap: 1, segs: 3, commitVer: 1, cvTimer: true, gc: 1, dma: true },
+  },
+  {
+    name: 'RK-DMA2',
+    description: 'RK-DMA with two writers on two QPs: c0 PUT k0 ∥ c1 PUT k0',
+    tier: 'full',
+    config: { ...base, clients: [[put()], [put()]], failures: 0, segCap: 1, segs: 3, commitVer: 1, cvTimer: true, gc: 1, dma: true },
+  },
+  {
+    name: 'RK-REUSE',
+    description: 'K2, 2 workers, c0 PUT k0 ∥ c1 DEL k0, 2 b-log segments of 3 slots recycled by two clean-thread runs, tail skip, tombstone reclaim, CommitVer on its timer (4 sends), no failures',
+    tier: 'full',
+    config: {
+      ...base,
+      clients: [[put()], [del()]],
+      failures: 0,
+      segCap: 3,
+      segs: 2,
+      commitVer: 4,
+      cvTimer: true,
+      gc: 2,
+      tailSkip: true,
+      tombGc: true,
     },
   },
 ];

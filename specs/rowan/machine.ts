@@ -7,7 +7,7 @@ import { rowanKvModel } from './model.ts';
 import { invariants } from './invariants.ts';
 import {
   copy, encodeState, insertSorted, segW, opId, qpKey, valueOf,
-  type Cfg, type Ctx, type Dist, type Entry, type Item, type RowanConfig, type RowanState, type Seg, type Server,
+  type Cfg, type Ctx, type Dist, type Entry, type Item, type Msg, type RowanConfig, type RowanState, type Seg, type Server,
 } from './state.ts';
 
 export interface RowanAction extends Action {
@@ -30,11 +30,20 @@ export const curCfg = (st: RowanState): Cfg => st.cm.cfgs[st.cm.term];
 export const replicas = (d: Dist) => [d.p, ...d.bs];
 export const keysOf = (conf: RowanConfig, sh: number) => conf.keyShard.flatMap((s, k) => (s === sh ? [k] : []));
 
-const segEntries = new WeakMap<Seg, { e: Entry; loc: string; seg: Seg }[]>();
+export interface PmEntry {
+  e: Entry;
+  loc: string;
+  seg: Seg;
+  i: number;
+}
+const segEntries = new WeakMap<Seg, PmEntry[]>();
 
-/** Every persisted entry a server holds in PM, with its location (segments that are not free). */
-export function pmEntries(s: Server): { e: Entry; loc: string; seg: Seg }[] {
-  const out: { e: Entry; loc: string; seg: Seg }[] = [];
+/**
+ * Every persisted entry a server holds in PM, with its location (segments that are not
+ * free): the slots the RNIC or a thread wrote in the segment's current life.
+ */
+export function pmEntries(s: Server): PmEntry[] {
+  const out: PmEntry[] = [];
   for (const seg of s.segs) {
     if (seg.st === 'free') continue;
     let list = segEntries.get(seg);
@@ -42,7 +51,7 @@ export function pmEntries(s: Server): { e: Entry; loc: string; seg: Seg }[] {
       list = [];
       for (let i = 0; i < seg.es.length; i++) {
         const e = seg.es[i];
-        if (e.np === 0 && e.t !== 'C') list.push({ e, loc: `${seg.id}.${i}`, seg });
+        if (e.np === 0 && e.t !== 'C') list.push({ e, loc: `${seg.id}.${i}`, seg, i });
       }
       segEntries.set(seg, list);
     }
@@ -52,6 +61,9 @@ export function pmEntries(s: Server): { e: Entry; loc: string; seg: Seg }[] {
 }
 
 export const lookupItem = (s: Server, k: number): Item | null => s.idx[k];
+
+/** Whether the digest applied slot i of b-log segment seg (it skips slots whose DMA was outstanding). */
+export const digested = (seg: Seg, i: number) => seg.log !== 'b' || (seg.dg && !seg.bad?.includes(i));
 
 /**
  * serving(s, A) of I12: alive, lease valid, not blocked, promotion and cold start done,
@@ -107,6 +119,7 @@ function wipeDram(s: Server, conf: RowanConfig) {
   s.rerep = null;
   s.clean = null;
   s.unflushed = [];
+  s.dma = [];
   s.pushed = [];
   s.migSent = false;
   s.migCopied = [];
@@ -124,7 +137,7 @@ const parseChan = (key: string): [number, number] => {
 };
 
 /** rowanWrite (§2.6): SEND + trailing READ on the QP from worker w of s to b. */
-function rowanWrite(st: RowanState, s: number, w: number, b: number, m: { e: Entry; op: number }): boolean {
+function rowanWrite(st: RowanState, s: number, w: number, b: number, m: Msg): boolean {
   if (st.dead.includes(qpKey(s, b))) return false; // G5: destroyed QP, error completion
   if (!st.srv[b].up) return true; // never lands; the sender waits
   const key = `${s}.${w}>${b}`;
@@ -132,17 +145,44 @@ function rowanWrite(st: RowanState, s: number, w: number, b: number, m: { e: Ent
   return true;
 }
 
-function ack(st: RowanState, from: number, op: number, b: number) {
+/** The READ completion at the sender; after a retry (L274) only the retry's ACK counts. */
+function ack(st: RowanState, from: number, op: number, b: number, r = 0) {
   const ctx = st.srv[from].up ? st.srv[from].ctx.find((x) => x.op === op) : undefined;
-  if (ctx) insertSorted(ctx.acks, b);
+  if (ctx && (r === 1 || !ctx.rt.includes(b))) insertSorted(ctx.acks, b);
 }
 
 /** The b-log segment an arriving SEND goes to (MP SRQ, L182-L184), or undefined (RNR). */
 function receiveBuffer(s: Server, conf: RowanConfig): Seg | undefined {
   const blog = s.segs.filter((g) => g.log === 'b');
   const at = blog.findIndex((g) => g.id === s.cur);
-  if (at >= 0 && blog[at].st === 'using' && blog[at].es.length < conf.segCap) return blog[at];
+  if (at >= 0 && blog[at].st === 'using' && !blog[at].sk && blog[at].es.length < conf.segCap) return blog[at];
+  return nextBuffer(s);
+}
+
+/** The next posted receive buffer after the current one (L184: "the RNIC pops a new receive buffer"). */
+function nextBuffer(s: Server): Seg | undefined {
+  const blog = s.segs.filter((g) => g.log === 'b');
+  const at = blog.findIndex((g) => g.id === s.cur);
   return blog.slice(at + 1).find((g) => g.st === 'using' && g.es.length === 0);
+}
+
+/** tailSkip: the current buffer has space left, but (entry sizes abstracted) the SEND may not fit in it. */
+function canSkipTail(s: Server, conf: RowanConfig): boolean {
+  const g = s.segs.find((x) => x.id === s.cur);
+  return !!g && g.log === 'b' && g.st === 'using' && !g.sk && g.es.length > 0 && g.es.length < conf.segCap && !!nextBuffer(s);
+}
+
+/**
+ * The slots a reader parses in a segment, in order, up to the first zero header: the ones
+ * written in its current life. Mutant M23 breaks [AMBIG] L272: only the first 64 bits of a
+ * recycled segment are zeroed and a reader trusts every checksum-valid entry, so once the
+ * first slot is written again it parses on into the previous life's entries beyond the new tail.
+ */
+function parse(seg: Seg, mutant?: string): { e: Entry; i: number }[] {
+  const out = seg.es.map((e, i) => ({ e, i }));
+  if (mutant === 'M23' && seg.old && seg.es.length > 0)
+    for (let i = seg.es.length; i < seg.old.length && seg.old[i]; i++) out.push({ e: seg.old[i]!, i });
+  return out;
 }
 
 function storeAndDigest(st: RowanState, s: Server, es: Entry[], state: Seg['st'], digest: boolean, mutant?: string) {
@@ -200,7 +240,8 @@ export function buildMachine(conf: RowanConfig, mutant?: string): Machine<RowanS
       fo: true,
     };
     const srv = servers.map((): Server => {
-      const s = { up: true, lease: true, term: 0, com: 0, segs: [], nextSeg: 0, cur: -1, cold: 0 } as unknown as Server;
+      // tomb is a ghost of PM (which tombstones went), so a crash keeps it
+      const s = { up: true, lease: true, term: 0, com: 0, segs: [], nextSeg: 0, cur: -1, cold: 0, tomb: conf.keyShard.map(() => 0) } as unknown as Server;
       wipeDram(s, conf);
       // L270: the control thread posts b-log segments to the MP SRQ at start-up
       for (let i = 0; i < conf.segs; i++) newSeg(s, 'b', 'using');
@@ -254,20 +295,35 @@ export function buildMachine(conf: RowanConfig, mutant?: string): Machine<RowanS
       }
       if (cm.cvLeft > 0)
         for (let sh = 0; sh < nsh; sh++)
-          if (serves(st, p, sh, mutant) && cfgOf(st, p).dist[sh].bs.length && watermark(s, sh) > s.commitVer[sh])
+          if (serves(st, p, sh, mutant) && cfgOf(st, p).dist[sh].bs.length && (conf.cvTimer || watermark(s, sh) > s.commitVer[sh]))
             out.push(act('sendCommitVer', p, sh));
     });
-    // --- receiver RNIC: land one SEND from any non-empty QP (§2.6)
+    // --- receiver RNIC: land one SEND from any non-empty QP (§2.6); with split DMA (§6.3)
+    // the landing only allocates the slot, and the DMA completes in a later step
     for (const key of Object.keys(st.ch).sort()) {
       const [, to] = parseChan(key);
-      if (st.srv[to].up && receiveBuffer(st.srv[to], conf)) out.push(act('rnicLand', to, -1, key));
+      if (!st.srv[to].up) continue;
+      if (receiveBuffer(st.srv[to], conf)) out.push(act(conf.dma ? 'allocSlot' : 'rnicLand', to, -1, key));
+      if (conf.tailSkip && canSkipTail(st.srv[to], conf)) out.push(act('rnicLandNext', to, -1, key));
     }
+    st.srv.forEach((s, b) => {
+      if (!s.up) return;
+      for (const d of s.dma) {
+        out.push(act('dmaDone', b, -1, `${d.seg}.${d.slot}`));
+        // L274: the sender retries a replication write not ACKed within 1 ms; M18 removes the retry
+        const p = st.srv[d.from];
+        const ctx = d.r === 0 && p.up ? p.ctx.find((x) => x.op === d.op) : undefined;
+        if (ctx && !ctx.err && !ctx.rt.includes(b) && mutant !== 'M18') out.push(act('retry', d.from, b, String(d.op)));
+      }
+    });
     // --- control and digest threads (§2.7, §2.8)
     st.srv.forEach((s, b) => {
       if (!s.up || s.cold) return;
       const blog = s.segs.filter((g) => g.log === 'b');
       blog.forEach((g, i) => {
-        if (g.st === 'using' && blog.slice(i + 1).some((h) => h.es.length > 0)) out.push(act('markUsed', b, g.id));
+        // L272: the first 64 bits of a later segment are non-zero (its first slot written)
+        const later = blog.slice(i + 1).some((h) => h.es.length > 0 && h.es[0].np !== 2);
+        if (g.st === 'using' && later && waited(st, b, g)) out.push(act('markUsed', b, g.id));
         if (g.st === 'used' && !g.dg) out.push(act('digest', b, g.id));
         if (conf.commitVer && g.st === 'used' && g.dg && g.mv.every((m, sh) => m <= s.commitVerArray[sh]))
           out.push(act('commitSegment', b, g.id));
@@ -275,7 +331,8 @@ export function buildMachine(conf: RowanConfig, mutant?: string): Machine<RowanS
       // GC (§2.10)
       if (s.clean) out.push(act('cleanFix', b, s.clean.seg));
       else if (cm.gcLeft > 0)
-        for (const g of s.segs) if (g.st === 'committed' || (mutant === 'M24' && g.st === 'used')) out.push(act('cleanCopy', b, g.id));
+        for (const g of s.segs)
+          if ((g.st === 'committed' || (mutant === 'M24' && g.st === 'used')) && !s.dma.some((d) => d.seg === g.id)) out.push(act('cleanCopy', b, g.id));
     });
     // --- failures and the CM (§3.1, §3.2)
     if (cm.fails > 0)
@@ -358,6 +415,18 @@ export function buildMachine(conf: RowanConfig, mutant?: string): Machine<RowanS
     return out;
   }
 
+  /**
+   * §6.3, L274: the 2 ms wait before marking a segment used outlasts every DMA into it,
+   * except one slow enough that its sender has already retried the write (1 ms). M18
+   * removes the wait (and the retry).
+   */
+  function waited(st: RowanState, b: number, g: Seg): boolean {
+    if (mutant === 'M18') return true;
+    return st.srv[b].dma.every(
+      (d) => d.seg !== g.id || (d.r === 0 && st.srv[d.from].up && st.srv[d.from].ctx.some((x) => x.op === d.op && x.rt.includes(b))),
+    );
+  }
+
   function complete(st: RowanState, p: number, ctx: Ctx): boolean {
     // M2 breaks L219: reply after the first ACK instead of all
     if (mutant === 'M2') return ctx.acks.length >= Math.min(1, ctx.bs.length);
@@ -422,11 +491,29 @@ export function buildMachine(conf: RowanConfig, mutant?: string): Machine<RowanS
     return mutant === 'M13' || st.cm.down.filter((d) => !cfg.members.includes(d)).every((d) => !st.srv[d].lease);
   }
 
+  /**
+   * A terminal state where a SEND waits for a receive buffer (RNR): the b-log's bounded
+   * segment pool is used up. A bound of the model (the real control thread keeps posting
+   * free segments, L270), not a deadlock.
+   */
+  function rnrStall(st: RowanState): boolean {
+    return Object.keys(st.ch).some((key) => {
+      const b = st.srv[parseChan(key)[1]];
+      return b.up && !receiveBuffer(b, conf);
+    });
+  }
+
   /** The servers a step may modify (the others are shared with the previous state). */
   function writes(s0: RowanState, a: RowanAction): number[] | 'all' {
     switch (a.step) {
       case 'rnicLand':
+      case 'allocSlot':
+      case 'rnicLandNext':
         return [a.a, parseChan(a.key!)[0]];
+      case 'dmaDone': {
+        const [seg, slot] = a.key!.split('.').map(Number);
+        return [a.a, s0.srv[a.a].dma.find((d) => d.seg === seg && d.slot === slot)!.from];
+      }
       case 'readFlush':
       case 'powerFailure':
       case 'coldPush':
@@ -507,7 +594,7 @@ export function buildMachine(conf: RowanConfig, mutant?: string): Machine<RowanS
         const seg = open ? segW(p, open.id) : newSeg(p, 't', 'using');
         // M4 breaks L219 ①-before-②: the t-log append is not yet persistent when replicated
         seg.es.push({ ...e, np: mutant === 'M4' ? 1 : 0 });
-        const ctx: Ctx = { op: opId(c, cl.pc), c, e, bs: [...cfgOf(st, a.a).dist[sh].bs], acks: [], err: false };
+        const ctx: Ctx = { op: opId(c, cl.pc), c, e, bs: [...cfgOf(st, a.a).dist[sh].bs], acks: [], err: false, rt: [] };
         for (const b of ctx.bs) if (!rowanWrite(st, a.a, c % conf.workers, b, { e, op: ctx.op })) ctx.err = true;
         p.ctx.push(ctx);
         cl.st = 'wait';
@@ -550,24 +637,51 @@ export function buildMachine(conf: RowanConfig, mutant?: string): Machine<RowanS
         cm.cvLeft--;
         break;
       }
-      // §2.6, L182-L184: the receiver RNIC places the SEND at the next slot and ACKs it
-      case 'rnicLand': {
+      // §2.6, L182-L184: the receiver RNIC places the SEND at the next slot and ACKs it;
+      // with split DMA (§6.3) it only allocates the slot (allocSlot); the DMA completes at dmaDone.
+      // rnicLandNext: the SEND does not fit in the space left, so the RNIC pops the next buffer (L184)
+      case 'rnicLand':
+      case 'allocSlot':
+      case 'rnicLandNext': {
         const b = st.srv[a.a];
         const [from] = parseChan(a.key!);
         const m = st.ch[a.key!].shift()!;
         if (st.ch[a.key!].length === 0) delete st.ch[a.key!];
+        if (a.step === 'rnicLandNext') segW(b, b.cur).sk = true;
         const seg = segW(b, receiveBuffer(b, conf)!.id);
         b.cur = seg.id;
-        seg.es.push({ ...m.e, np: conf.split ? 1 : 0 });
+        seg.es.push({ ...m.e, np: conf.dma ? 2 : conf.split ? 1 : 0 });
         // I13 (L294): nothing from an evicted server lands once the CM has committed
         const cfg = cfgOf(st, a.a);
         if (!cfg.members.includes(from) && (cm.term > b.term || cm.phase === 'stable') && !st.bad)
           st.bad = `I13: an entry from evicted server ${from} landed at ${a.a} after term ${b.term} committed`;
-        if (!conf.split || mutant === 'M3') {
+        if (conf.dma) b.dma.push({ seg: seg.id, slot: seg.es.length - 1, from, op: m.op, r: m.r ?? 0 });
+        else if (!conf.split || mutant === 'M3') {
           // M3 breaks L174-L178: ACK on SEND completion, before the persisting READ
           if (m.op >= 0) ack(st, from, m.op, a.a);
         }
         if (conf.split) b.unflushed.push({ seg: seg.id, slot: seg.es.length - 1, from, op: m.op });
+        break;
+      }
+      case 'dmaDone': {
+        // §6.3: the DMA into an allocated slot completes; the trailing READ then returns (G2)
+        const b = st.srv[a.a];
+        const [sid, slot] = a.key!.split('.').map(Number);
+        const i = b.dma.findIndex((d) => d.seg === sid && d.slot === slot);
+        const d = b.dma[i];
+        b.dma.splice(i, 1);
+        const g = segW(b, sid);
+        g.es[slot] = { ...g.es[slot], np: 0 };
+        if (d.op >= 0) ack(st, d.from, d.op, a.a, d.r);
+        break;
+      }
+      case 'retry': {
+        // L274: a replication write not ACKed within 1 ms is issued again on the same QP;
+        // it lands as a duplicate, and only its ACK counts
+        const p = st.srv[a.a];
+        const ctx = p.ctx.find((x) => x.op === Number(a.key))!;
+        insertSorted(ctx.rt, a.b);
+        if (!rowanWrite(st, a.a, ctx.c % conf.workers, a.b, { e: ctx.e, op: ctx.op, r: 1 })) ctx.err = true;
         break;
       }
       case 'readFlush': {
@@ -589,14 +703,16 @@ export function buildMachine(conf: RowanConfig, mutant?: string): Machine<RowanS
         const b = st.srv[a.a];
         const seg = segW(b, a.b);
         seg.mv = new Array(nsh).fill(0);
-        seg.es.forEach((e, i) => {
-          if (e.t === 'C') b.commitVerArray[e.sh] = Math.max(b.commitVerArray[e.sh], e.x);
+        for (const { e, i } of parse(seg, mutant)) {
+          // a slot whose DMA is still outstanding fails its checksum (L253): skipped
+          if (e.np === 2) seg.bad = [...(seg.bad ?? []), i];
+          else if (e.t === 'C') b.commitVerArray[e.sh] = Math.max(b.commitVerArray[e.sh], e.x);
           else {
             // M10 breaks L353 at the backup: b-log order is taken as the serialization
             apply(st, b, e, `${seg.id}.${i}`, mutant !== 'M10', mutant);
             seg.mv[e.sh] = Math.max(seg.mv[e.sh], e.v);
           }
-        });
+        }
         seg.dg = true;
         break;
       }
@@ -608,9 +724,15 @@ export function buildMachine(conf: RowanConfig, mutant?: string): Machine<RowanS
         const s = st.srv[a.a];
         const seg = s.segs.find((g) => g.id === a.b)!;
         if (seg.st !== 'committed' && !st.bad) st.bad = `I14: segment ${seg.id} of server ${a.a} cleaned while ${seg.st}`;
-        const live = seg.es.flatMap((e, i) => (e.t !== 'C' && s.idx[e.k]?.loc === `${seg.id}.${i}` ? [e] : []));
-        const dst = newSeg(s, 'c', 'committed', live.map((e) => ({ ...e })));
-        s.clean = { seg: seg.id, moved: live.map((e, i) => ({ k: e.k, v: e.v, loc: `${dst.id}.${i}`, e })) };
+        const live = parse(seg, mutant).flatMap(({ e, i }) => (e.t !== 'C' && s.idx[e.k]?.loc === `${seg.id}.${i}` ? [{ e, loc: `${seg.id}.${i}` }] : []));
+        // tombGc [I]: a live tombstone is dropped, not copied, once no older entry of its key
+        // is left in this server's PM outside the segment (otherwise a rebuild would revive it, §3.8)
+        const older = (e: Entry) => pmEntries(s).some((x) => x.seg.id !== seg.id && x.e.sh === e.sh && x.e.k === e.k && x.e.v < e.v);
+        const reclaim = live.filter(({ e }) => conf.tombGc && e.t === 'D' && !older(e));
+        const keep = live.filter((x) => !reclaim.includes(x)).map(({ e }) => e);
+        const dst = newSeg(s, 'c', 'committed', keep.map((e) => ({ ...e })));
+        s.clean = { seg: seg.id, moved: keep.map((e, i) => ({ k: e.k, v: e.v, loc: `${dst.id}.${i}`, e })) };
+        if (reclaim.length) s.clean.rm = reclaim.map(({ e, loc }) => ({ k: e.k, v: e.v, loc }));
         cm.gcLeft--;
         break;
       }
@@ -623,17 +745,26 @@ export function buildMachine(conf: RowanConfig, mutant?: string): Machine<RowanS
           const cur = s.idx[m.k];
           if (mutant === 'M11' || (cur && cur.v === m.v)) apply(st, s, m.e, m.loc, mutant !== 'M11', mutant);
         }
+        for (const m of cl.rm ?? [])
+          if (s.idx[m.k]?.loc === m.loc) {
+            s.idx[m.k] = null;
+            s.tomb[m.k] = Math.max(s.tomb[m.k], m.v);
+          }
         const seg = segW(s, cl.seg);
-        seg.es.forEach((e, i) => {
+        for (const { e, i } of parse(seg, mutant))
           if (e.t !== 'C' && s.idx[e.k]?.loc === `${seg.id}.${i}` && !st.bad) st.bad = `I14: live entry ${seg.id}.${i} freed`;
-        });
+        // M23: what the slots hold when the segment is posted again with only its first 64 bits zeroed
+        const old = mutant === 'M23' ? [...Array(conf.segCap).keys()].map((i) => (i === 0 ? null : (seg.es[i] ?? seg.old?.[i] ?? null))) : [];
         seg.st = 'free';
         seg.es = [];
         s.clean = null;
         if (seg.log === 'b') {
-          // L270: a free segment is posted again at the tail of the b-log (first word zeroed)
+          // L270-L272: a free segment is posted again at the tail of the b-log. [I] Every slot's
+          // first word is zeroed, so a reader stops at the new tail (M23 zeroes only the first)
           s.segs = s.segs.filter((g) => g.id !== seg.id);
-          s.segs.push({ ...seg, st: 'using', dg: false, mv: [] });
+          const again: Seg = { id: seg.id, log: 'b', st: 'using', es: [], dg: false, mv: [] };
+          if (old.some((e) => e)) again.old = old;
+          s.segs.push(again);
           if (s.cur === seg.id) s.cur = -1;
         }
         break;
@@ -923,7 +1054,7 @@ export function buildMachine(conf: RowanConfig, mutant?: string): Machine<RowanS
     next,
     invariants: invariants(conf, mutant),
     view: encodeState,
-    mayStop: (s) => s.cl.every((c) => c.st === 'done'),
+    mayStop: (s) => s.cl.every((c) => c.st === 'done') || rnrStall(s),
     history: { model: rowanKvModel, clients: conf.clients.length, observe: (b, a) => observe(b, a) },
     actor: (a) => (a.step.startsWith('client') || a.step === 'invoke' || a.step === 'refetchConfig' ? `c${a.a}` : a.step.startsWith('cm') ? 'CM' : `s${a.a}`),
   };

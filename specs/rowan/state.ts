@@ -40,6 +40,17 @@ export interface RowanConfig {
   split: boolean;
   /** One primary migration of shard 0 from src to tgt (§3.9). */
   migrate: null | { src: number; tgt: number };
+  /**
+   * Split DMA (§6.3): landing is split into allocSlot and dmaDone, markUsed honours the
+   * 2 ms wait, and a sender retries a replication write whose DMA is outstanding (L274).
+   */
+  dma: boolean;
+  /** The RNIC may pop the next receive buffer when a SEND does not fit in the space left (L184). */
+  tailSkip: boolean;
+  /** CommitVer is written on its 15 ms timer, also when it has not advanced (L280). */
+  cvTimer: boolean;
+  /** Clean threads reclaim a tombstone once no older entry of its key is left in the server's PM ([I]). */
+  tombGc: boolean;
 }
 
 /** A log entry (§1.3). COMMITVER records carry the watermark in x. */
@@ -49,7 +60,10 @@ export interface Entry {
   v: number;
   k: number;
   x: number;
-  /** 1 while not yet in the persistence domain (split config only). */
+  /**
+   * 1 while not yet in the persistence domain (split config only); 2 while the slot is
+   * allocated but its DMA is outstanding (dma config only): the slot holds no valid entry.
+   */
   np: number;
 }
 
@@ -64,6 +78,12 @@ export interface Seg {
   dg: boolean;
   /** MaxVerArray of this segment, by shard (L282). */
   mv: number[];
+  /** Slots whose DMA was outstanding when the digest read them (checksum invalid: skipped). */
+  bad?: number[];
+  /** The RNIC left the tail of this buffer unused and popped the next one (tailSkip). */
+  sk?: boolean;
+  /** Mutant M23: what the slots held in the segment's previous life (slot 0 zeroed), still checksum-valid. */
+  old?: (Entry | null)[];
 }
 
 /** An index item: the version and location of the entry it points to (L353). */
@@ -85,6 +105,8 @@ export interface Ctx {
   acks: number[];
   /** A SEND hit a destroyed QP (G5): this PUT never completes. */
   err: boolean;
+  /** Backups the write was retried to (dma config): only the retry's ACK counts (L274). */
+  rt: number[];
 }
 
 export interface Promo {
@@ -121,6 +143,10 @@ export interface Server {
   cur: number;
   /** Received but not yet flushed entries (split config): where they sit and whom to ACK. */
   unflushed: { seg: number; slot: number; from: number; op: number }[];
+  /** Allocated slots whose DMA is outstanding (dma config), with the attempt (0, or 1 for the retry). */
+  dma: { seg: number; slot: number; from: number; op: number; r: number }[];
+  /** Ghost: per key, the version of the last tombstone the clean thread reclaimed here (0: none). */
+  tomb: number[];
   promo: Promo | null;
   rerep: { sh: number; r: number; seg: number; done: number[] } | null;
   /** Cold start: 0 normal, 1 recovering (§3.8). */
@@ -129,7 +155,12 @@ export interface Server {
   migSent: boolean;
   migCopied: number[];
   /** Clean thread between copying live entries and fixing index pointers (M11). */
-  clean: { seg: number; moved: { k: number; v: number; loc: string; e: Entry }[] } | null;
+  clean: {
+    seg: number;
+    moved: { k: number; v: number; loc: string; e: Entry }[];
+    /** Tombstones reclaimed instead of copied (tombGc): their index items go at cleanFix. */
+    rm?: { k: number; v: number; loc: string }[];
+  } | null;
 }
 
 export interface Dist {
@@ -179,6 +210,8 @@ export interface Client {
 export interface Msg {
   e: Entry;
   op: number;
+  /** 1 for a retried replication write (dma config). */
+  r?: number;
 }
 
 export interface RowanState {
@@ -225,9 +258,11 @@ function copyServer(s: Server): Server {
     promoVer: s.promoVer.slice(),
     migVer: s.migVer.slice(),
     done: s.done.slice(),
-    ctx: s.ctx.map((c) => ({ ...c, bs: c.bs.slice(), acks: c.acks.slice() })),
+    ctx: s.ctx.map((c) => ({ ...c, bs: c.bs.slice(), acks: c.acks.slice(), rt: c.rt.slice() })),
     segs: s.segs.slice(),
     unflushed: s.unflushed.slice(),
+    dma: s.dma.slice(),
+    tomb: s.tomb.slice(),
     promo: s.promo && { ...s.promo, coll: s.promo.coll.slice(), U: s.promo.U.slice(), sc: s.promo.sc.slice() },
     rerep: s.rerep && { ...s.rerep, done: s.rerep.done.slice() },
     pushed: s.pushed.slice(),
@@ -256,7 +291,7 @@ export const insertSorted = (xs: number[], x: number) => {
 
 const segCode = new WeakMap<Seg, string>();
 const cfgCode = new WeakMap<Cfg, string>();
-const encEntry = (e: Entry) => `${e.t}${e.sh}.${e.v}.${e.k}.${e.x}${e.np ? '*' : ''}`;
+const encEntry = (e: Entry) => `${e.t}${e.sh}.${e.v}.${e.k}.${e.x}${e.np === 1 ? '*' : e.np === 2 ? '?' : ''}`;
 const encList = (xs: number[]) => xs.join(',');
 
 /**
@@ -271,15 +306,20 @@ export function encodeState(st: RowanState): string {
       s.idx.map((it) => (it ? `${it.v}${it.d ? 'd' : ''}=${it.x}@${it.loc}` : '-')).join(','),
       [s.shardVersion, s.commitVer, s.commitVerArray, s.promoVer, s.migVer, s.done].map(encList).join('|'),
       s.shardBlocked.map(Number).join(''),
-      s.ctx.map((c) => `${c.op}:${encEntry(c.e)}:${encList(c.bs)}:${encList(c.acks)}${c.err ? '!' : ''}`).join(';'),
+      s.ctx.map((c) => `${c.op}:${encEntry(c.e)}:${encList(c.bs)}:${encList(c.acks)}${c.err ? '!' : ''}${c.rt.length ? `r${encList(c.rt)}` : ''}`).join(';'),
       `${s.nextSeg}c${s.cur}:` + s.segs.map(encSeg).join(''),
-      s.unflushed.map((u) => `${u.seg}.${u.slot}.${u.from}.${u.op}`).join(','),
+      s.unflushed.map((u) => `${u.seg}.${u.slot}.${u.from}.${u.op}`).join(',') +
+        (s.dma.length ? `D${s.dma.map((d) => `${d.seg}.${d.slot}.${d.from}.${d.op}.${d.r}`).join(',')}` : '') +
+        (s.tomb.some((v) => v > 0) ? `T${encList(s.tomb)}` : ''),
       s.promo ? `P${s.promo.sh}${+s.promo.all}${encList(s.promo.coll)}[${s.promo.U.map(encEntry).join(' ')}]${encList(s.promo.sc)}` : '',
       s.rerep ? `R${s.rerep.sh}.${s.rerep.r}.${s.rerep.seg}.${encList(s.rerep.done)}` : '',
-      s.clean ? `C${s.clean.seg}:${s.clean.moved.map((m) => `${m.k}.${m.v}.${m.loc}.${encEntry(m.e)}`).join(',')}` : '',
+      s.clean
+        ? `C${s.clean.seg}:${s.clean.moved.map((m) => `${m.k}.${m.v}.${m.loc}.${encEntry(m.e)}`).join(',')}` +
+          (s.clean.rm ? `-${s.clean.rm.map((m) => `${m.k}.${m.v}.${m.loc}`).join(',')}` : '')
+        : '',
     );
   }
-  for (const key of Object.keys(st.ch).sort()) parts.push(`${key}:${st.ch[key].map((m) => `${m.op}/${encEntry(m.e)}`).join(' ')}`);
+  for (const key of Object.keys(st.ch).sort()) parts.push(`${key}:${st.ch[key].map((m) => `${m.op}/${encEntry(m.e)}${m.r ? 'r' : ''}`).join(' ')}`);
   parts.push(`D${st.dead.join(',')}`);
   for (const c of st.cl) parts.push(`c${c.pc}${c.st}${c.to}.${c.term}.${c.out}.${c.v}`);
   const cm = st.cm;
@@ -292,7 +332,8 @@ export function encodeState(st: RowanState): string {
 function encSeg(g: Seg): string {
   let code = segCode.get(g);
   if (code === undefined) {
-    code = `${g.id}${g.log}${g.st}${+g.dg}${encList(g.mv)}[${g.es.map(encEntry).join(' ')}]`;
+    code = `${g.id}${g.log}${g.st}${+g.dg}${encList(g.mv)}[${g.es.map(encEntry).join(' ')}]` +
+      (g.bad ? `b${encList(g.bad)}` : '') + (g.sk ? 's' : '') + (g.old ? `o[${g.old.map((e) => (e ? encEntry(e) : '0')).join(' ')}]` : '');
     segCode.set(g, code);
   }
   return code;
