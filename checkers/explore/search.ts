@@ -81,7 +81,7 @@ export class Run<S, A extends Action> {
   /**
    * Stores s if it is new (reached from state `parent` by action `index`), checks the
    * invariants on it, and returns its number; SEEN if it was known, FULL if the state
-   * budget forbids storing it.
+   * budget forbids storing it (the run then stops).
    */
   add(s: S, parent: number, index: number, depth: number): number {
     const w = this.words;
@@ -90,13 +90,23 @@ export class Run<S, A extends Action> {
     return this.insert(s, parent, index, depth);
   }
 
+  /** BFS: queues successor t if add/insert gave it a number; false once the run must stop. */
+  queue(t: S, id: number, nextStates: S[], nextIds: number[]): boolean {
+    if (id >= 0) {
+      nextStates.push(t);
+      nextIds.push(id);
+    }
+    return this.stopped === undefined;
+  }
+
   /** add() for a state whose fingerprint is already in this.fp (fingerprint store only). */
   insert(s: S, parent: number, index: number, depth: number): number {
     const w = this.words;
     if (this.store.size >= this.maxStates) {
       // Whether it is new decides whether the budget truly cut the search.
-      if (!this.isKnown()) return FULL;
-      return SEEN;
+      if (this.isKnown()) return SEEN;
+      this.stopped ??= `state budget of ${this.maxStates} reached`;
+      return FULL;
     }
     if (!this.store.add(w.buf, w.length, this.fp)) return SEEN;
     const id = this.log.add(parent, index);
@@ -190,8 +200,7 @@ export function bfs<S, A extends Action>(machine: Machine<S, A>, options: Explor
   const inits = machine.init();
   for (let k = 0; k < inits.length && run.stopped === undefined; k++) {
     const id = run.add(inits[k], -1, k, 0);
-    if (id === FULL) run.stopped = `state budget of ${run.maxStates} reached`;
-    else if (id >= 0) {
+    if (id >= 0) {
       states.push(inits[k]);
       ids.push(id);
     }
@@ -216,15 +225,7 @@ export function bfs<S, A extends Action>(machine: Machine<S, A>, options: Explor
         for (let k = 0; k < enabled.length; k++) {
           run.transitions++;
           const t = machine.next(s, enabled[k]);
-          const id = run.add(t, ids[i], k, depth + 1);
-          if (id >= 0) {
-            nextStates.push(t);
-            nextIds.push(id);
-          } else if (id === FULL) {
-            run.stopped ??= `state budget of ${run.maxStates} reached`;
-            break;
-          }
-          if (run.stopped !== undefined) break;
+          if (!run.queue(t, run.add(t, ids[i], k, depth + 1), nextStates, nextIds)) break;
         }
       }
     }
@@ -287,27 +288,18 @@ class Batch<S, A extends Action> {
         }
       }
       touched ^= this.store.touch(this.his, i1 === i0 ? 0 : this.ends[i1 - i0 - 1]);
-      let j = 0;
       for (let i = i0; i < i1 && run.stopped === undefined; i++) {
         const s = states[i];
         const enabled = this.enabled[i - i0];
         run.expand(s, ids[i], enabled);
         run.tick(states.length - i + nextStates.length);
-        j = i === i0 ? 0 : this.ends[i - i0 - 1];
+        let j = i === i0 ? 0 : this.ends[i - i0 - 1];
         for (let k = 0; k < enabled.length; k++, j++) {
           run.transitions++;
           fp[0] = this.his[j];
           fp[1] = this.los[j];
           const t = this.succ[j];
-          const id = run.insert(t, ids[i], k, depth + 1);
-          if (id >= 0) {
-            nextStates.push(t);
-            nextIds.push(id);
-          } else if (id === FULL) {
-            run.stopped ??= `state budget of ${run.maxStates} reached`;
-            break;
-          }
-          if (run.stopped !== undefined) break;
+          if (!run.queue(t, run.insert(t, ids[i], k, depth + 1), nextStates, nextIds)) break;
         }
       }
       this.succ.fill(undefined as S, 0, n);
@@ -350,7 +342,6 @@ export function dfs<S, A extends Action>(machine: Machine<S, A>, options: Explor
   const inits = machine.init();
   for (let k = 0; k < inits.length && run.stopped === undefined; k++) {
     const id = run.add(inits[k], -1, k, 0);
-    if (id === FULL) run.stopped = `state budget of ${run.maxStates} reached`;
     if (id < 0 || run.stopped !== undefined) continue;
     push(inits[k], id);
     while (stackStates.length > 0 && run.stopped === undefined) {
@@ -369,8 +360,7 @@ export function dfs<S, A extends Action>(machine: Machine<S, A>, options: Explor
       run.tick(stackStates.length);
       const t = machine.next(stackStates[top], enabled[k2]);
       const id2 = run.add(t, stackIds[top], k2, top + 1);
-      if (id2 === FULL) run.stopped ??= `state budget of ${run.maxStates} reached`;
-      else if (id2 >= 0 && run.stopped === undefined) push(t, id2);
+      if (id2 >= 0 && run.stopped === undefined) push(t, id2);
     }
   }
   return run.result('dfs');
@@ -407,11 +397,7 @@ export function simulate<S, A extends Action>(machine: Machine<S, A>, options: E
     const indices: number[] = [];
     pathIds.length = 0;
     const before = run.violations.length;
-    const check = (st: S, d: number) => {
-      const id = run.add(st, -1, 0, d);
-      if (id === FULL) run.stopped ??= `state budget of ${run.maxStates} reached`;
-      return id;
-    };
+    const check = (st: S, d: number) => run.add(st, -1, 0, d);
     check(s, 0);
     for (let d = 0; run.stopped === undefined && run.violations.length === before; d++) {
       const enabled = machine.actions(s);
