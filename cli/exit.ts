@@ -1,8 +1,10 @@
-// The exit codes of DESIGN.md: scripts and CI branch on them.
+// The exit codes of DESIGN.md: scripts and CI branch on them. Only a verdict exits 0 or 1.
 export const EXIT = {
   holds: 0,
   violation: 1,
   inconclusive: 2,
   usage: 64,
   badData: 65,
+  internal: 70,
+  cannotCreate: 73,
 } as const;
