@@ -38,8 +38,10 @@ export const TraceEvent = z.strictObject({
   args: z.record(z.string(), z.unknown()).optional(),
   /** A shared object the step acted on (a memory word, a log file): "mn1/k2". */
   obj: name.optional(),
-  /** The step's position in obj's own total order: 1, 2, 3, … per object. */
+  /** The step changed obj, as its objSeq-th change: 1, 2, 3, … per object, no gaps. */
   objSeq: counter.optional(),
+  /** The step read obj without changing it, and saw it after its objSaw-th change (0: none yet). */
+  objSaw: z.number({ error: 'an integer ≥ 0' }).int({ error: 'an integer ≥ 0' }).min(0, { error: 'an integer ≥ 0' }).max(Number.MAX_SAFE_INTEGER).optional(),
   /** Ids of the messages the step sent. */
   send: z.array(name).max(10_000).optional(),
   /** Id of the message the step received. */
@@ -48,8 +50,8 @@ export const TraceEvent = z.strictObject({
   obs: z.record(z.string(), z.unknown()).optional(),
   /** Monotonic clock (ns) for people reading the trace; never used for ordering. */
   time: z.number().nonnegative().optional(),
-}).refine((e) => (e.obj === undefined) === (e.objSeq === undefined), {
-  error: '"obj" and "objSeq" together (a step at a shared object names the object and its place in its order)',
+}).refine((e) => (e.obj === undefined) === (e.objSeq === undefined && e.objSaw === undefined) && (e.objSeq === undefined || e.objSaw === undefined), {
+  error: '"obj" with exactly one of "objSeq" (the step changed it) or "objSaw" (the step only read it)',
 });
 
 export type TraceHeader = z.infer<typeof TraceHeader>;
