@@ -1,7 +1,7 @@
 // The `interleave` command. Each subcommand lives in its own module and registers itself.
-import { Command, CommanderError } from 'commander';
-import { EXIT } from './exit.ts';
+import { Command } from 'commander';
 import * as check from './check.ts';
+import { runCli } from './errors.ts';
 import * as explore from './explore.ts';
 import * as lin from './lin.ts';
 import * as list from './list.ts';
@@ -14,11 +14,4 @@ const program = new Command()
 
 for (const command of [check, explore, mutants, lin, list]) command.register(program);
 
-try {
-  await program.parseAsync(process.argv);
-} catch (e) {
-  if (e instanceof CommanderError) {
-    process.exit(e.exitCode === 0 ? 0 : EXIT.usage);
-  }
-  throw e;
-}
+process.exitCode = await runCli(program, process.argv);
