@@ -263,32 +263,34 @@ class Reader {
   private readString(): string {
     const t = this.text;
     const startLine = this.line;
-    let out = '';
     let from = this.pos + 1;
-    // One pass: plain runs are sliced whole, escapes decoded where they stand.
+    // One pass: plain runs are sliced whole, escapes decoded where they stand; the parts
+    // are joined once (a long chain of += builds a rope whose flattening is not linear).
+    const parts: string[] = [];
     for (let j = from; ; ) {
       if (j >= t.length) this.fail(`a closing " for the string opened on line ${startLine}`, startLine);
       const c = t.charCodeAt(j);
       if (c === 34) {
-        out += t.slice(from, j);
         this.line += countNewlines(t, this.pos, j);
         this.pos = j + 1;
-        return out;
+        if (parts.length === 0) return t.slice(from, j);
+        parts.push(t.slice(from, j));
+        return parts.join('');
       }
       if (c !== 92) {
         j++;
         continue;
       }
-      out += t.slice(from, j);
+      if (j > from) parts.push(t.slice(from, j));
       const e = t[j + 1];
       if (e === undefined) this.fail(`a closing " for the string opened on line ${startLine}`, startLine);
       if (e === 'u') {
         const hex = t.slice(j + 2, j + 6);
         if (!/^[0-9a-fA-F]{4}$/.test(hex)) this.fail('four hex digits after \\u in a string');
-        out += String.fromCharCode(parseInt(hex, 16));
+        parts.push(String.fromCharCode(parseInt(hex, 16)));
         j += 6;
       } else if (STRING_ESCAPES[e] !== undefined) {
-        out += STRING_ESCAPES[e];
+        parts.push(STRING_ESCAPES[e]);
         j += 2;
       } else {
         this.fail(`a string escape (\\" \\\\ \\n \\t \\r \\b \\f \\uXXXX), not \\${e}`);
