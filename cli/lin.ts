@@ -4,7 +4,7 @@
 // file cannot be written; other failures are main.ts's (cli/errors.ts).
 import { totalmem } from 'node:os';
 import { Option, type Command } from 'commander';
-import { checkHistory, models } from '../checkers/lin/index.ts';
+import { checkHistory, DEFAULT_MEMO_LIMIT_MB, models } from '../checkers/lin/index.ts';
 import { UNKNOWN, type LinResult, type Model, type Operation, type Verdict } from '../checkers/lin/types.ts';
 import { renderLinHtml } from '../checkers/report/lin-html.ts';
 import { renderLinText } from '../checkers/report/lin-text.ts';
@@ -104,9 +104,6 @@ function summary(h: ImportedHistory): string {
   return `history:    ${h.file} (${h.format}; ${notes.join(', ')})\n`;
 }
 
-/** The memo budget when --memo-budget is not given (checkers/lin/check.ts). */
-export const DEFAULT_MEMO_BUDGET_MB = 2048;
-
 /**
  * Runs the command and returns its exit code. The verdict is always printed before an
  * output that could not be written is reported (exit 73 then, instead of the verdict's).
@@ -144,7 +141,7 @@ async function linOrThrow(file: string, options: LinOptions, io: Io): Promise<nu
     return EXIT.inconclusive;
   }
   const importMs = performance.now() - start;
-  const memoLimitMB = options.memoBudget ?? DEFAULT_MEMO_BUDGET_MB;
+  const memoLimitMB = options.memoBudget ?? DEFAULT_MEMO_LIMIT_MB;
   const result = await checkHistory(options.model, history.operations, {
     timeoutMs: deadline === undefined ? undefined : Math.max(0, deadline - Date.now()),
     workers: capWorkers(options.workers, io.err),
@@ -184,7 +181,7 @@ export function register(program: Command): void {
     .addOption(new Option('--format <format>', 'the history format').choices(['auto', ...FORMATS]).default('auto'))
     .option('--timeout <seconds>', 'give up with verdict unknown (exit 2) after this long, reading included', seconds())
     .option('--workers <n>', "check partitions on this many worker threads (at most the machine's parallelism)", workers)
-    .option('--memo-budget <MB>', `memory budget of each partition's memo, in MB (default ${DEFAULT_MEMO_BUDGET_MB}); past it the verdict is unknown`, integer(1, 2 ** 20))
+    .option('--memo-budget <MB>', `memory budget of each partition's memo, in MB (default ${DEFAULT_MEMO_LIMIT_MB}); past it the verdict is unknown`, integer(1, 2 ** 20))
     .option('--json', 'print the result as a JSON object (see cli/README.md)')
     .option('--html <file>', 'write an HTML report: per partition a timeline, the linearization or the diagnosis')
     .option('--force', 'let --html replace an existing file (never the history itself)')
