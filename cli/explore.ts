@@ -60,6 +60,7 @@ export function terminalProgress(): { onProgress?: (p: Progress) => void; done()
 export function toExploreOptions(o: ExploreCliOptions): ExploreOptions {
   const strategies = [o.bfs, o.dfs, o.simulate !== undefined].filter(Boolean).length;
   if (strategies > 1) throw new UsageError('choose one of --bfs, --dfs, --simulate');
+  if (o.simulate === undefined && (o.depth !== undefined || o.seed !== undefined)) throw new UsageError('--depth and --seed go with --simulate (for a depth bound on the search, --max-depth)');
   return {
     strategy: o.simulate !== undefined ? 'simulate' : o.dfs ? 'dfs' : 'bfs',
     ...(o.simulate !== undefined ? { simulate: { runs: o.simulate, depth: o.depth ?? 100, seed: o.seed ?? 1 } } : {}),

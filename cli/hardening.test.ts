@@ -209,6 +209,7 @@ describe('flags are parsed strictly and bounded', () => {
       [['--max-states', '0'], /'--max-states <n>' argument '0' is invalid/],
       [['--simulate', '0'], /'--simulate <runs>' argument '0' is invalid/],
       [['--time', '-1'], /--time/],
+      [['--depth', '5'], /--depth and --seed go with --simulate/],
     ] as const) {
       const r = await runInProcess('explore', 'fusee', '--config', 'A0', ...flags);
       expect(r.code).toBe(64);
