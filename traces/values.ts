@@ -7,8 +7,6 @@
 import { InputError } from './errors.ts';
 import { EdnChar, EdnFloat, EdnMap, EdnSet, EdnSymbol, Keyword, type Edn } from './edn.ts';
 
-export { parseJson } from './json.ts';
-
 const FORBIDDEN_KEY = '__proto__';
 /** The key of a converted set; refused as a map key so that no map can pass for a set. */
 export const SET_KEY = '#set';
