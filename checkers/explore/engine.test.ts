@@ -88,6 +88,14 @@ describe('exact counts and depths at and around the depth bound', () => {
   }
 });
 
+describe('time budgets', () => {
+  it('a budget longer than a timer can wait (2^31 ms) is no budget, not an immediate stop', async () => {
+    const r = await explore({ module: shapes, export: 'tree', args: [8] }, { workers: 2, timeLimitMs: 2 ** 32 });
+    expect(r).toMatchObject({ status: 'holds', states: treeStates(8) });
+    expect(exploreSync(tree(8), { timeLimitMs: 2 ** 32 })).toMatchObject({ status: 'holds', states: treeStates(8) });
+  }, 60_000);
+});
+
 describe('one state, whatever order its Sets and Maps were built in', () => {
   it('every store and strategy counts the distinct states of the reference BFS', () => {
     for (const [n, k] of [[3, 2], [4, 2]]) {
