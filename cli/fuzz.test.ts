@@ -35,6 +35,8 @@ const PIECES = [
   '"__proto__"', '"#set"', ':__proto__', '"constructor"', '\\constructor', 'nil', 'null', 'true', 'false',
   ':process', ':type', ':invoke', ':ok', ':fail', ':info', ':f', ':value', ':key', ':read', ':write', ':cas', ':nemesis', '"client"', '"call"', '"return"', '"output"', '"input"', '"f"', '"type"', '"id"', '"process"', '"status"',
   'INFO  jepsen.util - ', ':invoke\t:read\tnil', '\u0000', '\uffff', '\ud800', '\u2028',
+  // Chains that once overflowed the stack despite the depth limit.
+  '#_ '.repeat(8_000), '#jepsen.history.Op '.repeat(8_000),
 ];
 
 const piece = fc.oneof(fc.constantFrom(...PIECES), fc.string({ maxLength: 6 }), fc.integer().map(String));
