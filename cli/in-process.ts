@@ -4,13 +4,8 @@
 // spawn the real bin/interleave.js.
 import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
-import { Command } from 'commander';
-import * as check from './check.ts';
 import { runCli } from './errors.ts';
-import * as explore from './explore.ts';
-import * as lin from './lin.ts';
-import * as list from './list.ts';
-import * as mutants from './mutants.ts';
+import { buildProgram } from './program.ts';
 
 export interface CliRun {
   code: number | null;
@@ -18,17 +13,13 @@ export interface CliRun {
   stderr: string;
 }
 
-/** The commands of cli/main.ts. */
-const COMMANDS = [check, explore, mutants, lin, list];
-
 let running = false;
 
 /** Runs `interleave ...args` here; one at a time (stdout and stderr are the process's). */
 export async function runInProcess(...args: string[]): Promise<CliRun> {
   if (running) throw new Error('runInProcess: one run at a time');
   running = true;
-  const program = new Command().name('interleave').exitOverride();
-  for (const command of COMMANDS) command.register(program);
+  const program = buildProgram();
   let stdout = '';
   let stderr = '';
   const out = process.stdout.write;
