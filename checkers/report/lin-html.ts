@@ -9,7 +9,7 @@
 
 import { resolveModel, type ModelArg } from '../lin/check.ts';
 import { UNKNOWN, type LinResult, type Model, type Operation, type PartitionReport } from '../lin/types.ts';
-import { type Bar, esc, page, timelineSvg } from './html.ts';
+import { type Bar, esc, type Mark, page, timelineSvg } from './html.ts';
 
 export interface LinHtmlOptions {
   /** The history's file name, shown in the title. */
@@ -18,6 +18,8 @@ export interface LinHtmlOptions {
   maxBars?: number;
   /** Steps of a linearization listed in words. */
   maxSteps?: number;
+  /** Time windows drawn across the timelines (a run's faults), in the history's time unit. */
+  annotations?: readonly Mark[];
 }
 
 const VERDICT = { ok: 'linearizable', illegal: 'NOT linearizable', unknown: 'unknown (inconclusive)' } as const;
@@ -82,7 +84,7 @@ function partitionSection(p: PartitionReport, history: readonly Operation[], mod
   if (drawn.length < p.operations.length) {
     out.push(`<p class="note">Showing ${drawn.length} of ${p.operations.length} operations: the window around the end of the longest linearization found.</p>`);
   }
-  out.push(`<div class="scroll">${timelineSvg(bars, { end })}</div>`);
+  out.push(`<div class="scroll">${timelineSvg(bars, { end, marks: options.annotations })}</div>`);
 
   const steps = order.length;
   const first = Math.max(0, steps - options.maxSteps);
@@ -109,7 +111,7 @@ function partitionSection(p: PartitionReport, history: readonly Operation[], mod
 
 export function renderLinHtml(result: LinResult, history: readonly Operation[], modelArg: ModelArg, options: LinHtmlOptions = {}): string {
   const { model } = resolveModel(modelArg);
-  const o = { maxPartitions: options.maxPartitions ?? 20, maxBars: options.maxBars ?? 400, maxSteps: options.maxSteps ?? 200 };
+  const o = { maxPartitions: options.maxPartitions ?? 20, maxBars: options.maxBars ?? 400, maxSteps: options.maxSteps ?? 200, annotations: options.annotations ?? [] };
   const rank = { illegal: 0, unknown: 1, ok: 2 } as const;
   const ordered = [...result.partitions].sort((a, b) => rank[a.verdict] - rank[b.verdict] || a.index - b.index);
   const shown = ordered.slice(0, o.maxPartitions);
@@ -121,6 +123,9 @@ export function renderLinHtml(result: LinResult, history: readonly Operation[], 
   body.push(`<tr><td>partitions</td><td>${result.partitions.length}</td></tr>`);
   body.push(`<tr><td>time</td><td>${result.elapsedMs.toFixed(0)} ms</td></tr>`);
   body.push('</table>');
+  if (o.annotations.length > 0) {
+    body.push(`<p class="note">Shaded: ${o.annotations.length} annotated windows (${esc([...new Set(o.annotations.map((a) => a.label))].join(', '))}); hover one for its details.</p>`);
+  }
   if (result.modelError) {
     const e = result.modelError;
     body.push(`<p class="verdict-illegal">The model failed${e.operation >= 0 ? ` on operation #${e.operation}` : ''}: ${esc(e.message)}</p>`);

@@ -1,5 +1,5 @@
 // The fault proxy as a process: started by the harness with its links, steered over IPC.
-//   {cmd: 'isolate', procs} | {cmd: 'heal'} | {cmd: 'net', faults, links?} | {cmd: 'clear-net'}
+//   {cmd: 'isolate', procs} | {cmd: 'block', links} | {cmd: 'heal'} | {cmd: 'net', faults, links?} | {cmd: 'clear-net'}
 //   | {cmd: 'reset', links?} | {cmd: 'stats'}; each answered {type: 'ack', id, ...}.
 import { childRuntime } from './child.ts';
 import { FaultProxy, type LinkSpec, type NetFaults } from './proxy.ts';
@@ -12,6 +12,9 @@ rt.onMessage((m) => {
   switch (m.cmd) {
     case 'isolate':
       proxy.isolate(m.procs as string[]);
+      return ack();
+    case 'block':
+      proxy.block(m.links as string[]);
       return ack();
     case 'heal':
       proxy.heal();

@@ -71,6 +71,7 @@ interface Link {
 export class FaultProxy {
   private readonly links = new Map<string, Link>();
   private readonly isolated = new Set<string>();
+  private readonly cut = new Set<string>();
   private readonly rng: Rng;
   readonly stats: ProxyStats = { frames: 0, dropped: 0, duplicated: 0, delayed: 0, resets: 0, connections: 0 };
 
@@ -102,7 +103,7 @@ export class FaultProxy {
   }
 
   private blocked(link: Link): boolean {
-    return this.isolated.has(link.spec.from) || this.isolated.has(link.spec.to);
+    return this.cut.has(link.spec.name) || this.isolated.has(link.spec.from) || this.isolated.has(link.spec.to);
   }
 
   private accept(link: Link, down: Socket): void {
@@ -127,16 +128,20 @@ export class FaultProxy {
     const toDown: Direction = { out: down, queue: [], timer: undefined, last: 0, ending: false, end: close };
     const readerUp = new FrameReader((_k, _id, _p, whole) => (upConnected ? this.forward(link, toUp, whole) : early.push(whole)));
     const readerDown = new FrameReader((_k, _id, _p, whole) => this.forward(link, toDown, whole));
-    const feed = (reader: FrameReader, chunk: Buffer) => {
+    // The frames of one chunk leave in one write (a batch stays a batch).
+    const feed = (reader: FrameReader, chunk: Buffer, out: Socket) => {
+      out.cork();
       try {
         reader.push(chunk);
       } catch (e) {
         if (!(e instanceof FrameError)) throw e;
         close();
+      } finally {
+        out.uncork();
       }
     };
-    down.on('data', (c) => feed(readerUp, c));
-    up.on('data', (c) => feed(readerDown, c));
+    down.on('data', (c) => feed(readerUp, c, up));
+    up.on('data', (c) => feed(readerDown, c, down));
     // One side closing: deliver what is queued for the other, then close it (as TCP would).
     const drainThenClose = (d: Direction) => {
       d.ending = true;
@@ -183,12 +188,14 @@ export class FaultProxy {
     d.timer = setTimeout(() => {
       d.timer = undefined;
       const now = Date.now();
+      d.out.cork();
       while (d.queue.length > 0 && d.queue[0].at <= now) {
         const { frame } = d.queue.shift()!;
         // A frame held while a partition began is lost with it.
         if (this.blocked(link)) this.stats.dropped++;
         else d.out.write(frame);
       }
+      d.out.uncork();
       if (d.queue.length > 0) this.schedule(link, d);
       else if (d.ending) d.end();
     }, Math.max(0, d.queue[0].at - Date.now()));
@@ -199,8 +206,14 @@ export class FaultProxy {
     for (const p of procs) this.isolated.add(p);
   }
 
+  /** Cuts the named links (both directions) until heal(). */
+  block(linkNames: readonly string[]): void {
+    for (const n of linkNames) this.cut.add(n);
+  }
+
   heal(): void {
     this.isolated.clear();
+    this.cut.clear();
   }
 
   /** Sets the faults of the named links (all links when omitted). */

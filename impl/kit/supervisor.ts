@@ -194,7 +194,9 @@ export class Supervisor {
     const log = spec.logFile === undefined ? 'ignore' : openSync(spec.logFile, 'a');
     let proc: ChildProcess;
     try {
-      proc = spawn(process.execPath, [...(spec.nodeArgs ?? []), spec.script, JSON.stringify(spec.config)], {
+      // INTERLEAVE_CHILD_NODE_ARGS: node flags for every child (profiling: --cpu-prof ...)
+      const extra = process.env.INTERLEAVE_CHILD_NODE_ARGS?.split(' ').filter((a) => a !== '') ?? [];
+      proc = spawn(process.execPath, [...extra, ...(spec.nodeArgs ?? []), spec.script, JSON.stringify(spec.config)], {
         detached: true,
         stdio: ['ignore', log, log, 'ipc'],
       });
