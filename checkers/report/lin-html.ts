@@ -73,7 +73,14 @@ function partitionSection(p: PartitionReport, history: readonly Operation[], mod
   const stuck = p.verdict === 'illegal' ? (p.stuck ?? []) : [];
   const at = points(history, order);
   const position = new Map(order.map((i, k) => [i, k + 1]));
-  const focus = [...order.slice(-20), ...stuck];
+  let focus = [...order.slice(-20), ...stuck];
+  // Nothing failed: show the operations around the first annotated window (a fault) instead.
+  const mark = options.annotations[0];
+  if (p.verdict === 'ok' && mark !== undefined && p.operations.length > options.maxBars) {
+    let near = p.operations[0];
+    for (const i of p.operations) if (Math.abs(history[i].call - mark.from) < Math.abs(history[near].call - mark.from)) near = i;
+    focus = [near];
+  }
   const drawn = window(history, p.operations, focus, options.maxBars);
   const end = Math.max(...drawn.map((i) => history[i].ret ?? history[i].call));
   const bars: Bar[] = drawn.map((i) => {
@@ -82,7 +89,8 @@ function partitionSection(p: PartitionReport, history: readonly Operation[], mod
     return { lane: `client ${String(op.client)}`, call: op.call, ret: op.ret, label: opText(model, op), detail: opDetail(model, history, i), classes, point: at.get(i), order: position.get(i) };
   });
   if (drawn.length < p.operations.length) {
-    out.push(`<p class="note">Showing ${drawn.length} of ${p.operations.length} operations: the window around the end of the longest linearization found.</p>`);
+    const around = p.verdict === 'ok' && mark !== undefined ? 'the first annotated window' : 'the end of the longest linearization found';
+    out.push(`<p class="note">Showing ${drawn.length} of ${p.operations.length} operations: the window around ${around}.</p>`);
   }
   out.push(`<div class="scroll">${timelineSvg(bars, { end, marks: options.annotations })}</div>`);
 
@@ -124,7 +132,8 @@ export function renderLinHtml(result: LinResult, history: readonly Operation[], 
   body.push(`<tr><td>time</td><td>${result.elapsedMs.toFixed(0)} ms</td></tr>`);
   body.push('</table>');
   if (o.annotations.length > 0) {
-    body.push(`<p class="note">Shaded: ${o.annotations.length} annotated windows (${esc([...new Set(o.annotations.map((a) => a.label))].join(', '))}); hover one for its details.</p>`);
+    body.push(`<p class="note">Shaded on the timelines where they overlap the operations drawn: ${o.annotations.length} annotated windows; hover one for its details.</p>`);
+    body.push(`<ul class="annotations">${o.annotations.map((a) => `<li>${esc(a.label)}: ${esc(a.detail ?? `${a.from}${a.to !== undefined ? ` to ${a.to}` : ''}`)}</li>`).join('')}</ul>`);
   }
   if (result.modelError) {
     const e = result.modelError;

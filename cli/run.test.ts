@@ -1,0 +1,133 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { models } from '../checkers/lin/models/index.ts';
+import { DescendantWatch, isHelper } from '../impl/kit/proc-check.ts';
+import { importHistoryText } from '../traces/index.ts';
+import { TraceEvent, TraceHeader } from '../traces/protocol-trace.ts';
+import { EXIT } from './exit.ts';
+import { runRun, type RunCliOptions } from './run.ts';
+
+const root = mkdtempSync(join(tmpdir(), 'run-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+const defaults: RunCliOptions = { clients: 8, keys: 8, duration: 10, rate: 0, readRatio: 0.5, nemesis: 'none', nodes: 3, replicas: 3, basePort: 0, drain: 10, checkTimeout: 120, timeout: 1000 };
+
+function io() {
+  const out: string[] = [];
+  const err: string[] = [];
+  return { out, err, io: { out: (s: string) => out.push(s), err: (s: string) => err.push(s) } };
+}
+
+/** Runs with a watch on every process the run starts; fails if one outlives it. */
+async function watched(name: string, o: Partial<RunCliOptions>): Promise<{ code: number; out: string; err: string }> {
+  const watch = new DescendantWatch(process.pid, isHelper).start(50);
+  const c = io();
+  let code: number;
+  try {
+    code = await runRun(name, { ...defaults, ...o }, c.io);
+  } finally {
+    watch.stop();
+  }
+  expect(await watch.survivors()).toEqual([]);
+  return { code, out: c.out.join(''), err: c.err.join('') };
+}
+
+describe('interleave run: bad usage', () => {
+  it('names the valid implementations, bugs and nemeses (exit 64), starting nothing', async () => {
+    let r = await watched('minos', {});
+    expect(r.code).toBe(EXIT.usage);
+    expect(r.err).toMatch(/unknown implementation "minos"; known: fusee/);
+    r = await watched('fusee', { bug: 'M99' });
+    expect(r.code).toBe(EXIT.usage);
+    expect(r.err).toMatch(/unknown bug "M99" for fusee; known: M1, M2, .*M15.*M22/);
+    r = await watched('fusee', { nemesis: 'kill-mn,flood' });
+    expect(r.code).toBe(EXIT.usage);
+    expect(r.err).toMatch(/unknown nemesis "flood"; known: none, kill-mn, kill-client, pause, partition, net/);
+    r = await watched('fusee', { nemesis: 'none,pause' });
+    expect(r.code).toBe(EXIT.usage);
+    r = await watched('fusee', { replicas: 4 });
+    expect(r.code).toBe(EXIT.usage);
+    expect(r.err).toMatch(/--replicas must be between 1 and --nodes \(3\)/);
+  });
+
+  it('refuses bad numbers on the command line (exit 64)', () => {
+    const main = fileURLToPath(new URL('./main.ts', import.meta.url));
+    for (const bad of [['--clients', '0'], ['--duration', 'x'], ['--read-ratio', '2']]) {
+      const p = spawnSync(process.execPath, ['--import', 'tsx', main, 'run', 'fusee', ...bad], { encoding: 'utf8' });
+      expect(p.status).toBe(EXIT.usage);
+      expect(p.stderr).toMatch(/expected/);
+    }
+  });
+
+  it('never writes into a non-empty directory without --force (exit 73)', async () => {
+    const dir = join(root, 'taken');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'mine.txt'), 'keep');
+    const r = await watched('fusee', { out: dir });
+    expect(r.code).toBe(EXIT.cannotCreate);
+    expect(r.err).toMatch(/not empty \(pass --force/);
+    expect(readFileSync(join(dir, 'mine.txt'), 'utf8')).toBe('keep');
+  });
+
+  it('says clearly that a port is in use (exit 70), and leaves no process behind', async () => {
+    const server: Server = createServer();
+    const port = await new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port)));
+    try {
+      // the first memory node gets the base port
+      const r = await watched('fusee', { basePort: port, out: join(root, 'port') });
+      expect(r.code).toBe(EXIT.internal);
+      expect(r.err).toMatch(/cannot start the cluster: mn0 exited with code 73 while starting; its last output:\n.*EADDRINUSE/);
+      expect(r.err).not.toMatch(/\n\s+at /); // no stack trace
+    } finally {
+      server.close();
+    }
+  });
+});
+
+const NEMESES = ['none', 'kill-mn', 'kill-client', 'pause', 'partition', 'net'];
+
+describe.each(NEMESES)('interleave run fusee --nemesis %s (10 s)', (nemesis) => {
+  it('is linearizable, writes files that import back, and leaves no process behind', async () => {
+    const dir = join(root, nemesis);
+    const r = await watched('fusee', { nemesis, seed: '7', out: dir });
+    expect(r.err).toBe('');
+    expect(r.code).toBe(EXIT.holds);
+    expect(r.out).toMatch(/verdict:\s+linearizable/);
+    // the history, in both formats, imports back
+    const model = models['kv-append'];
+    const jsonl = importHistoryText(readFileSync(join(dir, 'history.jsonl'), 'utf8'), 'history.jsonl', { model, format: 'jsonl' });
+    const edn = importHistoryText(readFileSync(join(dir, 'history.edn'), 'utf8'), 'history.edn', { model, format: 'edn' });
+    expect(jsonl.operations.length).toBeGreaterThan(1000);
+    expect(edn.operations.length).toBe(jsonl.operations.length);
+    expect(edn.counts.indeterminate).toBe(jsonl.counts.indeterminate);
+    // the trace: a header, then events of the schema, each process's seq 1, 2, 3, ...,
+    // each object's change numbers never repeated (and, without faults, without gaps)
+    const lines = readFileSync(join(dir, 'trace.jsonl'), 'utf8').trimEnd().split('\n');
+    expect(TraceHeader.safeParse(JSON.parse(lines[0])).success).toBe(true);
+    const seqs = new Map<string, number[]>();
+    const changes = new Map<string, number[]>();
+    for (const l of lines.slice(1)) {
+      const parsed = TraceEvent.safeParse(JSON.parse(l));
+      if (!parsed.success) throw new Error(`bad trace line ${l}: ${parsed.error.message}`);
+      const e = parsed.data;
+      seqs.set(e.proc, [...(seqs.get(e.proc) ?? []), e.seq]);
+      const wrote = (e.args?.wrote ?? {}) as Record<string, number>;
+      for (const [obj, n] of [...(e.objSeq !== undefined ? [[e.obj!, e.objSeq] as const] : []), ...Object.entries(wrote)]) changes.set(obj, [...(changes.get(obj) ?? []), n]);
+    }
+    for (const [proc, s] of seqs) expect(s.sort((a, b) => a - b), proc).toEqual(s.map((_, i) => i + 1));
+    for (const [obj, c] of changes) {
+      const sorted = [...c].sort((a, b) => a - b);
+      expect(new Set(sorted).size, obj).toBe(sorted.length);
+      if (nemesis === 'none') expect(sorted, obj).toEqual(sorted.map((_, i) => i + 1));
+    }
+    // the report draws the fault windows
+    const html = readFileSync(join(dir, 'report.html'), 'utf8');
+    expect(html).toContain('linearizable');
+    if (nemesis !== 'none') expect(html).toContain('class="mark"');
+  });
+});
