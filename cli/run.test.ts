@@ -1,5 +1,5 @@
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -129,5 +129,26 @@ describe.each(NEMESES)('interleave run fusee --nemesis %s (10 s)', (nemesis) => 
     const html = readFileSync(join(dir, 'report.html'), 'utf8');
     expect(html).toContain('linearizable');
     if (nemesis !== 'none') expect(html).toContain('class="mark"');
+  });
+});
+
+describe('interleave run: interrupted', () => {
+  it.each(['SIGINT', 'SIGTERM'] as const)('on %s kills every process of the run and exits 128+n', async (sig) => {
+    const main = fileURLToPath(new URL('./main.ts', import.meta.url));
+    const dir = join(root, `sig-${sig}`);
+    const child = spawn(process.execPath, ['--import', 'tsx', main, 'run', 'fusee', '--duration', '60', '--nemesis', 'pause', '--out', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const watch = new DescendantWatch(child.pid!, isHelper).start(50);
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    // wait until the cluster is up: the client processes have started logging
+    for (let i = 0; i < 600 && !existsSync(join(dir, 'procs', 'cp1.log')); i++) await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(watch.seen.size).toBeGreaterThanOrEqual(7); // 3 memory nodes, master, proxy, 2 client processes
+    child.kill(sig);
+    expect(await exited).toBe(sig === 'SIGINT' ? 130 : 143);
+    watch.stop();
+    expect(await watch.survivors()).toEqual([]);
+    expect(stderr).toMatch(new RegExp(`${sig}: stopped every process of the run`));
   });
 });
