@@ -18,7 +18,7 @@ import type { MasterConfig } from './master-main.ts';
 const entry = (f: string) => fileURLToPath(new URL(f, import.meta.url));
 
 /** Timing of the membership service (ms). */
-export const TIMING = { mnLeaseMs: 800, clientLeaseMs: 1000, pollMs: 1 };
+export const TIMING = { mnLeaseMs: 1000, clientLeaseMs: 1500, pollMs: 1 };
 
 export const fusee: Implementation = {
   name: 'fusee',
