@@ -26,7 +26,7 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
  */
 export const EXPOSED_BY: Record<string, string[]> = {
   M1: ['none'],
-  M2: ['none', 'kill-mn'],
+  M2: ['none', 'net', 'kill-mn'],
   M3: ['none'],
   M4: ['none'],
   "M4'": ['kill-mn', 'kill-mn,net'],
