@@ -102,7 +102,7 @@ describe.each(NEMESES)('interleave run fusee --nemesis %s (10 s)', (nemesis) => 
     const model = models['kv-append'];
     const jsonl = importHistoryText(readFileSync(join(dir, 'history.jsonl'), 'utf8'), 'history.jsonl', { model, format: 'jsonl' });
     const edn = importHistoryText(readFileSync(join(dir, 'history.edn'), 'utf8'), 'history.edn', { model, format: 'edn' });
-    expect(jsonl.operations.length).toBeGreaterThan(1000);
+    expect(jsonl.operations.length).toBeGreaterThan(200);
     expect(edn.operations.length).toBe(jsonl.operations.length);
     expect(edn.counts.indeterminate).toBe(jsonl.counts.indeterminate);
     // the trace: a header, then events of the schema, each process's seq 1, 2, 3, ...,
