@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { models } from '../checkers/lin/models/index.ts';
+import { traceShapeErrors } from '../impl/fusee/trace-shape.ts';
 import { DescendantWatch, isHelper } from '../impl/kit/proc-check.ts';
 import { importHistoryText } from '../traces/index.ts';
 import { TraceEvent, TraceHeader } from '../traces/protocol-trace.ts';
@@ -111,10 +112,12 @@ describe.each(NEMESES)('interleave run fusee --nemesis %s (10 s)', (nemesis) => 
     expect(TraceHeader.safeParse(JSON.parse(lines[0])).success).toBe(true);
     const seqs = new Map<string, number[]>();
     const changes = new Map<string, number[]>();
+    const events: TraceEvent[] = [];
     for (const l of lines.slice(1)) {
       const parsed = TraceEvent.safeParse(JSON.parse(l));
       if (!parsed.success) throw new Error(`bad trace line ${l}: ${parsed.error.message}`);
       const e = parsed.data;
+      events.push(e);
       seqs.set(e.proc, [...(seqs.get(e.proc) ?? []), e.seq]);
       const wrote = (e.args?.wrote ?? {}) as Record<string, number>;
       for (const [obj, n] of [...(e.objSeq !== undefined ? [[e.obj!, e.objSeq] as const] : []), ...Object.entries(wrote)]) changes.set(obj, [...(changes.get(obj) ?? []), n]);
@@ -125,6 +128,8 @@ describe.each(NEMESES)('interleave run fusee --nemesis %s (10 s)', (nemesis) => 
       expect(new Set(sorted).size, obj).toBe(sorted.length);
       if (nemesis === 'none') expect(sorted, obj).toEqual(sorted.map((_, i) => i + 1));
     }
+    // every client's events (and every redo's) have the shape of the protocol's operations
+    expect(traceShapeErrors(events)).toEqual([]);
     // the report draws the fault windows
     const html = readFileSync(join(dir, 'report.html'), 'utf8');
     expect(html).toContain('linearizable');
