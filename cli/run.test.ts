@@ -134,6 +134,27 @@ describe.each(NEMESES)('interleave run fusee --nemesis %s (10 s)', (nemesis) => 
     const html = readFileSync(join(dir, 'report.html'), 'utf8');
     expect(html).toContain('linearizable');
     if (nemesis !== 'none') expect(html).toContain('class="mark"');
+    if (nemesis === 'none') {
+      // the same seed gives every client the same operations (how far each gets depends on timing)
+      const again = join(root, 'none-again');
+      expect((await watched('fusee', { seed: '7', duration: 3, out: again })).code).toBe(EXIT.holds);
+      const ops = (file: string) => {
+        const byClient = new Map<unknown, string[]>();
+        for (const o of importHistoryText(readFileSync(file, 'utf8'), file, { model, format: 'jsonl' }).operations.sort((a, b) => a.call - b.call)) {
+          const i = o.input as { f: string; key: string; value?: string };
+          byClient.set(o.client, [...(byClient.get(o.client) ?? []), `${i.f} ${i.key} ${i.value ?? ''}`]);
+        }
+        return byClient;
+      };
+      const first = ops(join(dir, 'history.jsonl'));
+      const second = ops(join(again, 'history.jsonl'));
+      expect(second.size).toBe(8);
+      for (const [client, list] of second) {
+        const n = Math.min(list.length, first.get(client)!.length);
+        expect(n).toBeGreaterThan(10);
+        expect(list.slice(0, n)).toEqual(first.get(client)!.slice(0, n));
+      }
+    }
   });
 });
 
