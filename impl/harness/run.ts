@@ -57,6 +57,9 @@ const fmt = (n: number) => n.toLocaleString('en-US');
 export async function runImplementation(impl: Implementation, options: RunOptions, output: RunOutput, io: RunIo): Promise<RunSummary> {
   const started = Date.now();
   const workDir = join(output.dir, 'procs');
+  // The processes append to their files: what an earlier run left there (the directory was
+  // accepted with --force) must not mix in.
+  rmSync(workDir, { recursive: true, force: true });
   mkdirSync(workDir, { recursive: true });
   const t0 = monoNs();
   const now = () => Math.max(0, monoNs() - t0);
