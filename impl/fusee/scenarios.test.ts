@@ -15,7 +15,7 @@ import type { RpcClient } from '../kit/rpc.ts';
 import { decodeResult, encodeVerb, MemoryClient, Op } from '../kit/verbs.ts';
 import { E_VER, Layout, valueOf } from './layout.ts';
 import { Master } from './master.ts';
-import { Snapshot, type Env, type View } from './snapshot.ts';
+import { Abort, Snapshot, type Env, type View } from './snapshot.ts';
 import { traceShapeErrors } from './trace-shape.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'fusee-scenario-'));
@@ -46,6 +46,8 @@ class LocalCluster {
   view: View = { epoch: 1, removed: new Set(), down: new Set() };
   private viewWaiters: (() => void)[] = [];
   master: Master | undefined;
+  /** Set at the end of a scenario: clients still running (waiting forever) give up. */
+  stopped = false;
   failQueryStub: (key: string, epoch: number) => Promise<number> = () => Promise.reject(new Error('no master'));
   readonly traceFile: string;
   readonly trace: TraceWriter;
@@ -115,7 +117,14 @@ class LocalCluster {
   }
 
   client(id: number): Snapshot {
-    return new Snapshot(this.env(), { proc: `c${id}`, verbId: id, logOwner: id, check: () => undefined });
+    return new Snapshot(this.env(), {
+      proc: `c${id}`,
+      verbId: id,
+      logOwner: id,
+      check: () => {
+        if (this.stopped) throw new Abort();
+      },
+    });
   }
 
   /** The master in this process; `seed` steers its random choice among alive backups (Alg. 3 l.5). */
@@ -407,5 +416,59 @@ describe('M5: a Rule-2/3 winner fixes the backups up before it CASes the primary
   it('primary first (--bug M5): a read sees the winner\u2019s value, then the loser\u2019s', async () => {
     const { reads, a, b } = await run(['M5']);
     expect(reads).toEqual([a, b]);
+  });
+});
+
+describe('M10: the log commit comes after the fix-up ([L276], A.4.2)', () => {
+  // X§5.2: a Rule-3 winner commits its log, then crashes before its fix-up; recovery sees
+  // a complete old value and CASes the primary (c2) while a backup still holds the loser's
+  // value; the next writer's snapshot then holds that stale value and nobody wins.
+  async function run(bugs: string[]) {
+    const layout = new Layout(['k0'], 3, 3);
+    const c = new LocalCluster(layout, bugs);
+    const [p, b1, b2] = layout.replicas(0);
+    const master = c.startMaster();
+    const A = 1;
+    const B = 2;
+    const C = 3;
+    const a = valueOf(A, 1);
+    const b = valueOf(B, 1);
+    master.heartbeat('cp0', [A, B, C], [A, B, C]);
+    const holdB2 = c.hold(isCas(b2, B));
+    const holdA1 = c.hold(isCas(b1, A));
+    c.hold(isCas(b1, A)); // A's fix-up of b1 never leaves: A crashes
+    const wB = c.client(B).write('k0', b, 1);
+    await holdB2.reached;
+    await until(() => c.slot(b1) === b, "B's CAS on b1");
+    void c.client(A).write('k0', a, 1);
+    await holdA1.reached;
+    await until(() => c.slot(b2) === a, "A's CAS on b2");
+    holdB2.release();
+    holdA1.release();
+    await new Promise((r) => setTimeout(r, 30)); // A decides Rule 3 (and, with M10, commits)
+    master.heartbeat('cp0', [B, C], [A, B, C]); // A crashed
+    await until(() => !master.busy(), 'the recovery');
+    await wB;
+    const recovered = [c.slot(p), c.slot(b1), c.slot(b2)];
+    const cw = c.client(C).write('k0', valueOf(C, 1), 1);
+    const done = await Promise.race([cw.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 500))]);
+    c.stopped = true;
+    await cw.catch((e: unknown) => {
+      if (!(e instanceof Abort)) throw e;
+    });
+    master.stop();
+    return { recovered, done, a, b };
+  }
+
+  it('commit after the fix-up: the crashed winner is redone (c1) and the next write goes through', async () => {
+    const { recovered, done, a } = await run([]);
+    expect(recovered).toEqual([a, a, a]);
+    expect(done).toBe(true);
+  });
+
+  it('commit before it (--bug M10): recovery\u2019s c2 leaves a backup at the loser\u2019s value, and the next writer waits forever', async () => {
+    const { recovered, done, a, b } = await run(['M10']);
+    expect(recovered).toEqual([a, b, a]);
+    expect(done).toBe(false);
   });
 });
