@@ -44,6 +44,19 @@ const SWEEP_MS = 20;
  * One logical connection to a server, re-established on demand. Request ids grow across
  * reconnections, so a server can recognise a duplicated request by its id alone.
  */
+/** Feeds a socket's bytes to its frame reader; a malformed frame closes the connection (the peer is broken, not us). */
+function readFrames(socket: Socket, reader: FrameReader): void {
+  socket.on('data', (chunk) => {
+    try {
+      reader.push(chunk);
+    } catch (e) {
+      if (!(e instanceof FrameError)) throw e;
+      socket.destroy();
+    }
+  });
+  socket.on('error', () => undefined);
+}
+
 export class RpcClient {
   private socket: Socket | undefined;
   private up = false;
@@ -105,15 +118,7 @@ export class RpcClient {
           this.options.onPush?.(Buffer.from(payload));
         }
       });
-      socket.on('data', (chunk) => {
-        try {
-          reader.push(chunk);
-        } catch (e) {
-          if (!(e instanceof FrameError)) throw e;
-          socket.destroy();
-        }
-      });
-      socket.on('error', () => undefined);
+      readFrames(socket, reader);
       socket.on('close', () => {
         settle(false);
         if (this.socket === socket) this.dropped();
@@ -260,15 +265,7 @@ export class RpcServer {
       }, peer);
     });
     this.peers.add(peer);
-    socket.on('data', (chunk) => {
-      try {
-        reader.push(chunk);
-      } catch (e) {
-        if (!(e instanceof FrameError)) throw e;
-        socket.destroy();
-      }
-    });
-    socket.on('error', () => undefined);
+    readFrames(socket, reader);
     socket.on('close', () => {
       this.peers.delete(peer);
       this.options.onClose?.(peer);
