@@ -6,13 +6,14 @@ import * as explore from './explore.ts';
 import * as lin from './lin.ts';
 import * as list from './list.ts';
 import * as mutants from './mutants.ts';
+import * as validate from './validate.ts';
 
 const program = new Command()
   .name('interleave')
   .description('Model-check distributed-storage protocol specs and check histories for linearizability.')
   .exitOverride();
 
-for (const command of [check, explore, mutants, lin, list]) command.register(program);
+for (const command of [check, explore, mutants, lin, list, validate]) command.register(program);
 
 try {
   await program.parseAsync(process.argv);

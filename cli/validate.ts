@@ -1,0 +1,139 @@
+// `interleave validate <spec> <trace files...>`: does some behaviour of the spec match an
+// implementation's protocol trace? Exit 0 valid, 1 invalid, 2 inconclusive (a search bound
+// was hit), 64 bad usage, 65 bad input (printed as `interleave: <file>:<line>: <expected>`),
+// 73 the HTML report cannot be written.
+import { createRequire } from 'node:module';
+import { InvalidArgumentError, type Command } from 'commander';
+import { InputError, validateFiles, type ValidateOptions, type ValidateResult } from '../checkers/validate/index.ts';
+import { renderValidateHtml } from '../checkers/report/validate-html.ts';
+import { renderValidateText } from '../checkers/report/validate-text.ts';
+import { findSpec, specs } from '../specs/index.ts';
+import { EXIT } from './exit.ts';
+import { checkOutputPath, OutputError, writeOutput } from './output.ts';
+
+export interface ValidateCliOptions {
+  config?: string;
+  json?: boolean;
+  html?: string;
+  force?: boolean;
+  exhaustive?: boolean;
+  maxFrontier?: number;
+  timeout?: number;
+}
+
+export interface Io {
+  out(s: string): void;
+  err(s: string): void;
+  /** Progress on a terminal (stderr), if any. */
+  progress?(s: string): void;
+}
+
+const VERSION: string = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
+
+const EXIT_FOR: Record<ValidateResult['verdict'], number> = { valid: EXIT.holds, invalid: EXIT.violation, inconclusive: EXIT.inconclusive };
+
+/** Runs the command and returns its exit code. */
+export async function runValidate(specName: string, files: string[], o: ValidateCliOptions, io: Io): Promise<number> {
+  const start = performance.now();
+  const validating = specs.filter((s) => s.trace).map((s) => s.name);
+  const spec = findSpec(specName);
+  if (!spec) {
+    io.err(`interleave: unknown spec ${JSON.stringify(specName)}; specs that validate traces: ${validating.join(', ')}\n`);
+    return EXIT.usage;
+  }
+  if (!spec.trace) {
+    io.err(`interleave: spec ${spec.name} has no trace mapping and cannot validate traces; specs that can: ${validating.join(', ')}\n`);
+    return EXIT.usage;
+  }
+  if (o.config !== undefined && !spec.trace.configs.some((c) => c.name === o.config)) {
+    io.err(`interleave: spec ${spec.name} has no validation config ${JSON.stringify(o.config)}; known: ${spec.trace.configs.map((c) => c.name).join(', ')}\n`);
+    return EXIT.usage;
+  }
+  const guard = { inputs: files, force: o.force === true };
+  try {
+    if (o.html !== undefined) checkOutputPath(o.html, guard);
+  } catch (e) {
+    if (e instanceof OutputError) {
+      io.err(`interleave: ${e.message}\n`);
+      return EXIT.cannotCreate;
+    }
+    throw e;
+  }
+  const options: ValidateOptions = {
+    ...(o.config !== undefined ? { config: o.config } : {}),
+    ...(o.exhaustive ? { exhaustive: true } : {}),
+    ...(o.maxFrontier !== undefined ? { maxFrontier: o.maxFrontier } : {}),
+    ...(o.timeout !== undefined ? { timeLimitMs: o.timeout * 1000 } : {}),
+    ...(io.progress
+      ? {
+          onProgress: (p) =>
+            io.progress!(`\r${p.events.toLocaleString('en-US')} events read, ${p.matched.toLocaleString('en-US')} matched, ${p.buffered.toLocaleString('en-US')} waiting, frontier ${p.frontier}   `),
+        }
+      : {}),
+  };
+  let result: ValidateResult;
+  try {
+    result = await validateFiles(files, { name: spec.name, trace: spec.trace }, options);
+  } catch (e) {
+    if (e instanceof InputError) {
+      io.progress?.('\n');
+      io.err(`interleave: ${e.message}\n`);
+      return EXIT.badData;
+    }
+    throw e;
+  }
+  io.progress?.('\n');
+  const code = EXIT_FOR[result.verdict];
+  if (o.html !== undefined) {
+    try {
+      writeOutput(o.html, renderValidateHtml(result), guard);
+    } catch (e) {
+      if (e instanceof OutputError) {
+        io.err(`interleave: ${e.message}\n`);
+        return EXIT.cannotCreate;
+      }
+      throw e;
+    }
+    if (!o.json) io.err(`wrote the HTML report to ${o.html}\n`);
+  }
+  if (o.json) {
+    io.out(`${JSON.stringify({ command: 'validate', version: VERSION, exitCode: code, elapsedMs: Math.round(performance.now() - start), result }, null, 2)}\n`);
+  } else {
+    io.out(renderValidateText(result));
+  }
+  return code;
+}
+
+function positiveInteger(v: string): number {
+  const n = Number(v);
+  if (!/^\d+$/.test(v.trim()) || !Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError('expected an integer ≥ 1.');
+  return n;
+}
+
+function positiveNumber(v: string): number {
+  const n = Number(v);
+  if (v.trim() === '' || !Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('expected a number of seconds > 0.');
+  return n;
+}
+
+export function register(program: Command): void {
+  program
+    .command('validate')
+    .description("check an implementation's protocol trace against a spec (trace validation)")
+    .argument('<spec>', 'the spec: a folder name under specs/ (`interleave list` says which validate)')
+    .argument('<traces...>', 'the trace files: one per process, or several processes per file')
+    .option('--config <name>', "a validation config of the spec's trace mapping")
+    .option('--json', 'print the result as JSON (see cli/README.md)')
+    .option('--html <file>', 'write an HTML report: per-process lanes, the matched prefix, the failing event and the diagnosis')
+    .option('--force', 'replace an existing --html file')
+    .option('--exhaustive', 'search every interleaving (no local-first reduction): slow, for cross-checks')
+    .option('--max-frontier <n>', 'candidates kept per step before giving up (inconclusive, exit 2)', positiveInteger)
+    .option('--timeout <seconds>', 'give up (inconclusive, exit 2) after this long', positiveNumber)
+    .action(async (spec: string, traces: string[], o: ValidateCliOptions) => {
+      process.exitCode = await runValidate(spec, traces, o, {
+        out: (s) => process.stdout.write(s),
+        err: (s) => process.stderr.write(s),
+        ...(process.stderr.isTTY ? { progress: (s: string) => process.stderr.write(s) } : {}),
+      });
+    });
+}
