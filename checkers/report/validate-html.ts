@@ -27,26 +27,29 @@ function eventDetail(e: EventRef, extra: string[] = []): string {
 
 const same = (a: EventRef, b: EventRef): boolean => a.proc === b.proc && a.seq === b.seq;
 
+/** A label that fits a lane's box: the action's initials (readPrimary: rP). */
+const initials = (action: string): string => action[0] + action.slice(1).replace(/[^A-Z]/g, '');
+
 /** The candidate's trace as lanes: matched events in the order matched, then the next events. */
 function lanes(c: DeadCandidate, failing: EventRef): string {
   const bars: Bar[] = [];
   let t = 0;
   for (const m of c.trail) {
-    bars.push({ lane: m.event.proc, call: t, ret: t, label: m.event.action, detail: eventDetail(m.event, [`matched as: ${m.steps.length > 0 ? m.steps.join('; ') : '(no step)'}`]), classes: ['linearized'] });
+    bars.push({ lane: m.event.proc, call: t, ret: t, label: initials(m.event.action), detail: eventDetail(m.event, [`matched as: ${m.steps.length > 0 ? m.steps.join('; ') : '(no step)'}`]), classes: ['linearized'] });
     t++;
   }
   for (const a of c.attempts) {
     const why = a.tries.map((x) => `${x.note ?? (x.steps.join('; ') || 'no step')}: ${describeWhy(x.why)}`);
-    bars.push({ lane: a.event.proc, call: t, ret: t, label: a.event.action, detail: eventDetail(a.event, ['could not be matched:', ...why]), classes: [same(a.event, failing) ? 'stuck' : 'tried'] });
+    bars.push({ lane: a.event.proc, call: t, ret: t, label: initials(a.event.action), detail: eventDetail(a.event, ['could not be matched:', ...why]), classes: [same(a.event, failing) ? 'stuck' : 'tried'] });
   }
   t++;
-  for (const w of c.waiting) bars.push({ lane: w.event.proc, call: t, ret: t, label: w.event.action, detail: eventDetail(w.event, [`not ready: ${w.waits}`]), classes: ['waiting'] });
+  for (const w of c.waiting) bars.push({ lane: w.event.proc, call: t, ret: t, label: initials(w.event.action), detail: eventDetail(w.event, [`not ready: ${w.waits}`]), classes: ['waiting'] });
   return timelineSvg(bars);
 }
 
 function candidateSection(c: DeadCandidate, i: number, total: number, failing: EventRef): string {
   const out: string[] = [`<section class="candidate" data-candidate="${i + 1}"><h3>Candidate ${i + 1} of ${total}</h3>`];
-  out.push(`<p class="note">Last event matched per process: ${esc(Object.entries(c.cut).map(([p, s]) => `${p} #${s}`).join(', '))}. Lanes: the last ${c.trail.length} events matched, in the order matched; then the ready events that could not be matched; then the events not ready.</p>`);
+  out.push(`<p class="note">Last event matched per process: ${esc(Object.entries(c.cut).map(([p, s]) => `${p} #${s}`).join(', '))}. Lanes: the last ${c.trail.length} events matched, in the order matched; then the ready events that could not be matched; then the events not ready. Boxes show the action's initials (readPrimary: rP); hover one for the event.</p>`);
   out.push('<p class="legend"><span class="l-matched">matched</span><span class="l-failing">the failing event</span><span class="l-tried">other events tried</span><span class="l-waiting">not ready</span></p>');
   out.push(`<div class="scroll">${lanes(c, failing)}</div>`);
   out.push('<h4>Ready events, and why each does not match</h4><ul class="tries">');
@@ -81,7 +84,7 @@ export function renderValidateHtml(r: ValidateResult): string {
   row('partitions', String(r.partitions));
   row('events matched', r.matched.toLocaleString('en-US'));
   row('time', `${(r.elapsedMs / 1000).toFixed(2)} s`);
-  row('largest frontier', `${r.maxFrontier} candidates`);
+  row('largest frontier', `${r.maxFrontier} candidate${r.maxFrontier === 1 ? '' : 's'}`);
   row('largest read-ahead', `${r.maxBuffered.toLocaleString('en-US')} events`);
   row('search', r.mode);
   body.push('</table>');

@@ -22,6 +22,7 @@ export function describeWhy(w: WhyNot): string {
       return `${w.field} = ${reported}, but ${where} is ${show(w.actual, 60)}`;
     }
     case 'denote':
+    case 'order':
       return w.message;
   }
 }

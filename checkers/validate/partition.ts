@@ -121,7 +121,7 @@ const UNKNOWN = 2;
 
 export type PartitionStatus = 'running' | 'valid' | 'invalid' | 'inconclusive';
 
-const SCORE: Record<WhyNot['kind'], number> = { observed: 3, guard: 2, denote: 1 };
+const SCORE: Record<WhyNot['kind'], number> = { observed: 3, guard: 2, denote: 1, order: 0 };
 
 
 export class Partition<S = any, A extends Action = Action> {
@@ -243,17 +243,17 @@ export class Partition<S = any, A extends Action = Action> {
       const v = x.ver[a.o] ?? 0;
       const rel = released(this.world, obj.g);
       if (a.change) {
-        if (rel < a.n) return why?.push(`waits to know every access of ${obj.g.name} before its change ${a.n}`), UNKNOWN;
+        if (rel < a.n) return why?.push(`is change ${a.n} of ${obj.g.name}: waits until every process that could still access it has been read past it`), UNKNOWN;
         const next = firstAbove(obj.changes, v);
-        if (next !== a.n) return why?.push(`waits for change ${next} of ${obj.g.name} (it is change ${a.n}; the state has seen change ${v})`), NOT_READY;
+        if (next !== a.n) return why?.push(`is change ${a.n} of ${obj.g.name}: waits for its change ${next} first (matched so far: change ${v})`), NOT_READY;
         let reads = 0;
         for (let w = v; w < a.n; w++) reads += obj.reads.get(w) ?? 0;
-        if ((x.rc[a.o] ?? 0) < reads) return why?.push(`waits for the ${reads - (x.rc[a.o] ?? 0)} read(s) of ${obj.g.name} before its change ${a.n}`), NOT_READY;
+        if ((x.rc[a.o] ?? 0) < reads) return why?.push(`is change ${a.n} of ${obj.g.name}: waits for ${reads - (x.rc[a.o] ?? 0)} read(s) of it that saw change ${a.n - 1} or earlier`), NOT_READY;
       } else {
-        if (a.n > 0 && rel < a.n) return why?.push(`waits to know every change of ${obj.g.name} up to ${a.n}`), UNKNOWN;
-        if (v > a.n) return why?.push(`saw ${obj.g.name} after change ${a.n}, but the state has already seen change ${v}`), NOT_READY;
+        if (a.n > 0 && rel < a.n) return why?.push(`read ${obj.g.name} after its change ${a.n}: waits until every process that could change it has been read past it`), UNKNOWN;
+        if (v > a.n) return why?.push(`read ${obj.g.name} after its change ${a.n}, but change ${v} is matched already`), NOT_READY;
         const next = firstAbove(obj.changes, v);
-        if (next !== undefined && next <= a.n) return why?.push(`waits for change ${next} of ${obj.g.name} (it saw change ${a.n})`), NOT_READY;
+        if (next !== undefined && next <= a.n) return why?.push(`read ${obj.g.name} after its change ${a.n}: waits for its change ${next} first (matched so far: change ${v})`), NOT_READY;
       }
     }
     if (e.ends >= 0) {
@@ -310,20 +310,19 @@ export class Partition<S = any, A extends Action = Action> {
     return Object.entries(obs).map(([path, expected]) => ({ field: `obs.${path}`, path, expected, at: 'after' as const }));
   }
 
-  /** Matches one denotation from s: the final state, or why not. */
+  /** Matches one denotation from s: the final state, or why not (a false guard first: the observations of a step that cannot be taken say little). */
   private apply(s: S, d: Denotation<S, A>, e: PEvent): { s: S } | WhyNot {
-    let t = d.before ? d.before(s) : s;
-    const firstLabel = d.steps[0]?.label;
-    const pre = this.observe(d.observe, 'before', t, firstLabel);
-    if (pre) return pre;
+    const s0 = d.before ? d.before(s) : s;
+    let t = s0;
     for (const a of d.steps) {
       const g = this.spec.enabled(t, a);
       if (g !== true) return { kind: 'guard', step: a.label, message: g };
       t = this.spec.next(t, a);
     }
+    const firstLabel = d.steps[0]?.label;
     const lastLabel = d.steps.length > 0 ? d.steps[d.steps.length - 1].label : undefined;
-    const post = this.observe(d.observe, 'after', t, lastLabel) ?? this.observe(this.eventObs(e), 'after', t, lastLabel);
-    if (post) return post;
+    const miss = this.observe(d.observe, 'before', s0, firstLabel) ?? this.observe(d.observe, 'after', t, lastLabel) ?? this.observe(this.eventObs(e), 'after', t, lastLabel);
+    if (miss) return miss;
     return { s: d.after ? d.after(t) : t };
   }
 
@@ -605,11 +604,15 @@ export class Partition<S = any, A extends Action = Action> {
       const show = this.spec.show ?? this.spec.inner;
       candidates.push({ state: show ? show.call(this.spec, x.s) : x.s, cut, attempts, waiting, trail });
     }
-    const fallback = candidates[0]?.waiting[0]?.event;
+    const waiting = candidates[0]?.waiting ?? [];
+    const cycle: WhyNot = {
+      kind: 'order',
+      message: `no event can come next: each process's next event waits for another, so the order the trace gives (seq, objSeq/objSaw, messages, crashes) has a cycle: ${waiting.map((w) => `${w.event.proc} #${w.event.seq} ${w.waits}`).join('; ')}`,
+    };
     this.failure = {
       matched: this.level,
-      event: best?.event ?? fallback ?? { proc: '?', seq: 0, action: '?', file: '?', line: 0 },
-      why: best?.why ?? { kind: 'denote', message: candidates[0]?.waiting[0]?.waits ?? 'no event of this partition is ready' },
+      event: best?.event ?? waiting[0]?.event ?? { proc: '?', seq: 0, action: '?', file: '?', line: 0 },
+      why: best?.why ?? cycle,
       candidates,
       frontier: this.frontier.length,
     };

@@ -193,7 +193,9 @@ export interface EventRef {
 export type WhyNot =
   | { kind: 'guard'; step: string; message: string }
   | { kind: 'observed'; step?: string; field: string; path: string; what?: string; at: 'before' | 'after'; expected: unknown; actual: unknown; raw?: unknown }
-  | { kind: 'denote'; message: string };
+  | { kind: 'denote'; message: string }
+  /** No event can come next at all: each waits for another (the order the trace gives has a cycle). */
+  | { kind: 'order'; message: string };
 
 export interface Attempt {
   event: EventRef;
