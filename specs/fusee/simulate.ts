@@ -154,9 +154,12 @@ export function simulate(o: SimOptions, emit: (line: Json) => void): SimStats {
       case 'invoke':
         ev = out(proc, 'invoke', { ...base, value: a.x });
         break;
-      case 'read':
-        ev = out(proc, 'read', { ...base, mn: mnOf(k, s.primary), result: val(s.rep[s.primary]) }, saw(k, s.primary));
+      case 'read': {
+        // The replica the step read (a mutant's reader may read a backup, x).
+        const i = a.x >= 0 ? a.x : s.primary;
+        ev = out(proc, 'read', { ...base, mn: mnOf(k, i), result: val(s.rep[i]) }, saw(k, i));
         break;
+      }
       case 'readPrimary':
         ev = out(proc, 'readPrimary', { ...base, mn: mnOf(k, s.primary), result: val(s.rep[s.primary]) }, saw(k, s.primary));
         break;
@@ -187,7 +190,7 @@ export function simulate(o: SimOptions, emit: (line: Json) => void): SimStats {
       case 'readBackups': {
         const results: Json = {};
         const seen: Json = {};
-        for (const b of me.bk) {
+        for (const b of a.x >= 0 ? [a.x] : me.bk) {
           results[`mn${mnOf(k, b)}`] = val(s.rep[b]);
           if (s.rep[b] !== CRASHED) seen[objName(k, b)] = count(objName(k, b));
         }

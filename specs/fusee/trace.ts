@@ -260,9 +260,9 @@ function keyPartition(key: string, replicas: readonly number[], machine: Machine
   const slotName = (s: SlotState, i: number): string => `${mnName(i)}/${key}`;
 
   /** A step of client slot c, labelled in the trace's words. */
-  const step = (s: SlotState, kind: Kind, c: number, x = -1): FuseeAction => {
+  const step = (s: SlotState, kind: Kind, c: number, x = -1, mn?: unknown): FuseeAction => {
     const who = s.procs[c] ?? `slot ${c}`;
-    const where = kind === 'casBackup' || kind === 'fixup' ? `, ${x >= 0 ? mnName(s.f.cl[c]?.bk[x] ?? -1) : '?'}` : '';
+    const where = kind === 'casBackup' || kind === 'fixup' ? `, ${mn !== undefined ? `mn${mnOf(mn)}` : mnName(s.f.cl[c]?.bk[x] ?? -1)}` : '';
     return { kind, c, x, label: `${kind}(${who}${where})` };
   };
   const relabel = (s: SlotState, a: FuseeAction): FuseeAction => {
@@ -389,7 +389,7 @@ function keyPartition(key: string, replicas: readonly number[], machine: Machine
         case 'fixup': {
           const x = me ? me.bk.indexOf(rid(a.mn)) : -1;
           return with_(
-            [step(t, kind, c, x)],
+            [step(t, kind, c, x, a.mn)],
             [
               kind === 'casBackup'
                 ? obs('args.expected', `${cl}.vOld`, a.expected, `${who}'s v_old`)
