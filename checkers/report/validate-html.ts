@@ -95,6 +95,8 @@ export function renderValidateHtml(r: ValidateResult): string {
     body.push(`<p>Longest matched prefix: <b>${f.matched.toLocaleString('en-US')}</b> events of partition ${esc(f.partition)}, with ${f.frontier} candidate state${f.frontier === 1 ? '' : 's'} there.</p>`);
     body.push(`<p>Could not match <b id="failing-event">${esc(describeEvent(f.event))}</b>:</p>`);
     body.push(`<div class="why" id="diagnosis">${esc(describeWhy(f.why))}</div>`);
+    const m = f.candidates[0]?.missed;
+    if (m) body.push(`<p id="missed">Earlier, ${esc(describeEvent(m.event))} did not match either, and the search went on with ${esc(m.then.join('; ') || 'a global event')} instead:</p><div class="why">${esc(describeWhy(m.why))}</div>`);
     f.candidates.forEach((c, i) => body.push(candidateSection(c, i, f.frontier, f.event)));
     if (f.frontier > f.candidates.length) body.push(`<p class="note">${f.frontier - f.candidates.length} more candidates not shown.</p>`);
     body.push('</section>');

@@ -59,6 +59,8 @@ export function renderValidateText(r: ValidateResult, options: { trail?: number 
     if (c0) lines.push(`  last event matched per process: ${Object.entries(c0.cut).map(([p, s]) => `${p} #${s}`).join(', ')}`);
     lines.push(`could not match: ${describeEvent(f.event)}`);
     lines.push(`  ${describeWhy(f.why)}`);
+    const m = c0?.missed;
+    if (m) lines.push(`  earlier, ${describeEvent(m.event)} did not match either, and the search went on with ${m.then.join('; ') || 'a global event'} instead: ${describeWhy(m.why)}`);
     f.candidates.forEach((c, i) => {
       lines.push('');
       lines.push(`candidate ${i + 1} of ${f.frontier}:`);
@@ -71,6 +73,7 @@ export function renderValidateText(r: ValidateResult, options: { trail?: number 
         lines.push('  events not ready:');
         for (const w of c.waiting) lines.push(`    ${describeEvent(w.event)}: ${w.waits}`);
       }
+      if (c.missed && i > 0) lines.push(`  earlier, ${describeEvent(c.missed.event)} did not match, before ${c.missed.then.join('; ') || 'a global event'}: ${describeWhy(c.missed.why)}`);
       const shown = c.trail.slice(-(options.trail ?? 12));
       if (shown.length > 0) {
         lines.push(`  last ${shown.length} events matched:`);

@@ -71,6 +71,10 @@ function merge(spool: Spool, mapping: TraceMapping, files: readonly string[], sp
     procs: [],
     live: [],
     epoch: 0,
+    frontierTime: undefined,
+    nextTime: (i) => (world.procs[i].eof ? undefined : sources[i].peekTime()),
+    slack: options.slackNs ?? 1e9,
+    bets: 0,
     files,
     exhaustive: options.exhaustive === true,
     maxFrontier: options.maxFrontier ?? 10_000,
@@ -132,7 +136,7 @@ function merge(spool: Spool, mapping: TraceMapping, files: readonly string[], sp
       if (targets === null || targets.length !== 1) throw new InputError(file, raw.line, `an event at shared objects (${a.obj}) to belong to one partition`);
       let o = objects.get(a.obj);
       if (o === undefined) {
-        o = { name: a.obj, partition: targets[0], local: -1, wm: new Int32Array(world.procs.length).fill(-1), epoch: -1, released: -1 };
+        o = { name: a.obj, partition: targets[0], local: -1, wm: new Int32Array(world.procs.length).fill(-1), epoch: -1, released: -1, optimistic: 0 };
         objects.set(a.obj, o);
       } else if (o.partition !== targets[0]) {
         throw new InputError(file, raw.line, `${a.obj} to stay in partition ${o.partition.name} (this event is in ${targets[0].name})`);
@@ -169,11 +173,22 @@ function merge(spool: Spool, mapping: TraceMapping, files: readonly string[], sp
     let matched = 0;
     for (const p of order) {
       frontier = Math.max(frontier, p.frontierSize());
-      matched += p.level;
+      matched += p.matched;
     }
     options.onProgress({ events: eventsRead, matched, buffered: routed - matched, frontier, elapsedMs: now - start });
   };
 
+  /** Every event logged before this time has been read (undefined: a process's next event has no time). */
+  const frontierTime = (): number | undefined => {
+    let min = Infinity;
+    for (const g of world.live) {
+      const t = sources[g.index].peekTime();
+      if (t === undefined) return undefined;
+      if (t < min) min = t;
+    }
+    return min;
+  };
+  world.frontierTime = frontierTime();
   const needed = new Set<number>();
   const hard = new Set<number>();
   for (;;) {
@@ -220,6 +235,8 @@ function merge(spool: Spool, mapping: TraceMapping, files: readonly string[], sp
       readOne(g);
       if (g.eof) candidates.splice(best, 1);
     }
+    world.frontierTime = frontierTime();
+    for (const p of order) if (p.status === 'running' && p.waitTime < (world.frontierTime ?? -Infinity)) p.dirty = true;
     let matched = 0;
     for (const p of order) matched += p.level;
     const buffered = routed - matched;
@@ -234,6 +251,21 @@ function merge(spool: Spool, mapping: TraceMapping, files: readonly string[], sp
     }
     progress();
   }
+  // An invalid verdict stands only if no event still to come could be a late one (an
+  // access below a change matched on a bet, partition.ts `known`): scan the rest.
+  const dead = order.find((p) => p.status === 'invalid');
+  if (dead) {
+    let late = dead.lateQueued();
+    for (const g of world.live) {
+      for (let raw = sources[g.index].next(); raw !== undefined && late === undefined; raw = sources[g.index].next()) {
+        for (const a of (mapping.accesses ?? defaultAccesses)(raw.ev)) {
+          const change = a.seq !== undefined;
+          if (dead.lateAccess({ obj: a.obj, n: change ? a.seq : a.saw, change })) late = `${raw.ev.proc} #${raw.ev.seq} (${files[raw.file]}:${raw.line})`;
+        }
+      }
+    }
+    if (late !== undefined) dead.retract(`a late event in partition ${dead.name}: ${late} accesses an object below a change already matched (matched before every process had been read past it, by time)`);
+  }
   for (const s of sources) s.close();
 
   const failed = order.find((p) => p.status === 'invalid');
@@ -242,14 +274,16 @@ function merge(spool: Spool, mapping: TraceMapping, files: readonly string[], sp
   let missing = 0;
   let filled = 0;
   for (const p of order) {
-    matched += p.level;
+    matched += (p.status === 'valid' ? p.events : p.matched);
     maxFrontier = Math.max(maxFrontier, p.maxFrontier);
     missing += p.missingChanges();
     filled += p.filled;
   }
+  if (!failed && bound === undefined) bound = order.find((p) => p.status === 'inconclusive')?.reason;
   const verdict: ValidateResult['verdict'] = failed ? 'invalid' : bound !== undefined ? 'inconclusive' : 'valid';
   const notes: string[] = [];
   if (missing > 0) notes.push(`${missing} change${missing === 1 ? '' : 's'} of shared objects not in the trace (objSeq gaps: steps lost with crashed processes)`);
+  if (world.bets > 0) notes.push(`${world.bets} branch${world.bets === 1 ? '' : 'es'} taken before every process's next event was read, on events logged more than ${world.slack / 1e9} s later coming later`);
   if (filled > 0) notes.push(`${filled} spec step${filled === 1 ? '' : 's'} filled in that no event logged (steps lost with crashed processes, internal steps)`);
   const summaries = order
     .slice()

@@ -123,6 +123,12 @@ export interface Denotation<S = any, A extends Action = Action> {
   note?: string;
   /** How many of `steps` no event logged (a step lost with a crashed process). */
   filled?: number;
+  /**
+   * The event is no step of this partition, in this state and in every state it could
+   * meet here (a crash of a node that holds none of the partition's objects): the search
+   * takes it at once, like a local event. Only with no steps, no `before` and no `after`.
+   */
+  inert?: boolean;
 }
 
 /**
@@ -159,6 +165,11 @@ export interface ValidateOptions {
   maxBuffered?: number;
   /** Give up (inconclusive) after this long. */
   timeLimitMs?: number;
+  /**
+   * How long after a step its line may be written, in the unit of `time` (ns; default 1 s).
+   * Reading ahead bets on it when events carry `time` (README.md, "Reading ahead").
+   */
+  slackNs?: number;
   /**
    * The plain search: every interleaving of ready events, no local-first reduction (for
    * cross-checks and small traces).
@@ -203,6 +214,14 @@ export interface Attempt {
   tries: { steps: string[]; note?: string; why: WhyNot }[];
 }
 
+/** A ready event that did not match when the candidate went on with global events instead. */
+export interface Missed {
+  event: EventRef;
+  why: WhyNot;
+  /** The global steps taken then, instead. */
+  then: string[];
+}
+
 export interface DeadCandidate {
   /** The state (PartitionSpec.show) where nothing more matched. */
   state: unknown;
@@ -214,6 +233,8 @@ export interface DeadCandidate {
   waiting: { event: EventRef; waits: string }[];
   /** The last events matched, in the order matched (at most `trail`). */
   trail: { event: EventRef; steps: string[] }[];
+  /** The earliest event that did not match where the candidate took global events instead, still unmatched. */
+  missed?: Missed;
 }
 
 export interface Failure {
