@@ -117,7 +117,7 @@ export function simulate(o: SimOptions, emit: (line: Json) => void): SimStats {
     const seq = (seqs.get(proc) ?? 0) + 1;
     seqs.set(proc, seq);
     if (seq === 1) stats.processes++;
-    clock += 1000;
+    clock += 40_000 + Math.floor(random() * 80_000); // about 12,000 events/s, as a 60 s run of 720,000
     stats.events++;
     return { proc, seq, action, args, ...extra, ...(o.time === false ? {} : { time: clock }) };
   };
@@ -222,7 +222,7 @@ export function simulate(o: SimOptions, emit: (line: Json) => void): SimStats {
   const aliveMn = new Set<number>(Array.from({ length: n }, (_, i) => i));
   let killsLeft = o.clientKills ?? 0;
   let timeoutsLeft = o.timeouts ?? 0;
-  const expectedSteps = o.ops * 7;
+  const expectedSteps = o.ops * 4.4;
   let episode: Set<KeyState> | null = null;
 
   const killClient = (c: Client, self: boolean): void => {
@@ -253,13 +253,23 @@ export function simulate(o: SimOptions, emit: (line: Json) => void): SimStats {
   };
 
   type Move = () => void;
-  /** Keys the master may have work on: a crashed replica in the roles, a client waiting for it, a crashed client. */
-  const attention = new Set<KeyState>();
+  /** Keys the master may have work on: a fence (a crashed replica in the roles, a client waiting for it), a recovery. */
+  const fenceable = new Set<KeyState>();
+  const recovering = new Set<KeyState>();
   const look = (k: KeyState): void => {
     const s = k.s;
-    const busy = s.fenced || [s.primary, ...s.backups].some((i) => s.rep[i] === CRASHED) || s.cl.some((x) => x.pc === 'F1' || x.pc === 'RF' || x.rec === Rec.Pending || x.rec === Rec.Redo);
-    if (busy) attention.add(k);
-    else attention.delete(k);
+    let fence = s.fenced;
+    for (let i = 0; i < s.backups.length && !fence; i++) fence = s.rep[s.backups[i]] === CRASHED;
+    if (s.rep[s.primary] === CRASHED) fence = true;
+    let rec = false;
+    for (const x of s.cl) {
+      if (x.pc === 'F1' || x.pc === 'RF') fence = true;
+      if (x.rec === Rec.Pending || x.rec === Rec.Redo) rec = true;
+    }
+    if (fence) fenceable.add(k);
+    else fenceable.delete(k);
+    if (rec) recovering.add(k);
+    else recovering.delete(k);
   };
 
   const clientMoves = (c: Client): Move[] => {
@@ -277,7 +287,9 @@ export function simulate(o: SimOptions, emit: (line: Json) => void): SimStats {
           c.key = k;
           stats.ops++;
           const write = random() >= (o.reads ?? 0.2);
-          emitClient(c, clientStep(k, openInvoke(slot, write ? nextValue++ : undefined), c.id, {}));
+          const a = openInvoke(slot, write ? nextValue++ : undefined);
+          if (!write && o.mutant === 'M4') a.x = pick(k.s.backups); // M4's reader reads a backup (machine.ts: read(c, rb))
+          emitClient(c, clientStep(k, a, c.id, {}));
           if (k.s.cl[slot].pc === 'idle') c.key = null;
           look(k);
         },
@@ -312,7 +324,7 @@ export function simulate(o: SimOptions, emit: (line: Json) => void): SimStats {
       }
       return moves;
     }
-    const fence = [...attention].filter((k) => machine.actions(k.s).some((a) => a.kind === 'prepare'));
+    const fence = [...fenceable].filter((k) => machine.actions(k.s).some((a) => a.kind === 'prepare'));
     if (fence.length > 0) {
       return [
         () => {
@@ -325,7 +337,7 @@ export function simulate(o: SimOptions, emit: (line: Json) => void): SimStats {
         },
       ];
     }
-    for (const k of attention) {
+    for (const k of recovering) {
       for (const a of machine.actions(k.s)) {
         if (a.kind === 'recoverClient') {
           moves.push(() => {
@@ -381,14 +393,12 @@ export function simulate(o: SimOptions, emit: (line: Json) => void): SimStats {
         continue;
       }
     }
-    // Who moves: the first process, in a random order, that has a step to take.
-    const order = Array.from({ length: clients.length + 1 }, (_, i) => i);
-    for (let i = order.length - 1; i > 0; i--) {
-      const j = Math.floor(random() * (i + 1));
-      [order[i], order[j]] = [order[j], order[i]];
-    }
+    // Who moves: the first process, from a random one on, that has a step to take.
     let moved = false;
-    for (const who of order) {
+    const n = clients.length + 1;
+    const from = Math.floor(random() * n);
+    for (let j = 0; j < n; j++) {
+      const who = (from + j) % n;
       const moves = who === clients.length ? masterMoves() : clientMoves(clients[who]);
       if (moves.length === 0) continue;
       pick(moves)();

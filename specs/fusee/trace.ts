@@ -354,6 +354,12 @@ function keyPartition(key: string, replicas: readonly number[], machine: Machine
   const one = (steps: FuseeAction[], observe: Observation[] = [], extra: Partial<Denotation<SlotState, FuseeAction>> = {}): Denotation<SlotState, FuseeAction>[] => [
     { steps, observe, after: retire, ...extra },
   ];
+  /**
+   * An event that is no step of this key's spec: the state stays. `inert` when that holds
+   * in any state it could meet (a node holding no replica of the key; a client that has
+   * ended here), not for the master's fence, which concerns the key once a replica crashes.
+   */
+  const nothing = (note: string, inert = true): Denotation<SlotState, FuseeAction>[] => [{ steps: [], note, inert }];
 
   const denote = (s: SlotState, ev: TraceEvent): readonly Denotation<SlotState, FuseeAction>[] | string => {
     const a = ev.args ?? {};
@@ -437,7 +443,7 @@ function keyPartition(key: string, replicas: readonly number[], machine: Machine
         const act: FuseeAction = { kind: 'prepare', c: -1, x: -1, label: 'prepare(master)' };
         if (enabled(s, act) === true || f.fenced) return one([act]);
         // The master's fence concerns keys with a crashed replica or a client waiting for it; not this one.
-        return one([], [], { note: `the fence does not concern ${key}` });
+        return nothing(`the fence does not concern ${key}`, false);
       }
       case 'decide': {
         const v = a.value as number;
@@ -455,7 +461,7 @@ function keyPartition(key: string, replicas: readonly number[], machine: Machine
         const c = s.procs.indexOf(who);
         const want = a.case === 'c1' ? 'c1 redo' : (a.case as string);
         if (c < 0) {
-          if (want === 'c0' || want === 'c3' || want === 'committed') return one([], [], { note: `${who} has nothing to recover on ${key}` });
+          if (want === 'c0' || want === 'c3' || want === 'committed') return nothing(`${who} has nothing to recover on ${key}`);
           return `${who} has no log entry to recover on ${key} (case ${a.case as string} in the trace; the spec has nothing to do for it here)`;
         }
         return one(
@@ -466,13 +472,13 @@ function keyPartition(key: string, replicas: readonly number[], machine: Machine
       case 'crashMN': {
         const mn = mnOf(a.mn)!;
         const i = replicas.indexOf(mn);
-        if (i < 0) return one([], [], { note: `mn${mn} holds no replica of ${key}` });
+        if (i < 0) return nothing(`mn${mn} holds no replica of ${key}`);
         return one([{ kind: 'crashMN', c: -1, x: i, label: `crashMN(mn${mn})` }]);
       }
       case 'crashClient': {
         const who = a.client as string;
         const c = s.procs.indexOf(who);
-        if (c < 0) return one([], [], { note: `${who} has no client slot on ${key}` });
+        if (c < 0) return nothing(`${who} has no client slot on ${key}`);
         const crash = step(s, 'crashClient', c);
         const out = one([crash]);
         // A killed client loses at most the step it was taking: its effect may be in the
