@@ -682,7 +682,7 @@ export function buildMachine(config: FuseeConfig, variant?: string): Machine<Fus
     s.cl.forEach((me, c) => {
       if (s.clLeft > 0 && (open || writers[c]) && me.rec === Rec.Live) out.push(act('crashClient', `crashClient(c${c})`, c));
     });
-    if (s.mnLeft > 0 && busy) {
+    if (s.mnLeft > 0 && (busy || open)) {
       for (const i of [s.primary, ...s.backups]) if (s.rep[i] !== CRASHED) out.push(act('crashMN', `crashMN(r${i})`, -1, i));
     }
     return out;

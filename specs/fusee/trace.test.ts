@@ -47,6 +47,17 @@ describe('fusee traces: generated runs validate', () => {
     }
   });
 
+  it("keys no client touched still see the master's fence and decisions", () => {
+    let episodes = 0;
+    for (let seed = 1; seed <= 8; seed++) {
+      const files = sim({ seed, clients: 3, keys: 40, ops: 40, mnKills: 1, clientKills: 1 });
+      if (files.some((f) => f.name === 'master.jsonl' && f.lines.some((l) => l.action === 'decide'))) episodes++;
+      const r = validate(files);
+      expect([seed, r.verdict, r.failure?.why]).toEqual([seed, 'valid', undefined]);
+    }
+    expect(episodes).toBeGreaterThan(2);
+  });
+
   it('a killed client that lost the line of its last step: the search fills the step in', () => {
     let filled = 0;
     for (let seed = 1; seed <= 30; seed++) {
