@@ -3,24 +3,40 @@
 
 const NOTHING = Symbol('nothing');
 
-/** The value at `path` in `state`, or undefined when the path names nothing there. */
-export function getPath(state: unknown, path: string): unknown {
-  let v: unknown = state;
+/** A path's keys: "cl[2].vNew" → ["cl", "2", "vNew"] (undefined: malformed). */
+function keysOf(path: string): string[] | undefined {
+  const keys: string[] = [];
   let i = 0;
   while (i < path.length) {
-    let key: string;
     if (path[i] === '[') {
       const j = path.indexOf(']', i);
       if (j < 0) return undefined;
-      key = path.slice(i + 1, j);
+      keys.push(path.slice(i + 1, j));
       i = j + 1;
     } else {
       if (path[i] === '.') i++;
       let j = i;
       while (j < path.length && path[j] !== '.' && path[j] !== '[') j++;
-      key = path.slice(i, j);
+      keys.push(path.slice(i, j));
       i = j;
     }
+  }
+  return keys;
+}
+
+// Observations name few distinct paths: each is split once.
+const parsed = new Map<string, string[] | undefined>();
+
+/** The value at `path` in `state`, or undefined when the path names nothing there. */
+export function getPath(state: unknown, path: string): unknown {
+  let keys = parsed.get(path);
+  if (keys === undefined && !parsed.has(path)) {
+    keys = keysOf(path);
+    if (parsed.size < 10_000) parsed.set(path, keys);
+  }
+  if (keys === undefined) return undefined;
+  let v: unknown = state;
+  for (const key of keys) {
     v = child(v, key);
     if (v === NOTHING) return undefined;
   }

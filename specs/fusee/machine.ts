@@ -185,7 +185,10 @@ interface Tx {
   ev: ObservedEvent[];
 }
 
-export function buildMachine(config: FuseeConfig, variant?: string): Machine<FuseeState, FuseeAction> {
+/** The machine, and (for trace.ts) the steps of one client alone. */
+export type FuseeMachine = Machine<FuseeState, FuseeAction> & { clientActions(s: FuseeState, c: number): FuseeAction[] };
+
+export function buildMachine(config: FuseeConfig, variant?: string): FuseeMachine {
   const mutant = variant ?? '';
   const { r } = config;
   const kv = config.clients.some((script) => script.some((op) => op.f === 'insert' || op.f === 'delete' || op.f === 'search'));
@@ -608,68 +611,75 @@ export function buildMachine(config: FuseeConfig, variant?: string): Machine<Fus
 
   // ---- enabled actions ------------------------------------------------------------------
 
+  /** The steps client c can take in s (its part of `actions`, in the same order). */
+  function clientActions(s: FuseeState, c: number, out: FuseeAction[]): void {
+    const me = s.cl[c];
+    const primaryAlive = s.rep[s.primary] !== CRASHED;
+    const op = open ? undefined : config.clients[c][me.op]; // open: invocations come from the trace (openInvoke)
+    switch (me.pc) {
+      case 'idle':
+        if (!op) break;
+        if (isWrite(op)) out.push(act('invoke', `invoke(c${c}, ${describeOp(op)})`, c));
+        else if (mutant === 'M4') s.backups.forEach((b) => out.push(act('read', `read(c${c}, r${b})`, c, b)));
+        else out.push(act('read', `read(c${c})`, c));
+        break;
+      case 'W1':
+        if (primaryAlive && !s.fenced) out.push(act('readPrimary', `readPrimary(c${c})`, c));
+        break;
+      case 'W2':
+        for (let i = 0; i < me.bk.length; i++) {
+          if (me.vl[i] !== NONE) continue;
+          out.push(act('casBackup', `casBackup(c${c}, r${me.bk[i]})`, c, i));
+          if (config.casOrder === 'fixed') break;
+        }
+        break;
+      case 'W3':
+        out.push(act('reRead', `reRead(c${c})`, c));
+        break;
+      case 'W4':
+        for (let i = 0; i < me.bk.length; i++) {
+          if (me.vl[i] === me.vNew) continue;
+          out.push(act('fixup', `fixup(c${c}, r${me.bk[i]})`, c, i));
+          if (config.casOrder === 'fixed') break;
+        }
+        break;
+      case 'W5':
+        out.push(act('commitLog', `commitLog(c${c})`, c));
+        break;
+      case 'W6':
+        out.push(act('casPrimary', `casPrimary(c${c})`, c));
+        break;
+      case 'L1':
+        if (s.rep[me.pr] !== me.vOld) out.push(act('loserWait', `loserWait(c${c})`, c));
+        break;
+      case 'L2':
+        out.push(act('loserReturn', `loserReturn(c${c})`, c));
+        break;
+      case 'F2':
+        out.push(act('failReply', `failReply(c${c})`, c));
+        break;
+      case 'R2':
+        if (mutant === "M4'") me.bk.filter((b) => s.rep[b] !== CRASHED).forEach((b) => out.push(act('readBackups', `readBackups(c${c}, r${b})`, c, b)));
+        else out.push(act('readBackups', `readBackups(c${c})`, c));
+        break;
+      case 'RF2':
+        out.push(act('readReply', `readReply(c${c})`, c));
+        break;
+      case 'down':
+        if (me.rec === Rec.Pending && !s.fenced && ![s.primary, ...s.backups].some((i) => s.rep[i] === CRASHED)) out.push(act('recoverClient', `recoverClient(c${c}, ${recoveryCase(s, me)})`, c));
+        break;
+    }
+  }
+
   function actions(s: FuseeState): FuseeAction[] {
     const out: FuseeAction[] = [];
-    const primaryAlive = s.rep[s.primary] !== CRASHED;
     const roleCrashed = [s.primary, ...s.backups].some((i) => s.rep[i] === CRASHED);
     let busy = false;
     s.cl.forEach((me, c) => {
-      const op = open ? undefined : config.clients[c][me.op]; // open: invocations come from the trace (openInvoke)
+      const op = open ? undefined : config.clients[c][me.op];
       if (me.rec === Rec.Pending || me.rec === Rec.Redo) busy = true;
       if (me.rec === Rec.Live && (me.pc !== 'idle' || op || open)) busy = true;
-      switch (me.pc) {
-        case 'idle':
-          if (!op) break;
-          if (isWrite(op)) out.push(act('invoke', `invoke(c${c}, ${describeOp(op)})`, c));
-          else if (mutant === 'M4') s.backups.forEach((b) => out.push(act('read', `read(c${c}, r${b})`, c, b)));
-          else out.push(act('read', `read(c${c})`, c));
-          break;
-        case 'W1':
-          if (primaryAlive && !s.fenced) out.push(act('readPrimary', `readPrimary(c${c})`, c));
-          break;
-        case 'W2':
-          for (let i = 0; i < me.bk.length; i++) {
-            if (me.vl[i] !== NONE) continue;
-            out.push(act('casBackup', `casBackup(c${c}, r${me.bk[i]})`, c, i));
-            if (config.casOrder === 'fixed') break;
-          }
-          break;
-        case 'W3':
-          out.push(act('reRead', `reRead(c${c})`, c));
-          break;
-        case 'W4':
-          for (let i = 0; i < me.bk.length; i++) {
-            if (me.vl[i] === me.vNew) continue;
-            out.push(act('fixup', `fixup(c${c}, r${me.bk[i]})`, c, i));
-            if (config.casOrder === 'fixed') break;
-          }
-          break;
-        case 'W5':
-          out.push(act('commitLog', `commitLog(c${c})`, c));
-          break;
-        case 'W6':
-          out.push(act('casPrimary', `casPrimary(c${c})`, c));
-          break;
-        case 'L1':
-          if (s.rep[me.pr] !== me.vOld) out.push(act('loserWait', `loserWait(c${c})`, c));
-          break;
-        case 'L2':
-          out.push(act('loserReturn', `loserReturn(c${c})`, c));
-          break;
-        case 'F2':
-          out.push(act('failReply', `failReply(c${c})`, c));
-          break;
-        case 'R2':
-          if (mutant === "M4'") me.bk.filter((b) => s.rep[b] !== CRASHED).forEach((b) => out.push(act('readBackups', `readBackups(c${c}, r${b})`, c, b)));
-          else out.push(act('readBackups', `readBackups(c${c})`, c));
-          break;
-        case 'RF2':
-          out.push(act('readReply', `readReply(c${c})`, c));
-          break;
-        case 'down':
-          if (me.rec === Rec.Pending && !s.fenced && !roleCrashed) out.push(act('recoverClient', `recoverClient(c${c}, ${recoveryCase(s, me)})`, c));
-          break;
-      }
+      clientActions(s, c, out);
     });
     // Master (Alg. 3): triggered by an MN crash in the slot's roles or a pending fail_query.
     if (!s.fenced) {
@@ -728,6 +738,11 @@ export function buildMachine(config: FuseeConfig, variant?: string): Machine<Fus
           },
         }),
     actor: (a) => (a.c >= 0 ? `c${a.c}` : a.kind === 'crashMN' ? `r${a.x}` : 'master'),
+    clientActions(s, c) {
+      const out: FuseeAction[] = [];
+      clientActions(s, c, out);
+      return out;
+    },
   };
 }
 

@@ -347,9 +347,15 @@ function keyPartition(key: string, replicas: readonly number[], machine: Machine
       const me = s.f.cl[a.c];
       return me && me.rec === Rec.Live && me.pc === 'idle' ? true : explain(s, a);
     }
-    for (const b of machine.actions(s.f)) if (b.kind === a.kind && b.c === a.c && b.x === a.x) return true;
+    // A client's own steps, computed alone (the hot path); crashes and the master's steps from all actions.
+    for (const b of a.c >= 0 && a.kind !== 'crashClient' ? machine.clientActions(s.f, a.c) : machine.actions(s.f)) if (b.kind === a.kind && b.c === a.c && b.x === a.x) return true;
     return explain(s, a);
   };
+
+  /** A process joining the key's partition: a fresh client slot. */
+  const join =
+    (who: string) =>
+    (t: SlotState): SlotState => ({ f: joinClient(t.f), procs: [...t.procs, who] });
 
   const one = (steps: FuseeAction[], observe: Observation[] = [], extra: Partial<Denotation<SlotState, FuseeAction>> = {}): Denotation<SlotState, FuseeAction>[] => [
     { steps, observe, after: retire, ...extra },
@@ -371,7 +377,7 @@ function keyPartition(key: string, replicas: readonly number[], machine: Machine
       if (c < 0) {
         if (ev.action !== 'invoke' && ev.action !== 'read') return `${who} has no operation in progress on ${key} (no invoke or read of ${who} matched here)`;
         c = f.cl.length;
-        before = (t) => ({ f: joinClient(t.f), procs: [...t.procs, who] });
+        before = join(who);
       }
       const me = f.cl[c];
       const cl = `cl[${c}]`;
