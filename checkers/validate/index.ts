@@ -7,7 +7,7 @@
 import { InputError } from '../../traces/errors.ts';
 import type { TraceEvent } from '../../traces/protocol-trace.ts';
 import { Partition, type GObj, type GProc, type World } from './partition.ts';
-import { memoryHeaders, memoryTrace, readHeaders, spoolTrace, type EventSource, type Header, type Spool } from './read.ts';
+import { memoryHeaders, memoryTrace, readHeaders, spoolTrace, type EventSource, type Header, type RawEvent, type Spool } from './read.ts';
 import { TraceSpecError, type Access, type TraceMapping, type TraceSpec, type ValidateOptions, type ValidateResult } from './types.ts';
 
 export * from './types.ts';
@@ -97,9 +97,13 @@ function merge(spool: Spool, mapping: TraceMapping, files: readonly string[], sp
   const partitions = new Map<string, Partition>();
   const order: Partition[] = [];
   const globals: { raw: ReturnType<EventSource['next']> & object; g: GProc; local: boolean; ends: number }[] = [];
-  const partition = (name: string): Partition => {
+  // A mapping that lists its partitions lists them all; otherwise they appear with their
+  // first event, and the global events so far are replayed into each new one.
+  const fixed = mapping.partitions.length > 0;
+  const partition = (name: string, raw?: RawEvent): Partition => {
     let p = partitions.get(name);
     if (p === undefined) {
+      if (fixed && raw) throw new InputError(files[raw.file], raw.line, `an event of one of the partitions the trace's header gives (${mapping.partitions.slice(0, 5).join(', ')}${mapping.partitions.length > 5 ? ', ...' : ''}), not "${name}"`);
       p = new Partition(name, mapping.partition(name), world);
       partitions.set(name, p);
       order.push(p);
@@ -129,7 +133,7 @@ function merge(spool: Spool, mapping: TraceMapping, files: readonly string[], sp
     const ev = raw.ev;
     const file = files[raw.file];
     const route = mapping.route(ev);
-    const targets = route === 'all' ? null : route.map(partition);
+    const targets = route === 'all' ? null : route.map((name) => partition(name, raw));
     const accs = (mapping.accesses ?? defaultAccesses)(ev);
     const acc: { o: GObj; n: number; change: boolean }[] = [];
     for (const a of accs) {
@@ -154,7 +158,7 @@ function merge(spool: Spool, mapping: TraceMapping, files: readonly string[], sp
     const endsName = mapping.ends?.(ev);
     const ends = endsName === undefined ? -1 : procByName.get(endsName)?.index ?? -1;
     if (targets === null) {
-      globals.push({ raw, g, local, ends });
+      if (!fixed) globals.push({ raw, g, local, ends });
       for (const p of order) p.add(raw, g, local, [], ends);
       routed += order.length;
     } else {

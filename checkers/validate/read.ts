@@ -227,7 +227,8 @@ export async function spoolTrace(files: readonly string[], mapping: TraceMapping
 
 /** Reads a spool file line by line with a fixed buffer (synchronously: the merge pulls). */
 class SpoolSource implements EventSource {
-  private fd: number;
+  /** Opened at the first read, closed at the end: a trace may have many processes. */
+  private fd = -1;
   private buf = Buffer.alloc(1 << 16);
   private start = 0;
   private end = 0;
@@ -236,11 +237,9 @@ class SpoolSource implements EventSource {
 
   constructor(
     readonly proc: string,
-    path: string,
+    private readonly path: string,
     readonly count: number,
-  ) {
-    this.fd = openSync(path, 'r');
-  }
+  ) {}
 
   private readLine(): string | undefined {
     for (;;) {
@@ -251,6 +250,7 @@ class SpoolSource implements EventSource {
         return line;
       }
       if (this.eof) return undefined;
+      if (this.fd < 0) this.fd = openSync(this.path, 'r');
       // Move the partial line to the front, growing the buffer for a long line.
       const rest = this.end - this.start;
       if (rest === this.buf.length) {
@@ -263,7 +263,10 @@ class SpoolSource implements EventSource {
       this.start = 0;
       this.end = rest;
       const n = readSync(this.fd, this.buf, this.end, this.buf.length - this.end, null);
-      if (n === 0) this.eof = true;
+      if (n === 0) {
+        this.eof = true;
+        this.close();
+      }
       this.end += n;
     }
   }
