@@ -19,6 +19,7 @@ export interface ValidateCliOptions {
   exhaustive?: boolean;
   maxFrontier?: number;
   timeout?: number;
+  slack?: number;
 }
 
 export interface Io {
@@ -64,6 +65,7 @@ export async function runValidate(specName: string, files: string[], o: Validate
     ...(o.exhaustive ? { exhaustive: true } : {}),
     ...(o.maxFrontier !== undefined ? { maxFrontier: o.maxFrontier } : {}),
     ...(o.timeout !== undefined ? { timeLimitMs: o.timeout * 1000 } : {}),
+    ...(o.slack !== undefined ? { slackNs: o.slack * 1e9 } : {}),
     ...(io.progress
       ? {
           onProgress: (p) =>
@@ -129,6 +131,7 @@ export function register(program: Command): void {
     .option('--exhaustive', 'search every interleaving (no local-first reduction): slow, for cross-checks')
     .option('--max-frontier <n>', 'candidates kept per step before giving up (inconclusive, exit 2)', positiveInteger)
     .option('--timeout <seconds>', 'give up (inconclusive, exit 2) after this long', positiveNumber)
+    .option('--slack <seconds>', 'how late after its step a line may be written (`time`); default 1', positiveNumber)
     .action(async (spec: string, traces: string[], o: ValidateCliOptions) => {
       process.exitCode = await runValidate(spec, traces, o, {
         out: (s) => process.stdout.write(s),

@@ -823,11 +823,11 @@ export class Partition<S = any, A extends Action = Action> {
   }
 
   private diagnose(): void {
-    // Over the dead candidates that got furthest (up to maxShown): the earliest failing
-    // event by `time`, then the closest miss.
+    // Over the dead candidates that got furthest: the earliest failing event by `time`, then
+    // the closest miss (where it was first tried, DeadCandidate.missed, completes it).
     const furthest = this.dead.filter((d) => d.n === this.dead[0]?.n);
-    let best = this.dead[0]?.best;
-    for (const d of this.dead) {
+    let best = furthest[0]?.best;
+    for (const d of furthest) {
       const b = d.best;
       if (b && (!best || b.time < best.time || (b.time === best.time && b.score > best.score))) best = b;
     }

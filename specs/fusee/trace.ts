@@ -468,7 +468,7 @@ function keyPartition(key: string, replicas: readonly number[], machine: Machine
         const want = a.case === 'c1' ? 'c1 redo' : (a.case as string);
         if (c < 0) {
           if (want === 'c0' || want === 'c3' || want === 'committed') return nothing(`${who} has nothing to recover on ${key}`);
-          return `${who} has no log entry to recover on ${key} (case ${a.case as string} in the trace; the spec has nothing to do for it here)`;
+          return `recoverClient(${who}, ${a.case as string}): in the spec ${who} has nothing to recover on ${key} (its log entry needed no recovery when it crashed, or it never wrote on ${key}), but the trace says case ${a.case as string}`;
         }
         return one(
           [{ kind: 'recoverClient', c, x: -1, label: `recoverClient(${who}, ${a.case as string})` }],
