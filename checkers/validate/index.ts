@@ -219,12 +219,13 @@ function merge(spool: Spool, mapping: TraceMapping, files: readonly string[], sp
     // end of its victim's log) is read at once, a batch each; otherwise the processes
     // whose next event a partition waits for, in the order of their events' `time` where
     // they have one (fewest read first otherwise).
+    const batch = Math.max(1, options.readBatch ?? 256);
     if (hard.size > 0) {
-      for (const i of hard) for (let k = 0; k < 64 && !world.procs[i].eof; k++) readOne(world.procs[i]);
+      for (const i of hard) for (let k = 0; k < Math.max(1, batch >> 2) && !world.procs[i].eof; k++) readOne(world.procs[i]);
     }
     if (needed.size === 0 && hard.size === 0) for (const g of world.live) needed.add(g.index);
     const candidates = hard.size > 0 ? [] : [...needed].map((i) => world.procs[i]).filter((g) => !g.eof);
-    for (let k = 0; k < 256 && candidates.length > 0; k++) {
+    for (let k = 0; k < batch && candidates.length > 0; k++) {
       let best = 0;
       let bestKey = Infinity;
       for (let i = 0; i < candidates.length; i++) {

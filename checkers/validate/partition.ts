@@ -192,14 +192,6 @@ export class Partition<S = any, A extends Action = Action> {
     this.frontier = [{ n: 0, pos: [], ver: [], rc: [], s: spec.init(), trail: null, filled: 0 }];
   }
 
-  /** Unconsumed events held (for the buffer bound). */
-  buffered(): number {
-    let n = 0;
-    const min = this.frontier[0]?.pos;
-    for (const p of this.active) n += p.known - (min?.[p.slot] ?? 0);
-    return n;
-  }
-
   frontierSize(): number {
     return this.frontier.length;
   }

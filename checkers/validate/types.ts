@@ -165,6 +165,8 @@ export interface ValidateOptions {
   maxBuffered?: number;
   /** Give up (inconclusive) after this long. */
   timeLimitMs?: number;
+  /** Events read between two rounds of search (default 256; tests use 1 to match as soon as an event is read). */
+  readBatch?: number;
   /**
    * How long after a step its line may be written, in the unit of `time` (ns; default 1 s).
    * Reading ahead bets on it when events carry `time` (README.md, "Reading ahead").

@@ -117,6 +117,25 @@ describe('validate: the register fixture', () => {
     expect(invalid).toBeGreaterThan(15);
   });
 
+  it('a read logged more than the slack after a later change was matched: inconclusive, never invalid', () => {
+    // p1 read the register before p0's and p2's writes, but logged it 5 s later, after 300
+    // events elsewhere: the validator has matched both writes (each once every process was
+    // read more than the slack past it) by the time it reads p1's read.
+    const header = { format: 'interleave-trace/1', params: { parts: ['main', 'b'] } };
+    const reads = (proc: string, v: number, from: number, t0: number, n: number, obj: string, part: string) =>
+      Array.from({ length: n }, (_, i) => ({ proc, seq: from + i, action: 'read', args: { v, part }, obj, objSaw: v, time: t0 + (i + 1) * 1e6 }));
+    const files = [
+      { name: 'p0', lines: [header, { proc: 'p0', seq: 1, action: 'write', args: { v: 1, part: 'main' }, obj: 'reg', objSeq: 1, time: 0 }, ...reads('p0', 1, 2, 0, 400, 'reg', 'main')] },
+      { name: 'p2', lines: [header, { proc: 'p2', seq: 1, action: 'write', args: { v: 2, part: 'main' }, obj: 'reg', objSeq: 2, time: 1.5e9 }, ...reads('p2', 2, 2, 1.5e9, 400, 'reg', 'main')] },
+      { name: 'p1', lines: [header, ...reads('p1', 0, 1, 3e9, 300, 'reg-b', 'b'), { proc: 'p1', seq: 301, action: 'read', args: { v: 0, part: 'main' }, obj: 'reg', objSaw: 0, time: 5e9 }] },
+    ];
+    const bet = run(files, { slackNs: 1e9, readBatch: 1 });
+    expect(bet.verdict).toBe('inconclusive');
+    expect(bet.reason).toBe('a late event in partition main: p1 #301 (p1:302) read reg after its change 0, but change 2 is matched already: this event was read too late');
+    // With a slack that covers the delay, the read is waited for, and the trace is valid.
+    expect(run(files, { slackNs: 10e9, readBatch: 1 }).verdict).toBe('valid');
+  });
+
   it('bounds make the run inconclusive and say which', () => {
     // Three processes sending independently: the plain search keeps every cut.
     const files = ['p0', 'p1', 'p2'].map((p) => ({ name: p, lines: [1, 2, 3].map((seq) => ({ proc: p, seq, action: 'send', send: [`${p}m${seq}`] })) }));
