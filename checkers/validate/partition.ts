@@ -660,7 +660,8 @@ export class Partition<S = any, A extends Action = Action> {
         if (this.expand(x, next) === 'wait') parked.push(x);
         else if (next.length === before) this.died(x);
       }
-      active = next.length <= 1 && parked.length === 0 ? next : this.dedup(next, parked);
+      // (A successor equal to a parked candidate is rare and only costs work: not looked for.)
+      active = next.length <= 1 ? next : this.dedup(next);
       const size = active.length + parked.length;
       if (size > this.maxFrontier) this.maxFrontier = size;
       if (size > this.world.maxFrontier) {
@@ -697,13 +698,11 @@ export class Partition<S = any, A extends Action = Action> {
     this.release();
   }
 
-  private dedup(list: Candidate<S>[], parked: readonly Candidate<S>[]): Candidate<S>[] {
+  private dedup(list: Candidate<S>[]): Candidate<S>[] {
     const seen = new Map<string, Candidate<S>>();
-    const taken = new Set<string>();
-    for (const x of parked) taken.add(this.key(x.pos, x.s));
     for (const x of list) {
       const k = this.key(x.pos, x.s);
-      if (!seen.has(k) && !taken.has(k)) seen.set(k, x);
+      if (!seen.has(k)) seen.set(k, x);
     }
     return [...seen.values()];
   }

@@ -352,6 +352,10 @@ function keyPartition(key: string, replicas: readonly number[], machine: Machine
     return explain(s, a);
   };
 
+  /** A client step's denotation, with its join when the client is new here. */
+  const client = (before: ((t: SlotState) => SlotState) | undefined, steps: FuseeAction[], observe: Observation[] = []): Denotation<SlotState, FuseeAction>[] =>
+    before ? [{ before, steps, observe, after: retire }] : [{ steps, observe, after: retire }];
+
   /** A process joining the key's partition: a fresh client slot. */
   const join =
     (who: string) =>
@@ -382,25 +386,23 @@ function keyPartition(key: string, replicas: readonly number[], machine: Machine
       const me = f.cl[c];
       const cl = `cl[${c}]`;
       const kind = ev.action as Kind;
-      const with_ = (steps: FuseeAction[], observe: Observation[] = []): Denotation<SlotState, FuseeAction>[] =>
-        before ? [{ before, steps, observe, after: retire }] : [{ steps, observe, after: retire }];
       // Labels of steps taken after a join name the joining process.
       const t: SlotState = before ? { f, procs: [...s.procs, who] } : s;
       switch (kind) {
         case 'invoke':
-          return with_([{ ...openInvoke(c, a.value as number), label: `invoke(${who}, write ${a.value as number})` }]);
+          return client(before, [{ ...openInvoke(c, a.value as number), label: `invoke(${who}, write ${a.value as number})` }]);
         case 'read':
-          return with_([{ ...openInvoke(c), label: `read(${who})` }], [obs('args.mn', 'primary', rid(a.mn), `the primary of ${key}`, a.mn), slotObs(t, 'args.result', a.mn, a.result)]);
+          return client(before, [{ ...openInvoke(c), label: `read(${who})` }], [obs('args.mn', 'primary', rid(a.mn), `the primary of ${key}`, a.mn), slotObs(t, 'args.result', a.mn, a.result)]);
         case 'readPrimary':
           if (a.result === FAIL) {
             // A read of a crashed primary: the spec's client waits (no step).
-            return with_([], [obs('pc', `${cl}.pc`, 'W1', `${who}'s program counter`), slotObs(t, 'args.result', a.mn, a.result)]);
+            return client(before, [], [obs('pc', `${cl}.pc`, 'W1', `${who}'s program counter`), slotObs(t, 'args.result', a.mn, a.result)]);
           }
-          return with_([step(t, kind, c)], [obs('args.mn', 'primary', rid(a.mn), `the primary of ${key}`, a.mn), slotObs(t, 'args.result', a.mn, a.result)]);
+          return client(before, [step(t, kind, c)], [obs('args.mn', 'primary', rid(a.mn), `the primary of ${key}`, a.mn), slotObs(t, 'args.result', a.mn, a.result)]);
         case 'casBackup':
         case 'fixup': {
           const x = me ? me.bk.indexOf(rid(a.mn)) : -1;
-          return with_(
+          return client(before,
             [step(t, kind, c, x, a.mn)],
             [
               kind === 'casBackup'
@@ -413,11 +415,11 @@ function keyPartition(key: string, replicas: readonly number[], machine: Machine
         }
         case 'reRead':
         case 'loserWait':
-          return with_([step(t, kind, c)], [obs('args.mn', `${cl}.pr`, rid(a.mn), `the primary ${who} read at l.6`, a.mn), slotObs(t, 'args.result', a.mn, a.result)]);
+          return client(before, [step(t, kind, c)], [obs('args.mn', `${cl}.pr`, rid(a.mn), `the primary ${who} read at l.6`, a.mn), slotObs(t, 'args.result', a.mn, a.result)]);
         case 'commitLog':
-          return with_([step(t, kind, c)], [obs('args.old', `${cl}.vOld`, a.old, `${who}'s v_old`)]);
+          return client(before, [step(t, kind, c)], [obs('args.old', `${cl}.vOld`, a.old, `${who}'s v_old`)]);
         case 'casPrimary':
-          return with_(
+          return client(before,
             [step(t, kind, c)],
             [
               obs('args.mn', `${cl}.pr`, rid(a.mn), `the primary ${who} read at l.6`, a.mn),
@@ -427,16 +429,16 @@ function keyPartition(key: string, replicas: readonly number[], machine: Machine
             ],
           );
         case 'loserReturn':
-          return with_([step(t, kind, c)]);
+          return client(before, [step(t, kind, c)]);
         case 'failReply':
         case 'readReply':
-          return with_([step(t, kind, c)], [obs('args.rpc', `${cl}.rpc`, specValue(a.rpc), "the master's reply", a.rpc)]);
+          return client(before, [step(t, kind, c)], [obs('args.rpc', `${cl}.rpc`, specValue(a.rpc), "the master's reply", a.rpc)]);
         case 'readBackups': {
           const results = a.results as Record<string, unknown>;
           const rids = Object.keys(results).map(rid);
           const bk = me ? me.bk : [];
           const same = rids.length === bk.length && bk.every((b) => rids.includes(b));
-          return with_(
+          return client(before,
             [step(t, kind, c)],
             [obs('args.results', `${cl}.bk`, same ? bk : rids, `the backups ${who} read at l.2`), ...Object.entries(results).map(([mn, v]) => slotObs(t, `args.results.${mn}`, mn, v))],
           );
