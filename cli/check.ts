@@ -7,7 +7,8 @@ import type { ExploreResult } from '../checkers/explore/types.ts';
 import { specs } from '../specs/index.ts';
 import { checkBundledTraces, renderTraceTable } from './check-traces.ts';
 import { EXIT } from './exit.ts';
-import { exploreSpec, positiveInt } from './explore.ts';
+import { exploreSpec } from './explore.ts';
+import { capWorkers, workers } from './flags.ts';
 import { mutantSummary, renderMutantTable, runMutants } from './mutants.ts';
 
 /** Runs the bundled traces, prints their table, and returns whether all passed. */
@@ -47,12 +48,12 @@ export function register(program: Command): void {
     .command('check')
     .description('check everything bundled: specs hold at their default configs, mutants are killed, controls pass, bundled histories give their expected verdicts')
     .option('--full', 'every config, not only the default ones')
-    .option('--workers <n>', 'worker threads per exploration (default 1)', positiveInt)
+    .option('--workers <n>', "worker threads per exploration (default 1; at most the machine's parallelism)", workers)
     .action(async (o: { full?: boolean; workers?: number }) => {
       const out = (s: string) => process.stdout.write(s);
-      const workers = o.workers ?? 1;
-      const specsOk = await checkSpecs(out, o.full ?? false, workers);
-      const rows = await runMutants(specs, { workers });
+      const threads = capWorkers(o.workers, (s) => process.stderr.write(s));
+      const specsOk = await checkSpecs(out, o.full ?? false, threads);
+      const rows = await runMutants(specs, { workers: threads });
       out(`\nMutants\n${renderMutantTable(rows)}${mutantSummary(rows)}\n`);
       const tracesOk = await checkTraces(out);
       const ok = specsOk && rows.every((r) => r.ok) && tracesOk;

@@ -8,3 +8,8 @@ export const EXIT = {
   internal: 70,
   cannotCreate: 73,
 } as const;
+
+/** Bad usage of the command line (exit 64): an unknown name, flags that do not go together. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}

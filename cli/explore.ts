@@ -1,16 +1,19 @@
 // `interleave explore <spec>`: model-check a spec at its default configs (or one config),
 // optionally with a mutant; print the verdict, coverage and counterexamples.
-// Exit 0 holds, 1 a violation, 2 incomplete (a budget was hit), 64 bad usage.
-import { writeFileSync } from 'node:fs';
-import { InvalidArgumentError, type Command } from 'commander';
+// Exit 0 holds, 1 a violation, 2 incomplete (a budget was hit), 64 bad usage, 73 an
+// --itf or --html file cannot be written (the verdict is printed first).
+import { resolve } from 'node:path';
+import { Option, type Command } from 'commander';
 import { explore, exploreSync, prepare, replayLabels } from '../checkers/explore/index.ts';
 import { counterexampleToItf } from '../checkers/explore/itf.ts';
 import { diff } from '../checkers/explore/diff.ts';
 import type { ExploreOptions, ExploreResult, Progress } from '../checkers/explore/types.ts';
 import { renderCounterexampleHtml } from '../checkers/report/explore-html.ts';
 import { renderExploreText, show } from '../checkers/report/explore-text.ts';
-import { EXIT } from './exit.ts';
-import { resolveSpec, specMachine, specTarget, UsageError } from './spec-machine.ts';
+import { EXIT, UsageError } from './exit.ts';
+import { capWorkers, integer, seconds, workers } from './flags.ts';
+import { checkOutputPath, OutputError, writeOutput } from './output.ts';
+import { resolveSpec, specMachine, specTarget } from './spec-machine.ts';
 
 export interface ExploreCliOptions {
   config?: string;
@@ -32,19 +35,8 @@ export interface ExploreCliOptions {
   json?: boolean;
   itf?: string;
   html?: string;
+  force?: boolean;
   replay?: string;
-}
-
-export function positiveInt(v: string): number {
-  const n = Number(v);
-  if (!Number.isSafeInteger(n) || n < 0) throw new InvalidArgumentError('expected a non-negative integer');
-  return n;
-}
-
-function positiveNumber(v: string): number {
-  const n = Number(v);
-  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('expected a positive number');
-  return n;
 }
 
 /** Draws progress on stderr when it is a terminal; returns the callback and a cleaner. */
@@ -68,6 +60,7 @@ export function terminalProgress(): { onProgress?: (p: Progress) => void; done()
 export function toExploreOptions(o: ExploreCliOptions): ExploreOptions {
   const strategies = [o.bfs, o.dfs, o.simulate !== undefined].filter(Boolean).length;
   if (strategies > 1) throw new UsageError('choose one of --bfs, --dfs, --simulate');
+  if (o.simulate === undefined && (o.depth !== undefined || o.seed !== undefined)) throw new UsageError('--depth and --seed go with --simulate (for a depth bound on the search, --max-depth)');
   return {
     strategy: o.simulate !== undefined ? 'simulate' : o.dfs ? 'dfs' : 'bfs',
     ...(o.simulate !== undefined ? { simulate: { runs: o.simulate, depth: o.depth ?? 100, seed: o.seed ?? 1 } } : {}),
@@ -153,11 +146,14 @@ export async function runExplore(specName: string, o: ExploreCliOptions): Promis
     if (finding) variant = finding.variant;
     else if (!spec.mutants.some((m) => m.name === variant)) throw new UsageError(`spec ${specName} has no mutant or finding ${JSON.stringify(variant)}`);
   }
+  const guard = { inputs: [], force: o.force };
+  if (o.itf !== undefined && o.html !== undefined && resolve(o.itf) === resolve(o.html)) throw new UsageError('--itf and --html name the same file');
+  for (const out of [o.itf, o.html]) if (out !== undefined) checkOutputPath(out, guard);
   if (o.replay !== undefined) {
     if (configs.length !== 1) throw new UsageError('--replay needs --config (or a spec with one default config)');
     return runReplay(specName, configs[0], variant, o.replay, o);
   }
-  const options = toExploreOptions(o);
+  const options = { ...toExploreOptions(o), workers: capWorkers(o.workers, (s) => process.stderr.write(s)) };
   const runs: { config: string; result: ExploreResult }[] = [];
   for (const config of configs) {
     const progress = terminalProgress();
@@ -166,14 +162,26 @@ export async function runExplore(specName: string, o: ExploreCliOptions): Promis
     runs.push({ config, result });
     if (!o.json) process.stdout.write(`${renderExploreText(result, `${specName}/${config}${variant ? ` with ${variant}` : ''}`)}\n`);
   }
-  const code = exitCodeOf(runs.map((r) => r.result));
+  let code = exitCodeOf(runs.map((r) => r.result));
+  // Outputs are written after the verdict is known; one that fails is reported after the
+  // verdict is printed, and the exit code says so (73).
+  const outputErrors: string[] = [];
+  const notes: string[] = [];
+  const write = (path: string, data: string, what: string) => {
+    try {
+      writeOutput(path, data, guard);
+      notes.push(`wrote ${what} to ${path}`);
+    } catch (e) {
+      if (!(e instanceof OutputError)) throw e;
+      outputErrors.push(e.message);
+    }
+  };
   if (o.itf !== undefined) {
     const found = runs.flatMap((r) => r.result.violations.map((v) => ({ config: r.config, v })));
     if (found.length === 0) process.stderr.write('interleave: no counterexample to write as ITF\n');
     else {
       const traces = found.map(({ config, v }) => counterexampleToItf(v, { source: `${specName}/${config}${variant ? `/${variant}` : ''}`, property: v.property }));
-      writeFileSync(o.itf, `${JSON.stringify(traces.length === 1 ? traces[0] : traces, null, 2)}\n`);
-      if (!o.json) process.stdout.write(`wrote ${traces.length} ITF trace${traces.length === 1 ? '' : 's'} to ${o.itf}\n`);
+      write(o.itf, `${JSON.stringify(traces.length === 1 ? traces[0] : traces, jsonReplacer, 2)}\n`, `${traces.length} ITF trace${traces.length === 1 ? '' : 's'}`);
     }
   }
   if (o.html !== undefined) {
@@ -184,13 +192,16 @@ export async function runExplore(specName: string, o: ExploreCliOptions): Promis
       const title = `${specName}/${config}${variant ? ` with ${variant}` : ''}`;
       const summary = [`${result.states.toLocaleString('en')} distinct states, ${result.transitions.toLocaleString('en')} transitions, depth ${result.depth}`];
       if (found.length > 1) summary.push(`${found.length - 1} other counterexample(s) in the text and JSON output; this page shows the first.`);
-      writeFileSync(o.html, renderCounterexampleHtml(v, specMachine(specName, config, variant), { title, summary }));
-      if (!o.json) process.stdout.write(`wrote the counterexample as HTML to ${o.html}\n`);
+      write(o.html, renderCounterexampleHtml(v, specMachine(specName, config, variant), { title, summary }), 'the counterexample as HTML');
     }
   }
+  if (outputErrors.length > 0) code = EXIT.cannotCreate;
   if (o.json) {
-    process.stdout.write(`${JSON.stringify({ spec: specName, variant: variant ?? null, exitCode: code, runs }, jsonReplacer, 2)}\n`);
+    process.stdout.write(`${JSON.stringify({ spec: specName, variant: variant ?? null, exitCode: code, runs, ...(outputErrors.length ? { outputErrors } : {}) }, jsonReplacer, 2)}\n`);
+  } else {
+    for (const note of notes) process.stdout.write(`${note}\n`);
   }
+  for (const e of outputErrors) process.stderr.write(`interleave: ${e}\n`);
   return code;
 }
 
@@ -202,36 +213,24 @@ export function register(program: Command): void {
     .option('--mutant <name>', 'a mutant or finding of the spec')
     .option('--bfs', 'breadth-first search (default): shortest counterexamples')
     .option('--dfs', 'depth-first search: less memory')
-    .option('--simulate <runs>', 'random walks instead of exhaustive search', positiveInt)
-    .option('--depth <steps>', 'with --simulate: steps per walk (default 100)', positiveInt)
-    .option('--seed <n>', 'with --simulate: the random seed (default 1)', positiveInt)
-    .option('--workers <n>', 'worker threads for BFS (default 1)', positiveInt)
+    .option('--simulate <runs>', 'random walks instead of exhaustive search', integer(1))
+    .option('--depth <steps>', 'with --simulate: steps per walk (default 100)', integer(1))
+    .option('--seed <n>', 'with --simulate: the random seed (default 1)', integer(0, 2 ** 32 - 1))
+    .option('--workers <n>', "worker threads for BFS (default 1; at most the machine's parallelism)", workers)
     .option('--all', 'keep going after a violation: one counterexample per violated property')
-    .option('--max-states <n>', 'state budget (the run is incomplete if hit)', positiveInt)
-    .option('--max-depth <n>', 'depth bound (the run is incomplete if states lie beyond)', positiveInt)
-    .option('--time <seconds>', 'time budget', positiveNumber)
+    .option('--max-states <n>', 'state budget (the run is incomplete if hit)', integer(1))
+    .option('--max-depth <n>', 'depth bound (the run is incomplete if states lie beyond; 0: the initial states only)', integer(0))
+    .option('--time <seconds>', 'time budget', seconds())
     .option('--no-deadlock', 'do not report deadlocks')
     .option('--exact', 'store whole states instead of 64-bit fingerprints')
     .option('--symmetry', 'reduce by the symmetry groups the spec declares')
-    .option('--lin <mode>', 'linearizability checking: incremental (default), histories, off')
+    .addOption(new Option('--lin <mode>', 'linearizability checking (default: incremental when the spec records a history)').choices(['incremental', 'histories', 'off']))
     .option('--replay <path>', 'replay an action path ("label1;label2;...") and check properties along it')
     .option('--json', 'print the result as JSON (documented in checkers/explore/README.md)')
     .option('--itf <file>', 'write the counterexample(s) as ITF JSON')
     .option('--html <file>', 'write the first counterexample as an HTML page (steps, state changes, processes, client history)')
+    .option('--force', 'let --itf and --html replace existing files')
     .action(async (spec: string, o: ExploreCliOptions) => {
-      process.exitCode = await guard(() => runExplore(spec, o));
+      process.exitCode = await runExplore(spec, o);
     });
-}
-
-/** Turns usage errors into exit 64 with a one-line message. */
-export async function guard(f: () => Promise<number>): Promise<number> {
-  try {
-    return await f();
-  } catch (e) {
-    if (e instanceof UsageError) {
-      process.stderr.write(`interleave: ${e.message}\n`);
-      return EXIT.usage;
-    }
-    throw e;
-  }
 }

@@ -28,7 +28,7 @@ describe.skipIf(!browserAvailable)('HTML pages from the CLI', () => {
 
   it('explore --html draws a spec counterexample: steps, highlighted changes, process lanes, client history', async () => {
     const file = join(ARTIFACTS, 'explore-shadowfax-H1.cli.html');
-    const r = cli('explore', 'shadowfax', '--config', 'B1', '--mutant', 'H1', '--html', file);
+    const r = cli('explore', 'shadowfax', '--config', 'B1', '--mutant', 'H1', '--html', file, '--force');
     expect(r.code).toBe(1);
     const { page, errors, screenshot } = await openReport(browser, readFileSync(file, 'utf8'), 'explore-shadowfax-H1');
     expect(await page.textContent('#verdict')).toBe('INV-COND-INSERT violated');
@@ -49,14 +49,14 @@ describe.skipIf(!browserAvailable)('HTML pages from the CLI', () => {
   it('lin --html writes the report of a corpus history and never overwrites the history', async () => {
     const file = join(ARTIFACTS, 'lin-etcd_002.cli.html');
     const history = resolve(root, '../shared/corpora/porcupine/jepsen/etcd_002.log');
-    expect(cli('lin', history, '--model', 'etcd-cas-register', '--html', file).code).toBe(0);
+    expect(cli('lin', history, '--model', 'etcd-cas-register', '--html', file, '--force').code).toBe(0);
     const { page, errors } = await openReport(browser, readFileSync(file, 'utf8'), 'lin-etcd_002');
     expect(await page.textContent('#verdict')).toBe('linearizable');
     expect(errors).toEqual([]);
     const copy = join(ARTIFACTS, 'history-copy.log');
     writeFileSync(copy, readFileSync(history));
-    const r = cli('lin', copy, '--model', 'etcd-cas-register', '--html', copy);
-    expect(r.code).toBe(64);
+    const r = cli('lin', copy, '--model', 'etcd-cas-register', '--html', copy, '--force');
+    expect(r.code).toBe(73);
     expect(readFileSync(copy, 'utf8')).toBe(readFileSync(history, 'utf8'));
   });
 });

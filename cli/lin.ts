@@ -1,15 +1,18 @@
 // `interleave lin <file> --model <m>`: check a recorded history for linearizability.
-// Exit 0 linearizable, 1 not, 2 unknown (timeout or model error), 64 bad usage, 65 bad
-// input (printed as `interleave: <file>:<line>: <expected>`).
-import { writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { InvalidArgumentError, Option, type Command } from 'commander';
-import { checkHistory, models } from '../checkers/lin/index.ts';
+// Exit 0 linearizable, 1 not, 2 unknown (timeout, memo budget or model error), 64 bad
+// usage, 65 bad input (printed as `interleave: <file>:<line>: <expected>`), 73 the --html
+// file cannot be written; other failures are main.ts's (cli/errors.ts).
+import { totalmem } from 'node:os';
+import { Option, type Command } from 'commander';
+import { checkHistory, DEFAULT_MEMO_LIMIT_MB, models } from '../checkers/lin/index.ts';
 import { UNKNOWN, type LinResult, type Model, type Operation, type Verdict } from '../checkers/lin/types.ts';
 import { renderLinHtml } from '../checkers/report/lin-html.ts';
 import { renderLinText } from '../checkers/report/lin-text.ts';
-import { FORMATS, importHistoryFile, InputError, type Format, type ImportedHistory } from '../traces/index.ts';
+import { FORMATS, importHistoryFile, InputError, ReadTimeout, type Format, type ImportedHistory } from '../traces/index.ts';
+import { reportError } from './errors.ts';
 import { EXIT } from './exit.ts';
+import { capWorkers, integer, seconds, workers } from './flags.ts';
+import { checkOutputPath, OutputError, writeOutput } from './output.ts';
 
 export interface LinOptions {
   model: string;
@@ -20,6 +23,10 @@ export interface LinOptions {
   json?: boolean;
   /** Write the HTML report (timelines, linearizations, diagnosis) here. */
   html?: string;
+  /** Replace an existing --html file (never the history). */
+  force?: boolean;
+  /** The memo's memory budget per partition, in MB. */
+  memoBudget?: number;
 }
 
 export interface Io {
@@ -97,56 +104,72 @@ function summary(h: ImportedHistory): string {
   return `history:    ${h.file} (${h.format}; ${notes.join(', ')})\n`;
 }
 
-/** Runs the command and returns its exit code. */
+/**
+ * Runs the command and returns its exit code. The verdict is always printed before an
+ * output that could not be written is reported (exit 73 then, instead of the verdict's).
+ * Bad input (65) and outputs refused before the check (73) are reported on io.err.
+ */
 export async function runLin(file: string, options: LinOptions, io: Io): Promise<number> {
+  try {
+    return await linOrThrow(file, options, io);
+  } catch (e) {
+    if (e instanceof InputError || e instanceof OutputError) return reportError(e, io.err);
+    throw e;
+  }
+}
+
+async function linOrThrow(file: string, options: LinOptions, io: Io): Promise<number> {
   if (!Object.hasOwn(models, options.model)) {
     io.err(`interleave: unknown model ${JSON.stringify(options.model)}; known: ${Object.keys(models).join(', ')}\n`);
     return EXIT.usage;
   }
   const model = models[options.model]!;
-  if (options.html !== undefined && resolve(options.html) === resolve(file)) {
-    io.err(`interleave: --html ${options.html} would overwrite the history itself\n`);
-    return EXIT.usage;
-  }
+  const guard = { inputs: [file], force: options.force };
+  if (options.html !== undefined) checkOutputPath(options.html, guard);
   const start = performance.now();
+  // --timeout covers reading the file as well as checking it.
+  const deadline = options.timeout === undefined ? undefined : Date.now() + options.timeout * 1000;
   let history: ImportedHistory;
   try {
-    history = await importHistoryFile(file, { model, format: options.format });
+    history = await importHistoryFile(file, { model, format: options.format, ...(deadline !== undefined ? { deadline } : {}) });
   } catch (e) {
-    if (e instanceof InputError) {
-      io.err(`interleave: ${e.message}\n`);
-      return EXIT.badData;
+    if (!(e instanceof ReadTimeout)) throw e;
+    io.err(`interleave: the --timeout of ${options.timeout} s ran out while reading ${file} (at line ${e.line}); verdict unknown\n`);
+    if (options.json) {
+      io.out(`${JSON.stringify({ file, model: model.name, verdict: 'unknown', exitCode: EXIT.inconclusive, reason: 'timeout while reading', importMs: round(performance.now() - start) }, null, 2)}\n`);
     }
-    throw e;
+    return EXIT.inconclusive;
   }
   const importMs = performance.now() - start;
+  const memoLimitMB = options.memoBudget ?? DEFAULT_MEMO_LIMIT_MB;
   const result = await checkHistory(options.model, history.operations, {
-    timeoutMs: options.timeout === undefined ? undefined : options.timeout * 1000,
-    workers: options.workers,
+    timeoutMs: deadline === undefined ? undefined : Math.max(0, deadline - Date.now()),
+    workers: capWorkers(options.workers, io.err),
+    memoLimitMB,
   });
+  let outputError: OutputError | undefined;
   if (options.html !== undefined) {
-    writeFileSync(options.html, renderLinHtml(result, history.operations, options.model, { file: history.file }));
-    if (!options.json) io.err(`wrote the HTML report to ${options.html}\n`);
+    try {
+      writeOutput(options.html, renderLinHtml(result, history.operations, options.model, { file: history.file }), guard);
+    } catch (e) {
+      if (!(e instanceof OutputError)) throw e;
+      outputError = e;
+    }
   }
+  const code = outputError ? EXIT.cannotCreate : EXIT_FOR[result.verdict];
+  const hint = result.partitions.some((p) => p.reason === 'memory')
+    ? `The memo's budget was ${memoLimitMB} MB per partition: raise it with --memo-budget <MB> (this machine has ${Math.round(totalmem() / 2 ** 20)} MB).`
+    : undefined;
   if (options.json) {
-    io.out(`${JSON.stringify(linJson(history, model, result, importMs), null, 2)}\n`);
+    const json = { ...linJson(history, model, result, importMs), exitCode: code, ...(hint ? { hint } : {}), ...(outputError ? { outputError: outputError.message } : {}) };
+    io.out(`${JSON.stringify(json, null, 2)}\n`);
   } else {
     const text = renderLinText(result, history.operations, model);
-    io.out(summary(history) + text + (text.endsWith('\n') ? '' : '\n'));
+    io.out(summary(history) + text + (text.endsWith('\n') ? '' : '\n') + (hint ? `${hint}\n` : ''));
   }
-  return EXIT_FOR[result.verdict];
-}
-
-function positiveNumber(v: string): number {
-  const n = Number(v);
-  if (v.trim() === '' || !Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('expected a number of seconds > 0.');
-  return n;
-}
-
-function positiveInteger(v: string): number {
-  const n = Number(v);
-  if (!/^\d+$/.test(v.trim()) || !Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError('expected an integer ≥ 1.');
-  return n;
+  if (outputError) io.err(`interleave: ${outputError.message}\n`);
+  else if (options.html !== undefined && !options.json) io.err(`wrote the HTML report to ${options.html}\n`);
+  return code;
 }
 
 export function register(program: Command): void {
@@ -156,10 +179,12 @@ export function register(program: Command): void {
     .argument('<file>', 'the history: JSON lines, Jepsen EDN or a Jepsen log')
     .addOption(new Option('--model <model>', 'the sequential model').choices(Object.keys(models)).makeOptionMandatory())
     .addOption(new Option('--format <format>', 'the history format').choices(['auto', ...FORMATS]).default('auto'))
-    .option('--timeout <seconds>', 'give up with verdict unknown (exit 2) after this long', positiveNumber)
-    .option('--workers <n>', 'check partitions on this many worker threads', positiveInteger)
+    .option('--timeout <seconds>', 'give up with verdict unknown (exit 2) after this long, reading included', seconds())
+    .option('--workers <n>', "check partitions on this many worker threads (at most the machine's parallelism)", workers)
+    .option('--memo-budget <MB>', `memory budget of each partition's memo, in MB (default ${DEFAULT_MEMO_LIMIT_MB}); past it the verdict is unknown`, integer(1, 2 ** 20))
     .option('--json', 'print the result as a JSON object (see cli/README.md)')
     .option('--html <file>', 'write an HTML report: per partition a timeline, the linearization or the diagnosis')
+    .option('--force', 'let --html replace an existing file (never the history itself)')
     .action(async (file: string, options: LinOptions) => {
       process.exitCode = await runLin(file, options, {
         out: (s) => process.stdout.write(s),

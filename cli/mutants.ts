@@ -6,7 +6,8 @@ import type { Command } from 'commander';
 import type { ExploreOptions, SpecDef } from '../checkers/explore/types.ts';
 import { specs } from '../specs/index.ts';
 import { EXIT } from './exit.ts';
-import { exploreSpec, guard, jsonReplacer, positiveInt } from './explore.ts';
+import { exploreSpec, jsonReplacer } from './explore.ts';
+import { capWorkers, workers } from './flags.ts';
 import { resolveSpec } from './spec-machine.ts';
 
 export interface MutantRow {
@@ -85,16 +86,14 @@ export function register(program: Command): void {
   program
     .command('mutants <spec>')
     .description('run every mutant of a spec (or of all specs) at its config: safety mutants must be killed, controls must pass')
-    .option('--workers <n>', 'worker threads per run (default 1)', positiveInt)
+    .option('--workers <n>', "worker threads per run (default 1; at most the machine's parallelism)", workers)
     .option('--json', 'print the rows as JSON')
     .action(async (name: string, o: { workers?: number; json?: boolean }) => {
-      process.exitCode = await guard(async () => {
-        const list = name === 'all' ? specs : [resolveSpec(name)];
-        const rows = await runMutants(list, { workers: o.workers ?? 1 });
-        const ok = rows.every((r) => r.ok);
-        if (o.json) process.stdout.write(`${JSON.stringify({ ok, rows }, jsonReplacer, 2)}\n`);
-        else process.stdout.write(renderMutantTable(rows) + mutantSummary(rows));
-        return ok ? EXIT.holds : EXIT.violation;
-      });
+      const list = name === 'all' ? specs : [resolveSpec(name)];
+      const rows = await runMutants(list, { workers: capWorkers(o.workers, (s) => process.stderr.write(s)) });
+      const ok = rows.every((r) => r.ok);
+      if (o.json) process.stdout.write(`${JSON.stringify({ ok, rows }, jsonReplacer, 2)}\n`);
+      else process.stdout.write(renderMutantTable(rows) + mutantSummary(rows));
+      process.exitCode = ok ? EXIT.holds : EXIT.violation;
     });
 }

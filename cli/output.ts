@@ -53,7 +53,10 @@ export function checkOutputPath(path: string, guard: OutputGuard): void {
     exists = undefined;
   }
   if (exists !== undefined) {
-    if (statSafe(path)?.isDirectory()) throw new OutputError(path, 'it is a directory');
+    const s = statSafe(path);
+    if (s?.isDirectory()) throw new OutputError(path, 'it is a directory');
+    // A device, pipe or socket is never replaced by a file, --force or not (/dev/full).
+    if (s !== undefined && !s.isFile()) throw new OutputError(path, 'it is not a regular file');
     if (!guard.force) throw new OutputError(path, 'the file exists (pass --force to replace it)');
   }
   const dir = dirname(resolve(path));

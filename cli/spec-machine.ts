@@ -2,8 +2,8 @@
 // arguments (an ExploreTarget pointing at this module's `specMachine`).
 import type { ExploreTarget, Machine, SpecDef } from '../checkers/explore/types.ts';
 import { findSpec } from '../specs/index.ts';
+import { UsageError } from './exit.ts';
 
-export class UsageError extends Error {}
 
 export function resolveSpec(name: string): SpecDef {
   const spec = findSpec(name);

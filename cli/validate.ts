@@ -3,12 +3,13 @@
 // was hit), 64 bad usage, 65 bad input (printed as `interleave: <file>:<line>: <expected>`),
 // 73 the HTML report cannot be written.
 import { createRequire } from 'node:module';
-import { InvalidArgumentError, type Command } from 'commander';
+import type { Command } from 'commander';
 import { InputError, validateFiles, type ValidateOptions, type ValidateResult } from '../checkers/validate/index.ts';
 import { renderValidateHtml } from '../checkers/report/validate-html.ts';
 import { renderValidateText } from '../checkers/report/validate-text.ts';
 import { findSpec, specs } from '../specs/index.ts';
 import { EXIT } from './exit.ts';
+import { integer, seconds } from './flags.ts';
 import { checkOutputPath, OutputError, writeOutput } from './output.ts';
 
 export interface ValidateCliOptions {
@@ -106,18 +107,6 @@ export async function runValidate(specName: string, files: string[], o: Validate
   return code;
 }
 
-function positiveInteger(v: string): number {
-  const n = Number(v);
-  if (!/^\d+$/.test(v.trim()) || !Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError('expected an integer ≥ 1.');
-  return n;
-}
-
-function positiveNumber(v: string): number {
-  const n = Number(v);
-  if (v.trim() === '' || !Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('expected a number of seconds > 0.');
-  return n;
-}
-
 export function register(program: Command): void {
   program
     .command('validate')
@@ -129,9 +118,9 @@ export function register(program: Command): void {
     .option('--html <file>', 'write an HTML report: per-process lanes, the matched prefix, the failing event and the diagnosis')
     .option('--force', 'replace an existing --html file')
     .option('--exhaustive', 'search every interleaving (no local-first reduction): slow, for cross-checks')
-    .option('--max-frontier <n>', 'candidates kept per step before giving up (inconclusive, exit 2)', positiveInteger)
-    .option('--timeout <seconds>', 'give up (inconclusive, exit 2) after this long', positiveNumber)
-    .option('--slack <seconds>', 'how late after its step a line may be written (`time`); default 1', positiveNumber)
+    .option('--max-frontier <n>', 'candidates kept per step before giving up (inconclusive, exit 2)', integer(1))
+    .option('--timeout <seconds>', 'give up (inconclusive, exit 2) after this long', seconds())
+    .option('--slack <seconds>', 'how late after its step a line may be written (`time`); default 1', seconds())
     .action(async (spec: string, traces: string[], o: ValidateCliOptions) => {
       process.exitCode = await runValidate(spec, traces, o, {
         out: (s) => process.stdout.write(s),

@@ -7,12 +7,13 @@ import { InputBuilder, JepsenPairing, type ImportCounts } from './history.ts';
 import type { Limits } from './limits.ts';
 import { JepsenOp, expectedFromZod } from './schemas.ts';
 import type { HistorySink } from './sink.ts';
-import { ednToJs } from './values.ts';
+import { ednToJs, Spellings } from './values.ts';
 import type { ImportModel } from './vocabulary.ts';
 
 export class EdnSink implements HistorySink {
   private readonly pairing: JepsenPairing;
   private readonly forms: EdnFormStream;
+  private readonly spellings = { key: new Spellings('key'), value: new Spellings('value') };
 
   constructor(
     private readonly file: string,
@@ -29,11 +30,11 @@ export class EdnSink implements HistorySink {
     }
     // Only the fields the history uses: others (:time in nanoseconds, :error) may hold
     // values, such as integers beyond 2^53, that plain data cannot.
-    const field = (key: string) => {
+    const field = (key: string, spellings?: Spellings) => {
       const v = value.get(key);
-      return v === undefined ? undefined : ednToJs(v, this.file, line);
+      return v === undefined ? undefined : ednToJs(v, this.file, line, spellings);
     };
-    const obj = { process: field('process'), type: field('type'), f: field('f'), key: field('key'), value: field('value') };
+    const obj = { process: field('process'), type: field('type'), f: field('f'), key: field('key', this.spellings.key), value: field('value', this.spellings.value) };
     const parsed = JepsenOp.safeParse(obj);
     if (!parsed.success) throw new InputError(this.file, line, expectedFromZod(parsed.error, obj, 'edn'));
     this.pairing.push({ ...parsed.data, line });

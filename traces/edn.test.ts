@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { EdnFormStream, EdnMap, EdnSet, EdnSymbol, Keyword, readForms, type Form } from './edn.ts';
+import { EdnChar, EdnFloat, EdnFormStream, EdnMap, EdnSet, EdnSymbol, Keyword, readForms, type Form } from './edn.ts';
 import { InputError } from './errors.ts';
 import { DEFAULT_LIMITS } from './limits.ts';
+import { growth } from './scaling.ts';
 
 const read = (text: string) => readForms(text, 'f.edn', 1, DEFAULT_LIMITS).map((f) => f.value);
 
@@ -18,7 +19,7 @@ function errorOf(fn: () => unknown): InputError {
 describe('EDN reader', () => {
   it('reads scalars', () => {
     expect(read('nil true false 42 -7 +3 10N 1.5 2e3 1.25M "a\\"b\\n\\u0041" \\a \\newline')).toEqual([
-      null, true, false, 42, -7, 3, 10, 1.5, 2000, 1.25, 'a"b\nA', 'a', '\n',
+      null, true, false, 42, -7, 3, 10, new EdnFloat(1.5), new EdnFloat(2000), new EdnFloat(1.25, true), 'a"b\nA', new EdnChar('a'), new EdnChar('\n'),
     ]);
   });
 
@@ -103,5 +104,37 @@ describe('EDN form stream', () => {
     });
     expect(e.line).toBe(1);
     expect(e.expected).toMatch(/EDN form of at most 100 bytes/);
+  });
+});
+
+// The cost of an input 8 times larger: about 8 times (up to twice that with the garbage
+// collector's share), 64 times for a quadratic reader.
+describe('EDN reader: linear time and a bounded stack on hostile input', () => {
+  const limits = { ...DEFAULT_LIMITS, maxLineBytes: 1 << 30 };
+  const readAll = (text: string) => readForms(text, 'f.edn', 1, limits);
+
+  it('a map with many keys (a map of 95k keys took 49 s)', () => {
+    const map = (n: number) => `{${Array.from({ length: n }, (_, i) => `:k${i} ${i}`).join(' ')}}`;
+    expect(growth(readAll, map, 20_000)).toBeLessThan(32);
+  });
+
+  it('a string of escapes, and a set with many members', () => {
+    expect(growth(readAll, (n) => `"${'\\n'.repeat(n)}"`, 100_000)).toBeLessThan(32);
+    expect(growth(readAll, (n) => `#{${Array.from({ length: n }, (_, i) => i).join(' ')}}`, 20_000)).toBeLessThan(32);
+  });
+
+  it('chains of #_ discards are read in a loop: no stack overflow', () => {
+    expect(read(`${'#_ '.repeat(100_000)}${'1 '.repeat(100_000)}2`)).toEqual([2]);
+    expect(read(`[${'#_'.repeat(100_000)}${' x'.repeat(100_000)}]`)).toEqual([[]]);
+  });
+
+  it('chains of tags count against the depth limit', () => {
+    expect(errorOf(() => read(`${'#jepsen.history.Op '.repeat(100_000)}{}`)).expected).toMatch(/nested at most 64/);
+    expect(read(`${'#jepsen.history.Op '.repeat(10)}{:a 1}`)[0]).toBeInstanceOf(EdnMap);
+  });
+
+  it('characters named after Object.prototype members are refused, not read as functions', () => {
+    expect(errorOf(() => read('\\constructor')).expected).toMatch(/a character/);
+    expect(errorOf(() => read('\\toString')).expected).toMatch(/a character/);
   });
 });

@@ -7,8 +7,13 @@
 // Read: nil, true, false, integers (N suffix), floats (M suffix), strings with escapes,
 // characters, keywords, symbols, lists, vectors, maps, sets, comments, `#_` discard, and
 // Jepsen's record literal `#jepsen.history.Op{...}` (read as its map). Any other tagged
-// literal (#inst, #uuid, ...) is refused with an InputError.
+// literal (#inst, #uuid, ...) is refused with an InputError, as are values the reader
+// could not keep apart: integers with leading zeros (octal in Clojure), decimals (M) that
+// a float does not hold exactly, and maps or sets that repeat a key or member. Reading
+// is linear in the text, and no input can overflow the stack: collections and tags count
+// against the depth limit, and chains of `#_` are read in a loop.
 import { InputError } from './errors.ts';
+import { decimalKey } from './json.ts';
 import { formatBytes, type Limits } from './limits.ts';
 
 export class Keyword {
@@ -23,6 +28,23 @@ export class EdnSet {
   constructor(readonly items: Edn[]) {}
 }
 
+/** A character literal (\a, \newline): not the string "a", as in Clojure. */
+export class EdnChar {
+  constructor(readonly char: string) {}
+}
+
+/**
+ * A floating-point literal: not the integer of the same value (in Clojure `(= 1 1.0)` is
+ * false). `decimal` for the M suffix (a BigDecimal, read here only when a float holds it
+ * exactly).
+ */
+export class EdnFloat {
+  constructor(
+    readonly value: number,
+    readonly decimal = false,
+  ) {}
+}
+
 /** A map in file order. History maps are small: lookups scan. */
 export class EdnMap {
   constructor(readonly entries: ReadonlyArray<readonly [Edn, Edn]>) {}
@@ -32,7 +54,7 @@ export class EdnMap {
   }
 }
 
-export type Edn = null | boolean | number | bigint | string | Keyword | EdnSymbol | Edn[] | EdnSet | EdnMap;
+export type Edn = null | boolean | number | bigint | string | Keyword | EdnSymbol | EdnChar | EdnFloat | Edn[] | EdnSet | EdnMap;
 
 export interface Form {
   value: Edn;
@@ -126,7 +148,7 @@ class Reader {
     const c = this.text[this.pos]!;
     if (c === '"') return this.readString();
     if (c === '(' || c === '[') return this.readSequence(c);
-    if (c === '{') return new EdnMap(this.readMapEntries(this.readSequence('{') as Edn[]));
+    if (c === '{') return new EdnMap(this.readMapEntries(this.readSequence('{')));
     if (c === '\\') return this.readChar();
     if (c === '#') return this.readDispatch();
     return this.readToken();
@@ -137,11 +159,11 @@ class Reader {
     const next = this.text[this.pos + 1];
     if (next === '{') {
       this.pos++;
-      return new EdnSet(this.readSequence('{') as Edn[]);
+      return new EdnSet(this.readSetItems(this.readSequence('{')));
     }
     if (next === '_') {
       this.pos += 2;
-      this.readRequired('a form after #_');
+      this.discard();
       return DISCARDED;
     }
     if (next === '#') this.fail('a finite number (##Inf, ##-Inf and ##NaN are not history values)');
@@ -150,12 +172,35 @@ class Reader {
     this.pos += tag.length;
     if (tag === '' || !/^[A-Za-z]/.test(tag)) this.fail('a tag, a set #{…} or a discard #_ after #');
     if (!RECORD_TAGS.has(tag)) this.fail(`plain EDN values (the tagged literal #${tag} is not read; only #jepsen.history.Op{…} records are)`, line);
+    // A tag nests its form: a chain of tags counts against the depth limit.
+    if (++this.depth > this.maxDepth) this.fail(`collections nested at most ${this.maxDepth} deep`);
     const value = this.readRequired(`a map after #${tag}`);
+    this.depth--;
     if (!(value instanceof EdnMap)) this.fail(`a map after #${tag}`, line);
     return value;
   }
 
-  /** A form that must be there (after #_ or a tag); a discarded form does not count. */
+  /**
+   * After `#_`: reads and drops the next form. `#_ #_ a b` drops both a and b, so a chain
+   * of discards is a count of forms still to drop, read in a loop rather than by recursion.
+   */
+  private discard(): void {
+    for (let pending = 1; pending > 0; ) {
+      this.skipSpace();
+      if (this.pos >= this.text.length) this.fail('a form after #_');
+      const c = this.text[this.pos]!;
+      if (c === ')' || c === ']' || c === '}') this.fail('a form after #_');
+      if (c === '#' && this.text[this.pos + 1] === '_') {
+        this.pos += 2;
+        pending++;
+        continue;
+      }
+      this.read();
+      pending--;
+    }
+  }
+
+  /** A form that must be there (after a tag); a discarded form does not count. */
   private readRequired(expected: string): Edn {
     for (;;) {
       this.skipSpace();
@@ -191,59 +236,78 @@ class Reader {
   private readMapEntries(items: Edn[]): [Edn, Edn][] {
     if (items.length % 2 !== 0) this.fail('a map with a value for every key (odd number of forms in {…})');
     const entries: [Edn, Edn][] = [];
-    const seen: string[] = [];
+    const seen = new Set<string>();
     for (let i = 0; i < items.length; i += 2) {
       const key = items[i]!;
-      const scalar = key instanceof Keyword ? `:${key.name}` : typeof key === 'string' ? JSON.stringify(key) : undefined;
+      const scalar = scalarKey(key);
       if (scalar !== undefined) {
-        if (seen.includes(scalar)) this.fail(`a map without duplicate keys (${scalar} appears twice)`);
-        seen.push(scalar);
+        if (seen.has(scalar)) this.fail(`a map without duplicate keys (${shown(key)} appears twice)`);
+        seen.add(scalar);
       }
       entries.push([key, items[i + 1]!]);
     }
     return entries;
   }
 
+  private readSetItems(items: Edn[]): Edn[] {
+    const seen = new Set<string>();
+    for (const item of items) {
+      const scalar = scalarKey(item);
+      if (scalar === undefined) continue;
+      if (seen.has(scalar)) this.fail(`a set without duplicate members (${shown(item)} appears twice)`);
+      seen.add(scalar);
+    }
+    return items;
+  }
+
   private readString(): string {
     const t = this.text;
     const startLine = this.line;
-    let out = '';
-    let i = this.pos + 1;
-    for (;;) {
-      const j = indexOfEither(t, i);
-      if (j === -1) this.fail(`a closing " for the string opened on line ${startLine}`, startLine);
-      out += t.slice(i, j);
-      const c = t[j]!;
-      if (c === '"') {
+    let from = this.pos + 1;
+    // One pass: plain runs are sliced whole, escapes decoded where they stand; the parts
+    // are joined once (a long chain of += builds a rope whose flattening is not linear).
+    const parts: string[] = [];
+    for (let j = from; ; ) {
+      if (j >= t.length) this.fail(`a closing " for the string opened on line ${startLine}`, startLine);
+      const c = t.charCodeAt(j);
+      if (c === 34) {
         this.line += countNewlines(t, this.pos, j);
         this.pos = j + 1;
-        return out;
+        if (parts.length === 0) return t.slice(from, j);
+        parts.push(t.slice(from, j));
+        return parts.join('');
       }
+      if (c !== 92) {
+        j++;
+        continue;
+      }
+      if (j > from) parts.push(t.slice(from, j));
       const e = t[j + 1];
       if (e === undefined) this.fail(`a closing " for the string opened on line ${startLine}`, startLine);
       if (e === 'u') {
         const hex = t.slice(j + 2, j + 6);
         if (!/^[0-9a-fA-F]{4}$/.test(hex)) this.fail('four hex digits after \\u in a string');
-        out += String.fromCharCode(parseInt(hex, 16));
-        i = j + 6;
+        parts.push(String.fromCharCode(parseInt(hex, 16)));
+        j += 6;
       } else if (STRING_ESCAPES[e] !== undefined) {
-        out += STRING_ESCAPES[e];
-        i = j + 2;
+        parts.push(STRING_ESCAPES[e]);
+        j += 2;
       } else {
         this.fail(`a string escape (\\" \\\\ \\n \\t \\r \\b \\f \\uXXXX), not \\${e}`);
       }
+      from = j;
     }
   }
 
-  private readChar(): string {
+  private readChar(): EdnChar {
     this.pos++;
     const first = this.text[this.pos];
     if (first === undefined || isWhitespace(first)) this.fail('a character after \\');
     const name = first + this.token(this.pos + 1);
     this.pos += name.length;
-    if (name.length === 1) return name;
-    if (NAMED_CHARS[name] !== undefined) return NAMED_CHARS[name];
-    if (/^u[0-9a-fA-F]{4}$/.test(name)) return String.fromCharCode(parseInt(name.slice(1), 16));
+    if (name.length === 1) return new EdnChar(name);
+    if (Object.hasOwn(NAMED_CHARS, name)) return new EdnChar(NAMED_CHARS[name]!);
+    if (/^u[0-9a-fA-F]{4}$/.test(name)) return new EdnChar(String.fromCharCode(parseInt(name.slice(1), 16)));
     return this.fail(`a character (\\c, \\newline, \\space, \\tab, \\uXXXX), not \\${name}`);
   }
 
@@ -276,29 +340,58 @@ class Reader {
     return new EdnSymbol(tok);
   }
 
-  private number(tok: string): number | bigint {
+  private number(tok: string): number | bigint | EdnFloat {
     if (INTEGER.test(tok)) {
       const digits = tok.endsWith('N') ? tok.slice(0, -1) : tok;
+      if (/^[+-]?0\d/.test(digits)) this.fail(`an integer without leading zeros, not ${tok} (EDN forbids them; Clojure reads them as octal)`);
       const n = Number(digits);
+      if (n === 0) return 0;
       return Number.isSafeInteger(n) ? n : BigInt(digits);
     }
     if (FLOAT.test(tok)) {
-      const n = Number(tok.endsWith('M') ? tok.slice(0, -1) : tok);
+      const decimal = tok.endsWith('M');
+      const text = decimal ? tok.slice(0, -1) : tok;
+      const n = Number(text);
       if (!Number.isFinite(n)) this.fail(`a finite number, not ${tok}`);
-      return n;
+      if (decimal && decimalKey(text) !== decimalKey(String(n))) this.fail(`a decimal that a 64-bit float holds exactly, not ${tok} (it would read as ${n})`);
+      return new EdnFloat(n === 0 ? 0 : n, decimal);
     }
     return this.fail(`a number, not ${tok}`);
   }
 }
 
-const DISCARDED: unique symbol = Symbol('discarded');
-
-function indexOfEither(t: string, from: number): number {
-  const q = t.indexOf('"', from);
-  const b = t.indexOf('\\', from);
-  if (q === -1) return b === -1 ? -1 : b;
-  return b === -1 || q < b ? q : b;
+/**
+ * A key that is equal for equal EDN scalars (1 and 1N are equal, 1 and 1.0 are not, nor
+ * :a, a and "a"); undefined for collections, which are compared after conversion.
+ */
+export function scalarKey(v: Edn): string | undefined {
+  if (v === null) return 'nil';
+  switch (typeof v) {
+    case 'boolean':
+      return v ? 'true' : 'false';
+    case 'number':
+    case 'bigint':
+      return `i${v}`;
+    case 'string':
+      return `"${v}`;
+  }
+  if (v instanceof Keyword) return `:${v.name}`;
+  if (v instanceof EdnSymbol) return `'${v.name}`;
+  if (v instanceof EdnChar) return `\\${v.char}`;
+  if (v instanceof EdnFloat) return `${v.decimal ? 'M' : 'f'}${v.value}`;
+  return undefined;
 }
+
+function shown(v: Edn): string {
+  if (v instanceof Keyword) return `:${v.name}`;
+  if (v instanceof EdnSymbol) return v.name;
+  if (v instanceof EdnChar) return `\\${v.char}`;
+  if (v instanceof EdnFloat) return String(v.value);
+  if (typeof v === 'string') return JSON.stringify(v.length > 40 ? `${v.slice(0, 37)}...` : v);
+  return String(v);
+}
+
+const DISCARDED: unique symbol = Symbol('discarded');
 
 function countNewlines(t: string, from: number, to: number): number {
   let n = 0;

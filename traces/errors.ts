@@ -11,3 +11,14 @@ export class InputError extends Error {
     this.name = 'InputError';
   }
 }
+
+/** Reading ran past the caller's deadline (`interleave lin --timeout`): no verdict. */
+export class ReadTimeout extends Error {
+  constructor(
+    readonly file: string,
+    readonly line: number,
+  ) {
+    super(`${file}: the time ran out while reading (at line ${line})`);
+    this.name = 'ReadTimeout';
+  }
+}

@@ -4,6 +4,7 @@
 import type { Operation } from '../checkers/lin/types.ts';
 import { InputError } from './errors.ts';
 import { show } from './schemas.ts';
+import { setMembers } from './values.ts';
 import { describeVocabulary, vocabularyOf, type ImportModel, type OpKind, type Vocabulary } from './vocabulary.ts';
 
 export interface Input {
@@ -24,6 +25,8 @@ export interface ImportCounts {
 
 export class InputBuilder {
   readonly vocabulary: Vocabulary;
+  /** Each key's type and first line: the integer 1 and the string "1" are different keys. */
+  private readonly keyTypes = new Map<string, { type: string; line: number }>();
 
   constructor(
     readonly file: string,
@@ -50,7 +53,7 @@ export class InputBuilder {
   input(f: string, key: string | number | undefined, value: unknown, line: number): { input: Input; kind: OpKind } {
     const kind = this.kindOf(f, line);
     const input: Input = { f };
-    if (key !== undefined) input.key = String(key);
+    if (key !== undefined) input.key = this.keyOf(key, line);
     else if (this.vocabulary.keyed) {
       throw new InputError(this.file, line, `a key for ${this.fname(f)} (model ${this.model.name} partitions by key)`);
     }
@@ -68,10 +71,21 @@ export class InputBuilder {
     return { input, kind };
   }
 
+  private keyOf(key: string | number, line: number): string {
+    const k = String(key);
+    const type = typeof key === 'number' ? 'an integer' : 'a string';
+    const prior = this.keyTypes.get(k);
+    if (prior === undefined) this.keyTypes.set(k, { type, line });
+    else if (prior.type !== type) {
+      throw new InputError(this.file, line, `one type per key: ${show(key)} is ${type} here and ${prior.type} on line ${prior.line}; they are different keys, but would read as one`);
+    }
+    return k;
+  }
+
   /** The output of a successful completion. */
   okOutput(kind: OpKind, value: unknown, f: string, line: number): unknown {
     if (kind === 'read') {
-      const output = value === undefined ? null : value;
+      const output = value === undefined ? null : this.vocabulary.setReads ? (setMembers(value) ?? value) : value;
       if (this.vocabulary.strings && typeof output !== 'string') {
         throw new InputError(this.file, line, `a string result for ${this.fname(f)} of model ${this.model.name} ("" when never written), not ${show(output)}`);
       }

@@ -3,7 +3,7 @@
 import { extname } from 'node:path';
 import type { Operation } from '../checkers/lin/types.ts';
 import { EdnSink } from './edn-history.ts';
-import { InputError } from './errors.ts';
+import { InputError, ReadTimeout } from './errors.ts';
 import type { ImportCounts } from './history.ts';
 import { JEPSEN_LOG_LINE, JepsenLogSink } from './jepsen-log.ts';
 import { JsonlSink } from './jsonl.ts';
@@ -12,7 +12,7 @@ import { readLines, splitLines, type Line } from './lines.ts';
 import type { HistorySink } from './sink.ts';
 import type { ImportModel } from './vocabulary.ts';
 
-export { InputError } from './errors.ts';
+export { InputError, ReadTimeout } from './errors.ts';
 export type { ImportCounts } from './history.ts';
 export type { ImportModel } from './vocabulary.ts';
 export { DEFAULT_LIMITS, type Limits } from './limits.ts';
@@ -25,6 +25,8 @@ export interface ImportOptions {
   /** Default 'auto': detected from the content, with the file extension as a hint. */
   format?: Format | 'auto';
   limits?: Partial<Limits>;
+  /** A time (Date.now() ms) past which reading stops with a ReadTimeout. */
+  deadline?: number;
 }
 
 export interface ImportedHistory {
@@ -72,6 +74,8 @@ class Importer {
   private bufferedBytes = 0;
   private firstNoise: number | undefined;
   private lastLine = 0;
+  /** Characters read since the clock was last looked at. */
+  private sinceClock = 0;
   private readonly limits: Limits;
 
   constructor(
@@ -95,6 +99,11 @@ class Importer {
 
   feed(l: Line): void {
     this.lastLine = l.n;
+    this.sinceClock += l.text.length + 64;
+    if (this.sinceClock > 1 << 16 && this.options.deadline !== undefined) {
+      this.sinceClock = 0;
+      if (Date.now() > this.options.deadline) throw new ReadTimeout(this.file, l.n);
+    }
     if (this.sink !== undefined) {
       this.sink.line(l.text, l.n);
       return;

@@ -7,7 +7,7 @@ import { InputError } from './errors.ts';
 import { InputBuilder, JepsenPairing, type ImportCounts } from './history.ts';
 import type { Limits } from './limits.ts';
 import type { HistorySink } from './sink.ts';
-import { ednToJs } from './values.ts';
+import { ednToJs, Spellings } from './values.ts';
 import type { ImportModel } from './vocabulary.ts';
 
 /** A line that claims to be an operation; it must then parse fully. */
@@ -17,6 +17,7 @@ const FIELDS = /\bjepsen\.util\s+-\s+(\S+)\s+:(invoke|ok|fail|info)\s+(\S+)\s*(.
 export class JepsenLogSink implements HistorySink {
   private readonly pairing: JepsenPairing;
   private operationLines = 0;
+  private readonly spellings = new Spellings('value');
 
   constructor(
     private readonly file: string,
@@ -32,13 +33,13 @@ export class JepsenLogSink implements HistorySink {
     if (m === null) throw new InputError(this.file, n, 'a log line "INFO  jepsen.util - <process> <:type> <:f> <value>"');
     const [, proc, type, fn, rest] = m as unknown as [string, string, 'invoke' | 'ok' | 'fail' | 'info', string, string];
     let process: number | string;
-    if (/^\d+$/.test(proc)) process = Number(proc);
+    if (/^(0|[1-9]\d*)$/.test(proc) && Number.isSafeInteger(Number(proc))) process = Number(proc);
     else if (/^:[\w.-]+$/.test(proc)) process = proc.slice(1);
-    else throw new InputError(this.file, n, `a process: an integer ≥ 0 or a keyword like :nemesis, not ${proc}`);
+    else throw new InputError(this.file, n, `a process: an integer ≥ 0 (below 2^53, without leading zeros) or a keyword like :nemesis, not ${proc}`);
     if (!/^:[\w.?!*+-]+$/.test(fn)) throw new InputError(this.file, n, `a function keyword like :read, not ${fn}`);
     const forms = readForms(rest, this.file, n, this.limits);
     if (forms.length > 1) throw new InputError(this.file, n, `one EDN value after ${fn}, not ${forms.length}`);
-    const value = forms.length === 0 ? undefined : ednToJs(forms[0]!.value, this.file, n);
+    const value = forms.length === 0 ? undefined : ednToJs(forms[0]!.value, this.file, n, this.spellings);
     this.operationLines++;
     this.pairing.push({ process, type, f: fn.slice(1), value, line: n });
   }

@@ -6,7 +6,7 @@ import { InputBuilder, JepsenPairing, type ImportCounts, type Input } from './hi
 import type { Limits } from './limits.ts';
 import { JepsenOp, NativeCall, NativeEvent, NativeOperation, NativeReturn, expectedFromZod, show } from './schemas.ts';
 import type { ImportModel, OpKind } from './vocabulary.ts';
-import { parseJson } from './values.ts';
+import { parseJson } from './json.ts';
 import type { HistorySink } from './sink.ts';
 
 type Shape = 'operations' | 'events' | 'jepsen';

@@ -85,6 +85,11 @@ export async function* readLines(path: string, limits: Limits): AsyncGenerator<L
       }
     }
     if (pendingBytes > 0) yield { text: decodeLine(Buffer.concat(pending), n, path), n };
+  } catch (e) {
+    if (e instanceof InputError) throw e;
+    // The file went away or could not be read (EACCES, EIO, ...): bad input, not a bug.
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new InputError(path, n, `a readable history file (reading line ${n} failed: ${code ?? (e as Error).message})`);
   } finally {
     stream.destroy();
   }

@@ -4,6 +4,10 @@
 // validator's reader is the only reader. Ordering comes from the sequence numbers and
 // message ids the events carry, never from `time`.
 import { z } from 'zod';
+import { InputError } from './errors.ts';
+import { parseJson } from './json.ts';
+import { DEFAULT_LIMITS } from './limits.ts';
+import { expectedFromZod, show } from './schemas.ts';
 
 /** The format's name and version, in the optional header line. */
 export const TRACE_FORMAT = 'interleave-trace/1';
@@ -56,3 +60,26 @@ export const TraceEvent = z.strictObject({
 
 export type TraceHeader = z.infer<typeof TraceHeader>;
 export type TraceEvent = z.infer<typeof TraceEvent>;
+
+/**
+ * One line of a protocol trace, read exactly (traces/json.ts: numbers as written or
+ * refused, no repeated keys) and checked against the schema: the header (allowed on the
+ * first line only), an event, or undefined for a blank line. Bad input is an InputError
+ * naming the file, the line and what was expected.
+ */
+export function parseTraceLine(text: string, file: string, line: number, maxDepth = DEFAULT_LIMITS.maxDepth): { header: TraceHeader } | { event: TraceEvent } | undefined {
+  if (text.trim() === '') return undefined;
+  const value = parseJson(text, file, line, maxDepth);
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new InputError(file, line, `a JSON object per line (a trace event {"proc", "seq", "action", ...}), not ${show(value)}`);
+  }
+  if (Object.hasOwn(value, 'format')) {
+    if (line !== 1) throw new InputError(file, line, `the header {"format": "${TRACE_FORMAT}", ...} on the first line only`);
+    const parsed = TraceHeader.safeParse(value);
+    if (!parsed.success) throw new InputError(file, line, expectedFromZod(parsed.error, value, 'json'));
+    return { header: parsed.data };
+  }
+  const parsed = TraceEvent.safeParse(value);
+  if (!parsed.success) throw new InputError(file, line, expectedFromZod(parsed.error, value, 'json'));
+  return { event: parsed.data };
+}

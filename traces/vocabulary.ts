@@ -17,12 +17,14 @@ export interface Vocabulary {
   keyed?: boolean;
   /** Written values and read results are strings (kv: '' when never written). */
   strings?: boolean;
+  /** A read returns the members of a set (an EDN set read as the array of its members). */
+  setReads?: boolean;
 }
 
 const REGISTER: Vocabulary = { functions: { read: 'read', write: 'update' } };
 const CAS_REGISTER: Vocabulary = { functions: { read: 'read', write: 'update', cas: 'cas' } };
 const KV: Vocabulary = { functions: { get: 'read', put: 'update', append: 'update' }, keyed: true, strings: true };
-const SET: Vocabulary = { functions: { add: 'update', read: 'read' } };
+const SET: Vocabulary = { functions: { add: 'update', read: 'read' }, setReads: true };
 const QUEUE: Vocabulary = { functions: { enqueue: 'update', dequeue: 'read' } };
 const MUTEX: Vocabulary = { functions: { acquire: 'update', release: 'update' } };
 

@@ -169,7 +169,7 @@ export async function parallelBfs(target: ExploreTarget, options: ExploreOptions
     await Promise.all(workers.map((w, i) => w.ask({ type: 'seed', indices: fresh.filter((_, j) => j % n === i) })));
 
     const maxDepth = options.maxDepth ?? Infinity;
-    const deadline = options.timeLimitMs === undefined ? undefined : setTimeout(() => Atomics.store(ctl, CTL.stop, 2), options.timeLimitMs);
+    const deadline = options.timeLimitMs === undefined ? undefined : after(options.timeLimitMs, () => Atomics.store(ctl, CTL.stop, 2));
     let transitions = 0;
     let depth = 0;
     let depthCut = false;
@@ -222,7 +222,7 @@ export async function parallelBfs(target: ExploreTarget, options: ExploreOptions
         await Promise.all(workers.map((w) => w.ask({ type: 'advance' })));
       }
     } finally {
-      if (deadline) clearTimeout(deadline);
+      deadline?.clear();
     }
     // Workers may overshoot their quota by one state's successors: more states than the
     // budget allows means the budget cut the run, as in the single-threaded search.
@@ -289,6 +289,19 @@ export async function parallelBfs(target: ExploreTarget, options: ExploreOptions
   } finally {
     await Promise.all(workers.map((w) => w.worker.terminate()));
   }
+}
+
+/** The longest delay a Node timer keeps: a longer one fires at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Calls f after `ms`, however long: a delay beyond a timer's range is waited in parts. */
+function after(ms: number, f: () => void): { clear(): void } {
+  let timer: NodeJS.Timeout;
+  const arm = (left: number) => {
+    timer = setTimeout(() => (left > MAX_TIMER_MS ? arm(left - MAX_TIMER_MS) : f()), Math.min(left, MAX_TIMER_MS));
+  };
+  arm(ms);
+  return { clear: () => clearTimeout(timer) };
 }
 
 /** Moves states from the largest shares to the smallest until they are within ~10%. */

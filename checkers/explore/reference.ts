@@ -21,11 +21,15 @@ export interface ReferenceResult {
   incomplete: boolean;
 }
 
-/** A deterministic encoding of plain data: object keys sorted, so equal states encode equally. */
+/**
+ * A deterministic encoding of plain data: object keys sorted, so equal states encode
+ * equally; and, unlike JSON, undefined, NaN, ±Infinity and -0 keep their own spelling.
+ */
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') {
-    if (value === undefined) return 'null';
+    if (value === undefined) return 'undefined';
     if (typeof value === 'bigint') return `${value}n`;
+    if (typeof value === 'number') return Object.is(value, -0) ? '-0' : String(value);
     return JSON.stringify(value);
   }
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;

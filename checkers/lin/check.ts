@@ -101,7 +101,8 @@ function partitionIndices(model: Model, history: readonly Operation[]): number[]
   return parts.filter((part) => part.length > 0);
 }
 
-const DEFAULT_MEMO_LIMIT_MB = 2048;
+/** The memo budget of each partition when CheckOptions.memoLimitMB is not given (`interleave lin --memo-budget`). */
+export const DEFAULT_MEMO_LIMIT_MB = 2048;
 
 /** What every partition's search is given. */
 export interface RoundOptions {

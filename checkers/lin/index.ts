@@ -4,7 +4,7 @@ import { assemble, plan, runInThread, type ModelArg } from './check.ts';
 import { searchInWorkers } from './pool.ts';
 import type { CheckOptions, LinResult, Operation } from './types.ts';
 
-export { checkHistorySync, stuckAfter } from './check.ts';
+export { checkHistorySync, DEFAULT_MEMO_LIMIT_MB, stuckAfter } from './check.ts';
 export { models } from './models/index.ts';
 export { fromNondeterministic } from './nondeterministic.ts';
 export * from './types.ts';

@@ -11,8 +11,7 @@ import { join } from 'node:path';
 import { InputError } from '../../traces/errors.ts';
 import { DEFAULT_LIMITS, type Limits } from '../../traces/limits.ts';
 import { readLines } from '../../traces/lines.ts';
-import { TRACE_FORMAT, TraceEvent, TraceHeader } from '../../traces/protocol-trace.ts';
-import { parseJson } from '../../traces/values.ts';
+import { parseTraceLine, type TraceEvent, type TraceHeader } from '../../traces/protocol-trace.ts';
 import type { TraceMapping } from './types.ts';
 
 /** An event read and checked, with where it came from. */
@@ -39,18 +38,9 @@ export interface Header {
   params: Record<string, unknown>;
 }
 
-function formatIssue(e: { issues: readonly { path: readonly PropertyKey[]; message: string }[] }): string {
-  const i = e.issues[0];
-  const where = i.path.length > 0 ? `"${i.path.map(String).join('.')}": ` : '';
-  return `${where}${i.message}`;
-}
-
-/** Parses a header line, or returns undefined when the object is not one. */
-function asHeader(value: unknown, file: string, line: number): Header | undefined {
-  if (value === null || typeof value !== 'object' || Array.isArray(value) || !Object.hasOwn(value, 'format')) return undefined;
-  const h = TraceHeader.safeParse(value);
-  if (!h.success) throw new InputError(file, line, `a trace header {"format": "${TRACE_FORMAT}", "spec"?: ..., "params"?: {...}} (${formatIssue(h.error)})`);
-  return { spec: h.data.spec, params: (h.data.params ?? {}) as Record<string, unknown> };
+/** A header as the validator keeps it. */
+function asHeader(h: TraceHeader): Header {
+  return { spec: h.spec, params: (h.params ?? {}) as Record<string, unknown> };
 }
 
 /** Merges the headers of several files: the same spec and the same value for a param named twice. */
@@ -81,8 +71,8 @@ export async function readHeaders(files: readonly string[], limits: Limits = DEF
   for (const file of files) {
     for await (const { text, n } of readLines(file, limits)) {
       if (text.trim() === '') continue;
-      const h = asHeader(parseJson(text, file, n, limits.maxDepth), file, n);
-      if (h) merged.add(h, file);
+      const parsed = parseTraceLine(text, file, n, limits.maxDepth);
+      if (parsed !== undefined && 'header' in parsed) merged.add(asHeader(parsed.header), file);
       break;
     }
   }
@@ -112,19 +102,12 @@ export class EventChecker {
   ) {}
 
   /** Checks one line of file `f`; returns the event, or undefined for a header or a blank line. */
-  line(text: string, f: number, n: number, firstContent: boolean): RawEvent | undefined {
+  line(text: string, f: number, n: number): RawEvent | undefined {
     const file = this.files[f];
-    if (text.trim() === '') return undefined;
-    const value = parseJson(text, file, n, this.limits.maxDepth);
-    if (asHeader(value, file, n)) {
-      if (!firstContent) throw new InputError(file, n, 'a header only as the first line of a file');
-      return undefined;
-    }
-    const parsed = TraceEvent.safeParse(value);
-    if (!parsed.success) {
-      throw new InputError(file, n, `a trace event {"proc", "seq", "action", "args"?, "obj"?, "objSeq"?|"objSaw"?, "send"?, "recv"?, "obs"?, "time"?} (${formatIssue(parsed.error)})`);
-    }
-    const ev = parsed.data;
+    // The header is allowed on line 1 only (parseTraceLine says so).
+    const parsed = parseTraceLine(text, file, n, this.limits.maxDepth);
+    if (parsed === undefined || 'header' in parsed) return undefined;
+    const ev = parsed.event;
     const complaint = this.mapping.check(ev);
     if (complaint !== undefined) throw new InputError(file, n, complaint);
     let p = this.procs.get(ev.proc);
@@ -189,12 +172,10 @@ export async function spoolTrace(files: readonly string[], mapping: TraceMapping
   };
   try {
     for (let f = 0; f < files.length; f++) {
-      let first = true;
       let last = 0;
       for await (const { text, n } of readLines(files[f], limits)) {
         last = n;
-        const raw = checker.line(text, f, n, first);
-        if (text.trim() !== '') first = false;
+        const raw = checker.line(text, f, n);
         if (raw === undefined) continue;
         const proc = raw.ev.proc;
         if (!paths.has(proc)) {
@@ -305,12 +286,10 @@ export function memoryTrace(files: readonly { name: string; lines: readonly (str
   const checker = new EventChecker(names, mapping, limits);
   const byProc = new Map<string, RawEvent[]>();
   files.forEach((file, f) => {
-    let first = true;
     file.lines.forEach((l, i) => {
       const text = typeof l === 'string' ? l : JSON.stringify(l);
       if (text.includes('\n')) throw new InputError(file.name, i + 1, 'one event per line');
-      const raw = checker.line(text, f, i + 1, first);
-      if (text.trim() !== '') first = false;
+      const raw = checker.line(text, f, i + 1);
       if (raw === undefined) return;
       let list = byProc.get(raw.ev.proc);
       if (!list) byProc.set(raw.ev.proc, (list = []));
@@ -329,16 +308,14 @@ export function memoryTrace(files: readonly { name: string; lines: readonly (str
   };
 }
 
-/** Headers of in-memory files (their first line with content, when it is a header). */
+/** Headers of in-memory files (their first line, when it is a header). */
 export function memoryHeaders(files: readonly { name: string; lines: readonly (string | object)[] }[], limits: Limits = DEFAULT_LIMITS): Header {
   const merged = new HeaderMerger();
   for (const file of files) {
-    const i = file.lines.findIndex((l) => (typeof l === 'string' ? l.trim() !== '' : true));
-    if (i < 0) continue;
-    const l = file.lines[i];
-    const value = typeof l === 'string' ? parseJson(l, file.name, i + 1, limits.maxDepth) : l;
-    const h = asHeader(value, file.name, i + 1);
-    if (h) merged.add(h, file.name);
+    const l = file.lines[0];
+    if (l === undefined) continue;
+    const parsed = parseTraceLine(typeof l === 'string' ? l : JSON.stringify(l), file.name, 1, limits.maxDepth);
+    if (parsed !== undefined && 'header' in parsed) merged.add(asHeader(parsed.header), file.name);
   }
   return merged.header;
 }

@@ -1,0 +1,92 @@
+// The canonical encoding of states (encode.ts) against the reference's canonical JSON
+// (reference.ts, written independently): for plain data of every kind the explorer
+// accepts, two values encode to the same words exactly when they are the same data,
+// whatever order their objects' keys, Maps' entries and Sets' members were inserted in.
+
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { encodeValue, fingerprint, Words } from './encode.ts';
+import { canonicalJson } from './reference.ts';
+
+function words(v: unknown): number[] {
+  const out = new Words();
+  encodeValue(out, v);
+  return Array.from(out.buf.subarray(0, out.length));
+}
+
+/** Plain data of every kind, with small domains so that equal values occur often. */
+const { value } = fc.letrec<{ value: unknown }>((tie) => ({
+  value: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    fc.constantFrom(null, undefined, true, false, 0, 1, -1, 2 ** 31, -(2 ** 31) - 1, 0.5, Number.NaN, Infinity, '', 'a', 'b', 'ab', 1n, -(2n ** 70n)),
+    fc.array(tie('value'), { maxLength: 3 }),
+    fc.dictionary(fc.constantFrom('a', 'b', 'c', 'ab'), tie('value'), { maxKeys: 3 }),
+    fc.array(fc.tuple(tie('value'), tie('value')), { maxLength: 3 }).map((entries) => new Map(entries)),
+    fc.array(tie('value'), { maxLength: 3 }).map((items) => new Set(items)),
+  ),
+}));
+
+/** The same data rebuilt with every object, Map and Set filled in another order. */
+function reorder(v: unknown, rnd: () => number): unknown {
+  const shuffle = <T>(xs: T[]): T[] => {
+    const a = xs.slice();
+    for (let i = a.length - 1; i > 0; i--) {
+      const j = Math.floor(rnd() * (i + 1));
+      [a[i], a[j]] = [a[j]!, a[i]!];
+    }
+    return a;
+  };
+  if (Array.isArray(v)) return v.map((x) => reorder(x, rnd));
+  if (v instanceof Map) return new Map(shuffle([...v]).map(([k, x]) => [reorder(k, rnd), reorder(x, rnd)]));
+  if (v instanceof Set) return new Set(shuffle([...v]).map((x) => reorder(x, rnd)));
+  if (v !== null && typeof v === 'object') return Object.fromEntries(shuffle(Object.entries(v)).map(([k, x]) => [k, reorder(x, rnd)]));
+  return v;
+}
+
+describe('canonical encoding of every value kind', () => {
+  it('the same data in another insertion order encodes to the same words', () => {
+    fc.assert(
+      fc.property(value, fc.integer(), (v, seed) => {
+        let x = seed | 1;
+        const rnd = () => ((x = Math.imul(x ^ (x >>> 15), 0x2c1b3c6d) ^ (x << 7)) >>> 0) / 2 ** 32;
+        expect(words(reorder(v, rnd))).toEqual(words(v));
+      }),
+      { seed: 61, numRuns: 3000 },
+    );
+  });
+
+  it('two values encode alike exactly when the reference calls them the same data', () => {
+    fc.assert(
+      fc.property(value, value, (a, b) => {
+        const same = canonicalJson(a) === canonicalJson(b);
+        expect(words(a).join() === words(b).join()).toBe(same);
+      }),
+      { seed: 62, numRuns: 5000 },
+    );
+  });
+
+  it('keeps apart what looks alike', () => {
+    const distinct: unknown[] = [
+      null, undefined, false, true, 0, 1, '1', 1n, 1.5, [], {}, new Map(), new Set(), [[]], [1, 2], [[1], [2]], [[1, 2]], ['ab'], ['a', 'b'],
+      { a: 1 }, { b: 1 }, { a: undefined }, new Map([[1, 2]]), new Map([[2, 1]]), new Set([1, 2]), new Set([[1, 2]]), { '#map': [[1, 2]] }, 2 ** 31, -(2 ** 31),
+    ];
+    const encoded = distinct.map((v) => words(v).join());
+    expect(new Set(encoded).size).toBe(distinct.length);
+    // Maps and Sets: contents, not insertion order; nested ones too.
+    expect(words(new Map([[1, 'a'], [2, 'b']]))).toEqual(words(new Map([[2, 'b'], [1, 'a']])));
+    expect(words(new Set(['x', 'y', 'z']))).toEqual(words(new Set(['z', 'x', 'y'])));
+    expect(words({ s: new Set([new Map([[1, new Set([1, 2])]]), 3]) })).toEqual(words({ s: new Set([3, new Map([[1, new Set([2, 1])]])]) }));
+    expect(words({ a: 1, b: 2 })).toEqual(words({ b: 2, a: 1 }));
+  });
+
+  it('fingerprints follow the words', () => {
+    const fp = (v: unknown) => {
+      const w = words(v);
+      const out = new Int32Array(2);
+      fingerprint(Int32Array.from(w), w.length, out);
+      return Array.from(out);
+    };
+    expect(fp(new Set([1, 2, 3]))).toEqual(fp(new Set([3, 1, 2])));
+    expect(fp(new Set([1, 2, 3]))).not.toEqual(fp(new Set([1, 2])));
+  });
+});

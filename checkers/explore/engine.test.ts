@@ -1,0 +1,109 @@
+// Direct tests of the search engines, so that a bug written into one while optimising it
+// fails a test even where no verdict changes: exact state and transition counts and
+// depths under every strategy, store, worker count and table size, at and around the
+// depth bound; and canonical encodings, so that one state built in two insertion orders
+// is one state.
+
+import { describe, expect, it } from 'vitest';
+import { bag, bagStates, grid, gridStates, tree, treeStates } from './fixtures/shapes.ts';
+import { explore, exploreSync } from './index.ts';
+import { referenceBfs } from './reference.ts';
+import type { ExploreOptions } from './types.ts';
+
+const FULL = process.env.INTERLEAVE_FULL === '1';
+const shapes = new URL('./fixtures/shapes.ts', import.meta.url).href;
+const racyPacked = new URL('./fixtures/racy-counter-packed.ts', import.meta.url).href;
+
+/** Every single-threaded way of searching exhaustively. */
+const SYNC: [string, ExploreOptions][] = [
+  ['bfs', { strategy: 'bfs' }],
+  ['bfs, exact store', { strategy: 'bfs', store: 'exact' }],
+  ['dfs', { strategy: 'dfs' }],
+  ['dfs, exact store', { strategy: 'dfs', store: 'exact' }],
+];
+/** Parallel BFS: worker counts × initial table sizes (a small table forces growth and resume rounds). */
+const PARALLEL: ExploreOptions[] = (FULL ? [2, 3, 4, 5] : [2, 3]).flatMap((workers) =>
+  (FULL ? [16, 64, 256, 1024, 4096, undefined] : [16, 64, 256, undefined]).map((tableCapacity) => ({ workers, ...(tableCapacity ? { tableCapacity } : {}) })),
+);
+const label = (o: ExploreOptions) => `${o.workers} workers, table ${o.tableCapacity ?? 'default'}`;
+
+describe('exact counts and depths at and around the depth bound', () => {
+  const H = 7;
+  for (const [name, options] of SYNC) {
+    it(`${name}: a tree of height ${H}, bounded at every depth`, () => {
+      for (let D = 0; D <= H + 1; D++) {
+        const r = exploreSync(tree(H), { ...options, maxDepth: D });
+        const h = Math.min(D, H);
+        expect({ D, states: r.states, transitions: r.transitions, depth: r.depth, status: r.status }).toEqual({
+          D,
+          states: treeStates(h),
+          transitions: 2 * (treeStates(h) - 2 ** h),
+          depth: h,
+          status: D < H ? 'incomplete' : 'holds',
+        });
+        if (D < H) expect(r.incompleteReason).toBe(`depth bound of ${D} reached: deeper states were not explored`);
+      }
+    });
+
+    it(`${name}: a violation at depth k is found with a bound of k, not with k − 1`, () => {
+      for (const k of [0, 1, 4]) {
+        const at = exploreSync(tree(6, { violateAt: k }), { ...options, maxDepth: k });
+        expect(at.status).toBe('violation');
+        expect(at.violations[0].steps).toHaveLength(k);
+        if (k > 0) expect(exploreSync(tree(6, { violateAt: k }), { ...options, maxDepth: k - 1 }).status).toBe('incomplete');
+      }
+    });
+
+    it(`${name}: a grid, where states are reached again by other paths`, () => {
+      for (const D of [0, 3, 6, 12]) {
+        const r = exploreSync(grid(6), { ...options, maxDepth: D });
+        expect([D, r.states, r.depth]).toEqual([D, gridStates(6, D), Math.min(D, 12)]);
+      }
+      expect(exploreSync(grid(6), options)).toMatchObject({ status: 'holds', states: 49, transitions: 84, depth: 12 });
+    });
+  }
+
+  it('simulation: every walk ends at the depth given, never one step later', () => {
+    for (const depth of [1, 3, 5]) {
+      const r = exploreSync(tree(8), { strategy: 'simulate', simulate: { runs: 50, depth, seed: 3 } });
+      expect(r.depth).toBe(depth);
+      expect(r.transitions).toBe(50 * depth);
+    }
+    expect(exploreSync(tree(2), { strategy: 'simulate', simulate: { runs: 20, depth: 10, seed: 3 } }).depth).toBe(2);
+  });
+
+  for (const options of PARALLEL) {
+    it(`parallel BFS, ${label(options)}: the same counts as the reference BFS, bounded or not`, async () => {
+      const tenth = await explore({ module: shapes, export: 'tree', args: [10] }, options);
+      expect(tenth).toMatchObject({ status: 'holds', states: treeStates(10), transitions: 2 * (treeStates(10) - 2 ** 10), depth: 10 });
+      const cut = await explore({ module: shapes, export: 'tree', args: [10] }, { ...options, maxDepth: 6 });
+      expect(cut).toMatchObject({ status: 'incomplete', states: treeStates(6), transitions: 2 * (treeStates(6) - 2 ** 6), depth: 6 });
+      const ref = referenceBfs(bag(4, 3));
+      const shared = await explore({ module: shapes, export: 'bag', args: [4, 3] }, options);
+      expect(shared).toMatchObject({ status: 'holds', states: ref.states, transitions: ref.transitions, depth: ref.depth });
+      // Wide levels: workers use up their quota mid-level, wait for the table to grow and resume.
+      const racy = await explore({ module: racyPacked, export: 'racyCounterPacked', args: [3, 3] }, options);
+      expect(racy).toMatchObject({ status: 'holds', states: 7646, transitions: 18843, depth: 18 });
+    }, 60_000);
+  }
+});
+
+describe('time budgets', () => {
+  it('a budget longer than a timer can wait (2^31 ms) is no budget, not an immediate stop', async () => {
+    const r = await explore({ module: shapes, export: 'tree', args: [8] }, { workers: 2, timeLimitMs: 2 ** 32 });
+    expect(r).toMatchObject({ status: 'holds', states: treeStates(8) });
+    expect(exploreSync(tree(8), { timeLimitMs: 2 ** 32 })).toMatchObject({ status: 'holds', states: treeStates(8) });
+  }, 60_000);
+});
+
+describe('one state, whatever order its Sets and Maps were built in', () => {
+  it('every store and strategy counts the distinct states of the reference BFS', () => {
+    for (const [n, k] of [[3, 2], [4, 2]]) {
+      const ref = referenceBfs(bag(n, k));
+      expect(ref.states).toBe(bagStates(n, k));
+      for (const [, options] of SYNC) {
+        expect(exploreSync(bag(n, k), options)).toMatchObject({ states: ref.states, transitions: ref.transitions, depth: ref.depth });
+      }
+    }
+  });
+});
