@@ -95,7 +95,7 @@ describe('validate: reading trace files', () => {
     expect((await inputError([file(lines(w('p0', 1), h))])).expected).toMatch(/header .* on the first line only/);
     expect((await inputError([file(lines(h, w('p0', 1))), file(lines({ ...h, params: { parts: ['x'] } }, w('p1', 1, 2)))])).expected).toMatch(/params.parts equal/);
     expect((await inputError([file(lines({ ...h, spec: 'fusee' }, w('p0', 1)))])).expected).toMatch(/a trace of spec "register"/);
-    expect((await inputError([file(lines({ format: 'other/2' }))])).expected).toMatch(/trace header/);
+    expect((await inputError([file(lines({ format: 'other/2' }))])).expected).toMatch(/"format" to be "interleave-trace\/1"/);
     expect((await inputError([join(dir, 'nope.jsonl')])).expected).toMatch(/no such file/);
   });
 
