@@ -6,7 +6,8 @@ import { createRequire } from 'node:module';
 import type { Command } from 'commander';
 import { InputError, validateFiles, type ValidateOptions, type ValidateResult } from '../checkers/validate/index.ts';
 import { renderValidateHtml } from '../checkers/report/validate-html.ts';
-import { renderValidateText } from '../checkers/report/validate-text.ts';
+import { describeEvent, describeWhy, renderValidateText } from '../checkers/report/validate-text.ts';
+import type { TraceValidation } from '../impl/harness/types.ts';
 import { findSpec, specs } from '../specs/index.ts';
 import { EXIT } from './exit.ts';
 import { integer, seconds } from './flags.ts';
@@ -105,6 +106,37 @@ export async function runValidate(specName: string, files: string[], o: Validate
     io.out(renderValidateText(result));
   }
   return code;
+}
+
+/**
+ * `interleave run`'s validation of the trace it merged (DIR/trace.jsonl): the verdict with
+ * a line saying why, and the page. A trace the validator cannot read is the
+ * implementation's fault, so it is invalid, not bad input.
+ */
+export async function validateRunTrace(specName: string, traceFile: string): Promise<{ validation: TraceValidation; html?: string }> {
+  const spec = findSpec(specName);
+  if (!spec?.trace) return { validation: { status: 'not-run', detail: `spec ${specName} has no trace mapping` } };
+  let result: ValidateResult;
+  try {
+    result = await validateFiles([traceFile], { name: spec.name, trace: spec.trace });
+  } catch (e) {
+    if (e instanceof InputError) return { validation: { status: 'invalid', detail: `the trace is malformed: ${e.message}` } };
+    throw e;
+  }
+  const rate = result.elapsedMs > 0 ? Math.round((result.events * 1000) / result.elapsedMs) : undefined;
+  const f = result.failure;
+  const detail =
+    result.verdict === 'valid'
+      ? `${result.events.toLocaleString('en-US')} events in ${(result.elapsedMs / 1000).toFixed(1)} s`
+      : result.verdict === 'inconclusive'
+        ? (result.reason ?? 'a bound was hit')
+        : f
+          ? `partition ${f.partition}, after ${f.matched.toLocaleString('en-US')} events: ${describeEvent(f.event)}: ${describeWhy(f.why)}`
+          : 'no behaviour of the spec matches the trace';
+  return {
+    validation: { status: result.verdict, detail, elapsedMs: Math.round(result.elapsedMs), ...(rate !== undefined ? { eventsPerSecond: rate } : {}) },
+    html: renderValidateHtml(result),
+  };
 }
 
 export function register(program: Command): void {

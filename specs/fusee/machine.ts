@@ -682,9 +682,12 @@ export function buildMachine(config: FuseeConfig, variant?: string): FuseeMachin
       clientActions(s, c, out);
     });
     // Master (Alg. 3): triggered by an MN crash in the slot's roles or a pending fail_query.
+    // In an open workload (an implementation's trace) the slot is one of many, and the
+    // master's member_prepare_change fences them all: an episode for another key's crash
+    // or query fences this slot too, and the master then decides it like any other.
     if (!s.fenced) {
       const query = s.cl.some((me) => me.pc === 'F1' || me.pc === 'RF');
-      if (roleCrashed || query) out.push(act('prepare', 'prepare(master)'));
+      if (roleCrashed || query || open) out.push(act('prepare', 'prepare(master)'));
     } else {
       for (const v of choices(s)) out.push(act('decide', `decide(master, ${v})`, -1, v));
     }

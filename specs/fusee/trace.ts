@@ -47,6 +47,13 @@ const MASTER_STEPS = new Set<string>(['prepare', 'decide', 'recoverClient']);
 const GLOBAL = new Set<string>(['prepare', 'crashMN', 'crashClient']);
 const ACTIONS = [...CLIENT_STEPS, ...MASTER_STEPS, 'crashMN', 'crashClient'];
 
+/**
+ * The master's recovery of a crashed client: process `master/<client>` (impl/fusee/README.md,
+ * deviations), or `master` in traces that log every recovery in the master's one sequence.
+ * Its client steps (a c1 redo) carry `args.client`, the client whose write it redoes.
+ */
+const isRecovery = (proc: string): boolean => proc === 'master' || proc.startsWith('master/');
+
 /** Where each client step is enabled (machine.ts's program counters), for explanations. */
 const PC_OF: Partial<Record<Kind, Pc>> = {
   readPrimary: 'W1',
@@ -144,7 +151,7 @@ function checkEvent(ev: TraceEvent, params: Params): string | undefined {
   if (keyErr) return keyErr;
   const key = a!.key as string;
   const reps = params.replicas.get(key)!;
-  if (CLIENT_STEPS.has(act) && ev.proc === 'master') {
+  if (CLIENT_STEPS.has(act) && isRecovery(ev.proc)) {
     const e = need('client', (v) => typeof v === 'string' && v.length > 0, "the client whose write the master redoes (a master's client step)");
     if (e) return e;
   }
@@ -163,6 +170,7 @@ function checkEvent(ev: TraceEvent, params: Params): string | undefined {
     case 'readPrimary':
     case 'reRead':
     case 'loserWait':
+      if (a!.backups !== undefined && !(Array.isArray(a!.backups) && a!.backups.every((b) => mnOf(b) !== undefined && reps.includes(mnOf(b)!)))) return `args.backups: a list of ${key}'s replicas (${act})`;
       return mnErr() ?? need('result', isValue, 'a value (an integer ≥ 0) or "FAIL"') ?? objErr(true, a!.result === FAIL);
     case 'casBackup':
     case 'fixup':
@@ -367,15 +375,15 @@ function keyPartition(key: string, replicas: readonly number[], machine: Machine
   /**
    * An event that is no step of this key's spec: the state stays. `inert` when that holds
    * in any state it could meet (a node holding no replica of the key; a client that has
-   * ended here), not for the master's fence, which concerns the key once a replica crashes.
+   * ended here).
    */
-  const nothing = (note: string, inert = true): Denotation<SlotState, FuseeAction>[] => [{ steps: [], note, inert }];
+  const nothing = (note: string): Denotation<SlotState, FuseeAction>[] => [{ steps: [], note, inert: true }];
 
   const denote = (s: SlotState, ev: TraceEvent): readonly Denotation<SlotState, FuseeAction>[] | string => {
     const a = ev.args ?? {};
     const f = s.f;
     if (CLIENT_STEPS.has(ev.action)) {
-      const who = ev.proc === 'master' ? (a.client as string) : ev.proc;
+      const who = isRecovery(ev.proc) ? (a.client as string) : ev.proc;
       let c = s.procs.indexOf(who);
       let before: ((t: SlotState) => SlotState) | undefined;
       if (c < 0) {
@@ -398,7 +406,16 @@ function keyPartition(key: string, replicas: readonly number[], machine: Machine
             // A read of a crashed primary: the spec's client waits (no step).
             return client(before, [], [obs('pc', `${cl}.pc`, 'W1', `${who}'s program counter`), slotObs(t, 'args.result', a.mn, a.result)]);
           }
-          return client(before, [step(t, kind, c)], [obs('args.mn', 'primary', rid(a.mn), `the primary of ${key}`, a.mn), slotObs(t, 'args.result', a.mn, a.result)]);
+          return client(
+            before,
+            [step(t, kind, c)],
+            [
+              obs('args.mn', 'primary', rid(a.mn), `the primary of ${key}`, a.mn),
+              slotObs(t, 'args.result', a.mn, a.result),
+              // The view's backups the client read with the primary (impl/fusee logs them): no object orders the master's reconfiguration with this read.
+              ...(Array.isArray(a.backups) ? [obs('args.backups', `${cl}.bk`, (a.backups as unknown[]).map(rid), `the backups ${who} read at l.6`, a.backups, 'after')] : []),
+            ],
+          );
         case 'casBackup':
         case 'fixup': {
           const x = me ? me.bk.indexOf(rid(a.mn)) : -1;
@@ -449,9 +466,7 @@ function keyPartition(key: string, replicas: readonly number[], machine: Machine
     switch (ev.action) {
       case 'prepare': {
         const act: FuseeAction = { kind: 'prepare', c: -1, x: -1, label: 'prepare(master)' };
-        if (enabled(s, act) === true || f.fenced) return one([act]);
-        // The master's fence concerns keys with a crashed replica or a client waiting for it; not this one.
-        return nothing(`the fence does not concern ${key}`, false);
+        return one([act]);
       }
       case 'decide': {
         const v = a.value as number;
@@ -470,11 +485,30 @@ function keyPartition(key: string, replicas: readonly number[], machine: Machine
         const want = a.case === 'c1' ? 'c1 redo' : (a.case as string);
         if (c < 0) {
           if (want === 'c0' || want === 'c3' || want === 'committed') return nothing(`${who} has nothing to recover on ${key}`);
+          // A client that crashed while invoking: its log entry reached a replica, its
+          // `invoke` line was lost with it (as a killed client's last step is), and the
+          // master finds the entry (args.value: its v_new) and redoes the write.
+          if (want === 'c1 redo' && isInt(a.value) && a.value > 0) {
+            const c1 = f.cl.length;
+            const t: SlotState = { f, procs: [...s.procs, who] };
+            return [
+              {
+                before: join(who),
+                steps: [{ ...openInvoke(c1, a.value), label: `invoke(${who}, write ${a.value})` }, step(t, 'crashClient', c1), { kind: 'recoverClient', c: c1, x: -1, label: `recoverClient(${who}, c1)` }],
+                filled: 2,
+                note: `${who}'s invoke of ${a.value} on ${key}, lost with its crash`,
+                after: retire,
+              },
+            ];
+          }
           return `recoverClient(${who}, ${a.case as string}): in the spec ${who} has nothing to recover on ${key} (its log entry needed no recovery when it crashed, or it never wrote on ${key}), but the trace says case ${a.case as string}`;
         }
         return one(
           [{ kind: 'recoverClient', c, x: -1, label: `recoverClient(${who}, ${a.case as string})` }],
-          [{ field: 'args.case', path: `cl[${c}].log`, what: `the case of ${who}'s log entry (Fig. 9)`, expected: want, at: 'before', read: (inner) => recoveryCase(inner as FuseeState, (inner as FuseeState).cl[c]) }],
+          [
+            { field: 'args.case', path: `cl[${c}].log`, what: `the case of ${who}'s log entry (Fig. 9)`, expected: want, at: 'before', read: (inner) => recoveryCase(inner as FuseeState, (inner as FuseeState).cl[c]) },
+            ...(a.value !== undefined ? [{ field: 'args.value', path: `cl[${c}].log`, what: `the v_new of ${who}'s log entry`, expected: a.value, at: 'before' as const, read: (inner: unknown) => (inner as FuseeState).cl[c].log[0] }] : []),
+          ],
         );
       }
       case 'crashMN': {
@@ -489,16 +523,20 @@ function keyPartition(key: string, replicas: readonly number[], machine: Machine
         if (c < 0) return nothing(`${who} has no client slot on ${key}`);
         const crash = step(s, 'crashClient', c);
         const out = one([crash]);
-        // A killed client loses at most the step it was taking: its effect may be in the
-        // trace (another process saw it) while its line is not. A client that logged its
-        // own crash (a timeout) lost nothing.
-        if (ev.proc !== who) {
-          for (const b of machine.actions(f)) {
-            if (b.c !== c || b.kind === 'crashClient' || b.kind === 'recoverClient' || b.kind === 'invoke' || b.kind === 'read') continue;
-            const lost = relabel(s, b);
-            out.push({ steps: [lost, crash], after: retire, filled: 1, note: `${who}'s step ${lost.label}, lost with its crash` });
+        // A client's steps whose effect may be in the trace (another process saw it) while
+        // their lines are not: a killed client loses the verbs it had in flight, and a
+        // client that stops itself on a verb of unknown outcome (a timeout) loses that
+        // verb, which may have happened. In flight at once: at most a batch of parallel
+        // CASes, one per backup (r - 1), or one verb.
+        const lose = (t: FuseeState, steps: FuseeAction[], room: number): void => {
+          for (const b of machine.clientActions(t, c)) {
+            if (b.kind === 'crashClient' || b.kind === 'recoverClient' || b.kind === 'invoke' || b.kind === 'read') continue;
+            const lost = [...steps, relabel(s, b)];
+            out.push({ steps: [...lost, crash], after: retire, filled: lost.length, note: `${who}'s step${lost.length > 1 ? 's' : ''} ${lost.map((x) => x.label).join(', ')}, lost with its crash` });
+            if (room > 1 && (b.kind === 'casBackup' || b.kind === 'fixup')) lose(machine.next(t, b), lost, room - 1);
           }
-        }
+        };
+        lose(f, [], Math.max(1, replicas.length - 1));
         return out;
       }
     }
