@@ -347,13 +347,13 @@ export function simulate(o: SimOptions, emit: (line: Json) => void): SimStats {
             const obj = objName(k, k.s.primary);
             k.s = machine.next(k.s, a);
             const cased = k.s.rep[k.s.primary] !== before ? { obj, objSeq: bump(obj) } : {};
-            emitMaster(out('master', 'recoverClient', { key: k.name, client: k.slots[a.c], case: kase === 'c1 redo' ? 'c1' : kase }, cased));
+            emitMaster(out(`master/${k.slots[a.c]}`, 'recoverClient', { key: k.name, client: k.slots[a.c], case: kase === 'c1 redo' ? 'c1' : kase }, cased));
             tidy(k);
             look(k);
           });
         } else if (a.c >= 0 && k.s.cl[a.c].rec === Rec.Redo && a.kind !== 'crashClient') {
           moves.push(() => {
-            emitMaster(clientStep(k, a, 'master', { client: k.slots[a.c] }));
+            emitMaster(clientStep(k, a, `master/${k.slots[a.c]}`, { client: k.slots[a.c] }));
             tidy(k);
             look(k);
           });
@@ -431,6 +431,9 @@ export function simulateFiles(o: SimOptions): { files: { name: string; lines: Js
   return { files: [...byProc].map(([proc, lines]) => ({ name: `${proc}.jsonl`, lines })), stats };
 }
 
+/** A process's file name: `master/c2` (a recovery) writes `master-c2.jsonl`. */
+const fileOf = (proc: string): string => `${proc.replaceAll('/', '-')}.jsonl`;
+
 /** The simulation written to dir, one file per process (`<proc>.jsonl`), streamed. */
 export function simulateToDir(o: SimOptions, dir: string): { files: string[]; stats: SimStats } {
   let header = '';
@@ -449,7 +452,7 @@ export function simulateToDir(o: SimOptions, dir: string): { files: string[]; st
     const proc = line.proc as string;
     let f = open.get(proc);
     if (!f) {
-      f = { fd: openSync(join(dir, `${proc}.jsonl`), 'w'), buf: [header], bytes: header.length };
+      f = { fd: openSync(join(dir, fileOf(proc)), 'w'), buf: [header], bytes: header.length };
       open.set(proc, f);
     }
     f.buf.push(text);
@@ -460,5 +463,5 @@ export function simulateToDir(o: SimOptions, dir: string): { files: string[]; st
     flush(f);
     closeSync(f.fd);
   }
-  return { files: [...open.keys()].map((p) => join(dir, `${p}.jsonl`)), stats };
+  return { files: [...open.keys()].map((p) => join(dir, fileOf(p))), stats };
 }

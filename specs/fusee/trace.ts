@@ -483,24 +483,26 @@ function keyPartition(key: string, replicas: readonly number[], machine: Machine
         const who = a.client as string;
         const c = s.procs.indexOf(who);
         const want = a.case === 'c1' ? 'c1 redo' : (a.case as string);
+        const idle = c >= 0 && f.cl[c].rec === Rec.Live && f.cl[c].pc === 'idle';
+        if ((c < 0 || idle) && (want === 'c0' || want === 'c3' || want === 'committed')) return nothing(`${who} has nothing to recover on ${key}`);
+        // A client that crashed while invoking: its log entry reached a replica, its
+        // `invoke` line was lost with it (as a killed client's last step is), and the
+        // master finds the entry (args.value: its v_new) and redoes the write. Its crash
+        // was matched while it was idle here (or had no slot).
+        if ((c < 0 || idle) && want === 'c1 redo' && isInt(a.value) && a.value > 0) {
+          const c1 = c < 0 ? f.cl.length : c;
+          const t: SlotState = c < 0 ? { f, procs: [...s.procs, who] } : s;
+          return [
+            {
+              ...(c < 0 ? { before: join(who) } : {}),
+              steps: [{ ...openInvoke(c1, a.value), label: `invoke(${who}, write ${a.value})` }, step(t, 'crashClient', c1), { kind: 'recoverClient', c: c1, x: -1, label: `recoverClient(${who}, c1)` }],
+              filled: 2,
+              note: `${who}'s invoke of ${a.value} on ${key}, lost with its crash`,
+              after: retire,
+            },
+          ];
+        }
         if (c < 0) {
-          if (want === 'c0' || want === 'c3' || want === 'committed') return nothing(`${who} has nothing to recover on ${key}`);
-          // A client that crashed while invoking: its log entry reached a replica, its
-          // `invoke` line was lost with it (as a killed client's last step is), and the
-          // master finds the entry (args.value: its v_new) and redoes the write.
-          if (want === 'c1 redo' && isInt(a.value) && a.value > 0) {
-            const c1 = f.cl.length;
-            const t: SlotState = { f, procs: [...s.procs, who] };
-            return [
-              {
-                before: join(who),
-                steps: [{ ...openInvoke(c1, a.value), label: `invoke(${who}, write ${a.value})` }, step(t, 'crashClient', c1), { kind: 'recoverClient', c: c1, x: -1, label: `recoverClient(${who}, c1)` }],
-                filled: 2,
-                note: `${who}'s invoke of ${a.value} on ${key}, lost with its crash`,
-                after: retire,
-              },
-            ];
-          }
           return `recoverClient(${who}, ${a.case as string}): in the spec ${who} has nothing to recover on ${key} (its log entry needed no recovery when it crashed, or it never wrote on ${key}), but the trace says case ${a.case as string}`;
         }
         return one(
@@ -521,6 +523,11 @@ function keyPartition(key: string, replicas: readonly number[], machine: Machine
         const who = a.client as string;
         const c = s.procs.indexOf(who);
         if (c < 0) return nothing(`${who} has no client slot on ${key}`);
+        // An idle client's crash leaves nothing to recover on this key, whatever else
+        // happens here: it is inert (taken at once, not branched over: eight clients
+        // crashing together would otherwise give every subset of their crashes). Its slot
+        // stays idle; the client logs nothing more, and the master's recovery finds c0.
+        if (f.cl[c].rec === Rec.Live && f.cl[c].pc === 'idle') return nothing(`${who} is idle on ${key}: nothing to recover here`);
         const crash = step(s, 'crashClient', c);
         const out = one([crash]);
         // A client's steps whose effect may be in the trace (another process saw it) while
