@@ -99,6 +99,9 @@ describe.each(NEMESES)('interleave run fusee --nemesis %s (10 s)', (nemesis) => 
     expect(r.err).toBe('');
     expect(r.code).toBe(EXIT.holds);
     expect(r.out).toMatch(/verdict:\s+linearizable/);
+    // the trace validates against specs/fusee (interleave validate), and the page is written
+    expect(r.out).toMatch(/validation:\s+valid \([\d,]+ events in [\d.]+ s\)/);
+    expect(readFileSync(join(dir, 'validation.html'), 'utf8')).toMatch(/VALID|valid/);
     // the history, in both formats, imports back
     const model = models['kv-append'];
     const jsonl = importHistoryText(readFileSync(join(dir, 'history.jsonl'), 'utf8'), 'history.jsonl', { model, format: 'jsonl' });
