@@ -240,9 +240,13 @@ export class Master {
       const { primary, backups } = layout.roles(k, this.removed);
       const alive = [...backups, primary].filter((mn) => mn >= 0 && this.alive(mn));
       const read = new Map<number, number>();
+      const counter = new Map<number, number>();
       for (const mn of alive) {
         const r = await this.masterVerb(mn, () => this.o.mem(mn).read(next, layout.slotAddr(k), 1, this.o.timeoutMs));
-        if (r !== undefined) read.set(mn, r.values[0]);
+        if (r !== undefined) {
+          read.set(mn, r.values[0]);
+          counter.set(mn, r.counters[0]);
+        }
       }
       const fromBackups = backups.filter((b) => read.has(b));
       let s: number;
@@ -255,15 +259,24 @@ export class Master {
       // Backups first, then the primary (X§3.1 step 3), by CAS from the value read, so an
       // unknown outcome can be settled by reading the word back.
       const wrote: Record<string, number> = {};
+      // args.saw: the replicas read and not written, with the change each was read after.
+      // It orders the decision after the client steps it chose from (a decision that
+      // writes nothing is otherwise ordered with no client step, and a validator could
+      // match the next round's writes before it).
+      const saw: Record<string, number> = {};
       for (const mn of [...backups, primary]) {
         const cur = read.get(mn);
-        if (cur === undefined || cur === s) continue;
+        if (cur === undefined) continue;
+        if (cur === s) {
+          saw[objName(mn, key)] = counter.get(mn)!;
+          continue;
+        }
         const seq = await this.installValue(mn, next, k, cur, s);
         if (seq !== undefined) wrote[objName(mn, key)] = seq;
       }
       if (!this.o.bugs.has('M8')) await this.commitChosen(s, next); // M8 skips l.7
       chosen.set(key, s);
-      this.o.trace.step('master', 'decide', { key, value: s, wrote });
+      this.o.trace.step('master', 'decide', { key, value: s, wrote, saw });
     }
     // reconfigure and notify (l.8-10)
     for (const mn of this.down) this.removed.add(mn);

@@ -201,8 +201,12 @@ function checkEvent(ev: TraceEvent, params: Params): string | undefined {
       }
       return sawErr(a!.saw, key, false);
     }
-    case 'decide':
-      return need('value', (v) => isInt(v) && v >= 0, 'the chosen value') ?? sawErr(a!.wrote, key, true);
+    case 'decide': {
+      const e = need('value', (v) => isInt(v) && v >= 0, 'the chosen value') ?? sawErr(a!.wrote, key, true) ?? sawErr(a!.saw, key, false);
+      if (e) return e;
+      if (has(a, 'saw') && has(a, 'wrote') && Object.keys(a!.saw as object).some((o) => Object.hasOwn(a!.wrote as object, o))) return `args.saw and args.wrote: each replica in one of them (decide)`;
+      return undefined;
+    }
     case 'recoverClient':
       return (
         need('client', (v) => typeof v === 'string' && v.length > 0, 'the recovered client') ??
@@ -243,8 +247,8 @@ export const fuseeTrace: TraceSpec = {
       accesses(ev) {
         const out: Access[] = [];
         if (ev.obj !== undefined) out.push(ev.objSeq !== undefined ? { obj: ev.obj, seq: ev.objSeq } : { obj: ev.obj, saw: ev.objSaw ?? 0 });
-        const many = ev.action === 'decide' ? ev.args?.wrote : ev.action === 'readBackups' ? ev.args?.saw : undefined;
-        if (many) for (const [obj, n] of Object.entries(many as Record<string, number>)) out.push(ev.action === 'decide' ? { obj, seq: n } : { obj, saw: n });
+        if (ev.action === 'decide' && ev.args?.wrote) for (const [obj, n] of Object.entries(ev.args.wrote as Record<string, number>)) out.push({ obj, seq: n });
+        if ((ev.action === 'decide' || ev.action === 'readBackups') && ev.args?.saw) for (const [obj, n] of Object.entries(ev.args.saw as Record<string, number>)) out.push({ obj, saw: n });
         return out;
       },
       ends: (ev) => (ev.action === 'crashClient' && ev.args!.client !== ev.proc ? (ev.args!.client as string) : undefined),
