@@ -6,13 +6,17 @@
 // trace's length. Wall time depends on what else the machine runs: the CPU column (this
 // process's user + system time) is the steadier figure, and the load average is printed.
 //
-//   npm run bench:validate [-- --only <name>] [-- --quick] [-- --cache DIR]
+//   npm run bench:validate [-- --only <name>] [-- --quick] [-- --cache DIR] [-- --real TRACE]
 //
 // Traces are generated once and kept under --cache (default: <tmpdir>/interleave-bench-validate).
+// --real TRACE adds the trace of a real run (`interleave run fusee --duration 60 --clients 8
+// --out DIR`, then DIR/trace.jsonl) and the same trace stretched to 10x its length: ten
+// copies one after the other in time, each on its own keys and processes (k0 -> k0.3,
+// c5 -> c5.3), so that every copy is the real run's events.
 
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -86,13 +90,56 @@ function traceOf(shape: Shape): { dir: string; stats: Record<string, number | bo
   return { dir, stats: JSON.parse(readFileSync(join(dir, 'done.json'), 'utf8')) };
 }
 
+/** A real run's trace, and the same stretched to ten copies in a row (see the header). */
+function realTraces(file: string): { name: string; note: string; dir: string }[] {
+  const hash = createHash('sha256').update(`${resolve(file)} ${statSync(file).size} ${statSync(file).mtimeMs}`).digest('hex').slice(0, 12);
+  const one = join(cache, `real-${hash}`);
+  if (!existsSync(join(one, 'trace.jsonl'))) {
+    mkdirSync(one, { recursive: true });
+    symlinkSync(resolve(file), join(one, 'trace.jsonl'));
+  }
+  const ten = join(cache, `real-x10-${hash}`);
+  if (!existsSync(join(ten, 'done.json'))) {
+    rmSync(ten, { recursive: true, force: true });
+    mkdirSync(ten, { recursive: true });
+    const [head, ...lines] = readFileSync(file, 'utf8').trimEnd().split('\n');
+    const header = JSON.parse(head) as { params: { replicas: Record<string, number[]> } };
+    const events = lines.map((l) => JSON.parse(l) as Record<string, any>);
+    const span = Math.max(...events.map((e) => e.time ?? 0)) + 1e9;
+    const replicas: Record<string, number[]> = {};
+    for (let i = 0; i < 10; i++) for (const [k, r] of Object.entries(header.params.replicas)) replicas[`${k}.${i}`] = r;
+    const fd = openSync(join(ten, 'trace.jsonl'), 'w');
+    writeSync(fd, `${JSON.stringify({ ...header, params: { ...header.params, replicas } })}\n`);
+    const objs = (o: Record<string, unknown> | undefined, i: number) => (o ? Object.fromEntries(Object.entries(o).map(([k, v]) => [`${k}.${i}`, v])) : o);
+    for (let i = 0; i < 10; i++) {
+      const out: string[] = [];
+      for (const e of events) {
+        const a = e.args ? { ...e.args } : undefined;
+        if (a?.key !== undefined) a.key = `${a.key}.${i}`;
+        if (a?.client !== undefined) a.client = `${a.client}.${i}`;
+        if (a?.saw) a.saw = objs(a.saw, i);
+        if (a?.wrote) a.wrote = objs(a.wrote, i);
+        out.push(JSON.stringify({ ...e, proc: `${e.proc}.${i}`, ...(a ? { args: a } : {}), ...(e.obj ? { obj: `${e.obj}.${i}` } : {}), ...(e.time !== undefined ? { time: e.time + i * span } : {}) }));
+      }
+      writeSync(fd, `${out.join('\n')}\n`);
+    }
+    closeSync(fd);
+    writeFileSync(join(ten, 'done.json'), '{}');
+  }
+  return [
+    { name: 'real-60s', note: `the real run's trace (${file})`, dir: one },
+    { name: 'real-60s-x10', note: 'the real trace, ten copies in a row (own keys and processes)', dir: ten },
+  ];
+}
+
 const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
 console.log(`# validate bench: load average ${loadavg().map((x) => x.toFixed(2)).join(' ')} on ${availableParallelism()} cores${quick ? ' (--quick: 1/20 of each trace)' : ''}`);
 console.log('shape\tevents\tprocesses\tverdict\twall_s\tcpu_s\tevents/s\tevents/cpu_s\tpeak_MB\tmax_read_ahead\tmax_frontier');
 const results = new Map<string, { events: number; peakMB: number; eps: number; epcs: number; maxBuffered: number }>();
-for (const shape of SHAPES) {
+const real = args.includes('--real') ? realTraces(args[args.indexOf('--real') + 1]) : [];
+for (const shape of [...real, ...SHAPES]) {
   if (only && !shape.name.includes(only)) continue;
-  const { dir } = traceOf(shape);
+  const { dir } = 'sim' in shape ? traceOf(shape) : shape;
   const r = JSON.parse(node('--child', dir).trim().split('\n').pop()!) as {
     verdict: string;
     reason?: string;
@@ -111,8 +158,11 @@ for (const shape of SHAPES) {
     `${shape.name}\t${fmt(r.events)}\t${r.processes}\t${r.verdict}${r.reason ? ` (${r.reason})` : ''}\t${(r.ms / 1000).toFixed(1)}\t${(r.cpuMs / 1000).toFixed(1)}\t${fmt(eps)}\t${fmt(epcs)}\t${r.peakMB.toFixed(0)}\t${fmt(r.maxBuffered)}\t${r.maxFrontier}`,
   );
 }
-const one = results.get('60s');
-const ten = results.get('60s-x10');
-if (one) console.log(`# 60 s run: ${fmt(one.eps)} events/s wall, ${fmt(one.epcs)} events/CPU-s (target 20,000 events/s)`);
-if (one && ten) console.log(`# peak memory 1x ${one.peakMB.toFixed(0)} MB vs 10x ${ten.peakMB.toFixed(0)} MB (ratio ${(ten.peakMB / one.peakMB).toFixed(2)}); read-ahead ${fmt(one.maxBuffered)} vs ${fmt(ten.maxBuffered)} events`);
+for (const prefix of ['real-60s', '60s']) {
+  const one = results.get(prefix);
+  const ten = results.get(`${prefix}-x10`);
+  const what = prefix === '60s' ? 'simulated 60 s run' : 'real 60 s run';
+  if (one) console.log(`# ${what}: ${fmt(one.eps)} events/s wall, ${fmt(one.epcs)} events/CPU-s (target 20,000 events/s)`);
+  if (one && ten) console.log(`# ${what}: peak memory 1x ${one.peakMB.toFixed(0)} MB vs 10x ${ten.peakMB.toFixed(0)} MB (ratio ${(ten.peakMB / one.peakMB).toFixed(2)}); read-ahead ${fmt(one.maxBuffered)} vs ${fmt(ten.maxBuffered)} events`);
+}
 console.log(`# load average after: ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
