@@ -105,7 +105,7 @@ function realTraces(file: string): { name: string; note: string; dir: string }[]
     const [head, ...lines] = readFileSync(file, 'utf8').trimEnd().split('\n');
     const header = JSON.parse(head) as { params: { replicas: Record<string, number[]> } };
     const events = lines.map((l) => JSON.parse(l) as Record<string, any>);
-    const span = Math.max(...events.map((e) => e.time ?? 0)) + 1e9;
+    const span = events.reduce((m, e) => Math.max(m, e.time ?? 0), 0) + 1e9;
     const replicas: Record<string, number[]> = {};
     for (let i = 0; i < 10; i++) for (const [k, r] of Object.entries(header.params.replicas)) replicas[`${k}.${i}`] = r;
     const fd = openSync(join(ten, 'trace.jsonl'), 'w');

@@ -161,6 +161,17 @@ describe.each(NEMESES)('interleave run fusee --nemesis %s (10 s)', (nemesis) => 
   });
 });
 
+describe('interleave run: the trace is validated', () => {
+  it('a bug flag whose steps the spec does not take (M4: readers read a backup) makes the trace invalid: exit 1, where and why', async () => {
+    const dir = join(root, 'm4');
+    const r = await watched('fusee', { bug: 'M4', seed: '3', duration: 3, out: dir });
+    expect(r.code).toBe(EXIT.violation);
+    expect(r.out).toMatch(/validation:\s+INVALID \(partition k\d, after \d+ events: c\d+ #\d+ read \{key: "k\d", mn: \d.*\): args\.mn = \d+.*?, but the primary of k\d \(primary\) before read\(c\d+\) is \d+\)/);
+    expect(r.out).toMatch(/verdict:\s+violation: .*the trace does not match the spec/);
+    expect(readFileSync(join(dir, 'validation.html'), 'utf8')).toMatch(/INVALID|invalid/);
+  });
+});
+
 describe('interleave run: interrupted', () => {
   it.each(['SIGINT', 'SIGTERM'] as const)('on %s kills every process of the run and exits 128+n', async (sig) => {
     const main = fileURLToPath(new URL('./main.ts', import.meta.url));
