@@ -227,9 +227,10 @@ export class Snapshot {
         epoch = got.view.epoch;
         if (got.r.k === 'ok') {
           vOld = got.r.value;
-          // args.backups: the view's backups this round will CAS; the master's reconfiguration
-          // is not ordered with this read by any object, so the trace says which view it used.
-          this.trace('readPrimary', { key, mn: pr, result: vOld, backups: bk }, { obj: objName(pr, key), objSaw: got.r.counter });
+          // args.backups and args.epoch: the view this round uses (its backups, and the epoch
+          // its verbs carry); the master's fence and reconfiguration are ordered with this
+          // read by no object, so the trace says which view it used.
+          this.trace('readPrimary', { key, mn: pr, result: vOld, backups: bk, epoch }, { obj: objName(pr, key), objSaw: got.r.counter });
           break;
         }
         await this.env.viewChange(200);

@@ -37,6 +37,13 @@ export interface SlotState {
   f: FuseeState;
   /** procs[c]: the process (client id) of client slot c. */
   procs: readonly string[];
+  /**
+   * The master's epoch: 1 + the prepares matched. An implementation whose memory nodes fence
+   * by epoch (impl/fusee) logs the epoch of a round's primary read (`readPrimary`'s
+   * `args.epoch`), which places the read between that epoch's decision and the next
+   * prepare: no object orders them.
+   */
+  ep: number;
 }
 
 const FAIL = 'FAIL';
@@ -302,7 +309,7 @@ function keyPartition(key: string, replicas: readonly number[], machine: Machine
     for (let c = t.f.cl.length - 1; c >= 0; c--) {
       const me = t.f.cl[c];
       const done = me.rec === Rec.Done || (me.rec === Rec.Pending && ['c0', 'c3', 'committed'].includes(recoveryCase(t.f, me)));
-      if (done) t = { f: leaveClient(t.f, c), procs: t.procs.filter((_, i) => i !== c) };
+      if (done) t = { ...t, f: leaveClient(t.f, c), procs: t.procs.filter((_, i) => i !== c) };
     }
     return t;
   };
@@ -371,7 +378,7 @@ function keyPartition(key: string, replicas: readonly number[], machine: Machine
   /** A process joining the key's partition: a fresh client slot. */
   const join =
     (who: string) =>
-    (t: SlotState): SlotState => ({ f: joinClient(t.f), procs: [...t.procs, who] });
+    (t: SlotState): SlotState => ({ ...t, f: joinClient(t.f), procs: [...t.procs, who] });
 
   const one = (steps: FuseeAction[], observe: Observation[] = [], extra: Partial<Denotation<SlotState, FuseeAction>> = {}): Denotation<SlotState, FuseeAction>[] => [
     { steps, observe, after: retire, ...extra },
@@ -399,13 +406,14 @@ function keyPartition(key: string, replicas: readonly number[], machine: Machine
       const cl = `cl[${c}]`;
       const kind = ev.action as Kind;
       // Labels of steps taken after a join name the joining process.
-      const t: SlotState = before ? { f, procs: [...s.procs, who] } : s;
+      const t: SlotState = before ? { ...s, procs: [...s.procs, who] } : s;
       switch (kind) {
         case 'invoke':
           return client(before, [{ ...openInvoke(c, a.value as number), label: `invoke(${who}, write ${a.value as number})` }]);
         case 'read':
           return client(before, [{ ...openInvoke(c), label: `read(${who})` }], [obs('args.mn', 'primary', rid(a.mn), `the primary of ${key}`, a.mn), slotObs(t, 'args.result', a.mn, a.result)]);
         case 'readPrimary':
+          if (isInt(a.epoch) && a.epoch !== s.ep) return `${who} read the primary in epoch ${a.epoch}, but the master's epoch here is ${s.ep} (${s.ep - 1} prepare${s.ep === 2 ? '' : 's'} matched)`;
           if (a.result === FAIL) {
             // A read of a crashed primary: the spec's client waits (no step).
             return client(before, [], [obs('pc', `${cl}.pc`, 'W1', `${who}'s program counter`), slotObs(t, 'args.result', a.mn, a.result)]);
@@ -469,6 +477,7 @@ function keyPartition(key: string, replicas: readonly number[], machine: Machine
     }
     switch (ev.action) {
       case 'prepare': {
+        if (isInt(a.epoch) && a.epoch !== s.ep + 1) return `prepare of epoch ${a.epoch}, but the master's epoch here is ${s.ep} (the next prepare is epoch ${s.ep + 1})`;
         const act: FuseeAction = { kind: 'prepare', c: -1, x: -1, label: 'prepare(master)' };
         return one([act]);
       }
@@ -495,7 +504,7 @@ function keyPartition(key: string, replicas: readonly number[], machine: Machine
         // was matched while it was idle here (or had no slot).
         if ((c < 0 || idle) && want === 'c1 redo' && isInt(a.value) && a.value > 0) {
           const c1 = c < 0 ? f.cl.length : c;
-          const t: SlotState = c < 0 ? { f, procs: [...s.procs, who] } : s;
+          const t: SlotState = c < 0 ? { ...s, procs: [...s.procs, who] } : s;
           return [
             {
               ...(c < 0 ? { before: join(who) } : {}),
@@ -555,15 +564,15 @@ function keyPartition(key: string, replicas: readonly number[], machine: Machine
   };
 
   return {
-    init: () => ({ f: machine.init()[0], procs: [] }),
+    init: () => ({ f: machine.init()[0], procs: [], ep: 1 }),
     view: (s) => {
       const { rep, primary, backups, fenced, mnLeft, clLeft, cl } = s.f;
-      return [rep, primary, backups, fenced, mnLeft, clLeft, cl, s.procs];
+      return [rep, primary, backups, fenced, mnLeft, clLeft, cl, s.procs, s.ep];
     },
     inner: (s) => s.f,
     show: (s) => showState(s, key, mnName),
     enabled,
-    next: (s, a) => ({ f: machine.next(s.f, a), procs: s.procs }),
+    next: (s, a) => ({ f: machine.next(s.f, a), procs: s.procs, ep: a.kind === 'prepare' ? s.ep + 1 : s.ep }),
     denote,
   };
 }
