@@ -13,6 +13,7 @@ export function renderList(): string {
       lines.push(`    ${m.kind === 'control' ? 'control' : 'mutant'} ${m.name} @ ${m.config}${m.expect ? ` -> ${m.expect}` : ''}: ${m.description} [breaks ${m.breaks}]`);
     }
     for (const f of s.findings ?? []) lines.push(`    finding ${f.name} @ ${f.config} -> ${f.expect}: ${f.description}`);
+    if (s.trace) lines.push(`    validates traces (interleave validate ${s.name} <trace files...>): configs ${s.trace.configs.map((c) => `${c.name} (${c.description})`).join(', ')}`);
   }
   if (specs.length === 0) lines.push('  (none registered in specs/index.ts)');
   lines.push('', 'models (interleave lin <history> --model <name>):');

@@ -99,6 +99,9 @@ describe.each(NEMESES)('interleave run fusee --nemesis %s (10 s)', (nemesis) => 
     expect(r.err).toBe('');
     expect(r.code).toBe(EXIT.holds);
     expect(r.out).toMatch(/verdict:\s+linearizable/);
+    // the trace validates against specs/fusee (interleave validate), and the page is written
+    expect(r.out).toMatch(/validation:\s+valid \([\d,]+ events in [\d.]+ s\)/);
+    expect(readFileSync(join(dir, 'validation.html'), 'utf8')).toMatch(/VALID|valid/);
     // the history, in both formats, imports back
     const model = models['kv-append'];
     const jsonl = importHistoryText(readFileSync(join(dir, 'history.jsonl'), 'utf8'), 'history.jsonl', { model, format: 'jsonl' });
@@ -155,6 +158,17 @@ describe.each(NEMESES)('interleave run fusee --nemesis %s (10 s)', (nemesis) => 
         expect(list.slice(0, n)).toEqual(first.get(client)!.slice(0, n));
       }
     }
+  });
+});
+
+describe('interleave run: the trace is validated', () => {
+  it('a bug flag whose steps the spec does not take (M4: readers read a backup) makes the trace invalid: exit 1, where and why', async () => {
+    const dir = join(root, 'm4');
+    const r = await watched('fusee', { bug: 'M4', seed: '3', duration: 3, out: dir });
+    expect(r.code).toBe(EXIT.violation);
+    expect(r.out).toMatch(/validation:\s+INVALID \(partition k\d, after \d+ events: c\d+ #\d+ read \{key: "k\d", mn: \d.*\): args\.mn = \d+.*?, but the primary of k\d \(primary\) before read\(c\d+\) is \d+\)/);
+    expect(r.out).toMatch(/verdict:\s+violation: .*the trace does not match the spec/);
+    expect(readFileSync(join(dir, 'validation.html'), 'utf8')).toMatch(/INVALID|invalid/);
   });
 });
 

@@ -12,6 +12,7 @@ import type { RunOptions } from '../impl/harness/types.ts';
 import { installSignalHandlers, liveProcessGroups } from '../impl/kit/supervisor.ts';
 import { EXIT } from './exit.ts';
 import { OutputError, prepareOutputDir, writeOutput } from './output.ts';
+import { validateRunTrace } from './validate.ts';
 
 export interface RunCliOptions {
   clients: number;
@@ -103,7 +104,7 @@ export async function runRun(implName: string, o: RunCliOptions, io: Io): Promis
   installSignalHandlers((sig) => io.err(`\ninterleave: ${sig}: stopped every process of the run; partial files are in ${join(dir, 'procs')}\n`));
   let summary: RunSummary;
   try {
-    summary = await runImplementation(impl, options, { dir, write: (path, data) => writeOutput(path, data, guard) }, { out: o.json ? () => undefined : io.out, err: io.err, progress: io.tty === true && !o.json });
+    summary = await runImplementation(impl, options, { dir, write: (path, data) => writeOutput(path, data, guard), validateTrace: validateRunTrace }, { out: o.json ? () => undefined : io.out, err: io.err, progress: io.tty === true && !o.json });
   } catch (e) {
     if (e instanceof RunError) {
       io.err(`interleave: ${e.message}\n`);

@@ -3,6 +3,7 @@
 // specs/kit.
 
 import type { Model as SequentialModel } from '../lin/types.ts';
+import type { TraceSpec } from '../validate/types.ts';
 
 /** A step a state enables: a plain object whose label reads well in a counterexample. */
 export interface Action {
@@ -168,6 +169,8 @@ export interface SpecDef<C = any> {
   findings?: FindingDef[];
   /** `variant` is a mutant or finding name, or undefined for the protocol as specified. */
   build(config: C, variant?: string): Machine;
+  /** How implementation traces read against this spec (checkers/validate); absent: the spec cannot validate. */
+  trace?: TraceSpec;
 }
 
 // ---------------------------------------------------------------------------------------

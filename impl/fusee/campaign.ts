@@ -59,6 +59,9 @@ interface Result {
   verdict?: string;
   reasons?: string[];
   caughtBy?: string[];
+  /** The trace validation's verdict (valid, invalid, inconclusive) and, when not valid, where and why. */
+  validation?: string;
+  validationDetail?: string;
   opsPerSecond?: number;
   completed?: number;
   indeterminate?: number;
@@ -85,7 +88,7 @@ function runOnce(kind: Result['kind'], nemesis: string, seed: string, run: numbe
   const p = spawnSync(process.execPath, argv, { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, timeout: (duration + 600) * 1000 });
   const r: Result = { kind, bug, nemesis, seed, run, exitCode: p.status ?? -1, wallMs: Date.now() - started };
   try {
-    const s = JSON.parse(p.stdout) as { verdict: string; reasons: string[]; opsPerSecond: number; completed: number; indeterminate: number; faults: unknown[]; lin?: { checkMs: number }; assertions: string[]; stuck: unknown[] };
+    const s = JSON.parse(p.stdout) as { verdict: string; reasons: string[]; opsPerSecond: number; completed: number; indeterminate: number; faults: unknown[]; lin?: { verdict: string; checkMs: number }; assertions: string[]; stuck: unknown[]; trace: { validation: { status: string; detail?: string } } };
     r.verdict = s.verdict;
     r.reasons = s.reasons;
     r.opsPerSecond = Math.round(s.opsPerSecond);
@@ -93,7 +96,14 @@ function runOnce(kind: Result['kind'], nemesis: string, seed: string, run: numbe
     r.indeterminate = s.indeterminate;
     r.faults = s.faults.length;
     r.checkMs = s.lin ? Math.round(s.lin.checkMs) : undefined;
-    r.caughtBy = [...(s.reasons.some((x) => x.includes('not linearizable')) ? ['linearizability'] : []), ...(s.assertions.length > 0 ? ['assertion'] : []), ...(s.stuck.length > 0 ? ['stuck (liveness)'] : [])];
+    r.validation = s.trace.validation.status;
+    if (r.validation !== 'valid') r.validationDetail = s.trace.validation.detail;
+    r.caughtBy = [
+      ...(s.lin?.verdict === 'illegal' ? ['linearizability'] : []),
+      ...(r.validation === 'invalid' ? ['trace validation'] : []),
+      ...(s.assertions.length > 0 ? ['assertion'] : []),
+      ...(s.stuck.length > 0 ? ['stuck (liveness)'] : []),
+    ];
   } catch {
     r.error = `${p.stderr}`.trim().split('\n').slice(-5).join(' | ') || `exit ${String(p.status)} ${String(p.signal)}`;
   }
@@ -104,7 +114,7 @@ function runOnce(kind: Result['kind'], nemesis: string, seed: string, run: numbe
 
 function record(file: string, r: Result): void {
   appendFileSync(file, `${JSON.stringify(r)}\n`);
-  const what = r.error ? `ERROR ${r.error}` : `${r.verdict}${r.reasons?.length ? ` (${r.reasons.join('; ')})` : ''}`;
+  const what = r.error ? `ERROR ${r.error}` : `${r.verdict}${r.reasons?.length ? ` (${r.reasons.join('; ')})` : ''}, trace ${r.validation ?? '?'}${r.validationDetail ? ` (${r.validationDetail.slice(0, 300)})` : ''}`;
   process.stdout.write(`${r.bug ?? 'correct'} ${r.nemesis} seed ${r.seed}: exit ${r.exitCode} ${what}, ${r.opsPerSecond ?? '?'} ops/s, ${(r.wallMs / 1000).toFixed(0)} s\n`);
 }
 
@@ -177,7 +187,9 @@ function table(): void {
       for (const n of [...new Set(g.map((r) => r.nemesis))]) {
         const h = g.filter((r) => r.nemesis === n);
         const first = h.find((r) => r.exitCode === 1);
-        console.log(`| ${b.name} | ${b.description} | ${b.kind} | ${n} | ${h.length} | ${first ? first.run : 'never'} | ${first ? (first.caughtBy ?? []).join(', ') : b.kind === 'control' ? 'not caught (control: expected)' : 'not caught'} | not yet available |`);
+        const v = h.map((r) => r.validation ?? '?');
+        const validation = v.includes('invalid') ? `invalid in ${v.filter((x) => x === 'invalid').length} of ${h.length}` : v.every((x) => x === 'valid') ? `valid in all ${h.length}` : v.join(', ');
+        console.log(`| ${b.name} | ${b.description} | ${b.kind} | ${n} | ${h.length} | ${first ? first.run : 'never'} | ${first ? (first.caughtBy ?? []).join(', ') : b.kind === 'control' ? 'not caught (control: expected)' : 'not caught'} | ${validation} |`);
       }
     }
   }

@@ -240,9 +240,13 @@ export class Master {
       const { primary, backups } = layout.roles(k, this.removed);
       const alive = [...backups, primary].filter((mn) => mn >= 0 && this.alive(mn));
       const read = new Map<number, number>();
+      const counter = new Map<number, number>();
       for (const mn of alive) {
         const r = await this.masterVerb(mn, () => this.o.mem(mn).read(next, layout.slotAddr(k), 1, this.o.timeoutMs));
-        if (r !== undefined) read.set(mn, r.values[0]);
+        if (r !== undefined) {
+          read.set(mn, r.values[0]);
+          counter.set(mn, r.counters[0]);
+        }
       }
       const fromBackups = backups.filter((b) => read.has(b));
       let s: number;
@@ -255,15 +259,24 @@ export class Master {
       // Backups first, then the primary (X§3.1 step 3), by CAS from the value read, so an
       // unknown outcome can be settled by reading the word back.
       const wrote: Record<string, number> = {};
+      // args.saw: the replicas read and not written, with the change each was read after.
+      // It orders the decision after the client steps it chose from (a decision that
+      // writes nothing is otherwise ordered with no client step, and a validator could
+      // match the next round's writes before it).
+      const saw: Record<string, number> = {};
       for (const mn of [...backups, primary]) {
         const cur = read.get(mn);
-        if (cur === undefined || cur === s) continue;
+        if (cur === undefined) continue;
+        if (cur === s) {
+          saw[objName(mn, key)] = counter.get(mn)!;
+          continue;
+        }
         const seq = await this.installValue(mn, next, k, cur, s);
         if (seq !== undefined) wrote[objName(mn, key)] = seq;
       }
       if (!this.o.bugs.has('M8')) await this.commitChosen(s, next); // M8 skips l.7
       chosen.set(key, s);
-      this.o.trace.step('master', 'decide', { key, value: s, wrote });
+      this.o.trace.step('master', 'decide', { key, value: s, wrote, saw });
     }
     // reconfigure and notify (l.8-10)
     for (const mn of this.down) this.removed.add(mn);
@@ -378,11 +391,15 @@ export class Master {
       }
     }
     const client = `c${id}`;
-    if (tail === undefined || tail.used === 0) return void this.o.trace.step('master', 'recoverClient', { client, ...(tail ? { key: layout.keys[tail.key] } : {}), case: 'c0' });
+    // The recovery of one client is a logical process of its own (FUSEE-TRACE.md deviation,
+    // README): the master recovers several clients at once, so one sequence for all of them
+    // would order steps that the memory nodes saw in another order.
+    const proc = `master/${client}`;
+    if (tail === undefined || tail.used === 0) return void this.o.trace.step(proc, 'recoverClient', { client, ...(tail ? { key: layout.keys[tail.key] } : {}), case: 'c0' });
     const key = layout.keys[tail.key];
-    if (tail.old === COMMITTED) return void this.o.trace.step('master', 'recoverClient', { client, key, case: 'committed' });
+    if (tail.old === COMMITTED) return void this.o.trace.step(proc, 'recoverClient', { client, key, value: tail.vNew, case: 'committed' });
     if (tail.old === OLD_EMPTY) {
-      this.o.trace.step('master', 'recoverClient', { client, key, case: 'c1' });
+      this.o.trace.step(proc, 'recoverClient', { client, key, value: tail.vNew, case: 'c1' });
       if (bugs.has('M17')) return; // M17 reclaims instead of redoing
       // c1: redo the write with the v_new in the log (Alg. 3 l.18, l.22), as the master.
       let vNew = tail.vNew;
@@ -394,7 +411,7 @@ export class Master {
         vNew = tail.vNew + this.fresh;
         resume = undefined;
       }
-      const redo = new Snapshot(this.redoEnv(check), { proc: 'master', verbId: 0, logOwner: id, tag: { client }, check });
+      const redo = new Snapshot(this.redoEnv(check), { proc, verbId: 0, logOwner: id, tag: { client }, check });
       try {
         await redo.write(key, vNew, op, resume);
       } catch (e) {
@@ -419,7 +436,7 @@ export class Master {
       check();
       if (r === undefined) throw new Abort();
       expected = r.values[0];
-      if (expected === tail.vNew) return void this.o.trace.step('master', 'recoverClient', { client, key, case: 'c3' }, { obj: objName(primary, key), objSaw: r.counters[0] });
+      if (expected === tail.vNew) return void this.o.trace.step(proc, 'recoverClient', { client, key, value: tail.vNew, case: 'c3' }, { obj: objName(primary, key), objSaw: r.counters[0] });
     }
     for (;;) {
       check();
@@ -427,9 +444,9 @@ export class Master {
       if (r.status === 'ok') {
         const changed = r.values[0] === expected;
         this.o.trace.step(
-          'master',
+          proc,
           'recoverClient',
-          { client, key, case: changed ? 'c2' : 'c3', expected, swap: tail.vNew, prior: r.values[0] },
+          { client, key, value: tail.vNew, case: changed ? 'c2' : 'c3', expected, swap: tail.vNew, prior: r.values[0] },
           changed ? { obj: objName(primary, key), objSeq: r.counters[0] } : { obj: objName(primary, key), objSaw: r.counters[0] },
         );
         return;
@@ -439,11 +456,11 @@ export class Master {
         const back = await this.masterVerb(primary, () => this.o.mem(primary).read(epoch, slot, 1, this.o.timeoutMs));
         if (back === undefined) throw new Abort();
         if (back.values[0] === tail.vNew) {
-          this.o.trace.step('master', 'recoverClient', { client, key, case: 'c2', expected, swap: tail.vNew, prior: expected }, { obj: objName(primary, key), objSeq: back.counters[0] });
+          this.o.trace.step(proc, 'recoverClient', { client, key, value: tail.vNew, case: 'c2', expected, swap: tail.vNew, prior: expected }, { obj: objName(primary, key), objSeq: back.counters[0] });
           return;
         }
         if (back.values[0] !== expected) {
-          this.o.trace.step('master', 'recoverClient', { client, key, case: 'c3', expected, swap: tail.vNew, prior: back.values[0] }, { obj: objName(primary, key), objSaw: back.counters[0] });
+          this.o.trace.step(proc, 'recoverClient', { client, key, value: tail.vNew, case: 'c3', expected, swap: tail.vNew, prior: back.values[0] }, { obj: objName(primary, key), objSaw: back.counters[0] });
           return;
         }
       }

@@ -227,7 +227,10 @@ export class Snapshot {
         epoch = got.view.epoch;
         if (got.r.k === 'ok') {
           vOld = got.r.value;
-          this.trace('readPrimary', { key, mn: pr, result: vOld }, { obj: objName(pr, key), objSaw: got.r.counter });
+          // args.backups and args.epoch: the view this round uses (its backups, and the epoch
+          // its verbs carry); the master's fence and reconfiguration are ordered with this
+          // read by no object, so the trace says which view it used.
+          this.trace('readPrimary', { key, mn: pr, result: vOld, backups: bk, epoch }, { obj: objName(pr, key), objSaw: got.r.counter });
           break;
         }
         await this.env.viewChange(200);
@@ -285,6 +288,12 @@ export class Snapshot {
 
     // casBackup (Alg. 1 l.7): CAS(v_old -> v_new) on every backup in parallel; each
     // returns the prior value, the snapshot. Unknown outcomes are settled after all return.
+    // The CASes are logged once all have returned, in backup order (not as each returns):
+    // the order in which their responses arrive is not the order in which the nodes
+    // executed them, and two writers logging their parallel CASes in arrival order can
+    // give a trace whose order has a cycle (c6 logs mn0 before mn2, c3 saw c6's mn2 CAS
+    // before making the change c6's mn0 CAS saw). Backup order is one order every client
+    // shares, and the spec (config free) lets a client CAS its backups in any order.
     let crash: Crash | undefined;
     const settle = async <T>(p: Promise<T>): Promise<T | undefined> => {
       try {
@@ -297,17 +306,12 @@ export class Snapshot {
         throw e;
       }
     };
-    const cas = await Promise.all(
-      bk.map((b) =>
-        settle(
-          this.verb(b, epoch, true, () => mem(b).cas(epoch, slot, vOld, vNew, t, id)).then((r) => {
-            if (r.k === 'ok') this.trace('casBackup', { key, mn: b, expected: vOld, swap: vNew, prior: r.value }, r.value === vOld ? { obj: objName(b, key), objSeq: r.counter } : { obj: objName(b, key), objSaw: r.counter });
-            else if (r.k === 'fail') this.trace('casBackup', { key, mn: b, expected: vOld, swap: vNew, prior: 'FAIL' });
-            return r;
-          }),
-        ),
-      ),
-    );
+    const cas = await Promise.all(bk.map((b) => settle(this.verb(b, epoch, true, () => mem(b).cas(epoch, slot, vOld, vNew, t, id)))));
+    bk.forEach((b, i) => {
+      const r = cas[i];
+      if (r?.k === 'ok') this.trace('casBackup', { key, mn: b, expected: vOld, swap: vNew, prior: r.value }, r.value === vOld ? { obj: objName(b, key), objSeq: r.counter } : { obj: objName(b, key), objSaw: r.counter });
+      else if (r?.k === 'fail') this.trace('casBackup', { key, mn: b, expected: vOld, swap: vNew, prior: 'FAIL' });
+    });
     if (crash) throw crash;
     if (cas.some((r) => r!.k === 'fenced')) return 'failQuery';
     // change_list_value (Alg. 1 l.9): a CAS that returned v_old succeeded, so that backup holds v_new. M18 omits it.
@@ -336,17 +340,13 @@ export class Snapshot {
       const fixup = async (): Promise<'ok' | 'fenced'> => {
         // fixup (Alg. 1 l.14): CAS(v_list[i] -> v_new) on each backup that is not yet mine; results ignored.
         const todo = bk.map((b, i) => ({ b, i })).filter(({ i }) => vl[i] !== vNew && vl[i] !== -1);
-        const res = await Promise.all(
-          todo.map(({ b, i }) =>
-            settle(
-              this.verb(b, winnerEpoch(), true, () => mem(b).cas(winnerEpoch(), slot, vl[i], vNew, t, id)).then((r) => {
-                if (r.k === 'ok') this.trace('fixup', { key, mn: b, expected: vl[i], swap: vNew, prior: r.value }, r.value === vl[i] ? { obj: objName(b, key), objSeq: r.counter } : { obj: objName(b, key), objSaw: r.counter });
-                else if (r.k === 'fail') this.trace('fixup', { key, mn: b, expected: vl[i], swap: vNew, prior: 'FAIL' });
-                return r;
-              }),
-            ),
-          ),
-        );
+        // in parallel, logged in backup order once all have returned (as the casBackups)
+        const res = await Promise.all(todo.map(({ b, i }) => settle(this.verb(b, winnerEpoch(), true, () => mem(b).cas(winnerEpoch(), slot, vl[i], vNew, t, id)))));
+        todo.forEach(({ b, i }, j) => {
+          const r = res[j];
+          if (r?.k === 'ok') this.trace('fixup', { key, mn: b, expected: vl[i], swap: vNew, prior: r.value }, r.value === vl[i] ? { obj: objName(b, key), objSeq: r.counter } : { obj: objName(b, key), objSaw: r.counter });
+          else if (r?.k === 'fail') this.trace('fixup', { key, mn: b, expected: vl[i], swap: vNew, prior: 'FAIL' });
+        });
         if (crash) throw crash;
         if (res.some((r) => r!.k === 'fenced')) return 'fenced';
         vl = vl.map(() => vNew);

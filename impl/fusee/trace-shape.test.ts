@@ -35,7 +35,7 @@ describe('the shape of a client\u2019s trace', () => {
       ev('c2', 'crashClient', { client: 'c2' }),
     ];
     expect(traceShapeErrors(seqd(retry))).toEqual([]);
-    const redo = [ev('master', 'recoverClient', { client: 'c3', case: 'c1' }), ev('master', 'readPrimary', { client: 'c3', result: 10 }), ev('master', 'casBackup', { client: 'c3', expected: 10, swap: 30 }), ev('master', 'commitLog', { client: 'c3', old: 10 }), ev('master', 'casPrimary', { client: 'c3', expected: 10, swap: 30 })];
+    const redo = [ev('master/c3', 'recoverClient', { client: 'c3', case: 'c1' }), ev('master/c3', 'readPrimary', { client: 'c3', result: 10 }), ev('master/c3', 'casBackup', { client: 'c3', expected: 10, swap: 30 }), ev('master/c3', 'commitLog', { client: 'c3', old: 10 }), ev('master/c3', 'casPrimary', { client: 'c3', expected: 10, swap: 30 })];
     expect(traceShapeErrors(seqd(redo))).toEqual([]);
   });
 

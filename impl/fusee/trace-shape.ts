@@ -23,9 +23,9 @@ export function traceShapeErrors(events: readonly Ev[], bugs: readonly string[] 
   const byProc = new Map<string, Ev[]>();
   for (const e of events) {
     // the master's redo of a crashed client's write is checked as a client of its own
-    const redo = e.proc === 'master' && typeof e.args?.client === 'string';
+    const redo = e.proc.startsWith('master/') && typeof e.args?.client === 'string';
     if (!redo && !/^c\d+$/.test(e.proc)) continue;
-    const key = redo ? `master/${String(e.args!.client)}` : e.proc;
+    const key = e.proc;
     const list = byProc.get(key);
     if (list === undefined) byProc.set(key, [e]);
     else list.push(e);

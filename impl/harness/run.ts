@@ -1,9 +1,10 @@
 // `interleave run <impl>`: start the cluster, drive the workload under the nemesis, stop
 // everything, write what happened (history.edn, history.jsonl, trace.jsonl, report.html)
-// and check it: the history for linearizability per key, the trace against the spec once
-// trace validation exists (validate-hook.ts). Exit codes as the checkers: 0 linearizable
-// (and valid), 1 a violation (not linearizable, an implementation assertion, operations
-// stuck after the faults healed), 2 unknown (the check ran out of time).
+// and check it: the history for linearizability per key, the trace against the spec (by
+// the caller's `validateTrace`: implementations and their harness never import specs, the
+// CLI does). Exit codes as the checkers: 0 linearizable and valid, 1 a violation (not
+// linearizable, an invalid trace, an implementation assertion, operations stuck after the
+// faults healed), 2 unknown (the check ran out of time, the validation was inconclusive).
 
 import { mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,8 +18,7 @@ import { historyEdn, historyJsonl, readRawHistories, type FaultEvent } from '../
 import { SpawnError, Supervisor } from '../kit/supervisor.ts';
 import { monoNs } from '../kit/verbs.ts';
 import { Nemesis, planFaults } from './nemesis.ts';
-import type { Cluster, FaultRecord, Implementation, RunOptions } from './types.ts';
-import { validateTrace, type TraceValidation } from './validate-hook.ts';
+import type { Cluster, FaultRecord, Implementation, RunOptions, TraceValidation, TraceValidator } from './types.ts';
 
 export interface RunIo {
   out(s: string): void;
@@ -31,6 +31,8 @@ export interface RunOutput {
   dir: string;
   /** Write the files through this (cli/output.ts's writeOutput with the run's guard). */
   write(path: string, data: string | Uint8Array): void;
+  /** Validates DIR/trace.jsonl against the implementation's spec; without it the trace is reported as not validated. */
+  validateTrace?: TraceValidator;
 }
 
 export interface RunSummary {
@@ -135,7 +137,12 @@ export async function runImplementation(impl: Implementation, options: RunOption
   const model = models[impl.model];
   const imported = importHistoryText(jsonl, join(output.dir, 'history.jsonl'), { model, format: 'jsonl' });
   const result = await checkHistory(impl.model, imported.operations, { timeoutMs: options.checkTimeout > 0 ? options.checkTimeout * 1000 : undefined });
-  const validation = await validateTrace(impl.spec, traceFile);
+  let validation: TraceValidation = { status: 'not-run', detail: 'no trace validator given' };
+  if (output.validateTrace) {
+    const v = await output.validateTrace(impl.spec, traceFile);
+    validation = v.validation;
+    if (v.html !== undefined) output.write(join(output.dir, 'validation.html'), v.html);
+  }
   const html = renderLinHtml(result, imported.operations, impl.model, {
     file: `${impl.name} run, seed ${options.seed}`,
     annotations: faults.map((f) => ({ from: f.start, to: f.end, label: `${f.kind} ${f.target}`, detail: `${f.kind} ${f.target}: ${(f.start / 1e9).toFixed(3)} s${f.end !== undefined ? ` to ${(f.end / 1e9).toFixed(3)} s` : ''}${f.note ? `\n${f.note}` : ''}` })),
@@ -185,7 +192,8 @@ function describe(impl: Implementation, o: RunOptions, dir: string, s: RunSummar
   if (s.assertions.length > 0) lines.push(`assertions:  ${s.assertions.slice(0, 5).join('\n             ')}${s.assertions.length > 5 ? `\n             ... ${s.assertions.length - 5} more` : ''}`);
   lines.push(`stuck:       ${s.stuck.length === 0 ? 'none' : s.stuck.slice(0, 8).map((x) => `c${x.client} (${x.proc}, ${(x.ms / 1000).toFixed(1)} s)`).join(', ')}`);
   lines.push(`history:     ${join(dir, 'history.edn')}, ${join(dir, 'history.jsonl')} (${fmt(s.operations)} operations, ${size('history.jsonl')})`);
-  lines.push(`trace:       ${join(dir, 'trace.jsonl')} (${fmt(s.trace.events)} events, ${size('trace.jsonl')}); validation: ${s.trace.validation.status}${s.trace.validation.detail ? ` (${s.trace.validation.detail})` : ''}`);
+  lines.push(`trace:       ${join(dir, 'trace.jsonl')} (${fmt(s.trace.events)} events, ${size('trace.jsonl')})`);
+  lines.push(`validation:  ${s.trace.validation.status === 'valid' ? 'valid' : s.trace.validation.status === 'invalid' ? 'INVALID' : s.trace.validation.status}${s.trace.validation.detail ? ` (${s.trace.validation.detail})` : ''}${s.trace.validation.status !== 'not-run' ? `, ${join(dir, 'validation.html')}` : ''}`);
   if (s.lin) lines.push(`check:       ${s.lin.verdict === 'ok' ? 'linearizable' : s.lin.verdict === 'illegal' ? 'NOT linearizable' : 'unknown'} (${impl.model} per key, ${s.lin.partitions} partitions, ${(s.lin.checkMs / 1000).toFixed(1)} s)`);
   lines.push(`report:      ${join(dir, 'report.html')}`);
   lines.push(`verdict:     ${s.verdict}${s.reasons.length > 0 ? `: ${s.reasons.join('; ')}` : ''}`);

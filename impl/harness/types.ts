@@ -119,3 +119,16 @@ export interface Implementation {
   validate(options: RunOptions): string | undefined;
   start(ctx: ClusterContext): Promise<Cluster>;
 }
+
+/** What became of the run's trace validation (the caller validates: the harness imports no spec). */
+export interface TraceValidation {
+  status: 'not-run' | 'valid' | 'invalid' | 'inconclusive';
+  /** For people: the verdict's reason, or where and why the trace does not match. */
+  detail?: string;
+  /** Events matched per second, when it ran. */
+  eventsPerSecond?: number;
+  elapsedMs?: number;
+}
+
+/** Validates a merged trace (DIR/trace.jsonl) against a spec; `html` is written to DIR/validation.html. */
+export type TraceValidator = (spec: string, traceFile: string) => Promise<{ validation: TraceValidation; html?: string }>;

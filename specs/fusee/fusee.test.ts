@@ -8,6 +8,24 @@ import { referenceBfs } from '../../checkers/explore/reference.ts';
 import { spec } from './index.ts';
 import { buildMachine } from './machine.ts';
 import { monCrash, monInit, monInvoke, monReturn, registerModel } from './monitor.ts';
+import recorded from './explore-counts.json' with { type: 'json' };
+
+// The counts, verdicts and counterexample lengths of every config, mutant and finding,
+// recorded before the open workload (trace.ts) was added: the closed configs must explore
+// exactly as they did.
+type Counts = { status: string; states: number; transitions: number; depth: number; property: string | null; length: number | null };
+const counts = (r: ReturnType<typeof exploreSync>): Counts => ({
+  status: r.status,
+  states: r.states,
+  transitions: r.transitions,
+  depth: r.depth,
+  property: r.violations[0]?.property ?? null,
+  length: r.violations[0] ? r.violations[0].steps.length : null,
+});
+const before = (key: string): Counts => {
+  const { status, states, transitions, depth, property, length } = (recorded as Record<string, Counts>)[key];
+  return { status, states, transitions, depth, property, length };
+};
 
 const configOf = (name: string) => {
   const c = spec.configs.find((x) => x.name === name);
@@ -37,6 +55,7 @@ describe('fusee: default configs hold', () => {
       expect(r.violations.map((v) => `${v.property}: ${v.message}`)).toEqual([]);
       expect(r.status).toBe('holds');
       expect(r.states).toBeGreaterThan(50);
+      expect(counts(r)).toEqual(before(`config ${c.name}`));
     });
   }
   it('reaches every rule, every loser outcome and every recovery case', () => {
@@ -52,6 +71,7 @@ describe('fusee: mutants', () => {
     if (spec.configs.find((c) => c.name === m.config)?.tier !== 'default') continue; // full-tier configs run in `check --full`
     it(title, () => {
       const r = run(m.config, m.name);
+      expect(counts(r)).toEqual(before(`mutant ${m.name}`));
       if (m.kind === 'control') {
         expect(r.violations.map((v) => `${v.property}: ${v.message}`)).toEqual([]);
         expect(r.status).toBe('holds');
@@ -77,7 +97,15 @@ describe('fusee: findings', () => {
       const r = run(f.config, f.variant);
       expect(r.status).toBe('violation');
       expect(r.violations[0].property).toBe(f.expect);
+      expect(counts(r)).toEqual(before(`finding ${f.name}`));
     });
+  }
+});
+
+describe.runIf(process.env.INTERLEAVE_FULL === '1')('fusee: full-tier configs and their mutants explore as recorded', () => {
+  for (const [key, rec] of Object.entries(recorded as Record<string, Counts & { config: string; variant: string | null; tier: string }>)) {
+    if (rec.tier !== 'full') continue;
+    it(key, () => expect(counts(run(rec.config, rec.variant ?? undefined))).toEqual(before(key)));
   }
 });
 

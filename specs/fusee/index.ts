@@ -3,6 +3,7 @@
 
 import type { ConfigDef, FindingDef, MutantDef, SpecDef } from '../../checkers/explore/types.ts';
 import { buildMachine, type FuseeConfig, type Op } from './machine.ts';
+import { fuseeTrace } from './trace.ts';
 
 const W = (v: number): Op => ({ f: 'write', v });
 const R: Op = { f: 'read' };
@@ -116,6 +117,7 @@ export const spec: SpecDef<FuseeConfig> = {
   configs,
   mutants,
   findings,
+  trace: fuseeTrace,
   /** variant: a mutant's name, or "<mutant>/<property>" to check that one property alone. */
   build(config, variant) {
     const [mutant, only] = variant === undefined ? [undefined, undefined] : variant.split('/');

@@ -38,6 +38,13 @@ export interface FuseeConfig {
   mnCrashes: number;
   /** per-backup CASes in any order (faithful) or in replica order (smaller) */
   casOrder: 'free' | 'fixed';
+  /**
+   * An open workload, for validating an implementation's trace (trace.ts): no scripts
+   * (`clients` is empty and clients join with `joinClient`); an idle client invokes
+   * whatever the trace says (`openInvoke`: a write of `x`, or a read); every client may
+   * crash; MNs may crash while anything runs; no ghost bookkeeping, history or invariants.
+   */
+  open?: boolean;
 }
 
 /** replica value of a crashed MN; RDMA verbs on it return FAIL */
@@ -178,11 +185,15 @@ interface Tx {
   ev: ObservedEvent[];
 }
 
-export function buildMachine(config: FuseeConfig, variant?: string): Machine<FuseeState, FuseeAction> {
+/** The machine, and (for trace.ts) the steps of one client alone. */
+export type FuseeMachine = Machine<FuseeState, FuseeAction> & { clientActions(s: FuseeState, c: number): FuseeAction[] };
+
+export function buildMachine(config: FuseeConfig, variant?: string): FuseeMachine {
   const mutant = variant ?? '';
   const { r } = config;
   const kv = config.clients.some((script) => script.some((op) => op.f === 'insert' || op.f === 'delete' || op.f === 'search'));
   const model: SlotModel = kv ? kvSlotModel : registerModel;
+  const open = config.open === true;
   const writers = config.clients.map((script) => script.some(isWrite));
   const crashBudget = Math.min(config.mnCrashes, r - 1); // at most r-1 MN crashes [L297]
 
@@ -195,11 +206,13 @@ export function buildMachine(config: FuseeConfig, variant?: string): Machine<Fus
     return cl[c];
   };
   const broke = (t: Tx, msg: string): void => {
-    if (t.s.g.tv === '') t.s.g = { ...t.s.g, tv: msg };
+    if (!open && t.s.g.tv === '') t.s.g = { ...t.s.g, tv: msg };
   };
   const setGhost = (t: Tx, patch: Partial<Ghost>): void => {
-    t.s.g = { ...t.s.g, ...patch };
+    if (!open) t.s.g = { ...t.s.g, ...patch };
   };
+  /** The op a client runs: its script's, or (open workload) a read / the write of its v_new. */
+  const opOf = (s: FuseeState, c: number): Op => (open ? OPEN_READ : config.clients[c][s.cl[c].op]);
   const aliveBackups = (s: FuseeState): number[] => s.backups.filter((b) => s.rep[b] !== CRASHED);
 
   /** A CAS on replica i; returns the prior value (CRASHED = FAIL). I17: no client CAS succeeds while fenced. */
@@ -224,11 +237,13 @@ export function buildMachine(config: FuseeConfig, variant?: string): Machine<Fus
   };
 
   const observeInvoke = (t: Tx, c: number, op: Op): void => {
+    if (open) return;
     const mop: MonOp = { c, f: op.f, k: 'k' in op ? op.k : 0, v: 'v' in op ? op.v : 0, x: false };
     t.ev.push({ kind: 'invoke', client: c, input: historyInput(op) });
     t.s.mon = monInvoke(model, t.s.mon, mop);
   };
   const observeReturn = (t: Tx, c: number, out: number): void => {
+    if (open) return;
     const op = config.clients[c][t.s.cl[c].op];
     t.ev.push({ kind: 'return', client: c, output: historyOutput(op, out) });
     t.s.mon = monReturn(model, t.s.mon, c, out);
@@ -330,7 +345,7 @@ export function buildMachine(config: FuseeConfig, variant?: string): Machine<Fus
     // entry {old value empty, used = 1} are written in one RDMA_WRITE.
     invoke(t, a) {
       const me = t.s.cl[a.c];
-      const op = config.clients[a.c][me.op];
+      const op: Op = open ? { f: 'write', v: a.x } : config.clients[a.c][me.op];
       observeInvoke(t, a.c, op);
       const vNew = op.f === 'delete' ? 0 : (op as { v: number }).v;
       setClient(t, a.c, { pc: 'W1', vNew, log: [vNew, 1, NONE] });
@@ -339,8 +354,7 @@ export function buildMachine(config: FuseeConfig, variant?: string): Machine<Fus
     // Alg. 1 l.1-4 / Alg. 4 l.2: READ of the primary, the linearization point. Invocation
     // merged with it; a FAIL goes on to read the backups (Alg. 4 l.3-4).
     read(t, a) {
-      const me = t.s.cl[a.c];
-      const op = config.clients[a.c][me.op];
+      const op = opOf(t.s, a.c);
       observeInvoke(t, a.c, op);
       let v = t.s.rep[t.s.primary];
       if (mutant === 'M4') v = t.s.rep[a.x]; // M4: readers read a backup instead of the primary
@@ -351,7 +365,7 @@ export function buildMachine(config: FuseeConfig, variant?: string): Machine<Fus
     // Alg. 4 l.4-8: read all alive backups; equal -> that value, else ask the master.
     readBackups(t, a) {
       const me = t.s.cl[a.c];
-      const op = config.clients[a.c][me.op];
+      const op = opOf(t.s, a.c);
       const vals = me.bk.map((b) => t.s.rep[b]).filter((v) => v !== CRASHED);
       if (mutant === "M4'") return void respond(t, a.c, readOut(op, t.s.rep[a.x])); // M4': one backup, no equality check
       if (vals.every((v) => v === vals[0])) return void respond(t, a.c, readOut(op, vals[0]));
@@ -361,7 +375,7 @@ export function buildMachine(config: FuseeConfig, variant?: string): Machine<Fus
     // Alg. 4 l.8-10: the master's reply s.
     readReply(t, a) {
       const me = t.s.cl[a.c];
-      respond(t, a.c, readOut(config.clients[a.c][me.op], me.rpc));
+      respond(t, a.c, readOut(opOf(t.s, a.c), me.rpc));
     },
 
     // Alg. 1 l.6 / Alg. 4 l.12-15: v_old := primary (enabled only when the primary is alive
@@ -369,8 +383,8 @@ export function buildMachine(config: FuseeConfig, variant?: string): Machine<Fus
     readPrimary(t, a) {
       const me = t.s.cl[a.c];
       const vOld = t.s.rep[t.s.primary];
-      const op = config.clients[a.c][me.op];
       if (kv) {
+        const op = config.clients[a.c][me.op];
         // KV level (X§8): INSERT needs the slot empty or its own key's; DELETE needs its key there.
         if (op.f === 'insert' && vOld !== 0 && keyOf(vOld) !== op.k) return void respond(t, a.c, OUT_FULL);
         if (op.f === 'delete' && (vOld === 0 || keyOf(vOld) !== op.k)) {
@@ -497,7 +511,7 @@ export function buildMachine(config: FuseeConfig, variant?: string): Machine<Fus
       const pending = PENDING_WRITE.has(me.pc) || PENDING_READ.has(me.pc);
       if (pending) {
         t.ev.push({ kind: 'crash', client: a.c });
-        t.s.mon = monCrash(model, t.s.mon, a.c);
+        if (!open) t.s.mon = monCrash(model, t.s.mon, a.c);
       }
       // From now on `op` names the op the tail log entry belongs to (recovery redoes it).
       t.s.cl = t.s.cl.slice();
@@ -587,7 +601,7 @@ export function buildMachine(config: FuseeConfig, variant?: string): Machine<Fus
   };
 
   // A slot value is the address of a KV object; M16's fresh object holds the same user value.
-  const readOut = (op: Op, v: number): number => (op.f === 'search' ? (v !== 0 && keyOf(v) === op.k ? v : 0) : v > FRESH ? v - FRESH : v);
+  const readOut = (op: Op, v: number): number => (op.f === 'search' ? (v !== 0 && keyOf(v) === op.k ? v : 0) : v > FRESH && !open ? v - FRESH : v);
 
   function step(s: FuseeState, a: FuseeAction): Tx {
     const t: Tx = { s: { ...s }, ev: [] };
@@ -597,94 +611,94 @@ export function buildMachine(config: FuseeConfig, variant?: string): Machine<Fus
 
   // ---- enabled actions ------------------------------------------------------------------
 
+  /** The steps client c can take in s (its part of `actions`, in the same order). */
+  function clientActions(s: FuseeState, c: number, out: FuseeAction[]): void {
+    const me = s.cl[c];
+    const primaryAlive = s.rep[s.primary] !== CRASHED;
+    const op = open ? undefined : config.clients[c][me.op]; // open: invocations come from the trace (openInvoke)
+    switch (me.pc) {
+      case 'idle':
+        if (!op) break;
+        if (isWrite(op)) out.push(act('invoke', `invoke(c${c}, ${describeOp(op)})`, c));
+        else if (mutant === 'M4') s.backups.forEach((b) => out.push(act('read', `read(c${c}, r${b})`, c, b)));
+        else out.push(act('read', `read(c${c})`, c));
+        break;
+      case 'W1':
+        if (primaryAlive && !s.fenced) out.push(act('readPrimary', `readPrimary(c${c})`, c));
+        break;
+      case 'W2':
+        for (let i = 0; i < me.bk.length; i++) {
+          if (me.vl[i] !== NONE) continue;
+          out.push(act('casBackup', `casBackup(c${c}, r${me.bk[i]})`, c, i));
+          if (config.casOrder === 'fixed') break;
+        }
+        break;
+      case 'W3':
+        out.push(act('reRead', `reRead(c${c})`, c));
+        break;
+      case 'W4':
+        for (let i = 0; i < me.bk.length; i++) {
+          if (me.vl[i] === me.vNew) continue;
+          out.push(act('fixup', `fixup(c${c}, r${me.bk[i]})`, c, i));
+          if (config.casOrder === 'fixed') break;
+        }
+        break;
+      case 'W5':
+        out.push(act('commitLog', `commitLog(c${c})`, c));
+        break;
+      case 'W6':
+        out.push(act('casPrimary', `casPrimary(c${c})`, c));
+        break;
+      case 'L1':
+        if (s.rep[me.pr] !== me.vOld) out.push(act('loserWait', `loserWait(c${c})`, c));
+        break;
+      case 'L2':
+        out.push(act('loserReturn', `loserReturn(c${c})`, c));
+        break;
+      case 'F2':
+        out.push(act('failReply', `failReply(c${c})`, c));
+        break;
+      case 'R2':
+        if (mutant === "M4'") me.bk.filter((b) => s.rep[b] !== CRASHED).forEach((b) => out.push(act('readBackups', `readBackups(c${c}, r${b})`, c, b)));
+        else out.push(act('readBackups', `readBackups(c${c})`, c));
+        break;
+      case 'RF2':
+        out.push(act('readReply', `readReply(c${c})`, c));
+        break;
+      case 'down':
+        if (me.rec === Rec.Pending && !s.fenced && ![s.primary, ...s.backups].some((i) => s.rep[i] === CRASHED)) out.push(act('recoverClient', `recoverClient(c${c}, ${recoveryCase(s, me)})`, c));
+        break;
+    }
+  }
+
   function actions(s: FuseeState): FuseeAction[] {
     const out: FuseeAction[] = [];
-    const primaryAlive = s.rep[s.primary] !== CRASHED;
     const roleCrashed = [s.primary, ...s.backups].some((i) => s.rep[i] === CRASHED);
     let busy = false;
     s.cl.forEach((me, c) => {
-      const script = config.clients[c];
-      const op = script[me.op];
+      const op = open ? undefined : config.clients[c][me.op];
       if (me.rec === Rec.Pending || me.rec === Rec.Redo) busy = true;
-      if (me.rec === Rec.Live && (me.pc !== 'idle' || op)) busy = true;
-      switch (me.pc) {
-        case 'idle':
-          if (!op) break;
-          if (isWrite(op)) out.push(act('invoke', `invoke(c${c}, ${describeOp(op)})`, c));
-          else if (mutant === 'M4') s.backups.forEach((b) => out.push(act('read', `read(c${c}, r${b})`, c, b)));
-          else out.push(act('read', `read(c${c})`, c));
-          break;
-        case 'W1':
-          if (primaryAlive && !s.fenced) out.push(act('readPrimary', `readPrimary(c${c})`, c));
-          break;
-        case 'W2':
-          for (let i = 0; i < me.bk.length; i++) {
-            if (me.vl[i] !== NONE) continue;
-            out.push(act('casBackup', `casBackup(c${c}, r${me.bk[i]})`, c, i));
-            if (config.casOrder === 'fixed') break;
-          }
-          break;
-        case 'W3':
-          out.push(act('reRead', `reRead(c${c})`, c));
-          break;
-        case 'W4':
-          for (let i = 0; i < me.bk.length; i++) {
-            if (me.vl[i] === me.vNew) continue;
-            out.push(act('fixup', `fixup(c${c}, r${me.bk[i]})`, c, i));
-            if (config.casOrder === 'fixed') break;
-          }
-          break;
-        case 'W5':
-          out.push(act('commitLog', `commitLog(c${c})`, c));
-          break;
-        case 'W6':
-          out.push(act('casPrimary', `casPrimary(c${c})`, c));
-          break;
-        case 'L1':
-          if (s.rep[me.pr] !== me.vOld) out.push(act('loserWait', `loserWait(c${c})`, c));
-          break;
-        case 'L2':
-          out.push(act('loserReturn', `loserReturn(c${c})`, c));
-          break;
-        case 'F2':
-          out.push(act('failReply', `failReply(c${c})`, c));
-          break;
-        case 'R2':
-          if (mutant === "M4'") me.bk.filter((b) => s.rep[b] !== CRASHED).forEach((b) => out.push(act('readBackups', `readBackups(c${c}, r${b})`, c, b)));
-          else out.push(act('readBackups', `readBackups(c${c})`, c));
-          break;
-        case 'RF2':
-          out.push(act('readReply', `readReply(c${c})`, c));
-          break;
-        case 'down':
-          if (me.rec === Rec.Pending && !s.fenced && !roleCrashed) out.push(act('recoverClient', `recoverClient(c${c}, ${recoveryCase(s, me)})`, c));
-          break;
-      }
+      if (me.rec === Rec.Live && (me.pc !== 'idle' || op || open)) busy = true;
+      clientActions(s, c, out);
     });
     // Master (Alg. 3): triggered by an MN crash in the slot's roles or a pending fail_query.
+    // In an open workload (an implementation's trace) the slot is one of many, and the
+    // master's member_prepare_change fences them all: an episode for another key's crash
+    // or query fences this slot too, and the master then decides it like any other.
     if (!s.fenced) {
       const query = s.cl.some((me) => me.pc === 'F1' || me.pc === 'RF');
-      if (roleCrashed || query) out.push(act('prepare', 'prepare(master)'));
+      if (roleCrashed || query || open) out.push(act('prepare', 'prepare(master)'));
     } else {
       for (const v of choices(s)) out.push(act('decide', `decide(master, ${v})`, -1, v));
     }
     // Environment: crashes, while the run is not over.
     s.cl.forEach((me, c) => {
-      if (s.clLeft > 0 && writers[c] && me.rec === Rec.Live) out.push(act('crashClient', `crashClient(c${c})`, c));
+      if (s.clLeft > 0 && (open || writers[c]) && me.rec === Rec.Live) out.push(act('crashClient', `crashClient(c${c})`, c));
     });
-    if (s.mnLeft > 0 && busy) {
+    if (s.mnLeft > 0 && (busy || open)) {
       for (const i of [s.primary, ...s.backups]) if (s.rep[i] !== CRASHED) out.push(act('crashMN', `crashMN(r${i})`, -1, i));
     }
     return out;
-  }
-
-  /** Which case of Fig. 9 / Alg. 3 the tail log entry is in (named in the action's label). */
-  function recoveryCase(s: FuseeState, me: Client): string {
-    const [vNew, used, old] = me.log;
-    if (old === COMMITTED) return 'committed';
-    if (used === 0 || vNew === NONE) return 'c0';
-    if (old === NONE) return 'c1 redo';
-    return s.rep[s.primary] === old ? 'c2' : 'c3';
   }
 
   /** Alg. 3 l.5: the values of the alive backups, or the primary's when none is alive. */
@@ -707,22 +721,60 @@ export function buildMachine(config: FuseeConfig, variant?: string): Machine<Fus
     mon: monInit(model),
   });
 
-  const invariants = makeInvariants(config, kv);
+  // The open workload keeps no ghosts, so the invariants (which read them) do not apply.
+  const invariants = open ? {} : makeInvariants(config, kv);
 
   return {
     init: () => [init()],
     actions,
     next: (s, a) => step(s, a).s,
     invariants,
-    mayStop: (s) => !s.fenced && s.cl.every((me, c) => me.rec === Rec.Done || (me.rec === Rec.Live && me.pc === 'idle' && me.op === config.clients[c].length)),
+    mayStop: (s) => !s.fenced && s.cl.every((me, c) => me.rec === Rec.Done || (me.rec === Rec.Live && me.pc === 'idle' && (open || me.op === config.clients[c].length))),
     progress: (_before, a) => a.kind === 'read' || a.kind === 'readReply' || a.kind === 'casPrimary' || a.kind === 'loserReturn' || a.kind === 'failReply' || a.kind === 'readBackups',
-    history: {
-      model: kv ? kvHistoryModel : registerHistoryModel,
-      clients: config.clients.length,
-      observe: (before, a) => step(before, a).ev,
-    },
+    ...(open
+      ? {}
+      : {
+          history: {
+            model: kv ? kvHistoryModel : registerHistoryModel,
+            clients: config.clients.length,
+            observe: (before: FuseeState, a: FuseeAction) => step(before, a).ev,
+          },
+        }),
     actor: (a) => (a.c >= 0 ? `c${a.c}` : a.kind === 'crashMN' ? `r${a.x}` : 'master'),
+    clientActions(s, c) {
+      const out: FuseeAction[] = [];
+      clientActions(s, c, out);
+      return out;
+    },
   };
+}
+
+/** Which case of Fig. 9 / Alg. 3 the tail log entry is in (named in the action's label). */
+export function recoveryCase(s: FuseeState, me: Client): string {
+  const [vNew, used, old] = me.log;
+  if (old === COMMITTED) return 'committed';
+  if (used === 0 || vNew === NONE) return 'c0';
+  if (old === NONE) return 'c1 redo';
+  return s.rep[s.primary] === old ? 'c2' : 'c3';
+}
+
+// ---- the open workload (config.open): clients join and leave, invocations come from outside
+
+const OPEN_READ: Op = { f: 'read' };
+
+/** A new client, idle and live, as the last slot. */
+export function joinClient(s: FuseeState): FuseeState {
+  return { ...s, cl: [...s.cl, idleClient(0, Rec.Live, [NONE, 0, NONE])] };
+}
+
+/** The state without client slot c (a client whose recovery has nothing left to do); later slots move down. */
+export function leaveClient(s: FuseeState, c: number): FuseeState {
+  return { ...s, cl: s.cl.filter((_, i) => i !== c) };
+}
+
+/** The invocation of an open workload's op by client slot c: a write of v, or a read (v undefined). */
+export function openInvoke(c: number, v?: number): FuseeAction {
+  return v === undefined ? act('read', `read(c${c})`, c) : act('invoke', `invoke(c${c}, write ${v})`, c, v);
 }
 
 // ---- invariants of X§4.3 that apply to one slot, by name --------------------------------

@@ -1,9 +1,14 @@
 // Prints the README's tables, measured: every config (states, transitions, depth, CPU
 // time), every mutant (verdict, property, counterexample length) and every finding with its
-// shortest counterexample. Usage: npx tsx specs/fusee/measure.ts [--full] [--only configs|mutants|findings]
+// shortest counterexample; and (--only validation) how often trace validation against the
+// correct spec catches a simulated run of each mutant.
+// Usage: npx tsx specs/fusee/measure.ts [--full] [--only configs|mutants|consequences|findings|validation]
 
 import { exploreSync, type ExploreResult } from '../../checkers/explore/index.ts';
+import { validateMemory } from '../../checkers/validate/index.ts';
 import { spec } from './index.ts';
+import { simulateFiles } from './simulate.ts';
+import { fuseeTrace } from './trace.ts';
 
 const full = process.argv.includes('--full');
 const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
@@ -67,5 +72,32 @@ if (!only || only === 'findings') {
     console.log(`Finding ${f.name} (${f.variant} at ${f.config}): ${v ? `${v.property}: ${v.message}` : 'does not reproduce'} (${r.states} states)`);
     v?.steps.forEach((s, i) => console.log(`${i + 1}. ${s.action.label}`));
     console.log();
+  }
+}
+
+// Runs of each mutant simulated (simulate.ts: 4 clients, 2 keys, 60 operations, 2 client
+// kills, 1 memory-node kill, 1 timeout; seeds 1-10) and validated against the correct spec.
+if (only === 'validation') {
+  console.log('| mutant | kind | runs caught (of 10) | first diagnosis |');
+  console.log('|---|---|---:|---|');
+  for (const m of spec.mutants) {
+    if (m.name === 'M23' || m.name === 'M24') {
+      console.log(`| ${m.name} | ${m.kind} | - | KV-level mutant: the open workload (register level) has no inserts or deletes |`);
+      continue;
+    }
+    let caught = 0;
+    let first = '';
+    let stuck = 0;
+    for (let seed = 1; seed <= 10; seed++) {
+      const { files, stats } = simulateFiles({ clients: 4, keys: 2, ops: 60, seed, clientKills: 2, mnKills: 1, timeouts: 1, mutant: m.name });
+      if (stats.stuck) stuck++;
+      const r = validateMemory(files, { name: 'fusee', trace: fuseeTrace });
+      if (r.verdict === 'invalid') {
+        caught++;
+        if (!first && r.failure) first = `${r.failure.event.action}: ${r.failure.why.kind === 'guard' ? r.failure.why.message : r.failure.why.kind === 'observed' ? `${r.failure.why.field} differs` : r.failure.why.message}`;
+      } else if (r.verdict !== 'valid') first ||= `${r.verdict}: ${r.reason}`;
+    }
+    const note = stuck > 0 ? ` (${stuck} runs stopped with operations that could never finish)` : '';
+    console.log(`| ${m.name} | ${m.kind} | ${caught} | ${first || '-'}${note} |`);
   }
 }

@@ -1,0 +1,104 @@
+// `interleave validate` as a user runs it: exit codes, the JSON envelope, the HTML report
+// written through cli/output.ts.
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { simulateToDir } from '../specs/fusee/simulate.ts';
+import { runValidate } from './validate.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'interleave-validate-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function cli(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['bin/interleave.js', 'validate', ...args], { encoding: 'utf8', timeout: 120_000 }, (error, stdout, stderr) => {
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr });
+    });
+  });
+}
+
+async function run(spec: string, files: string[], o: Parameters<typeof runValidate>[2] = {}) {
+  let stdout = '';
+  let stderr = '';
+  const code = await runValidate(spec, files, o, { out: (s) => (stdout += s), err: (s) => (stderr += s) });
+  return { code, stdout, stderr };
+}
+
+/** A generated FUSEE run, one file per process. */
+function trace(name: string, seed: number): string[] {
+  const d = join(dir, name);
+  mkdirSync(d, { recursive: true });
+  return simulateToDir({ seed, clients: 3, keys: 2, ops: 30, clientKills: 1, mnKills: 1 }, d).files;
+}
+
+/** The same run with one readPrimary's result changed. */
+function corrupt(files: string[]): string[] {
+  const f = files.find((x) => x.endsWith('c0.jsonl'))!;
+  const lines = readFileSync(f, 'utf8').trimEnd().split('\n');
+  const i = lines.findIndex((l, k) => k > 3 && l.includes('"readPrimary"') && !l.includes('FAIL'));
+  const e = JSON.parse(lines[i]);
+  e.args.result += 1000;
+  lines[i] = JSON.stringify(e);
+  writeFileSync(f, `${lines.join('\n')}\n`);
+  return files;
+}
+
+describe('interleave validate (spawned)', () => {
+  it('exit codes 0, 1, 2, 64, 65 and 73 from the real command', async () => {
+    const good = trace('good', 3);
+    const bad = corrupt(trace('bad', 3));
+    const malformed = trace('malformed', 5);
+    writeFileSync(malformed[0], `${readFileSync(malformed[0], 'utf8')}{"proc": \n`);
+    const html = join(dir, 'exists.html');
+    writeFileSync(html, 'mine');
+    const [valid, invalid, inconclusive, unknown, noMapping, badConfig, badInput, missing, cannotCreate, overInput] = await Promise.all([
+      cli('fusee', ...good),
+      cli('fusee', ...bad),
+      cli('fusee', ...good, '--exhaustive', '--max-frontier', '1'),
+      cli('nope', ...good),
+      cli('swarm', ...good),
+      cli('fusee', ...good, '--config', 'sideways'),
+      cli('fusee', ...malformed),
+      cli('fusee', join(dir, 'no-such.jsonl')),
+      cli('fusee', ...good, '--html', html),
+      cli('fusee', ...good, '--html', good[0], '--force'),
+    ]);
+    expect([valid.code, valid.stdout]).toEqual([0, expect.stringContaining('VALID: a behaviour of the spec matches the trace')]);
+    expect([invalid.code, invalid.stdout]).toEqual([1, expect.stringMatching(/INVALID[\s\S]*could not match: c0 #\d+ readPrimary[\s\S]*args\.result = \d+, but mn\d\/k\d's value/)]);
+    expect([inconclusive.code, inconclusive.stdout]).toEqual([2, expect.stringContaining('INCONCLUSIVE: the search stopped at the frontier bound')]);
+    expect([unknown.code, unknown.stderr]).toEqual([64, expect.stringContaining('unknown spec "nope"; specs that validate traces: fusee')]);
+    expect([noMapping.code, noMapping.stderr]).toEqual([64, expect.stringContaining('spec swarm has no trace mapping')]);
+    expect([badConfig.code, badConfig.stderr]).toEqual([64, expect.stringContaining('no validation config "sideways"; known: free, fixed')]);
+    expect([badInput.code, badInput.stderr]).toEqual([65, expect.stringMatching(new RegExp(`^interleave: ${malformed[0].replace(/[.]/g, '\\.')}:\\d+: `))]);
+    expect(badInput.stderr).not.toMatch(/at .*\.ts:\d+/); // no stack trace
+    expect([missing.code, missing.stderr]).toEqual([65, expect.stringContaining('no such file')]);
+    expect([cannotCreate.code, cannotCreate.stderr]).toEqual([73, expect.stringContaining('pass --force')]);
+    expect(readFileSync(html, 'utf8')).toBe('mine');
+    expect([overInput.code, overInput.stderr]).toEqual([73, expect.stringContaining('it is the input')]);
+    expect(readFileSync(good[0], 'utf8')).toMatch(/^\{"format":"interleave-trace\/1"/);
+  }, 180_000);
+});
+
+describe('interleave validate (in process)', () => {
+  it('--json prints the envelope with the result; --html writes the report, replaced only with --force', async () => {
+    const bad = corrupt(trace('json', 8));
+    const r = await run('fusee', bad, { json: true });
+    expect(r.code).toBe(1);
+    const out = JSON.parse(r.stdout);
+    expect(out).toMatchObject({ command: 'validate', version: expect.any(String), exitCode: 1, elapsedMs: expect.any(Number) });
+    expect(out.result).toMatchObject({ verdict: 'invalid', spec: 'fusee', config: 'free', mode: 'reduced' });
+    expect(out.result.failure).toMatchObject({ partition: expect.stringMatching(/^k\d$/), event: { proc: 'c0', action: 'readPrimary' } });
+    // The changed value, either where the read stands or where it was first tried (before a crash the search then took).
+    const whys = [out.result.failure.why, out.result.failure.candidates[0].missed?.why];
+    expect(whys).toContainEqual(expect.objectContaining({ kind: 'observed', field: 'args.result' }));
+    const html = join(dir, 'report.html');
+    expect((await run('fusee', bad, { html })).code).toBe(1);
+    expect(readFileSync(html, 'utf8')).toContain('id="failing-event"');
+    const again = await run('fusee', bad, { html });
+    expect(again.code).toBe(73);
+    expect((await run('fusee', bad, { html, force: true })).code).toBe(1);
+    expect(existsSync(html)).toBe(true);
+  });
+});

@@ -1,0 +1,163 @@
+// `interleave validate <spec> <trace files...>`: does some behaviour of the spec match an
+// implementation's protocol trace? Exit 0 valid, 1 invalid, 2 inconclusive (a search bound
+// was hit), 64 bad usage, 65 bad input (printed as `interleave: <file>:<line>: <expected>`),
+// 73 the HTML report cannot be written.
+import { createRequire } from 'node:module';
+import type { Command } from 'commander';
+import { InputError, validateFiles, type ValidateOptions, type ValidateResult } from '../checkers/validate/index.ts';
+import { renderValidateHtml } from '../checkers/report/validate-html.ts';
+import { describeEvent, describeWhy, renderValidateText } from '../checkers/report/validate-text.ts';
+import type { TraceValidation } from '../impl/harness/types.ts';
+import { findSpec, specs } from '../specs/index.ts';
+import { EXIT } from './exit.ts';
+import { integer, seconds } from './flags.ts';
+import { checkOutputPath, OutputError, writeOutput } from './output.ts';
+
+export interface ValidateCliOptions {
+  config?: string;
+  json?: boolean;
+  html?: string;
+  force?: boolean;
+  exhaustive?: boolean;
+  maxFrontier?: number;
+  timeout?: number;
+  slack?: number;
+}
+
+export interface Io {
+  out(s: string): void;
+  err(s: string): void;
+  /** Progress on a terminal (stderr), if any. */
+  progress?(s: string): void;
+}
+
+const VERSION: string = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
+
+const EXIT_FOR: Record<ValidateResult['verdict'], number> = { valid: EXIT.holds, invalid: EXIT.violation, inconclusive: EXIT.inconclusive };
+
+/** Runs the command and returns its exit code. */
+export async function runValidate(specName: string, files: string[], o: ValidateCliOptions, io: Io): Promise<number> {
+  const start = performance.now();
+  const validating = specs.filter((s) => s.trace).map((s) => s.name);
+  const spec = findSpec(specName);
+  if (!spec) {
+    io.err(`interleave: unknown spec ${JSON.stringify(specName)}; specs that validate traces: ${validating.join(', ')}\n`);
+    return EXIT.usage;
+  }
+  if (!spec.trace) {
+    io.err(`interleave: spec ${spec.name} has no trace mapping and cannot validate traces; specs that can: ${validating.join(', ')}\n`);
+    return EXIT.usage;
+  }
+  if (o.config !== undefined && !spec.trace.configs.some((c) => c.name === o.config)) {
+    io.err(`interleave: spec ${spec.name} has no validation config ${JSON.stringify(o.config)}; known: ${spec.trace.configs.map((c) => c.name).join(', ')}\n`);
+    return EXIT.usage;
+  }
+  const guard = { inputs: files, force: o.force === true };
+  try {
+    if (o.html !== undefined) checkOutputPath(o.html, guard);
+  } catch (e) {
+    if (e instanceof OutputError) {
+      io.err(`interleave: ${e.message}\n`);
+      return EXIT.cannotCreate;
+    }
+    throw e;
+  }
+  const options: ValidateOptions = {
+    ...(o.config !== undefined ? { config: o.config } : {}),
+    ...(o.exhaustive ? { exhaustive: true } : {}),
+    ...(o.maxFrontier !== undefined ? { maxFrontier: o.maxFrontier } : {}),
+    ...(o.timeout !== undefined ? { timeLimitMs: o.timeout * 1000 } : {}),
+    ...(o.slack !== undefined ? { slackNs: o.slack * 1e9 } : {}),
+    ...(io.progress
+      ? {
+          onProgress: (p) =>
+            io.progress!(`\r${p.events.toLocaleString('en-US')} events read, ${p.matched.toLocaleString('en-US')} matched, ${p.buffered.toLocaleString('en-US')} waiting, frontier ${p.frontier}   `),
+        }
+      : {}),
+  };
+  let result: ValidateResult;
+  try {
+    result = await validateFiles(files, { name: spec.name, trace: spec.trace }, options);
+  } catch (e) {
+    if (e instanceof InputError) {
+      io.progress?.('\n');
+      io.err(`interleave: ${e.message}\n`);
+      return EXIT.badData;
+    }
+    throw e;
+  }
+  io.progress?.('\n');
+  const code = EXIT_FOR[result.verdict];
+  if (o.html !== undefined) {
+    try {
+      writeOutput(o.html, renderValidateHtml(result), guard);
+    } catch (e) {
+      if (e instanceof OutputError) {
+        io.err(`interleave: ${e.message}\n`);
+        return EXIT.cannotCreate;
+      }
+      throw e;
+    }
+    if (!o.json) io.err(`wrote the HTML report to ${o.html}\n`);
+  }
+  if (o.json) {
+    io.out(`${JSON.stringify({ command: 'validate', version: VERSION, exitCode: code, elapsedMs: Math.round(performance.now() - start), result }, null, 2)}\n`);
+  } else {
+    io.out(renderValidateText(result));
+  }
+  return code;
+}
+
+/**
+ * `interleave run`'s validation of the trace it merged (DIR/trace.jsonl): the verdict with
+ * a line saying why, and the page. A trace the validator cannot read is the
+ * implementation's fault, so it is invalid, not bad input.
+ */
+export async function validateRunTrace(specName: string, traceFile: string): Promise<{ validation: TraceValidation; html?: string }> {
+  const spec = findSpec(specName);
+  if (!spec?.trace) return { validation: { status: 'not-run', detail: `spec ${specName} has no trace mapping` } };
+  let result: ValidateResult;
+  try {
+    result = await validateFiles([traceFile], { name: spec.name, trace: spec.trace });
+  } catch (e) {
+    if (e instanceof InputError) return { validation: { status: 'invalid', detail: `the trace is malformed: ${e.message}` } };
+    throw e;
+  }
+  const rate = result.elapsedMs > 0 ? Math.round((result.events * 1000) / result.elapsedMs) : undefined;
+  const f = result.failure;
+  const detail =
+    result.verdict === 'valid'
+      ? `${result.events.toLocaleString('en-US')} events in ${(result.elapsedMs / 1000).toFixed(1)} s`
+      : result.verdict === 'inconclusive'
+        ? (result.reason ?? 'a bound was hit')
+        : f
+          ? `partition ${f.partition}, after ${f.matched.toLocaleString('en-US')} events: ${describeEvent(f.event)}: ${describeWhy(f.why)}`
+          : 'no behaviour of the spec matches the trace';
+  return {
+    validation: { status: result.verdict, detail, elapsedMs: Math.round(result.elapsedMs), ...(rate !== undefined ? { eventsPerSecond: rate } : {}) },
+    html: renderValidateHtml(result),
+  };
+}
+
+export function register(program: Command): void {
+  program
+    .command('validate')
+    .description("check an implementation's protocol trace against a spec (trace validation)")
+    .argument('<spec>', 'the spec: a folder name under specs/ (`interleave list` says which validate)')
+    .argument('<traces...>', 'the trace files: one per process, or several processes per file')
+    .option('--config <name>', "a validation config of the spec's trace mapping")
+    .option('--json', 'print the result as JSON (see cli/README.md)')
+    .option('--html <file>', 'write an HTML report: per-process lanes, the matched prefix, the failing event and the diagnosis')
+    .option('--force', 'replace an existing --html file')
+    .option('--exhaustive', 'search every interleaving (no local-first reduction): slow, for cross-checks')
+    .option('--max-frontier <n>', 'candidates kept per step before giving up (inconclusive, exit 2)', integer(1))
+    .option('--timeout <seconds>', 'give up (inconclusive, exit 2) after this long', seconds())
+    .option('--slack <seconds>', 'how late after its step a line may be written (`time`); default 1', seconds())
+    .action(async (spec: string, traces: string[], o: ValidateCliOptions) => {
+      process.exitCode = await runValidate(spec, traces, o, {
+        out: (s) => process.stdout.write(s),
+        err: (s) => process.stderr.write(s),
+        ...(process.stderr.isTTY ? { progress: (s: string) => process.stderr.write(s) } : {}),
+      });
+    });
+}
