@@ -3,15 +3,18 @@
 import { Command } from 'commander';
 import * as check from './check.ts';
 import * as explore from './explore.ts';
+import * as init from './init.ts';
 import * as lin from './lin.ts';
 import * as list from './list.ts';
 import * as mutants from './mutants.ts';
+import { VERSION } from './package-root.ts';
 
 export function buildProgram(): Command {
   const program = new Command()
     .name('interleave')
     .description('Model-check distributed-storage protocol specs and check histories for linearizability.')
+    .version(VERSION, '-V, --version', 'print the version')
     .exitOverride();
-  for (const command of [check, explore, mutants, lin, list]) command.register(program);
+  for (const command of [check, explore, mutants, lin, list, init]) command.register(program);
   return program;
 }
