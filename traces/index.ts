@@ -17,6 +17,7 @@ export { InputError, ReadTimeout } from './errors.ts';
 export type { ImportCounts } from './history.ts';
 export type { ImportModel } from './vocabulary.ts';
 export { DEFAULT_LIMITS, type Limits } from './limits.ts';
+export { toEventLines, toOperationLines } from './export.ts';
 
 export const FORMATS = ['jsonl', 'edn', 'jepsen-log'] as const;
 export type Format = (typeof FORMATS)[number];
