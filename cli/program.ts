@@ -8,6 +8,7 @@ import * as lin from './lin.ts';
 import * as list from './list.ts';
 import * as mutants from './mutants.ts';
 import { VERSION } from './package-root.ts';
+import * as run from './run.ts';
 
 export function buildProgram(): Command {
   const program = new Command()
@@ -15,6 +16,6 @@ export function buildProgram(): Command {
     .description('Model-check distributed-storage protocol specs and check histories for linearizability.')
     .version(VERSION, '-V, --version', 'print the version')
     .exitOverride();
-  for (const command of [check, explore, mutants, lin, list, init]) command.register(program);
+  for (const command of [check, explore, mutants, lin, list, run, init]) command.register(program);
   return program;
 }

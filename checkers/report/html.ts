@@ -9,6 +9,14 @@ export function esc(value: unknown): string {
   return String(value).replace(/[&<>"'`]/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
+/** A time window drawn across every lane of a timeline (a fault); `to` undefined: an instant. */
+export interface Mark {
+  from: number;
+  to?: number;
+  label: string;
+  detail?: string;
+}
+
 /** One bar of a timeline: an operation from call to return (`ret` undefined: never returned). */
 export interface Bar {
   lane: string;
@@ -34,13 +42,20 @@ const COLUMN = 22;
  * A timeline of bars as SVG. Time is drawn by rank (each distinct endpoint is one column),
  * as Porcupine does, so bursts of short operations stay readable whatever the clock.
  */
-export function timelineSvg(bars: readonly Bar[], options: { end?: number } = {}): string {
+export function timelineSvg(bars: readonly Bar[], options: { end?: number; marks?: readonly Mark[] } = {}): string {
   const lanes = [...new Set(bars.map((b) => b.lane))];
   const times = new Set<number>();
   for (const b of bars) {
     times.add(b.call);
     if (b.ret !== undefined) times.add(b.ret);
     if (b.point !== undefined) times.add(b.point);
+  }
+  // Marks (fault windows) are drawn where they overlap the bars' time span.
+  const span = times.size > 0 ? [Math.min(...times), Math.max(...times, options.end ?? -Infinity)] : [0, 0];
+  const marks = (options.marks ?? []).filter((m) => m.from <= span[1] && (m.to ?? m.from) >= span[0]);
+  for (const m of marks) {
+    times.add(Math.max(m.from, span[0]));
+    if (m.to !== undefined) times.add(Math.min(m.to, span[1]));
   }
   const sorted = [...times].sort((x, y) => x - y);
   const rank = new Map(sorted.map((t, i) => [t, i]));
@@ -49,6 +64,11 @@ export function timelineSvg(bars: readonly Bar[], options: { end?: number } = {}
   const width = LEFT + (last + 1) * COLUMN + 10;
   const height = lanes.length * LANE_HEIGHT + 10;
   const out: string[] = [`<svg class="timeline" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">`];
+  for (const m of marks) {
+    const x1 = x(Math.max(m.from, span[0]));
+    const x2 = m.to === undefined ? x1 + 3 : x(Math.min(m.to, span[1])) + COLUMN;
+    out.push(`<g class="mark" data-detail="${esc(m.detail ?? m.label)}"><rect x="${x1}" y="0" width="${Math.max(3, x2 - x1)}" height="${height}"/><text x="${x1 + 2}" y="${height - 2}">${esc(m.label)}</text></g>`);
+  }
   lanes.forEach((lane, i) => {
     const y = 5 + i * LANE_HEIGHT;
     out.push(`<text class="lane" x="4" y="${y + 16}">${esc(lane)}</text>`);
@@ -89,6 +109,8 @@ svg.timeline .bar.pending rect { fill: #eee; stroke-dasharray: 4 3; }
 svg.timeline .bar.current rect { stroke: #000; stroke-width: 2; }
 svg.timeline .bar:hover rect { stroke: #000; stroke-width: 2; }
 svg.timeline .point { fill: #222; }
+svg.timeline .mark rect { fill: #f5a623; opacity: 0.18; }
+svg.timeline .mark text { font-size: 10px; fill: #8a5a00; }
 svg.timeline .order { font-size: 10px; fill: #222; }
 ol.steps li { padding: 1px 4px; cursor: pointer; } ol.steps li:hover, ol.steps li.selected { background: #fff3c4; }
 .stuck-op { color: #b00020; }

@@ -9,7 +9,7 @@
 
 import { resolveModel, type ModelArg } from '../lin/check.ts';
 import { UNKNOWN, type LinResult, type Model, type Operation, type PartitionReport } from '../lin/types.ts';
-import { type Bar, esc, page, timelineSvg } from './html.ts';
+import { type Bar, esc, type Mark, page, timelineSvg } from './html.ts';
 
 export interface LinHtmlOptions {
   /** The history's file name, shown in the title. */
@@ -18,6 +18,8 @@ export interface LinHtmlOptions {
   maxBars?: number;
   /** Steps of a linearization listed in words. */
   maxSteps?: number;
+  /** Time windows drawn across the timelines (a run's faults), in the history's time unit. */
+  annotations?: readonly Mark[];
 }
 
 const VERDICT = { ok: 'linearizable', illegal: 'NOT linearizable', unknown: 'unknown (inconclusive)' } as const;
@@ -71,7 +73,14 @@ function partitionSection(p: PartitionReport, history: readonly Operation[], mod
   const stuck = p.verdict === 'illegal' ? (p.stuck ?? []) : [];
   const at = points(history, order);
   const position = new Map(order.map((i, k) => [i, k + 1]));
-  const focus = [...order.slice(-20), ...stuck];
+  let focus = [...order.slice(-20), ...stuck];
+  // Nothing failed: show the operations around the first annotated window (a fault) instead.
+  const mark = options.annotations[0];
+  if (p.verdict === 'ok' && mark !== undefined && p.operations.length > options.maxBars) {
+    let near = p.operations[0];
+    for (const i of p.operations) if (Math.abs(history[i].call - mark.from) < Math.abs(history[near].call - mark.from)) near = i;
+    focus = [near];
+  }
   const drawn = window(history, p.operations, focus, options.maxBars);
   const end = Math.max(...drawn.map((i) => history[i].ret ?? history[i].call));
   const bars: Bar[] = drawn.map((i) => {
@@ -80,9 +89,10 @@ function partitionSection(p: PartitionReport, history: readonly Operation[], mod
     return { lane: `client ${String(op.client)}`, call: op.call, ret: op.ret, label: opText(model, op), detail: opDetail(model, history, i), classes, point: at.get(i), order: position.get(i) };
   });
   if (drawn.length < p.operations.length) {
-    out.push(`<p class="note">Showing ${drawn.length} of ${p.operations.length} operations: the window around the end of the longest linearization found.</p>`);
+    const around = p.verdict === 'ok' && mark !== undefined ? 'the first annotated window' : 'the end of the longest linearization found';
+    out.push(`<p class="note">Showing ${drawn.length} of ${p.operations.length} operations: the window around ${around}.</p>`);
   }
-  out.push(`<div class="scroll">${timelineSvg(bars, { end })}</div>`);
+  out.push(`<div class="scroll">${timelineSvg(bars, { end, marks: options.annotations })}</div>`);
 
   const steps = order.length;
   const first = Math.max(0, steps - options.maxSteps);
@@ -109,7 +119,7 @@ function partitionSection(p: PartitionReport, history: readonly Operation[], mod
 
 export function renderLinHtml(result: LinResult, history: readonly Operation[], modelArg: ModelArg, options: LinHtmlOptions = {}): string {
   const { model } = resolveModel(modelArg);
-  const o = { maxPartitions: options.maxPartitions ?? 20, maxBars: options.maxBars ?? 400, maxSteps: options.maxSteps ?? 200 };
+  const o = { maxPartitions: options.maxPartitions ?? 20, maxBars: options.maxBars ?? 400, maxSteps: options.maxSteps ?? 200, annotations: options.annotations ?? [] };
   const rank = { illegal: 0, unknown: 1, ok: 2 } as const;
   const ordered = [...result.partitions].sort((a, b) => rank[a.verdict] - rank[b.verdict] || a.index - b.index);
   const shown = ordered.slice(0, o.maxPartitions);
@@ -121,6 +131,10 @@ export function renderLinHtml(result: LinResult, history: readonly Operation[], 
   body.push(`<tr><td>partitions</td><td>${result.partitions.length}</td></tr>`);
   body.push(`<tr><td>time</td><td>${result.elapsedMs.toFixed(0)} ms</td></tr>`);
   body.push('</table>');
+  if (o.annotations.length > 0) {
+    body.push(`<p class="note">Shaded on the timelines where they overlap the operations drawn: ${o.annotations.length} annotated windows; hover one for its details.</p>`);
+    body.push(`<ul class="annotations">${o.annotations.map((a) => `<li>${esc(a.label)}: ${esc(a.detail ?? `${a.from}${a.to !== undefined ? ` to ${a.to}` : ''}`)}</li>`).join('')}</ul>`);
+  }
   if (result.modelError) {
     const e = result.modelError;
     body.push(`<p class="verdict-illegal">The model failed${e.operation >= 0 ? ` on operation #${e.operation}` : ''}: ${esc(e.message)}</p>`);

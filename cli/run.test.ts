@@ -1,0 +1,180 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { models } from '../checkers/lin/models/index.ts';
+import { traceShapeErrors } from '../impl/fusee/trace-shape.ts';
+import { DescendantWatch, isHelper } from '../impl/kit/proc-check.ts';
+import { importHistoryText } from '../traces/index.ts';
+import { TraceEvent, TraceHeader } from '../traces/protocol-trace.ts';
+import { EXIT } from './exit.ts';
+import { runRun, type RunCliOptions } from './run.ts';
+
+const root = mkdtempSync(join(tmpdir(), 'run-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+const defaults: RunCliOptions = { clients: 8, keys: 8, duration: 10, rate: 0, readRatio: 0.5, nemesis: 'none', nodes: 3, replicas: 3, basePort: 0, drain: 10, checkTimeout: 120, timeout: 1000 };
+
+function io() {
+  const out: string[] = [];
+  const err: string[] = [];
+  return { out, err, io: { out: (s: string) => out.push(s), err: (s: string) => err.push(s) } };
+}
+
+/** Runs with a watch on every process the run starts; fails if one outlives it. */
+async function watched(name: string, o: Partial<RunCliOptions>): Promise<{ code: number; out: string; err: string }> {
+  const watch = new DescendantWatch(process.pid, isHelper).start(50);
+  const c = io();
+  let code: number;
+  try {
+    code = await runRun(name, { ...defaults, ...o }, c.io);
+  } finally {
+    watch.stop();
+  }
+  expect(await watch.survivors()).toEqual([]);
+  return { code, out: c.out.join(''), err: c.err.join('') };
+}
+
+describe('interleave run: bad usage', () => {
+  it('names the valid implementations, bugs and nemeses (exit 64), starting nothing', async () => {
+    let r = await watched('minos', {});
+    expect(r.code).toBe(EXIT.usage);
+    expect(r.err).toMatch(/unknown implementation "minos"; known: fusee/);
+    r = await watched('fusee', { bug: 'M99' });
+    expect(r.code).toBe(EXIT.usage);
+    expect(r.err).toMatch(/unknown bug "M99" for fusee; known: M1, M2, .*M15.*M22/);
+    r = await watched('fusee', { nemesis: 'kill-mn,flood' });
+    expect(r.code).toBe(EXIT.usage);
+    expect(r.err).toMatch(/unknown nemesis "flood"; known: none, kill-mn, kill-client, pause, partition, net/);
+    r = await watched('fusee', { nemesis: 'none,pause' });
+    expect(r.code).toBe(EXIT.usage);
+    r = await watched('fusee', { replicas: 4 });
+    expect(r.code).toBe(EXIT.usage);
+    expect(r.err).toMatch(/--replicas must be between 1 and --nodes \(3\)/);
+  });
+
+  it('refuses bad numbers on the command line (exit 64)', () => {
+    const main = fileURLToPath(new URL('./main.ts', import.meta.url));
+    for (const bad of [['--clients', '0'], ['--duration', 'x'], ['--read-ratio', '2']]) {
+      const p = spawnSync(process.execPath, ['--import', 'tsx', main, 'run', 'fusee', ...bad], { encoding: 'utf8' });
+      expect(p.status).toBe(EXIT.usage);
+      expect(p.stderr).toMatch(/expected/);
+    }
+  });
+
+  it('never writes into a non-empty directory without --force (exit 73)', async () => {
+    const dir = join(root, 'taken');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'mine.txt'), 'keep');
+    const r = await watched('fusee', { out: dir });
+    expect(r.code).toBe(EXIT.cannotCreate);
+    expect(r.err).toMatch(/not empty \(pass --force/);
+    expect(readFileSync(join(dir, 'mine.txt'), 'utf8')).toBe('keep');
+  });
+
+  it('says clearly that a port is in use (exit 70), and leaves no process behind', async () => {
+    const server: Server = createServer();
+    const port = await new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port)));
+    try {
+      // the first memory node gets the base port
+      const r = await watched('fusee', { basePort: port, out: join(root, 'port') });
+      expect(r.code).toBe(EXIT.internal);
+      expect(r.err).toMatch(/cannot start the cluster: mn0 exited with code 73 while starting; its last output:\n.*EADDRINUSE/);
+      expect(r.err).not.toMatch(/\n\s+at /); // no stack trace
+    } finally {
+      server.close();
+    }
+  });
+});
+
+const NEMESES = ['none', 'kill-mn', 'kill-client', 'pause', 'partition', 'net'];
+
+describe.each(NEMESES)('interleave run fusee --nemesis %s (10 s)', (nemesis) => {
+  it('is linearizable, writes files that import back, and leaves no process behind', async () => {
+    const dir = join(root, nemesis);
+    const r = await watched('fusee', { nemesis, seed: '7', out: dir });
+    expect(r.err).toBe('');
+    expect(r.code).toBe(EXIT.holds);
+    expect(r.out).toMatch(/verdict:\s+linearizable/);
+    // the history, in both formats, imports back
+    const model = models['kv-append'];
+    const jsonl = importHistoryText(readFileSync(join(dir, 'history.jsonl'), 'utf8'), 'history.jsonl', { model, format: 'jsonl' });
+    const edn = importHistoryText(readFileSync(join(dir, 'history.edn'), 'utf8'), 'history.edn', { model, format: 'edn' });
+    expect(jsonl.operations.length).toBeGreaterThan(200);
+    expect(edn.operations.length).toBe(jsonl.operations.length);
+    expect(edn.counts.indeterminate).toBe(jsonl.counts.indeterminate);
+    // the trace: a header, then events of the schema, each process's seq 1, 2, 3, ...,
+    // each object's change numbers never repeated (and, without faults, without gaps)
+    const lines = readFileSync(join(dir, 'trace.jsonl'), 'utf8').trimEnd().split('\n');
+    expect(TraceHeader.safeParse(JSON.parse(lines[0])).success).toBe(true);
+    const seqs = new Map<string, number[]>();
+    const changes = new Map<string, number[]>();
+    const events: TraceEvent[] = [];
+    for (const l of lines.slice(1)) {
+      const parsed = TraceEvent.safeParse(JSON.parse(l));
+      if (!parsed.success) throw new Error(`bad trace line ${l}: ${parsed.error.message}`);
+      const e = parsed.data;
+      events.push(e);
+      seqs.set(e.proc, [...(seqs.get(e.proc) ?? []), e.seq]);
+      const wrote = (e.args?.wrote ?? {}) as Record<string, number>;
+      for (const [obj, n] of [...(e.objSeq !== undefined ? [[e.obj!, e.objSeq] as const] : []), ...Object.entries(wrote)]) changes.set(obj, [...(changes.get(obj) ?? []), n]);
+    }
+    for (const [proc, s] of seqs) expect(s.sort((a, b) => a - b), proc).toEqual(s.map((_, i) => i + 1));
+    for (const [obj, c] of changes) {
+      const sorted = [...c].sort((a, b) => a - b);
+      expect(new Set(sorted).size, obj).toBe(sorted.length);
+      if (nemesis === 'none') expect(sorted, obj).toEqual(sorted.map((_, i) => i + 1));
+    }
+    // every client's events (and every redo's) have the shape of the protocol's operations
+    expect(traceShapeErrors(events)).toEqual([]);
+    // the report draws the fault windows
+    const html = readFileSync(join(dir, 'report.html'), 'utf8');
+    expect(html).toContain('linearizable');
+    if (nemesis !== 'none') expect(html).toContain('class="mark"');
+    if (nemesis === 'none') {
+      // the same seed gives every client the same operations (how far each gets depends on timing)
+      const again = join(root, 'none-again');
+      expect((await watched('fusee', { seed: '7', duration: 3, out: again })).code).toBe(EXIT.holds);
+      const ops = (file: string) => {
+        const byClient = new Map<unknown, string[]>();
+        for (const o of importHistoryText(readFileSync(file, 'utf8'), file, { model, format: 'jsonl' }).operations.sort((a, b) => a.call - b.call)) {
+          const i = o.input as { f: string; key: string; value?: string };
+          byClient.set(o.client, [...(byClient.get(o.client) ?? []), `${i.f} ${i.key} ${i.value ?? ''}`]);
+        }
+        return byClient;
+      };
+      const first = ops(join(dir, 'history.jsonl'));
+      const second = ops(join(again, 'history.jsonl'));
+      expect(second.size).toBe(8);
+      for (const [client, list] of second) {
+        const n = Math.min(list.length, first.get(client)!.length);
+        expect(n).toBeGreaterThan(10);
+        expect(list.slice(0, n)).toEqual(first.get(client)!.slice(0, n));
+      }
+    }
+  });
+});
+
+describe('interleave run: interrupted', () => {
+  it.each(['SIGINT', 'SIGTERM'] as const)('on %s kills every process of the run and exits 128+n', async (sig) => {
+    const main = fileURLToPath(new URL('./main.ts', import.meta.url));
+    const dir = join(root, `sig-${sig}`);
+    const child = spawn(process.execPath, ['--import', 'tsx', main, 'run', 'fusee', '--duration', '60', '--nemesis', 'pause', '--out', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const watch = new DescendantWatch(child.pid!, isHelper).start(50);
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    // wait until the cluster is up: the client processes have started logging
+    for (let i = 0; i < 600 && !existsSync(join(dir, 'procs', 'cp1.log')); i++) await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(watch.seen.size).toBeGreaterThanOrEqual(7); // 3 memory nodes, master, proxy, 2 client processes
+    child.kill(sig);
+    expect(await exited).toBe(sig === 'SIGINT' ? 130 : 143);
+    watch.stop();
+    expect(await watch.survivors()).toEqual([]);
+    expect(stderr).toMatch(new RegExp(`${sig}: stopped every process of the run`));
+  });
+});

@@ -1,0 +1,165 @@
+// `interleave run <impl>`: a real cluster under a workload and a nemesis, recorded and
+// checked (impl/harness/run.ts). Exit 0 linearizable, 1 a violation, 2 unknown, 64 bad
+// usage (unknown implementation, bug or nemesis: the valid names are listed), 70 the
+// cluster could not start (a port in use, a process dying at start), 73 the output
+// directory cannot be created.
+import { join } from 'node:path';
+import { InvalidArgumentError, type Command } from 'commander';
+import { implementations } from '../impl/harness/impls.ts';
+import { NEMESES } from '../impl/harness/nemesis.ts';
+import { RunError, runImplementation, type RunSummary } from '../impl/harness/run.ts';
+import type { RunOptions } from '../impl/harness/types.ts';
+import { installSignalHandlers, liveProcessGroups } from '../impl/kit/supervisor.ts';
+import { EXIT } from './exit.ts';
+import { OutputError, prepareOutputDir, writeOutput } from './output.ts';
+
+export interface RunCliOptions {
+  clients: number;
+  clientProcs?: number;
+  keys: number;
+  duration: number;
+  rate: number;
+  readRatio: number;
+  nemesis: string;
+  bug?: string;
+  seed?: string;
+  nodes: number;
+  replicas: number;
+  basePort: number;
+  drain: number;
+  checkTimeout: number;
+  timeout: number;
+  out?: string;
+  force?: boolean;
+  json?: boolean;
+}
+
+export interface Io {
+  out(s: string): void;
+  err(s: string): void;
+  tty?: boolean;
+}
+
+/** Runs the command and returns its exit code. */
+export async function runRun(implName: string, o: RunCliOptions, io: Io): Promise<number> {
+  const impl = Object.hasOwn(implementations, implName) ? implementations[implName] : undefined;
+  if (impl === undefined) {
+    io.err(`interleave: unknown implementation ${JSON.stringify(implName)}; known: ${Object.keys(implementations).join(', ')}\n`);
+    return EXIT.usage;
+  }
+  let bug: string | undefined;
+  if (o.bug !== undefined) {
+    bug = impl.bug(o.bug);
+    if (bug === undefined) {
+      io.err(`interleave: unknown bug ${JSON.stringify(o.bug)} for ${impl.name}; known: ${impl.bugs.map((b) => b.name).join(', ')}\n`);
+      return EXIT.usage;
+    }
+  }
+  const nemesis = o.nemesis.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const unknown = nemesis.filter((n) => !impl.nemeses.includes(n));
+  if (nemesis.length === 0 || unknown.length > 0) {
+    io.err(`interleave: unknown nemesis ${JSON.stringify(unknown[0] ?? o.nemesis)}; known: ${impl.nemeses.join(', ')} (comma-separated)\n`);
+    return EXIT.usage;
+  }
+  if (nemesis.includes('none') && nemesis.length > 1) {
+    io.err(`interleave: nemesis "none" cannot be combined with others\n`);
+    return EXIT.usage;
+  }
+  const seed = o.seed ?? String(Date.now() % 1_000_000);
+  const options: RunOptions = {
+    clients: o.clients,
+    clientProcs: Math.min(o.clients, o.clientProcs ?? Math.ceil(o.clients / 4)),
+    keys: o.keys,
+    duration: o.duration,
+    rate: o.rate,
+    readRatio: o.readRatio,
+    nemesis,
+    bug,
+    seed,
+    nodes: o.nodes,
+    replicas: o.replicas,
+    basePort: o.basePort,
+    drain: o.drain,
+    checkTimeout: o.checkTimeout,
+    timeoutMs: o.timeout,
+  };
+  const invalid = impl.validate(options);
+  if (invalid !== undefined) {
+    io.err(`interleave: ${invalid}\n`);
+    return EXIT.usage;
+  }
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
+  const dir = o.out ?? join('out', `run-${impl.name}-${seed}-${stamp}`);
+  const guard = { inputs: [], force: o.force };
+  try {
+    prepareOutputDir(dir, guard);
+  } catch (e) {
+    if (e instanceof OutputError) {
+      io.err(`interleave: ${e.message}\n`);
+      return EXIT.cannotCreate;
+    }
+    throw e;
+  }
+  installSignalHandlers((sig) => io.err(`\ninterleave: ${sig}: stopped every process of the run; partial files are in ${join(dir, 'procs')}\n`));
+  let summary: RunSummary;
+  try {
+    summary = await runImplementation(impl, options, { dir, write: (path, data) => writeOutput(path, data, guard) }, { out: o.json ? () => undefined : io.out, err: io.err, progress: io.tty === true && !o.json });
+  } catch (e) {
+    if (e instanceof RunError) {
+      io.err(`interleave: ${e.message}\n`);
+      return EXIT.internal;
+    }
+    if (e instanceof OutputError) {
+      io.err(`interleave: ${e.message}\n`);
+      return EXIT.cannotCreate;
+    }
+    throw e;
+  }
+  if (liveProcessGroups().length > 0) io.err(`interleave: warning: processes still registered after the run: ${liveProcessGroups().join(', ')}\n`);
+  if (o.json) io.out(`${JSON.stringify({ command: 'run', implementation: impl.name, options, dir, ...summary }, null, 2)}\n`);
+  return summary.exitCode;
+}
+
+function int(min: number, what = `an integer ≥ ${min}`) {
+  return (v: string): number => {
+    const n = Number(v);
+    if (!/^\d+$/.test(v.trim()) || !Number.isSafeInteger(n) || n < min) throw new InvalidArgumentError(`expected ${what}.`);
+    return n;
+  };
+}
+
+function num(min: number, max = Infinity, what = `a number ≥ ${min}`) {
+  return (v: string): number => {
+    const n = Number(v);
+    if (v.trim() === '' || !Number.isFinite(n) || n < min || n > max) throw new InvalidArgumentError(`expected ${what}.`);
+    return n;
+  };
+}
+
+export function register(program: Command): void {
+  program
+    .command('run')
+    .description('run an implementation on real processes under a workload and a nemesis; record, check and report')
+    .argument('<impl>', `the implementation: ${Object.keys(implementations).join(', ')}`)
+    .option('--clients <n>', 'logical clients', int(1), 8)
+    .option('--client-procs <n>', 'client processes they share (default: one per 4 clients)', int(1))
+    .option('--keys <n>', 'keys', int(1), 8)
+    .option('--duration <s>', 'seconds of workload', num(0.1, 86_400, 'a number of seconds in (0, 86400]'), 30)
+    .option('--rate <r>', 'operations per second over all clients (0: unlimited)', num(0), 0)
+    .option('--read-ratio <p>', 'share of reads', num(0, 1, 'a number in [0, 1]'), 0.5)
+    .option('--nemesis <list>', `faults, comma-separated: ${NEMESES.join(', ')}`, 'none')
+    .option('--bug <name>', 'run a bug flag (a mutant of the spec, in code)')
+    .option('--seed <s>', 'seed of the workload and the fault schedule (default: printed)')
+    .option('--nodes <n>', 'memory nodes', int(1), 3)
+    .option('--replicas <r>', 'replication factor', int(1), 3)
+    .option('--base-port <p>', 'first of a fixed range of ports on 127.0.0.1 (default: any free ports)', int(0), 0)
+    .option('--drain <s>', 'seconds operations in flight get to finish once the faults end', num(0), 10)
+    .option('--check-timeout <s>', 'seconds the history check may take (0: no limit)', num(0), 300)
+    .option('--timeout <ms>', 'verb timeout in ms (an unanswered CAS leaves its client crashed)', int(10), 1000)
+    .option('--out <dir>', 'output directory (default: out/run-<impl>-<seed>-<time>)')
+    .option('--force', 'write into an existing non-empty directory')
+    .option('--json', 'print the summary as one JSON object')
+    .action(async (name: string, options: RunCliOptions) => {
+      process.exitCode = await runRun(name, options, { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s), tty: process.stderr.isTTY });
+    });
+}

@@ -1,0 +1,474 @@
+// Scripted interleavings of the real protocol code (snapshot.ts, master.ts) over in-process
+// memory regions (kit/memory-node.ts), with verbs held back until the scenario releases
+// them: the schedules spec counterexamples need, which runs on real processes reach too
+// rarely to count on. Each scenario runs the correct code and a bug flag on the same
+// schedule; the correct code must come out consistent, the bug flag must not.
+
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { MemoryRegion } from '../kit/memory-node.ts';
+import { TraceWriter } from '../kit/recorder.ts';
+import { Rng } from '../kit/rng.ts';
+import type { RpcClient } from '../kit/rpc.ts';
+import { decodeResult, encodeVerb, MemoryClient, Op } from '../kit/verbs.ts';
+import { E_VER, Layout, valueOf } from './layout.ts';
+import { Master } from './master.ts';
+import { Abort, Snapshot, type Env, type View } from './snapshot.ts';
+import { traceShapeErrors } from './trace-shape.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'fusee-scenario-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+interface Verb {
+  mn: number;
+  op: Op;
+  client: number;
+  addr: number;
+}
+
+const until = async (cond: () => boolean, what: string, ms = 5000) => {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 2));
+  }
+};
+
+/** n memory nodes in this process; verbs matching a hold wait until it is released; a dead node refuses connections. */
+class LocalCluster {
+  readonly regions: MemoryRegion[];
+  readonly dead = new Set<number>();
+  private holds: { match: (v: Verb) => boolean; released: Promise<void>; hit: () => void }[] = [];
+  readonly asserts: string[] = [];
+  /** The clients' view, as the master broadcasts it (fixed without a master). */
+  view: View = { epoch: 1, removed: new Set(), down: new Set() };
+  private viewWaiters: (() => void)[] = [];
+  master: Master | undefined;
+  /** Set at the end of a scenario: clients still running (waiting forever) give up. */
+  stopped = false;
+  failQueryStub: (key: string, epoch: number) => Promise<number> = () => Promise.reject(new Error('no master'));
+  readonly traceFile: string;
+  readonly trace: TraceWriter;
+  private readonly mems: MemoryClient[];
+
+  constructor(
+    readonly layout: Layout,
+    readonly bugs: string[],
+  ) {
+    this.regions = Array.from({ length: layout.n }, () => new MemoryRegion(layout.words));
+    this.mems = this.regions.map((_, i) => this.mem(i));
+    this.traceFile = join(dir, `trace-${Math.random().toString(36).slice(2)}.jsonl`);
+    this.trace = new TraceWriter(this.traceFile);
+  }
+
+  /** Holds the first verb matching; `reached` resolves when it arrives, `release` lets it go. */
+  hold(match: (v: Verb) => boolean): { reached: Promise<void>; release: () => void } {
+    let release!: () => void;
+    let hit!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    const reached = new Promise<void>((r) => (hit = r));
+    this.holds.push({ match, released, hit });
+    return { reached, release };
+  }
+
+  mem(mn: number): MemoryClient {
+    const rpc = {
+      request: async (payload: Buffer) => {
+        const v: Verb = { mn, op: payload.readUInt8(0), client: payload.readUInt32LE(4), addr: payload.readUInt32LE(12) };
+        const h = this.holds.find((x) => x.match(v));
+        if (h !== undefined) {
+          this.holds = this.holds.filter((x) => x !== h);
+          h.hit();
+          await h.released;
+        }
+        await new Promise((r) => setImmediate(r));
+        if (this.dead.has(mn)) return { ok: false as const, failure: 'notsent' as const };
+        return { ok: true as const, payload: this.regions[mn].execute(payload) };
+      },
+    } as unknown as RpcClient;
+    return new MemoryClient(rpc, 0);
+  }
+
+
+  env(): Env {
+    return {
+      layout: this.layout,
+      bugs: new Set(this.bugs),
+      trace: this.trace,
+      mem: (mn) => this.mems[mn],
+      view: () => this.view,
+      viewChange: (ms) =>
+        new Promise((r) => {
+          const t = setTimeout(r, Math.min(ms, 5));
+          this.viewWaiters.push(() => {
+            clearTimeout(t);
+            r();
+          });
+        }),
+      failQuery: (key, epoch) => (this.master ? this.master.failQuery(key, epoch) : this.failQueryStub(key, epoch)),
+      assert: (ok, message) => {
+        if (!ok) this.asserts.push(message);
+      },
+      timeoutMs: 1000,
+      pollMs: 1,
+    };
+  }
+
+  client(id: number): Snapshot {
+    return new Snapshot(this.env(), {
+      proc: `c${id}`,
+      verbId: id,
+      logOwner: id,
+      check: () => {
+        if (this.stopped) throw new Abort();
+      },
+    });
+  }
+
+  /** The master in this process; `seed` steers its random choice among alive backups (Alg. 3 l.5). */
+  startMaster(seed = 'scenario'): Master {
+    const m = new Master({
+      layout: this.layout,
+      bugs: new Set(this.bugs),
+      trace: this.trace,
+      rng: new Rng(seed),
+      mem: (mn) => this.mems[mn],
+      killNode: async (mn) => {
+        this.dead.add(mn);
+      },
+      broadcast: (msg) => {
+        if (msg.type !== 'view') return;
+        this.view = { epoch: Number(msg.epoch), removed: new Set(msg.removed as number[]), down: new Set(msg.down as number[]) };
+        for (const w of this.viewWaiters.splice(0)) w();
+      },
+      assert: (ok, message) => {
+        if (!ok) this.asserts.push(`master: ${message}`);
+      },
+      mnLeaseMs: 100,
+      clientLeaseMs: 60_000,
+      timeoutMs: 1000,
+      pollMs: 1,
+    });
+    this.master = m;
+    void m.run();
+    return m;
+  }
+
+  slot(mn: number, k = 0): number {
+    // the test's own look at the memory, past fences and leases
+    const r = decodeResult(this.regions[mn].execute(encodeVerb(Op.Read, 0, 2 ** 31, this.layout.slotAddr(k), 1, []), () => 0));
+    if (r.status !== 'ok') throw new Error('read failed');
+    return r.values[0];
+  }
+
+  events(): { proc: string; seq: number; action: string; args?: Record<string, unknown> }[] {
+    return readFileSync(this.traceFile, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l));
+  }
+}
+
+const isCas = (mn: number, client: number) => (v: Verb) => v.op === Op.Cas && v.mn === mn && v.client === client;
+
+describe('M2: the primary re-read before Rule 3 (Alg. 2 l.12-16)', () => {
+  // The extraction's sketch (X§5.2): B's CAS on one backup lands in round 1, its CAS on the
+  // other only after a later round; without the re-read B wins Rule 3 on a stale snapshot,
+  // writes its dead value into a backup, and its primary CAS fails.
+  async function run(bugs: string[]) {
+    const layout = new Layout(['k0'], 3, 3);
+    const c = new LocalCluster(layout, bugs);
+    const [p, b1, b2] = layout.replicas(0);
+    const A = 1; // the smallest values: A wins round 1 by Rule 3
+    const B = 2;
+    const C = 3; // round 2's writer, values above B's
+    const a = valueOf(A, 1);
+    const b = valueOf(B, 1);
+    const cv = valueOf(C, 1);
+    const holdB2 = c.hold(isCas(b2, B));
+    const holdA1 = c.hold(isCas(b1, A));
+    const wB = c.client(B).write('k0', b, 1);
+    await holdB2.reached;
+    const wA = c.client(A).write('k0', a, 1);
+    await holdA1.reached;
+    await new Promise((r) => setTimeout(r, 20)); // B's CAS on b1 and A's on b2 land
+    holdA1.release(); // A's CAS on b1 fails (b): A sees [b, a], re-reads, wins Rule 3
+    await wA;
+    expect([c.slot(p), c.slot(b1), c.slot(b2)]).toEqual([a, a, a]);
+    await c.client(C).write('k0', cv, 1); // round 2: C alone, Rule 1
+    holdB2.release(); // B's CAS on b2 (expects 0) returns c: B's snapshot is [b, c]
+    await wB;
+    expect(traceShapeErrors(c.events(), bugs)).toEqual([]);
+    return { c, slots: [c.slot(p), c.slot(b1), c.slot(b2)], cv, b };
+  }
+
+  it('with the re-read, B finds the primary changed (FINISH) and the replicas stay equal', async () => {
+    const { c, slots, cv } = await run([]);
+    expect(slots).toEqual([cv, cv, cv]);
+    expect(c.asserts).toEqual([]);
+  });
+
+  it('without it (--bug M2), B writes its dead value into a backup, and the primary-CAS assertion catches it', async () => {
+    const { c, slots, cv, b } = await run(['M2']);
+    expect(slots[0]).toBe(cv);
+    expect(slots.slice(1)).toContain(b); // a backup holds a value older than the primary's
+    expect(c.asserts).toEqual([expect.stringMatching(/last writer .* found the primary at .*, not v_old 0/)]);
+  });
+});
+
+describe('M15: a client recovery must restart after a memory-node episode (§5.4, X§3.2)', () => {
+  // The spec's finding (specs/fusee/README.md): c0 wins the backups and crashes; its recovery
+  // starts a redo of its write; the primary fails; the master chooses c0's value,
+  // writes it everywhere and commits c0's log; c1 writes anew; the redo, had it not been
+  // restarted, would now install c0's value a second time.
+  async function run(bugs: string[]) {
+    const layout = new Layout(['k0'], 3, 3);
+    const c = new LocalCluster(layout, bugs);
+    const [p, b1, b2] = layout.replicas(0);
+    const master = c.startMaster();
+    const C0 = 1;
+    const C1 = 2;
+    const v0 = valueOf(C0, 1);
+    const v1 = valueOf(C1, 1);
+    master.heartbeat('cp0', [C0, C1], [C0, C1]);
+    // c0 wins both backups (Rule 1); its log commit never leaves (c0 crashes before it)
+    const commit = layout.logAddr(C0, 1) + E_VER;
+    for (let i = 0; i < 3; i++) c.hold((v) => v.op === Op.Write && v.client === C0 && v.addr === commit);
+    void c.client(C0).write('k0', v0, 1);
+    await until(() => c.slot(b1) === v0 && c.slot(b2) === v0, "c0's backup CASes");
+    // the redo's first read of the primary is held until the primary has failed
+    const redoRead = c.hold((v) => v.op === Op.Read && v.client === 0 && v.mn === p && v.addr === layout.slotAddr(0));
+    master.heartbeat('cp0', [C1], [C0, C1]); // c0 crashed: its process no longer lists it
+    await redoRead.reached;
+    c.dead.add(p); // the primary fails (SIGKILL)
+    // after the episode, the redo's read of the new primary waits until c1 has written
+    const newPrimaryRead = c.hold((v) => v.op === Op.Read && v.client === 0 && v.mn === b1 && master.epoch >= 2);
+    redoRead.release();
+    await until(() => master.epoch >= 2, 'the episode');
+    expect(c.slot(b1)).toBe(v0); // the master chose c0's value
+    const seenBefore = c.slot(b1);
+    await c.client(C1).write('k0', v1, 1);
+    const seenBetween = c.slot(b1);
+    newPrimaryRead.release(); // correct code: no redo reads it (it restarted, found the log committed)
+    await until(() => !master.busy(), 'the recovery', 5000);
+    master.stop();
+    expect(traceShapeErrors(c.events(), bugs)).toEqual([]);
+    return { seen: [seenBefore, seenBetween, c.slot(b1), c.slot(b2)], v0, v1, c };
+  }
+
+  it('restarted (the default), the recovery finds c0 committed and c1\u2019s write stays', async () => {
+    const { seen, v0, v1, c } = await run([]);
+    expect(seen).toEqual([v0, v1, v1, v1]);
+    expect(c.events().some((e) => e.action === 'recoverClient' && e.args?.case === 'committed')).toBe(true);
+    expect(c.asserts).toEqual([]);
+  });
+
+  it('not restarted (--bug M15), the stale redo installs c0\u2019s value again after c1\u2019s: a read sees v0, v1, v0', async () => {
+    const { seen, v0, v1 } = await run(['M15']);
+    expect(seen).toEqual([v0, v1, v0, v0]);
+  });
+
+  it('the same schedule with the chosen log left uncommitted (--bug M8, Alg. 3 l.7): the restarted recovery redoes c0\u2019s write after c1\u2019s', async () => {
+    const { seen, v0, v1, c } = await run(['M8']);
+    expect(seen).toEqual([v0, v1, v0, v0]);
+    expect(c.events().some((e) => e.action === 'recoverClient' && e.args?.case === 'c1')).toBe(true);
+  });
+});
+
+describe("M4': with the primary failed, a reader checks that the alive backups agree (Alg. 4 l.4-8)", () => {
+  // X§5.2: W has CASed b1 but not b2 when the primary fails; a reader that returns any one
+  // backup can return W's value and then the old one.
+  async function run(bugs: string[]) {
+    const layout = new Layout(['k0'], 3, 3);
+    const c = new LocalCluster(layout, bugs);
+    const [p, b1, b2] = layout.replicas(0);
+    const W = 1;
+    const w = valueOf(W, 1);
+    const hold = c.hold(isCas(b2, W));
+    void c.client(W).write('k0', w, 1);
+    await hold.reached;
+    await until(() => c.slot(b1) === w, "W's CAS on b1");
+    c.dead.add(p);
+    c.view = { epoch: 1, removed: new Set(), down: new Set([p]) }; // the master announced it
+    const queries: string[] = [];
+    c.failQueryStub = async (key) => {
+      queries.push(key);
+      return 0; // the master's choice, were it asked
+    };
+    const reader = c.client(9);
+    let pick = 0;
+    const first = await reader.read('k0', () => pick++);
+    const second = await reader.read('k0', () => pick++);
+    return { reads: [first, second], queries, w };
+  }
+
+  it('agreeing or not, the correct reader returns one value throughout (it asks the master when they differ)', async () => {
+    const { reads, queries } = await run([]);
+    expect(reads).toEqual([0, 0]);
+    expect(queries).toEqual(['k0', 'k0']);
+  });
+
+  it("without the check (--bug M4'), it reads W's value and then the older one", async () => {
+    const { reads, w } = await run(["M4'"]);
+    expect(reads).toEqual([w, 0]);
+  });
+});
+
+describe('M12: the master fences a decided winner too (A.4.1 [L798])', () => {
+  // X§5.2: A is a Rule-3 winner about to fix up b1; the primary fails; the master chooses b
+  // (B's value) and writes it to both backups, b1 becoming the primary; A's late fix-up
+  // CAS(b1: b -> a) must be refused.
+  async function run(bugs: string[]) {
+    const layout = new Layout(['k0'], 3, 3);
+    const c = new LocalCluster(layout, bugs);
+    const [p, b1, b2] = layout.replicas(0);
+    const master = c.startMaster('m12-b'); // a seed with which the master chooses b1's value, B's
+    const A = 1;
+    const B = 2;
+    const a = valueOf(A, 1);
+    const b = valueOf(B, 1);
+    master.heartbeat('cp0', [A, B], [A, B]);
+    // a 1-1 split: B takes b1, A takes b2; A (the smaller value) wins Rule 3; B loses
+    const holdB2 = c.hold(isCas(b2, B));
+    const holdA1 = c.hold(isCas(b1, A));
+    const holdFix = c.hold(isCas(b1, A)); // A's second CAS on b1: its fix-up, held
+    const wB = c.client(B).write('k0', b, 1);
+    await holdB2.reached;
+    await until(() => c.slot(b1) === b, "B's CAS on b1");
+    const wA = c.client(A).write('k0', a, 1);
+    await holdA1.reached;
+    await until(() => c.slot(b2) === a, "A's CAS on b2");
+    holdB2.release();
+    holdA1.release();
+    await holdFix.reached; // A decided Rule 3: its fix-up of b1 is in flight
+    c.dead.add(p); // the primary fails; the master chooses between b1 (b) and b2 (a)
+    await until(() => master.epoch >= 2, 'the episode');
+    const chosen = c.slot(b1);
+    holdFix.release();
+    await Promise.all([wA, wB]);
+    await until(() => !master.busy(), 'the master');
+    master.stop();
+    return { chosen, slots: [c.slot(b1), c.slot(b2)], a, b, asserts: c.asserts };
+  }
+
+  it('fenced, A\u2019s fix-up is refused and both replicas keep the master\u2019s value', async () => {
+    const { chosen, slots, b } = await run([]);
+    expect(chosen).toBe(b);
+    expect(slots).toEqual([b, b]);
+  });
+
+  it('unfenced (--bug M12), A\u2019s fix-up lands after the master\u2019s decision: the replicas differ', async () => {
+    const { chosen, slots, a } = await run(['M12']);
+    expect(chosen).not.toBe(a);
+    expect(slots[0]).toBe(a);
+    expect(slots[1]).toBe(chosen);
+  });
+});
+
+describe('M5: a Rule-2/3 winner fixes the backups up before it CASes the primary (Alg. 1 l.14-15)', () => {
+  // X§5.2: the winner CASes the primary while a backup still holds the loser's value; the
+  // primary fails; the master picks that backup's value: readers saw the winner's value,
+  // then the loser's, whose write had returned before (a loser returns once the primary
+  // changed, so it is linearized before the winner).
+  async function run(bugs: string[]) {
+    const layout = new Layout(['k0'], 3, 3);
+    const c = new LocalCluster(layout, bugs);
+    const [p, b1, b2] = layout.replicas(0);
+    const master = c.startMaster('m12-b'); // the master chooses b1's value
+    const A = 1;
+    const B = 2;
+    const a = valueOf(A, 1);
+    const b = valueOf(B, 1);
+    master.heartbeat('cp0', [A, B, 9], [A, B, 9]);
+    const holdB2 = c.hold(isCas(b2, B));
+    const holdA1 = c.hold(isCas(b1, A));
+    const holdFix = c.hold(isCas(b1, A)); // A's fix-up of b1 (b -> a), held
+    const wB = c.client(B).write('k0', b, 1);
+    await holdB2.reached;
+    await until(() => c.slot(b1) === b, "B's CAS on b1");
+    const wA = c.client(A).write('k0', a, 1);
+    await holdA1.reached;
+    await until(() => c.slot(b2) === a, "A's CAS on b2");
+    holdB2.release();
+    holdA1.release();
+    await holdFix.reached;
+    await new Promise((r) => setTimeout(r, 30)); // whatever A does before its fix-up is done
+    const reader = c.client(9);
+    const before = await reader.read('k0', () => 0);
+    c.dead.add(p);
+    await until(() => master.epoch >= 2, 'the episode');
+    holdFix.release();
+    await Promise.all([wA, wB]);
+    const after = await reader.read('k0', () => 0);
+    await until(() => !master.busy(), 'the master');
+    master.stop();
+    return { reads: [before, after], a, b };
+  }
+
+  it('fix-up first: the primary still held the old value when it failed; reads see 0, then the master\u2019s choice', async () => {
+    const { reads, b } = await run([]);
+    expect(reads).toEqual([0, b]);
+  });
+
+  it('primary first (--bug M5): a read sees the winner\u2019s value, then the loser\u2019s', async () => {
+    const { reads, a, b } = await run(['M5']);
+    expect(reads).toEqual([a, b]);
+  });
+});
+
+describe('M10: the log commit comes after the fix-up ([L276], A.4.2)', () => {
+  // X§5.2: a Rule-3 winner commits its log, then crashes before its fix-up; recovery sees
+  // a complete old value and CASes the primary (c2) while a backup still holds the loser's
+  // value; the next writer's snapshot then holds that stale value and nobody wins.
+  async function run(bugs: string[]) {
+    const layout = new Layout(['k0'], 3, 3);
+    const c = new LocalCluster(layout, bugs);
+    const [p, b1, b2] = layout.replicas(0);
+    const master = c.startMaster();
+    const A = 1;
+    const B = 2;
+    const C = 3;
+    const a = valueOf(A, 1);
+    const b = valueOf(B, 1);
+    master.heartbeat('cp0', [A, B, C], [A, B, C]);
+    const holdB2 = c.hold(isCas(b2, B));
+    const holdA1 = c.hold(isCas(b1, A));
+    c.hold(isCas(b1, A)); // A's fix-up of b1 never leaves: A crashes
+    const wB = c.client(B).write('k0', b, 1);
+    await holdB2.reached;
+    await until(() => c.slot(b1) === b, "B's CAS on b1");
+    void c.client(A).write('k0', a, 1);
+    await holdA1.reached;
+    await until(() => c.slot(b2) === a, "A's CAS on b2");
+    holdB2.release();
+    holdA1.release();
+    await new Promise((r) => setTimeout(r, 30)); // A decides Rule 3 (and, with M10, commits)
+    master.heartbeat('cp0', [B, C], [A, B, C]); // A crashed
+    await until(() => !master.busy(), 'the recovery');
+    await wB;
+    const recovered = [c.slot(p), c.slot(b1), c.slot(b2)];
+    const cw = c.client(C).write('k0', valueOf(C, 1), 1);
+    const done = await Promise.race([cw.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 500))]);
+    c.stopped = true;
+    await cw.catch((e: unknown) => {
+      if (!(e instanceof Abort)) throw e;
+    });
+    master.stop();
+    return { recovered, done, a, b };
+  }
+
+  it('commit after the fix-up: the crashed winner is redone (c1) and the next write goes through', async () => {
+    const { recovered, done, a } = await run([]);
+    expect(recovered).toEqual([a, a, a]);
+    expect(done).toBe(true);
+  });
+
+  it('commit before it (--bug M10): recovery\u2019s c2 leaves a backup at the loser\u2019s value, and the next writer waits forever', async () => {
+    const { recovered, done, a, b } = await run(['M10']);
+    expect(recovered).toEqual([a, b, a]);
+    expect(done).toBe(false);
+  });
+});

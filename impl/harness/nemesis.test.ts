@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { planFaults } from './nemesis.ts';
+import type { Target } from './types.ts';
+
+const targets: Target[] = [
+  { name: 'mn0', role: 'server' },
+  { name: 'mn1', role: 'server' },
+  { name: 'mn2', role: 'server' },
+  { name: 'master', role: 'coordinator' },
+  { name: 'cp0', role: 'client' },
+  { name: 'cp1', role: 'client' },
+];
+const all = ['kill-mn', 'kill-client', 'pause', 'partition', 'net'];
+
+describe('fault schedules', () => {
+  it('follow from the seed', () => {
+    expect(planFaults(all, 30_000, targets, 2, 's1')).toEqual(planFaults(all, 30_000, targets, 2, 's1'));
+    expect(planFaults(all, 30_000, targets, 2, 's1')).not.toEqual(planFaults(all, 30_000, targets, 2, 's2'));
+    expect(planFaults(['none'], 30_000, targets, 2, 's1')).toEqual([]);
+  });
+
+  it('stay within the run, the server-fault budget, and one fault at a time (but for mixed crashes)', () => {
+    for (let seed = 0; seed < 50; seed++) {
+      for (const kinds of [all, ['kill-mn'], ['pause'], ['partition'], ['kill-mn', 'kill-client'], ['net']]) {
+        const plan = planFaults(kinds, 30_000, targets, 2, String(seed));
+        const serverFaults = plan.filter((f) => f.target.startsWith('mn'));
+        expect(serverFaults.length).toBeLessThanOrEqual(2);
+        expect(new Set(serverFaults.map((f) => f.target)).size).toBe(serverFaults.length);
+        for (const f of plan) {
+          expect(kinds).toContain(f.kind);
+          expect(f.at).toBeGreaterThanOrEqual(1000);
+          expect(f.at).toBeLessThan(30_000);
+        }
+        const solo = plan.filter((f) => !(kinds.includes('kill-client') && kinds.includes('kill-mn') && f.kind === 'kill-mn'));
+        for (let i = 1; i < solo.length; i++) expect(solo[i].at).toBeGreaterThanOrEqual(solo[i - 1].at + solo[i - 1].duration);
+      }
+      const mixed = planFaults(['kill-mn', 'kill-client'], 30_000, targets, 2, String(seed));
+      for (const k of mixed.filter((f) => f.kind === 'kill-mn')) {
+        expect(mixed.some((c) => c.kind === 'kill-client' && k.at - c.at >= 100 && k.at - c.at < 1300)).toBe(true);
+      }
+    }
+  });
+});

@@ -1,0 +1,193 @@
+// `interleave run <impl>`: start the cluster, drive the workload under the nemesis, stop
+// everything, write what happened (history.edn, history.jsonl, trace.jsonl, report.html)
+// and check it: the history for linearizability per key, the trace against the spec once
+// trace validation exists (validate-hook.ts). Exit codes as the checkers: 0 linearizable
+// (and valid), 1 a violation (not linearizable, an implementation assertion, operations
+// stuck after the faults healed), 2 unknown (the check ran out of time).
+
+import { mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { checkHistory } from '../../checkers/lin/index.ts';
+import type { LinResult } from '../../checkers/lin/types.ts';
+import { renderLinHtml } from '../../checkers/report/lin-html.ts';
+import { models } from '../../checkers/lin/models/index.ts';
+import { TRACE_FORMAT } from '../../traces/protocol-trace.ts';
+import { importHistoryText } from '../../traces/index.ts';
+import { historyEdn, historyJsonl, readRawHistories, type FaultEvent } from '../kit/history.ts';
+import { SpawnError, Supervisor } from '../kit/supervisor.ts';
+import { monoNs } from '../kit/verbs.ts';
+import { Nemesis, planFaults } from './nemesis.ts';
+import type { Cluster, FaultRecord, Implementation, RunOptions } from './types.ts';
+import { validateTrace, type TraceValidation } from './validate-hook.ts';
+
+export interface RunIo {
+  out(s: string): void;
+  err(s: string): void;
+  /** Show live progress (stderr is a terminal). */
+  progress: boolean;
+}
+
+export interface RunOutput {
+  dir: string;
+  /** Write the files through this (cli/output.ts's writeOutput with the run's guard). */
+  write(path: string, data: string | Uint8Array): void;
+}
+
+export interface RunSummary {
+  exitCode: number;
+  verdict: 'linearizable' | 'violation' | 'unknown';
+  reasons: string[];
+  operations: number;
+  completed: number;
+  indeterminate: number;
+  opsPerSecond: number;
+  faults: FaultRecord[];
+  stuck: { proc: string; client: number; ms: number }[];
+  assertions: string[];
+  lin: { verdict: LinResult['verdict']; checkMs: number; partitions: number } | undefined;
+  trace: { events: number; validation: TraceValidation };
+  elapsedMs: { workload: number; total: number };
+}
+
+/** A problem with the run's setup (a process died at start, a port in use): exit 70-ish, not a verdict. */
+export class RunError extends Error {}
+
+const fmt = (n: number) => n.toLocaleString('en-US');
+
+export async function runImplementation(impl: Implementation, options: RunOptions, output: RunOutput, io: RunIo): Promise<RunSummary> {
+  const started = Date.now();
+  const workDir = join(output.dir, 'procs');
+  // The processes append to their files: what an earlier run left there (the directory was
+  // accepted with --force) must not mix in.
+  rmSync(workDir, { recursive: true, force: true });
+  mkdirSync(workDir, { recursive: true });
+  const t0 = monoNs();
+  const now = () => Math.max(0, monoNs() - t0);
+  const supervisor = new Supervisor();
+  let cluster: Cluster | undefined;
+  let nemesis: Nemesis | undefined;
+  let ticker: NodeJS.Timeout | undefined;
+  let stuck: { proc: string; client: number; ms: number }[] = [];
+  let workloadMs = 0;
+  try {
+    try {
+      cluster = await impl.start({ options, workDir, t0, supervisor });
+    } catch (e) {
+      if (e instanceof SpawnError) throw new RunError(`cannot start the cluster: ${e.message}`);
+      throw e;
+    }
+    const plan = planFaults(options.nemesis, options.duration * 1000, cluster.targets, cluster.serverFaultBudget, options.seed);
+    nemesis = new Nemesis(cluster, plan, now);
+    const workStart = Date.now();
+    nemesis.start();
+    if (io.progress) {
+      let last = { t: workStart, ok: 0 };
+      ticker = setInterval(() => {
+        const p = cluster!.progress();
+        const t = Date.now();
+        const rate = ((p.ok - last.ok) * 1000) / Math.max(1, t - last.t);
+        last = { t, ok: p.ok };
+        io.err(`\r\x1b[K  ${((t - workStart) / 1000).toFixed(1)}s  ops ${fmt(p.ok)} (${fmt(Math.round(rate))}/s)  faults ${nemesis!.injected}  client crashes ${p.crashes}  indeterminate ${p.info}  assertions ${p.asserts}`);
+      }, 1000);
+    }
+    await new Promise((r) => setTimeout(r, options.duration * 1000));
+    if (ticker) clearInterval(ticker);
+    if (io.progress) io.err('\r\x1b[K');
+    // Faults end, then operations in flight get `drain` seconds to finish.
+    await nemesis.stop();
+    workloadMs = Date.now() - workStart;
+    ({ stuck } = await cluster.drain(options.drain * 1000));
+  } finally {
+    if (ticker) clearInterval(ticker);
+    if (cluster) await cluster.stop();
+    await supervisor.stopAll();
+  }
+
+  // ---- what happened -----------------------------------------------------------------------
+  const files = cluster.files();
+  const faults = [...(nemesis?.records ?? []), ...cluster.faults()].sort((a, b) => a.start - b.start);
+  const ops = readRawHistories(files.histories, t0);
+  const jsonl = historyJsonl(ops);
+  const faultEvents: FaultEvent[] = faults.map((f) => ({ start: f.start, end: f.end, f: f.kind, target: f.target }));
+  output.write(join(output.dir, 'history.jsonl'), jsonl);
+  output.write(join(output.dir, 'history.edn'), historyEdn(ops, faultEvents));
+  const header = JSON.stringify({ format: TRACE_FORMAT, spec: impl.spec, params: cluster.traceParams() });
+  const parts: Buffer[] = [Buffer.from(`${header}\n`)];
+  let events = 0;
+  for (const f of files.traces) {
+    let b: Buffer;
+    try {
+      b = readFileSync(f);
+    } catch {
+      continue;
+    }
+    // a line cut short by SIGKILL is dropped: the step it recorded is lost with the process
+    const end = b.lastIndexOf(10) + 1;
+    parts.push(b.subarray(0, end));
+    for (let i = 0; i < end; i++) if (b[i] === 10) events++;
+  }
+  const traceFile = join(output.dir, 'trace.jsonl');
+  output.write(traceFile, Buffer.concat(parts));
+  // the merged files hold everything the per-process ones did (the logs stay)
+  for (const f of [...files.traces, ...files.histories]) rmSync(f, { force: true });
+
+  // ---- checks ------------------------------------------------------------------------------
+  const model = models[impl.model];
+  const imported = importHistoryText(jsonl, join(output.dir, 'history.jsonl'), { model, format: 'jsonl' });
+  const result = await checkHistory(impl.model, imported.operations, { timeoutMs: options.checkTimeout > 0 ? options.checkTimeout * 1000 : undefined });
+  const validation = await validateTrace(impl.spec, traceFile);
+  const html = renderLinHtml(result, imported.operations, impl.model, {
+    file: `${impl.name} run, seed ${options.seed}`,
+    annotations: faults.map((f) => ({ from: f.start, to: f.end, label: `${f.kind} ${f.target}`, detail: `${f.kind} ${f.target}: ${(f.start / 1e9).toFixed(3)} s${f.end !== undefined ? ` to ${(f.end / 1e9).toFixed(3)} s` : ''}${f.note ? `\n${f.note}` : ''}` })),
+  });
+  output.write(join(output.dir, 'report.html'), html);
+
+  const completed = ops.filter((o) => o.ret !== undefined).length;
+  const assertions = cluster.assertions();
+  const reasons: string[] = [];
+  if (result.verdict === 'illegal') reasons.push('the history is not linearizable');
+  if (assertions.length > 0) reasons.push(`${assertions.length} implementation assertion(s) failed`);
+  if (stuck.length > 0) reasons.push(`${stuck.length} operation(s) still in flight ${options.drain} s after the faults ended (no progress: a deadlock?)`);
+  if (validation.status === 'invalid') reasons.push('the trace does not match the spec');
+  const verdict = reasons.length > 0 ? 'violation' : result.verdict === 'unknown' || validation.status === 'inconclusive' ? 'unknown' : 'linearizable';
+  const summary: RunSummary = {
+    exitCode: verdict === 'violation' ? 1 : verdict === 'unknown' ? 2 : 0,
+    verdict,
+    reasons,
+    operations: ops.length,
+    completed,
+    indeterminate: ops.length - completed,
+    opsPerSecond: workloadMs > 0 ? (completed * 1000) / workloadMs : 0,
+    faults,
+    stuck,
+    assertions,
+    lin: { verdict: result.verdict, checkMs: result.elapsedMs, partitions: result.partitions.length },
+    trace: { events, validation },
+    elapsedMs: { workload: workloadMs, total: Date.now() - started },
+  };
+  io.out(describe(impl, options, output.dir, summary));
+  return summary;
+}
+
+function describe(impl: Implementation, o: RunOptions, dir: string, s: RunSummary): string {
+  const size = (f: string) => {
+    try {
+      return `${(statSync(join(dir, f)).size / 1e6).toFixed(1)} MB`;
+    } catch {
+      return '?';
+    }
+  };
+  const lines = [
+    `run:         ${impl.name}, ${o.clients} clients in ${o.clientProcs} processes, ${o.nodes} memory nodes (r=${o.replicas}), ${o.keys} keys, ${o.duration} s, rate ${o.rate > 0 ? `${o.rate}/s` : 'unlimited'}, nemesis ${o.nemesis.join(',')}, bug ${o.bug ?? 'none'}, seed ${o.seed}`,
+    `operations:  ${fmt(s.completed)} completed (${fmt(Math.round(s.opsPerSecond))}/s), ${fmt(s.indeterminate)} indeterminate`,
+    `faults:      ${s.faults.length === 0 ? 'none' : s.faults.map((f) => `${f.kind} ${f.target} @${(f.start / 1e9).toFixed(1)}s${f.end !== undefined ? `-${(f.end / 1e9).toFixed(1)}s` : ''}`).join(', ')}`,
+  ];
+  if (s.assertions.length > 0) lines.push(`assertions:  ${s.assertions.slice(0, 5).join('\n             ')}${s.assertions.length > 5 ? `\n             ... ${s.assertions.length - 5} more` : ''}`);
+  lines.push(`stuck:       ${s.stuck.length === 0 ? 'none' : s.stuck.slice(0, 8).map((x) => `c${x.client} (${x.proc}, ${(x.ms / 1000).toFixed(1)} s)`).join(', ')}`);
+  lines.push(`history:     ${join(dir, 'history.edn')}, ${join(dir, 'history.jsonl')} (${fmt(s.operations)} operations, ${size('history.jsonl')})`);
+  lines.push(`trace:       ${join(dir, 'trace.jsonl')} (${fmt(s.trace.events)} events, ${size('trace.jsonl')}); validation: ${s.trace.validation.status}${s.trace.validation.detail ? ` (${s.trace.validation.detail})` : ''}`);
+  if (s.lin) lines.push(`check:       ${s.lin.verdict === 'ok' ? 'linearizable' : s.lin.verdict === 'illegal' ? 'NOT linearizable' : 'unknown'} (${impl.model} per key, ${s.lin.partitions} partitions, ${(s.lin.checkMs / 1000).toFixed(1)} s)`);
+  lines.push(`report:      ${join(dir, 'report.html')}`);
+  lines.push(`verdict:     ${s.verdict}${s.reasons.length > 0 ? `: ${s.reasons.join('; ')}` : ''}`);
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,121 @@
+// What the harness (`interleave run`) needs of an implementation: the options it runs
+// with, and a Cluster it can drive. An implementation starts its own processes (with the
+// kit's Supervisor and FaultProxy) and exposes them through this interface; the harness
+// owns the workload clock, the nemesis, the recording merge, the checks and the report.
+
+import type { Supervisor } from '../kit/supervisor.ts';
+
+export interface RunOptions {
+  /** Logical clients. */
+  clients: number;
+  /** Client processes they are spread over. */
+  clientProcs: number;
+  keys: number;
+  /** Seconds of workload. */
+  duration: number;
+  /** Total operations per second over all clients; 0: as fast as they go. */
+  rate: number;
+  readRatio: number;
+  nemesis: string[];
+  bug?: string;
+  seed: string;
+  /** Memory nodes (FUSEE) / servers; replication factor. */
+  nodes: number;
+  replicas: number;
+  /** First port of a fixed port range (0: ports the OS picks). */
+  basePort: number;
+  /** Seconds to wait for in-flight operations once the workload stops. */
+  drain: number;
+  /** Seconds the history check may take (0: no limit). */
+  checkTimeout: number;
+  /** Verb timeout (ms). */
+  timeoutMs: number;
+}
+
+/** A place the nemesis can hit. */
+export interface Target {
+  name: string;
+  role: 'server' | 'client' | 'coordinator';
+}
+
+/** Everything the harness records about a fault window, for the history and the report. */
+export interface FaultRecord {
+  kind: string;
+  target: string;
+  /** ns since the run's start. */
+  start: number;
+  end?: number;
+  note?: string;
+}
+
+export interface Progress {
+  ok: number;
+  info: number;
+  crashes: number;
+  asserts: number;
+  /** The oldest operation in flight per client process (ms). */
+  oldestMs: number;
+}
+
+export interface Cluster {
+  readonly targets: readonly Target[];
+  /** Server faults (kills, and pauses or partitions that may end in a kill) the protocol tolerates. */
+  readonly serverFaultBudget: number;
+  kill(target: string): Promise<void>;
+  /** Restarts a killed client process (fresh client ids). */
+  restart(target: string): Promise<void>;
+  pause(target: string): void;
+  resume(target: string): void;
+  /** Cuts a target off: a server or client process from everyone, the coordinator from the clients. */
+  isolate(target: string): Promise<void>;
+  heal(): Promise<void>;
+  /** Delays, drops and duplicates frames on the clients' links. */
+  degrade(faults: { delayMs: number; jitterMs: number; drop: number; duplicate: number }): Promise<void>;
+  restore(): Promise<void>;
+  progress(): Progress;
+  /** Assertion failures reported by the processes. */
+  assertions(): string[];
+  /** Stops issuing operations; resolves with the operations still in flight after `drainMs`. */
+  drain(drainMs: number): Promise<{ stuck: { proc: string; client: number; ms: number }[] }>;
+  /** Stops every process (always called, also after a failure). */
+  stop(): Promise<void>;
+  /** Per-process trace files and raw history files, once stopped. */
+  files(): { traces: string[]; histories: string[] };
+  /** The trace header's params. */
+  traceParams(): Record<string, unknown>;
+  /** Faults the implementation itself caused (a master having a node killed). */
+  faults(): FaultRecord[];
+}
+
+export interface ClusterContext {
+  options: RunOptions;
+  /** Where per-process files go (DIR/procs). */
+  workDir: string;
+  /** The run's start on the monotonic clock (ns). */
+  t0: number;
+  supervisor: Supervisor;
+}
+
+export interface BugInfo {
+  name: string;
+  kind: 'safety' | 'control';
+  description: string;
+  breaks: string;
+}
+
+export interface Implementation {
+  name: string;
+  description: string;
+  bugs: readonly BugInfo[];
+  /** Canonical name of a bug flag (accepting aliases), or undefined. */
+  bug(name: string): string | undefined;
+  /** The nemeses it supports. */
+  nemeses: readonly string[];
+  /** The spec its traces are validated against. */
+  spec: string;
+  /** The checkers/lin model its history is checked with (per key). */
+  model: string;
+  /** Checks options the implementation cannot run with; a message, or undefined. */
+  validate(options: RunOptions): string | undefined;
+  start(ctx: ClusterContext): Promise<Cluster>;
+}
