@@ -128,12 +128,24 @@ export const LinJsonSchema = z.looseObject({
   outputError: z.string().optional(),
 });
 
+/** `run --json`: the run's summary (cli/README.md, `interleave run`). */
+export const RunJsonSchema = z.looseObject({
+  implementation: z.string(),
+  dir: z.string(),
+  verdict: z.enum(['linearizable', 'violation', 'unknown']),
+  reasons: z.array(z.string()),
+  operations: z.number().int().nonnegative(),
+  completed: z.number().int().nonnegative(),
+  indeterminate: z.number().int().nonnegative(),
+});
+
 export const CommandJsonSchemas = {
   explore: envelopeSchema(ExploreJsonSchema),
   mutants: envelopeSchema(MutantsJsonSchema),
   check: envelopeSchema(CheckJsonSchema),
   list: envelopeSchema(ListJsonSchema),
   lin: envelopeSchema(LinJsonSchema),
+  run: envelopeSchema(RunJsonSchema),
 };
 
 /** JSON for results whose states hold Maps, Sets or bigints (written as ITF does). */
