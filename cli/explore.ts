@@ -237,7 +237,7 @@ export function register(program: Command): void {
       ['interleave explore shadowfax --mutant H1 --html cx.html', "a mutant at its own config; its counterexample as a page"],
       ['interleave explore ./my-spec.ts --workers 4 --json', 'a spec module of yours (interleave init writes one), on 4 threads'],
       ['interleave explore ./my-spec.ts#other --config big --all --itf cx/', 'a named export; every violated property, one ITF file each'],
-      ['interleave explore swarm --config S1 --replay "a(1);b(2)"', 'replay a printed path, checking every property along it'],
+      ['interleave explore ./my-spec.ts --replay "read(p0);read(p1);cas(p0);cas(p1)"', 'replay a printed path (--replay "..." under a counterexample), checking every property along it'],
     ],
     exitCodes: {
       0: 'every config holds',
