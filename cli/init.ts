@@ -2,7 +2,7 @@
 // incremented by compare-and-swap, with a mutant and a symmetry), and <name>.test.ts, its
 // vitest test. Never over an existing file; both are checked before either is written.
 // Exit 0 written, 64 a name that is not one, 73 a file exists or cannot be written.
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, isAbsolute, join } from 'node:path';
 import type { Command } from 'commander';
 import { EXIT, UsageError } from './exit.ts';
 import { withHelp } from './help.ts';
@@ -37,8 +37,8 @@ function permute(s: State, perm: readonly number[]): State {
   const pc = s.pc.slice();
   const local = s.local.slice();
   perm.forEach((to, from) => {
-    pc[to] = s.pc[from];
-    local[to] = s.local[from];
+    pc[to] = s.pc[from]!;
+    local[to] = s.local[from]!;
   });
   return { counter: s.counter, pc, local };
 }
@@ -57,7 +57,7 @@ export function machine(config: Config, variant?: string): Machine<State, Step> 
         local[p] = counter;
         pc[p] = 'cas';
       } else if (variant === 'blind-write' || counter === local[p]) {
-        counter = local[p] + 1;
+        counter = local[p]! + 1;
         pc[p] = 'done';
       } else {
         pc[p] = 'read'; // the swap failed: read again
@@ -73,7 +73,7 @@ export function machine(config: Config, variant?: string): Machine<State, Step> 
 }
 
 export const spec: SpecDef<Config> = {
-  name: ${JSON.stringify(name)},
+  name: '${name}',
   title: 'A counter incremented by compare-and-swap',
   paper: 'your protocol: cite the section each action follows',
   configs: [
@@ -128,7 +128,8 @@ export function runInit(target: string, out: (s: string) => void): number {
     writeOutput(f.path, f.text, guard);
     out(`wrote ${f.path}\n`);
   }
-  out(`next: npx interleave explore ./${join(dir, `${name}.ts`)} (it needs the package installed: npm install interleave)\n`);
+  const spec = join(dir, `${name}.ts`);
+  out(`next: npx interleave explore ${isAbsolute(spec) ? spec : `./${spec}`} (it needs the package installed: npm install interleave)\n`);
   return EXIT.holds;
 }
 

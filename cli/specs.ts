@@ -6,7 +6,7 @@ import { existsSync, statSync } from 'node:fs';
 import { basename, extname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
-import { importModule, isSpecDef } from '../checkers/explore/load.ts';
+import { importModule } from '../checkers/explore/load.ts';
 import type { ExploreTarget, Machine, SpecDef } from '../checkers/explore/types.ts';
 import { findSpec, specs } from '../specs/index.ts';
 import { InputError } from '../traces/index.ts';
@@ -82,6 +82,14 @@ export const SpecDefShape = z
       });
     }
   });
+
+/**
+ * An export meant as a SpecDef: an object with `build` or `configs`. It is then validated
+ * (SpecDefShape), so that a wrong field is named instead of the export being passed over.
+ */
+function isSpecDef(v: unknown): v is SpecDef {
+  return typeof v === 'object' && v !== null && ('build' in v || 'configs' in v);
+}
 
 function describeExports(mod: Record<string, unknown>): string {
   const names = Object.keys(mod);
