@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CommandJsonSchemas } from '../cli/json.ts';
+import { readmeBlocks } from './readme-blocks.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const scratch = mkdtempSync(join(tmpdir(), 'interleave-consumer-'));
@@ -74,6 +75,10 @@ beforeAll(async () => {
   if (installed.code !== 0) installed = await run('npm', ['ci', '--prefer-offline', '--no-audit', '--no-fund']);
   ok(installed);
   cpSync(join(import.meta.dirname, 'consumer'), scratch, { recursive: true });
+  // The READMEs' TypeScript examples, type-checked as a consumer's code (the vitest one needs vitest's types).
+  readmeBlocks()
+    .filter((b) => b.lang === 'ts' && !/from 'vitest'/.test(b.text))
+    .forEach((b, i) => writeFileSync(join(scratch, `readme-${i}.ts`), `// ${b.file}:${b.line}\n${b.text}\nexport {};\n`));
 }, 600_000);
 
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));

@@ -3,48 +3,15 @@
 // condition points those imports at this checkout), and every `interleave ...` command line
 // in a README's code block or a command's --help names a command, flags and bundled spec
 // names (configs, mutants) that exist.
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { helpOf } from '../cli/help.ts';
 import { buildProgram } from '../cli/program.ts';
 import { bundledSpecs, isModulePath } from '../cli/specs.ts';
+import { readmeBlocks, ROOT } from './readme-blocks.ts';
 
-const ROOT = join(import.meta.dirname, '..');
-
-function readmes(dir = ROOT): string[] {
-  const found: string[] = [];
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    if (e.name.startsWith('.') || e.name === 'node_modules' || e.name === 'dist') continue;
-    const p = join(dir, e.name);
-    if (e.isDirectory()) found.push(...readmes(p));
-    else if (e.name === 'README.md') found.push(p);
-  }
-  return found.sort();
-}
-
-interface Block {
-  file: string;
-  line: number;
-  lang: string;
-  text: string;
-}
-
-function blocks(file: string): Block[] {
-  const out: Block[] = [];
-  const lines = readFileSync(file, 'utf8').split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const open = /^```(\w*)\s*$/.exec(lines[i]!);
-    if (!open) continue;
-    const start = i;
-    const body: string[] = [];
-    while (++i < lines.length && !/^```\s*$/.test(lines[i]!)) body.push(lines[i]!);
-    out.push({ file: relative(ROOT, file), line: start + 1, lang: open[1]!, text: body.join('\n') });
-  }
-  return out;
-}
-
-const all = readmes().flatMap(blocks);
+const all = readmeBlocks();
 // In the repository (not under node_modules), so that `interleave/...` resolves to this checkout.
 const scratch = join(ROOT, '.scratch', `readme-examples-${process.pid}`);
 mkdirSync(scratch, { recursive: true });
