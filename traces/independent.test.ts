@@ -32,7 +32,7 @@ describe('jepsen.independent histories', () => {
     const bad = checkHistorySync('independent:register', stale.operations);
     expect(bad.verdict).toBe('illegal');
     expect(bad.partitions.map((p) => p.verdict)).toEqual(['illegal', 'ok']);
-    expect(findModel('independent:cas-register').name).toBe('independent:cas-register');
+    expect(findModel('independent:cas-register')?.name).toBe('independent:cas-register');
   });
 
   it('a [key nil] read without --independent is refused with the hint', () => {
