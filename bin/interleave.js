@@ -1,6 +1,14 @@
 #!/usr/bin/env node
-// Runs the TypeScript CLI through tsx, so the package needs no build step.
-import { register } from 'tsx/esm/api';
+// The `interleave` command. Installed, the package runs its JavaScript (dist/, built by
+// `npm pack`); in a source checkout (cli/main.ts beside this folder) the TypeScript runs
+// through tsx, a devDependency.
+import { existsSync } from 'node:fs';
 
-register();
-await import('../cli/main.ts');
+const source = new URL('../cli/main.ts', import.meta.url);
+if (existsSync(source)) {
+  const { register } = await import('tsx/esm/api');
+  register();
+  await import(source.href);
+} else {
+  await import('../dist/cli/main.js');
+}

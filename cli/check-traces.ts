@@ -1,14 +1,14 @@
 // The bundled histories of traces/bundled/: each is checked against its model and its
 // verdict compared with the one the manifest expects. `interleave check` runs them.
 import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { z } from 'zod';
 import { checkHistory, models } from '../checkers/lin/index.ts';
 import type { Verdict } from '../checkers/lin/types.ts';
 import { FORMATS, importHistoryFile, InputError, type Format } from '../traces/index.ts';
+import { PACKAGE_ROOT } from './package-root.ts';
 
-export const BUNDLED_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'traces', 'bundled');
+export const BUNDLED_DIR = join(PACKAGE_ROOT, 'traces', 'bundled');
 
 const ManifestRow = z.object({
   path: z.string().regex(/^[\w.-]+$/, { error: 'a file name inside traces/bundled/' }),

@@ -1,63 +1,160 @@
-// `interleave check [--full]`: everything bundled must give its expected verdict — every
+// `interleave check [spec...] [--full]`: everything must give its expected verdict — every
 // spec at its default configs (--full: all configs) holds, every safety mutant is killed,
-// every control passes, every finding reproduces, and the bundled histories
-// (cli/check-traces.ts) give their expected verdicts. Exit 0 when all of that is so, 1 if not.
+// every control passes, every finding reproduces, and (for the bundled run, without specs)
+// the bundled histories (cli/check-traces.ts) give their expected verdicts. Each row is
+// printed as it finishes, with progress on a terminal. Exit 0 when all of that is so, 1 if
+// not, 64 bad usage, 65 a spec module's error, 73 the --junit file cannot be written.
 import type { Command } from 'commander';
-import type { ExploreResult } from '../checkers/explore/types.ts';
-import { specs } from '../specs/index.ts';
-import { checkBundledTraces, renderTraceTable } from './check-traces.ts';
+import type { ExploreOptions, ExploreResult } from '../checkers/explore/types.ts';
+import { checkBundledTraces, renderTraceTable, type TraceRow } from './check-traces.ts';
 import { EXIT } from './exit.ts';
 import { exploreSpec } from './explore.ts';
 import { capWorkers, workers } from './flags.ts';
-import { mutantSummary, renderMutantTable, runMutants } from './mutants.ts';
+import { JSON_HELP, withHelp } from './help.ts';
+import { printJson } from './json.ts';
+import { junitXml, type JunitSuite } from './junit.ts';
+import { mutantJobs, mutantSuite, runMutantsPrinted, writeJunit, type MutantRow } from './mutants.ts';
+import { checkOutputPath } from './output.ts';
+import { terminalProgress } from './progress.ts';
+import { bundledSpecs, resolveSpec, type ResolvedSpec } from './specs.ts';
 
-/** Runs the bundled traces, prints their table, and returns whether all passed. */
-export async function checkTraces(out: (s: string) => void): Promise<boolean> {
-  const rows = await checkBundledTraces();
-  const failed = rows.filter((r) => !r.pass).length;
-  out(`Bundled histories (traces/bundled/)\n${renderTraceTable(rows)}\n`);
-  out(failed === 0 ? `all ${rows.length} histories give their expected verdict\n` : `${failed} of ${rows.length} histories do not give their expected verdict\n`);
-  return failed === 0;
+export interface ConfigRow {
+  spec: string;
+  config: string;
+  status: ExploreResult['status'];
+  ok: boolean;
+  /** The properties violated. */
+  properties: string[];
+  incompleteReason?: string;
+  states: number;
+  elapsedMs: number;
 }
 
-function verdictOf(r: ExploreResult): string {
+/** Runs the bundled traces, prints their table, and returns the rows. */
+export async function checkTraces(out: ((s: string) => void) | undefined): Promise<TraceRow[]> {
+  const rows = await checkBundledTraces();
+  const failed = rows.filter((r) => !r.pass).length;
+  out?.(`Bundled histories (traces/bundled/)\n${renderTraceTable(rows)}\n`);
+  out?.(failed === 0 ? `all ${rows.length} histories give their expected verdict\n` : `${failed} of ${rows.length} histories do not give their expected verdict\n`);
+  return rows;
+}
+
+function verdictOf(r: ConfigRow): string {
   if (r.status === 'holds') return 'holds';
-  if (r.status === 'violation') return `VIOLATION (${r.violations.map((v) => v.property).join(', ')})`;
+  if (r.status === 'violation') return `VIOLATION (${r.properties.join(', ')})`;
   return `INCOMPLETE (${r.incompleteReason})`;
 }
 
-/** Explores every spec config of the tier, printing each row as it is done; returns whether all hold. */
-export async function checkSpecs(out: (s: string) => void, full: boolean, workers: number): Promise<boolean> {
-  const widths = [10, 14, 12, 9];
+/** Explores every spec config of the tier, printing each row as it is done. */
+export async function checkSpecs(list: readonly ResolvedSpec[], out: ((s: string) => void) | undefined, full: boolean, options: ExploreOptions): Promise<ConfigRow[]> {
+  const jobs = list.flatMap((spec) => spec.def.configs.filter((c) => full || c.tier === 'default').map((c) => ({ spec, config: c.name })));
+  const widths = [Math.max(10, ...jobs.map((j) => j.spec.name.length)), Math.max(14, ...jobs.map((j) => j.config.length)), 12, 9];
   const line = (cells: string[]) => cells.map((x, i) => (i === 2 || i === 3 ? x.padStart(widths[i]) : i < widths.length ? x.padEnd(widths[i]) : x)).join('  ').trimEnd();
-  out(`Specs (${full ? 'all' : 'default'} configs)\n${line(['spec', 'config', 'states', 'time', 'verdict'])}\n`);
-  let ok = true;
-  for (const spec of specs) {
-    for (const c of spec.configs) {
-      if (!full && c.tier !== 'default') continue;
-      const r = await exploreSpec(spec.name, c.name, undefined, { workers });
-      ok &&= r.status === 'holds';
-      out(`${line([spec.name, c.name, r.states.toLocaleString('en-US'), `${(r.elapsedMs / 1000).toFixed(1)} s`, verdictOf(r)])}\n`);
-    }
+  out?.(`Specs (${full ? 'all' : 'default'} configs)\n${line(['spec', 'config', 'states', 'time', 'verdict'])}\n`);
+  const progress = terminalProgress();
+  const rows: ConfigRow[] = [];
+  for (const [i, { spec, config }] of jobs.entries()) {
+    progress.doing(`[${i + 1}/${jobs.length}] ${spec.name}/${config}`);
+    const r = await exploreSpec(spec, config, undefined, { ...options, ...(progress.onProgress ? { onProgress: progress.onProgress } : {}) });
+    progress.done();
+    const row: ConfigRow = {
+      spec: spec.name,
+      config,
+      status: r.status,
+      ok: r.status === 'holds',
+      properties: r.violations.map((v) => v.property),
+      ...(r.incompleteReason ? { incompleteReason: r.incompleteReason } : {}),
+      states: r.states,
+      elapsedMs: r.elapsedMs,
+    };
+    rows.push(row);
+    out?.(`${line([spec.name, config, r.states.toLocaleString('en-US'), `${(r.elapsedMs / 1000).toFixed(1)} s`, verdictOf(row)])}\n`);
   }
-  return ok;
+  return rows;
+}
+
+export function checkSuites(configs: readonly ConfigRow[], mutants: readonly MutantRow[], traces: readonly TraceRow[]): JunitSuite[] {
+  const suites: JunitSuite[] = [
+    {
+      name: 'configs',
+      cases: configs.map((r) => ({
+        classname: r.spec,
+        name: `config ${r.config}`,
+        seconds: r.elapsedMs / 1000,
+        output: `${r.status}; ${r.states} states`,
+        ...(r.ok ? {} : { failure: { message: `${r.spec}/${r.config}: ${verdictOf(r)}` } }),
+      })),
+    },
+    mutantSuite(mutants),
+  ];
+  if (traces.length > 0) {
+    suites.push({
+      name: 'histories',
+      cases: traces.map((t) => ({
+        classname: 'traces.bundled',
+        name: t.path,
+        seconds: t.ms / 1000,
+        output: `${t.model}: ${t.got} (${t.operations} operations)`,
+        ...(t.pass ? {} : { failure: { message: `expected ${t.expected}, got ${t.got}${t.error ? `: ${t.error}` : ''}` } }),
+      })),
+    });
+  }
+  return suites;
+}
+
+interface CheckOptions {
+  full?: boolean;
+  workers?: number;
+  json?: boolean;
+  junit?: string;
+  force?: boolean;
+}
+
+export async function runCheck(args: readonly string[], o: CheckOptions): Promise<number> {
+  const list = args.length === 0 ? bundledSpecs() : await Promise.all(args.map(resolveSpec));
+  const guard = { inputs: list.flatMap((s) => (s.module ? [s.module.file] : [])), force: o.force };
+  if (o.junit !== undefined) checkOutputPath(o.junit, guard);
+  const out = o.json ? undefined : (s: string) => void process.stdout.write(s);
+  const threads = capWorkers(o.workers, (s) => process.stderr.write(s));
+  const configs = await checkSpecs(list, out, o.full ?? false, { workers: threads });
+  out?.('\nMutants\n');
+  const mutants = await runMutantsPrinted(mutantJobs(list), { workers: threads }, out);
+  out?.('\n');
+  const traces = args.length === 0 ? await checkTraces(out) : [];
+  const ok = configs.every((r) => r.ok) && mutants.every((r) => r.ok) && traces.every((r) => r.pass);
+  out?.(ok ? 'check: everything gives its expected verdict\n' : 'check: FAILED (see the rows marked above)\n');
+  let code: number = ok ? EXIT.holds : EXIT.violation;
+  const name = `interleave check${args.length ? ` ${args.join(' ')}` : ''}${o.full ? ' --full' : ''}`;
+  const junitError = o.junit === undefined ? undefined : writeJunit(o.junit, junitXml(name, checkSuites(configs, mutants, traces)), guard);
+  if (junitError !== undefined) code = EXIT.cannotCreate;
+  if (o.json) printJson('check', code, { ok, configs, mutants, traces, ...(junitError ? { outputErrors: [junitError] } : {}) });
+  return code;
 }
 
 export function register(program: Command): void {
-  program
-    .command('check')
-    .description('check everything bundled: specs hold at their default configs, mutants are killed, controls pass, bundled histories give their expected verdicts')
+  const command = program
+    .command('check [spec...]')
+    .description('check that everything gives its expected verdict: specs hold at their default configs, mutants are killed, controls pass, findings reproduce; without specs, every bundled spec and the bundled histories')
     .option('--full', 'every config, not only the default ones')
     .option('--workers <n>', "worker threads per exploration (default 1; at most the machine's parallelism)", workers)
-    .action(async (o: { full?: boolean; workers?: number }) => {
-      const out = (s: string) => process.stdout.write(s);
-      const threads = capWorkers(o.workers, (s) => process.stderr.write(s));
-      const specsOk = await checkSpecs(out, o.full ?? false, threads);
-      const rows = await runMutants(specs, { workers: threads });
-      out(`\nMutants\n${renderMutantTable(rows)}${mutantSummary(rows)}\n`);
-      const tracesOk = await checkTraces(out);
-      const ok = specsOk && rows.every((r) => r.ok) && tracesOk;
-      out(ok ? 'check: everything gives its expected verdict\n' : 'check: FAILED (see the rows marked above)\n');
-      process.exitCode = ok ? EXIT.holds : EXIT.violation;
+    .option('--json', JSON_HELP)
+    .option('--junit <file>', 'also write JUnit XML: one test case per config, mutant and history')
+    .option('--force', 'let --junit replace an existing file')
+    .action(async (args: string[], o: CheckOptions) => {
+      process.exitCode = await runCheck(args, o);
     });
+  withHelp(command, {
+    examples: [
+      ['interleave check', 'every bundled spec, mutant and history (npm start)'],
+      ['interleave check --junit check.xml', 'the same, with a JUnit report for CI'],
+      ['interleave check ./my-spec.ts --full', 'every config and mutant of a module of yours'],
+      ['interleave check fusee swarm --json', 'two bundled specs, one JSON object'],
+    ],
+    exitCodes: {
+      0: 'every config holds, every safety mutant is killed, every control passes, every finding reproduces, every history gives its expected verdict',
+      1: 'something did not (marked in the tables)',
+      65: 'a spec module cannot be loaded, threw, or breaks the contract',
+      73: true,
+    },
+  });
 }

@@ -3,18 +3,50 @@
 // else is a bug of ours, internal error 70, reported in one line (the stack only under
 // --debug or INTERLEAVE_DEBUG=1) so that no caller mistakes a crash for a verdict.
 import { CommanderError, type Command } from 'commander';
+import { SpecError, UnsupportedOption } from '../checkers/explore/errors.ts';
 import { InputError, ReadTimeout } from '../traces/index.ts';
 import { EXIT, UsageError } from './exit.ts';
+import { startClock } from './json.ts';
 import { OutputError } from './output.ts';
+
+/** What a user's spec module threw: its error, not ours (exit 65); --debug prints the stack. */
+export class SpecModuleError extends InputError {
+  constructor(
+    file: string,
+    doing: string,
+    override readonly cause: unknown,
+  ) {
+    const what = cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
+    super(file, undefined, `a spec that does not throw; it threw while ${doing}: ${what.split('\n', 1)[0]!.slice(0, 300)}`);
+  }
+}
+
+function ours(e: unknown): boolean {
+  return e instanceof UsageError || e instanceof InputError || e instanceof OutputError || e instanceof ReadTimeout || e instanceof SpecError || e instanceof UnsupportedOption;
+}
+
+/**
+ * Runs f on a spec; when the spec is a user's module, an exception that is not one of
+ * interleave's own errors is the module's (a SpecModuleError, exit 65).
+ */
+export async function userSpecErrors<T>(spec: { module?: { file: string } }, doing: string, f: () => T | Promise<T>): Promise<T> {
+  try {
+    return await f();
+  } catch (e) {
+    if (spec.module === undefined || ours(e)) throw e;
+    throw new SpecModuleError(spec.module.file, doing, e);
+  }
+}
 
 /** Prints what went wrong and returns the exit code it gives. */
 export function reportError(e: unknown, err: (s: string) => void, debug = false): number {
-  if (e instanceof UsageError) {
+  if (e instanceof UsageError || e instanceof UnsupportedOption) {
     err(`interleave: ${e.message}\n`);
     return EXIT.usage;
   }
-  if (e instanceof InputError) {
+  if (e instanceof InputError || e instanceof SpecError) {
     err(`interleave: ${e.message}\n`);
+    if (debug && e instanceof SpecModuleError && e.cause instanceof Error && e.cause.stack) err(`${e.cause.stack}\n`);
     return EXIT.badData;
   }
   if (e instanceof OutputError) {
@@ -56,6 +88,7 @@ export async function runCli(
     process.on('unhandledRejection', stray);
   }
   process.exitCode = undefined;
+  startClock();
   try {
     await program.parseAsync(args);
     return typeof process.exitCode === 'number' ? process.exitCode : EXIT.holds;

@@ -31,6 +31,6 @@ describe('interleave explore / list / mutants', () => {
     const r = run('explore', spec.name, '--config', config, '--max-states', '5', '--json');
     expect(r.status).toBe(2);
     const out = JSON.parse(r.stdout);
-    expect(out).toMatchObject({ spec: spec.name, exitCode: 2, runs: [{ config, result: { status: 'incomplete', states: 5 } }] });
+    expect(out).toMatchObject({ command: 'explore', exitCode: 2, result: { spec: spec.name, runs: [{ config, result: { status: 'incomplete', states: 5 } }] } });
   }, 60_000);
 });

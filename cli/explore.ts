@@ -1,19 +1,26 @@
-// `interleave explore <spec>`: model-check a spec at its default configs (or one config),
-// optionally with a mutant; print the verdict, coverage and counterexamples.
-// Exit 0 holds, 1 a violation, 2 incomplete (a budget was hit), 64 bad usage, 73 an
-// --itf or --html file cannot be written (the verdict is printed first).
+// `interleave explore <spec>`: model-check a spec (bundled, or a user's module) at its
+// default configs (or one config; a mutant's own config), optionally with a mutant; print
+// the verdict, coverage and counterexamples.
+// Exit 0 holds, 1 a violation, 2 incomplete (a budget was hit), 64 bad usage, 65 a user's
+// spec module cannot be loaded or breaks the contract, 73 an --itf or --html file cannot be
+// written (the verdict is printed first).
 import { resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { explore, exploreSync, prepare, replayLabels } from '../checkers/explore/index.ts';
 import { counterexampleToItf } from '../checkers/explore/itf.ts';
 import { diff } from '../checkers/explore/diff.ts';
-import type { ExploreOptions, ExploreResult, Progress } from '../checkers/explore/types.ts';
+import type { ExploreOptions, ExploreResult } from '../checkers/explore/types.ts';
 import { renderCounterexampleHtml } from '../checkers/report/explore-html.ts';
 import { renderExploreText, show } from '../checkers/report/explore-text.ts';
 import { EXIT, UsageError } from './exit.ts';
 import { capWorkers, integer, seconds, workers } from './flags.ts';
+import { JSON_HELP, withHelp } from './help.ts';
+import { itfPath, planItf } from './itf-output.ts';
+import { printJson } from './json.ts';
 import { checkOutputPath, OutputError, writeOutput } from './output.ts';
-import { resolveSpec, specMachine, specTarget } from './spec-machine.ts';
+import { terminalProgress, type TerminalProgress } from './progress.ts';
+import { configOf, mutantOf, resolveSpec, type ResolvedSpec } from './specs.ts';
+import { userSpecErrors } from './errors.ts';
 
 export interface ExploreCliOptions {
   config?: string;
@@ -39,24 +46,6 @@ export interface ExploreCliOptions {
   replay?: string;
 }
 
-/** Draws progress on stderr when it is a terminal; returns the callback and a cleaner. */
-export function terminalProgress(): { onProgress?: (p: Progress) => void; done(): void } {
-  if (!process.stderr.isTTY) return { done() {} };
-  let drawn = false;
-  return {
-    onProgress(p) {
-      const rate = p.elapsedMs > 0 ? Math.round((p.states / p.elapsedMs) * 1000) : 0;
-      process.stderr.write(
-        `\r${p.states.toLocaleString('en-US')} distinct, ${p.transitions.toLocaleString('en-US')} transitions, depth ${p.depth}, queue ${p.queue.toLocaleString('en-US')}, ${rate.toLocaleString('en-US')} states/s   `,
-      );
-      drawn = true;
-    },
-    done() {
-      if (drawn) process.stderr.write('\r\x1b[K');
-    },
-  };
-}
-
 export function toExploreOptions(o: ExploreCliOptions): ExploreOptions {
   const strategies = [o.bfs, o.dfs, o.simulate !== undefined].filter(Boolean).length;
   if (strategies > 1) throw new UsageError('choose one of --bfs, --dfs, --simulate');
@@ -76,20 +65,12 @@ export function toExploreOptions(o: ExploreCliOptions): ExploreOptions {
   };
 }
 
-/** Explores one spec config (and variant): on worker threads when asked, else here. */
-export async function exploreSpec(spec: string, config: string, variant: string | undefined, options: ExploreOptions): Promise<ExploreResult> {
-  if ((options.workers ?? 1) > 1) return explore(specTarget(spec, config, variant), options);
-  return exploreSync(specMachine(spec, config, variant), options);
-}
-
-/** JSON for results whose states hold Maps, Sets or bigints (written as ITF does). */
-export function jsonReplacer(_key: string, v: unknown): unknown {
-  if (v instanceof Map) return { '#map': [...v] };
-  if (v instanceof Set) return { '#set': [...v] };
-  if (typeof v === 'bigint') return { '#bigint': v.toString() };
-  if (v === undefined) return null;
-  if (ArrayBuffer.isView(v) && !(v instanceof DataView)) return Array.from(v as unknown as ArrayLike<unknown>);
-  return v;
+/**
+ * Explores one config (and variant) of a spec: on worker threads when asked, else here.
+ * What a user's spec module throws is reported as its error (exit 65), not ours.
+ */
+export async function exploreSpec(spec: ResolvedSpec, config: string, variant: string | undefined, options: ExploreOptions): Promise<ExploreResult> {
+  return userSpecErrors(spec, `exploring ${config}`, () => ((options.workers ?? 1) > 1 ? explore(spec.target(config, variant), options) : exploreSync(spec.machine(config, variant), options)));
 }
 
 export function exitCodeOf(results: ExploreResult[]): number {
@@ -98,8 +79,12 @@ export function exitCodeOf(results: ExploreResult[]): number {
   return EXIT.holds;
 }
 
-async function runReplay(spec: string, config: string, variant: string | undefined, path: string, o: ExploreCliOptions): Promise<number> {
-  const machine = prepare(specMachine(spec, config, variant), toExploreOptions(o));
+function title(spec: ResolvedSpec, config: string, variant: string | undefined, sep = ' with '): string {
+  return `${spec.name}/${config}${variant ? `${sep}${variant}` : ''}`;
+}
+
+async function runReplay(spec: ResolvedSpec, config: string, variant: string | undefined, path: string, o: ExploreCliOptions): Promise<number> {
+  const machine = await userSpecErrors(spec, 'building the machine', () => prepare(spec.machine(config, variant), toExploreOptions(o)));
   const labels = path.split(';').map((l) => l.trim()).filter((l) => l.length > 0);
   let replayed;
   try {
@@ -108,7 +93,7 @@ async function runReplay(spec: string, config: string, variant: string | undefin
     throw new UsageError((e as Error).message);
   }
   const shown = (x: unknown) => (machine.inner ? machine.inner(x) : x);
-  const lines = [`replay of ${labels.length} steps in ${spec}/${config}${variant ? ` (${variant})` : ''}`, `  initial state: ${show(shown(replayed.states[0]), 400)}`];
+  const lines = [`replay of ${labels.length} steps in ${title(spec, config, variant, ' (')}${variant ? ')' : ''}`, `  initial state: ${show(shown(replayed.states[0]), 400)}`];
   let violated = false;
   replayed.states.forEach((s, i) => {
     if (i > 0) {
@@ -133,71 +118,84 @@ async function runReplay(spec: string, config: string, variant: string | undefin
   return violated ? EXIT.violation : EXIT.holds;
 }
 
-export async function runExplore(specName: string, o: ExploreCliOptions): Promise<number> {
-  const spec = resolveSpec(specName);
-  const configs = o.config !== undefined ? [o.config] : spec.configs.filter((c) => c.tier === 'default').map((c) => c.name);
-  if (o.config !== undefined && !spec.configs.some((c) => c.name === o.config)) {
-    throw new UsageError(`spec ${specName} has no config ${JSON.stringify(o.config)}; known: ${spec.configs.map((c) => c.name).join(', ')}`);
-  }
-  if (configs.length === 0) throw new UsageError(`spec ${specName} has no default config; choose one with --config (${spec.configs.map((c) => c.name).join(', ')})`);
-  let variant = o.mutant;
-  if (variant !== undefined) {
-    const finding = (spec.findings ?? []).find((f) => f.name === variant);
-    if (finding) variant = finding.variant;
-    else if (!spec.mutants.some((m) => m.name === variant)) throw new UsageError(`spec ${specName} has no mutant or finding ${JSON.stringify(variant)}`);
-  }
-  const guard = { inputs: [], force: o.force };
+/** The configs to explore: --config, else a mutant's own config, else every default one. */
+function configsOf(spec: ResolvedSpec, o: ExploreCliOptions, mutant: { config: string } | undefined): string[] {
+  if (o.config !== undefined) return [configOf(spec, o.config)];
+  if (mutant) return [mutant.config];
+  const defaults = spec.def.configs.filter((c) => c.tier === 'default').map((c) => c.name);
+  if (defaults.length === 0) throw new UsageError(`spec ${spec.name} has no default config; choose one with --config (${spec.def.configs.map((c) => c.name).join(', ')})`);
+  return defaults;
+}
+
+export async function runExplore(specArg: string, o: ExploreCliOptions): Promise<number> {
+  const options = toExploreOptions(o);
   if (o.itf !== undefined && o.html !== undefined && resolve(o.itf) === resolve(o.html)) throw new UsageError('--itf and --html name the same file');
-  for (const out of [o.itf, o.html]) if (out !== undefined) checkOutputPath(out, guard);
+  const spec = await resolveSpec(specArg);
+  const mutant = o.mutant === undefined ? undefined : mutantOf(spec, o.mutant);
+  const variant = mutant?.variant;
+  const configs = configsOf(spec, o, mutant);
+  const guard = { inputs: spec.module ? [spec.module.file] : [], force: o.force };
+  const several = configs.length > 1 ? `${configs.length} configs` : o.all ? '--all' : undefined;
+  const itf = o.itf === undefined ? undefined : planItf(o.itf, several, guard);
+  if (o.html !== undefined) checkOutputPath(o.html, guard);
   if (o.replay !== undefined) {
-    if (configs.length !== 1) throw new UsageError('--replay needs --config (or a spec with one default config)');
-    return runReplay(specName, configs[0], variant, o.replay, o);
+    if (configs.length !== 1) throw new UsageError('--replay needs --config (or a spec with one default config, or --mutant)');
+    return runReplay(spec, configs[0], variant, o.replay, o);
   }
-  const options = { ...toExploreOptions(o), workers: capWorkers(o.workers, (s) => process.stderr.write(s)) };
+  const threads = capWorkers(o.workers, (s) => process.stderr.write(s));
   const runs: { config: string; result: ExploreResult }[] = [];
+  const progress: TerminalProgress = terminalProgress();
   for (const config of configs) {
-    const progress = terminalProgress();
-    const result = await exploreSpec(specName, config, variant, { ...options, ...(progress.onProgress ? { onProgress: progress.onProgress } : {}) });
+    if (configs.length > 1) progress.doing(title(spec, config, variant));
+    const result = await exploreSpec(spec, config, variant, { ...options, workers: threads, ...(progress.onProgress ? { onProgress: progress.onProgress } : {}) });
     progress.done();
     runs.push({ config, result });
-    if (!o.json) process.stdout.write(`${renderExploreText(result, `${specName}/${config}${variant ? ` with ${variant}` : ''}`)}\n`);
+    if (!o.json) process.stdout.write(`${renderExploreText(result, title(spec, config, variant))}\n`);
   }
   let code = exitCodeOf(runs.map((r) => r.result));
   // Outputs are written after the verdict is known; one that fails is reported after the
   // verdict is printed, and the exit code says so (73).
   const outputErrors: string[] = [];
+  const outputs: string[] = [];
   const notes: string[] = [];
   const write = (path: string, data: string, what: string) => {
     try {
       writeOutput(path, data, guard);
+      outputs.push(path);
       notes.push(`wrote ${what} to ${path}`);
     } catch (e) {
       if (!(e instanceof OutputError)) throw e;
       outputErrors.push(e.message);
     }
   };
-  if (o.itf !== undefined) {
-    const found = runs.flatMap((r) => r.result.violations.map((v) => ({ config: r.config, v })));
+  const found = runs.flatMap((r) => r.result.violations.map((v) => ({ config: r.config, result: r.result, v })));
+  if (itf !== undefined) {
     if (found.length === 0) process.stderr.write('interleave: no counterexample to write as ITF\n');
-    else {
-      const traces = found.map(({ config, v }) => counterexampleToItf(v, { source: `${specName}/${config}${variant ? `/${variant}` : ''}`, property: v.property }));
-      write(o.itf, `${JSON.stringify(traces.length === 1 ? traces[0] : traces, jsonReplacer, 2)}\n`, `${traces.length} ITF trace${traces.length === 1 ? '' : 's'}`);
-    }
+    found.forEach(({ config, v }, i) => {
+      const trace = counterexampleToItf(v, { source: `${spec.name}/${config}${variant ? `/${variant}` : ''}`, property: v.property });
+      write(itfPath(itf, i + 1, { spec: spec.name, config, variant, property: v.property }), `${JSON.stringify(trace, null, 2)}\n`, `the ${v.property} counterexample of ${title(spec, config, variant)} as ITF`);
+    });
   }
   if (o.html !== undefined) {
-    const found = runs.flatMap((r) => r.result.violations.map((v) => ({ config: r.config, result: r.result, v })));
     if (found.length === 0) process.stderr.write('interleave: no counterexample to draw as HTML\n');
     else {
       const { config, result, v } = found[0];
-      const title = `${specName}/${config}${variant ? ` with ${variant}` : ''}`;
       const summary = [`${result.states.toLocaleString('en')} distinct states, ${result.transitions.toLocaleString('en')} transitions, depth ${result.depth}`];
       if (found.length > 1) summary.push(`${found.length - 1} other counterexample(s) in the text and JSON output; this page shows the first.`);
-      write(o.html, renderCounterexampleHtml(v, specMachine(specName, config, variant), { title, summary }), 'the counterexample as HTML');
+      const machine = await userSpecErrors(spec, 'building the machine', () => spec.machine(config, variant));
+      write(o.html, renderCounterexampleHtml(v, machine, { title: title(spec, config, variant), summary }), 'the counterexample as HTML');
     }
   }
   if (outputErrors.length > 0) code = EXIT.cannotCreate;
   if (o.json) {
-    process.stdout.write(`${JSON.stringify({ spec: specName, variant: variant ?? null, exitCode: code, runs, ...(outputErrors.length ? { outputErrors } : {}) }, jsonReplacer, 2)}\n`);
+    printJson('explore', code, {
+      spec: spec.name,
+      ...(spec.module ? { module: spec.arg } : {}),
+      variant: variant ?? null,
+      runs,
+      ...(outputs.length ? { outputs } : {}),
+      ...(outputErrors.length ? { outputErrors } : {}),
+    });
   } else {
     for (const note of notes) process.stdout.write(`${note}\n`);
   }
@@ -206,11 +204,11 @@ export async function runExplore(specName: string, o: ExploreCliOptions): Promis
 }
 
 export function register(program: Command): void {
-  program
+  const command = program
     .command('explore <spec>')
-    .description('explore every interleaving of a spec at its default configs (or --config) and check its properties')
-    .option('--config <name>', 'one config (default: every default config)')
-    .option('--mutant <name>', 'a mutant or finding of the spec')
+    .description('explore every interleaving of a spec (bundled, or a module of yours) at its default configs, or one config, and check its properties')
+    .option('--config <name>', 'one config (default: every default config; with --mutant, the mutant\'s own config)')
+    .option('--mutant <name>', 'a mutant or finding of the spec (`interleave list` shows them)')
     .option('--bfs', 'breadth-first search (default): shortest counterexamples')
     .option('--dfs', 'depth-first search: less memory')
     .option('--simulate <runs>', 'random walks instead of exhaustive search', integer(1))
@@ -223,14 +221,30 @@ export function register(program: Command): void {
     .option('--time <seconds>', 'time budget', seconds())
     .option('--no-deadlock', 'do not report deadlocks')
     .option('--exact', 'store whole states instead of 64-bit fingerprints')
-    .option('--symmetry', 'reduce by the symmetry groups the spec declares')
+    .option('--symmetry', 'reduce by the symmetry groups the spec declares (each checked on sampled states first)')
     .addOption(new Option('--lin <mode>', 'linearizability checking (default: incremental when the spec records a history)').choices(['incremental', 'histories', 'off']))
     .option('--replay <path>', 'replay an action path ("label1;label2;...") and check properties along it')
-    .option('--json', 'print the result as JSON (documented in checkers/explore/README.md)')
-    .option('--itf <file>', 'write the counterexample(s) as ITF JSON')
+    .option('--json', JSON_HELP)
+    .option('--itf <file|dir/|pattern>', 'write each counterexample as ITF, one trace per file: a file (one counterexample at most), a directory, or a name with {n}')
     .option('--html <file>', 'write the first counterexample as an HTML page (steps, state changes, processes, client history)')
     .option('--force', 'let --itf and --html replace existing files')
     .action(async (spec: string, o: ExploreCliOptions) => {
       process.exitCode = await runExplore(spec, o);
     });
+  withHelp(command, {
+    examples: [
+      ['interleave explore fusee', 'every default config of a bundled spec'],
+      ['interleave explore shadowfax --mutant H1 --html cx.html', "a mutant at its own config; its counterexample as a page"],
+      ['interleave explore ./my-spec.ts --workers 4 --json', 'a spec module of yours (interleave init writes one), on 4 threads'],
+      ['interleave explore ./my-spec.ts#other --config big --all --itf cx/', 'a named export; every violated property, one ITF file each'],
+      ['interleave explore ./my-spec.ts --replay "read(p0);read(p1);cas(p0);cas(p1)"', 'replay a printed path (--replay "..." under a counterexample), checking every property along it'],
+    ],
+    exitCodes: {
+      0: 'every config holds',
+      1: 'a violation (the counterexample is printed)',
+      2: 'inconclusive: a state, depth or time budget was hit, or simulation found nothing',
+      65: "the spec module cannot be loaded, threw, or breaks the contract (a symmetry that is not one)",
+      73: true,
+    },
+  });
 }

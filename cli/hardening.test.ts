@@ -120,7 +120,7 @@ if (tiny !== undefined) {
       expect(readdirSync(tiny)).toEqual([]);
       const json = await runInProcess('lin', h, '--model', 'etcd-cas-register', '--html', out, '--json');
       expect(json.code).toBe(73);
-      expect(JSON.parse(json.stdout)).toMatchObject({ verdict: 'illegal', exitCode: 73, outputError: expect.stringMatching(/no space left/) });
+      expect(JSON.parse(json.stdout)).toMatchObject({ exitCode: 73, result: { verdict: 'illegal', outputError: expect.stringMatching(/no space left/) } });
       expect(readdirSync(tiny)).toEqual([]);
     });
   });
@@ -236,7 +236,7 @@ describe('--timeout covers reading, and the memo budget is a flag', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^interleave: the --timeout of 0\.001 s ran out while reading .*big\.jsonl \(at line \d+\); verdict unknown\n$/);
     const json = await runInProcess('lin', big, '--model', 'register', '--timeout', '0.001', '--json');
-    expect(JSON.parse(json.stdout)).toMatchObject({ verdict: 'unknown', exitCode: 2, reason: 'timeout while reading' });
+    expect(JSON.parse(json.stdout)).toMatchObject({ exitCode: 2, result: { verdict: 'unknown', reason: 'timeout while reading' } });
   });
 
   it('--memo-budget: hitting it gives unknown (exit 2) and says how to raise it', async () => {
@@ -246,6 +246,6 @@ describe('--timeout covers reading, and the memo budget is a flag', () => {
     expect(r.stdout).toMatch(/memo reached its memory budget/);
     expect(r.stdout).toMatch(/The memo's budget was 1 MB per partition: raise it with --memo-budget <MB>/);
     const json = await runInProcess('lin', h, '--model', 'kv-append-unpartitioned', '--memo-budget', '1', '--json');
-    expect(JSON.parse(json.stdout)).toMatchObject({ verdict: 'unknown', exitCode: 2, hint: expect.stringMatching(/--memo-budget/) });
+    expect(JSON.parse(json.stdout)).toMatchObject({ exitCode: 2, result: { verdict: 'unknown', hint: expect.stringMatching(/--memo-budget/) } });
   });
 });

@@ -3,6 +3,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { CommandJsonSchemas } from './json.ts';
+import { VERSION } from './package-root.ts';
 import { models } from '../checkers/lin/index.ts';
 import { UNKNOWN } from '../checkers/lin/types.ts';
 import { vocabularyOf } from '../traces/vocabulary.ts';
@@ -96,8 +98,10 @@ describe('interleave lin', () => {
   it('--json gives the documented object, naming the file lines of the diagnosis', async () => {
     const r = await run(`${corpus}/jepsen/etcd_000.log`, { json: true });
     expect(r.code).toBe(1);
-    const j = JSON.parse(r.stdout) as LinJson;
-    expect(j).toMatchObject({ format: 'jepsen-log', model: 'etcd-cas-register', verdict: 'illegal', exitCode: 1, failedDropped: 0, nemesisSkipped: 0 });
+    const envelope = CommandJsonSchemas.lin.parse(JSON.parse(r.stdout));
+    expect(envelope).toMatchObject({ command: 'lin', version: VERSION, exitCode: 1 });
+    const j = envelope.result as unknown as LinJson;
+    expect(j).toMatchObject({ format: 'jepsen-log', model: 'etcd-cas-register', verdict: 'illegal', failedDropped: 0, nemesisSkipped: 0 });
     expect(j.operations).toBeGreaterThan(0);
     expect(j.partitions.some((p) => p.verdict === 'illegal')).toBe(true);
     const referenced = Object.values(j.referencedOperations);
@@ -111,7 +115,7 @@ describe('interleave lin', () => {
   it('a timeout gives exit 2, verdict unknown', async () => {
     const r = await run(`${corpus}/kv/c10-ok.txt`, { model: 'kv-append-unpartitioned', timeout: 0.001, json: true });
     expect(r.code).toBe(2);
-    expect((JSON.parse(r.stdout) as LinJson).verdict).toBe('unknown');
+    expect((JSON.parse(r.stdout).result as LinJson).verdict).toBe('unknown');
   });
 
   it('a missing file and a wrong --format are bad input (65)', async () => {

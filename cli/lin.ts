@@ -4,7 +4,7 @@
 // file cannot be written; other failures are main.ts's (cli/errors.ts).
 import { totalmem } from 'node:os';
 import { Option, type Command } from 'commander';
-import { checkHistory, DEFAULT_MEMO_LIMIT_MB, models } from '../checkers/lin/index.ts';
+import { checkHistory, DEFAULT_MEMO_LIMIT_MB, findModel, models } from '../checkers/lin/index.ts';
 import { UNKNOWN, type LinResult, type Model, type Operation, type Verdict } from '../checkers/lin/types.ts';
 import { renderLinHtml } from '../checkers/report/lin-html.ts';
 import { renderLinText } from '../checkers/report/lin-text.ts';
@@ -12,10 +12,14 @@ import { FORMATS, importHistoryFile, InputError, ReadTimeout, type Format, type 
 import { reportError } from './errors.ts';
 import { EXIT } from './exit.ts';
 import { capWorkers, integer, seconds, workers } from './flags.ts';
+import { JSON_HELP, withHelp } from './help.ts';
+import { envelopeText } from './json.ts';
 import { checkOutputPath, OutputError, writeOutput } from './output.ts';
 
 export interface LinOptions {
   model: string;
+  /** A jepsen.independent history: [key value] tuples, checked key by key (model independent:<model>). */
+  independent?: boolean;
   format: Format | 'auto';
   /** Seconds. */
   timeout?: number;
@@ -36,13 +40,12 @@ export interface Io {
 
 const EXIT_FOR: Record<Verdict, number> = { ok: EXIT.holds, illegal: EXIT.violation, unknown: EXIT.inconclusive };
 
-/** The `--json` output, documented in cli/README.md. */
+/** The `--json` output's result (in the envelope of cli/json.ts), documented in cli/README.md. */
 export interface LinJson {
   file: string;
   format: Format;
   model: string;
   verdict: Verdict;
-  exitCode: number;
   operations: number;
   indeterminate: number;
   failedDropped: number;
@@ -78,7 +81,6 @@ export function linJson(history: ImportedHistory, model: Model, result: LinResul
     format: history.format,
     model: model.name,
     verdict: result.verdict,
-    exitCode: EXIT_FOR[result.verdict],
     operations: history.operations.length,
     indeterminate: history.counts.indeterminate,
     failedDropped: history.counts.failed,
@@ -123,7 +125,8 @@ async function linOrThrow(file: string, options: LinOptions, io: Io): Promise<nu
     io.err(`interleave: unknown model ${JSON.stringify(options.model)}; known: ${Object.keys(models).join(', ')}\n`);
     return EXIT.usage;
   }
-  const model = models[options.model]!;
+  const modelName = options.independent ? `independent:${options.model}` : options.model;
+  const model = findModel(modelName)!;
   const guard = { inputs: [file], force: options.force };
   if (options.html !== undefined) checkOutputPath(options.html, guard);
   const start = performance.now();
@@ -136,13 +139,13 @@ async function linOrThrow(file: string, options: LinOptions, io: Io): Promise<nu
     if (!(e instanceof ReadTimeout)) throw e;
     io.err(`interleave: the --timeout of ${options.timeout} s ran out while reading ${file} (at line ${e.line}); verdict unknown\n`);
     if (options.json) {
-      io.out(`${JSON.stringify({ file, model: model.name, verdict: 'unknown', exitCode: EXIT.inconclusive, reason: 'timeout while reading', importMs: round(performance.now() - start) }, null, 2)}\n`);
+      io.out(envelopeText('lin', EXIT.inconclusive, { file, model: model.name, verdict: 'unknown', reason: 'timeout while reading', importMs: round(performance.now() - start) }));
     }
     return EXIT.inconclusive;
   }
   const importMs = performance.now() - start;
   const memoLimitMB = options.memoBudget ?? DEFAULT_MEMO_LIMIT_MB;
-  const result = await checkHistory(options.model, history.operations, {
+  const result = await checkHistory(modelName, history.operations, {
     timeoutMs: deadline === undefined ? undefined : Math.max(0, deadline - Date.now()),
     workers: capWorkers(options.workers, io.err),
     memoLimitMB,
@@ -150,7 +153,7 @@ async function linOrThrow(file: string, options: LinOptions, io: Io): Promise<nu
   let outputError: OutputError | undefined;
   if (options.html !== undefined) {
     try {
-      writeOutput(options.html, renderLinHtml(result, history.operations, options.model, { file: history.file }), guard);
+      writeOutput(options.html, renderLinHtml(result, history.operations, model, { file: history.file }), guard);
     } catch (e) {
       if (!(e instanceof OutputError)) throw e;
       outputError = e;
@@ -161,8 +164,8 @@ async function linOrThrow(file: string, options: LinOptions, io: Io): Promise<nu
     ? `The memo's budget was ${memoLimitMB} MB per partition: raise it with --memo-budget <MB> (this machine has ${Math.round(totalmem() / 2 ** 20)} MB).`
     : undefined;
   if (options.json) {
-    const json = { ...linJson(history, model, result, importMs), exitCode: code, ...(hint ? { hint } : {}), ...(outputError ? { outputError: outputError.message } : {}) };
-    io.out(`${JSON.stringify(json, null, 2)}\n`);
+    const json = { ...linJson(history, model, result, importMs), ...(hint ? { hint } : {}), ...(outputError ? { outputError: outputError.message } : {}) };
+    io.out(envelopeText('lin', code, json));
   } else {
     const text = renderLinText(result, history.operations, model);
     io.out(summary(history) + text + (text.endsWith('\n') ? '' : '\n') + (hint ? `${hint}\n` : ''));
@@ -173,16 +176,17 @@ async function linOrThrow(file: string, options: LinOptions, io: Io): Promise<nu
 }
 
 export function register(program: Command): void {
-  program
+  const command = program
     .command('lin')
     .description('check a recorded history for linearizability against a sequential model')
     .argument('<file>', 'the history: JSON lines, Jepsen EDN or a Jepsen log')
     .addOption(new Option('--model <model>', 'the sequential model').choices(Object.keys(models)).makeOptionMandatory())
+    .option('--independent', 'a jepsen.independent history: values are [key value] tuples, each key checked on its own (as Jepsen\'s independent checker)')
     .addOption(new Option('--format <format>', 'the history format').choices(['auto', ...FORMATS]).default('auto'))
     .option('--timeout <seconds>', 'give up with verdict unknown (exit 2) after this long, reading included', seconds())
     .option('--workers <n>', "check partitions on this many worker threads (at most the machine's parallelism)", workers)
     .option('--memo-budget <MB>', `memory budget of each partition's memo, in MB (default ${DEFAULT_MEMO_LIMIT_MB}); past it the verdict is unknown`, integer(1, 2 ** 20))
-    .option('--json', 'print the result as a JSON object (see cli/README.md)')
+    .option('--json', JSON_HELP)
     .option('--html <file>', 'write an HTML report: per partition a timeline, the linearization or the diagnosis')
     .option('--force', 'let --html replace an existing file (never the history itself)')
     .action(async (file: string, options: LinOptions) => {
@@ -191,4 +195,19 @@ export function register(program: Command): void {
         err: (s) => process.stderr.write(s),
       });
     });
+  withHelp(command, {
+    examples: [
+      ['interleave lin history.edn --model cas-register', 'a Jepsen EDN history'],
+      ['interleave lin etcd.log --model etcd-cas-register --html report.html', 'a Jepsen log; timelines and the diagnosis as a page'],
+      ['interleave lin independent.edn --model cas-register --independent', 'jepsen.independent [key value] tuples, key by key'],
+      ['interleave lin ops.jsonl --model kv-append --workers 4 --timeout 60 --json', 'partitions on 4 threads, at most a minute, as JSON'],
+    ],
+    exitCodes: {
+      0: 'linearizable',
+      1: 'not linearizable (the longest partial linearizations and the operations stuck after them are printed)',
+      2: 'unknown: the --timeout ran out, the memo reached its budget, or a model step threw',
+      65: true,
+      73: true,
+    },
+  });
 }

@@ -1,14 +1,20 @@
 // `interleave mutants <spec|all>`: run every mutant of a spec at its config. A safety
 // mutant must be killed (some property violated; its expected property, when declared);
-// a control must pass; a finding must reproduce its expected property.
-// Exit 0 when all of that is so, 1 otherwise, 64 bad usage.
+// a control must pass; a finding must reproduce its expected property. Rows are printed
+// as each run finishes, with progress on a terminal.
+// Exit 0 when all of that is so, 1 otherwise, 64 bad usage, 65 a spec module's error,
+// 73 the --junit file cannot be written.
 import type { Command } from 'commander';
-import type { ExploreOptions, SpecDef } from '../checkers/explore/types.ts';
-import { specs } from '../specs/index.ts';
+import type { ExploreOptions, Progress } from '../checkers/explore/types.ts';
 import { EXIT } from './exit.ts';
-import { exploreSpec, jsonReplacer } from './explore.ts';
+import { exploreSpec } from './explore.ts';
 import { capWorkers, workers } from './flags.ts';
-import { resolveSpec } from './spec-machine.ts';
+import { JSON_HELP, withHelp } from './help.ts';
+import { printJson } from './json.ts';
+import { junitXml, type JunitSuite } from './junit.ts';
+import { checkOutputPath, OutputError, writeOutput } from './output.ts';
+import { terminalProgress } from './progress.ts';
+import { bundledSpecs, resolveSpec, type ResolvedSpec } from './specs.ts';
 
 export interface MutantRow {
   spec: string;
@@ -26,52 +32,101 @@ export interface MutantRow {
   note?: string;
 }
 
-export async function runMutants(list: SpecDef[], options: ExploreOptions): Promise<MutantRow[]> {
+export interface MutantJob {
+  spec: ResolvedSpec;
+  name: string;
+  variant: string;
+  kind: MutantRow['kind'];
+  config: string;
+  expect?: string;
+}
+
+export function mutantJobs(list: readonly ResolvedSpec[]): MutantJob[] {
+  return list.flatMap((spec) => [
+    ...spec.def.mutants.map((m) => ({ spec, name: m.name, variant: m.name, kind: m.kind as MutantRow['kind'], config: m.config, expect: m.expect })),
+    ...(spec.def.findings ?? []).map((f) => ({ spec, name: f.name, variant: f.variant, kind: 'finding' as const, config: f.config, expect: f.expect })),
+  ]);
+}
+
+export async function runMutantJob(job: MutantJob, options: ExploreOptions): Promise<MutantRow> {
+  let r = await exploreSpec(job.spec, job.config, job.variant, options);
+  // The run stops at the first violation; if that is another property, look on for the expected one.
+  if (job.expect !== undefined && r.status === 'violation' && !r.violations.some((x) => x.property === job.expect)) {
+    r = await exploreSpec(job.spec, job.config, job.variant, { ...options, all: true });
+  }
+  const v = job.expect !== undefined ? (r.violations.find((x) => x.property === job.expect) ?? r.violations[0]) : r.violations[0];
+  const base = { spec: job.spec.name, name: job.name, kind: job.kind, config: job.config, states: r.states, elapsedMs: r.elapsedMs, ...(job.expect ? { expect: job.expect } : {}) };
+  const found = v ? { property: v.property, counterexampleLength: v.steps.length } : {};
+  const matches = v !== undefined && (job.expect === undefined || v.property === job.expect);
+  const note = r.status === 'incomplete' ? `incomplete: ${r.incompleteReason}` : v && !matches ? `violated ${v.property}, expected ${job.expect}` : undefined;
+  const withNote = note ? { note } : {};
+  if (job.kind === 'control') return { ...base, ...found, outcome: r.status === 'holds' ? 'passes' : 'fails', ok: r.status === 'holds', ...withNote };
+  if (job.kind === 'safety') return { ...base, ...found, outcome: v ? 'killed' : 'survived', ok: matches, ...withNote };
+  return { ...base, ...found, outcome: matches ? 'reproduces' : 'gone', ok: matches, ...withNote };
+}
+
+export interface RowHooks {
+  /** Called with each row as soon as its run finishes. */
+  onRow?(row: MutantRow, index: number, total: number): void;
+  /** Called before each run starts. */
+  onStart?(job: MutantJob, index: number, total: number): void;
+  onProgress?(p: Progress): void;
+}
+
+/** Runs every job in order, reporting each row as it finishes. */
+export async function runMutants(jobs: readonly MutantJob[], options: ExploreOptions, hooks: RowHooks = {}): Promise<MutantRow[]> {
   const rows: MutantRow[] = [];
-  for (const spec of list) {
-    const jobs = [
-      ...spec.mutants.map((m) => ({ name: m.name, variant: m.name, kind: m.kind as MutantRow['kind'], config: m.config, expect: m.expect })),
-      ...(spec.findings ?? []).map((f) => ({ name: f.name, variant: f.variant, kind: 'finding' as const, config: f.config, expect: f.expect })),
-    ];
-    for (const job of jobs) {
-      let r = await exploreSpec(spec.name, job.config, job.variant, options);
-      // The run stops at the first violation; if that is another property, look on for the expected one.
-      if (job.expect !== undefined && r.status === 'violation' && !r.violations.some((x) => x.property === job.expect)) {
-        r = await exploreSpec(spec.name, job.config, job.variant, { ...options, all: true });
-      }
-      const v = job.expect !== undefined ? (r.violations.find((x) => x.property === job.expect) ?? r.violations[0]) : r.violations[0];
-      const base = { spec: spec.name, name: job.name, kind: job.kind, config: job.config, states: r.states, elapsedMs: r.elapsedMs, ...(job.expect ? { expect: job.expect } : {}) };
-      const found = v ? { property: v.property, counterexampleLength: v.steps.length } : {};
-      const matches = v !== undefined && (job.expect === undefined || v.property === job.expect);
-      const note = r.status === 'incomplete' ? `incomplete: ${r.incompleteReason}` : v && !matches ? `violated ${v.property}, expected ${job.expect}` : undefined;
-      if (job.kind === 'control') rows.push({ ...base, ...found, outcome: r.status === 'holds' ? 'passes' : 'fails', ok: r.status === 'holds', ...(note ? { note } : {}) });
-      else if (job.kind === 'safety') rows.push({ ...base, ...found, outcome: v ? 'killed' : 'survived', ok: matches, ...(note ? { note } : {}) });
-      else rows.push({ ...base, ...found, outcome: matches ? 'reproduces' : 'gone', ok: matches, ...(note ? { note } : {}) });
-    }
+  for (const [i, job] of jobs.entries()) {
+    hooks.onStart?.(job, i, jobs.length);
+    const row = await runMutantJob(job, { ...options, ...(hooks.onProgress ? { onProgress: hooks.onProgress } : {}) });
+    rows.push(row);
+    hooks.onRow?.(row, i, jobs.length);
   }
   return rows;
 }
 
-export function renderMutantTable(rows: MutantRow[]): string {
-  const header = ['spec', 'mutant', 'kind', 'config', 'outcome', 'property', 'steps', 'states', 'time'];
-  const body = rows.map((r) => [
-    r.spec,
-    r.name,
-    r.kind,
-    r.config,
-    `${r.ok ? '' : '!! '}${r.outcome}`,
-    r.property ?? '-',
-    r.counterexampleLength === undefined ? '-' : String(r.counterexampleLength),
-    r.states.toLocaleString('en-US'),
-    `${(r.elapsedMs / 1000).toFixed(1)} s`,
-  ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd();
-  const notes = rows.filter((r) => r.note).map((r) => `  ${r.spec}/${r.name}: ${r.note}`);
-  return [line(header), ...body.map(line), ...(notes.length ? ['notes:', ...notes] : [])].join('\n') + '\n';
+/**
+ * The mutants table, printed a row at a time: the widths of the columns known before the
+ * runs come from the jobs; the property, only known after, comes last.
+ */
+export class MutantTable {
+  private readonly widths: number[];
+  private static readonly HEADER = ['spec', 'mutant', 'kind', 'config', 'outcome', 'steps', 'states', 'time', 'property'];
+
+  constructor(jobs: readonly MutantJob[]) {
+    const known = (f: (j: MutantJob) => string, h: string) => Math.max(h.length, ...jobs.map((j) => f(j).length));
+    this.widths = [known((j) => j.spec.name, 'spec'), known((j) => j.name, 'mutant'), 'finding'.length, known((j) => j.config, 'config'), '!! reproduces'.length, 5, 11, 8];
+  }
+
+  private line(cells: string[]): string {
+    return cells.map((c, i) => (i >= this.widths.length ? c : i === 5 || i === 6 || i === 7 ? c.padStart(this.widths[i]) : c.padEnd(this.widths[i]))).join('  ').trimEnd();
+  }
+
+  header(): string {
+    return `${this.line(MutantTable.HEADER)}\n`;
+  }
+
+  row(r: MutantRow): string {
+    return `${this.line([
+      r.spec,
+      r.name,
+      r.kind,
+      r.config,
+      `${r.ok ? '' : '!! '}${r.outcome}`,
+      r.counterexampleLength === undefined ? '-' : String(r.counterexampleLength),
+      r.states.toLocaleString('en-US'),
+      `${(r.elapsedMs / 1000).toFixed(1)} s`,
+      r.property ?? '-',
+    ])}\n`;
+  }
+
+  static notes(rows: readonly MutantRow[]): string {
+    const notes = rows.filter((r) => r.note).map((r) => `  ${r.spec}/${r.name}: ${r.note}`);
+    return notes.length ? `notes:\n${notes.join('\n')}\n` : '';
+  }
 }
 
-export function mutantSummary(rows: MutantRow[]): string {
+export function mutantSummary(rows: readonly MutantRow[]): string {
   const safety = rows.filter((r) => r.kind === 'safety');
   const controls = rows.filter((r) => r.kind === 'control');
   const findings = rows.filter((r) => r.kind === 'finding');
@@ -82,18 +137,84 @@ export function mutantSummary(rows: MutantRow[]): string {
   );
 }
 
+/**
+ * Runs the jobs, printing the table row by row (unless JSON is asked for) with progress on a
+ * terminal: `[3/26] spec/mutant @ config: 12,345 distinct, ...`.
+ */
+export async function runMutantsPrinted(jobs: readonly MutantJob[], options: ExploreOptions, out: ((s: string) => void) | undefined): Promise<MutantRow[]> {
+  const table = new MutantTable(jobs);
+  const progress = terminalProgress();
+  out?.(table.header());
+  const rows = await runMutants(jobs, options, {
+    onStart: (job, i, n) => progress.doing(`[${i + 1}/${n}] ${job.spec.name}/${job.name} @ ${job.config}`),
+    ...(progress.onProgress ? { onProgress: progress.onProgress } : {}),
+    onRow: (row) => {
+      progress.done();
+      out?.(table.row(row));
+    },
+  });
+  progress.done();
+  out?.(MutantTable.notes(rows) + mutantSummary(rows));
+  return rows;
+}
+
+export function mutantSuite(rows: readonly MutantRow[]): JunitSuite {
+  return {
+    name: 'mutants',
+    cases: rows.map((r) => ({
+      classname: r.spec,
+      name: `${r.kind} ${r.name} @ ${r.config}`,
+      seconds: r.elapsedMs / 1000,
+      output: `${r.outcome}${r.property ? ` by ${r.property}` : ''}${r.counterexampleLength !== undefined ? ` in ${r.counterexampleLength} steps` : ''}; ${r.states} states${r.note ? `; ${r.note}` : ''}`,
+      ...(r.ok ? {} : { failure: { message: `${r.kind} ${r.name} ${r.outcome}${r.expect ? ` (expected ${r.expect})` : ''}${r.note ? `: ${r.note}` : ''}` } }),
+    })),
+  };
+}
+
+/** Writes the --junit file after the run; a failure is reported and gives 73. */
+export function writeJunit(path: string, xml: string, guard: { inputs: string[]; force?: boolean }): string | undefined {
+  try {
+    writeOutput(path, xml, guard);
+    return undefined;
+  } catch (e) {
+    if (!(e instanceof OutputError)) throw e;
+    process.stderr.write(`interleave: ${e.message}\n`);
+    return e.message;
+  }
+}
+
 export function register(program: Command): void {
-  program
+  const command = program
     .command('mutants <spec>')
-    .description('run every mutant of a spec (or of all specs) at its config: safety mutants must be killed, controls must pass')
+    .description('run every mutant of a spec (bundled, a module of yours, or all bundled ones) at its config: safety mutants must be killed, controls must pass, findings must reproduce')
     .option('--workers <n>', "worker threads per run (default 1; at most the machine's parallelism)", workers)
-    .option('--json', 'print the rows as JSON')
-    .action(async (name: string, o: { workers?: number; json?: boolean }) => {
-      const list = name === 'all' ? specs : [resolveSpec(name)];
-      const rows = await runMutants(list, { workers: capWorkers(o.workers, (s) => process.stderr.write(s)) });
+    .option('--json', JSON_HELP)
+    .option('--junit <file>', 'also write the rows as JUnit XML, one test case per mutant')
+    .option('--force', 'let --junit replace an existing file')
+    .action(async (name: string, o: { workers?: number; json?: boolean; junit?: string; force?: boolean }) => {
+      const list = name === 'all' ? bundledSpecs() : [await resolveSpec(name)];
+      const guard = { inputs: list.flatMap((s) => (s.module ? [s.module.file] : [])), force: o.force };
+      if (o.junit !== undefined) checkOutputPath(o.junit, guard);
+      const threads = capWorkers(o.workers, (s) => process.stderr.write(s));
+      const rows = await runMutantsPrinted(mutantJobs(list), { workers: threads }, o.json ? undefined : (s) => process.stdout.write(s));
       const ok = rows.every((r) => r.ok);
-      if (o.json) process.stdout.write(`${JSON.stringify({ ok, rows }, jsonReplacer, 2)}\n`);
-      else process.stdout.write(renderMutantTable(rows) + mutantSummary(rows));
-      process.exitCode = ok ? EXIT.holds : EXIT.violation;
+      let code: number = ok ? EXIT.holds : EXIT.violation;
+      const junitError = o.junit === undefined ? undefined : writeJunit(o.junit, junitXml(`interleave mutants ${name}`, [mutantSuite(rows)]), guard);
+      if (junitError !== undefined) code = EXIT.cannotCreate;
+      if (o.json) printJson('mutants', code, { ok, rows, ...(junitError ? { outputErrors: [junitError] } : {}) });
+      process.exitCode = code;
     });
+  withHelp(command, {
+    examples: [
+      ['interleave mutants rowan', "every mutant of a bundled spec, each at its own config"],
+      ['interleave mutants all --junit mutants.xml', 'every bundled spec; a JUnit test case per mutant for CI'],
+      ['interleave mutants ./my-spec.ts --json', 'the mutants a module of yours declares'],
+    ],
+    exitCodes: {
+      0: 'every safety mutant is killed, every control passes, every finding reproduces',
+      1: 'some mutant survived, control failed or finding is gone (marked !! in the table)',
+      65: 'a spec module cannot be loaded, threw, or breaks the contract',
+      73: true,
+    },
+  });
 }

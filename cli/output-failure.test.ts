@@ -50,7 +50,7 @@ describe('an output write that fails after the check', () => {
     try {
       const r = await runInProcess('explore', 'shadowfax', '--config', 'B0', '--mutant', 'M1', '--html', out, '--force', '--json');
       expect(r.code).toBe(73);
-      expect(JSON.parse(r.stdout)).toMatchObject({ exitCode: 73, outputErrors: [`cannot write ${out}: no space left on the device`] });
+      expect(JSON.parse(r.stdout)).toMatchObject({ exitCode: 73, result: { outputErrors: [`cannot write ${out}: no space left on the device`] } });
       expect(readFileSync(out, 'utf8')).toBe('the previous report');
       expect(readdirSync(dir)).toEqual(['old.html']);
     } finally {

@@ -11,6 +11,7 @@ import { RunError, runImplementation, type RunSummary } from '../impl/harness/ru
 import type { RunOptions } from '../impl/harness/types.ts';
 import { installSignalHandlers, liveProcessGroups } from '../impl/kit/supervisor.ts';
 import { EXIT } from './exit.ts';
+import { envelopeText } from './json.ts';
 import { OutputError, prepareOutputDir, writeOutput } from './output.ts';
 import { validateRunTrace } from './validate.ts';
 
@@ -117,7 +118,7 @@ export async function runRun(implName: string, o: RunCliOptions, io: Io): Promis
     throw e;
   }
   if (liveProcessGroups().length > 0) io.err(`interleave: warning: processes still registered after the run: ${liveProcessGroups().join(', ')}\n`);
-  if (o.json) io.out(`${JSON.stringify({ command: 'run', implementation: impl.name, options, dir, ...summary }, null, 2)}\n`);
+  if (o.json) io.out(envelopeText('run', summary.exitCode, { implementation: impl.name, options, dir, ...summary }));
   return summary.exitCode;
 }
 
@@ -159,7 +160,7 @@ export function register(program: Command): void {
     .option('--timeout <ms>', 'verb timeout in ms (an unanswered CAS leaves its client crashed)', int(10), 1000)
     .option('--out <dir>', 'output directory (default: out/run-<impl>-<seed>-<time>)')
     .option('--force', 'write into an existing non-empty directory')
-    .option('--json', 'print the summary as one JSON object')
+    .option('--json', 'print the summary as one JSON object: {command, version, exitCode, elapsedMs, result} (cli/README.md)')
     .action(async (name: string, options: RunCliOptions) => {
       process.exitCode = await runRun(name, options, { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s), tty: process.stderr.isTTY });
     });

@@ -2,7 +2,6 @@
 // implementation's protocol trace? Exit 0 valid, 1 invalid, 2 inconclusive (a search bound
 // was hit), 64 bad usage, 65 bad input (printed as `interleave: <file>:<line>: <expected>`),
 // 73 the HTML report cannot be written.
-import { createRequire } from 'node:module';
 import type { Command } from 'commander';
 import { InputError, validateFiles, type ValidateOptions, type ValidateResult } from '../checkers/validate/index.ts';
 import { renderValidateHtml } from '../checkers/report/validate-html.ts';
@@ -10,6 +9,7 @@ import { describeEvent, describeWhy, renderValidateText } from '../checkers/repo
 import type { TraceValidation } from '../impl/harness/types.ts';
 import { findSpec, specs } from '../specs/index.ts';
 import { EXIT } from './exit.ts';
+import { envelopeText } from './json.ts';
 import { integer, seconds } from './flags.ts';
 import { checkOutputPath, OutputError, writeOutput } from './output.ts';
 
@@ -31,13 +31,10 @@ export interface Io {
   progress?(s: string): void;
 }
 
-const VERSION: string = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
-
 const EXIT_FOR: Record<ValidateResult['verdict'], number> = { valid: EXIT.holds, invalid: EXIT.violation, inconclusive: EXIT.inconclusive };
 
 /** Runs the command and returns its exit code. */
 export async function runValidate(specName: string, files: string[], o: ValidateCliOptions, io: Io): Promise<number> {
-  const start = performance.now();
   const validating = specs.filter((s) => s.trace).map((s) => s.name);
   const spec = findSpec(specName);
   if (!spec) {
@@ -101,7 +98,7 @@ export async function runValidate(specName: string, files: string[], o: Validate
     if (!o.json) io.err(`wrote the HTML report to ${o.html}\n`);
   }
   if (o.json) {
-    io.out(`${JSON.stringify({ command: 'validate', version: VERSION, exitCode: code, elapsedMs: Math.round(performance.now() - start), result }, null, 2)}\n`);
+    io.out(envelopeText('validate', code, result));
   } else {
     io.out(renderValidateText(result));
   }

@@ -5,7 +5,7 @@ import type { Operation } from '../checkers/lin/types.ts';
 import { InputError } from './errors.ts';
 import { show } from './schemas.ts';
 import { setMembers } from './values.ts';
-import { describeVocabulary, vocabularyOf, type ImportModel, type OpKind, type Vocabulary } from './vocabulary.ts';
+import { describeVocabulary, isIndependent, vocabularyOf, type ImportModel, type OpKind, type Vocabulary } from './vocabulary.ts';
 
 export interface Input {
   f: string;
@@ -25,6 +25,8 @@ export interface ImportCounts {
 
 export class InputBuilder {
   readonly vocabulary: Vocabulary;
+  /** Values are jepsen.independent [key value] tuples (model independent:<name>). */
+  readonly independent: boolean;
   /** Each key's type and first line: the integer 1 and the string "1" are different keys. */
   private readonly keyTypes = new Map<string, { type: string; line: number }>();
 
@@ -34,6 +36,19 @@ export class InputBuilder {
     private readonly style: 'edn' | 'json',
   ) {
     this.vocabulary = vocabularyOf(model);
+    this.independent = isIndependent(model);
+  }
+
+  /**
+   * A jepsen.independent value `[key value]`: the key and the value inside. Completions
+   * other than :ok may carry no value (nil).
+   */
+  tuple(value: unknown, f: string, line: number, optional = false): { key: string | number; value: unknown } | undefined {
+    if (optional && (value === undefined || value === null)) return undefined;
+    if (!Array.isArray(value) || value.length !== 2 || (typeof value[0] !== 'number' && typeof value[0] !== 'string')) {
+      throw new InputError(this.file, line, `a [key value] tuple as the value of ${this.fname(f)} (model ${this.model.name}: jepsen.independent keys, an integer or a string), not ${show(value)}`);
+    }
+    return { key: value[0] as string | number, value: value[1] };
   }
 
   private fname(f: string): string {
@@ -52,6 +67,9 @@ export class InputBuilder {
   /** The input of an invocation; a read's value (nil in Jepsen) is not part of it. */
   input(f: string, key: string | number | undefined, value: unknown, line: number): { input: Input; kind: OpKind } {
     const kind = this.kindOf(f, line);
+    if (kind === 'read' && !this.independent && !this.vocabulary.keyed && Array.isArray(value) && value.length === 2 && value[1] == null) {
+      throw new InputError(this.file, line, `nil as the :invoke value of ${this.fname(f)}, not ${show(value)}: a [key nil] read is how jepsen.independent histories read a key; check them key by key with --independent (model independent:${this.model.name})`);
+    }
     const input: Input = { f };
     if (key !== undefined) input.key = this.keyOf(key, line);
     else if (this.vocabulary.keyed) {
@@ -150,7 +168,12 @@ export class JepsenPairing {
       if (pending !== undefined) {
         throw new InputError(this.file, r.line, `a completion (:ok, :fail or :info) of process ${this.proc(r.process)}'s :${pending.f} invoked on line ${pending.line} before it invokes again`);
       }
-      const { input, kind } = this.builder.input(r.f, r.key, r.value, r.line);
+      let { key, value } = r;
+      if (this.builder.independent) {
+        if (key !== undefined) throw new InputError(this.file, r.line, `no :key field in a jepsen.independent history (model ${this.builder.model.name}): the key is the first element of the [key value] tuple`);
+        ({ key, value } = this.builder.tuple(value, r.f, r.line)!);
+      }
+      const { input, kind } = this.builder.input(r.f, key, value, r.line);
       const slot = this.slots.length;
       this.slots.push({ client: r.process, input, call: t, origin: { file: this.file, line: r.line } });
       this.open.set(r.process, { slot, f: r.f, key: input.key, kind, input, line: r.line });
@@ -165,11 +188,19 @@ export class JepsenPairing {
     if (r.key !== undefined && pending.key !== undefined && String(r.key) !== pending.key) {
       throw new InputError(this.file, r.line, `the key ${show(pending.key)} of the invocation on line ${pending.line}, not ${show(String(r.key))}`);
     }
+    let value = r.value;
+    if (this.builder.independent) {
+      const tuple = this.builder.tuple(value, r.f, r.line, r.type !== 'ok');
+      if (tuple !== undefined && String(tuple.key) !== pending.key) {
+        throw new InputError(this.file, r.line, `the key ${show(pending.key)} of the invocation on line ${pending.line}, not ${show(String(tuple.key))}`);
+      }
+      value = tuple?.value;
+    }
     this.open.delete(r.process);
     const op = this.slots[pending.slot]!;
     if (r.type === 'ok') {
       op.ret = t;
-      op.output = this.builder.okOutput(pending.kind, r.value, pending.f, r.line);
+      op.output = this.builder.okOutput(pending.kind, value, pending.f, r.line);
     } else if (r.type === 'fail') {
       const output = this.builder.failedOutput(pending.input);
       if (output === undefined) {

@@ -1,6 +1,7 @@
 // Reading a history file into Operation[]: format detection, then the format's importer,
 // fed line by line so that memory stays bounded (traces/README.md).
 import { extname } from 'node:path';
+import { findModel } from '../checkers/lin/models/index.ts';
 import type { Operation } from '../checkers/lin/types.ts';
 import { EdnSink } from './edn-history.ts';
 import { InputError, ReadTimeout } from './errors.ts';
@@ -16,12 +17,14 @@ export { InputError, ReadTimeout } from './errors.ts';
 export type { ImportCounts } from './history.ts';
 export type { ImportModel } from './vocabulary.ts';
 export { DEFAULT_LIMITS, type Limits } from './limits.ts';
+export { toEventLines, toOperationLines } from './export.ts';
 
 export const FORMATS = ['jsonl', 'edn', 'jepsen-log'] as const;
 export type Format = (typeof FORMATS)[number];
 
 export interface ImportOptions {
-  model: ImportModel;
+  /** The model the history is for, by name (`cas-register`, `independent:register`) or as an object. */
+  model: ImportModel | string;
   /** Default 'auto': detected from the content, with the file extension as a hint. */
   format?: Format | 'auto';
   limits?: Partial<Limits>;
@@ -78,10 +81,15 @@ class Importer {
   private sinceClock = 0;
   private readonly limits: Limits;
 
+  private readonly model: ImportModel;
+
   constructor(
     private readonly file: string,
     private readonly options: ImportOptions,
   ) {
+    const model = typeof options.model === 'string' ? findModel(options.model) : options.model;
+    if (model === undefined) throw new TypeError(`unknown model ${JSON.stringify(options.model)}`);
+    this.model = model;
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
     const format = options.format ?? 'auto';
     if (format !== 'auto') this.start(format);
@@ -89,7 +97,7 @@ class Importer {
 
   private start(format: Format): void {
     this.format = format;
-    this.sink = makeSink(format, this.file, this.options.model, this.limits);
+    this.sink = makeSink(format, this.file, this.model, this.limits);
     for (const l of this.buffered.splice(0)) this.sink.line(l.text, l.n);
   }
 

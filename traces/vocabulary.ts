@@ -36,9 +36,17 @@ const ALL: Vocabulary = {
 /** The subset of a model the importers use. */
 export type ImportModel = Pick<Model, 'name'> & Partial<Pick<Model, 'failedOutput'>>;
 
+/** The prefix of Jepsen's independent-keys variant of a model (checkers/lin/models/independent.ts). */
+export const INDEPENDENT = 'independent:';
+
+/** Whether values are jepsen.independent `[key value]` tuples: the model is `independent:<name>`. */
+export function isIndependent(model: ImportModel): boolean {
+  return model.name.startsWith(INDEPENDENT);
+}
+
 /** The vocabulary of a model, from its name (the models registry's names). */
 export function vocabularyOf(model: ImportModel): Vocabulary {
-  const name = model.name;
+  const name = isIndependent(model) ? model.name.slice(INDEPENDENT.length) : model.name;
   if (name.startsWith('kv')) return KV;
   if (name.includes('cas')) return CAS_REGISTER;
   if (name.includes('register')) return REGISTER;

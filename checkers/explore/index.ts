@@ -3,7 +3,7 @@
 // a module and an export (the engine never imports a spec itself).
 
 import { livelockAfter } from './livelock.ts';
-import { loadMachine } from './load.ts';
+import { loadMachine, normalizeTarget } from './load.ts';
 import { parallelBfs } from './parallel.ts';
 import { prepare } from './prepare.ts';
 import { bfs, dfs, simulate } from './search.ts';
@@ -11,8 +11,9 @@ import type { Action, ExploreOptions, ExploreResult, ExploreTarget, Machine } fr
 
 export type * from './types.ts';
 export { replayLabels, replayIndices } from './trace.ts';
-export { loadMachine } from './load.ts';
+export { importModule, isSpecDef, loadMachine } from './load.ts';
 export { prepare } from './prepare.ts';
+export { SpecError, UnsupportedOption } from './errors.ts';
 
 export function exploreSync<S, A extends Action>(machine: Machine<S, A>, options: ExploreOptions = {}): ExploreResult {
   return livelockAfter(searchSync(prepare(machine, options), options), machine, options);
@@ -36,7 +37,8 @@ function searchSync<S, A extends Action>(m: Machine<S, A>, options: ExploreOptio
  * on that many worker threads; other strategies and the exact store run on this thread
  * (the result says so in `notes`).
  */
-export async function explore(target: ExploreTarget | Machine, options: ExploreOptions = {}): Promise<ExploreResult> {
+export async function explore(given: ExploreTarget | Machine, options: ExploreOptions = {}): Promise<ExploreResult> {
+  const target = 'init' in given ? given : normalizeTarget(given);
   const workers = options.workers ?? 1;
   const parallel = workers > 1 && (options.strategy ?? 'bfs') === 'bfs' && options.store !== 'exact';
   if (parallel && !('init' in target)) return livelockAfter(await parallelBfs(target, options), await loadMachine(target), options);

@@ -17,6 +17,7 @@
 // for an input and a known output are among the successors for the output UNKNOWN, or
 // the state itself (an operation that returned without effect, like a failed cas).
 
+import { SpecError } from './errors.ts';
 import { encodeValue, Words } from './encode.ts';
 import { canonicalJson } from './reference.ts';
 import type { Action, Check, Machine, ObservedEvent, Symmetry } from './types.ts';
@@ -290,7 +291,7 @@ export function withMonitor<S, A extends Action>(machine: Machine<S, A>): Machin
 
 function monitoredSymmetry<S>(g: Symmetry<S>): Symmetry<Monitored<S>> {
   if (g.clients === undefined) {
-    throw new Error(
+    throw new SpecError(
       `symmetry group '${g.name}': with linearizability checking, it must say whether it renames history clients (clients: true or false)`,
     );
   }
@@ -306,7 +307,7 @@ function monitoredSymmetry<S>(g: Symmetry<S>): Symmetry<Monitored<S>> {
 /** Client first + i becomes client first + p[i]. */
 export function permuteMonitor(m: MonitorState, p: readonly number[], first = 0): MonitorState {
   if (first < 0 || first + p.length > m.pending.length) {
-    throw new Error(`symmetry: clients ${first}..${first + p.length - 1} are renamed, but the observer declares clients 0..${m.pending.length - 1}`);
+    throw new SpecError(`symmetry: clients ${first}..${first + p.length - 1} are renamed, but the observer declares clients 0..${m.pending.length - 1}`);
   }
   const move = <T>(xs: readonly T[]): T[] => {
     const out = xs.slice();

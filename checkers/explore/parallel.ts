@@ -18,15 +18,14 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
 import { Worker } from 'node:worker_threads';
 import { fingerprint, makeEncoder, Words } from './encode.ts';
-import { loadMachine } from './load.ts';
+import { FROM_SOURCE, loadMachine, OWN_EXTENSION } from './load.ts';
 import { prepare } from './prepare.ts';
 import { bfs } from './search.ts';
 import { collisionProbability, MAX_LOAD, rehash, sharedAdd, TableMemory } from './store.ts';
 import { CTL, type ToCoordinator, type ToWorker, type WorkerViolation } from './protocol.ts';
 import type { Action, ExploreOptions, ExploreResult, ExploreTarget, Machine } from './types.ts';
 
-const WORKER = new URL('./worker.ts', import.meta.url).href;
-const TSX_API = pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api')).href.replace(/\.cjs$/, '.mjs');
+const WORKER = new URL(`./worker${OWN_EXTENSION}`, import.meta.url).href;
 const INITIAL_CAPACITY = 1 << 16;
 /**
  * The table grows by this factor when less than 1/16 of the states stored is left as room:
@@ -65,13 +64,15 @@ class WorkerHandle {
 
 /**
  * The code a worker runs: worker.ts and the target's module in one plain JavaScript bundle
- * (esbuild), or, when the target cannot be bundled, a loader that registers tsx and imports
- * worker.ts. A worker starts without the main thread's TypeScript loader, and tsx's costs
- * it a loader thread of its own: on the benchmark machine a bundled worker starts about
- * 0.3 s sooner, CPU that the other workers would otherwise share.
+ * (esbuild), or, when the target cannot be bundled, an import of the worker module itself:
+ * from the package's JavaScript it loads a .ts target with load.ts's hooks; from the
+ * TypeScript sources it first registers tsx (a devDependency). A worker starts without the
+ * main thread's TypeScript loader, and a loader costs it a thread of its own: on the
+ * benchmark machine a bundled worker starts about 0.3 s sooner, CPU that the other workers
+ * would otherwise share.
  */
 export async function workerCode(target: ExploreTarget): Promise<string> {
-  const viaTsx = `import(${JSON.stringify(TSX_API)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER)}); })`;
+  const viaTsx = FROM_SOURCE ? `import(${JSON.stringify(tsxApi())}).then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER)}); })` : `import(${JSON.stringify(WORKER)})`;
   if (!target.module.startsWith('file:')) return viaTsx;
   try {
     const entry = `import * as target from ${JSON.stringify(fileURLToPath(target.module))};\nglobalThis.interleaveTarget = target;`;
@@ -106,6 +107,11 @@ export async function workerCode(target: ExploreTarget): Promise<string> {
   } catch {
     return viaTsx;
   }
+}
+
+/** tsx's ESM API, resolved only when running from the sources (tsx is not a runtime dependency). */
+function tsxApi(): string {
+  return pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api')).href.replace(/\.cjs$/, '.mjs');
 }
 
 function spawn(code: string, target: ExploreTarget, options: ExploreOptions): WorkerHandle {

@@ -5,7 +5,9 @@
 import { withHistories } from './histories.ts';
 import { withMonitor } from './monitor.ts';
 import { withPor } from './por.ts';
+import { UnsupportedOption } from './errors.ts';
 import { withSymmetry } from './symmetry.ts';
+import { checkSymmetry } from './symmetry-check.ts';
 import type { Action, ExploreOptions, Machine } from './types.ts';
 
 export function prepare<S, A extends Action>(machine: Machine<S, A>, options: ExploreOptions): Machine<any, A> {
@@ -13,7 +15,12 @@ export function prepare<S, A extends Action>(machine: Machine<S, A>, options: Ex
   // Incremental linearizability by default whenever the spec records a history.
   if (machine.history && (options.linearizability ?? 'incremental') === 'incremental') m = shown(withMonitor(m));
   if (machine.history && options.linearizability === 'histories') m = shown(withHistories(m));
-  if (options.symmetry) m = withSymmetry(m);
+  if (options.symmetry) {
+    if (!machine.symmetry?.length) throw new UnsupportedOption('symmetry: the spec declares no symmetry groups (Machine.symmetry), so there is nothing to reduce by');
+    // A wrong permute would silently give wrong counts: each group is checked first.
+    checkSymmetry(m);
+    m = withSymmetry(m);
+  }
   // After symmetry, so that POR's cycle proviso sees states as the store does.
   if (options.por) {
     if ((options.workers ?? 1) > 1) throw new Error('partial-order reduction runs on one thread: its cycle proviso remembers the states it expanded');

@@ -10,6 +10,7 @@
 // transition relation and every invariant are invariant under the declared renamings.
 
 import { makeEncoder, Words } from './encode.ts';
+import { UnsupportedOption } from './errors.ts';
 import type { Action, Machine, Symmetry } from './types.ts';
 
 /** Above this many permutations per state, canonicalisation costs more than it saves. */
@@ -56,7 +57,7 @@ export function withSymmetry<S, A extends Action>(machine: Machine<S, A>): Machi
   if (groups.length === 0) return machine;
   const order = groupOrder(groups);
   if (order > MAX_PERMUTATIONS) {
-    throw new Error(`symmetry: the groups ${groups.map((g) => `${g.name} (${g.size})`).join(', ')} give ${order} permutations per state; at most ${MAX_PERMUTATIONS} are supported`);
+    throw new UnsupportedOption(`symmetry: the groups ${groups.map((g) => `${g.name} (${g.size})`).join(', ')} give ${order} permutations per state; at most ${MAX_PERMUTATIONS} are supported`);
   }
   const perGroup = groups.map((g) => permutations(g.size).slice(1));
   const encode = makeEncoder(machine);

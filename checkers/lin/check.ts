@@ -9,7 +9,7 @@
 // the rest is cancelled. Rounds count iterations, not time, so the report is the same on
 // one thread or many.
 
-import { models } from './models/index.ts';
+import { findModel, models } from './models/index.ts';
 import { fromNondeterministic } from './nondeterministic.ts';
 import type { CheckOptions, LinResult, Model, NondeterministicModel, Operation, PartitionReport } from './types.ts';
 import { UNKNOWN } from './types.ts';
@@ -34,9 +34,9 @@ export interface Plan {
 
 export function resolveModel(arg: ModelArg): { model: Model; registered?: string } {
   if (typeof arg === 'string') {
-    const model = models[arg];
+    const model = findModel(arg);
     if (model === undefined) {
-      throw new Error(`unknown model ${JSON.stringify(arg)}; known: ${Object.keys(models).join(', ')}`);
+      throw new Error(`unknown model ${JSON.stringify(arg)}; known: ${Object.keys(models).join(', ')}, and independent:<model> for each`);
     }
     return { model, registered: arg };
   }
@@ -44,7 +44,7 @@ export function resolveModel(arg: ModelArg): { model: Model; registered?: string
     return { model: fromNondeterministic(arg as NondeterministicModel) };
   }
   const model = arg as Model;
-  return models[model.name] === model ? { model, registered: model.name } : { model };
+  return findModel(model.name) === model ? { model, registered: model.name } : { model };
 }
 
 function validate(history: readonly Operation[]): void {

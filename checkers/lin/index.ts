@@ -1,11 +1,13 @@
 // The linearizability checker's API: check a history against a sequential model.
 
 import { assemble, plan, runInThread, type ModelArg } from './check.ts';
+
+export type { ModelArg } from './check.ts';
 import { searchInWorkers } from './pool.ts';
 import type { CheckOptions, LinResult, Operation } from './types.ts';
 
 export { checkHistorySync, DEFAULT_MEMO_LIMIT_MB, stuckAfter } from './check.ts';
-export { models } from './models/index.ts';
+export { findModel, independent, models } from './models/index.ts';
 export { fromNondeterministic } from './nondeterministic.ts';
 export * from './types.ts';
 

@@ -2,7 +2,8 @@
 // in rounds (check.ts Rounds). When a partition is illegal in round r, every worker stops
 // after round r and the answers of later rounds are dropped: the report is exactly the
 // one a single thread gives. Workers run TypeScript through tsx's loader, resolved from
-// this package, so this works under `tsx`, `node --import tsx` and vitest.
+// this package, so this works under `tsx`, `node --import tsx` and vitest; the package's
+// JavaScript needs no loader.
 
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -15,12 +16,14 @@ import type { Job, WorkerMessage } from './worker.ts';
 const NO_ROUND = 0x7fffffff;
 
 /**
- * A worker that registers tsx's loader (its ESM API, the "import" target of
+ * From the package's JavaScript, a worker running worker.js. From the TypeScript sources,
+ * a worker that registers tsx's loader (its ESM API, the "import" target of
  * `tsx/esm/api`), then imports worker.ts. The worker does not inherit the parent's loader
  * flags: they differ between `tsx`, `node --import tsx` and vitest, and on Node 20 an
  * inherited `--import` does not reach the worker's entry module.
  */
 function startWorker(): Worker {
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./worker.js', import.meta.url), { execArgv: [] });
   const tsxRoot = dirname(createRequire(import.meta.url).resolve('tsx/package.json'));
   const api = pathToFileURL(join(tsxRoot, 'dist/esm/api/index.mjs')).href;
   const entry = new URL('./worker.ts', import.meta.url).href;

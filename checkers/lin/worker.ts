@@ -4,7 +4,7 @@
 
 import { parentPort } from 'node:worker_threads';
 import { Rounds } from './check.ts';
-import { models } from './models/index.ts';
+import { findModel } from './models/index.ts';
 import type { Operation } from './types.ts';
 import type { SearchResult } from './wgl.ts';
 
@@ -28,7 +28,7 @@ parentPort!.once('message', (job: Job) => {
   const stopAfter = new Int32Array(job.stopAfter);
   const parts: Operation[][] = [];
   for (const i of job.mine) parts[i] = job.parts[i];
-  const rounds = new Rounds(models[job.model], parts, job.mine, job);
+  const rounds = new Rounds(findModel(job.model)!, parts, job.mine, job);
   while (!rounds.done && rounds.round < Atomics.load(stopAfter, 0)) {
     const finished = rounds.play();
     if (finished.length > 0) {

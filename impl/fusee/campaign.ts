@@ -88,7 +88,7 @@ function runOnce(kind: Result['kind'], nemesis: string, seed: string, run: numbe
   const p = spawnSync(process.execPath, argv, { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, timeout: (duration + 600) * 1000 });
   const r: Result = { kind, bug, nemesis, seed, run, exitCode: p.status ?? -1, wallMs: Date.now() - started };
   try {
-    const s = JSON.parse(p.stdout) as { verdict: string; reasons: string[]; opsPerSecond: number; completed: number; indeterminate: number; faults: unknown[]; lin?: { verdict: string; checkMs: number }; assertions: string[]; stuck: unknown[]; trace: { validation: { status: string; detail?: string } } };
+    const s = (JSON.parse(p.stdout) as { result: unknown }).result as { verdict: string; reasons: string[]; opsPerSecond: number; completed: number; indeterminate: number; faults: unknown[]; lin?: { verdict: string; checkMs: number }; assertions: string[]; stuck: unknown[]; trace: { validation: { status: string; detail?: string } } };
     r.verdict = s.verdict;
     r.reasons = s.reasons;
     r.opsPerSecond = Math.round(s.opsPerSecond);

@@ -15,7 +15,8 @@ import type { ClientConfig } from './client-main.ts';
 import { Layout, MAX_CLIENTS } from './layout.ts';
 import type { MasterConfig } from './master-main.ts';
 
-const entry = (f: string) => fileURLToPath(new URL(f, import.meta.url));
+// The processes' entry points: the .ts sources in a checkout, their .js in the installed package (dist/).
+const entry = (f: string) => fileURLToPath(new URL(import.meta.url.endsWith('.js') ? f.replace(/\.ts$/, '.js') : f, import.meta.url));
 
 /** Timing of the membership service (ms). */
 export const TIMING = { mnLeaseMs: 1000, clientLeaseMs: 1500, pollMs: 1 };

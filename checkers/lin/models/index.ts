@@ -2,6 +2,7 @@
 // receive a model's name rather than its functions).
 
 import type { Model } from '../types.ts';
+import { independent, INDEPENDENT_PREFIX } from './independent.ts';
 import { kvAppend, kvAppendUnpartitioned } from './kv.ts';
 import { mutex } from './mutex.ts';
 import { queue } from './queue.ts';
@@ -20,3 +21,16 @@ export const models: Record<string, Model> = Object.assign(Object.create(null) a
 });
 
 export { casRegister, etcdCasRegister, kvAppend, kvAppendUnpartitioned, mutex, queue, register, set };
+
+export { independent, INDEPENDENT_PREFIX };
+
+/**
+ * A model by name: a registered one, or `independent:<registered>` (Jepsen's independent
+ * keys, checked key by key). Undefined for any other name.
+ */
+export function findModel(name: string): Model | undefined {
+  if (Object.hasOwn(models, name)) return models[name];
+  if (!name.startsWith(INDEPENDENT_PREFIX)) return undefined;
+  const base = name.slice(INDEPENDENT_PREFIX.length);
+  return Object.hasOwn(models, base) ? independent(models[base]!) : undefined;
+}

@@ -1,0 +1,125 @@
+// A spec of the user's own, in a directory outside the repository, through every command
+// (explore with --json, --html, --itf, --replay; mutants; check with --junit; list), and
+// every error a user's module can give: each names the file and what was expected, with
+// an exit code of its own (64 usage, 65 the module, 73 an output).
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runInProcess, STACK_LINE } from './in-process.ts';
+import { CommandJsonSchemas } from './json.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'interleave-user-spec-'));
+const proto = join(dir, 'proto.ts');
+const at = (name: string) => join(dir, name);
+
+beforeAll(async () => {
+  const r = await runInProcess('init', join(dir, 'proto'));
+  expect(r.code).toBe(0);
+  expect(r.stdout).toContain(`next: npx interleave explore ${proto} `);
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A module in the scratch directory. */
+function module(name: string, text: string): string {
+  writeFileSync(at(name), text);
+  return at(name);
+}
+
+const MACHINE = `{ init: () => [0], actions: (s) => (s < 2 ? [{ label: 'inc' }] : []), next: (s) => s + 1, invariants: { small: (s) => s <= 2 } }`;
+
+describe('a spec outside the repository, through every command', () => {
+  it('explore --json, --html, --itf, then --replay of the printed path', async () => {
+    const holds = CommandJsonSchemas.explore.parse(JSON.parse((await runInProcess('explore', proto, '--json')).stdout));
+    expect(holds).toMatchObject({ command: 'explore', exitCode: 0, result: { spec: 'proto', module: proto, variant: null } });
+    expect(holds.result.runs.map((r) => [r.config, r.result.status])).toEqual([['P2', 'holds']]);
+
+    const cx = await runInProcess('explore', proto, '--mutant', 'blind-write', '--html', at('cx.html'), '--itf', `${at('itf')}/`);
+    expect(cx.code).toBe(1);
+    expect(readFileSync(at('cx.html'), 'utf8')).toMatch(/allCounted/);
+    expect(readdirSync(at('itf'))).toEqual(['proto.P2.blind-write.allCounted.itf.json']);
+    const path = /--replay "([^"]+)"/.exec(cx.stdout)![1]!;
+    expect(path).toBe('read(p0);read(p1);cas(p0);cas(p1)');
+    const replayed = await runInProcess('explore', proto, '--mutant', 'blind-write', '--replay', path);
+    expect(replayed.code).toBe(1);
+    expect(replayed.stdout).toMatch(/allCounted violated: counter = 1 after 2 increments/);
+    expect((await runInProcess('explore', proto, '--replay', path)).code).toBe(0);
+    // An existing output is not overwritten without --force.
+    expect((await runInProcess('explore', proto, '--mutant', 'blind-write', '--html', at('cx.html'))).code).toBe(73);
+  });
+
+  it('mutants, check (with JUnit) and list, as JSON', async () => {
+    const mutants = CommandJsonSchemas.mutants.parse(JSON.parse((await runInProcess('mutants', proto, '--json', '--junit', at('mutants.xml'))).stdout));
+    expect(mutants).toMatchObject({ exitCode: 0, result: { ok: true, rows: [{ spec: 'proto', name: 'blind-write', outcome: 'killed', property: 'allCounted' }] } });
+    expect(readFileSync(at('mutants.xml'), 'utf8')).toMatch(/<testcase classname="proto" name="[^"]*blind-write/);
+    const check = CommandJsonSchemas.check.parse(JSON.parse((await runInProcess('check', proto, '--full', '--json', '--junit', at('check.xml'))).stdout));
+    expect(check).toMatchObject({ exitCode: 0, result: { ok: true, traces: [] } });
+    expect(check.result.configs.map((c) => c.config)).toEqual(['P2', 'P3']);
+    const xml = readFileSync(at('check.xml'), 'utf8');
+    expect(xml).toMatch(/<testcase classname="proto" name="config P2"/);
+    expect(xml).toMatch(/<testcase classname="proto" name="config P3"/);
+    const list = CommandJsonSchemas.list.parse(JSON.parse((await runInProcess('list', proto, '--json')).stdout));
+    expect(list.result.specs).toMatchObject([{ name: 'proto', module: proto, configs: [{ name: 'P2' }, { name: 'P3' }] }]);
+  });
+
+  it('resolves a relative path against the working directory, and takes a Machine factory', async () => {
+    const cwd = process.cwd();
+    module('factory.mjs', `export function counter() { return ${MACHINE}; }\n`);
+    process.chdir(dir);
+    try {
+      const r = await runInProcess('explore', './proto.ts', '--config', 'P2');
+      expect(r.code).toBe(0);
+      const f = CommandJsonSchemas.explore.parse(JSON.parse((await runInProcess('explore', './factory.mjs', '--json')).stdout));
+      expect(f.result).toMatchObject({ spec: 'counter', runs: [{ config: 'default', result: { status: 'holds', states: 3 } }] });
+    } finally {
+      process.chdir(cwd);
+    }
+  });
+});
+
+describe("a user's module: every error names the file and the expectation", () => {
+  async function fails(code: number, pattern: RegExp, ...args: string[]): Promise<void> {
+    const r = await runInProcess(...args);
+    expect(r.code, `${args.join(' ')}\n${r.stderr}`).toBe(code);
+    expect(r.stderr).toMatch(pattern);
+    expect(r.stderr).not.toMatch(STACK_LINE);
+  }
+
+  it('cannot be found, read or loaded: 65', async () => {
+    await fails(65, /nope\.ts: a spec module \(no such file\)/, 'explore', at('nope.ts'));
+    mkdirSync(at('folder.ts'));
+    await fails(65, /folder\.ts: a spec module file \(it is not a regular file\)/, 'explore', at('folder.ts'));
+    await fails(65, /throws\.mjs: a module that loads; loading it failed: Error: boom at load/, 'explore', module('throws.mjs', "throw new Error('boom at load');\n"));
+    await fails(65, /empty\.mjs: a module exporting a SpecDef .*; its exports: answer \(number\)/, 'explore', module('empty.mjs', 'export const answer = 42;\n'));
+    await fails(65, /answer\.mjs: answer: a SpecDef or a Machine factory, not number/, 'explore', `${module('answer.mjs', `export const answer = 42;\nexport function m() { return ${MACHINE}; }\n`)}#answer`);
+  });
+
+  it('breaks the contract: 65', async () => {
+    await fails(65, /notmachine\.mjs: f\(\) to return a Machine \{init, actions, next, invariants\}; missing: init\(\), actions\(\), next\(\), invariants/, 'explore', module('notmachine.mjs', 'export function f() { return {}; }\n'));
+    await fails(65, /badspec\.mjs: spec\.configs/, 'explore', module('badspec.mjs', "export const spec = { name: 'b', title: 'b', paper: 'b', configs: 'P2', mutants: [], build: () => ({}) };\n"));
+    // A declared symmetry that is not one (permute drops the state) is found on sampled states.
+    const broken = readFileSync(proto, 'utf8').replace('return { counter: s.counter, pc, local };', 'return { counter: 0, pc, local };');
+    await fails(65, /symmetry group "processes" is not a symmetry of the spec/, 'explore', module('broken.ts', broken), '--symmetry');
+    await fails(65, /symmetry group .*: a group is \{name, size \(an integer ≥ 1\), permute\(state, perm\)\}/, 'explore', module('badgroup.ts', readFileSync(proto, 'utf8').replace("symmetry: [{ name: 'processes', size: n, permute }]", "symmetry: [{ name: 'processes', size: 'n', permute }]")), '--symmetry');
+  });
+
+  it('asks for what the module does not have: 64, naming what it has', async () => {
+    await fails(64, /has no export "other"; its exports: spec \(SpecDef\)/, 'explore', `${module('one.mjs', `export const spec = { name: 'one', title: 'o', paper: 'o', configs: [{ name: 'A', description: 'a', config: 1, tier: 'default' }, { name: 'B', description: 'b', config: 2, tier: 'default' }], mutants: [], build: () => (${MACHINE}) };\n`)}#other`);
+    await fails(64, /exports several SpecDefs \(a, b\): choose one, as .*two\.mjs#a/, 'explore', module('two.mjs', `const d = (name) => ({ name, title: name, paper: name, configs: [{ name: 'A', description: 'a', config: 1, tier: 'default' }], mutants: [], build: () => (${MACHINE}) });\nexport const a = d('a');\nexport const b = d('b');\n`));
+    await fails(64, /exports several functions \(f, g\) and no SpecDef: name the Machine factory, as .*fns\.mjs#f/, 'explore', module('fns.mjs', `export function f() { return ${MACHINE}; }\nexport function g() { return ${MACHINE}; }\n`));
+    await fails(64, /spec proto has no mutant or finding "nope"; known: blind-write/, 'explore', proto, '--mutant', 'nope');
+    await fails(64, /spec proto has no config "P9"; known: P2, P3/, 'explore', proto, '--config', 'P9');
+    await fails(64, /--replay needs --config/, 'explore', at('one.mjs'), '--replay', 'inc');
+    await fails(64, /the spec declares no symmetry groups/, 'explore', at('factory.mjs'), '--symmetry');
+    await fails(64, /names one file, but this run may find several counterexamples/, 'explore', proto, '--all', '--itf', at('one.itf.json'));
+    await fails(64, /unknown spec "nosuch"; bundled: .*or a path to a module/, 'mutants', 'nosuch');
+  });
+
+  it('init: a bad name is 64, an existing file 73 (nothing written)', async () => {
+    await fails(64, /a spec name is a letter then letters, digits, - or _/, 'init', join(dir, '9lives'));
+    writeFileSync(at('taken.test.ts'), 'mine');
+    await fails(73, /taken\.test\.ts/, 'init', join(dir, 'taken'));
+    expect(readdirSync(dir)).not.toContain('taken.ts');
+    expect(readFileSync(at('taken.test.ts'), 'utf8')).toBe('mine');
+  });
+});
