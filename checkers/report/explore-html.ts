@@ -5,7 +5,7 @@
 
 import type { Action, Counterexample, Machine, ObservedEvent } from '../explore/types.ts';
 import { UNKNOWN } from '../lin/types.ts';
-import { type Bar, esc, page, timelineSvg } from './html.ts';
+import { type Bar, esc, page, timeline } from './html.ts';
 
 export interface ExploreHtmlOptions {
   /** "spec/config with mutant", for the title. */
@@ -135,7 +135,7 @@ export function renderCounterexampleHtml(cx: Counterexample, machine: Machine, o
   const bars = historyBars(cx, machine);
   if (bars.length > 0) {
     body.push('<h2>Client history</h2><p class="note">Bars run from the step that invoked an operation to the step that returned it (time in steps).</p>');
-    body.push(`<div class="scroll">${timelineSvg(bars, { end: cx.steps.length + 1 })}</div>`);
+    body.push(timeline(bars, { end: cx.steps.length + 1, unit: 'step' }));
   }
   return page(`${options.title}: ${cx.property}`, body.join('\n'));
 }
