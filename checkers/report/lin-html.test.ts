@@ -97,7 +97,7 @@ describe.skipIf(!browserAvailable)('lin HTML in Chromium', () => {
       await screenshot();
       // Zoom in and out, fit, pan: still no overlaps, and zooming changes the bars' widths.
       const tl = page.locator('.tl').first();
-      const width = async () => Number.parseFloat(await tl.locator('.tl-spacer').evaluate((e) => (e as HTMLElement).style.width));
+      const width = async () => (await tl.locator('.tl-spacer').boundingBox())!.width;
       const before = await width();
       await tl.getByRole('button', { name: '+' }).click();
       expect(await width()).toBeGreaterThan(before);
