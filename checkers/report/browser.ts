@@ -67,12 +67,14 @@ export async function labelOverlaps(page: Page, scope = 'svg.timeline'): Promise
     for (const svg of document.querySelectorAll(${JSON.stringify(scope)})) {
       const texts = [...svg.querySelectorAll('text')];
       const shapes = [...svg.querySelectorAll('.bar rect, circle, text, line.arrow')];
+      const boxes = new Map(shapes.map((s) => [s, s.getBoundingClientRect()]));
       for (const t of texts) {
-        const a = t.getBoundingClientRect();
+        const a = boxes.get(t) || t.getBoundingClientRect();
         if (a.width === 0) continue;
         for (const s of shapes) {
           if (s === t) continue;
-          const b = s.getBoundingClientRect();
+          const b = boxes.get(s);
+          if (b.right < a.left || b.left > a.right || b.bottom < a.top || b.top > a.bottom) continue;
           // A bar's label sits inside its own bar: that is where it belongs, if it fits.
           if (s.tagName === 'rect' && s.parentElement === t.parentElement && t.classList.contains('label')) {
             const inside = a.left >= b.left - 0.5 && a.right <= b.right + 0.5 && a.top >= b.top - 0.5 && a.bottom <= b.bottom + 0.5;

@@ -89,12 +89,14 @@ function partitionSection(p: PartitionReport, history: readonly Operation[], mod
   const at = points(history, order);
   const position = new Map(order.map((i, k) => [i, k + 1]));
   let focus = [...order.slice(-20), ...stuck];
-  // Nothing failed: show the operations around the first annotated window (a fault) instead.
+  // Nothing failed: open on (and, if long, show) the operations around the first annotated
+  // window (a fault) instead.
   const mark = options.annotations[0];
-  if (p.verdict === 'ok' && mark !== undefined && p.operations.length > options.maxBars) {
-    let near = p.operations[0];
+  let near: number | undefined;
+  if (p.verdict === 'ok' && mark !== undefined && p.operations.length > 0) {
+    near = p.operations[0];
     for (const i of p.operations) if (Math.abs(history[i].call - mark.from) < Math.abs(history[near].call - mark.from)) near = i;
-    focus = [near];
+    if (p.operations.length > options.maxBars) focus = [near];
   }
   const drawn = window(history, p.operations, focus, options.maxBars);
   const end = Math.max(...drawn.map((i) => history[i].ret ?? history[i].call));
@@ -113,7 +115,7 @@ function partitionSection(p: PartitionReport, history: readonly Operation[], mod
     out.push(`<p class="failure">First operation that could not be linearized: <strong class="stuck-op">${esc(opText(model, history[failure]))}</strong> <span class="note">#${failure}, client ${esc(String(history[failure].client))}, called at ${history[failure].call}</span></p>`);
   }
   const focusIndex = failure !== undefined ? drawn.indexOf(failure) : -1;
-  const openIndex = p.verdict === 'ok' && mark !== undefined ? drawn.indexOf(focus[0]) : -1;
+  const openIndex = near !== undefined ? drawn.indexOf(near) : -1;
   out.push(timeline(bars, { end, marks: options.annotations, unit: 'time', ...(focusIndex >= 0 ? { focus: focusIndex, focusLabel: '✗ could not be linearized' } : {}), ...(openIndex >= 0 ? { open: openIndex } : {}) }));
 
   const steps = order.length;

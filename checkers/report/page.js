@@ -154,6 +154,8 @@
     this.svg.removeChild(ch);
 
     this.layout();
+    // As tall as every lane needs, up to most of the window.
+    this.scroller.style.height = Math.min(this.height + 24, Math.min(window.innerHeight * 0.6, 560)) + 'px';
     if (d.open >= 0) this.show(d.open);
     else this.draw();
   }
