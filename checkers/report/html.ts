@@ -120,7 +120,7 @@ h1 { font-size: 1.3em; } h2 { font-size: 1.1em; margin-top: 1.6em; }
 .tl-controls button { font: 12px system-ui, sans-serif; min-width: 2.2em; }
 .tl-scroll { position: relative; overflow: auto; height: min(60vh, 560px); border: 1px solid #ccc; cursor: grab; }
 .tl-spacer { pointer-events: none; }
-svg.timeline { position: absolute; left: 0; top: 0; }
+svg.timeline { position: sticky; left: 0; top: 0; display: block; }
 svg.timeline text { font: 11px monospace; pointer-events: none; }
 svg.timeline .lane text { font-weight: bold; pointer-events: auto; }
 svg.timeline .lane-line { stroke: #eee; }

@@ -155,7 +155,8 @@
 
     this.layout();
     // As tall as every lane needs, up to most of the window.
-    this.scroller.style.height = Math.min(this.height + 24, Math.min(window.innerHeight * 0.6, 560)) + 'px';
+    var bars = this.scroller.offsetHeight - this.scroller.clientHeight;
+    this.scroller.style.height = Math.min(this.height + bars + 20, Math.min(window.innerHeight * 0.6, 560)) + 'px';
     if (d.open >= 0) this.show(d.open);
     else this.draw();
   }
@@ -220,8 +221,7 @@
     if (!keepLayout) this.layout(r0, r1);
     svg.setAttribute('width', w);
     svg.setAttribute('height', h);
-    svg.style.left = sl + 'px';
-    svg.style.top = st + 'px';
+    this.spacer.style.marginTop = -h + 'px';
     while (svg.firstChild) svg.removeChild(svg.firstChild);
     var X = function (rank) { return self.x(rank) - sl; };
     var bottom = h;
