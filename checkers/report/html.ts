@@ -140,15 +140,41 @@ svg.timeline .failure-flag text { fill: #b00020; font-weight: bold; pointer-even
 svg.timeline .order { font-size: 9px; fill: #222; }
 ol.steps li { padding: 1px 4px; cursor: pointer; } ol.steps li:hover, ol.steps li.selected { background: #fff3c4; }
 .stuck-op { color: #b00020; }
-.state { font: 12px monospace; white-space: pre; }
-.changed { background: #ffe08a; }
 .columns { display: flex; gap: 1.5em; align-items: flex-start; }
 .columns > div { min-width: 0; }
+.steps-col { flex: 0 0 34%; max-height: 80vh; overflow: auto; }
+.state-col { flex: 1; position: sticky; top: 0; max-height: 95vh; overflow: auto; }
+.steps-col h2, .state-col h2 { margin-top: 0.4em; }
+ol.steps li.failing { color: #b00020; }
+.violated { border: 2px solid #b00020; background: #fdecec; padding: 6px 10px; margin: 6px 0; border-radius: 4px; }
+.tree { font: 12px/1.5 monospace; }
+.tree .kids { margin-left: 1.4em; }
+.tree details > summary { cursor: pointer; }
+.tree .key { color: #5a3e8a; }
+.tree .changed { background: #ffe08a; }
+.tree .has-change > summary { background: none; }
+.tree del { color: #8a1020; background: #fbd5d5; }
+.tree ins { color: #145c28; background: #c9ecd0; text-decoration: none; }
+.tree .removed { text-decoration: line-through; color: #8a1020; background: #fbd5d5; }
+.tree .added { background: #c9ecd0; }
+.tree .internal { display: none; }
+body.show-internal .tree .internal { display: block; }
+svg.sequence { font: 11px monospace; }
+svg.sequence .lifeline { stroke: #bbb; stroke-dasharray: 3 3; }
+svg.sequence .actor { font-weight: bold; }
+svg.sequence .row { fill: transparent; }
+svg.sequence .seq-step:hover .row, svg.sequence .seq-step.selected .row { fill: #fff3c4; }
+svg.sequence .seq-step { cursor: pointer; }
+svg.sequence .seq-step circle { fill: #5b84b1; }
+svg.sequence .seq-step.failing circle { fill: #b00020; }
+svg.sequence .seq-step.failing .step-label { fill: #b00020; font-weight: bold; }
+svg.sequence .num { fill: #888; }
+svg.sequence .message .arrow { stroke: #3c8d4f; stroke-width: 1.5; }
+svg.sequence .message .hit { stroke: transparent; stroke-width: 8; }
+svg.sequence .message:hover .arrow { stroke: #000; stroke-width: 2.5; }
+svg.sequence marker path { fill: #3c8d4f; }
 .note { color: #666; }
 #tooltip { position: fixed; display: none; background: #222; color: #fff; padding: 6px 8px; border-radius: 4px; font: 12px monospace; white-space: pre-wrap; max-width: 60ch; pointer-events: none; z-index: 10; }
-table.seq { border-collapse: collapse; font: 12px monospace; }
-table.seq td, table.seq th { border-left: 1px solid #ddd; padding: 1px 6px; white-space: nowrap; }
-table.seq td.act { background: #e6eefc; }
 `;
 
 const SCRIPT = readFileSync(new URL('./page.js', import.meta.url), 'utf8');
