@@ -7,12 +7,13 @@ import * as lin from './lin.ts';
 import * as list from './list.ts';
 import * as mutants from './mutants.ts';
 import * as run from './run.ts';
+import * as serve from './serve.ts';
 
 export function buildProgram(): Command {
   const program = new Command()
     .name('interleave')
     .description('Model-check distributed-storage protocol specs and check histories for linearizability.')
     .exitOverride();
-  for (const command of [check, explore, mutants, lin, list, run]) command.register(program);
+  for (const command of [check, explore, mutants, lin, list, run, serve]) command.register(program);
   return program;
 }

@@ -174,6 +174,10 @@ svg.sequence .message .hit { stroke: transparent; stroke-width: 8; }
 svg.sequence .message:hover .arrow { stroke: #000; stroke-width: 2.5; }
 svg.sequence marker path { fill: #3c8d4f; }
 .note { color: #666; }
+ul.invariants { list-style: none; padding-left: 0.5em; }
+.inv.holds { color: #176c2e; } .inv.violated { color: #b00020; }
+ol.actions li, ol.walk-path li { padding: 1px 0; }
+ol.actions a, ol.walk-path a { text-decoration: none; } ol.actions a:hover { text-decoration: underline; }
 #tooltip { position: fixed; display: none; background: #222; color: #fff; padding: 6px 8px; border-radius: 4px; font: 12px monospace; white-space: pre-wrap; max-width: 60ch; pointer-events: none; z-index: 10; }
 `;
 
