@@ -250,7 +250,7 @@ function renderOnce(cx: Counterexample, machine: Machine, options: ExploreHtmlOp
   const bars = historyBars(cx, machine);
   if (bars.length > 0) {
     body.push('<h2>Client history</h2><p class="note">Bars run from the step that invoked an operation to the step that returned it (time in steps); dashed bars never returned.</p>');
-    body.push(timeline(bars, { end: cx.steps.length + 1, unit: 'step' }));
+    body.push(timeline(bars, { end: cx.steps.length + 1, unit: 'step', open: bars.length - 1 })); // opens on the last operation, near the failure
   }
   return page(`${options.title}: ${cx.property}`, body.join('\n'));
 }

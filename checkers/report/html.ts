@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { PAGE_SCRIPT } from './page-script.ts';
 
 // Building blocks of the HTML reports: escaping, the self-contained page, and the
 // timeline of operations. Every value from a history or a state reaches the page through
@@ -56,7 +56,7 @@ export interface TimelineOptions {
 }
 
 /**
- * A timeline of bars, drawn in the page by page.js from this data: time by rank (each
+ * A timeline of bars, drawn in the page by its script (page-script.ts) from this data: time by rank (each
  * distinct endpoint is one column, as Porcupine does, so bursts of short operations stay
  * readable whatever the clock), lanes ordered by activity (most operations first).
  */
@@ -181,7 +181,7 @@ ol.actions a, ol.walk-path a { text-decoration: none; } ol.actions a:hover { tex
 #tooltip { position: fixed; display: none; background: #222; color: #fff; padding: 6px 8px; border-radius: 4px; font: 12px monospace; white-space: pre-wrap; max-width: 60ch; pointer-events: none; z-index: 10; }
 `;
 
-const SCRIPT = readFileSync(new URL('./page.js', import.meta.url), 'utf8');
+const SCRIPT = PAGE_SCRIPT;
 
 // Only this script may run: the policy names its hash, so markup smuggled into the page
 // (were escaping ever to fail) could not execute, inline handlers included.

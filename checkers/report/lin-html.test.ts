@@ -7,6 +7,7 @@ import { importHistoryText } from '../../traces/index.ts';
 import { models } from '../lin/models/index.ts';
 import { browserAvailable, inFirstScreen, labelOverlaps, launch, openReport } from './browser.ts';
 import { esc } from './html.ts';
+import { PAGE_SCRIPT } from './page-script.ts';
 import { renderLinHtml } from './lin-html.ts';
 
 const corpus = new URL('../../../shared/corpora/porcupine/', import.meta.url);
@@ -14,6 +15,11 @@ const load = (file: string, model: string) =>
   importHistoryText(readFileSync(new URL(file, corpus), 'utf8'), file, { model: models[model] }).operations;
 
 describe('lin HTML, without a browser', () => {
+  it('inlines a page script that parses, backslashes intact', () => {
+    expect(() => new Function(PAGE_SCRIPT)).not.toThrow();
+    expect(PAGE_SCRIPT).toContain(String.raw`/\.?0+$/`);
+  });
+
   it('escapes every character that could open markup', () => {
     expect(esc(`<img src=x onerror="a('b')">&\``)).toBe('&#60;img src=x onerror=&#34;a(&#39;b&#39;)&#34;&#62;&#38;&#96;');
   });

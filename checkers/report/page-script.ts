@@ -1,8 +1,13 @@
-// The reports' only script (html.ts inlines it and admits it by hash). Values from a
+// The reports' only script, as text: html.ts inlines it in every page and admits it by
+// hash. Kept as a TypeScript string (String.raw: backslashes stay as written) so that it
+// travels with the module however the package is built or bundled.
+// It must contain no backquote and no dollar-brace (it is a template literal).
+
+export const PAGE_SCRIPT = String.raw`// The reports' only script (html.ts inlines it and admits it by hash). Values from a
 // history or a state arrive escaped in attributes and are read back with getAttribute and
 // written with textContent or setAttribute: nothing is ever parsed as markup.
 //
-// Timelines (`div.tl[data-timeline]`) are drawn here from their data, viewport-sized:
+// Timelines (div.tl[data-timeline]) are drawn here from their data, viewport-sized:
 // only what is in view is in the DOM, so a long history opens as fast as a short one.
 // Time is drawn by rank (each distinct endpoint is one column, as Porcupine does); the
 // axis shows the recorded times. Zoom changes the column width; pan is scrolling (or
@@ -339,3 +344,4 @@
     root.timeline = new Timeline(root);
   });
 })();
+`;
