@@ -38,8 +38,9 @@ describe.skipIf(!browserAvailable)('HTML pages from the CLI', () => {
     expect(await page.locator('[data-state="19"]').isVisible()).toBe(true);
     expect(await page.locator('[data-state="20"]').isVisible()).toBe(false);
     expect(await page.locator('[data-state="19"] .changed').count()).toBeGreaterThan(0);
-    expect(await page.locator('table.seq th').allTextContents()).toEqual(expect.arrayContaining(['c1', 's1', 't1']));
+    expect(await page.locator('svg.sequence .actor').allTextContents()).toEqual(expect.arrayContaining(['c1', 's1', 't1']));
     expect(await page.locator('svg.timeline .bar').count()).toBeGreaterThan(0);
+    expect(await page.locator('svg.sequence .message').count()).toBeGreaterThan(0);
     await page.locator('li[data-step="16"]').hover();
     await expect.poll(() => page.locator('#tooltip').textContent()).toContain('sendChunk');
     await screenshot();

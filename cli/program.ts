@@ -9,6 +9,7 @@ import * as list from './list.ts';
 import * as mutants from './mutants.ts';
 import { VERSION } from './package-root.ts';
 import * as run from './run.ts';
+import * as serve from './serve.ts';
 import * as validate from './validate.ts';
 
 export function buildProgram(): Command {
@@ -17,6 +18,6 @@ export function buildProgram(): Command {
     .description('Model-check distributed-storage protocol specs and check histories for linearizability.')
     .version(VERSION, '-V, --version', 'print the version')
     .exitOverride();
-  for (const command of [check, explore, mutants, lin, list, run, validate, init]) command.register(program);
+  for (const command of [check, explore, mutants, lin, list, run, validate, serve, init]) command.register(program);
   return program;
 }

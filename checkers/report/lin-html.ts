@@ -4,18 +4,23 @@
 // the operations that could not follow it, and the model's states along the way.
 //
 // The page stays bounded on huge histories: at most `maxPartitions` partitions are drawn
-// (illegal ones first) and at most `maxBars` operations per timeline (a window around
-// the failure), and the page says what it left out.
+// (illegal ones first), at most `maxBars` operations per timeline (a window around the
+// failure), and if the page would still exceed `maxBytes` the windows shrink until it
+// does not; the page says what it left out. The page opens on the failure: the first
+// operation (by call) that could not follow the longest partial linearization.
 
 import { resolveModel, type ModelArg } from '../lin/check.ts';
 import { UNKNOWN, type LinResult, type Model, type Operation, type PartitionReport } from '../lin/types.ts';
-import { type Bar, esc, type Mark, page, timelineSvg } from './html.ts';
+import { type Bar, esc, type Mark, page, timeline } from './html.ts';
 
 export interface LinHtmlOptions {
   /** The history's file name, shown in the title. */
   file?: string;
   maxPartitions?: number;
+  /** Operations per timeline at most (default 2,000): a window around the failure. */
   maxBars?: number;
+  /** The page's size at most, in bytes (default 2 MB): windows shrink to stay under it. */
+  maxBytes?: number;
   /** Steps of a linearization listed in words. */
   maxSteps?: number;
   /** Time windows drawn across the timelines (a run's faults), in the history's time unit. */
@@ -25,11 +30,21 @@ export interface LinHtmlOptions {
 const VERDICT = { ok: 'linearizable', illegal: 'NOT linearizable', unknown: 'unknown (inconclusive)' } as const;
 
 function opText(model: Model, op: Operation): string {
+  return cut(opTextFull(model, op), 200);
+}
+
+function opTextFull(model: Model, op: Operation): string {
   const output = op.ret === undefined ? UNKNOWN : op.output;
   return model.describeOperation ? model.describeOperation(op.input, output) : `${JSON.stringify(op.input)} → ${op.ret === undefined ? '?' : JSON.stringify(output)}`;
 }
 
+const cut = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
+
 function opDetail(model: Model, history: readonly Operation[], i: number): string {
+  return cut(opDetailFull(model, history, i), 600);
+}
+
+function opDetailFull(model: Model, history: readonly Operation[], i: number): string {
   const op = history[i];
   const lines = [
     `#${i} client ${String(op.client)}`,
@@ -64,7 +79,7 @@ function window(history: readonly Operation[], ops: readonly number[], focus: re
   return byCall.filter((i) => shown.has(i));
 }
 
-function partitionSection(p: PartitionReport, history: readonly Operation[], model: Model, options: Required<Omit<LinHtmlOptions, 'file'>>, parts: number): string {
+function partitionSection(p: PartitionReport, history: readonly Operation[], model: Model, options: Required<Omit<LinHtmlOptions, 'file' | 'maxBytes'>>, parts: number): string {
   const out: string[] = [];
   const title = parts > 1 ? `Partition ${p.index}` : 'History';
   out.push(`<section class="partition" data-partition="${p.index}" data-verdict="${p.verdict}">`);
@@ -74,15 +89,19 @@ function partitionSection(p: PartitionReport, history: readonly Operation[], mod
   const at = points(history, order);
   const position = new Map(order.map((i, k) => [i, k + 1]));
   let focus = [...order.slice(-20), ...stuck];
-  // Nothing failed: show the operations around the first annotated window (a fault) instead.
+  // Nothing failed: open on (and, if long, show) the operations around the first annotated
+  // window (a fault) instead.
   const mark = options.annotations[0];
-  if (p.verdict === 'ok' && mark !== undefined && p.operations.length > options.maxBars) {
-    let near = p.operations[0];
+  let near: number | undefined;
+  if (p.verdict === 'ok' && mark !== undefined && p.operations.length > 0) {
+    near = p.operations[0];
     for (const i of p.operations) if (Math.abs(history[i].call - mark.from) < Math.abs(history[near].call - mark.from)) near = i;
-    focus = [near];
+    if (p.operations.length > options.maxBars) focus = [near];
   }
   const drawn = window(history, p.operations, focus, options.maxBars);
   const end = Math.max(...drawn.map((i) => history[i].ret ?? history[i].call));
+  // The failure: of the operations that could not follow, the one called first.
+  const failure = stuck.length > 0 ? stuck.reduce((a, b) => (history[b].call < history[a].call ? b : a)) : undefined;
   const bars: Bar[] = drawn.map((i) => {
     const op = history[i];
     const classes = stuck.includes(i) ? ['stuck'] : position.has(i) ? ['linearized'] : [];
@@ -92,7 +111,12 @@ function partitionSection(p: PartitionReport, history: readonly Operation[], mod
     const around = p.verdict === 'ok' && mark !== undefined ? 'the first annotated window' : 'the end of the longest linearization found';
     out.push(`<p class="note">Showing ${drawn.length} of ${p.operations.length} operations: the window around ${around}.</p>`);
   }
-  out.push(`<div class="scroll">${timelineSvg(bars, { end, marks: options.annotations })}</div>`);
+  if (failure !== undefined) {
+    out.push(`<p class="failure">First operation that could not be linearized: <strong class="stuck-op">${esc(opText(model, history[failure]))}</strong> <span class="note">#${failure}, client ${esc(String(history[failure].client))}, called at ${history[failure].call}</span></p>`);
+  }
+  const focusIndex = failure !== undefined ? drawn.indexOf(failure) : -1;
+  const openIndex = near !== undefined ? drawn.indexOf(near) : -1;
+  out.push(timeline(bars, { end, marks: options.annotations, unit: 'time', ...(focusIndex >= 0 ? { focus: focusIndex, focusLabel: '✗ could not be linearized' } : {}), ...(openIndex >= 0 ? { open: openIndex } : {}) }));
 
   const steps = order.length;
   const first = Math.max(0, steps - options.maxSteps);
@@ -118,8 +142,18 @@ function partitionSection(p: PartitionReport, history: readonly Operation[], mod
 }
 
 export function renderLinHtml(result: LinResult, history: readonly Operation[], modelArg: ModelArg, options: LinHtmlOptions = {}): string {
+  const maxBytes = options.maxBytes ?? 2_000_000;
+  let maxBars = options.maxBars ?? 2000;
+  for (;;) {
+    const html = renderOnce(result, history, modelArg, options, maxBars);
+    if (html.length <= maxBytes || maxBars <= 10) return html;
+    maxBars = Math.floor(maxBars / 2);
+  }
+}
+
+function renderOnce(result: LinResult, history: readonly Operation[], modelArg: ModelArg, options: LinHtmlOptions, maxBars: number): string {
   const { model } = resolveModel(modelArg);
-  const o = { maxPartitions: options.maxPartitions ?? 20, maxBars: options.maxBars ?? 400, maxSteps: options.maxSteps ?? 200, annotations: options.annotations ?? [] };
+  const o = { maxPartitions: options.maxPartitions ?? 20, maxBars, maxSteps: options.maxSteps ?? 200, annotations: options.annotations ?? [] };
   const rank = { illegal: 0, unknown: 1, ok: 2 } as const;
   const ordered = [...result.partitions].sort((a, b) => rank[a.verdict] - rank[b.verdict] || a.index - b.index);
   const shown = ordered.slice(0, o.maxPartitions);
@@ -139,7 +173,7 @@ export function renderLinHtml(result: LinResult, history: readonly Operation[], 
     const e = result.modelError;
     body.push(`<p class="verdict-illegal">The model failed${e.operation >= 0 ? ` on operation #${e.operation}` : ''}: ${esc(e.message)}</p>`);
   }
-  body.push('<p class="note">Bars run from call to return; dashed bars never returned. Dots are linearization points, numbered in order. Hover an operation for its input, output and times.</p>');
+  body.push('<p class="note">Bars run from call to return; dashed bars never returned; red bars could not be linearized next. Dots under the bars are linearization points, numbered in order. Time runs by event order (the axis shows the recorded times). Zoom with the buttons or ctrl + wheel, pan by scrolling or dragging; hover an operation for its input, output and times.</p>');
   for (const p of shown) body.push(partitionSection(p, history, model, o, result.partitions.length));
   const rest = ordered.slice(o.maxPartitions);
   if (rest.length > 0) {

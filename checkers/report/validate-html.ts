@@ -6,7 +6,7 @@
 
 import type { DeadCandidate, EventRef, ValidateResult } from '../validate/types.ts';
 import { show } from './explore-text.ts';
-import { esc, page, timelineSvg, type Bar } from './html.ts';
+import { esc, page, timeline, type Bar } from './html.ts';
 import { describeEvent, describeWhy } from './validate-text.ts';
 
 const VERDICT = { valid: 'VALID', invalid: 'INVALID', inconclusive: 'INCONCLUSIVE' } as const;
@@ -44,7 +44,8 @@ function lanes(c: DeadCandidate, failing: EventRef): string {
   }
   t++;
   for (const w of c.waiting) bars.push({ lane: w.event.proc, call: t, ret: t, label: initials(w.event.action), detail: eventDetail(w.event, [`not ready: ${w.waits}`]), classes: ['waiting'] });
-  return timelineSvg(bars);
+  const stuck = bars.findIndex((b) => b.classes?.includes('stuck'));
+  return timeline(bars, { end: t, unit: 'step', ...(stuck >= 0 ? { focus: stuck, focusLabel: '✗ could not be matched' } : {}) });
 }
 
 function candidateSection(c: DeadCandidate, i: number, total: number, failing: EventRef): string {
