@@ -10,7 +10,7 @@ export function renderList(): string {
     lines.push(`  ${s.name}: ${s.title} — ${s.paper}`);
     for (const c of s.configs) lines.push(`    config ${c.name}${c.tier === 'full' ? ' (full)' : ''}: ${c.description}`);
     for (const m of s.mutants) {
-      lines.push(`    ${m.kind === 'control' ? 'control' : 'mutant'} ${m.name} @ ${m.config}${m.expect ? ` -> ${m.expect}` : ''}: ${m.description} [breaks ${m.breaks}]`);
+      lines.push(`    ${m.kind === 'control' ? 'control' : m.breaksClass === 'liveness' ? 'mutant (liveness)' : 'mutant'} ${m.name} @ ${m.config}${m.expect ? ` -> ${m.expect}` : ''}: ${m.description} [breaks ${m.breaks}]`);
     }
     for (const f of s.findings ?? []) lines.push(`    finding ${f.name} @ ${f.config} -> ${f.expect}: ${f.description}`);
   }

@@ -36,6 +36,8 @@ export const configs: ConfigDef<Config>[] = [
     config: sw({ n: 3, f: 1, scripts: [[MW(5)], [MW(7)], [MR], [MR]] }) },
   { name: 'maxreg-n3-rr', tier: 'default', description: 'n=3: a writer of 5, one reader reading twice',
     config: sw({ n: 3, scripts: [[MW(5)], [MR, MR]] }) },
+  { name: 'maxreg-n3-rr-split', tier: 'default', description: 'maxreg-n3-rr with every per-MN read answered in a step of its own: a late response reaches the cache after the write-back\'s acks (App. A [update-cache-r])',
+    config: sw({ n: 3, splitReads: true, scripts: [[MW(5)], [MR, MR]] }) },
   { name: 'maxreg-n3-split', tier: 'full', description: 'as maxreg-n3 with requests and responses as separate steps',
     config: sw({ n: 3, f: 1, fused: false, scripts: [[MW(5)], [MW(7)], [MR], [MR]] }) },
   // ---- In-n-Out (§4; §8.3 C7): one MN, word-level memory ----
