@@ -29,6 +29,8 @@ export const configs: ConfigDef<Config>[] = [
     config: sw({ n: 3, f: 1, scripts: [[TL(1, READ)], [TL(1, WRITE)], [TL(2, READ)]] }) },
   { name: 'lock-n3-split', tier: 'full', description: 'as lock-n3 with every CAS applied and acknowledged as separate steps',
     config: sw({ n: 3, f: 1, fused: false, scripts: [[TL(1, READ)], [TL(1, WRITE)], [TL(2, READ)]] }) },
+  { name: 'lock-n3-split-rw', tier: 'default', description: 'T1-T12 on 3 CAS objects, one may crash, every CAS applied and acknowledged as separate steps: R(1,READ) against W(1,WRITE), the exclusion T9-T11 guarantee',
+    config: sw({ n: 3, f: 1, fused: false, scripts: [[TL(1, READ)], [TL(1, WRITE)]] }) },
   // ---- the reliable max register (App. A; §8.3 C6) ----
   { name: 'maxreg-n3', tier: 'default', description: 'n=3, f=1: writers of 5 and 7, one reader, the per-process cache and write-back',
     config: sw({ n: 3, f: 1, scripts: [[MW(5)], [MW(7)], [MR]] }) },
