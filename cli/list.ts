@@ -28,7 +28,7 @@ export function renderList(list: readonly ResolvedSpec[] = bundledSpecs()): stri
     lines.push(`  ${module ? arg : s.name}: ${s.title} — ${s.paper}`);
     for (const c of s.configs) lines.push(`    config ${c.name}${c.tier === 'full' ? ' (full)' : ''}: ${c.description}`);
     for (const m of s.mutants) {
-      lines.push(`    ${m.kind === 'control' ? 'control' : 'mutant'} ${m.name} @ ${m.config}${m.expect ? ` -> ${m.expect}` : ''}: ${m.description} [breaks ${m.breaks}]`);
+      lines.push(`    ${m.kind === 'control' ? 'control' : m.breaksClass === 'liveness' ? 'mutant (liveness)' : 'mutant'} ${m.name} @ ${m.config}${m.expect ? ` -> ${m.expect}` : ''}: ${m.description} [breaks ${m.breaks}]`);
     }
     for (const f of s.findings ?? []) lines.push(`    finding ${f.name} @ ${f.config} -> ${f.expect}: ${f.description}`);
     if (s.trace) lines.push(`    validates traces (interleave validate ${s.name} <trace files...>): configs ${s.trace.configs.map((c) => `${c.name} (${c.description})`).join(', ')}`);

@@ -142,6 +142,12 @@ export interface MutantDef {
   config: string;
   /** The property expected to catch it, when known. */
   expect?: string;
+  /**
+   * The class of the property it breaks: 'liveness' when that is a bounded-liveness check
+   * (an iteration bound checked as an invariant), a deadlock or a fair livelock, although
+   * the mutant is killed like any other. Absent: safety.
+   */
+  breaksClass?: 'safety' | 'liveness';
 }
 
 /**

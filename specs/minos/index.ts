@@ -114,7 +114,7 @@ const mutants: MutantDef[] = [
   { name: 'M24', description: 'MINOS-O: vFIFO dequeue without the obsoleteness check', breaks: '§V-B.4 vFIFO [L247]', kind: 'safety', config: 'F2-synch', expect: 'I2' },
   { name: 'M25', description: 'MINOS-O: RDLock released before the vFIFO drains', breaks: '§V-B.4 [L249]', kind: 'safety', config: 'F-synch', expect: 'I6' },
   { name: 'M26', description: 'MINOS-O Synch: ACK before the dFIFO enqueue', breaks: '§V-C [L257]', kind: 'safety', config: 'F-synch', expect: 'D-ack' },
-  { name: 'M27', description: 'Event: the background persist is never scheduled', breaks: '§II Event "eventually persisted" [L61]', kind: 'safety', config: 'A-event', expect: 'Eventually-DurableAll' },
+  { name: 'M27', description: 'Event: the background persist is never scheduled', breaks: '§II Event "eventually persisted" [L61]', kind: 'safety', config: 'A-event', expect: 'Eventually-DurableAll', breaksClass: 'liveness' },
   { name: 'M28', description: 'ACKs counted by number rather than by sender set, with duplicated ACKs', breaks: 'Table I 4c sender sets [L312]', kind: 'safety', config: 'B-synch-dup', expect: 'I10' },
 ];
 

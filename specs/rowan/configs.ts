@@ -56,6 +56,43 @@ export const configs: ConfigDef<RowanConfig>[] = [
     tier: 'default',
     config: { ...base, keyShard: [0, 0], clients: [[put(0)], [put(1)]], failures: 0, commitVer: 1 },
   },
+  // Issue 22: CommitVer meets two backups and failover, and a backup fails too. A commit rule
+  // off by one (CV-OFF-BY-ONE) survives every config above and RK-GC (README, "Mechanisms").
+  {
+    name: 'RK-CV3',
+    description: 'K3 (P=s0, B1=s1, B2=s2), 1 worker, c0 PUT, segments of one slot, CommitVer on its timer (1 send), one crash of any server (P, B1 or B2)',
+    tier: 'default',
+    config: {
+      ...base,
+      servers: 3,
+      shards: [[0, 1, 2]],
+      workers: 1,
+      clients: [[put()]],
+      failKinds: ['crash'],
+      failTargets: [0, 1, 2],
+      segCap: 1,
+      segs: 3,
+      commitVer: 1,
+      cvTimer: true,
+    },
+  },
+  {
+    name: 'RK-CV3-SUSPECT',
+    description: 'RK-CV3 with one crash or suspicion of any server (P, B1 or B2)',
+    tier: 'full',
+    config: {
+      ...base,
+      servers: 3,
+      shards: [[0, 1, 2]],
+      workers: 1,
+      clients: [[put()]],
+      failTargets: [0, 1, 2],
+      segCap: 1,
+      segs: 3,
+      commitVer: 1,
+      cvTimer: true,
+    },
+  },
   {
     name: 'RK-2',
     description: 'K2+1 (P=s0, B=s1, spare s2 re-replicates), 1 worker, c0 PUT;GET, c1 GET, up to two crashes of s0/s1',
@@ -65,7 +102,7 @@ export const configs: ConfigDef<RowanConfig>[] = [
   {
     name: 'RK-COLD',
     description: 'K2, c0 PUT;GET, c1 DEL;GET, one power failure then cold start; landing split into received/persisted; t-log commit',
-    tier: 'full',
+    tier: 'default', // issue 22: promoted (README, "Mechanisms × configs")
     config: { ...base, clients: [[put(), get()], [del(), get()]], failures: 0, powerFail: true, split: true, tlogCommit: true },
   },
   {
@@ -83,6 +120,20 @@ export const configs: ConfigDef<RowanConfig>[] = [
     },
   },
   {
+    name: 'RK-MIG1',
+    description: 'RK-MIG with one client: c0 PUT; migration of the shard to s2; one crash of s0 or s2',
+    tier: 'default',
+    config: {
+      ...base,
+      servers: 3,
+      workers: 1,
+      clients: [[put()]],
+      failKinds: ['crash'],
+      failTargets: [0, 2],
+      migrate: { src: 0, tgt: 2 },
+    },
+  },
+  {
     name: 'RK-GC',
     description: 'K2, segments of one slot, c0 PUT;GET, c1 PUT;GET, t-log commit, CommitVer (1 send), one clean-thread run, no failures',
     tier: 'full',
@@ -91,7 +142,7 @@ export const configs: ConfigDef<RowanConfig>[] = [
   {
     name: 'RK-ROWAN',
     description: 'fan-in: shard 0 (P=s0, B=s2) and shard 1 (P=s1, B=s2) share s2\'s single b-log; c0 PUT k0;GET k0, c1 PUT k1;GET k1; CommitVer (2 sends), one clean-thread run, no failures',
-    tier: 'full',
+    tier: 'default', // issue 22: promoted (README, "Mechanisms × configs")
     config: {
       ...base,
       servers: 3,

@@ -325,7 +325,8 @@ export function buildMachine(conf: RowanConfig, mutant?: string): Machine<RowanS
         const later = blog.slice(i + 1).some((h) => h.es.length > 0 && h.es[0].np !== 2);
         if (g.st === 'using' && later && waited(st, b, g)) out.push(act('markUsed', b, g.id));
         if (g.st === 'used' && !g.dg) out.push(act('digest', b, g.id));
-        if (conf.commitVer && g.st === 'used' && g.dg && g.mv.every((m, sh) => m <= s.commitVerArray[sh]))
+        // CV-OFF-BY-ONE breaks L282: a segment commits with MaxVer one above CommitVer
+        if (conf.commitVer && g.st === 'used' && g.dg && g.mv.every((m, sh) => m <= s.commitVerArray[sh] + (mutant === 'CV-OFF-BY-ONE' ? 1 : 0)))
           out.push(act('commitSegment', b, g.id));
       });
       // GC (§2.10)
@@ -466,7 +467,10 @@ export function buildMachine(conf: RowanConfig, mutant?: string): Machine<RowanS
   /** The distribution a failover starts from: rolled back first if a migration is interrupted (L315). */
   function baseDist(st: RowanState, f: number): Dist[] {
     const cfg = curCfg(st);
-    if (cfg.mig && (f === cfg.mig.src || f === cfg.mig.tgt)) return cfg.dist.map((d, sh) => (sh === cfg.mig!.sh ? cfg.mig!.prev : d));
+    // Fix of finding F-M22: when the target fails, the shard is not handed back to the source
+    // (whose index and shard version are frozen at the hand-off); the target is failed over
+    // like any primary, promoting a surviving backup with the normal gather. M22 rolls back.
+    if (cfg.mig && (f === cfg.mig.src || (f === cfg.mig.tgt && mutant === 'M22'))) return cfg.dist.map((d, sh) => (sh === cfg.mig!.sh ? cfg.mig!.prev : d));
     return cfg.dist;
   }
 
@@ -800,7 +804,7 @@ export function buildMachine(conf: RowanConfig, mutant?: string): Machine<RowanS
           mig = null;
           cm.mig = 3;
           lag[old.mig.sh] = lag[old.mig.sh].filter((x) => x !== old.mig!.tgt);
-          if (f === old.mig.tgt) rb = old.mig.src;
+          if (f === old.mig.tgt && mutant === 'M22') rb = old.mig.src;
         }
         dist.forEach((d, sh) => {
           const had = d.p === f || d.bs.includes(f);
@@ -859,14 +863,12 @@ export function buildMachine(conf: RowanConfig, mutant?: string): Machine<RowanS
         const cfg = cfgOf(st, a.a);
         for (let sh = 0; sh < nsh; sh++) {
           if (cfg.dist[sh].p !== a.a) continue;
-          const rollback = cfg.rb === a.a;
-          const fresh = was.dist[sh].p !== a.a || s.shardBlocked[sh];
           // Finding M22: the literal rollback (L315): the source resumes with no reconciliation
-          if (rollback && mutant === 'M22') continue;
-          if (!fresh && !rollback) continue;
+          if (cfg.rb === a.a) continue;
+          if (was.dist[sh].p === a.a && !s.shardBlocked[sh]) continue;
           // M5 breaks L296: the new primary does not block the shard while its index is built
           s.shardBlocked[sh] = mutant !== 'M5';
-          s.promo = { sh, all: rollback, coll: [], U: [], sc: [] };
+          s.promo = { sh, coll: [], U: [], sc: [] };
         }
         break;
       }
@@ -877,9 +879,7 @@ export function buildMachine(conf: RowanConfig, mutant?: string): Machine<RowanS
         const r = st.srv[a.b];
         for (const g of r.segs) {
           // M6a breaks L296: the scan skips using segments
-          const scan = pr.all
-            ? g.st !== 'free'
-            : (g.log === 'b' && ((g.st === 'using' && mutant !== 'M6a') || g.st === 'used')) || (g.log === 'r' && g.st === 'using');
+          const scan = (g.log === 'b' && ((g.st === 'using' && mutant !== 'M6a') || g.st === 'used')) || (g.log === 'r' && g.st === 'using');
           if (!scan) continue;
           for (const e of g.es)
             if (e.np === 0 && e.t !== 'C' && e.sh === pr.sh && !pr.U.some((u) => u.v === e.v)) pr.U.push({ ...e });
@@ -911,10 +911,6 @@ export function buildMachine(conf: RowanConfig, mutant?: string): Machine<RowanS
         for (const k of keysOf(conf, sh)) n.done[k] = n.idx[k]?.v ?? 0;
         n.shardBlocked[sh] = false;
         n.promo = null;
-        if (pr.all) {
-          const cfg = curCfg(st);
-          if (cfg.rb === a.a) cm.cfgs[cm.term] = { ...cfg, rb: -1 };
-        }
         break;
       }
       // §3.4, L298: the new backup initialises its index and asks the primary to traverse

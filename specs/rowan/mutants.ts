@@ -30,6 +30,8 @@ export const mutants: MutantDef[] = [
   { name: 'M23', description: 'a recycled segment has only its first 64 bits zeroed, and the digest trusts every checksum-valid entry', breaks: '§4.3 L272 [AMBIG]', kind: 'safety', config: 'RK-REUSE', expect: 'I11' },
   { name: 'M24', description: 'GC cleans used (uncommitted) segments', breaks: '§4.4 L284', kind: 'safety', config: 'RK-GC', expect: 'I14' },
   { name: 'M25', description: 'a server accepts requests whose term is lower than its cached term', breaks: '§4.5 L294, §4.6 L308', kind: 'safety', config: 'RK-MIG', expect: 'I6' },
+  // Not in the extraction's catalogue (issue 22): it needs CommitVer with two backups.
+  { name: 'CV-OFF-BY-ONE', description: 'a used segment commits when its MaxVerArray is at most CommitVerArray + 1', breaks: '§4.4 L280-L282', kind: 'safety', config: 'RK-CV3', expect: 'I7' },
   { name: 'M26', description: 'scattered entries stored as committed at once', breaks: '§4.5 L296, §4.2.1 L243', kind: 'safety', config: 'RK-1', expect: 'I7' },
 ];
 

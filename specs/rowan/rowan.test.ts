@@ -103,6 +103,16 @@ describe('rowan: split DMA (§6.3) and recycled segments', () => {
   });
 });
 
+describe('rowan: CommitVer with two backups (issue 22)', () => {
+  it('CV-OFF-BY-ONE survives RK-CV (one backup: the entry is always on the other replica) and dies at RK-CV3', () => {
+    expect(exploreSync(spec.build(configOf('RK-CV').config, 'CV-OFF-BY-ONE')).status).toBe('holds');
+    const r = exploreSync(spec.build(configOf('RK-CV3').config, 'CV-OFF-BY-ONE'));
+    expect(r.status).toBe('violation');
+    expect(r.violations[0].property).toBe('I7');
+    expect(r.violations[0].steps.map((s) => s.action.label).at(-1)).toBe('commitSegment(1, 0)');
+  }, SLOW);
+});
+
 describe('rowan: findings', () => {
   // the findings are the point of RK-MIG, so they run here although RK-MIG is a 'full' config
   for (const f of spec.findings ?? []) {

@@ -111,8 +111,6 @@ export interface Ctx {
 
 export interface Promo {
   sh: number;
-  /** Reconcile after a migration rollback: gather every segment, not only using/used. */
-  all: boolean;
   coll: number[];
   U: Entry[];
   sc: number[];
@@ -174,7 +172,7 @@ export interface Cfg {
   /** Per shard, replicas that have not caught up yet (re-replication, migration target). */
   lag: number[][];
   mig: null | { src: number; tgt: number; sh: number; prev: Dist };
-  /** The server that must reconcile before serving after a migration rollback, or -1. */
+  /** Variant M22 only: the source the literal rollback reinstates as primary, or -1. */
   rb: number;
   /** A failover configuration (two-phase with blocking) rather than a migration one. */
   fo: boolean;
@@ -311,7 +309,7 @@ export function encodeState(st: RowanState): string {
       s.unflushed.map((u) => `${u.seg}.${u.slot}.${u.from}.${u.op}`).join(',') +
         (s.dma.length ? `D${s.dma.map((d) => `${d.seg}.${d.slot}.${d.from}.${d.op}.${d.r}`).join(',')}` : '') +
         (s.tomb.some((v) => v > 0) ? `T${encList(s.tomb)}` : ''),
-      s.promo ? `P${s.promo.sh}${+s.promo.all}${encList(s.promo.coll)}[${s.promo.U.map(encEntry).join(' ')}]${encList(s.promo.sc)}` : '',
+      s.promo ? `P${s.promo.sh}${encList(s.promo.coll)}[${s.promo.U.map(encEntry).join(' ')}]${encList(s.promo.sc)}` : '',
       s.rerep ? `R${s.rerep.sh}.${s.rerep.r}.${s.rerep.seg}.${encList(s.rerep.done)}` : '',
       s.clean
         ? `C${s.clean.seg}:${s.clean.moved.map((m) => `${m.k}.${m.v}.${m.loc}.${encEntry(m.e)}`).join(',')}` +

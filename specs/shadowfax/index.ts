@@ -164,7 +164,7 @@ const mutants: MutantDef[] = [
   mutant('M14', "only the source's view is bumped at the remap", '§4.1 Sampling, L177', 'B0', 'INV-VIEWID'),
   mutant('M15', 'the client reissues only the first rejected batch, not the later pipelined ones', '§3.2.1 L156-158', 'B0-pipe', 'INV-REISSUE'),
   mutant('M15b', 'the client reissues from a point before the earliest rejected op', '§3.2.1 L156-158', 'B0-pipe', 'INV-REISSUE'),
-  mutant('M16', 'the client reissues a rejected batch without refreshing its mapping: back to the stale owner with the old tag, rejected again, forever', '§3.2.1 L156-158', 'B0', 'livelock'),
+  { ...mutant('M16', 'the client reissues a rejected batch without refreshing its mapping: back to the stale owner with the old tag, rejected again, forever', '§3.2.1 L156-158', 'B0', 'livelock'), breaksClass: 'liveness' },
   mutant('M17', "a session pairs the server's old view number with the new snapshot's ranges", '§3.2 L148', 'B0', 'INV-VIEWID'),
   mutant('M18', 'the server executes part of a batch and then rejects it; the client reissues all of it', '§3.2 L148', 'B0-batch', 'INV-REJECT-ATOMIC'),
   mutant('M20', 'the sampling copy races with an in-place update by a thread not yet in Sampling (no latch)', '§4.1 L178-180 (extraction §2.14.2)', 'B0', 'INV-FRESH'),
@@ -176,7 +176,7 @@ const mutants: MutantDef[] = [
   mutant('M25', 'compaction ships a stale (non-live) version', '§4.2 L215', 'B2', 'INV-COND-INSERT'),
   mutant('M26', 'compaction records are inserted unconditionally at the owner', '§4.2 L215', 'B2', 'INV-COND-INSERT'),
   mutant('M27', 'the source truncates its log below an address an indirection still references', '§4.2 L211-217', 'B2', 'INV-LOG-RETAIN'),
-  mutant('M28', 'the target never retries pended ops', '§5 L340', 'B0', 'deadlock'),
+  { ...mutant('M28', 'the target never retries pended ops', '§5 L340', 'B0', 'deadlock'), breaksClass: 'liveness' },
   mutant('M29', 'a rejection carries no reissue point, so the client drops the rejected ops', '§3.2.1 L156', 'B0', 'INV-REISSUE'),
   mutant('M30', 'the source enters Complete when the first thread finishes Migrate, not the last', '§4.1 Complete, L185', 'B0-prime', 'INV-COMPLETE'),
   {

@@ -29,6 +29,8 @@ export const configs: ConfigDef<Config>[] = [
     config: sw({ n: 3, f: 1, scripts: [[TL(1, READ)], [TL(1, WRITE)], [TL(2, READ)]] }) },
   { name: 'lock-n3-split', tier: 'full', description: 'as lock-n3 with every CAS applied and acknowledged as separate steps',
     config: sw({ n: 3, f: 1, fused: false, scripts: [[TL(1, READ)], [TL(1, WRITE)], [TL(2, READ)]] }) },
+  { name: 'lock-n3-split-rw', tier: 'default', description: 'T1-T12 on 3 CAS objects, one may crash, every CAS applied and acknowledged as separate steps: R(1,READ) against W(1,WRITE), the exclusion T9-T11 guarantee',
+    config: sw({ n: 3, f: 1, fused: false, scripts: [[TL(1, READ)], [TL(1, WRITE)]] }) },
   // ---- the reliable max register (App. A; §8.3 C6) ----
   { name: 'maxreg-n3', tier: 'default', description: 'n=3, f=1: writers of 5 and 7, one reader, the per-process cache and write-back',
     config: sw({ n: 3, f: 1, scripts: [[MW(5)], [MW(7)], [MR]] }) },
@@ -36,6 +38,8 @@ export const configs: ConfigDef<Config>[] = [
     config: sw({ n: 3, f: 1, scripts: [[MW(5)], [MW(7)], [MR], [MR]] }) },
   { name: 'maxreg-n3-rr', tier: 'default', description: 'n=3: a writer of 5, one reader reading twice',
     config: sw({ n: 3, scripts: [[MW(5)], [MR, MR]] }) },
+  { name: 'maxreg-n3-rr-split', tier: 'default', description: 'maxreg-n3-rr with every per-MN read answered in a step of its own: a late response reaches the cache after the write-back\'s acks (App. A [update-cache-r])',
+    config: sw({ n: 3, splitReads: true, scripts: [[MW(5)], [MR, MR]] }) },
   { name: 'maxreg-n3-split', tier: 'full', description: 'as maxreg-n3 with requests and responses as separate steps',
     config: sw({ n: 3, f: 1, fused: false, scripts: [[MW(5)], [MW(7)], [MR], [MR]] }) },
   // ---- In-n-Out (§4; §8.3 C7): one MN, word-level memory ----

@@ -43,6 +43,12 @@ export interface SwarmConfig {
   guesses?: number[][];
   /** Apply a request and deliver its response as one step. */
   fused: boolean;
+  /**
+   * With `fused`: M.READ's per-MN reads still answer in a step of their own, so a response
+   * can arrive after later writes and acks of its process (message reordering at the
+   * cache, App. A [update-cache-r]); writes and CASes stay fused.
+   */
+  splitReads?: boolean;
   lock: 'cas' | 'abstract';
   /**
    * 'keep': requests and responses left over when an M operation or a TRYLOCK returns stay
@@ -518,8 +524,8 @@ export function buildMachine(cfg: SwarmConfig, variant?: string): Machine<State,
   function deliver(d: State, m: number[]) {
     const [p, c, kind] = m;
     const pr = d.procs[p];
-    if (kind === 0) { // [update-cache-r]
-      pr.cache[c] = Math.max(pr.cache[c], m[4]);
+    if (kind === 0) { // [update-cache-r] (RESP-OVERWRITE: the response overwrites the cache)
+      pr.cache[c] = mutant === 'RESP-OVERWRITE' ? m[4] : Math.max(pr.cache[c], m[4]);
       if (m[3] === 0 && pr.mr && pr.mr.ph === 0) {
         pr.mr.got |= 1 << c;
         pr.mr.mx = Math.max(pr.mr.mx, m[4]);
@@ -557,7 +563,7 @@ export function buildMachine(cfg: SwarmConfig, variant?: string): Machine<State,
       rsp = [p, c, 2, slot, prev, expected];
     }
     if (d.procs[p].crashed) return; // requests of a crashed client still apply
-    if (cfg.fused) deliver(d, rsp);
+    if (cfg.fused && !(kind === 0 && cfg.splitReads)) deliver(d, rsp);
     else d.rsps.push(rsp);
   }
 

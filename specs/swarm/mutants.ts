@@ -7,6 +7,9 @@ import type { MutantDef } from '../../checkers/explore/types.ts';
 
 const m = (name: string, config: string, expect: string, breaks: string, description: string): MutantDef =>
   ({ name, kind: 'safety', config, expect, breaks, description });
+/** A mutant that breaks a liveness property (bounded wait-freedom), though it is killed like the others. */
+const live = (name: string, config: string, expect: string, breaks: string, description: string): MutantDef =>
+  ({ ...m(name, config, expect, breaks, description), breaksClass: 'liveness' });
 const c = (name: string, config: string, breaks: string, description: string): MutantDef =>
   ({ name, kind: 'control', config, breaks, description });
 
@@ -22,7 +25,8 @@ export const mutants: MutantDef[] = [
   m('M8', 'sg-n1-same-writer', 'SG-FastFresh', '§3.1 guessTs (f.54, Assumption 1 f.433)', 'guessTs not monotonic: a guess may equal or fall below an earlier one'),
   m('M9', 'sg-n1', 'SG-C3', '§3.2 W2 (f.52, f.57 footnote)', 'one timestamp lock shared by all writers instead of TSL[p]'),
   m('M10', 'sg-spec-multi', 'SG-Lin', '§3.3 R20 (f.64)', 'R20 returns the newer tuple m.val instead of seen[tid].val'),
-  m('M11', 'sg-n1-three-writes', 'SG-WF-R', '§3.3 R19-R20, Lemma C.5 (f.518-530)', 'no R19-R20 rule: the reader returns only via VERIFIED or the lock'),
+  // M11 is the extraction's L2 (§7.4 "liveness-only mutations"): the register stays linearizable.
+  live('M11', 'sg-n1-three-writes', 'SG-WF-R', '§3.3 R19-R20, Lemma C.5 (f.518-530)', 'no R19-R20 rule: the reader returns only via VERIFIED or the lock'),
   m('M12', 'lock-n1', 'TL-S1', 'App. B T6 (f.70, Observation 2)', 'TRYLOCK without the T6 guard: CAS until its own (ts, mode) is installed'),
   m('M13', 'lock-n1', 'TL-Excl', 'App. B T11', 'TRYLOCK without the opposite-mode check (T11)'),
   m('M14', 'lock-n1', 'TL-Excl', 'App. B T10', 'TRYLOCK without the higher-timestamp check (T10)'),
@@ -31,6 +35,9 @@ export const mutants: MutantDef[] = [
   m('M17', 'maxreg-n3-rr', 'MR-S2', 'App. A [invoke-inner-write] (f.38)', 'M.READ without the write-back'),
   m('M18', 'maxreg-n3', 'MR-S1', 'App. A [update-cache-w]', 'the cache is updated when a write is issued, not on its ack'),
   m('M19', 'maxreg-n3', 'MR-WR', 'App. A [cache-max] (f.324)', 'M.READ returns the max of the cache as it was at invocation'),
+  // Not in the extraction's catalogue: written without sight of it (issue 22), it survives
+  // every config that delivers a response in the step of its request.
+  m('RESP-OVERWRITE', 'maxreg-n3-rr-split', 'MR-WR', 'App. A [update-cache-r], Lemma A.1 (f.338, f.342)', 'a read response overwrites cache[i] instead of raising it to the max: a late, older response lowers the bound'),
   m('M20', 'ino-2w', 'INO-NoGarbage', '§4 I4 (f.84)', 'the out-of-place buffer write is not FIFO-ordered before the meta MAX'),
   m('M21', 'ino-2w', 'MR-WR', '§4 I13 (f.80)', 'the in-place hash covers the data only, not meta'),
   m('M22', 'ino-2w', 'MR-WR', '§4 I6, X1-X7 (f.87-88)', 'MAX replaced by a plain write of meta'),
@@ -38,8 +45,9 @@ export const mutants: MutantDef[] = [
   c('N1', 'sg-n1-stale', '§3.2 W11', 'W11 writes a GUESSED tuple instead of VERIFIED'),
   c('N2', 'sg-n1-stale', '§3.2 W7', 'fast path if m ≤ (w.ts, VERIFIED, v) (the artifact\'s test)'),
   // The extraction lists N3 as a control ("only slower"); the checker shows that it keeps
-  // safety but breaks the 2P+1 bound (README, "Disagreements").
-  m('N3', 'sg-n1-stale', 'SG-WF-R', '§3.2 W7, Lemma C.5 (f.518-530)', 'fast path only if m < w (strict): safe, but a READ can spin while the writer\'s rewrite is pending'),
+  // safety but breaks the 2P+1 bound of Lemma C.5, i.e. bounded wait-freedom, a liveness
+  // property (README, "Findings").
+  live('N3', 'sg-n1-stale', 'SG-WF-R', '§3.2 W7, Lemma C.5 (f.518-530)', 'fast path only if m < w (strict): safe, but a READ can spin while the writer\'s rewrite is pending'),
   c('N4', 'sg-n1', '§3.2 W6', 'W6 done sequentially: write, then read'),
   c('N5', 'maxreg-n3', 'App. A [cache-max]', 'M.READ returns the max of its own responses (with write-back), as classic ABD'),
   c('N6', 'lock-n3', 'App. B T10-T11', 'T10/T11 inspect only the objects whose loops finished'),

@@ -66,6 +66,17 @@ describe('swarm', () => {
     });
   }
 
+  it('RESP-OVERWRITE survives when a read is answered in the step that applies it, and dies once responses are split', () => {
+    // fused, a response is never older than the cache entry it updates (the gap issue 22 closed)
+    expect(run(spec.build(config('maxreg-n3-rr'), 'RESP-OVERWRITE')).status).toBe('holds');
+    const r = run(spec.build(config('maxreg-n3-rr-split'), 'RESP-OVERWRITE'));
+    expect(r.status).toBe('violation');
+    const labels = r.violations[0].steps.map((s) => s.action.label);
+    // the lowering response is a late one of B's first M.READ, delivered during its second
+    expect(labels.filter((l) => l.startsWith('M.READ(B)'))).toHaveLength(2);
+    expect(labels.at(-2)).toBe('readResp(mn1→B,⊥₀)');
+  });
+
   it('shows the §7.1 hazard: a write retried without the lock makes reads oscillate v1, v2, v1', () => {
     const r = run(spec.build(config('sg-n1-3r'), 'HAZARD'), { all: true });
     const osc = r.violations.find((v) => v.property === 'Oscillation')!;
