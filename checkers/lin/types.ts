@@ -73,6 +73,15 @@ export interface Model<S = any, I = any, O = any> {
    * soon as it fits, without trying the alternatives, and ignore it when indeterminate.
    */
   readOnly?(input: I, output: O | Unknown): boolean;
+  /**
+   * Of a (sub-)history's indeterminate operations, those whose effect no operation of the
+   * history could have observed (true at their index; other entries are ignored). The
+   * checker drops them, as if they never took effect, so that a crashed write that no read
+   * saw does not widen every later step of the search. The model guarantees: the history
+   * is linearizable if and only if it is without them. (With unique values this is a
+   * scan: an append whose value no get returned may be dropped.)
+   */
+  unobserved?(history: readonly Operation<I, O>[]): boolean[];
 }
 
 /** A model whose step may lead to several states (an empty list: the step is illegal). */
@@ -89,6 +98,8 @@ export interface NondeterministicModel<S = any, I = any, O = any> {
   describeState?(state: S): string;
   /** As Model.readOnly: every successor of every state is the state itself. */
   readOnly?(input: I, output: O | Unknown): boolean;
+  /** As Model.unobserved. */
+  unobserved?(history: readonly Operation<I, O>[]): boolean[];
 }
 
 export type Verdict = 'ok' | 'illegal' | 'unknown';

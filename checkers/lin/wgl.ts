@@ -3,8 +3,20 @@
 // unlift (FORTE'15, §4, Algorithm 1). Indeterminate operations have no return entry: they
 // may be linearized at any time after their call, or never, and the search succeeds once
 // every determinate operation is linearized.
+//
+// Indeterminate operations (crashes, timeouts) are where a search explodes: each may be
+// slotted in anywhere after its call, so every dead end would try every subset of them in
+// every order. Three reductions keep them from multiplying the configurations, each sound
+// on its own (the tests hold them to plain WGL and to a brute-force enumerator):
+// - read-only ones are ignored, and those the model's `unobserved` says no operation could
+//   have seen are dropped: both are as good as never having happened;
+// - indeterminate operations with equal inputs are interchangeable, so only the earliest
+//   called one not yet linearized is a candidate (the one called first can stand in for
+//   any later one wherever the later one fits);
+// - they are tried only after every determinate candidate (just in time, Lowe 2017).
 
 import { buildEntries } from './entries.ts';
+import { hashValue, valueEqual } from './hash.ts';
 import { Memo, MemoFull } from './memo.ts';
 import { UNKNOWN, type Model, type Operation, type Verdict } from './types.ts';
 
@@ -51,6 +63,8 @@ const READ_ONLY = 0;
 const UPDATE = 1;
 const INDETERMINATE = 2;
 const IGNORED = 3;
+/** Indeterminate, and the model says no operation could have observed it. */
+const DROPPED = 4;
 
 const POLL_EVERY = 1023; // poll the clock and the cancel flag every 1024 iterations
 
@@ -72,34 +86,66 @@ function zobrist(n: number): Int32Array {
  * iterations, so that several partitions can take turns (check.ts) and the first
  * illegal one found does not wait behind a hard one. The iteration count, not the clock,
  * decides the turns, so the outcome is deterministic.
+ *
+ * Operations are numbered for the search: determinate ones first, in call order, then the
+ * indeterminate ones it may linearize; ignored and dropped ones are not in it at all. The
+ * set of linearized operations is a bitset with the determinate part first, so that the
+ * memo can keep it without the words every configuration shares (memo.ts).
  */
 export class WglSearch<S> {
   private readonly list: ReturnType<typeof buildEntries>;
+  /** For each search operation, its index in the ops the search was given. */
+  private readonly origin: Int32Array;
   private readonly inputs: unknown[];
   private readonly outputs: unknown[];
   private readonly determinate: Uint8Array;
   private readonly kind: Uint8Array;
+  /** Indeterminate operations with equal inputs form a group; rank: the order of call. */
+  private readonly group: Int32Array;
+  private readonly rank: Int32Array;
+  /** Per group, how many of its members are linearized (always its first ones). */
+  private readonly groupUsed: Int32Array;
   /** For each pass, the next pass that has operations (-1: none). */
   private readonly nextPass: Int8Array;
   private readonly firstPass: number;
   /** For each stack frame: 1 when its operation was linearized as READ_ONLY. */
   private readonly stackForced: Uint8Array;
   private readonly bitset: Uint32Array;
+  /** Determinate operations, and the words their bits take. */
+  private readonly det: number;
+  private readonly detWords: number;
+  /** Bit of indeterminate operation o: o + gap (their part starts on a word). */
+  private readonly gap: number;
   private readonly zob: Int32Array;
   private readonly memo: Memo<S>;
   private readonly stackOp: Int32Array;
   private readonly stackState: S[];
+  /** For each stack depth: the highest word holding a determinate bit (-1: none). */
+  private readonly topWord: Int32Array;
   private readonly verbose: boolean;
   private readonly longestThrough: (Int32Array | undefined)[];
   /**
    * The partial linearization with the most determinate operations (the first found):
    * it ends with a determinate operation, not with optional indeterminate ones.
    */
-  private best = new Int32Array(0);
+  /** `best[0..bestLength)`: the partial linearization with the most determinate operations. */
+  private readonly best: Int32Array;
+  private bestLength = 0;
   private bestDeterminate = 0;
+  /**
+   * The depth at which the stack last held a new best, not yet copied to `best` (-1: none).
+   * The copy waits for the next backtrack (the stack only grows until then), and copies
+   * only what changed since the last copy: the stack above the lowest depth it was popped
+   * to since (`lowWater`). Copying the whole stack at every new best would make a long
+   * linear history quadratic.
+   */
+  private bestSp = -1;
+  private lowWater = 0;
   private sp = 0;
   private linearizedDeterminate = 0;
   private bitHash = 0;
+  /** Leading determinate words whose operations are all linearized. */
+  private fullWords = 0;
   private state: S;
   private entry: number;
   /** The pass over the candidates (an operation kind) the search is in. */
@@ -115,21 +161,84 @@ export class WglSearch<S> {
     ops: readonly Operation[],
     private readonly options: SearchOptions = {},
   ) {
-    const n = ops.length;
-    this.list = buildEntries(ops);
-    this.inputs = ops.map((o) => o.input);
-    this.outputs = ops.map((o) => (o.ret === undefined ? UNKNOWN : o.output));
-    this.determinate = new Uint8Array(n);
-    for (let i = 0; i < n; i++) this.determinate[i] = ops[i].ret === undefined ? 0 : 1;
-    this.kind = new Uint8Array(n);
     const reduce = options.reductions !== false;
-    const present = [false, false, false];
-    for (let i = 0; i < n; i++) {
-      const readOnly = reduce && isReadOnly(model, this.inputs[i], this.outputs[i]);
-      const k = !reduce ? UPDATE : this.determinate[i] === 1 ? (readOnly ? READ_ONLY : UPDATE) : readOnly ? IGNORED : INDETERMINATE;
-      this.kind[i] = k;
-      if (k !== IGNORED) present[k] = true;
+    const all = ops.length;
+    const dropped = reduce ? unobserved(model, ops) : undefined;
+    const readOnly = reduce ? readOnlyFlags(model, ops) : undefined;
+    // Search order: determinate operations, then the indeterminate ones kept, each by call.
+    const kindOf = new Uint8Array(all);
+    let det = 0;
+    let kept = 0;
+    let inCallOrder = true;
+    for (let i = 0; i < all; i++) {
+      const op = ops[i];
+      if (i > 0 && op.call < ops[i - 1].call) inCallOrder = false;
+      let k: number = UPDATE;
+      if (op.ret !== undefined) {
+        det++;
+        if (readOnly !== undefined && readOnly[i] === 1) k = READ_ONLY;
+      } else if (reduce) {
+        k = readOnly![i] === 1 ? IGNORED : dropped !== undefined && dropped[i] === true ? DROPPED : INDETERMINATE;
+      }
+      kindOf[i] = k;
+      if (k !== IGNORED && k !== DROPPED) kept++;
     }
+    const n = kept;
+    const origin = new Int32Array(n);
+    let d = 0;
+    let x = det;
+    for (let i = 0; i < all; i++) {
+      if (ops[i].ret !== undefined) origin[d++] = i;
+      else if (kindOf[i] !== IGNORED && kindOf[i] !== DROPPED) origin[x++] = i;
+    }
+    if (!inCallOrder) {
+      const byCall = (a: number, b: number): number => ops[a].call - ops[b].call || a - b;
+      origin.subarray(0, det).sort(byCall);
+      origin.subarray(det).sort(byCall);
+    }
+    this.origin = origin;
+    this.det = det;
+    this.detWords = (det + 31) >>> 5;
+    this.gap = this.detWords * 32 - det;
+    const local = new Array<Operation>(n);
+    this.inputs = new Array(n);
+    this.outputs = new Array(n);
+    this.determinate = new Uint8Array(n);
+    this.kind = new Uint8Array(n);
+    const present = [false, false, false];
+    for (let o = 0; o < n; o++) {
+      const op = ops[origin[o]];
+      local[o] = op;
+      this.inputs[o] = op.input;
+      this.outputs[o] = o < det ? op.output : UNKNOWN;
+      this.determinate[o] = o < det ? 1 : 0;
+      this.kind[o] = kindOf[origin[o]];
+      present[this.kind[o]] = true;
+    }
+    this.list = buildEntries(local);
+    // Groups of interchangeable indeterminate operations: equal inputs.
+    this.group = new Int32Array(n).fill(-1);
+    this.rank = new Int32Array(n);
+    const groups = new Map<number, number[]>();
+    let groupCount = 0;
+    const groupInputs: unknown[] = [];
+    const groupSize: number[] = [];
+    for (let o = this.det; o < n; o++) {
+      if (this.kind[o] !== INDETERMINATE) continue;
+      const h = hashValue(this.inputs[o]);
+      let ids = groups.get(h);
+      if (ids === undefined) groups.set(h, (ids = []));
+      let g = ids.find((id) => valueEqual(groupInputs[id], this.inputs[o]));
+      if (g === undefined) {
+        g = groupCount++;
+        ids.push(g);
+        groupInputs.push(this.inputs[o]);
+        groupSize.push(0);
+      }
+      this.group[o] = g;
+      this.rank[o] = groupSize[g]++;
+    }
+    this.groupUsed = new Int32Array(groupCount);
     this.nextPass = new Int8Array(3).fill(-1);
     let later = -1;
     for (let k = 2; k >= 0; k--) {
@@ -139,12 +248,15 @@ export class WglSearch<S> {
     this.firstPass = later === -1 ? UPDATE : later;
     this.pass = this.firstPass;
     this.stackForced = new Uint8Array(n);
-    const words = Math.max(1, (n + 31) >>> 5);
-    this.bitset = new Uint32Array(words);
+    const words = this.detWords + ((n - this.det + 31) >>> 5);
+    this.bitset = new Uint32Array(Math.max(1, words));
     this.zob = zobrist(n);
-    this.memo = new Memo<S>(words, model.equal ? model.equal.bind(model) : Object.is, options.memoLimitBytes);
+    this.memo = new Memo<S>(this.detWords, words, model.equal ? model.equal.bind(model) : Object.is, options.memoLimitBytes, 4 * n);
     this.stackOp = new Int32Array(n);
+    this.best = new Int32Array(n);
     this.stackState = new Array(n);
+    this.topWord = new Int32Array(n + 1);
+    this.topWord[0] = -1;
     this.verbose = options.verbose === true;
     this.longestThrough = this.verbose ? new Array(n) : [];
     this.state = undefined as S;
@@ -181,18 +293,31 @@ export class WglSearch<S> {
 
   private fail(err: unknown): void {
     this.finish('unknown', 'model-error');
-    this.outcome!.modelError = { operation: this.current, message: err instanceof Error ? err.message : String(err) };
+    const operation = this.current < 0 ? -1 : this.origin[this.current];
+    this.outcome!.modelError = { operation, message: err instanceof Error ? err.message : String(err) };
   }
 
   private finish(verdict: Verdict, reason?: SearchResult['reason']): void {
     const result: SearchResult = { verdict, explored: this.explored, cached: this.memo.size };
     if (reason) result.reason = reason;
+    const origin = this.origin;
+    const back = (seq: ArrayLike<number>): number[] => Array.from(seq, (o) => origin[o]);
     if (verdict === 'ok') {
-      result.linearization = Array.from(this.stackOp.subarray(0, this.sp));
+      result.linearization = back(this.stackOp.subarray(0, this.sp));
     } else {
-      result.longest = this.verbose ? distinctLongest(this.longestThrough, this.best) : [Array.from(this.best)];
+      this.snapshotBest();
+      const best = this.best.subarray(0, this.bestLength);
+      result.longest = (this.verbose ? distinctLongest(this.longestThrough, best) : [Array.from(best)]).map(back);
     }
     this.outcome = result;
+  }
+
+  private snapshotBest(): void {
+    if (this.bestSp < 0) return;
+    this.best.set(this.stackOp.subarray(this.lowWater, this.bestSp), this.lowWater);
+    this.bestLength = this.bestSp;
+    this.lowWater = this.bestSp;
+    this.bestSp = -1;
   }
 
   /** Verbose mode: credit the current stack to every operation on it (Porcupine's rule). */
@@ -209,7 +334,7 @@ export class WglSearch<S> {
   }
 
   /** The loop's registers, kept between runs (a closure would box them in a context). */
-  private save(sp: number, linearizedDeterminate: number, bitHash: number, state: S, entry: number, iterations: number, explored: number, pass: number, bestDeterminate: number): void {
+  private save(sp: number, linearizedDeterminate: number, bitHash: number, state: S, entry: number, iterations: number, explored: number, pass: number, bestDeterminate: number, fullWords: number): void {
     this.sp = sp;
     this.linearizedDeterminate = linearizedDeterminate;
     this.bitHash = bitHash;
@@ -219,36 +344,39 @@ export class WglSearch<S> {
     this.explored = explored;
     this.pass = pass;
     this.bestDeterminate = bestDeterminate;
+    this.fullWords = fullWords;
   }
 
   private loop(budget: number): boolean {
-    const { model, memo, bitset, zob, stackOp, stackState, stackForced, inputs, outputs, determinate, kind, nextPass, firstPass, verbose } = this;
+    const { model, memo, bitset, zob, stackOp, stackState, stackForced, inputs, outputs, determinate, kind, group, rank, groupUsed, nextPass, firstPass, verbose, det, detWords, gap, topWord } = this;
     const { head, next, prev, isCall, callEntry, returnEntry } = this.list;
     const entryOp = this.list.op;
     const mustLinearize = this.list.determinate;
     const deadline = this.options.deadline ?? Infinity;
     const cancelled = this.options.cancelled;
-    let { sp, linearizedDeterminate, bitHash, state, entry, iterations, explored, pass } = this;
+    let { sp, linearizedDeterminate, bitHash, state, entry, iterations, explored, pass, fullWords } = this;
     const stopAt = iterations + budget;
     let bestDeterminate = this.bestDeterminate;
     const hashState = model.hash === undefined ? undefined : model.hash.bind(model);
     const step = model.step.bind(model);
+    // The last determinate word is full when its `det % 32` low bits are set.
+    const lastMask = det % 32 === 0 ? 0xffffffff : 2 ** (det % 32) - 1;
     let current = -1;
     try {
       for (;;) {
         if (iterations >= stopAt) {
-          this.save(sp, linearizedDeterminate, bitHash, state, entry, iterations, explored, pass, bestDeterminate);
+          this.save(sp, linearizedDeterminate, bitHash, state, entry, iterations, explored, pass, bestDeterminate, fullWords);
           return false;
         }
         if ((++iterations & POLL_EVERY) === 0) {
           if (Date.now() > deadline || (cancelled !== undefined && cancelled())) {
-            this.save(sp, linearizedDeterminate, bitHash, state, entry, iterations, explored, pass, bestDeterminate);
+            this.save(sp, linearizedDeterminate, bitHash, state, entry, iterations, explored, pass, bestDeterminate, fullWords);
             this.finish('unknown', Date.now() > deadline ? 'timeout' : 'cancelled');
             return true;
           }
         }
         if (linearizedDeterminate === mustLinearize || entry === -1) {
-          this.save(sp, linearizedDeterminate, bitHash, state, entry, iterations, explored, pass, bestDeterminate);
+          this.save(sp, linearizedDeterminate, bitHash, state, entry, iterations, explored, pass, bestDeterminate, fullWords);
           if (verbose) this.recordThrough(sp);
           this.finish('ok');
           return true;
@@ -256,31 +384,41 @@ export class WglSearch<S> {
         let deadEnd = false;
         if (isCall[entry] === 1) {
           const o = entryOp[entry];
-          if (kind[o] !== pass) {
+          // Of a group of interchangeable indeterminate operations, only the first unused.
+          if (kind[o] !== pass || (pass === INDETERMINATE && groupUsed[group[o]] !== rank[o])) {
             entry = next[entry];
             continue;
           }
           current = o;
           const r = step(state, inputs[o], outputs[o]);
           if (r.ok) {
-            const w = o >>> 5;
-            const bit = 1 << (o & 31);
+            const isDet = o < det;
+            const b = isDet ? o : o + gap;
+            const w = b >>> 5;
+            const bit = 1 << (b & 31);
             bitset[w] |= bit;
+            let low = fullWords;
+            if (isDet && w === low) while (low < detWords && bitset[low] === (low === detWords - 1 ? lastMask : 0xffffffff)) low++;
+            const top = isDet && w > topWord[sp] ? w : topWord[sp];
             const nextHash = bitHash ^ zob[o];
-            if (memo.add(hashState === undefined ? nextHash : nextHash ^ hashState(r.state), bitset, r.state)) {
+            if (memo.add(hashState === undefined ? nextHash : nextHash ^ hashState(r.state), bitset, low, top, r.state)) {
               explored++;
               stackOp[sp] = o;
               stackState[sp] = state;
               stackForced[sp] = pass === READ_ONLY ? 1 : 0;
               sp++;
+              topWord[sp] = top;
+              fullWords = low;
               state = r.state;
               bitHash = nextHash;
-              if (determinate[o] === 1) {
+              if (isDet) {
                 linearizedDeterminate++;
                 if (linearizedDeterminate > bestDeterminate) {
                   bestDeterminate = linearizedDeterminate;
-                  this.best = stackOp.slice(0, sp);
+                  this.bestSp = sp;
                 }
+              } else if (kind[o] === INDETERMINATE) {
+                groupUsed[group[o]]++;
               }
               // lift: unlink the call entry, then the return entry
               const c = callEntry[o];
@@ -312,19 +450,27 @@ export class WglSearch<S> {
         }
         // A dead end: every candidate failed here (a return whose call is not linearized).
         if (verbose) this.recordThrough(sp);
+        if (this.bestSp >= 0) this.snapshotBest();
         for (;;) {
           if (sp === 0) {
-            this.save(sp, linearizedDeterminate, bitHash, state, entry, iterations, explored, pass, bestDeterminate);
+            this.save(sp, linearizedDeterminate, bitHash, state, entry, iterations, explored, pass, bestDeterminate, fullWords);
             this.finish('illegal');
             return true;
           }
           sp--;
+          if (sp < this.lowWater) this.lowWater = sp;
           const o = stackOp[sp];
           state = stackState[sp];
           stackState[sp] = undefined as S;
-          bitset[o >>> 5] &= ~(1 << (o & 31));
+          const b = o < det ? o : o + gap;
+          bitset[b >>> 5] &= ~(1 << (b & 31));
           bitHash ^= zob[o];
-          if (determinate[o] === 1) linearizedDeterminate--;
+          if (o < det) {
+            linearizedDeterminate--;
+            if (b >>> 5 < fullWords) fullWords = b >>> 5;
+          } else if (kind[o] === INDETERMINATE) {
+            groupUsed[group[o]]--;
+          }
           // unlift: relink in the reverse order of lift
           const rt = returnEntry[o];
           if (rt !== -1) {
@@ -347,13 +493,34 @@ export class WglSearch<S> {
   }
 }
 
-/** The model's readOnly; a readOnly that throws only costs the reduction. */
-function isReadOnly(model: Model, input: unknown, output: unknown): boolean {
+/** The model's unobserved verdicts; a hook that throws or answers badly only costs the reduction. */
+function unobserved(model: Model, ops: readonly Operation[]): boolean[] | undefined {
+  if (model.unobserved === undefined || !ops.some((o) => o.ret === undefined)) return undefined;
   try {
-    return model.readOnly?.(input, output) === true;
+    const r = model.unobserved(ops);
+    return Array.isArray(r) && r.length === ops.length ? r : undefined;
   } catch {
-    return false;
+    return undefined;
   }
+}
+
+/**
+ * The model's readOnly for every operation (1: read-only), with its output or UNKNOWN; a
+ * readOnly that throws only costs the reduction for that operation.
+ */
+function readOnlyFlags(model: Model, ops: readonly Operation[]): Uint8Array {
+  const flags = new Uint8Array(ops.length);
+  const readOnly = model.readOnly;
+  if (readOnly === undefined) return flags;
+  for (let i = 0; i < ops.length; i++) {
+    const op = ops[i];
+    try {
+      flags[i] = readOnly.call(model, op.input, op.ret === undefined ? UNKNOWN : op.output) === true ? 1 : 0;
+    } catch {
+      flags[i] = 0;
+    }
+  }
+  return flags;
 }
 
 /** Search one (sub-)history to the end (or the deadline). */

@@ -57,6 +57,53 @@ function partitionByKey(history: readonly Operation<KvInput, unknown>[]): Operat
 }
 
 /**
+ * Crashed puts and appends whose value no get (of the same key) returned as part of its
+ * string. While a put or an append is in effect its value is a substring of the key's
+ * string, until the next put: an unobserved one had no get after it before the next put,
+ * and removing it changes no get's result.
+ */
+function unobserved(history: readonly Operation<KvInput, unknown>[]): boolean[] {
+  const out = new Array<boolean>(history.length).fill(false);
+  const pendingByKey = new Map<unknown, number[]>();
+  history.forEach((op, i) => {
+    if (op.ret === undefined && (op.input.f === 'put' || op.input.f === 'append') && typeof op.input.value === 'string') {
+      const key = op.input.key;
+      let p = pendingByKey.get(key);
+      if (p === undefined) pendingByKey.set(key, (p = []));
+      p.push(i);
+    }
+  });
+  if (pendingByKey.size === 0) return out;
+  const gets = new Map<unknown, Set<string>>();
+  for (const op of history) {
+    if (op.ret === undefined || op.input.f !== 'get' || typeof op.output !== 'string' || !pendingByKey.has(op.input.key)) continue;
+    let g = gets.get(op.input.key);
+    if (g === undefined) gets.set(op.input.key, (g = new Set()));
+    g.add(op.output);
+  }
+  for (const [key, pending] of pendingByKey) {
+    let strings = [...(gets.get(key) ?? [])];
+    let total = 0;
+    for (const s of strings) total += s.length;
+    // Long strings without puts make every get a prefix of the next: keep only the longest.
+    if (total > 1 << 24) strings = maximal(strings);
+    // One search in all of them joined: a match across two of them only keeps an
+    // operation that could have been dropped, never the reverse.
+    const all = strings.join('\n');
+    for (const i of pending) out[i] = !all.includes(history[i].input.value as string);
+  }
+  return out;
+}
+
+/** The strings that are not a prefix of another: every substring of the others is in them. */
+function maximal(strings: string[]): string[] {
+  const bySize = strings.sort((a, b) => b.length - a.length);
+  const kept: string[] = [];
+  for (const s of bySize) if (!kept.some((m) => m.startsWith(s))) kept.push(s);
+  return kept;
+}
+
+/**
  * The values met during one check, hash-consed: each distinct string gets one small id,
  * and an append is looked up from (old id, suffix) without touching the old string. Map
  * states are then arrays of ids, compared and hashed as integers. The table belongs to
@@ -200,6 +247,7 @@ export const kvAppend: Model<KvValue, KvInput, unknown> = {
   },
   partition: partitionByKey,
   readOnly: (input) => input.f === 'get',
+  unobserved,
   hash: (s) => fmix32(s.hash),
   equal: (a, b) => a.equals(b),
   describeOperation,
@@ -257,6 +305,7 @@ export const kvAppendUnpartitioned: Model<KvMap, KvInput, unknown> = {
     return unknownOperation(input);
   },
   readOnly: (input) => input.f === 'get',
+  unobserved,
   hash: (m) => m.hash,
   equal: mapEqual,
   describeOperation,

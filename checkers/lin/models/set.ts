@@ -1,7 +1,7 @@
 // Knossos's set: add v; read returns every member (in any order).
 
 import { show } from '../hash.ts';
-import { UNKNOWN, type Model } from '../types.ts';
+import { UNKNOWN, type Model, type Operation } from '../types.ts';
 
 export interface SetInput {
   f: 'add' | 'read';
@@ -41,6 +41,18 @@ function hashMembers(s: SetState): number {
   return h;
 }
 
+/**
+ * Crashed adds of a value no read returned. A member stays for good, so no read came
+ * after such an add, and removing it changes no read's result.
+ */
+function unobserved(history: readonly Operation<SetInput, unknown>[]): boolean[] {
+  const seen = new Set<string>();
+  for (const op of history) {
+    if (op.ret !== undefined && op.input.f === 'read' && Array.isArray(op.output)) for (const m of op.output) seen.add(canonical(m));
+  }
+  return history.map((op) => op.ret === undefined && op.input.f === 'add' && !seen.has(canonical(op.input.value)));
+}
+
 export const set: Model<SetState, SetInput, unknown> = {
   name: 'set',
   init: () => [],
@@ -59,6 +71,7 @@ export const set: Model<SetState, SetInput, unknown> = {
     throw new Error(`set: unknown operation ${show((input as { f: unknown }).f)}`);
   },
   readOnly: (input) => input.f === 'read',
+  unobserved,
   hash: hashMembers,
   equal: sameMembers,
   describeOperation: (input, output) =>
