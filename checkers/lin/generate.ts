@@ -31,7 +31,7 @@ export interface GenerateOptions {
   /** Concurrent clients (processes at any time). */
   clients: number;
   seed: number;
-  /** Probability that an operation crashes (completes with :info). Default 0.01. */
+  /** Probability that an operation crashes (completes with :info). Default 0.005 (issue 21). */
   crashRate?: number;
   /** Probability that a crashed operation took effect before the crash. Default 0.5. */
   effectRate?: number;
@@ -198,7 +198,7 @@ function simulation(family: Family, keys: number, values: number): Simulation {
 /** Play the clients against the object: the history, linearizable by construction. */
 export function generateHistory(options: GenerateOptions): Generated {
   const { family, ops, clients, seed } = options;
-  const crashRate = options.crashRate ?? 0.01;
+  const crashRate = options.crashRate ?? 0.005;
   const effectRate = options.effectRate ?? 0.5;
   const tick = Math.max(1, options.tick ?? 1);
   const r = prng(seed);

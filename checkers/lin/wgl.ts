@@ -50,14 +50,17 @@ export interface SearchResult {
 }
 
 /**
- * Operation kinds, which are also the passes over the candidates at each configuration:
+ * Operation kinds, which order the candidates at each configuration (a kind's candidates
+ * all come before the next kind's):
  * - READ_ONLY: determinate, and the model says the step never changes the state. If one
  *   fits now, some linearization (if any) puts it now: it is linearized without trying
- *   the alternatives (a backtrack over it is a dead end of the configuration).
+ *   the alternatives (a backtrack over it is a dead end of the configuration). The
+ *   model's `advice` names more such steps, in a given state, and steps that are useless.
  * - UPDATE: other determinate operations.
  * - INDETERMINATE: tried only when no determinate operation fits, linearized just in time.
  * - IGNORED: indeterminate and read-only: it constrains nothing and is never linearized.
- * Plain WGL puts every operation in one pass (UPDATE), in call order.
+ * Within a kind, candidates go by the model's priority hint, then by call. Plain WGL puts
+ * every operation in one kind (UPDATE), in call order.
  */
 const READ_ONLY = 0;
 const UPDATE = 1;
@@ -91,6 +94,10 @@ function zobrist(n: number): Int32Array {
  * indeterminate ones it may linearize; ignored and dropped ones are not in it at all. The
  * set of linearized operations is a bitset with the determinate part first, so that the
  * memo can keep it without the words every configuration shares (memo.ts).
+ *
+ * Each configuration on the stack has a frame: its candidates (the calls before the
+ * first return still in the list, Horn & Kroening's minimal operations), in the order
+ * they are tried, and how far the trying got.
  */
 export class WglSearch<S> {
   private readonly list: ReturnType<typeof buildEntries>;
@@ -98,17 +105,30 @@ export class WglSearch<S> {
   private readonly origin: Int32Array;
   private readonly inputs: unknown[];
   private readonly outputs: unknown[];
-  private readonly determinate: Uint8Array;
   private readonly kind: Uint8Array;
+  /** The passes over the candidates that build a frame: each a mask of kinds (1 << kind). */
+  private readonly passes: number[];
+  /** The model's priority hint per operation, when it gives one. */
+  private readonly hint: Float64Array | undefined;
   /** Indeterminate operations with equal inputs form a group; rank: the order of call. */
   private readonly group: Int32Array;
   private readonly rank: Int32Array;
   /** Per group, how many of its members are linearized (always its first ones). */
   private readonly groupUsed: Int32Array;
-  /** For each pass, the next pass that has operations (-1: none). */
-  private readonly nextPass: Int8Array;
-  private readonly firstPass: number;
-  /** For each stack frame: 1 when its operation was linearized as READ_ONLY. */
+  /** The frames: candidates cand[frameStart[d] .. frameEnd[d]) of the configuration at depth d. */
+  private cand: Int32Array;
+  private readonly frameStart: Int32Array;
+  private readonly frameEnd: Int32Array;
+  /** For each stack frame: where in its candidates the operation linearized there is. */
+  private readonly stackPos: Int32Array;
+  /**
+   * For each frame, the end of its forced candidates (frameStart .. frameForced): read-only
+   * ones, and those the model's advice forces in the frame's state.
+   */
+  private readonly frameForced: Int32Array;
+  /** The model's advice for this history, if it gives any. */
+  private readonly advise: ((state: S, input: unknown, output: unknown) => Advice) | undefined;
+  /** For each stack frame: 1 when its operation was a forced one. */
   private readonly stackForced: Uint8Array;
   private readonly bitset: Uint32Array;
   /** Determinate operations, and the words their bits take. */
@@ -124,10 +144,6 @@ export class WglSearch<S> {
   private readonly topWord: Int32Array;
   private readonly verbose: boolean;
   private readonly longestThrough: (Int32Array | undefined)[];
-  /**
-   * The partial linearization with the most determinate operations (the first found):
-   * it ends with a determinate operation, not with optional indeterminate ones.
-   */
   /** `best[0..bestLength)`: the partial linearization with the most determinate operations. */
   private readonly best: Int32Array;
   private bestLength = 0;
@@ -142,14 +158,13 @@ export class WglSearch<S> {
   private bestSp = -1;
   private lowWater = 0;
   private sp = 0;
+  /** The candidate being tried in the current frame (-1: the frame is not built yet). */
+  private pos = -1;
   private linearizedDeterminate = 0;
   private bitHash = 0;
   /** Leading determinate words whose operations are all linearized. */
   private fullWords = 0;
   private state: S;
-  private entry: number;
-  /** The pass over the candidates (an operation kind) the search is in. */
-  private pass: number;
   /** Iterations so far: steps tried and dead ends met. */
   iterations = 0;
   private explored = 0;
@@ -203,7 +218,6 @@ export class WglSearch<S> {
     const local = new Array<Operation>(n);
     this.inputs = new Array(n);
     this.outputs = new Array(n);
-    this.determinate = new Uint8Array(n);
     this.kind = new Uint8Array(n);
     const present = [false, false, false];
     for (let o = 0; o < n; o++) {
@@ -211,11 +225,17 @@ export class WglSearch<S> {
       local[o] = op;
       this.inputs[o] = op.input;
       this.outputs[o] = o < det ? op.output : UNKNOWN;
-      this.determinate[o] = o < det ? 1 : 0;
       this.kind[o] = kindOf[origin[o]];
       present[this.kind[o]] = true;
     }
     this.list = buildEntries(local);
+    const priority = reduce ? priorities(model, ops) : undefined;
+    this.hint = priority === undefined ? undefined : Float64Array.from(origin, (i) => priority[i]);
+    // With a hint, the model says where each update goes, indeterminate ones too (an
+    // observed crashed enqueue belongs where its value left the queue, not where the search
+    // first needs it): they share one pass, by hint.
+    const masks = this.hint === undefined ? [1 << READ_ONLY, 1 << UPDATE, 1 << INDETERMINATE] : [1 << READ_ONLY, (1 << UPDATE) | (1 << INDETERMINATE)];
+    this.passes = masks.filter((m) => [READ_ONLY, UPDATE, INDETERMINATE].some((k) => present[k] && (m & (1 << k)) !== 0));
     // Groups of interchangeable indeterminate operations: equal inputs.
     this.group = new Int32Array(n).fill(-1);
     this.rank = new Int32Array(n);
@@ -239,14 +259,12 @@ export class WglSearch<S> {
       this.rank[o] = groupSize[g]++;
     }
     this.groupUsed = new Int32Array(groupCount);
-    this.nextPass = new Int8Array(3).fill(-1);
-    let later = -1;
-    for (let k = 2; k >= 0; k--) {
-      this.nextPass[k] = later;
-      if (present[k]) later = k;
-    }
-    this.firstPass = later === -1 ? UPDATE : later;
-    this.pass = this.firstPass;
+    this.cand = new Int32Array(Math.max(16, 4 * n));
+    this.frameStart = new Int32Array(n + 1);
+    this.frameEnd = new Int32Array(n + 1);
+    this.frameForced = new Int32Array(n + 1);
+    this.advise = reduce ? adviser(model, ops) : undefined;
+    this.stackPos = new Int32Array(n);
     this.stackForced = new Uint8Array(n);
     const words = this.detWords + ((n - this.det + 31) >>> 5);
     this.bitset = new Uint32Array(Math.max(1, words));
@@ -260,7 +278,6 @@ export class WglSearch<S> {
     this.verbose = options.verbose === true;
     this.longestThrough = this.verbose ? new Array(n) : [];
     this.state = undefined as S;
-    this.entry = this.list.next[this.list.head];
     try {
       this.state = model.init();
     } catch (err) {
@@ -333,28 +350,93 @@ export class WglSearch<S> {
     }
   }
 
+  /**
+   * Build the frame of the configuration at depth sp (model state `state`) on top of the
+   * candidate stack: the calls before the first return in the list; the forced ones first,
+   * then by kind, then by hint; of a group of interchangeable indeterminate operations
+   * only the first unused one; none the model's advice calls useless here. Returns its end.
+   */
+  private buildFrame(sp: number, state: S): number {
+    const { next, isCall, head } = this.list;
+    const entryOp = this.list.op;
+    const { kind, passes, group, rank, groupUsed, hint, advise, inputs, outputs } = this;
+    const start = sp === 0 ? 0 : this.frameEnd[sp - 1];
+    let top = start;
+    // With advice: the forced operations first, and the useless ones left out. Read-only
+    // ones are forced anyway, and come first in the next pass.
+    let useless: number[] | undefined;
+    if (advise !== undefined) {
+      for (let e = next[head]; e !== -1 && isCall[e] === 1; e = next[e]) {
+        const o = entryOp[e];
+        if (kind[o] === READ_ONLY || (kind[o] === INDETERMINATE && groupUsed[group[o]] !== rank[o])) continue;
+        const a = advise(state, inputs[o], outputs[o]);
+        if (a === 'useless') (useless ??= []).push(o);
+        if (a !== 'forced') continue;
+        if (top === this.cand.length) this.growCandidates();
+        this.cand[top++] = o;
+      }
+    }
+    const named = top;
+    let forcedEnd = top;
+    for (let k = 0; k < passes.length; k++) {
+      const mask = passes[k];
+      const from = top;
+      for (let e = next[head]; e !== -1 && isCall[e] === 1; e = next[e]) {
+        const o = entryOp[e];
+        if ((mask & (1 << kind[o])) === 0 || (kind[o] === INDETERMINATE && groupUsed[group[o]] !== rank[o])) continue;
+        if ((named > start && this.cand.subarray(start, named).includes(o)) || (useless !== undefined && useless.includes(o))) continue;
+        if (top === this.cand.length) this.growCandidates();
+        this.cand[top++] = o;
+      }
+      if (mask === 1 << READ_ONLY) forcedEnd = top;
+      // The list gives call order; a hint reorders, determinate operations first among
+      // equal hints (insertion sort: frames are small).
+      if (hint !== undefined) {
+        const cand = this.cand;
+        for (let i = from + 1; i < top; i++) {
+          const o = cand[i];
+          const h = hint[o];
+          let j = i - 1;
+          while (j >= from && (hint[cand[j]] > h || (hint[cand[j]] === h && cand[j] > o))) {
+            cand[j + 1] = cand[j];
+            j--;
+          }
+          cand[j + 1] = o;
+        }
+      }
+    }
+    this.frameStart[sp] = start;
+    this.frameEnd[sp] = top;
+    this.frameForced[sp] = forcedEnd;
+    return top;
+  }
+
+  private growCandidates(): void {
+    const grown = new Int32Array(this.cand.length * 2);
+    grown.set(this.cand);
+    this.cand = grown;
+  }
+
   /** The loop's registers, kept between runs (a closure would box them in a context). */
-  private save(sp: number, linearizedDeterminate: number, bitHash: number, state: S, entry: number, iterations: number, explored: number, pass: number, bestDeterminate: number, fullWords: number): void {
+  private save(sp: number, pos: number, linearizedDeterminate: number, bitHash: number, state: S, iterations: number, explored: number, bestDeterminate: number, fullWords: number): void {
     this.sp = sp;
+    this.pos = pos;
     this.linearizedDeterminate = linearizedDeterminate;
     this.bitHash = bitHash;
     this.state = state;
-    this.entry = entry;
     this.iterations = iterations;
     this.explored = explored;
-    this.pass = pass;
     this.bestDeterminate = bestDeterminate;
     this.fullWords = fullWords;
   }
 
   private loop(budget: number): boolean {
-    const { model, memo, bitset, zob, stackOp, stackState, stackForced, inputs, outputs, determinate, kind, group, rank, groupUsed, nextPass, firstPass, verbose, det, detWords, gap, topWord } = this;
-    const { head, next, prev, isCall, callEntry, returnEntry } = this.list;
-    const entryOp = this.list.op;
+    const { model, memo, bitset, zob, stackOp, stackState, stackForced, stackPos, inputs, outputs, kind, group, groupUsed, verbose, det, detWords, gap, topWord, frameStart, frameEnd, frameForced } = this;
+    const { head, next, prev, callEntry, returnEntry } = this.list;
     const mustLinearize = this.list.determinate;
     const deadline = this.options.deadline ?? Infinity;
     const cancelled = this.options.cancelled;
-    let { sp, linearizedDeterminate, bitHash, state, entry, iterations, explored, pass, fullWords } = this;
+    let { sp, pos, linearizedDeterminate, bitHash, state, iterations, explored, fullWords } = this;
     const stopAt = iterations + budget;
     let bestDeterminate = this.bestDeterminate;
     const hashState = model.hash === undefined ? undefined : model.hash.bind(model);
@@ -362,35 +444,38 @@ export class WglSearch<S> {
     // The last determinate word is full when its `det % 32` low bits are set.
     const lastMask = det % 32 === 0 ? 0xffffffff : 2 ** (det % 32) - 1;
     let current = -1;
+    let end = pos < 0 ? 0 : frameEnd[sp];
+    let cand = this.cand;
     try {
       for (;;) {
         if (iterations >= stopAt) {
-          this.save(sp, linearizedDeterminate, bitHash, state, entry, iterations, explored, pass, bestDeterminate, fullWords);
+          this.save(sp, pos, linearizedDeterminate, bitHash, state, iterations, explored, bestDeterminate, fullWords);
           return false;
         }
         if ((++iterations & POLL_EVERY) === 0) {
           if (Date.now() > deadline || (cancelled !== undefined && cancelled())) {
-            this.save(sp, linearizedDeterminate, bitHash, state, entry, iterations, explored, pass, bestDeterminate, fullWords);
+            this.save(sp, pos, linearizedDeterminate, bitHash, state, iterations, explored, bestDeterminate, fullWords);
             this.finish('unknown', Date.now() > deadline ? 'timeout' : 'cancelled');
             return true;
           }
         }
-        if (linearizedDeterminate === mustLinearize || entry === -1) {
-          this.save(sp, linearizedDeterminate, bitHash, state, entry, iterations, explored, pass, bestDeterminate, fullWords);
+        if (linearizedDeterminate === mustLinearize) {
+          this.save(sp, pos, linearizedDeterminate, bitHash, state, iterations, explored, bestDeterminate, fullWords);
           if (verbose) this.recordThrough(sp);
           this.finish('ok');
           return true;
         }
-        let deadEnd = false;
-        if (isCall[entry] === 1) {
-          const o = entryOp[entry];
-          // Of a group of interchangeable indeterminate operations, only the first unused.
-          if (kind[o] !== pass || (pass === INDETERMINATE && groupUsed[group[o]] !== rank[o])) {
-            entry = next[entry];
-            continue;
-          }
+        if (pos < 0) {
+          end = this.buildFrame(sp, state);
+          cand = this.cand;
+          pos = frameStart[sp];
+        }
+        let deadEnd = true;
+        if (pos < end) {
+          const o = cand[pos];
           current = o;
           const r = step(state, inputs[o], outputs[o]);
+          deadEnd = false;
           if (r.ok) {
             const isDet = o < det;
             const b = isDet ? o : o + gap;
@@ -404,8 +489,9 @@ export class WglSearch<S> {
             if (memo.add(hashState === undefined ? nextHash : nextHash ^ hashState(r.state), bitset, low, top, r.state)) {
               explored++;
               stackOp[sp] = o;
+              stackPos[sp] = pos;
               stackState[sp] = state;
-              stackForced[sp] = pass === READ_ONLY ? 1 : 0;
+              stackForced[sp] = pos < frameForced[sp] ? 1 : 0;
               sp++;
               topWord[sp] = top;
               fullWords = low;
@@ -429,31 +515,25 @@ export class WglSearch<S> {
                 next[prev[rt]] = next[rt];
                 if (next[rt] !== -1) prev[next[rt]] = prev[rt];
               }
-              entry = next[head];
-              pass = firstPass;
+              pos = -1;
               continue;
             }
             bitset[w] &= ~bit;
-            // A read-only operation that fits leads to an explored configuration: this one
-            // is as good as that one, which failed.
-            deadEnd = pass === READ_ONLY;
+            // A forced operation that fits leads to an explored configuration: this one is
+            // as good as that one, which failed.
+            deadEnd = pos < frameForced[sp];
           }
           if (!deadEnd) {
-            entry = next[entry];
+            pos++;
             continue;
           }
-        } else if (nextPass[pass] !== -1) {
-          // The candidates (calls before this return) end here: the next pass over them.
-          pass = nextPass[pass];
-          entry = next[head];
-          continue;
         }
-        // A dead end: every candidate failed here (a return whose call is not linearized).
+        // A dead end: every candidate failed here.
         if (verbose) this.recordThrough(sp);
         if (this.bestSp >= 0) this.snapshotBest();
         for (;;) {
           if (sp === 0) {
-            this.save(sp, linearizedDeterminate, bitHash, state, entry, iterations, explored, pass, bestDeterminate, fullWords);
+            this.save(sp, pos, linearizedDeterminate, bitHash, state, iterations, explored, bestDeterminate, fullWords);
             this.finish('illegal');
             return true;
           }
@@ -480,9 +560,9 @@ export class WglSearch<S> {
           const c = callEntry[o];
           next[prev[c]] = c;
           if (next[c] !== -1) prev[next[c]] = c;
-          entry = next[c];
-          pass = kind[o];
-          // Backtracking over a forced read-only operation: its configuration failed too.
+          pos = stackPos[sp] + 1;
+          end = frameEnd[sp];
+          // Backtracking over a forced operation: its configuration failed too.
           if (stackForced[sp] === 0) break;
         }
       }
@@ -490,6 +570,39 @@ export class WglSearch<S> {
       this.current = current;
       throw err;
     }
+  }
+}
+
+/** What the model's advice may say of a step in a state. */
+type Advice = 'forced' | 'useless' | undefined;
+
+/** The model's advice; a hook that throws or answers oddly only costs the reduction. */
+function adviser<S>(model: Model<S>, ops: readonly Operation[]): ((state: S, input: unknown, output: unknown) => Advice) | undefined {
+  if (model.advice === undefined) return undefined;
+  try {
+    const advice = model.advice(ops);
+    if (advice === undefined) return undefined;
+    return (state, input, output) => {
+      try {
+        const a = advice(state, input, output);
+        return a === 'forced' || a === 'useless' ? a : undefined;
+      } catch {
+        return undefined;
+      }
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The model's priority hints; a hook that throws or answers badly only costs the order. */
+function priorities(model: Model, ops: readonly Operation[]): number[] | undefined {
+  if (model.priority === undefined) return undefined;
+  try {
+    const r = model.priority(ops);
+    return Array.isArray(r) && r.length === ops.length && r.every((x) => typeof x === 'number' && !Number.isNaN(x)) ? r : undefined;
+  } catch {
+    return undefined;
   }
 }
 

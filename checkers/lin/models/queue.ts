@@ -40,6 +40,74 @@ function unobserved(history: readonly Operation<QueueInput, unknown>[]): boolean
   );
 }
 
+/**
+ * The order to try: a dequeue at its call, an enqueue at the call of the first dequeue
+ * that returned its value (never dequeued: last). A linearization puts the enqueues in
+ * the order their values leave, so concurrent enqueues are tried in that order first,
+ * crashed ones among them. A crashed dequeue comes last: `forcing` puts it where it is
+ * needed.
+ */
+function priority(history: readonly Operation<QueueInput, unknown>[]): number[] {
+  const taken = new Map<number, { value: unknown; at: number }[]>();
+  for (const op of history) {
+    if (op.ret === undefined || op.input.f !== 'dequeue' || op.output === null) continue;
+    const h = hashValue(op.output);
+    let b = taken.get(h);
+    if (b === undefined) taken.set(h, (b = []));
+    const same = b.find((x) => valueEqual(x.value, op.output));
+    if (same === undefined) b.push({ value: op.output, at: op.call });
+    else if (op.call < same.at) same.at = op.call;
+  }
+  return history.map((op) => {
+    if (op.input.f !== 'enqueue') return op.ret === undefined ? Infinity : op.call;
+    const at = taken.get(hashValue(op.input.value))?.find((x) => valueEqual(x.value, op.input.value))?.at;
+    return at === undefined ? Infinity : at;
+  });
+}
+
+/**
+ * Where a crashed dequeue goes. Forced when the head holds a value that no dequeue
+ * returned: the dequeues after it can only be crashed ones (a known output would have to
+ * be that value), the first of them can come now instead (removing the head commutes with
+ * enqueues), and if none comes, removing the head now is seen by no one. Useless when the
+ * queue is empty (it would change nothing), or when the head holds a value enqueued once
+ * that a dequeue returns (that dequeue could then never come).
+ */
+function advice(history: readonly Operation<QueueInput, unknown>[]): ((q: QueueState, input: QueueInput, output: unknown) => 'forced' | 'useless' | undefined) | undefined {
+  if (!history.some((op) => op.ret === undefined && op.input.f === 'dequeue')) return undefined;
+  const returned = new ValueCounts();
+  const enqueued = new ValueCounts();
+  for (const op of history) {
+    if (op.input.f === 'enqueue') enqueued.add(op.input.value);
+    else if (op.ret !== undefined && op.input.f === 'dequeue' && op.output !== null) returned.add(op.output);
+  }
+  return (q, input, output) => {
+    if (input.f !== 'dequeue' || output !== UNKNOWN) return undefined;
+    if (q.items.length === 0) return 'useless';
+    const head = q.items[0];
+    if (returned.count(head) === 0) return 'forced';
+    return enqueued.count(head) === 1 ? 'useless' : undefined;
+  };
+}
+
+/** How many times each value occurs (structural equality). */
+class ValueCounts {
+  private readonly buckets = new Map<number, { value: unknown; count: number }[]>();
+
+  add(v: unknown): void {
+    const h = hashValue(v);
+    let b = this.buckets.get(h);
+    if (b === undefined) this.buckets.set(h, (b = []));
+    const e = b.find((x) => valueEqual(x.value, v));
+    if (e === undefined) b.push({ value: v, count: 1 });
+    else e.count++;
+  }
+
+  count(v: unknown): number {
+    return this.buckets.get(hashValue(v))?.find((x) => valueEqual(x.value, v))?.count ?? 0;
+  }
+}
+
 const EMPTY: QueueState = { items: [], hash: hashItems([]) };
 
 export const queue: Model<QueueState, QueueInput, unknown> = {
@@ -61,6 +129,8 @@ export const queue: Model<QueueState, QueueInput, unknown> = {
   // A dequeue that saw an empty queue changes nothing.
   readOnly: (input, output) => input.f === 'dequeue' && output === null,
   unobserved,
+  priority,
+  advice,
   hash: (q) => q.hash,
   equal: (a, b) => a.hash === b.hash && valueEqual(a.items, b.items),
   describeOperation: (input, output) =>
