@@ -41,6 +41,11 @@ export interface GenerateOptions {
   keys?: number;
   /** register, cas-register: values are 0 .. values-1 (Jepsen's (rand-int 5)). Default 5. */
   values?: number;
+  /**
+   * kv, queue, set: every written value is new (default true, as Jepsen's workloads do);
+   * false draws them from 0 .. values-1 too, so that values repeat.
+   */
+  unique?: boolean;
   /** Scheduler steps per clock tick: above 1, calls and returns share times. Default 1. */
   tick?: number;
 }
@@ -103,7 +108,7 @@ interface Simulation {
   updates(input: Input, output: unknown): boolean;
 }
 
-function simulation(family: Family, keys: number, values: number): Simulation {
+function simulation(family: Family, keys: number, values: number, unique: boolean): Simulation {
   switch (family) {
     case 'register':
     case 'cas-register': {
@@ -141,7 +146,7 @@ function simulation(family: Family, keys: number, values: number): Simulation {
           const x = r() % 10;
           if (x < 5) return { f: 'get', key };
           // Unique values, delimited, as Porcupine's kv tests and Jepsen's append workloads.
-          return { f: x < 9 ? 'append' : 'put', key, value: `x${fresh.toString(36)};` };
+          return { f: x < 9 ? 'append' : 'put', key, value: `x${(unique ? fresh : r() % values).toString(36)};` };
         },
         effect(input) {
           const key = input.key!;
@@ -160,7 +165,7 @@ function simulation(family: Family, keys: number, values: number): Simulation {
       let head = 0;
       return {
         input(r, fresh) {
-          return r() % 2 === 0 ? { f: 'enqueue', value: fresh } : { f: 'dequeue' };
+          return r() % 2 === 0 ? { f: 'enqueue', value: unique ? fresh : r() % values } : { f: 'dequeue' };
         },
         effect(input) {
           if (input.f === 'enqueue') {
@@ -176,15 +181,19 @@ function simulation(family: Family, keys: number, values: number): Simulation {
     }
     case 'set': {
       const s: number[] = [];
+      const members = new Set<number>();
       return {
         input(r, fresh) {
           // Reads return every member: keep them rare enough that the history stays
           // linear in size (a read per ~20 members on average).
-          return r() % (s.length + 20) < 4 ? { f: 'read' } : { f: 'add', value: fresh };
+          return r() % (s.length + 20) < 4 ? { f: 'read' } : { f: 'add', value: unique ? fresh : r() % values };
         },
         effect(input) {
           if (input.f === 'read') return { output: [...s], before: undefined };
-          s.push(input.value as number);
+          if (!members.has(input.value as number)) {
+            members.add(input.value as number);
+            s.push(input.value as number);
+          }
           return { output: null, before: undefined };
         },
         observes: (input) => input.f === 'read',
@@ -203,7 +212,7 @@ export function generateHistory(options: GenerateOptions): Generated {
   const tick = Math.max(1, options.tick ?? 1);
   const r = prng(seed);
   const chance = (p: number): boolean => r() / 2 ** 32 < p;
-  const sim = simulation(family, Math.max(1, options.keys ?? 8), Math.max(1, options.values ?? 5));
+  const sim = simulation(family, Math.max(1, options.keys ?? 8), Math.max(1, options.values ?? 5), options.unique ?? true);
   const history: Operation[] = [];
   const flights: Flight[] = [];
   const slotId = Array.from({ length: clients }, (_, c) => c);

@@ -104,6 +104,43 @@ function maximal(strings: string[]): string[] {
 }
 
 /**
+ * The order to try: a get at its call; a put or an append where the first get that
+ * returned its value saw it: at that get's call, ordered by where the value sits in the
+ * string (never seen: last). Concurrent appends are then tried in the order the next get
+ * shows them.
+ */
+function priority(history: readonly Operation<KvInput, unknown>[]): number[] {
+  const gets = new Map<unknown, Operation<KvInput, unknown>[]>();
+  for (const op of history) {
+    if (op.ret === undefined || op.input.f !== 'get' || typeof op.output !== 'string') continue;
+    let g = gets.get(op.input.key);
+    if (g === undefined) gets.set(op.input.key, (g = []));
+    g.push(op);
+  }
+  for (const g of gets.values()) g.sort((a, b) => a.call - b.call);
+  return history.map((op) => {
+    if (op.input.f === 'get' || typeof op.input.value !== 'string' || op.input.value === '') return op.call;
+    const v = op.input.value;
+    // The first get after the call (by call) whose string holds the value.
+    const g = gets.get(op.input.key);
+    if (g === undefined) return Infinity;
+    let lo = 0;
+    let hi = g.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (g[mid].ret! < op.call) lo = mid + 1;
+      else hi = mid;
+    }
+    for (let k = lo; k < g.length && k < lo + 64; k++) {
+      const out = g[k].output as string;
+      const at = out.indexOf(v);
+      if (at >= 0) return g[k].call + at / (out.length + 1);
+    }
+    return Infinity;
+  });
+}
+
+/**
  * The values met during one check, hash-consed: each distinct string gets one small id,
  * and an append is looked up from (old id, suffix) without touching the old string. Map
  * states are then arrays of ids, compared and hashed as integers. The table belongs to
@@ -248,6 +285,7 @@ export const kvAppend: Model<KvValue, KvInput, unknown> = {
   partition: partitionByKey,
   readOnly: (input) => input.f === 'get',
   unobserved,
+  priority,
   hash: (s) => fmix32(s.hash),
   equal: (a, b) => a.equals(b),
   describeOperation,
@@ -306,6 +344,7 @@ export const kvAppendUnpartitioned: Model<KvMap, KvInput, unknown> = {
   },
   readOnly: (input) => input.f === 'get',
   unobserved,
+  priority,
   hash: (m) => m.hash,
   equal: mapEqual,
   describeOperation,
