@@ -43,39 +43,51 @@ export function bruteForceNondeterministic(model: NondeterministicModel, history
   const placed = new Uint8Array(n);
   const dead = options.memo ? new Set<string>() : undefined;
   let orders = 0;
-
-  const mayComeNext = (o: number): boolean => {
-    for (let p = 0; p < n; p++) {
-      const r = history[p].ret;
-      if (p !== o && placed[p] === 0 && r !== undefined && r < history[o].call) return false;
+  // An operation may come next when every determinate operation that returned before its
+  // call is placed: count, per operation, those not placed yet.
+  const blocks: number[][] = history.map(() => []);
+  const waiting = new Int32Array(n);
+  for (let p = 0; p < n; p++) {
+    const r = history[p].ret;
+    if (r === undefined) continue;
+    for (let o = 0; o < n; o++) {
+      if (o !== p && r < history[o].call) {
+        blocks[p].push(o);
+        waiting[o]++;
+      }
     }
-    return true;
+  }
+  let determinateLeft = history.filter((op) => op.ret !== undefined).length;
+  const place = (o: number, d: 1 | -1): void => {
+    placed[o] = d === 1 ? 1 : 0;
+    if (history[o].ret === undefined) return;
+    determinateLeft -= d;
+    for (const b of blocks[o]) waiting[b] -= d;
   };
-  const allDeterminatePlaced = (): boolean => history.every((op, i) => placed[i] === 1 || op.ret === undefined);
 
   const extend = (state: unknown): boolean => {
-    if (allDeterminatePlaced()) {
+    if (determinateLeft === 0) {
       orders++;
       return true;
     }
     const key = dead ? `${placed.join('')}|${canonicalJson(state)}` : '';
     if (dead?.has(key)) return false;
     for (let o = 0; o < n; o++) {
-      if (placed[o] === 1 || !mayComeNext(o)) continue;
+      if (placed[o] === 1 || waiting[o] !== 0) continue;
       const op = history[o];
       const successors = model.step(state, op.input, op.ret === undefined ? UNKNOWN : op.output);
       if (successors.length === 0) {
         orders++;
         continue;
       }
-      placed[o] = 1;
+      place(o, 1);
       for (const s of successors) {
         if (extend(s)) {
-          placed[o] = 0;
+          place(o, -1);
           return true;
         }
       }
-      placed[o] = 0;
+      place(o, -1);
     }
     dead?.add(key);
     return false;

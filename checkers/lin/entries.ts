@@ -14,6 +14,8 @@ export interface EntryList {
   op: Int32Array;
   /** For entry e: 1 when it is a call. */
   isCall: Uint8Array;
+  /** For entry e: its time. */
+  time: Float64Array;
   /** For operation i: its call entry and its return entry (-1: indeterminate). */
   callEntry: Int32Array;
   returnEntry: Int32Array;
@@ -82,17 +84,20 @@ export function buildEntries(ops: readonly Operation[]): EntryList {
   const prev = new Int32Array(count + 1);
   const sortedOp = new Int32Array(count);
   const sortedIsCall = new Uint8Array(count);
+  const sortedTime = new Float64Array(count);
   const callEntry = new Int32Array(n);
   const returnEntry = new Int32Array(n).fill(-1);
   e = 0;
   for (let i = 0; i < n; i++) {
     const c = bucketStart[keyOf[e++]]++;
     sortedOp[c] = i;
+    sortedTime[c] = ops[i].call;
     sortedIsCall[c] = 1;
     callEntry[i] = c;
     if (ops[i].ret !== undefined) {
       const r = bucketStart[keyOf[e++]]++;
       sortedOp[r] = i;
+      sortedTime[r] = ops[i].ret!;
       returnEntry[i] = r;
     }
   }
@@ -102,5 +107,5 @@ export function buildEntries(ops: readonly Operation[]): EntryList {
   }
   next[head] = count > 0 ? 0 : -1;
   prev[head] = -1;
-  return { head, next, prev, op: sortedOp, isCall: sortedIsCall, callEntry, returnEntry, determinate };
+  return { head, next, prev, op: sortedOp, isCall: sortedIsCall, time: sortedTime, callEntry, returnEntry, determinate };
 }

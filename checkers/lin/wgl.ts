@@ -110,11 +110,19 @@ export class WglSearch<S> {
   private readonly passes: number[];
   /** The model's priority hint per operation, when it gives one. */
   private readonly hint: Float64Array | undefined;
-  /** Indeterminate operations with equal inputs form a group; rank: the order of call. */
-  private readonly group: Int32Array;
-  private readonly rank: Int32Array;
-  /** Per group, how many of its members are linearized (always its first ones). */
-  private readonly groupUsed: Int32Array;
+  /**
+   * Indeterminate operations with equal inputs form a group, linearized in call order:
+   * for each, the next member of its group (-1: none). Only each group's first member not
+   * yet linearized is in the indeterminate list, a linked list in call order apart from
+   * the entries (they have no return, and would be walked past at every step): `indNext`,
+   * `indPrev`, with the sentinel at index n.
+   */
+  private readonly nextInGroup: Int32Array;
+  private readonly indNext: Int32Array;
+  private readonly indPrev: Int32Array;
+  private readonly call: Float64Array;
+  /** For each stack frame: the member put in the list when its operation left it (-1: none). */
+  private readonly indSwap: Int32Array;
   /** The frames: candidates cand[frameStart[d] .. frameEnd[d]) of the configuration at depth d. */
   private cand: Int32Array;
   private readonly frameStart: Int32Array;
@@ -228,7 +236,8 @@ export class WglSearch<S> {
       this.kind[o] = kindOf[origin[o]];
       present[this.kind[o]] = true;
     }
-    this.list = buildEntries(local);
+    this.list = buildEntries(local.slice(0, det));
+    this.call = Float64Array.from(local, (op) => op.call);
     const priority = reduce ? priorities(model, ops) : undefined;
     this.hint = priority === undefined ? undefined : Float64Array.from(origin, (i) => priority[i]);
     // With a hint, the model says where each update goes, indeterminate ones too (an
@@ -236,29 +245,35 @@ export class WglSearch<S> {
     // first needs it): they share one pass, by hint.
     const masks = this.hint === undefined ? [1 << READ_ONLY, 1 << UPDATE, 1 << INDETERMINATE] : [1 << READ_ONLY, (1 << UPDATE) | (1 << INDETERMINATE)];
     this.passes = masks.filter((m) => [READ_ONLY, UPDATE, INDETERMINATE].some((k) => present[k] && (m & (1 << k)) !== 0));
-    // Groups of interchangeable indeterminate operations: equal inputs.
-    this.group = new Int32Array(n).fill(-1);
-    this.rank = new Int32Array(n);
+    // Groups of interchangeable indeterminate operations: equal inputs (plain WGL: none).
+    this.nextInGroup = new Int32Array(n).fill(-1);
+    this.indNext = new Int32Array(n + 1);
+    this.indPrev = new Int32Array(n + 1);
+    this.indSwap = new Int32Array(n).fill(-1);
     const groups = new Map<number, number[]>();
-    let groupCount = 0;
-    const groupInputs: unknown[] = [];
-    const groupSize: number[] = [];
-    for (let o = this.det; o < n; o++) {
-      if (this.kind[o] !== INDETERMINATE) continue;
-      const h = hashValue(this.inputs[o]);
-      let ids = groups.get(h);
-      if (ids === undefined) groups.set(h, (ids = []));
-      let g = ids.find((id) => valueEqual(groupInputs[id], this.inputs[o]));
-      if (g === undefined) {
-        g = groupCount++;
-        ids.push(g);
-        groupInputs.push(this.inputs[o]);
-        groupSize.push(0);
+    const last: number[] = [];
+    let tail = n;
+    for (let o = det; o < n; o++) {
+      let first = true;
+      if (reduce) {
+        const h = hashValue(this.inputs[o]);
+        let members = groups.get(h);
+        if (members === undefined) groups.set(h, (members = []));
+        const g = members.find((m) => valueEqual(this.inputs[m], this.inputs[o]));
+        if (g === undefined) members.push(o);
+        else {
+          this.nextInGroup[last[g]] = o;
+          first = false;
+        }
+        last[g ?? o] = o;
       }
-      this.group[o] = g;
-      this.rank[o] = groupSize[g]++;
+      if (first) {
+        this.indNext[tail] = o;
+        this.indPrev[o] = tail;
+        tail = o;
+      }
     }
-    this.groupUsed = new Int32Array(groupCount);
+    this.indNext[tail] = -1;
     this.cand = new Int32Array(Math.max(16, 4 * n));
     this.frameStart = new Int32Array(n + 1);
     this.frameEnd = new Int32Array(n + 1);
@@ -357,18 +372,34 @@ export class WglSearch<S> {
    * only the first unused one; none the model's advice calls useless here. Returns its end.
    */
   private buildFrame(sp: number, state: S): number {
-    const { next, isCall, head } = this.list;
+    const { next, isCall, head, time } = this.list;
     const entryOp = this.list.op;
-    const { kind, passes, group, rank, groupUsed, hint, advise, inputs, outputs } = this;
+    const { kind, passes, hint, advise, inputs, outputs, indNext, call } = this;
+    const ind = this.indNext.length - 1;
     const start = sp === 0 ? 0 : this.frameEnd[sp - 1];
     let top = start;
+    // Indeterminate operations are candidates when called before the first return left.
+    let until = Infinity;
+    for (let e = next[head]; e !== -1; e = next[e]) {
+      if (isCall[e] === 0) {
+        until = time[e];
+        break;
+      }
+    }
     // With advice: the forced operations first, and the useless ones left out. Read-only
     // ones are forced anyway, and come first in the next pass.
     let useless: number[] | undefined;
     if (advise !== undefined) {
-      for (let e = next[head]; e !== -1 && isCall[e] === 1; e = next[e]) {
-        const o = entryOp[e];
-        if (kind[o] === READ_ONLY || (kind[o] === INDETERMINATE && groupUsed[group[o]] !== rank[o])) continue;
+      for (let e = next[head], x = indNext[ind]; ; ) {
+        let o: number;
+        if (e !== -1 && isCall[e] === 1) {
+          o = entryOp[e];
+          e = next[e];
+        } else if (x !== -1 && call[x] <= until) {
+          o = x;
+          x = indNext[x];
+        } else break;
+        if (kind[o] === READ_ONLY) continue;
         const a = advise(state, inputs[o], outputs[o]);
         if (a === 'useless') (useless ??= []).push(o);
         if (a !== 'forced') continue;
@@ -381,16 +412,23 @@ export class WglSearch<S> {
     for (let k = 0; k < passes.length; k++) {
       const mask = passes[k];
       const from = top;
-      for (let e = next[head]; e !== -1 && isCall[e] === 1; e = next[e]) {
-        const o = entryOp[e];
-        if ((mask & (1 << kind[o])) === 0 || (kind[o] === INDETERMINATE && groupUsed[group[o]] !== rank[o])) continue;
+      for (let e = next[head], x = indNext[ind]; ; ) {
+        let o: number;
+        if (e !== -1 && isCall[e] === 1) {
+          o = entryOp[e];
+          e = next[e];
+        } else if (x !== -1 && call[x] <= until) {
+          o = x;
+          x = indNext[x];
+        } else break;
+        if ((mask & (1 << kind[o])) === 0) continue;
         if ((named > start && this.cand.subarray(start, named).includes(o)) || (useless !== undefined && useless.includes(o))) continue;
         if (top === this.cand.length) this.growCandidates();
         this.cand[top++] = o;
       }
       if (mask === 1 << READ_ONLY) forcedEnd = top;
-      // The list gives call order; a hint reorders, determinate operations first among
-      // equal hints (insertion sort: frames are small).
+      // Determinate then indeterminate candidates, each in call order; a hint reorders,
+      // determinate operations first among equal hints (insertion sort: frames are small).
       if (hint !== undefined) {
         const cand = this.cand;
         for (let i = from + 1; i < top; i++) {
@@ -431,7 +469,7 @@ export class WglSearch<S> {
   }
 
   private loop(budget: number): boolean {
-    const { model, memo, bitset, zob, stackOp, stackState, stackForced, stackPos, inputs, outputs, kind, group, groupUsed, verbose, det, detWords, gap, topWord, frameStart, frameEnd, frameForced } = this;
+    const { model, memo, bitset, zob, stackOp, stackState, stackForced, stackPos, inputs, outputs, verbose, det, detWords, gap, topWord, frameStart, frameEnd, frameForced, indNext, indPrev, nextInGroup, indSwap, call } = this;
     const { head, next, prev, callEntry, returnEntry } = this.list;
     const mustLinearize = this.list.determinate;
     const deadline = this.options.deadline ?? Infinity;
@@ -503,17 +541,27 @@ export class WglSearch<S> {
                   bestDeterminate = linearizedDeterminate;
                   this.bestSp = sp;
                 }
-              } else if (kind[o] === INDETERMINATE) {
-                groupUsed[group[o]]++;
-              }
-              // lift: unlink the call entry, then the return entry
-              const c = callEntry[o];
-              next[prev[c]] = next[c];
-              if (next[c] !== -1) prev[next[c]] = prev[c];
-              const rt = returnEntry[o];
-              if (rt !== -1) {
+                // lift: unlink the call entry, then the return entry
+                const c = callEntry[o];
+                next[prev[c]] = next[c];
+                if (next[c] !== -1) prev[next[c]] = prev[c];
+                const rt = returnEntry[o];
                 next[prev[rt]] = next[rt];
                 if (next[rt] !== -1) prev[next[rt]] = prev[rt];
+              } else {
+                // Out of the indeterminate list; the next of its group in, in call order.
+                indNext[indPrev[o]] = indNext[o];
+                if (indNext[o] !== -1) indPrev[indNext[o]] = indPrev[o];
+                const m = nextInGroup[o];
+                indSwap[sp - 1] = m;
+                if (m !== -1) {
+                  let at = indNext.length - 1;
+                  while (indNext[at] !== -1 && call[indNext[at]] <= call[m]) at = indNext[at];
+                  indNext[m] = indNext[at];
+                  indPrev[m] = at;
+                  if (indNext[at] !== -1) indPrev[indNext[at]] = m;
+                  indNext[at] = m;
+                }
               }
               pos = -1;
               continue;
@@ -548,18 +596,22 @@ export class WglSearch<S> {
           if (o < det) {
             linearizedDeterminate--;
             if (b >>> 5 < fullWords) fullWords = b >>> 5;
-          } else if (kind[o] === INDETERMINATE) {
-            groupUsed[group[o]]--;
-          }
-          // unlift: relink in the reverse order of lift
-          const rt = returnEntry[o];
-          if (rt !== -1) {
+            // unlift: relink in the reverse order of lift
+            const rt = returnEntry[o];
             next[prev[rt]] = rt;
             if (next[rt] !== -1) prev[next[rt]] = rt;
+            const c = callEntry[o];
+            next[prev[c]] = c;
+            if (next[c] !== -1) prev[next[c]] = c;
+          } else {
+            const m = indSwap[sp];
+            if (m !== -1) {
+              indNext[indPrev[m]] = indNext[m];
+              if (indNext[m] !== -1) indPrev[indNext[m]] = indPrev[m];
+            }
+            indNext[indPrev[o]] = o;
+            if (indNext[o] !== -1) indPrev[indNext[o]] = o;
           }
-          const c = callEntry[o];
-          next[prev[c]] = c;
-          if (next[c] !== -1) prev[next[c]] = c;
           pos = stackPos[sp] + 1;
           end = frameEnd[sp];
           // Backtracking over a forced operation: its configuration failed too.

@@ -15,10 +15,22 @@ export interface QueueState {
   hash: number;
 }
 
+/**
+ * hash(items) = sum of hashValue(items[i]) * B^(length - 1 - i), mod 2^32: an enqueue
+ * multiplies by B and adds, a dequeue subtracts the head's term, both in O(1).
+ */
+const B = 0x01000193;
+const powers = [1];
+
+function power(k: number): number {
+  while (powers.length <= k) powers.push(Math.imul(powers[powers.length - 1], B));
+  return powers[k];
+}
+
 function hashItems(items: readonly unknown[]): number {
-  let h = items.length;
-  for (const x of items) h = (Math.imul(h, 0x01000193) + hashValue(x)) | 0;
-  return fmix32(h);
+  let h = 0;
+  for (const x of items) h = (Math.imul(h, B) + hashValue(x)) | 0;
+  return h;
 }
 
 /**
@@ -41,16 +53,19 @@ function unobserved(history: readonly Operation<QueueInput, unknown>[]): boolean
 }
 
 /**
- * The order to try: a dequeue at its call, an enqueue at the call of the first dequeue
- * that returned its value (never dequeued: last). A linearization puts the enqueues in
- * the order their values leave, so concurrent enqueues are tried in that order first,
- * crashed ones among them. A crashed dequeue comes last: `forcing` puts it where it is
- * needed.
+ * The order to try, in dequeue time: a dequeue at its call; an enqueue at the call of the
+ * first dequeue that returned its value, so that concurrent enqueues are tried in the order
+ * their values left. A value no dequeue returned either left through a crashed dequeue (at
+ * the call of the first one after the enqueue's) or never left, behind every value that did
+ * (none after it: last). A crashed dequeue comes last: `advice` puts it where it is needed.
  */
 function priority(history: readonly Operation<QueueInput, unknown>[]): number[] {
   const taken = new Map<number, { value: unknown; at: number }[]>();
+  const crashedDequeues: number[] = [];
   for (const op of history) {
-    if (op.ret === undefined || op.input.f !== 'dequeue' || op.output === null) continue;
+    if (op.input.f !== 'dequeue') continue;
+    if (op.ret === undefined) crashedDequeues.push(op.call);
+    if (op.ret === undefined || op.output === null) continue;
     const h = hashValue(op.output);
     let b = taken.get(h);
     if (b === undefined) taken.set(h, (b = []));
@@ -58,10 +73,21 @@ function priority(history: readonly Operation<QueueInput, unknown>[]): number[] 
     if (same === undefined) b.push({ value: op.output, at: op.call });
     else if (op.call < same.at) same.at = op.call;
   }
+  crashedDequeues.sort((a, b) => a - b);
+  const firstCrashAfter = (t: number): number => {
+    let lo = 0;
+    let hi = crashedDequeues.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (crashedDequeues[mid] < t) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < crashedDequeues.length ? crashedDequeues[lo] : Infinity;
+  };
   return history.map((op) => {
     if (op.input.f !== 'enqueue') return op.ret === undefined ? Infinity : op.call;
     const at = taken.get(hashValue(op.input.value))?.find((x) => valueEqual(x.value, op.input.value))?.at;
-    return at === undefined ? Infinity : at;
+    return at === undefined ? firstCrashAfter(op.call) : at;
   });
 }
 
@@ -116,13 +142,13 @@ export const queue: Model<QueueState, QueueInput, unknown> = {
   step(q, input, output) {
     if (input.f === 'enqueue') {
       const items = [...q.items, input.value];
-      return { ok: true, state: { items, hash: hashItems(items) } };
+      return { ok: true, state: { items, hash: (Math.imul(q.hash, B) + hashValue(input.value)) | 0 } };
     }
     if (input.f === 'dequeue') {
       if (q.items.length === 0) return { ok: output === UNKNOWN || output === null, state: q };
       if (output !== UNKNOWN && !valueEqual(output, q.items[0])) return { ok: false, state: q };
       const items = q.items.slice(1);
-      return { ok: true, state: { items, hash: hashItems(items) } };
+      return { ok: true, state: { items, hash: (q.hash - Math.imul(hashValue(q.items[0]), power(items.length))) | 0 } };
     }
     throw new Error(`queue: unknown operation ${show((input as { f: unknown }).f)}`);
   },
@@ -131,7 +157,7 @@ export const queue: Model<QueueState, QueueInput, unknown> = {
   unobserved,
   priority,
   advice,
-  hash: (q) => q.hash,
+  hash: (q) => fmix32(q.hash ^ q.items.length),
   equal: (a, b) => a.hash === b.hash && valueEqual(a.items, b.items),
   describeOperation: (input, output) =>
     input.f === 'enqueue'
