@@ -72,7 +72,10 @@ export function bruteForceNondeterministic(model: NondeterministicModel, history
     }
     const key = dead ? `${placed.join('')}|${canonicalJson(state)}` : '';
     if (dead?.has(key)) return false;
-    for (let o = 0; o < n; o++) {
+    // Every candidate is tried; determinate ones first only finds a linearization sooner.
+    for (let k = 0; k < 2 * n; k++) {
+      const o = k % n;
+      if ((k < n) !== (history[o].ret !== undefined)) continue;
       if (placed[o] === 1 || waiting[o] !== 0) continue;
       const op = history[o];
       const successors = model.step(state, op.input, op.ret === undefined ? UNKNOWN : op.output);

@@ -90,12 +90,19 @@ function agree(family: Family, ops: number, clients: number, seed: number, corru
 
 describe('generated histories agree with the brute-force oracle up to 100 operations', () => {
   for (const family of FAMILIES) {
-    it(`${family}: 100 operations, 2 to 8 clients; 12 operations, 64 clients`, () => {
+    // The oracle is exponential in the clients: 100 operations with 2 and 4 of them, fewer
+    // with more.
+    const shapes: [number, number][] = [
+      [100, 2],
+      [100, 4],
+      [30, 8],
+      [12, 64],
+    ];
+    it(`${family}: ${shapes.map(([n, c]) => `${n}/${c}`).join(', ')} (operations/clients)`, () => {
       const verdicts: string[] = [];
-      const seeds = FULL ? [1, 2, 3, 4, 5] : [1];
+      const seeds = FULL ? [1, 2, 3, 4, 5] : [1, 2];
       for (const seed of seeds) {
-        for (const clients of [2, 4, 8]) for (const corrupt of [0, 1]) verdicts.push(agree(family, 100, clients, seed, corrupt));
-        for (const corrupt of [0, 1]) verdicts.push(agree(family, 12, 64, seed, corrupt));
+        for (const [ops, clients] of shapes) for (const corrupt of [0, 1]) verdicts.push(agree(family, ops, clients, seed, corrupt));
       }
       expect(verdicts).toContain('illegal');
     });

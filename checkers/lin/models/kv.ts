@@ -104,40 +104,72 @@ function maximal(strings: string[]): string[] {
 }
 
 /**
- * The order to try: a get at its call; a put or an append where the first get that
- * returned its value saw it: at that get's call, ordered by where the value sits in the
- * string (never seen: last). Concurrent appends are then tried in the order the next get
- * shows them.
+ * The order to try: the order the gets' strings show. A key's string is the value of its
+ * last put (or nothing), then the appends since, in order; so each update gets a place
+ * (epoch, offset): a put opens the epoch of its value (epochs in the order of the puts'
+ * calls), an append sits at the offset where the first get (by call) that returned its
+ * value shows it, in that get's epoch. Never seen: last. Gets are read-only (tried as
+ * soon as they fit) and keep their calls.
  */
 function priority(history: readonly Operation<KvInput, unknown>[]): number[] {
-  const gets = new Map<unknown, Operation<KvInput, unknown>[]>();
-  for (const op of history) {
-    if (op.ret === undefined || op.input.f !== 'get' || typeof op.output !== 'string') continue;
-    let g = gets.get(op.input.key);
-    if (g === undefined) gets.set(op.input.key, (g = []));
-    g.push(op);
+  const out = history.map((op) => op.call);
+  const byKey = new Map<unknown, { puts: number[]; gets: number[]; appends: number[] }>();
+  for (let i = 0; i < history.length; i++) {
+    const op = history[i];
+    let k = byKey.get(op.input.key);
+    if (k === undefined) byKey.set(op.input.key, (k = { puts: [], gets: [], appends: [] }));
+    if (op.input.f === 'get') {
+      if (op.ret !== undefined && typeof op.output === 'string') k.gets.push(i);
+    } else if (typeof op.input.value === 'string') {
+      if (op.input.f === 'put') k.puts.push(i);
+      else if (op.input.f === 'append' && op.input.value !== '') k.appends.push(i);
+    }
   }
-  for (const g of gets.values()) g.sort((a, b) => a.call - b.call);
-  return history.map((op) => {
-    if (op.input.f === 'get' || typeof op.input.value !== 'string' || op.input.value === '') return op.call;
-    const v = op.input.value;
-    // The first get after the call (by call) whose string holds the value.
-    const g = gets.get(op.input.key);
-    if (g === undefined) return Infinity;
-    let lo = 0;
-    let hi = g.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (g[mid].ret! < op.call) lo = mid + 1;
-      else hi = mid;
+  const byCall = (a: number, b: number): number => history[a].call - history[b].call || a - b;
+  for (const { puts, gets, appends } of byKey.values()) {
+    // Epochs: the puts by call (0: before any put).
+    puts.sort(byCall);
+    gets.sort(byCall);
+    const epochOf = new Map<string, number>();
+    puts.forEach((i, e) => epochOf.set(history[i].input.value as string, e + 1));
+    const lengths = [...new Set([...epochOf.keys()].map((v) => v.length))].filter((l) => l > 0);
+    const epochOfString = (w: string): number => {
+      for (const l of lengths) {
+        const e = epochOf.get(w.slice(0, l));
+        if (e !== undefined) return e;
+      }
+      return 0;
+    };
+    // Where each value is first seen: the first get by call whose string holds it, among
+    // the next 16 gets from the longest operation's length before its call (a value not seen
+    // by then was most likely overwritten by a put).
+    let longest = 0;
+    for (const i of gets) longest = Math.max(longest, history[i].ret! - history[i].call);
+    for (const i of appends) if (history[i].ret !== undefined) longest = Math.max(longest, history[i].ret! - history[i].call);
+    const MAX = 2 ** 26; // offsets below this; epochs scale above it
+    for (const i of puts) out[i] = epochOf.get(history[i].input.value as string)! * MAX;
+    for (const i of appends) {
+      const v = history[i].input.value as string;
+      const from = history[i].call - longest;
+      let lo = 0;
+      let hi = gets.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (history[gets[mid]].call < from) lo = mid + 1;
+        else hi = mid;
+      }
+      out[i] = Infinity;
+      for (let k = lo; k < gets.length && k < lo + 16; k++) {
+        const w = history[gets[k]].output as string;
+        const at = w.indexOf(v);
+        if (at >= 0) {
+          out[i] = epochOfString(w) * MAX + Math.min(at + 1, MAX - 1);
+          break;
+        }
+      }
     }
-    for (let k = lo; k < g.length && k < lo + 64; k++) {
-      const out = g[k].output as string;
-      const at = out.indexOf(v);
-      if (at >= 0) return g[k].call + at / (out.length + 1);
-    }
-    return Infinity;
-  });
+  }
+  return out;
 }
 
 /**
