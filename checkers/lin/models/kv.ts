@@ -64,43 +64,68 @@ function partitionByKey(history: readonly Operation<KvInput, unknown>[]): Operat
  */
 function unobserved(history: readonly Operation<KvInput, unknown>[]): boolean[] {
   const out = new Array<boolean>(history.length).fill(false);
-  const pendingByKey = new Map<unknown, number[]>();
-  history.forEach((op, i) => {
+  const keys = new KeyIndex();
+  const pending: number[][] = [];
+  for (let i = 0; i < history.length; i++) {
+    const op = history[i];
     if (op.ret === undefined && (op.input.f === 'put' || op.input.f === 'append') && typeof op.input.value === 'string') {
-      const key = op.input.key;
-      let p = pendingByKey.get(key);
-      if (p === undefined) pendingByKey.set(key, (p = []));
-      p.push(i);
+      (pending[keys.of(op.input.key)] ??= []).push(i);
     }
-  });
-  if (pendingByKey.size === 0) return out;
-  const gets = new Map<unknown, Set<string>>();
+  }
+  if (pending.length === 0) return out;
+  const gets: string[][] = [];
   for (const op of history) {
-    if (op.ret === undefined || op.input.f !== 'get' || typeof op.output !== 'string' || !pendingByKey.has(op.input.key)) continue;
-    let g = gets.get(op.input.key);
-    if (g === undefined) gets.set(op.input.key, (g = new Set()));
-    g.add(op.output);
+    if (op.ret === undefined || op.input.f !== 'get' || typeof op.output !== 'string') continue;
+    const k = keys.find(op.input.key);
+    if (k >= 0 && pending[k] !== undefined) (gets[k] ??= []).push(op.output);
   }
-  for (const [key, pending] of pendingByKey) {
-    let strings = [...(gets.get(key) ?? [])];
-    let total = 0;
-    for (const s of strings) total += s.length;
-    // Long strings without puts make every get a prefix of the next: keep only the longest.
-    if (total > 1 << 24) strings = maximal(strings);
-    // One search in all of them joined: a match across two of them only keeps an
-    // operation that could have been dropped, never the reverse.
-    const all = strings.join('\n');
-    for (const i of pending) out[i] = !all.includes(history[i].input.value as string);
-  }
+  pending.forEach((ids, k) => {
+    // One search in all the strings joined: a match across two of them only keeps an
+    // operation that could have been dropped, never the reverse. Every substring of a
+    // string that is a prefix of another is in the other: only the longest are searched.
+    const all = maximal(gets[k] ?? []).join('\n');
+    for (const i of ids) out[i] = !all.includes(history[i].input.value as string);
+  });
   return out;
 }
 
-/** The strings that are not a prefix of another: every substring of the others is in them. */
+/**
+ * The distinct strings that are not a prefix of another. Sorted, a string that is a prefix
+ * of another is a prefix of the one right after it (any string between them starts with
+ * it too), so one comparison each.
+ */
 function maximal(strings: string[]): string[] {
-  const bySize = strings.sort((a, b) => b.length - a.length);
-  const kept: string[] = [];
-  for (const s of bySize) if (!kept.some((m) => m.startsWith(s))) kept.push(s);
-  return kept;
+  const sorted = [...new Set(strings)].sort();
+  return sorted.filter((s, i) => i === sorted.length - 1 || !sorted[i + 1].startsWith(s));
+}
+
+/**
+ * Small ids for the keys of a history, in order of first appearance. A partition holds
+ * one key, so the last key found is compared first (a string compare, no hashing).
+ */
+class KeyIndex {
+  private readonly ids = new Map<unknown, number>();
+  private lastKey: unknown = undefined;
+  private lastId = -1;
+
+  of(key: unknown): number {
+    if (this.lastId >= 0 && key === this.lastKey) return this.lastId;
+    let id = this.ids.get(key);
+    if (id === undefined) this.ids.set(key, (id = this.ids.size));
+    this.lastKey = key;
+    this.lastId = id;
+    return id;
+  }
+
+  /** The key's id, or -1 if it was never given one. */
+  find(key: unknown): number {
+    if (this.lastId >= 0 && key === this.lastKey) return this.lastId;
+    const id = this.ids.get(key);
+    if (id === undefined) return -1;
+    this.lastKey = key;
+    this.lastId = id;
+    return id;
+  }
 }
 
 /**
@@ -112,27 +137,40 @@ function maximal(strings: string[]): string[] {
  * soon as they fit) and keep their calls.
  */
 function priority(history: readonly Operation<KvInput, unknown>[]): number[] {
-  const out = history.map((op) => op.call);
-  const byKey = new Map<unknown, { puts: number[]; gets: number[]; appends: number[] }>();
-  for (let i = 0; i < history.length; i++) {
+  const n = history.length;
+  const out = new Array<number>(n);
+  const keys = new KeyIndex();
+  const byKey: { puts: number[]; gets: number[]; appends: number[] }[] = [];
+  let inCallOrder = true;
+  for (let i = 0; i < n; i++) {
     const op = history[i];
-    let k = byKey.get(op.input.key);
-    if (k === undefined) byKey.set(op.input.key, (k = { puts: [], gets: [], appends: [] }));
-    if (op.input.f === 'get') {
+    out[i] = op.call;
+    if (i > 0 && op.call < history[i - 1].call) inCallOrder = false;
+    const input = op.input;
+    const k = (byKey[keys.of(input.key)] ??= { puts: [], gets: [], appends: [] });
+    if (input.f === 'get') {
       if (op.ret !== undefined && typeof op.output === 'string') k.gets.push(i);
-    } else if (typeof op.input.value === 'string') {
-      if (op.input.f === 'put') k.puts.push(i);
-      else if (op.input.f === 'append' && op.input.value !== '') k.appends.push(i);
+    } else if (typeof input.value === 'string') {
+      if (input.f === 'put') k.puts.push(i);
+      else if (input.f === 'append' && input.value !== '') k.appends.push(i);
     }
   }
   const byCall = (a: number, b: number): number => history[a].call - history[b].call || a - b;
-  for (const { puts, gets, appends } of byKey.values()) {
+  const MAX = 2 ** 26; // offsets below this; epochs scale above it
+  for (const { puts, gets, appends } of byKey) {
     // Epochs: the puts by call (0: before any put).
-    puts.sort(byCall);
-    gets.sort(byCall);
+    if (!inCallOrder) {
+      puts.sort(byCall);
+      gets.sort(byCall);
+    }
     const epochOf = new Map<string, number>();
-    puts.forEach((i, e) => epochOf.set(history[i].input.value as string, e + 1));
-    const lengths = [...new Set([...epochOf.keys()].map((v) => v.length))].filter((l) => l > 0);
+    const lengths: number[] = [];
+    for (let e = 0; e < puts.length; e++) {
+      const v = history[puts[e]].input.value as string;
+      epochOf.set(v, e + 1);
+      out[puts[e]] = (e + 1) * MAX;
+      if (v.length > 0 && !lengths.includes(v.length)) lengths.push(v.length);
+    }
     const epochOfString = (w: string): number => {
       for (const l of lengths) {
         const e = epochOf.get(w.slice(0, l));
@@ -146,8 +184,6 @@ function priority(history: readonly Operation<KvInput, unknown>[]): number[] {
     let longest = 0;
     for (const i of gets) longest = Math.max(longest, history[i].ret! - history[i].call);
     for (const i of appends) if (history[i].ret !== undefined) longest = Math.max(longest, history[i].ret! - history[i].call);
-    const MAX = 2 ** 26; // offsets below this; epochs scale above it
-    for (const i of puts) out[i] = epochOf.get(history[i].input.value as string)! * MAX;
     for (const i of appends) {
       const v = history[i].input.value as string;
       const from = history[i].call - longest;
