@@ -2,12 +2,12 @@
 // (P-compositionality, Horn & Kroening §3), search each, and put the answers together in
 // terms of the caller's history indices.
 //
-// Partitions take turns: in each round every unfinished partition advances by SLICE
-// iterations of its search. The first round in which some partition is illegal ends the
-// check (one illegal partition cancels the rest, as in Porcupine), without waiting for a
-// hard partition that happens to come first. What finished by that round is reported;
-// the rest is cancelled. Rounds count iterations, not time, so the report is the same on
-// one thread or many.
+// Partitions take turns: in each round every unfinished partition advances by a slice of
+// iterations of its search, the slices growing round by round. The first round in which
+// some partition is illegal ends the check (one illegal partition cancels the rest, as in
+// Porcupine), without waiting for a hard partition that happens to come first. What
+// finished by that round is reported; the rest is cancelled. Rounds count iterations, not
+// time, so the report is the same on one thread or many.
 
 import { models } from './models/index.ts';
 import { fromNondeterministic } from './nondeterministic.ts';
@@ -117,8 +117,14 @@ export interface RoundOptions {
   memoLimitBytes: number;
 }
 
-/** Iterations a partition's search advances per round. */
-export const SLICE = 1 << 14;
+/**
+ * Iterations a partition's search advances in round r (from 1): small at first, so that an
+ * easy illegal partition is found before the others have searched much, then doubling, so
+ * that a hard partition costs at most twice its own search in turns taken.
+ */
+export function slice(round: number): number {
+  return 2 ** Math.min(16, 9 + round);
+}
 
 /** The searches of some partitions, taking turns round by round. */
 export class Rounds {
@@ -150,7 +156,7 @@ export class Rounds {
         search = new WglSearch(this.model, this.parts[index], this.options);
         this.searches.set(index, search);
       }
-      const over = Date.now() > this.options.deadline ? (search.stop('timeout'), true) : search.run(SLICE);
+      const over = Date.now() > this.options.deadline ? (search.stop('timeout'), true) : search.run(slice(this.round));
       if (over) {
         finished.push({ index, result: search.result });
         this.searches.delete(index);

@@ -108,8 +108,13 @@ export class WglSearch<S> {
   private readonly kind: Uint8Array;
   /** The passes over the candidates that build a frame: each a mask of kinds (1 << kind). */
   private readonly passes: number[];
-  /** The model's priority hint per operation, when it gives one. */
-  private readonly hint: Float64Array | undefined;
+  /**
+   * With the model's priority hint: each operation's place in the order of (hint,
+   * operation number), and the operation at each place. A frame's candidates are sorted
+   * as these small integers (a native sort; frames grow with the clients).
+   */
+  private readonly hintRank: Int32Array | undefined;
+  private readonly opOfRank: Int32Array | undefined;
   /**
    * Indeterminate operations with equal inputs form a group, linearized in call order:
    * for each, the next member of its group (-1: none). Only each group's first member not
@@ -239,11 +244,17 @@ export class WglSearch<S> {
     this.list = buildEntries(local.slice(0, det));
     this.call = Float64Array.from(local, (op) => op.call);
     const priority = reduce ? priorities(model, ops) : undefined;
-    this.hint = priority === undefined ? undefined : Float64Array.from(origin, (i) => priority[i]);
+    if (priority !== undefined) {
+      const hint = Float64Array.from(origin, (i) => priority[i]);
+      const byHint = Int32Array.from({ length: n }, (_, o) => o).sort((a, b) => hint[a] - hint[b] || a - b);
+      this.opOfRank = byHint;
+      this.hintRank = new Int32Array(n);
+      for (let r = 0; r < n; r++) this.hintRank[byHint[r]] = r;
+    }
     // With a hint, the model says where each update goes, indeterminate ones too (an
     // observed crashed enqueue belongs where its value left the queue, not where the search
     // first needs it): they share one pass, by hint.
-    const masks = this.hint === undefined ? [1 << READ_ONLY, 1 << UPDATE, 1 << INDETERMINATE] : [1 << READ_ONLY, (1 << UPDATE) | (1 << INDETERMINATE)];
+    const masks = this.hintRank === undefined ? [1 << READ_ONLY, 1 << UPDATE, 1 << INDETERMINATE] : [1 << READ_ONLY, (1 << UPDATE) | (1 << INDETERMINATE)];
     this.passes = masks.filter((m) => [READ_ONLY, UPDATE, INDETERMINATE].some((k) => present[k] && (m & (1 << k)) !== 0));
     // Groups of interchangeable indeterminate operations: equal inputs (plain WGL: none).
     this.nextInGroup = new Int32Array(n).fill(-1);
@@ -374,7 +385,7 @@ export class WglSearch<S> {
   private buildFrame(sp: number, state: S): number {
     const { next, isCall, head, time } = this.list;
     const entryOp = this.list.op;
-    const { kind, passes, hint, advise, inputs, outputs, indNext, call } = this;
+    const { kind, passes, hintRank, opOfRank, advise, inputs, outputs, indNext, call } = this;
     const ind = this.indNext.length - 1;
     const start = sp === 0 ? 0 : this.frameEnd[sp - 1];
     let top = start;
@@ -428,19 +439,12 @@ export class WglSearch<S> {
       }
       if (mask === 1 << READ_ONLY) forcedEnd = top;
       // Determinate then indeterminate candidates, each in call order; a hint reorders,
-      // determinate operations first among equal hints (insertion sort: frames are small).
-      if (hint !== undefined) {
+      // determinate operations first among equal hints.
+      if (hintRank !== undefined && top - from > 1) {
         const cand = this.cand;
-        for (let i = from + 1; i < top; i++) {
-          const o = cand[i];
-          const h = hint[o];
-          let j = i - 1;
-          while (j >= from && (hint[cand[j]] > h || (hint[cand[j]] === h && cand[j] > o))) {
-            cand[j + 1] = cand[j];
-            j--;
-          }
-          cand[j + 1] = o;
-        }
+        for (let i = from; i < top; i++) cand[i] = hintRank[cand[i]];
+        cand.subarray(from, top).sort();
+        for (let i = from; i < top; i++) cand[i] = opOfRank![cand[i]];
       }
     }
     this.frameStart[sp] = start;

@@ -158,17 +158,16 @@ function priority(history: readonly Operation<KvInput, unknown>[]): number[] {
   const byCall = (a: number, b: number): number => history[a].call - history[b].call || a - b;
   const MAX = 2 ** 26; // offsets below this; epochs scale above it
   for (const { puts, gets, appends } of byKey) {
-    // Epochs: the puts by call (0: before any put).
     if (!inCallOrder) {
       puts.sort(byCall);
       gets.sort(byCall);
     }
+    // A put opens an epoch: the strings that start with its value (0: before any put).
     const epochOf = new Map<string, number>();
     const lengths: number[] = [];
     for (let e = 0; e < puts.length; e++) {
       const v = history[puts[e]].input.value as string;
       epochOf.set(v, e + 1);
-      out[puts[e]] = (e + 1) * MAX;
       if (v.length > 0 && !lengths.includes(v.length)) lengths.push(v.length);
     }
     const epochOfString = (w: string): number => {
@@ -178,28 +177,53 @@ function priority(history: readonly Operation<KvInput, unknown>[]): number[] {
       }
       return 0;
     };
-    // Where each value is first seen: the first get by call whose string holds it, among
-    // the next 16 gets from the longest operation's length before its call (a value not seen
-    // by then was most likely overwritten by a put).
-    let longest = 0;
-    for (const i of gets) longest = Math.max(longest, history[i].ret! - history[i].call);
-    for (const i of appends) if (history[i].ret !== undefined) longest = Math.max(longest, history[i].ret! - history[i].call);
-    for (const i of appends) {
-      const v = history[i].input.value as string;
-      const from = history[i].call - longest;
+    // Epochs in the order of the first return of a get that saw them (concurrent puts
+    // take effect in any order of their calls; a long get may have seen a late epoch);
+    // `seen[r]`: the time by which the epoch of rank r + 1 had been seen.
+    const firstSeen = new Float64Array(puts.length + 1).fill(Infinity);
+    const epochs = new Int32Array(gets.length);
+    for (let k = 0; k < gets.length; k++) {
+      const i = gets[k];
+      const e = (epochs[k] = epochOfString(history[i].output as string));
+      if (history[i].ret! < firstSeen[e]) firstSeen[e] = history[i].ret!;
+    }
+    const order: number[] = [];
+    for (let e = 1; e <= puts.length; e++) if (firstSeen[e] !== Infinity) order.push(e);
+    order.sort((x, y) => firstSeen[x] - firstSeen[y] || x - y);
+    const rank = new Float64Array(puts.length + 1).fill(-1);
+    rank[0] = 0;
+    order.forEach((e, r) => (rank[e] = r + 1));
+    const seen = order.map((e) => firstSeen[e]);
+    /** The end of the epoch last seen by time t: where updates no get saw go. */
+    const lastEnd = (t: number): number => {
       let lo = 0;
-      let hi = gets.length;
+      let hi = seen.length;
       while (lo < hi) {
         const mid = (lo + hi) >>> 1;
-        if (history[gets[mid]].call < from) lo = mid + 1;
+        if (seen[mid] <= t) lo = mid + 1;
         else hi = mid;
       }
-      out[i] = Infinity;
-      for (let k = lo; k < gets.length && k < lo + 16; k++) {
-        const w = history[gets[k]].output as string;
-        const at = w.indexOf(v);
+      return lo * MAX + (MAX - 1);
+    };
+    for (let e = 0; e < puts.length; e++) out[puts[e]] = rank[e + 1] >= 0 ? rank[e + 1] * MAX : lastEnd(history[puts[e]].call);
+    // Where each append sits: its offset in the longest string gets saw in its epoch (an
+    // epoch's strings grow by appends; a value is in one epoch at most). Its epoch is the
+    // one last seen by its call or a later one: the next 8 are searched.
+    const longestIn = new Array<string>(puts.length + 1).fill('');
+    for (let k = 0; k < gets.length; k++) {
+      const w = history[gets[k]].output as string;
+      const e = epochs[k];
+      if (w.length > longestIn[e].length) longestIn[e] = w;
+    }
+    const byRank = [0, ...order];
+    for (const i of appends) {
+      const v = history[i].input.value as string;
+      const end = lastEnd(history[i].call);
+      out[i] = end;
+      for (let r = Math.floor(end / MAX); r < byRank.length && r * MAX <= end + 8 * MAX; r++) {
+        const at = longestIn[byRank[r]].indexOf(v);
         if (at >= 0) {
-          out[i] = epochOfString(w) * MAX + Math.min(at + 1, MAX - 1);
+          out[i] = r * MAX + Math.min(at + 1, MAX - 2);
           break;
         }
       }
