@@ -7,14 +7,20 @@
 // included) is less sensitive than wall time to other jobs sharing the machine.
 //
 //   npm run bench:lin [-- --only <substring>] [-- --workers N]
+//   npm run bench:lin -- --generated ...   (generated histories: bench/lin-generated.ts)
 
 import { availableParallelism, loadavg } from 'node:os';
 import { checkHistory, models } from '../checkers/lin/index.ts';
 import { importCorpusFile, manifest } from '../checkers/lin/testdata-loader.ts';
+import { runGenerated } from './lin-generated.ts';
 
 const PORCUPINE = { total: [4.3, 4.8], c10: { 'kv/c10-ok.txt': 1.8, 'kv/c10-bad.txt': 2.1 } as Record<string, number>, other: 0.15, peakMB: 345 };
 
 const args = process.argv.slice(2);
+if (args.includes('--generated')) {
+  await runGenerated(args);
+  process.exit();
+}
 const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : undefined;
 const workers = args.includes('--workers') ? Number(args[args.indexOf('--workers') + 1]) : 1;
 

@@ -2,8 +2,14 @@
 // to. It enumerates every order of the operations consistent with real time (an
 // operation may come next when no unplaced determinate operation returned before its
 // call), lets indeterminate operations come anywhere after their call or not at all, and
-// steps the model along each order. No memo, no pruning beyond an illegal step.
+// steps the model along each order. No pruning beyond an illegal step; with `memo`, a set
+// of (placed operations, state as canonical JSON) already found to lead nowhere, so that
+// histories of a hundred operations stay within reach (states must then be plain data).
+//
+// `referenceModel` gives each generated family's object as plain code over plain data,
+// written apart from models/: the oracle checks the models too.
 
+import type { Family } from './generate.ts';
 import { UNKNOWN, type Model, type NondeterministicModel, type Operation } from './types.ts';
 
 export interface BruteForceAnswer {
@@ -12,7 +18,12 @@ export interface BruteForceAnswer {
   orders: number;
 }
 
-export function bruteForce(model: Model, history: readonly Operation[]): BruteForceAnswer {
+export interface BruteForceOptions {
+  /** Remember dead (placed set, state) pairs; states must be plain data (JSON). */
+  memo?: boolean;
+}
+
+export function bruteForce(model: Model, history: readonly Operation[], options: BruteForceOptions = {}): BruteForceAnswer {
   return bruteForceNondeterministic(
     {
       name: model.name,
@@ -23,45 +34,65 @@ export function bruteForce(model: Model, history: readonly Operation[]): BruteFo
       },
     },
     history,
+    options,
   );
 }
 
-export function bruteForceNondeterministic(model: NondeterministicModel, history: readonly Operation[]): BruteForceAnswer {
+export function bruteForceNondeterministic(model: NondeterministicModel, history: readonly Operation[], options: BruteForceOptions = {}): BruteForceAnswer {
   const n = history.length;
-  const placed = new Array<boolean>(n).fill(false);
+  const placed = new Uint8Array(n);
+  const dead = options.memo ? new Set<string>() : undefined;
   let orders = 0;
-
-  const mayComeNext = (o: number): boolean => {
-    for (let p = 0; p < n; p++) {
-      const r = history[p].ret;
-      if (p !== o && !placed[p] && r !== undefined && r < history[o].call) return false;
+  // An operation may come next when every determinate operation that returned before its
+  // call is placed: count, per operation, those not placed yet.
+  const blocks: number[][] = history.map(() => []);
+  const waiting = new Int32Array(n);
+  for (let p = 0; p < n; p++) {
+    const r = history[p].ret;
+    if (r === undefined) continue;
+    for (let o = 0; o < n; o++) {
+      if (o !== p && r < history[o].call) {
+        blocks[p].push(o);
+        waiting[o]++;
+      }
     }
-    return true;
+  }
+  let determinateLeft = history.filter((op) => op.ret !== undefined).length;
+  const place = (o: number, d: 1 | -1): void => {
+    placed[o] = d === 1 ? 1 : 0;
+    if (history[o].ret === undefined) return;
+    determinateLeft -= d;
+    for (const b of blocks[o]) waiting[b] -= d;
   };
-  const allDeterminatePlaced = (): boolean => history.every((op, i) => placed[i] || op.ret === undefined);
 
   const extend = (state: unknown): boolean => {
-    if (allDeterminatePlaced()) {
+    if (determinateLeft === 0) {
       orders++;
       return true;
     }
-    for (let o = 0; o < n; o++) {
-      if (placed[o] || !mayComeNext(o)) continue;
+    const key = dead ? `${placed.join('')}|${canonicalJson(state)}` : '';
+    if (dead?.has(key)) return false;
+    // Every candidate is tried; determinate ones first only finds a linearization sooner.
+    for (let k = 0; k < 2 * n; k++) {
+      const o = k % n;
+      if ((k < n) !== (history[o].ret !== undefined)) continue;
+      if (placed[o] === 1 || waiting[o] !== 0) continue;
       const op = history[o];
       const successors = model.step(state, op.input, op.ret === undefined ? UNKNOWN : op.output);
       if (successors.length === 0) {
         orders++;
         continue;
       }
-      placed[o] = true;
+      place(o, 1);
       for (const s of successors) {
         if (extend(s)) {
-          placed[o] = false;
+          place(o, -1);
           return true;
         }
       }
-      placed[o] = false;
+      place(o, -1);
     }
+    dead?.add(key);
     return false;
   };
 
@@ -89,4 +120,70 @@ export function isLinearization(model: Model, history: readonly Operation[], ord
     s = r.state;
   }
   return true;
+}
+
+/** JSON with object keys sorted: equal plain values, equal text. */
+function canonicalJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+  if (v !== null && typeof v === 'object') {
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((v as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  }
+  return v === undefined ? 'null' : JSON.stringify(v);
+}
+
+type Input = { f: string; key?: string; value?: unknown };
+const same = (a: unknown, b: unknown): boolean => canonicalJson(a) === canonicalJson(b);
+
+/**
+ * Each generated family's object in plain code over plain data (JSON states), for the
+ * oracle: register and cas-register (a failed cas, output false, means the register did
+ * not hold `from`), kv (all keys in one map), FIFO queue, set.
+ */
+export function referenceModel(family: Family): Model {
+  const step = (state: unknown, input: Input, output: unknown): { ok: boolean; state: unknown } => {
+    const known = output !== UNKNOWN;
+    switch (family) {
+      case 'register':
+      case 'cas-register':
+        if (input.f === 'read') return { ok: !known || same(state, output), state };
+        if (input.f === 'write') return { ok: true, state: input.value };
+        if (input.f === 'cas') {
+          const [from, to] = input.value as [unknown, unknown];
+          if (output === false) return { ok: !same(state, from), state };
+          return same(state, from) ? { ok: true, state: to } : { ok: false, state };
+        }
+        break;
+      case 'kv': {
+        const m = state as Record<string, string>;
+        const key = input.key!;
+        const v = m[key] ?? '';
+        if (input.f === 'get') return { ok: !known || output === v, state };
+        const next = { ...m, [key]: input.f === 'put' ? (input.value as string) : v + (input.value as string) };
+        if (next[key] === '') delete next[key];
+        return { ok: true, state: next };
+      }
+      case 'queue': {
+        const q = state as unknown[];
+        if (input.f === 'enqueue') return { ok: true, state: [...q, input.value] };
+        if (q.length === 0) return { ok: !known || output === null, state };
+        return { ok: !known || same(output, q[0]), state: q.slice(1) };
+      }
+      case 'set': {
+        const s = state as string[];
+        if (input.f === 'add') return { ok: true, state: [...new Set([...s, canonicalJson(input.value)])].sort() };
+        if (!known) return { ok: true, state };
+        const members = [...new Set((output as unknown[]).map(canonicalJson))].sort();
+        return { ok: same(members, s), state };
+      }
+    }
+    throw new Error(`reference ${family}: unknown operation ${input.f}`);
+  };
+  return {
+    name: `reference-${family}`,
+    init: () => (family === 'kv' ? {} : family === 'queue' || family === 'set' ? [] : null),
+    step: (s, input, output) => step(s, input as Input, output),
+  };
 }

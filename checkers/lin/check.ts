@@ -2,12 +2,12 @@
 // (P-compositionality, Horn & Kroening §3), search each, and put the answers together in
 // terms of the caller's history indices.
 //
-// Partitions take turns: in each round every unfinished partition advances by SLICE
-// iterations of its search. The first round in which some partition is illegal ends the
-// check (one illegal partition cancels the rest, as in Porcupine), without waiting for a
-// hard partition that happens to come first. What finished by that round is reported;
-// the rest is cancelled. Rounds count iterations, not time, so the report is the same on
-// one thread or many.
+// Partitions take turns: in each round every unfinished partition advances by a slice of
+// iterations of its search, the slices growing round by round. The first round in which
+// some partition is illegal ends the check (one illegal partition cancels the rest, as in
+// Porcupine), without waiting for a hard partition that happens to come first. What
+// finished by that round is reported; the rest is cancelled. Rounds count iterations, not
+// time, so the report is the same on one thread or many.
 
 import { findModel, models } from './models/index.ts';
 import { fromNondeterministic } from './nondeterministic.ts';
@@ -48,15 +48,19 @@ export function resolveModel(arg: ModelArg): { model: Model; registered?: string
 }
 
 function validate(history: readonly Operation[]): void {
-  history.forEach((op, i) => {
-    const where = op.origin?.file ? ` (${op.origin.file}${op.origin.line ? `:${op.origin.line}` : ''})` : '';
-    if (typeof op.call !== 'number' || !Number.isFinite(op.call)) {
-      throw new RangeError(`operation ${i}${where}: call time must be a finite number`);
+  for (let i = 0; i < history.length; i++) {
+    const { call, ret } = history[i];
+    if (typeof call !== 'number' || !Number.isFinite(call)) {
+      throw new RangeError(`operation ${i}${where(history[i])}: call time must be a finite number`);
     }
-    if (op.ret !== undefined && (typeof op.ret !== 'number' || !Number.isFinite(op.ret) || op.ret < op.call)) {
-      throw new RangeError(`operation ${i}${where}: return time must be a finite number not before its call`);
+    if (ret !== undefined && (typeof ret !== 'number' || !Number.isFinite(ret) || ret < call)) {
+      throw new RangeError(`operation ${i}${where(history[i])}: return time must be a finite number not before its call`);
     }
-  });
+  }
+}
+
+function where(op: Operation): string {
+  return op.origin?.file ? ` (${op.origin.file}${op.origin.line ? `:${op.origin.line}` : ''})` : '';
 }
 
 export function plan(arg: ModelArg, history: readonly Operation[], options: CheckOptions = {}): Plan {
@@ -85,20 +89,23 @@ export function plan(arg: ModelArg, history: readonly Operation[], options: Chec
 
 function partitionIndices(model: Model, history: readonly Operation[]): number[][] {
   const index = new Map<Operation, number>();
-  history.forEach((op, i) => index.set(op, i));
+  for (let i = 0; i < history.length; i++) index.set(history[i], i);
   const seen = new Uint8Array(history.length);
-  const parts = model.partition!(history).map((part) =>
-    part.map((op) => {
-      const i = index.get(op);
+  const parts: number[][] = [];
+  for (const part of model.partition!(history)) {
+    const ids = new Array<number>(part.length);
+    for (let k = 0; k < part.length; k++) {
+      const i = index.get(part[k]);
       if (i === undefined || seen[i] === 1) {
         throw new Error(`${model.name}: partition must return each operation of the history exactly once`);
       }
       seen[i] = 1;
-      return i;
-    }),
-  );
+      ids[k] = i;
+    }
+    if (ids.length > 0) parts.push(ids);
+  }
   if (seen.includes(0)) throw new Error(`${model.name}: partition left out some operations`);
-  return parts.filter((part) => part.length > 0);
+  return parts;
 }
 
 /** The memo budget of each partition when CheckOptions.memoLimitMB is not given (`interleave lin --memo-budget`). */
@@ -111,8 +118,14 @@ export interface RoundOptions {
   memoLimitBytes: number;
 }
 
-/** Iterations a partition's search advances per round. */
-export const SLICE = 1 << 14;
+/**
+ * Iterations a partition's search advances in round r (from 1): small at first, so that an
+ * easy illegal partition is found before the others have searched much, then doubling, so
+ * that a hard partition costs at most twice its own search in turns taken.
+ */
+export function slice(round: number): number {
+  return 2 ** Math.min(16, 9 + round);
+}
 
 /** The searches of some partitions, taking turns round by round. */
 export class Rounds {
@@ -144,7 +157,7 @@ export class Rounds {
         search = new WglSearch(this.model, this.parts[index], this.options);
         this.searches.set(index, search);
       }
-      const over = Date.now() > this.options.deadline ? (search.stop('timeout'), true) : search.run(SLICE);
+      const over = Date.now() > this.options.deadline ? (search.stop('timeout'), true) : search.run(slice(this.round));
       if (over) {
         finished.push({ index, result: search.result });
         this.searches.delete(index);
@@ -158,7 +171,11 @@ export class Rounds {
 
 /** The partitions' operations, in partition order. */
 export function partitionOps(p: Plan): Operation[][] {
-  return p.parts.map((ids) => ids.map((i) => p.history[i]));
+  return p.parts.map((ids) => {
+    const ops = new Array<Operation>(ids.length);
+    for (let k = 0; k < ids.length; k++) ops[k] = p.history[ids[k]];
+    return ops;
+  });
 }
 
 /** Put the per-partition answers (undefined: not run) together into the result. */

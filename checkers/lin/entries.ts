@@ -14,6 +14,8 @@ export interface EntryList {
   op: Int32Array;
   /** For entry e: 1 when it is a call. */
   isCall: Uint8Array;
+  /** For entry e: its time. */
+  time: Float64Array;
   /** For operation i: its call entry and its return entry (-1: indeterminate). */
   callEntry: Int32Array;
   returnEntry: Int32Array;
@@ -26,42 +28,84 @@ export function buildEntries(ops: readonly Operation[]): EntryList {
   let determinate = 0;
   for (const o of ops) if (o.ret !== undefined) determinate++;
   const count = n + determinate;
-  const time = new Float64Array(count);
-  const op = new Int32Array(count);
-  const isCall = new Uint8Array(count);
+  // The order is (time, calls first, operation): a stable counting sort on
+  // rank(time) * 2 + (return ? 1 : 0), taking operations in index order. Integer times in
+  // a range not much larger than the history are their own ranks; other times are ranked
+  // by a native numeric sort (a comparator sort costs several times more).
+  const times = new Float64Array(count);
   let e = 0;
+  let min = Infinity;
+  let max = -Infinity;
+  let integers = true;
   for (let i = 0; i < n; i++) {
-    time[e] = ops[i].call;
-    op[e] = i;
-    isCall[e] = 1;
-    e++;
+    const call = ops[i].call;
     const ret = ops[i].ret;
-    if (ret !== undefined) {
-      time[e] = ret;
-      op[e] = i;
-      e++;
+    times[e++] = call;
+    if (ret !== undefined) times[e++] = ret;
+    if (call < min) min = call;
+    if ((ret ?? call) > max) max = ret ?? call;
+    if (!Number.isInteger(call) || (ret !== undefined && !Number.isInteger(ret))) integers = false;
+  }
+  const keyOf = new Int32Array(count);
+  let ranks: number;
+  if (count > 0 && integers && max - min <= 4 * count + 64) {
+    ranks = max - min + 1;
+    for (let k = 0; k < count; k++) keyOf[k] = 2 * (times[k] - min);
+  } else {
+    const distinct = times.slice().sort();
+    let d = 0;
+    for (let k = 0; k < count; k++) if (k === 0 || distinct[k] !== distinct[d - 1]) distinct[d++] = distinct[k];
+    ranks = d;
+    for (let k = 0; k < count; k++) {
+      const t = times[k];
+      let lo = 0;
+      let hi = d - 1;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (distinct[mid] < t) lo = mid + 1;
+        else hi = mid;
+      }
+      keyOf[k] = 2 * lo;
     }
   }
-  const order = Array.from({ length: count }, (_, k) => k);
-  order.sort((a, b) => time[a] - time[b] || isCall[b] - isCall[a] || op[a] - op[b]);
+  const bucketStart = new Int32Array(2 * ranks + 1);
+  e = 0;
+  for (let i = 0; i < n; i++) {
+    bucketStart[keyOf[e++] + 1]++;
+    if (ops[i].ret !== undefined) {
+      keyOf[e]++; // a return: after the calls of its time
+      bucketStart[keyOf[e++] + 1]++;
+    }
+  }
+  for (let b = 1; b <= 2 * ranks; b++) bucketStart[b] += bucketStart[b - 1];
 
   const head = count;
   const next = new Int32Array(count + 1);
   const prev = new Int32Array(count + 1);
   const sortedOp = new Int32Array(count);
   const sortedIsCall = new Uint8Array(count);
+  const sortedTime = new Float64Array(count);
   const callEntry = new Int32Array(n);
   const returnEntry = new Int32Array(n).fill(-1);
+  e = 0;
+  for (let i = 0; i < n; i++) {
+    const c = bucketStart[keyOf[e++]]++;
+    sortedOp[c] = i;
+    sortedTime[c] = ops[i].call;
+    sortedIsCall[c] = 1;
+    callEntry[i] = c;
+    if (ops[i].ret !== undefined) {
+      const r = bucketStart[keyOf[e++]]++;
+      sortedOp[r] = i;
+      sortedTime[r] = ops[i].ret!;
+      returnEntry[i] = r;
+    }
+  }
   for (let k = 0; k < count; k++) {
-    const src = order[k];
-    sortedOp[k] = op[src];
-    sortedIsCall[k] = isCall[src];
-    if (isCall[src]) callEntry[op[src]] = k;
-    else returnEntry[op[src]] = k;
     next[k] = k + 1 < count ? k + 1 : -1;
     prev[k] = k === 0 ? head : k - 1;
   }
   next[head] = count > 0 ? 0 : -1;
   prev[head] = -1;
-  return { head, next, prev, op: sortedOp, isCall: sortedIsCall, callEntry, returnEntry, determinate };
+  return { head, next, prev, op: sortedOp, isCall: sortedIsCall, time: sortedTime, callEntry, returnEntry, determinate };
 }

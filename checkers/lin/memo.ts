@@ -1,8 +1,16 @@
 // The memo of WGL (Lowe's refinement): configurations (set of linearized operations,
-// model state) already explored. A configuration is a bitset in Uint32Array words plus a
-// model state; its key is the bitset's hash XOR the state's hash. Entries live in flat
-// typed arrays, indexed by an open-addressing table with linear probing: no string keys,
-// no per-entry objects besides the states themselves.
+// model state) already explored. Its key is the set's hash XOR the state's hash; a hit
+// compares the sets exactly and then the states with the model's `equal`, so a hash
+// collision costs time, never a verdict.
+//
+// A set is stored compactly and canonically (wgl.ts numbers determinate operations in
+// call order, then indeterminate ones): the determinate part without its leading words
+// that are all ones (everything called long ago is linearized) and its trailing words
+// that are all zeros (nothing called later is), then the indeterminate part whole. In a
+// history of n operations with c clients an entry takes a few words instead of n/32:
+// memory grows with the configurations, not with configurations times history length.
+// Entries live in one growable arena of words, indexed by an open-addressing table with
+// linear probing: no string keys, no per-entry objects besides the states themselves.
 
 /** Thrown when the memo would outgrow its byte budget. */
 export class MemoFull extends Error {
@@ -11,36 +19,48 @@ export class MemoFull extends Error {
   }
 }
 
+/** Bytes counted per state kept (the reference and, roughly, a small state object). */
+const STATE_BYTES = 16;
+
 export class Memo<S> {
-  private readonly words: number;
   /** Per slot: the entry's key, and its id + 1 (0: empty). Keys in the slots spare a
    *  look at the entry for most mismatches. */
   private slotKey: Int32Array;
   private slotId: Int32Array;
   private mask: number;
-  private bits: Uint32Array;
+  /** Entries: [low, length, ...words]; `offsets[id]` is where entry id starts. */
+  private arena: Uint32Array;
+  private used = 0;
+  private offsets: Int32Array;
   private readonly states: S[] = [];
   size = 0;
 
   constructor(
-    words: number,
+    /** Words of the determinate part of a set; the indeterminate part follows it. */
+    private readonly detWords: number,
+    private readonly totalWords: number,
     private readonly equal: (a: S, b: S) => boolean,
-    /** Budget for the typed arrays (bitsets and slots); states are counted 16 bytes each. */
+    /** Budget for the typed arrays and the states (STATE_BYTES each); past it, MemoFull. */
     private readonly limitBytes = Infinity,
+    /** A hint of the entries to expect, to size the first tables. */
+    expected = 1024,
   ) {
-    this.words = words;
-    this.slotKey = new Int32Array(1 << 12);
-    this.slotId = new Int32Array(1 << 12);
-    this.mask = (1 << 12) - 1;
-    this.bits = new Uint32Array((1 << 11) * Math.max(1, words));
+    const slots = Math.min(1 << 12, Math.max(16, nextPow2(expected * 2)));
+    this.slotKey = new Int32Array(slots);
+    this.slotId = new Int32Array(slots);
+    this.mask = slots - 1;
+    this.offsets = new Int32Array(slots >>> 1);
+    this.arena = new Uint32Array(Math.max(64, (slots >>> 1) * (4 + totalWords - detWords)));
   }
 
   /**
-   * Adds (bitset, state) under `key` unless an equal configuration is already there.
-   * Returns true when it was added (the configuration is new).
+   * Adds (set, state) under `key` unless an equal configuration is already there; the set
+   * is `bitset`'s determinate words low..high (the others all ones below low, all zeros
+   * above high) and its indeterminate words. Returns true when it was added (new).
    */
-  add(key: number, bitset: Uint32Array, state: S): boolean {
-    const words = this.words;
+  add(key: number, bitset: Uint32Array, low: number, high: number, state: S): boolean {
+    const detLength = high >= low ? high - low + 1 : 0;
+    const length = detLength + this.totalWords - this.detWords;
     const slotKey = this.slotKey;
     const slotId = this.slotId;
     const mask = this.mask;
@@ -50,40 +70,58 @@ export class Memo<S> {
       if (e === 0) break;
       if (slotKey[slot] === key) {
         const id = e - 1;
-        const bits = this.bits;
-        const base = id * words;
-        let same = true;
-        for (let w = 0; w < words; w++) {
-          if (bits[base + w] !== bitset[w]) {
-            same = false;
-            break;
+        const arena = this.arena;
+        let at = this.offsets[id];
+        if (arena[at] === low && arena[at + 1] === length) {
+          at += 2;
+          let same = true;
+          for (let w = low; w < low + detLength; w++) {
+            if (arena[at++] !== bitset[w]) {
+              same = false;
+              break;
+            }
           }
+          for (let w = this.detWords; same && w < this.totalWords; w++) {
+            if (arena[at++] !== bitset[w]) same = false;
+          }
+          if (same && this.equal(this.states[id], state)) return false;
         }
-        if (same && this.equal(this.states[id], state)) return false;
       }
       slot = (slot + 1) & mask;
     }
-    const id = this.size++;
-    if ((id + 1) * words > this.bits.length) {
-      if (this.bytes() + this.bits.length * 4 > this.limitBytes) throw new MemoFull(this.limitBytes);
-      const bits = new Uint32Array(this.bits.length * 2);
-      bits.set(this.bits);
-      this.bits = bits;
-    }
-    this.bits.set(bitset, id * words);
+    const id = this.size;
+    if (id === this.offsets.length) this.offsets = this.grown(this.offsets, this.offsets.length * 2) as Int32Array;
+    if (this.used + length + 2 > this.arena.length) this.arena = this.grown(this.arena, Math.max(this.arena.length * 2, this.used + length + 2)) as Uint32Array;
+    if (this.bytes() + STATE_BYTES > this.limitBytes) throw new MemoFull(this.limitBytes);
+    const arena = this.arena;
+    let at = this.used;
+    this.offsets[id] = at;
+    arena[at++] = low;
+    arena[at++] = length;
+    for (let w = low; w < low + detLength; w++) arena[at++] = bitset[w];
+    for (let w = this.detWords; w < this.totalWords; w++) arena[at++] = bitset[w];
+    this.used = at;
     this.states.push(state);
+    this.size++;
     slotKey[slot] = key;
     slotId[slot] = id + 1;
-    if (this.size * 2 > slotId.length) this.grow();
+    if (this.size * 2 > slotId.length) this.rehash();
     return true;
   }
 
-  /** Bytes held: bitsets, slots and (roughly) the states array. */
+  /** Bytes held: the arena, the slots, the offsets and (roughly) the states. */
   bytes(): number {
-    return this.bits.length * 4 + this.slotId.length * 8 + this.size * 16;
+    return this.arena.length * 4 + this.slotId.length * 8 + this.offsets.length * 4 + this.size * STATE_BYTES;
   }
 
-  private grow(): void {
+  private grown(a: Int32Array | Uint32Array, length: number): Int32Array | Uint32Array {
+    if (this.bytes() + (length - a.length) * 4 > this.limitBytes) throw new MemoFull(this.limitBytes);
+    const b = a instanceof Int32Array ? new Int32Array(length) : new Uint32Array(length);
+    b.set(a);
+    return b;
+  }
+
+  private rehash(): void {
     if (this.bytes() + this.slotId.length * 8 > this.limitBytes) throw new MemoFull(this.limitBytes);
     const oldKey = this.slotKey;
     const oldId = this.slotId;
@@ -102,4 +140,10 @@ export class Memo<S> {
     this.slotId = slotId;
     this.mask = mask;
   }
+}
+
+function nextPow2(x: number): number {
+  let p = 1;
+  while (p < x) p <<= 1;
+  return p;
 }

@@ -61,6 +61,8 @@ export function fromNondeterministic<S, I, O>(m: NondeterministicModel<S, I, O>)
   };
   if (m.partition) model.partition = m.partition.bind(m);
   if (m.readOnly) model.readOnly = m.readOnly.bind(m);
+  if (m.unobserved) model.unobserved = m.unobserved.bind(m);
+  if (m.priority) model.priority = m.priority.bind(m);
   if (m.describeOperation) model.describeOperation = m.describeOperation.bind(m);
   const describe = m.describeState?.bind(m);
   model.describeState = (set) =>

@@ -1,46 +1,120 @@
-// WGL against the brute-force enumerator on thousands of random small histories, and the
-// checker's modes against each other (partitioned or not, one thread or two).
+// WGL against the brute-force enumerator on thousands of random small histories of every
+// generated family (crashed operations included, values unique or repeated), with and
+// without the search's reductions; and the checker's modes against each other
+// (partitioned or not, one thread or two).
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { bruteForce, bruteForceNondeterministic, isLinearization } from './brute-force.ts';
+import { bruteForce, bruteForceNondeterministic, isLinearization, referenceModel } from './brute-force.ts';
+import { FAMILIES, generateHistory, type Family, type GenerateOptions } from './generate.ts';
 import { checkHistory, checkHistorySync, fromNondeterministic, models } from './index.ts';
-import { buildHistory, historyPlan, type Family } from './random-history.ts';
-import type { NondeterministicModel, Operation } from './types.ts';
+import type { Model, NondeterministicModel, Operation } from './types.ts';
 import { wglSearch } from './wgl.ts';
 
-const families: [Family, string][] = [
-  ['register', 'register'],
-  ['cas-register', 'cas-register'],
-  ['kv', 'kv-append-unpartitioned'],
-  ['queue', 'queue'],
-];
+/** Small histories: up to `maxOps` operations, 1 to 4 clients, crashes and corruptions often. */
+function smallShape(family: Family, maxOps = 10): fc.Arbitrary<GenerateOptions> {
+  return fc.record({
+    family: fc.constant(family),
+    seed: fc.integer(),
+    ops: fc.integer({ min: 1, max: maxOps }),
+    clients: fc.integer({ min: 1, max: 4 }),
+    crashRate: fc.constantFrom(0, 0.1, 0.3, 0.5),
+    effectRate: fc.constantFrom(0, 0.5, 1),
+    corrupt: fc.integer({ min: 0, max: 2 }),
+    tick: fc.integer({ min: 1, max: 3 }),
+    unique: fc.boolean(),
+    keys: fc.integer({ min: 1, max: 3 }),
+    values: fc.integer({ min: 2, max: 4 }),
+  });
+}
+
+/** The model WGL is held to on one whole history (kv: all keys in one map). */
+const whole: Record<Family, string> = {
+  register: 'register',
+  'cas-register': 'etcd-cas-register',
+  kv: 'kv-append-unpartitioned',
+  queue: 'queue',
+  set: 'set',
+};
+
+/** The model with its hooks counted, to see that the tests reach them. */
+function spied(model: Model, seen: Record<string, number>): Model {
+  const m: Model = { ...model };
+  if (model.unobserved) {
+    m.unobserved = (h) => {
+      const r = model.unobserved!(h);
+      if (r.some((x, i) => x && h[i].ret === undefined)) seen.dropped++;
+      return r;
+    };
+  }
+  if (model.advice) {
+    m.advice = (h) => {
+      const a = model.advice!(h);
+      return a === undefined
+        ? undefined
+        : (s, i, o) => {
+            const r = a(s, i, o);
+            if (r !== undefined) seen[r]++;
+            return r;
+          };
+    };
+  }
+  return m;
+}
 
 describe('WGL agrees with brute force', () => {
-  for (const [family, modelName] of families) {
-    it(`${modelName}: same verdict, and every ok comes with a valid linearization`, () => {
-      const model = models[modelName];
-      const seen = { ok: 0, illegal: 0, indeterminate: 0 };
+  for (const family of FAMILIES) {
+    it(`${family}: same verdict with and without reductions, and every ok comes with a valid linearization`, () => {
+      const seen: Record<string, number> = { ok: 0, illegal: 0, crashed: 0, dropped: 0, forced: 0, useless: 0 };
+      const model = spied(models[whole[family]], seen);
+      const oracle = referenceModel(family);
       fc.assert(
-        fc.property(historyPlan(), (plan) => {
-          const history = buildHistory(family, plan);
-          const expected = bruteForce(model, history).linearizable ? 'ok' : 'illegal';
+        fc.property(smallShape(family), (shape) => {
+          const { history } = generateHistory(shape);
+          const expected = bruteForce(oracle, history).linearizable ? 'ok' : 'illegal';
           seen[expected]++;
-          if (history.some((o) => o.ret === undefined)) seen.indeterminate++;
+          if (history.some((o) => o.ret === undefined)) seen.crashed++;
           for (const reductions of [true, false]) {
             const r = wglSearch(model, history, { reductions });
             expect(r.verdict).toBe(expected);
             if (r.verdict === 'ok') expect(isLinearization(model, history, r.linearization!)).toBe(true);
           }
-          const full = checkHistorySync(model, history, { verbose: true });
-          expect(full.verdict).toBe(expected);
+          // The registered model (kv by key) through the whole checker, verbose.
+          expect(checkHistorySync(models[generateHistory(shape).model], history, { verbose: true }).verdict).toBe(expected);
         }),
         { numRuns: 1000, seed: 20261121 },
       );
-      // The generator must exercise both verdicts and indeterminate operations.
-      expect(seen.ok).toBeGreaterThan(50);
-      expect(seen.illegal).toBeGreaterThan(50);
-      expect(seen.indeterminate).toBeGreaterThan(100);
+      // The generator must exercise both verdicts and crashed operations, and the hooks.
+      expect(seen.ok).toBeGreaterThan(100);
+      expect(seen.illegal).toBeGreaterThan(100);
+      expect(seen.crashed).toBeGreaterThan(300);
+      if (models[whole[family]].unobserved) expect(seen.dropped).toBeGreaterThan(20);
+      if (family === 'queue') {
+        expect(seen.forced).toBeGreaterThan(20);
+        expect(seen.useless).toBeGreaterThan(20);
+      }
+    });
+  }
+});
+
+describe('models drop only what no one observed', () => {
+  // The contract of Model.unobserved: the history is linearizable iff it is without them.
+  for (const family of FAMILIES) {
+    it(`${family}: a history and the history without its unobserved operations get one verdict`, () => {
+      const model = models[whole[family]];
+      const oracle = referenceModel(family);
+      let dropped = 0;
+      fc.assert(
+        fc.property(smallShape(family, 9), (shape) => {
+          const { history } = generateHistory({ ...shape, crashRate: 0.4 });
+          const gone = model.unobserved!(history);
+          const kept = history.filter((o, i) => !(gone[i] && o.ret === undefined));
+          dropped += history.length - kept.length;
+          expect(bruteForce(oracle, kept).linearizable).toBe(bruteForce(oracle, history).linearizable);
+        }),
+        { numRuns: 600, seed: 17 },
+      );
+      expect(dropped).toBeGreaterThan(50);
     });
   }
 });
@@ -48,14 +122,14 @@ describe('WGL agrees with brute force', () => {
 describe('partitioned and unpartitioned kv agree', () => {
   it('kv-append (by key) gives the verdict of kv-append-unpartitioned', () => {
     fc.assert(
-      fc.property(historyPlan(), (plan) => {
-        const history = buildHistory('kv', plan);
+      fc.property(smallShape('kv'), (shape) => {
+        const { history } = generateHistory(shape);
         const whole = checkHistorySync('kv-append-unpartitioned', history);
         const byKey = checkHistorySync('kv-append', history);
         const unsplit = checkHistorySync('kv-append', history, { partition: false });
         expect(byKey.verdict).toBe(whole.verdict);
         expect(byKey.partitions.length).toBe(new Set(history.map((o) => (o.input as { key: string }).key)).size);
-        expect(unsplit.partitions.length).toBe(history.length > 0 ? 1 : 1);
+        expect(unsplit.partitions.length).toBe(1);
       }),
       { numRuns: 1000, seed: 7 },
     );
@@ -65,9 +139,8 @@ describe('partitioned and unpartitioned kv agree', () => {
 describe('one thread and two agree', () => {
   it('checkHistory with 2 workers gives the same report as checkHistorySync', async () => {
     // Larger multi-key histories, so that there are partitions to share.
-    const plans = fc.sample(historyPlan(40), { numRuns: 4, seed: 11 }).map((p) => ({ ...p, keys: 3, clients: 4 }));
-    for (const plan of plans) {
-      const history = buildHistory('kv', plan, 40);
+    for (const seed of [11, 12, 13, 14]) {
+      const { history } = generateHistory({ family: 'kv', ops: 40, clients: 4, keys: 3, seed, crashRate: 0.1, corrupt: seed % 2 });
       const one = checkHistorySync('kv-append', history);
       const two = await checkHistory('kv-append', history, { workers: 2 });
       expect({ ...two, elapsedMs: 0 }).toEqual({ ...one, elapsedMs: 0 });
@@ -91,8 +164,8 @@ describe('nondeterministic models', () => {
   it('the power-set construction agrees with brute force over all successor states', () => {
     const model = fromNondeterministic(lossy);
     fc.assert(
-      fc.property(historyPlan(8), (plan) => {
-        const history = buildHistory('register', plan, 8);
+      fc.property(smallShape('register', 8), (shape) => {
+        const { history } = generateHistory(shape);
         const expected = bruteForceNondeterministic(lossy, history).linearizable ? 'ok' : 'illegal';
         expect(checkHistorySync(model, history).verdict).toBe(expected);
         expect(checkHistorySync(lossy, history).verdict).toBe(expected);

@@ -73,6 +73,34 @@ export interface Model<S = any, I = any, O = any> {
    * soon as it fits, without trying the alternatives, and ignore it when indeterminate.
    */
   readOnly?(input: I, output: O | Unknown): boolean;
+  /**
+   * Of a (sub-)history's indeterminate operations, those whose effect no operation of the
+   * history could have observed (true at their index; other entries are ignored). The
+   * checker drops them, as if they never took effect, so that a crashed write that no read
+   * saw does not widen every later step of the search. The model guarantees: the history
+   * is linearizable if and only if it is without them. (With unique values this is a
+   * scan: an append whose value no get returned may be dropped.)
+   */
+  unobserved?(history: readonly Operation<I, O>[]): boolean[];
+  /**
+   * A hint for the search's order, never for its verdict: for each operation of a
+   * (sub-)history a number; among the operations that may come next the search tries
+   * those with lower numbers first (ties: call order). A queue numbers an enqueue after
+   * the dequeue that returned its value, so the enqueues are tried in the order the
+   * dequeues saw them.
+   */
+  priority?(history: readonly Operation<I, O>[]): number[];
+  /**
+   * Advice for the search, for a (sub-)history: a function of (state, input, output) for an
+   * operation that may come next in a configuration with that state. 'forced' only when,
+   * if the rest of the history can be linearized from there at all, it can starting with
+   * this operation (as for a read-only one that fits): the search tries nothing else
+   * there. 'useless' only when no linearization of the rest starts with it: the search
+   * skips it there. Anything else: no advice. A queue forces a crashed dequeue when its head
+   * holds a value no dequeue returned (nothing else can remove it), and calls it useless
+   * when the head holds a value enqueued once that a dequeue returns.
+   */
+  advice?(history: readonly Operation<I, O>[]): ((state: S, input: I, output: O | Unknown) => 'forced' | 'useless' | undefined) | undefined;
 }
 
 /** A model whose step may lead to several states (an empty list: the step is illegal). */
@@ -89,6 +117,10 @@ export interface NondeterministicModel<S = any, I = any, O = any> {
   describeState?(state: S): string;
   /** As Model.readOnly: every successor of every state is the state itself. */
   readOnly?(input: I, output: O | Unknown): boolean;
+  /** As Model.unobserved. */
+  unobserved?(history: readonly Operation<I, O>[]): boolean[];
+  /** As Model.priority. */
+  priority?(history: readonly Operation<I, O>[]): number[];
 }
 
 export type Verdict = 'ok' | 'illegal' | 'unknown';

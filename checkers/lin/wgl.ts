@@ -3,8 +3,20 @@
 // unlift (FORTE'15, §4, Algorithm 1). Indeterminate operations have no return entry: they
 // may be linearized at any time after their call, or never, and the search succeeds once
 // every determinate operation is linearized.
+//
+// Indeterminate operations (crashes, timeouts) are where a search explodes: each may be
+// slotted in anywhere after its call, so every dead end would try every subset of them in
+// every order. Three reductions keep them from multiplying the configurations, each sound
+// on its own (the tests hold them to plain WGL and to a brute-force enumerator):
+// - read-only ones are ignored, and those the model's `unobserved` says no operation could
+//   have seen are dropped: both are as good as never having happened;
+// - indeterminate operations with equal inputs are interchangeable, so only the earliest
+//   called one not yet linearized is a candidate (the one called first can stand in for
+//   any later one wherever the later one fits);
+// - they are tried only after every determinate candidate (just in time, Lowe 2017).
 
 import { buildEntries } from './entries.ts';
+import { hashValue, valueEqual } from './hash.ts';
 import { Memo, MemoFull } from './memo.ts';
 import { UNKNOWN, type Model, type Operation, type Verdict } from './types.ts';
 
@@ -38,19 +50,24 @@ export interface SearchResult {
 }
 
 /**
- * Operation kinds, which are also the passes over the candidates at each configuration:
+ * Operation kinds, which order the candidates at each configuration (a kind's candidates
+ * all come before the next kind's):
  * - READ_ONLY: determinate, and the model says the step never changes the state. If one
  *   fits now, some linearization (if any) puts it now: it is linearized without trying
- *   the alternatives (a backtrack over it is a dead end of the configuration).
+ *   the alternatives (a backtrack over it is a dead end of the configuration). The
+ *   model's `advice` names more such steps, in a given state, and steps that are useless.
  * - UPDATE: other determinate operations.
  * - INDETERMINATE: tried only when no determinate operation fits, linearized just in time.
  * - IGNORED: indeterminate and read-only: it constrains nothing and is never linearized.
- * Plain WGL puts every operation in one pass (UPDATE), in call order.
+ * Within a kind, candidates go by the model's priority hint, then by call. Plain WGL puts
+ * every operation in one kind (UPDATE), in call order.
  */
 const READ_ONLY = 0;
 const UPDATE = 1;
 const INDETERMINATE = 2;
 const IGNORED = 3;
+/** Indeterminate, and the model says no operation could have observed it. */
+const DROPPED = 4;
 
 const POLL_EVERY = 1023; // poll the clock and the cancel flag every 1024 iterations
 
@@ -72,38 +89,95 @@ function zobrist(n: number): Int32Array {
  * iterations, so that several partitions can take turns (check.ts) and the first
  * illegal one found does not wait behind a hard one. The iteration count, not the clock,
  * decides the turns, so the outcome is deterministic.
+ *
+ * Operations are numbered for the search: determinate ones first, in call order, then the
+ * indeterminate ones it may linearize; ignored and dropped ones are not in it at all. The
+ * set of linearized operations is a bitset with the determinate part first, so that the
+ * memo can keep it without the words every configuration shares (memo.ts).
+ *
+ * Each configuration on the stack has a frame: its candidates (the calls before the
+ * first return still in the list, Horn & Kroening's minimal operations), in the order
+ * they are tried, and how far the trying got.
  */
 export class WglSearch<S> {
   private readonly list: ReturnType<typeof buildEntries>;
+  /** For each search operation, its index in the ops the search was given. */
+  private readonly origin: Int32Array;
   private readonly inputs: unknown[];
   private readonly outputs: unknown[];
-  private readonly determinate: Uint8Array;
   private readonly kind: Uint8Array;
-  /** For each pass, the next pass that has operations (-1: none). */
-  private readonly nextPass: Int8Array;
-  private readonly firstPass: number;
-  /** For each stack frame: 1 when its operation was linearized as READ_ONLY. */
+  /** The passes over the candidates that build a frame: each a mask of kinds (1 << kind). */
+  private readonly passes: number[];
+  /**
+   * With the model's priority hint: each operation's place in the order of (hint,
+   * operation number), and the operation at each place. A frame's candidates are sorted
+   * as these small integers (a native sort; frames grow with the clients).
+   */
+  private readonly hintRank: Int32Array | undefined;
+  private readonly opOfRank: Int32Array | undefined;
+  /**
+   * Indeterminate operations with equal inputs form a group, linearized in call order:
+   * for each, the next member of its group (-1: none). Only each group's first member not
+   * yet linearized is in the indeterminate list, a linked list in call order apart from
+   * the entries (they have no return, and would be walked past at every step): `indNext`,
+   * `indPrev`, with the sentinel at index n.
+   */
+  private readonly nextInGroup: Int32Array;
+  private readonly indNext: Int32Array;
+  private readonly indPrev: Int32Array;
+  private readonly call: Float64Array;
+  /** For each stack frame: the member put in the list when its operation left it (-1: none). */
+  private readonly indSwap: Int32Array;
+  /** The frames: candidates cand[frameStart[d] .. frameEnd[d]) of the configuration at depth d. */
+  private cand: Int32Array;
+  private readonly frameStart: Int32Array;
+  private readonly frameEnd: Int32Array;
+  /** For each stack frame: where in its candidates the operation linearized there is. */
+  private readonly stackPos: Int32Array;
+  /**
+   * For each frame, the end of its forced candidates (frameStart .. frameForced): read-only
+   * ones, and those the model's advice forces in the frame's state.
+   */
+  private readonly frameForced: Int32Array;
+  /** The model's advice for this history, if it gives any. */
+  private readonly advise: ((state: S, input: unknown, output: unknown) => Advice) | undefined;
+  /** For each stack frame: 1 when its operation was a forced one. */
   private readonly stackForced: Uint8Array;
   private readonly bitset: Uint32Array;
+  /** Determinate operations, and the words their bits take. */
+  private readonly det: number;
+  private readonly detWords: number;
+  /** Bit of indeterminate operation o: o + gap (their part starts on a word). */
+  private readonly gap: number;
   private readonly zob: Int32Array;
   private readonly memo: Memo<S>;
   private readonly stackOp: Int32Array;
   private readonly stackState: S[];
+  /** For each stack depth: the highest word holding a determinate bit (-1: none). */
+  private readonly topWord: Int32Array;
   private readonly verbose: boolean;
   private readonly longestThrough: (Int32Array | undefined)[];
-  /**
-   * The partial linearization with the most determinate operations (the first found):
-   * it ends with a determinate operation, not with optional indeterminate ones.
-   */
-  private best = new Int32Array(0);
+  /** `best[0..bestLength)`: the partial linearization with the most determinate operations. */
+  private readonly best: Int32Array;
+  private bestLength = 0;
   private bestDeterminate = 0;
+  /**
+   * The depth at which the stack last held a new best, not yet copied to `best` (-1: none).
+   * The copy waits for the next backtrack (the stack only grows until then), and copies
+   * only what changed since the last copy: the stack above the lowest depth it was popped
+   * to since (`lowWater`). Copying the whole stack at every new best would make a long
+   * linear history quadratic.
+   */
+  private bestSp = -1;
+  private lowWater = 0;
   private sp = 0;
+  /** The candidate being tried in the current frame (-1: the frame is not built yet). */
+  private pos = -1;
   private linearizedDeterminate = 0;
   private bitHash = 0;
+  /** Leading determinate words whose operations are all linearized. */
+  private fullWords = 0;
   private state: S;
-  private entry: number;
-  /** The pass over the candidates (an operation kind) the search is in. */
-  private pass: number;
   /** Iterations so far: steps tried and dead ends met. */
   iterations = 0;
   private explored = 0;
@@ -115,40 +189,121 @@ export class WglSearch<S> {
     ops: readonly Operation[],
     private readonly options: SearchOptions = {},
   ) {
-    const n = ops.length;
-    this.list = buildEntries(ops);
-    this.inputs = ops.map((o) => o.input);
-    this.outputs = ops.map((o) => (o.ret === undefined ? UNKNOWN : o.output));
-    this.determinate = new Uint8Array(n);
-    for (let i = 0; i < n; i++) this.determinate[i] = ops[i].ret === undefined ? 0 : 1;
-    this.kind = new Uint8Array(n);
     const reduce = options.reductions !== false;
+    const all = ops.length;
+    const dropped = reduce ? unobserved(model, ops) : undefined;
+    const readOnly = reduce ? readOnlyFlags(model, ops) : undefined;
+    // Search order: determinate operations, then the indeterminate ones kept, each by call.
+    const kindOf = new Uint8Array(all);
+    let det = 0;
+    let kept = 0;
+    let inCallOrder = true;
+    for (let i = 0; i < all; i++) {
+      const op = ops[i];
+      if (i > 0 && op.call < ops[i - 1].call) inCallOrder = false;
+      let k: number = UPDATE;
+      if (op.ret !== undefined) {
+        det++;
+        if (readOnly !== undefined && readOnly[i] === 1) k = READ_ONLY;
+      } else if (reduce) {
+        k = readOnly![i] === 1 ? IGNORED : dropped !== undefined && dropped[i] === true ? DROPPED : INDETERMINATE;
+      }
+      kindOf[i] = k;
+      if (k !== IGNORED && k !== DROPPED) kept++;
+    }
+    const n = kept;
+    const origin = new Int32Array(n);
+    let d = 0;
+    let x = det;
+    for (let i = 0; i < all; i++) {
+      if (ops[i].ret !== undefined) origin[d++] = i;
+      else if (kindOf[i] !== IGNORED && kindOf[i] !== DROPPED) origin[x++] = i;
+    }
+    if (!inCallOrder) {
+      const byCall = (a: number, b: number): number => ops[a].call - ops[b].call || a - b;
+      origin.subarray(0, det).sort(byCall);
+      origin.subarray(det).sort(byCall);
+    }
+    this.origin = origin;
+    this.det = det;
+    this.detWords = (det + 31) >>> 5;
+    this.gap = this.detWords * 32 - det;
+    const local = new Array<Operation>(n);
+    this.inputs = new Array(n);
+    this.outputs = new Array(n);
+    this.kind = new Uint8Array(n);
     const present = [false, false, false];
-    for (let i = 0; i < n; i++) {
-      const readOnly = reduce && isReadOnly(model, this.inputs[i], this.outputs[i]);
-      const k = !reduce ? UPDATE : this.determinate[i] === 1 ? (readOnly ? READ_ONLY : UPDATE) : readOnly ? IGNORED : INDETERMINATE;
-      this.kind[i] = k;
-      if (k !== IGNORED) present[k] = true;
+    for (let o = 0; o < n; o++) {
+      const op = ops[origin[o]];
+      local[o] = op;
+      this.inputs[o] = op.input;
+      this.outputs[o] = o < det ? op.output : UNKNOWN;
+      this.kind[o] = kindOf[origin[o]];
+      present[this.kind[o]] = true;
     }
-    this.nextPass = new Int8Array(3).fill(-1);
-    let later = -1;
-    for (let k = 2; k >= 0; k--) {
-      this.nextPass[k] = later;
-      if (present[k]) later = k;
+    this.list = buildEntries(local.slice(0, det));
+    this.call = Float64Array.from(local, (op) => op.call);
+    const priority = reduce ? priorities(model, ops) : undefined;
+    if (priority !== undefined) {
+      const hint = Float64Array.from(origin, (i) => priority[i]);
+      const byHint = Int32Array.from({ length: n }, (_, o) => o).sort((a, b) => hint[a] - hint[b] || a - b);
+      this.opOfRank = byHint;
+      this.hintRank = new Int32Array(n);
+      for (let r = 0; r < n; r++) this.hintRank[byHint[r]] = r;
     }
-    this.firstPass = later === -1 ? UPDATE : later;
-    this.pass = this.firstPass;
+    // With a hint, the model says where each update goes, indeterminate ones too (an
+    // observed crashed enqueue belongs where its value left the queue, not where the search
+    // first needs it): they share one pass, by hint.
+    const masks = this.hintRank === undefined ? [1 << READ_ONLY, 1 << UPDATE, 1 << INDETERMINATE] : [1 << READ_ONLY, (1 << UPDATE) | (1 << INDETERMINATE)];
+    this.passes = masks.filter((m) => [READ_ONLY, UPDATE, INDETERMINATE].some((k) => present[k] && (m & (1 << k)) !== 0));
+    // Groups of interchangeable indeterminate operations: equal inputs (plain WGL: none).
+    this.nextInGroup = new Int32Array(n).fill(-1);
+    this.indNext = new Int32Array(n + 1);
+    this.indPrev = new Int32Array(n + 1);
+    this.indSwap = new Int32Array(n).fill(-1);
+    const groups = new Map<number, number[]>();
+    const last: number[] = [];
+    let tail = n;
+    for (let o = det; o < n; o++) {
+      let first = true;
+      if (reduce) {
+        const h = hashValue(this.inputs[o]);
+        let members = groups.get(h);
+        if (members === undefined) groups.set(h, (members = []));
+        const g = members.find((m) => valueEqual(this.inputs[m], this.inputs[o]));
+        if (g === undefined) members.push(o);
+        else {
+          this.nextInGroup[last[g]] = o;
+          first = false;
+        }
+        last[g ?? o] = o;
+      }
+      if (first) {
+        this.indNext[tail] = o;
+        this.indPrev[o] = tail;
+        tail = o;
+      }
+    }
+    this.indNext[tail] = -1;
+    this.cand = new Int32Array(Math.max(16, 4 * n));
+    this.frameStart = new Int32Array(n + 1);
+    this.frameEnd = new Int32Array(n + 1);
+    this.frameForced = new Int32Array(n + 1);
+    this.advise = reduce ? adviser(model, ops) : undefined;
+    this.stackPos = new Int32Array(n);
     this.stackForced = new Uint8Array(n);
-    const words = Math.max(1, (n + 31) >>> 5);
-    this.bitset = new Uint32Array(words);
+    const words = this.detWords + ((n - this.det + 31) >>> 5);
+    this.bitset = new Uint32Array(Math.max(1, words));
     this.zob = zobrist(n);
-    this.memo = new Memo<S>(words, model.equal ? model.equal.bind(model) : Object.is, options.memoLimitBytes);
+    this.memo = new Memo<S>(this.detWords, words, model.equal ? model.equal.bind(model) : Object.is, options.memoLimitBytes, 4 * n);
     this.stackOp = new Int32Array(n);
+    this.best = new Int32Array(n);
     this.stackState = new Array(n);
+    this.topWord = new Int32Array(n + 1);
+    this.topWord[0] = -1;
     this.verbose = options.verbose === true;
     this.longestThrough = this.verbose ? new Array(n) : [];
     this.state = undefined as S;
-    this.entry = this.list.next[this.list.head];
     try {
       this.state = model.init();
     } catch (err) {
@@ -181,18 +336,31 @@ export class WglSearch<S> {
 
   private fail(err: unknown): void {
     this.finish('unknown', 'model-error');
-    this.outcome!.modelError = { operation: this.current, message: err instanceof Error ? err.message : String(err) };
+    const operation = this.current < 0 ? -1 : this.origin[this.current];
+    this.outcome!.modelError = { operation, message: err instanceof Error ? err.message : String(err) };
   }
 
   private finish(verdict: Verdict, reason?: SearchResult['reason']): void {
     const result: SearchResult = { verdict, explored: this.explored, cached: this.memo.size };
     if (reason) result.reason = reason;
+    const origin = this.origin;
+    const back = (seq: ArrayLike<number>): number[] => Array.from(seq, (o) => origin[o]);
     if (verdict === 'ok') {
-      result.linearization = Array.from(this.stackOp.subarray(0, this.sp));
+      result.linearization = back(this.stackOp.subarray(0, this.sp));
     } else {
-      result.longest = this.verbose ? distinctLongest(this.longestThrough, this.best) : [Array.from(this.best)];
+      this.snapshotBest();
+      const best = this.best.subarray(0, this.bestLength);
+      result.longest = (this.verbose ? distinctLongest(this.longestThrough, best) : [Array.from(best)]).map(back);
     }
     this.outcome = result;
+  }
+
+  private snapshotBest(): void {
+    if (this.bestSp < 0) return;
+    this.best.set(this.stackOp.subarray(this.lowWater, this.bestSp), this.lowWater);
+    this.bestLength = this.bestSp;
+    this.lowWater = this.bestSp;
+    this.bestSp = -1;
   }
 
   /** Verbose mode: credit the current stack to every operation on it (Porcupine's rule). */
@@ -208,135 +376,249 @@ export class WglSearch<S> {
     }
   }
 
+  /**
+   * Build the frame of the configuration at depth sp (model state `state`) on top of the
+   * candidate stack: the calls before the first return in the list; the forced ones first,
+   * then by kind, then by hint; of a group of interchangeable indeterminate operations
+   * only the first unused one; none the model's advice calls useless here. Returns its end.
+   */
+  private buildFrame(sp: number, state: S): number {
+    const { next, isCall, head, time } = this.list;
+    const entryOp = this.list.op;
+    const { kind, passes, hintRank, opOfRank, advise, inputs, outputs, indNext, call } = this;
+    const ind = this.indNext.length - 1;
+    const start = sp === 0 ? 0 : this.frameEnd[sp - 1];
+    let top = start;
+    // Indeterminate operations are candidates when called before the first return left.
+    let until = Infinity;
+    for (let e = next[head]; e !== -1; e = next[e]) {
+      if (isCall[e] === 0) {
+        until = time[e];
+        break;
+      }
+    }
+    // With advice: the forced operations first, and the useless ones left out. Read-only
+    // ones are forced anyway, and come first in the next pass.
+    let useless: number[] | undefined;
+    if (advise !== undefined) {
+      for (let e = next[head], x = indNext[ind]; ; ) {
+        let o: number;
+        if (e !== -1 && isCall[e] === 1) {
+          o = entryOp[e];
+          e = next[e];
+        } else if (x !== -1 && call[x] <= until) {
+          o = x;
+          x = indNext[x];
+        } else break;
+        if (kind[o] === READ_ONLY) continue;
+        const a = advise(state, inputs[o], outputs[o]);
+        if (a === 'useless') (useless ??= []).push(o);
+        if (a !== 'forced') continue;
+        if (top === this.cand.length) this.growCandidates();
+        this.cand[top++] = o;
+      }
+    }
+    const named = top;
+    let forcedEnd = top;
+    for (let k = 0; k < passes.length; k++) {
+      const mask = passes[k];
+      const from = top;
+      for (let e = next[head], x = indNext[ind]; ; ) {
+        let o: number;
+        if (e !== -1 && isCall[e] === 1) {
+          o = entryOp[e];
+          e = next[e];
+        } else if (x !== -1 && call[x] <= until) {
+          o = x;
+          x = indNext[x];
+        } else break;
+        if ((mask & (1 << kind[o])) === 0) continue;
+        if ((named > start && this.cand.subarray(start, named).includes(o)) || (useless !== undefined && useless.includes(o))) continue;
+        if (top === this.cand.length) this.growCandidates();
+        this.cand[top++] = o;
+      }
+      if (mask === 1 << READ_ONLY) forcedEnd = top;
+      // Determinate then indeterminate candidates, each in call order; a hint reorders,
+      // determinate operations first among equal hints.
+      if (hintRank !== undefined && top - from > 1) {
+        const cand = this.cand;
+        for (let i = from; i < top; i++) cand[i] = hintRank[cand[i]];
+        cand.subarray(from, top).sort();
+        for (let i = from; i < top; i++) cand[i] = opOfRank![cand[i]];
+      }
+    }
+    this.frameStart[sp] = start;
+    this.frameEnd[sp] = top;
+    this.frameForced[sp] = forcedEnd;
+    return top;
+  }
+
+  private growCandidates(): void {
+    const grown = new Int32Array(this.cand.length * 2);
+    grown.set(this.cand);
+    this.cand = grown;
+  }
+
   /** The loop's registers, kept between runs (a closure would box them in a context). */
-  private save(sp: number, linearizedDeterminate: number, bitHash: number, state: S, entry: number, iterations: number, explored: number, pass: number, bestDeterminate: number): void {
+  private save(sp: number, pos: number, linearizedDeterminate: number, bitHash: number, state: S, iterations: number, explored: number, bestDeterminate: number, fullWords: number): void {
     this.sp = sp;
+    this.pos = pos;
     this.linearizedDeterminate = linearizedDeterminate;
     this.bitHash = bitHash;
     this.state = state;
-    this.entry = entry;
     this.iterations = iterations;
     this.explored = explored;
-    this.pass = pass;
     this.bestDeterminate = bestDeterminate;
+    this.fullWords = fullWords;
   }
 
   private loop(budget: number): boolean {
-    const { model, memo, bitset, zob, stackOp, stackState, stackForced, inputs, outputs, determinate, kind, nextPass, firstPass, verbose } = this;
-    const { head, next, prev, isCall, callEntry, returnEntry } = this.list;
-    const entryOp = this.list.op;
+    const { model, memo, bitset, zob, stackOp, stackState, stackForced, stackPos, inputs, outputs, verbose, det, detWords, gap, topWord, frameStart, frameEnd, frameForced, indNext, indPrev, nextInGroup, indSwap, call } = this;
+    const { head, next, prev, callEntry, returnEntry } = this.list;
     const mustLinearize = this.list.determinate;
     const deadline = this.options.deadline ?? Infinity;
     const cancelled = this.options.cancelled;
-    let { sp, linearizedDeterminate, bitHash, state, entry, iterations, explored, pass } = this;
+    let { sp, pos, linearizedDeterminate, bitHash, state, iterations, explored, fullWords } = this;
     const stopAt = iterations + budget;
     let bestDeterminate = this.bestDeterminate;
     const hashState = model.hash === undefined ? undefined : model.hash.bind(model);
     const step = model.step.bind(model);
+    // The last determinate word is full when its `det % 32` low bits are set.
+    const lastMask = det % 32 === 0 ? 0xffffffff : 2 ** (det % 32) - 1;
     let current = -1;
+    let end = pos < 0 ? 0 : frameEnd[sp];
+    let cand = this.cand;
     try {
       for (;;) {
         if (iterations >= stopAt) {
-          this.save(sp, linearizedDeterminate, bitHash, state, entry, iterations, explored, pass, bestDeterminate);
+          this.save(sp, pos, linearizedDeterminate, bitHash, state, iterations, explored, bestDeterminate, fullWords);
           return false;
         }
         if ((++iterations & POLL_EVERY) === 0) {
           if (Date.now() > deadline || (cancelled !== undefined && cancelled())) {
-            this.save(sp, linearizedDeterminate, bitHash, state, entry, iterations, explored, pass, bestDeterminate);
+            this.save(sp, pos, linearizedDeterminate, bitHash, state, iterations, explored, bestDeterminate, fullWords);
             this.finish('unknown', Date.now() > deadline ? 'timeout' : 'cancelled');
             return true;
           }
         }
-        if (linearizedDeterminate === mustLinearize || entry === -1) {
-          this.save(sp, linearizedDeterminate, bitHash, state, entry, iterations, explored, pass, bestDeterminate);
+        if (linearizedDeterminate === mustLinearize) {
+          this.save(sp, pos, linearizedDeterminate, bitHash, state, iterations, explored, bestDeterminate, fullWords);
           if (verbose) this.recordThrough(sp);
           this.finish('ok');
           return true;
         }
-        let deadEnd = false;
-        if (isCall[entry] === 1) {
-          const o = entryOp[entry];
-          if (kind[o] !== pass) {
-            entry = next[entry];
-            continue;
-          }
+        if (pos < 0) {
+          end = this.buildFrame(sp, state);
+          cand = this.cand;
+          pos = frameStart[sp];
+        }
+        let deadEnd = true;
+        if (pos < end) {
+          const o = cand[pos];
           current = o;
           const r = step(state, inputs[o], outputs[o]);
+          deadEnd = false;
           if (r.ok) {
-            const w = o >>> 5;
-            const bit = 1 << (o & 31);
+            const isDet = o < det;
+            const b = isDet ? o : o + gap;
+            const w = b >>> 5;
+            const bit = 1 << (b & 31);
             bitset[w] |= bit;
+            let low = fullWords;
+            if (isDet && w === low) while (low < detWords && bitset[low] === (low === detWords - 1 ? lastMask : 0xffffffff)) low++;
+            const top = isDet && w > topWord[sp] ? w : topWord[sp];
             const nextHash = bitHash ^ zob[o];
-            if (memo.add(hashState === undefined ? nextHash : nextHash ^ hashState(r.state), bitset, r.state)) {
+            if (memo.add(hashState === undefined ? nextHash : nextHash ^ hashState(r.state), bitset, low, top, r.state)) {
               explored++;
               stackOp[sp] = o;
+              stackPos[sp] = pos;
               stackState[sp] = state;
-              stackForced[sp] = pass === READ_ONLY ? 1 : 0;
+              stackForced[sp] = pos < frameForced[sp] ? 1 : 0;
               sp++;
+              topWord[sp] = top;
+              fullWords = low;
               state = r.state;
               bitHash = nextHash;
-              if (determinate[o] === 1) {
+              if (isDet) {
                 linearizedDeterminate++;
                 if (linearizedDeterminate > bestDeterminate) {
                   bestDeterminate = linearizedDeterminate;
-                  this.best = stackOp.slice(0, sp);
+                  this.bestSp = sp;
                 }
-              }
-              // lift: unlink the call entry, then the return entry
-              const c = callEntry[o];
-              next[prev[c]] = next[c];
-              if (next[c] !== -1) prev[next[c]] = prev[c];
-              const rt = returnEntry[o];
-              if (rt !== -1) {
+                // lift: unlink the call entry, then the return entry
+                const c = callEntry[o];
+                next[prev[c]] = next[c];
+                if (next[c] !== -1) prev[next[c]] = prev[c];
+                const rt = returnEntry[o];
                 next[prev[rt]] = next[rt];
                 if (next[rt] !== -1) prev[next[rt]] = prev[rt];
+              } else {
+                // Out of the indeterminate list; the next of its group in, in call order.
+                indNext[indPrev[o]] = indNext[o];
+                if (indNext[o] !== -1) indPrev[indNext[o]] = indPrev[o];
+                const m = nextInGroup[o];
+                indSwap[sp - 1] = m;
+                if (m !== -1) {
+                  let at = indNext.length - 1;
+                  while (indNext[at] !== -1 && call[indNext[at]] <= call[m]) at = indNext[at];
+                  indNext[m] = indNext[at];
+                  indPrev[m] = at;
+                  if (indNext[at] !== -1) indPrev[indNext[at]] = m;
+                  indNext[at] = m;
+                }
               }
-              entry = next[head];
-              pass = firstPass;
+              pos = -1;
               continue;
             }
             bitset[w] &= ~bit;
-            // A read-only operation that fits leads to an explored configuration: this one
-            // is as good as that one, which failed.
-            deadEnd = pass === READ_ONLY;
+            // A forced operation that fits leads to an explored configuration: this one is
+            // as good as that one, which failed.
+            deadEnd = pos < frameForced[sp];
           }
           if (!deadEnd) {
-            entry = next[entry];
+            pos++;
             continue;
           }
-        } else if (nextPass[pass] !== -1) {
-          // The candidates (calls before this return) end here: the next pass over them.
-          pass = nextPass[pass];
-          entry = next[head];
-          continue;
         }
-        // A dead end: every candidate failed here (a return whose call is not linearized).
+        // A dead end: every candidate failed here.
         if (verbose) this.recordThrough(sp);
+        if (this.bestSp >= 0) this.snapshotBest();
         for (;;) {
           if (sp === 0) {
-            this.save(sp, linearizedDeterminate, bitHash, state, entry, iterations, explored, pass, bestDeterminate);
+            this.save(sp, pos, linearizedDeterminate, bitHash, state, iterations, explored, bestDeterminate, fullWords);
             this.finish('illegal');
             return true;
           }
           sp--;
+          if (sp < this.lowWater) this.lowWater = sp;
           const o = stackOp[sp];
           state = stackState[sp];
           stackState[sp] = undefined as S;
-          bitset[o >>> 5] &= ~(1 << (o & 31));
+          const b = o < det ? o : o + gap;
+          bitset[b >>> 5] &= ~(1 << (b & 31));
           bitHash ^= zob[o];
-          if (determinate[o] === 1) linearizedDeterminate--;
-          // unlift: relink in the reverse order of lift
-          const rt = returnEntry[o];
-          if (rt !== -1) {
+          if (o < det) {
+            linearizedDeterminate--;
+            if (b >>> 5 < fullWords) fullWords = b >>> 5;
+            // unlift: relink in the reverse order of lift
+            const rt = returnEntry[o];
             next[prev[rt]] = rt;
             if (next[rt] !== -1) prev[next[rt]] = rt;
+            const c = callEntry[o];
+            next[prev[c]] = c;
+            if (next[c] !== -1) prev[next[c]] = c;
+          } else {
+            const m = indSwap[sp];
+            if (m !== -1) {
+              indNext[indPrev[m]] = indNext[m];
+              if (indNext[m] !== -1) indPrev[indNext[m]] = indPrev[m];
+            }
+            indNext[indPrev[o]] = o;
+            if (indNext[o] !== -1) indPrev[indNext[o]] = o;
           }
-          const c = callEntry[o];
-          next[prev[c]] = c;
-          if (next[c] !== -1) prev[next[c]] = c;
-          entry = next[c];
-          pass = kind[o];
-          // Backtracking over a forced read-only operation: its configuration failed too.
+          pos = stackPos[sp] + 1;
+          end = frameEnd[sp];
+          // Backtracking over a forced operation: its configuration failed too.
           if (stackForced[sp] === 0) break;
         }
       }
@@ -347,13 +629,67 @@ export class WglSearch<S> {
   }
 }
 
-/** The model's readOnly; a readOnly that throws only costs the reduction. */
-function isReadOnly(model: Model, input: unknown, output: unknown): boolean {
+/** What the model's advice may say of a step in a state. */
+type Advice = 'forced' | 'useless' | undefined;
+
+/** The model's advice; a hook that throws or answers oddly only costs the reduction. */
+function adviser<S>(model: Model<S>, ops: readonly Operation[]): ((state: S, input: unknown, output: unknown) => Advice) | undefined {
+  if (model.advice === undefined) return undefined;
   try {
-    return model.readOnly?.(input, output) === true;
+    const advice = model.advice(ops);
+    if (advice === undefined) return undefined;
+    return (state, input, output) => {
+      try {
+        const a = advice(state, input, output);
+        return a === 'forced' || a === 'useless' ? a : undefined;
+      } catch {
+        return undefined;
+      }
+    };
   } catch {
-    return false;
+    return undefined;
   }
+}
+
+/** The model's priority hints; a hook that throws or answers badly only costs the order. */
+function priorities(model: Model, ops: readonly Operation[]): number[] | undefined {
+  if (model.priority === undefined) return undefined;
+  try {
+    const r = model.priority(ops);
+    return Array.isArray(r) && r.length === ops.length && r.every((x) => typeof x === 'number' && !Number.isNaN(x)) ? r : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The model's unobserved verdicts; a hook that throws or answers badly only costs the reduction. */
+function unobserved(model: Model, ops: readonly Operation[]): boolean[] | undefined {
+  if (model.unobserved === undefined || !ops.some((o) => o.ret === undefined)) return undefined;
+  try {
+    const r = model.unobserved(ops);
+    return Array.isArray(r) && r.length === ops.length ? r : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The model's readOnly for every operation (1: read-only), with its output or UNKNOWN; a
+ * readOnly that throws only costs the reduction for that operation.
+ */
+function readOnlyFlags(model: Model, ops: readonly Operation[]): Uint8Array {
+  const flags = new Uint8Array(ops.length);
+  const readOnly = model.readOnly;
+  if (readOnly === undefined) return flags;
+  for (let i = 0; i < ops.length; i++) {
+    const op = ops[i];
+    try {
+      flags[i] = readOnly.call(model, op.input, op.ret === undefined ? UNKNOWN : op.output) === true ? 1 : 0;
+    } catch {
+      flags[i] = 0;
+    }
+  }
+  return flags;
 }
 
 /** Search one (sub-)history to the end (or the deadline). */

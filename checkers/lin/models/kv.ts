@@ -57,6 +57,182 @@ function partitionByKey(history: readonly Operation<KvInput, unknown>[]): Operat
 }
 
 /**
+ * Crashed puts and appends whose value no get (of the same key) returned as part of its
+ * string. While a put or an append is in effect its value is a substring of the key's
+ * string, until the next put: an unobserved one had no get after it before the next put,
+ * and removing it changes no get's result.
+ */
+function unobserved(history: readonly Operation<KvInput, unknown>[]): boolean[] {
+  const out = new Array<boolean>(history.length).fill(false);
+  const keys = new KeyIndex();
+  const pending: number[][] = [];
+  for (let i = 0; i < history.length; i++) {
+    const op = history[i];
+    if (op.ret === undefined && (op.input.f === 'put' || op.input.f === 'append') && typeof op.input.value === 'string') {
+      (pending[keys.of(op.input.key)] ??= []).push(i);
+    }
+  }
+  if (pending.length === 0) return out;
+  const gets: string[][] = [];
+  for (const op of history) {
+    if (op.ret === undefined || op.input.f !== 'get' || typeof op.output !== 'string') continue;
+    const k = keys.find(op.input.key);
+    if (k >= 0 && pending[k] !== undefined) (gets[k] ??= []).push(op.output);
+  }
+  pending.forEach((ids, k) => {
+    // One search in all the strings joined: a match across two of them only keeps an
+    // operation that could have been dropped, never the reverse. Every substring of a
+    // string that is a prefix of another is in the other: only the longest are searched.
+    const all = maximal(gets[k] ?? []).join('\n');
+    for (const i of ids) out[i] = !all.includes(history[i].input.value as string);
+  });
+  return out;
+}
+
+/**
+ * The distinct strings that are not a prefix of another. Sorted, a string that is a prefix
+ * of another is a prefix of the one right after it (any string between them starts with
+ * it too), so one comparison each.
+ */
+function maximal(strings: string[]): string[] {
+  const sorted = [...new Set(strings)].sort();
+  return sorted.filter((s, i) => i === sorted.length - 1 || !sorted[i + 1].startsWith(s));
+}
+
+/**
+ * Small ids for the keys of a history, in order of first appearance. A partition holds
+ * one key, so the last key found is compared first (a string compare, no hashing).
+ */
+class KeyIndex {
+  private readonly ids = new Map<unknown, number>();
+  private lastKey: unknown = undefined;
+  private lastId = -1;
+
+  of(key: unknown): number {
+    if (this.lastId >= 0 && key === this.lastKey) return this.lastId;
+    let id = this.ids.get(key);
+    if (id === undefined) this.ids.set(key, (id = this.ids.size));
+    this.lastKey = key;
+    this.lastId = id;
+    return id;
+  }
+
+  /** The key's id, or -1 if it was never given one. */
+  find(key: unknown): number {
+    if (this.lastId >= 0 && key === this.lastKey) return this.lastId;
+    const id = this.ids.get(key);
+    if (id === undefined) return -1;
+    this.lastKey = key;
+    this.lastId = id;
+    return id;
+  }
+}
+
+/**
+ * The order to try: the order the gets' strings show. A key's string is the value of its
+ * last put (or nothing), then the appends since, in order; so each update gets a place
+ * (epoch, offset): a put opens the epoch of its value (epochs in the order of the puts'
+ * calls), an append sits at the offset where the first get (by call) that returned its
+ * value shows it, in that get's epoch. Never seen: last. Gets are read-only (tried as
+ * soon as they fit) and keep their calls.
+ */
+function priority(history: readonly Operation<KvInput, unknown>[]): number[] {
+  const n = history.length;
+  const out = new Array<number>(n);
+  const keys = new KeyIndex();
+  const byKey: { puts: number[]; gets: number[]; appends: number[] }[] = [];
+  let inCallOrder = true;
+  for (let i = 0; i < n; i++) {
+    const op = history[i];
+    out[i] = op.call;
+    if (i > 0 && op.call < history[i - 1].call) inCallOrder = false;
+    const input = op.input;
+    const k = (byKey[keys.of(input.key)] ??= { puts: [], gets: [], appends: [] });
+    if (input.f === 'get') {
+      if (op.ret !== undefined && typeof op.output === 'string') k.gets.push(i);
+    } else if (typeof input.value === 'string') {
+      if (input.f === 'put') k.puts.push(i);
+      else if (input.f === 'append' && input.value !== '') k.appends.push(i);
+    }
+  }
+  const byCall = (a: number, b: number): number => history[a].call - history[b].call || a - b;
+  const MAX = 2 ** 26; // offsets below this; epochs scale above it
+  for (const { puts, gets, appends } of byKey) {
+    if (!inCallOrder) {
+      puts.sort(byCall);
+      gets.sort(byCall);
+    }
+    // A put opens an epoch: the strings that start with its value (0: before any put).
+    const epochOf = new Map<string, number>();
+    const lengths: number[] = [];
+    for (let e = 0; e < puts.length; e++) {
+      const v = history[puts[e]].input.value as string;
+      epochOf.set(v, e + 1);
+      if (v.length > 0 && !lengths.includes(v.length)) lengths.push(v.length);
+    }
+    const epochOfString = (w: string): number => {
+      for (const l of lengths) {
+        const e = epochOf.get(w.slice(0, l));
+        if (e !== undefined) return e;
+      }
+      return 0;
+    };
+    // Epochs in the order of the first return of a get that saw them (concurrent puts
+    // take effect in any order of their calls; a long get may have seen a late epoch);
+    // `seen[r]`: the time by which the epoch of rank r + 1 had been seen.
+    const firstSeen = new Float64Array(puts.length + 1).fill(Infinity);
+    const epochs = new Int32Array(gets.length);
+    for (let k = 0; k < gets.length; k++) {
+      const i = gets[k];
+      const e = (epochs[k] = epochOfString(history[i].output as string));
+      if (history[i].ret! < firstSeen[e]) firstSeen[e] = history[i].ret!;
+    }
+    const order: number[] = [];
+    for (let e = 1; e <= puts.length; e++) if (firstSeen[e] !== Infinity) order.push(e);
+    order.sort((x, y) => firstSeen[x] - firstSeen[y] || x - y);
+    const rank = new Float64Array(puts.length + 1).fill(-1);
+    rank[0] = 0;
+    order.forEach((e, r) => (rank[e] = r + 1));
+    const seen = order.map((e) => firstSeen[e]);
+    /** The end of the epoch last seen by time t: where updates no get saw go. */
+    const lastEnd = (t: number): number => {
+      let lo = 0;
+      let hi = seen.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (seen[mid] <= t) lo = mid + 1;
+        else hi = mid;
+      }
+      return lo * MAX + (MAX - 1);
+    };
+    for (let e = 0; e < puts.length; e++) out[puts[e]] = rank[e + 1] >= 0 ? rank[e + 1] * MAX : lastEnd(history[puts[e]].call);
+    // Where each append sits: its offset in the longest string gets saw in its epoch (an
+    // epoch's strings grow by appends; a value is in one epoch at most). Its epoch is the
+    // one last seen by its call or a later one: the next 8 are searched.
+    const longestIn = new Array<string>(puts.length + 1).fill('');
+    for (let k = 0; k < gets.length; k++) {
+      const w = history[gets[k]].output as string;
+      const e = epochs[k];
+      if (w.length > longestIn[e].length) longestIn[e] = w;
+    }
+    const byRank = [0, ...order];
+    for (const i of appends) {
+      const v = history[i].input.value as string;
+      const end = lastEnd(history[i].call);
+      out[i] = end;
+      for (let r = Math.floor(end / MAX); r < byRank.length && r * MAX <= end + 8 * MAX; r++) {
+        const at = longestIn[byRank[r]].indexOf(v);
+        if (at >= 0) {
+          out[i] = r * MAX + Math.min(at + 1, MAX - 2);
+          break;
+        }
+      }
+    }
+  }
+  return out;
+}
+
+/**
  * The values met during one check, hash-consed: each distinct string gets one small id,
  * and an append is looked up from (old id, suffix) without touching the old string. Map
  * states are then arrays of ids, compared and hashed as integers. The table belongs to
@@ -200,6 +376,8 @@ export const kvAppend: Model<KvValue, KvInput, unknown> = {
   },
   partition: partitionByKey,
   readOnly: (input) => input.f === 'get',
+  unobserved,
+  priority,
   hash: (s) => fmix32(s.hash),
   equal: (a, b) => a.equals(b),
   describeOperation,
@@ -257,6 +435,8 @@ export const kvAppendUnpartitioned: Model<KvMap, KvInput, unknown> = {
     return unknownOperation(input);
   },
   readOnly: (input) => input.f === 'get',
+  unobserved,
+  priority,
   hash: (m) => m.hash,
   equal: mapEqual,
   describeOperation,

@@ -126,6 +126,28 @@ describe('set, queue, mutex', () => {
     expect(queue.equal!(t, queue.init())).toBe(true);
   });
 
+  it('queue: equal contents hash equal, however they were reached', () => {
+    const a = run(queue, [[{ f: 'enqueue', value: 1 }, null], [{ f: 'enqueue', value: 2 }, null], [{ f: 'dequeue' }, 1], [{ f: 'enqueue', value: 3 }, null]]);
+    const b = run(queue, [[{ f: 'enqueue', value: 2 }, null], [{ f: 'enqueue', value: 3 }, null]]);
+    const c = run(queue, [[{ f: 'enqueue', value: 3 }, null], [{ f: 'enqueue', value: 2 }, null]]);
+    expect(queue.equal!(a, b)).toBe(true);
+    expect(queue.hash!(a)).toBe(queue.hash!(b));
+    expect(queue.equal!(b, c)).toBe(false);
+    expect(queue.hash!(b)).not.toBe(queue.hash!(c));
+  });
+
+  it('set: equal members are equal states, whatever the order of adds', () => {
+    const init = set.init();
+    const a = run(set, [[{ f: 'add', value: 3 }, null], [{ f: 'add', value: 1 }, null], [{ f: 'add', value: 2 }, null]], init);
+    const b = run(set, [[{ f: 'add', value: 2 }, null], [{ f: 'add', value: 3 }, null], [{ f: 'add', value: 1 }, null], [{ f: 'add', value: 3 }, null]], init);
+    expect(set.equal!(a, b)).toBe(true);
+    expect(set.hash!(a)).toBe(set.hash!(b));
+    expect(set.step(a, { f: 'read' }, [1, 2, 3]).ok).toBe(true);
+    expect(set.step(a, { f: 'read' }, [1, 2]).ok).toBe(false);
+    expect(set.step(a, { f: 'read' }, [1, 2, 3, 4]).ok).toBe(false);
+    expect(set.describeState!(b)).toBe('{1, 2, 3}');
+  });
+
   it('mutex: acquire only when free, release only when held', () => {
     expect(mutex.step(false, { f: 'acquire' }, null)).toEqual({ ok: true, state: true });
     expect(mutex.step(true, { f: 'acquire' }, null).ok).toBe(false);

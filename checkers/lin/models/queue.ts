@@ -2,7 +2,7 @@
 // null when the queue is empty.
 
 import { fmix32, hashValue, show, valueEqual } from '../hash.ts';
-import { UNKNOWN, type Model } from '../types.ts';
+import { UNKNOWN, type Model, type Operation } from '../types.ts';
 
 export interface QueueInput {
   f: 'enqueue' | 'dequeue';
@@ -15,10 +15,123 @@ export interface QueueState {
   hash: number;
 }
 
+/**
+ * hash(items) = sum of hashValue(items[i]) * B^(length - 1 - i), mod 2^32: an enqueue
+ * multiplies by B and adds, a dequeue subtracts the head's term, both in O(1).
+ */
+const B = 0x01000193;
+const powers = [1];
+
+function power(k: number): number {
+  while (powers.length <= k) powers.push(Math.imul(powers[powers.length - 1], B));
+  return powers[k];
+}
+
 function hashItems(items: readonly unknown[]): number {
-  let h = items.length;
-  for (const x of items) h = (Math.imul(h, 0x01000193) + hashValue(x)) | 0;
-  return fmix32(h);
+  let h = 0;
+  for (const x of items) h = (Math.imul(h, B) + hashValue(x)) | 0;
+  return h;
+}
+
+/**
+ * Crashed enqueues of a value no dequeue returned. Such a value, if it was enqueued, was
+ * never at the head when a dequeue with a known output ran; removing it, and the crashed
+ * dequeue that may have taken it, leaves every other dequeue its result.
+ */
+function unobserved(history: readonly Operation<QueueInput, unknown>[]): boolean[] {
+  const returned = new Map<number, unknown[]>();
+  for (const op of history) {
+    if (op.ret === undefined || op.input.f !== 'dequeue' || op.output === null) continue;
+    const h = hashValue(op.output);
+    const b = returned.get(h);
+    if (b === undefined) returned.set(h, [op.output]);
+    else b.push(op.output);
+  }
+  return history.map(
+    (op) => op.ret === undefined && op.input.f === 'enqueue' && returned.get(hashValue(op.input.value))?.some((v) => valueEqual(v, op.input.value)) !== true,
+  );
+}
+
+/**
+ * The order to try, in dequeue time: a dequeue at its call; an enqueue at the call of the
+ * first dequeue that returned its value, so that concurrent enqueues are tried in the order
+ * their values left. A value no dequeue returned either left through a crashed dequeue (at
+ * the call of the first one after the enqueue's) or never left, behind every value that did
+ * (none after it: last). A crashed dequeue comes last: `advice` puts it where it is needed.
+ */
+function priority(history: readonly Operation<QueueInput, unknown>[]): number[] {
+  const taken = new Map<number, { value: unknown; at: number }[]>();
+  const crashedDequeues: number[] = [];
+  for (const op of history) {
+    if (op.input.f !== 'dequeue') continue;
+    if (op.ret === undefined) crashedDequeues.push(op.call);
+    if (op.ret === undefined || op.output === null) continue;
+    const h = hashValue(op.output);
+    let b = taken.get(h);
+    if (b === undefined) taken.set(h, (b = []));
+    const same = b.find((x) => valueEqual(x.value, op.output));
+    if (same === undefined) b.push({ value: op.output, at: op.call });
+    else if (op.call < same.at) same.at = op.call;
+  }
+  crashedDequeues.sort((a, b) => a - b);
+  const firstCrashAfter = (t: number): number => {
+    let lo = 0;
+    let hi = crashedDequeues.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (crashedDequeues[mid] < t) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < crashedDequeues.length ? crashedDequeues[lo] : Infinity;
+  };
+  return history.map((op) => {
+    if (op.input.f !== 'enqueue') return op.ret === undefined ? Infinity : op.call;
+    const at = taken.get(hashValue(op.input.value))?.find((x) => valueEqual(x.value, op.input.value))?.at;
+    return at === undefined ? firstCrashAfter(op.call) : at;
+  });
+}
+
+/**
+ * Where a crashed dequeue goes. Forced when the head holds a value that no dequeue
+ * returned: the dequeues after it can only be crashed ones (a known output would have to
+ * be that value), the first of them can come now instead (removing the head commutes with
+ * enqueues), and if none comes, removing the head now is seen by no one. Useless when the
+ * queue is empty (it would change nothing), or when the head holds a value enqueued once
+ * that a dequeue returns (that dequeue could then never come).
+ */
+function advice(history: readonly Operation<QueueInput, unknown>[]): ((q: QueueState, input: QueueInput, output: unknown) => 'forced' | 'useless' | undefined) | undefined {
+  if (!history.some((op) => op.ret === undefined && op.input.f === 'dequeue')) return undefined;
+  const returned = new ValueCounts();
+  const enqueued = new ValueCounts();
+  for (const op of history) {
+    if (op.input.f === 'enqueue') enqueued.add(op.input.value);
+    else if (op.ret !== undefined && op.input.f === 'dequeue' && op.output !== null) returned.add(op.output);
+  }
+  return (q, input, output) => {
+    if (input.f !== 'dequeue' || output !== UNKNOWN) return undefined;
+    if (q.items.length === 0) return 'useless';
+    const head = q.items[0];
+    if (returned.count(head) === 0) return 'forced';
+    return enqueued.count(head) === 1 ? 'useless' : undefined;
+  };
+}
+
+/** How many times each value occurs (structural equality). */
+class ValueCounts {
+  private readonly buckets = new Map<number, { value: unknown; count: number }[]>();
+
+  add(v: unknown): void {
+    const h = hashValue(v);
+    let b = this.buckets.get(h);
+    if (b === undefined) this.buckets.set(h, (b = []));
+    const e = b.find((x) => valueEqual(x.value, v));
+    if (e === undefined) b.push({ value: v, count: 1 });
+    else e.count++;
+  }
+
+  count(v: unknown): number {
+    return this.buckets.get(hashValue(v))?.find((x) => valueEqual(x.value, v))?.count ?? 0;
+  }
 }
 
 const EMPTY: QueueState = { items: [], hash: hashItems([]) };
@@ -29,19 +142,22 @@ export const queue: Model<QueueState, QueueInput, unknown> = {
   step(q, input, output) {
     if (input.f === 'enqueue') {
       const items = [...q.items, input.value];
-      return { ok: true, state: { items, hash: hashItems(items) } };
+      return { ok: true, state: { items, hash: (Math.imul(q.hash, B) + hashValue(input.value)) | 0 } };
     }
     if (input.f === 'dequeue') {
       if (q.items.length === 0) return { ok: output === UNKNOWN || output === null, state: q };
       if (output !== UNKNOWN && !valueEqual(output, q.items[0])) return { ok: false, state: q };
       const items = q.items.slice(1);
-      return { ok: true, state: { items, hash: hashItems(items) } };
+      return { ok: true, state: { items, hash: (q.hash - Math.imul(hashValue(q.items[0]), power(items.length))) | 0 } };
     }
     throw new Error(`queue: unknown operation ${show((input as { f: unknown }).f)}`);
   },
   // A dequeue that saw an empty queue changes nothing.
   readOnly: (input, output) => input.f === 'dequeue' && output === null,
-  hash: (q) => q.hash,
+  unobserved,
+  priority,
+  advice,
+  hash: (q) => fmix32(q.hash ^ q.items.length),
   equal: (a, b) => a.hash === b.hash && valueEqual(a.items, b.items),
   describeOperation: (input, output) =>
     input.f === 'enqueue'

@@ -3,7 +3,7 @@
 // (nil: never written).
 
 import { hashValue, show, valueEqual } from '../hash.ts';
-import { UNKNOWN, type Model, type Unknown } from '../types.ts';
+import { UNKNOWN, type Model, type Operation, type Unknown } from '../types.ts';
 
 export interface RegisterInput {
   f: 'read' | 'write' | 'cas';
@@ -50,6 +50,65 @@ function describeOperation(input: RegisterInput, output: unknown | Unknown): str
   }
 }
 
+/**
+ * Crashed writes and cas whose value nothing could have read. A value x is observed by a
+ * read that returned x, a cas from x that succeeded, a failed cas from anything but x (the
+ * register must not have held `from`), and an indeterminate cas from x that is itself
+ * kept (it may have taken effect only over x). Removing an unobserved write and the
+ * unobserved operations after it leaves every other operation reading what it read: in a
+ * linearization, between the write and the next one, nothing but writes can come.
+ */
+function unobserved(history: readonly Operation<RegisterInput, unknown>[]): boolean[] {
+  const seen = new ValueSet();
+  const failedFrom = new ValueSet();
+  const pending: number[] = [];
+  history.forEach((op, i) => {
+    const { f, value } = op.input;
+    if (op.ret === undefined) {
+      if (f === 'write' || f === 'cas') pending.push(i);
+    } else if (f === 'read') seen.add(op.output);
+    else if (f === 'cas' && Array.isArray(value)) (op.output === false ? failedFrom : seen).add(value[0]);
+  });
+  const written = (i: number): unknown => {
+    const { f, value } = history[i].input;
+    return f === 'write' ? value : Array.isArray(value) ? value[1] : undefined;
+  };
+  const observed = (x: unknown): boolean => seen.has(x) || failedFrom.size > 1 || (failedFrom.size === 1 && !failedFrom.has(x));
+  const out = new Array<boolean>(history.length).fill(false);
+  for (const i of pending) out[i] = true;
+  // Kept cas read their `from`, which may keep more: repeat until nothing changes.
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const i of pending) {
+      if (!out[i] || !observed(written(i))) continue;
+      out[i] = false;
+      changed = true;
+      const { f, value } = history[i].input;
+      if (f === 'cas' && Array.isArray(value)) seen.add(value[0]);
+    }
+  }
+  return out;
+}
+
+/** Values compared structurally (hash.ts valueEqual), bucketed by hashValue. */
+class ValueSet {
+  private readonly buckets = new Map<number, unknown[]>();
+  size = 0;
+
+  add(v: unknown): void {
+    const h = hashValue(v);
+    const b = this.buckets.get(h);
+    if (b === undefined) this.buckets.set(h, [v]);
+    else if (!b.some((x) => valueEqual(x, v))) b.push(v);
+    else return;
+    this.size++;
+  }
+
+  has(v: unknown): boolean {
+    return this.buckets.get(hashValue(v))?.some((x) => valueEqual(x, v)) === true;
+  }
+}
+
 function base(name: string, allowCas: boolean): Model<unknown, RegisterInput, unknown> {
   return {
     name,
@@ -60,6 +119,7 @@ function base(name: string, allowCas: boolean): Model<unknown, RegisterInput, un
     describeOperation,
     describeState: (s) => show(s),
     readOnly: (input, output) => input.f === 'read' || (allowCas && input.f === 'cas' && output === false),
+    unobserved,
   };
 }
 

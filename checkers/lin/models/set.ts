@@ -1,18 +1,24 @@
 // Knossos's set: add v; read returns every member (in any order).
+//
+// A set grows to the size of the history, and every step of a search makes one, so a
+// state must not be a copy of its members. Members get small ids in the order the check
+// first meets them (about the order the history adds them), and a state is the ids below
+// `prefix` (all of them) plus a short sorted list of larger ids: the adds still out of
+// order. Its hash is the sum of its members' hashes; a read's members are turned into ids
+// once per output (the same array comes back at every try).
 
-import { show } from '../hash.ts';
-import { UNKNOWN, type Model } from '../types.ts';
+import { fmix32, show } from '../hash.ts';
+import { UNKNOWN, type Model, type Operation } from '../types.ts';
 
 export interface SetInput {
   f: 'add' | 'read';
   value?: unknown;
 }
 
-/** Members as their canonical JSON text, sorted: equal sets are equal arrays. */
-export type SetState = readonly string[];
-
 /** JSON with object keys sorted, so that equal values have one text. */
 function canonical(v: unknown): string {
+  if (typeof v === 'number') return Number.isFinite(v) ? String(v) : 'null';
+  if (typeof v === 'string') return JSON.stringify(v);
   if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
   if (v !== null && typeof v === 'object') {
     const keys = Object.keys(v).sort();
@@ -21,49 +27,193 @@ function canonical(v: unknown): string {
   return v === undefined ? 'null' : JSON.stringify(v);
 }
 
-function members(output: unknown): string[] | undefined {
-  if (!Array.isArray(output)) return undefined;
-  return [...new Set(output.map(canonical))].sort();
-}
+/** A read's members as texts, once per output array (the hooks and the steps share them). */
+const texts = new WeakMap<object, string[]>();
 
-function sameMembers(a: readonly string[], b: readonly string[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
-function hashMembers(s: SetState): number {
-  let h = s.length;
-  for (const m of s) {
-    for (let i = 0; i < m.length; i++) h = (Math.imul(h, 31) + m.charCodeAt(i)) | 0;
-    h = Math.imul(h ^ 0x2c, 0x01000193);
+function memberTexts(output: unknown[]): string[] {
+  let t = texts.get(output);
+  if (t === undefined) {
+    t = output.map(canonical);
+    texts.set(output, t);
   }
-  return h;
+  return t;
+}
+
+/** What a read returned, in ids: sorted, without duplicates; the sum of their hashes. */
+interface Members {
+  ids: Int32Array;
+  hash: number;
+}
+
+/** The members met in one check (init makes a fresh one): ids, texts, hashes. */
+class SetCheck {
+  readonly texts: string[] = [];
+  private readonly ids = new Map<string, number>();
+  private readonly outputs = new WeakMap<object, Members>();
+  readonly empty: SetState;
+
+  constructor() {
+    this.empty = new SetState(this, 0, EMPTY_IDS, 0);
+  }
+
+  id(text: string): number {
+    let id = this.ids.get(text);
+    if (id === undefined) {
+      id = this.texts.length;
+      this.texts.push(text);
+      this.ids.set(text, id);
+    }
+    return id;
+  }
+
+  /** A read's output as members (computed once per output array). */
+  members(output: unknown): Members {
+    if (!Array.isArray(output)) throw new Error(`set: read must return an array of members, got ${show(output)}`);
+    let m = this.outputs.get(output);
+    if (m === undefined) {
+      const ids = Int32Array.from(new Set(memberTexts(output).map((t) => this.id(t)))).sort();
+      let hash = 0;
+      for (const id of ids) hash = (hash + memberHash(id)) | 0;
+      m = { ids, hash };
+      this.outputs.set(output, m);
+    }
+    return m;
+  }
+}
+
+const EMPTY_IDS = new Int32Array(0);
+
+function memberHash(id: number): number {
+  return fmix32(Math.imul(id + 1, 0x9e3779b1));
+}
+
+/** Ids 0 .. prefix-1, and `rest` (sorted, each above prefix). */
+export class SetState {
+  constructor(
+    readonly check: SetCheck,
+    readonly prefix: number,
+    readonly rest: Int32Array,
+    readonly hash: number,
+  ) {}
+
+  get size(): number {
+    return this.prefix + this.rest.length;
+  }
+
+  has(id: number): boolean {
+    if (id < this.prefix) return true;
+    const rest = this.rest;
+    let lo = 0;
+    let hi = rest.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      if (rest[mid] === id) return true;
+      if (rest[mid] < id) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return false;
+  }
+
+  with(id: number): SetState {
+    if (this.has(id)) return this;
+    const hash = (this.hash + memberHash(id)) | 0;
+    let prefix = this.prefix;
+    let rest: Int32Array;
+    if (id === prefix) {
+      prefix++;
+      let k = 0;
+      while (k < this.rest.length && this.rest[k] === prefix) {
+        prefix++;
+        k++;
+      }
+      rest = k === 0 ? this.rest : this.rest.slice(k);
+    } else {
+      rest = new Int32Array(this.rest.length + 1);
+      let k = 0;
+      while (k < this.rest.length && this.rest[k] < id) rest[k] = this.rest[k++];
+      rest[k] = id;
+      rest.set(this.rest.subarray(k), k + 1);
+    }
+    return new SetState(this.check, prefix, rest, hash);
+  }
+
+  /** Exactly the members `m`. */
+  is(m: Members): boolean {
+    const ids = m.ids;
+    if (ids.length !== this.size || m.hash !== this.hash) return false;
+    // Sorted distinct ids hold 0 .. prefix-1 exactly when the prefix-th is prefix-1.
+    if (this.prefix > 0 && ids[this.prefix - 1] !== this.prefix - 1) return false;
+    for (let k = 0; k < this.rest.length; k++) if (ids[this.prefix + k] !== this.rest[k]) return false;
+    return true;
+  }
+
+  equals(other: SetState): boolean {
+    if (this === other) return true;
+    if (this.prefix !== other.prefix || this.hash !== other.hash || this.rest.length !== other.rest.length) return false;
+    for (let k = 0; k < this.rest.length; k++) if (this.rest[k] !== other.rest[k]) return false;
+    return true;
+  }
+
+  texts(): string[] {
+    const ids: number[] = [];
+    for (let id = 0; id < this.prefix; id++) ids.push(id);
+    ids.push(...this.rest);
+    return ids.map((id) => this.check.texts[id]).sort();
+  }
+}
+
+/**
+ * Crashed adds of a value no read returned. A member stays for good, so no read came
+ * after such an add, and removing it changes no read's result.
+ */
+function unobserved(history: readonly Operation<SetInput, unknown>[]): boolean[] {
+  const seen = new Set<string>();
+  for (const op of history) {
+    if (op.ret !== undefined && op.input.f === 'read' && Array.isArray(op.output)) for (const t of memberTexts(op.output)) seen.add(t);
+  }
+  return history.map((op) => op.ret === undefined && op.input.f === 'add' && !seen.has(canonical(op.input.value)));
+}
+
+/**
+ * The order to try: where the set had as many members as each read returned. A read at
+ * its size; an add just before the smallest read that returned its value (never read:
+ * last). The reads of a linearizable history see a growing chain of sets, whatever their
+ * calls and returns, so adds are tried in the order the reads saw them.
+ */
+function priority(history: readonly Operation<SetInput, unknown>[]): number[] {
+  const firstSeen = new Map<string, number>();
+  const size = new Map<Operation<SetInput, unknown>, number>();
+  for (const op of history) {
+    if (op.ret === undefined || op.input.f !== 'read' || !Array.isArray(op.output)) continue;
+    const members = new Set(memberTexts(op.output));
+    size.set(op, members.size);
+    for (const c of members) {
+      const at = firstSeen.get(c);
+      if (at === undefined || members.size < at) firstSeen.set(c, members.size);
+    }
+  }
+  return history.map((op) => (op.input.f === 'add' ? (firstSeen.get(canonical(op.input.value)) ?? Infinity) - 0.5 : (size.get(op) ?? Infinity)));
 }
 
 export const set: Model<SetState, SetInput, unknown> = {
   name: 'set',
-  init: () => [],
+  init: () => new SetCheck().empty,
   step(s, input, output) {
-    if (input.f === 'add') {
-      const m = canonical(input.value);
-      if (s.includes(m)) return { ok: true, state: s };
-      return { ok: true, state: [...s, m].sort() };
-    }
+    if (input.f === 'add') return { ok: true, state: s.with(s.check.id(canonical(input.value))) };
     if (input.f === 'read') {
       if (output === UNKNOWN) return { ok: true, state: s };
-      const seen = members(output);
-      if (seen === undefined) throw new Error(`set: read must return an array of members, got ${show(output)}`);
-      return { ok: sameMembers(seen, s), state: s };
+      return { ok: s.is(s.check.members(output)), state: s };
     }
     throw new Error(`set: unknown operation ${show((input as { f: unknown }).f)}`);
   },
   readOnly: (input) => input.f === 'read',
-  hash: hashMembers,
-  equal: sameMembers,
+  unobserved,
+  priority,
+  hash: (s) => s.hash,
+  equal: (a, b) => a.equals(b),
   describeOperation: (input, output) =>
     input.f === 'add'
       ? `add(${show(input.value)})${output === UNKNOWN ? ' -> ?' : ''}`
       : `read() -> ${output === UNKNOWN ? '?' : show(output)}`,
-  describeState: (s) => `{${s.join(', ')}}`,
+  describeState: (s) => `{${s.texts().join(', ')}}`,
 };

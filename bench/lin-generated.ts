@@ -1,0 +1,171 @@
+// The generated matrix (issue 21): models x sizes x clients x ok/bad, each history made by
+// checkers/lin/generate.ts from its own seed and checked in a fresh process
+// (bench/lin-child.ts) for its time and peak memory, then a summary by size and by model
+// next to the figures the issue gives for Porcupine, which cannot run here. With
+// --compare DIR, every history is also checked by the checker of another checkout (main's
+// tree, say), the two alternating, so that the ratio is measured in one run.
+//
+//   npm run bench:lin -- --generated [--sizes 10,100] [--clients 2,8] [--families kv,queue]
+//     [--variants ok,bad] [--seed N] [--timeout S] [--compare DIR] [--examples] [--repeat N]
+
+import { spawnSync } from 'node:child_process';
+import { availableParallelism, loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { FAMILIES, type Family, type GenerateOptions } from '../checkers/lin/generate.ts';
+import { fmix32, hashString } from '../checkers/lin/hash.ts';
+
+/**
+ * Issue 21's figures: how much slower interleave's check was than Porcupine's (geometric
+ * means where both finished), and the two examples measured on a quiet machine.
+ */
+const ISSUE = {
+  slowerBySize: { 10: 12.8, 100: 4.6, 1000: 3.7, 10000: 1.5, 100000: 3.5 } as Record<number, number>,
+  slowerByModel: { register: 4.8, 'cas-register': 3.1, kv: 6.6, queue: 9.2 } as Record<string, number>,
+  examples: [
+    { name: 'kv-append 100,000 ops, 2 clients, 8 keys, 0.5% crashed', options: { family: 'kv', ops: 100_000, clients: 2, keys: 8, crashRate: 0.005 }, porcupineS: 0.36, porcupineMB: 280 },
+    { name: 'FIFO queue 1,000 ops, 2 clients', options: { family: 'queue', ops: 1000, clients: 2 }, porcupineS: 0.77, porcupineMB: 140 },
+  ] as { name: string; options: Omit<GenerateOptions, 'seed'>; porcupineS: number; porcupineMB: number }[],
+};
+
+export interface Measure {
+  verdict: string;
+  reason?: string;
+  /** The first check in a fresh process (V8 compiles the checker on first call). */
+  ms: number;
+  cpuMs: number;
+  /** Best of the repeats in that process, for checks under a second (else NaN). */
+  warmMs: number;
+  warmCpuMs: number;
+  peakMB: number;
+  rssBeforeMB: number;
+  ops: number;
+  crashed: number;
+  corrupted: string;
+  explored: number;
+  cached: number;
+}
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const child = fileURLToPath(new URL('./lin-child.ts', import.meta.url));
+
+function measure(options: GenerateOptions, impl: string | undefined, timeoutS: number): Measure {
+  const argv = ['--import', 'tsx', '--expose-gc', child, JSON.stringify(options), '--timeout', String(timeoutS)];
+  if (impl !== undefined) argv.push('--impl', impl);
+  const p = spawnSync(process.execPath, argv, { cwd: root, encoding: 'utf8', timeout: (timeoutS + 120) * 1000, maxBuffer: 1 << 24 });
+  const line = p.stdout?.trim().split('\n').pop();
+  if (p.status !== 0 || !line) {
+    const why = p.error ? p.error.message : p.signal ? `killed by ${p.signal}` : (p.stderr ?? '').trim().split('\n').slice(-3).join(' | ');
+    return { verdict: 'crash', reason: why.slice(0, 200), ms: NaN, cpuMs: NaN, warmMs: NaN, warmCpuMs: NaN, peakMB: NaN, rssBeforeMB: NaN, ops: options.ops, crashed: 0, corrupted: '', explored: 0, cached: 0 };
+  }
+  return JSON.parse(line) as Measure;
+}
+
+function best(runs: Measure[]): Measure {
+  return runs.reduce((a, b) => (b.ms < a.ms ? b : a));
+}
+
+/** The check's time when warm: the best repeat, or the first run when not repeated. */
+const warm = (m: Measure): number => (Number.isFinite(m.warmMs) ? Math.min(m.warmMs, m.ms) : m.ms);
+
+const geomean = (xs: number[]): number => (xs.length === 0 ? NaN : Math.exp(xs.reduce((s, x) => s + Math.log(x), 0) / xs.length));
+const fmt = (x: number, digits = 1): string => (Number.isFinite(x) ? x.toFixed(digits) : '-');
+const decided = (m: Measure): boolean => m.verdict === 'ok' || m.verdict === 'illegal';
+
+export async function runGenerated(args: string[]): Promise<void> {
+  const flag = (name: string): string | undefined => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
+  const list = (name: string, dflt: string): string[] => (flag(name) ?? dflt).split(',').filter((x) => x !== '');
+  const sizes = list('--sizes', '10,100,1000,10000,100000').map(Number);
+  const clientCounts = list('--clients', '2,8,64').map(Number);
+  const families = list('--families', FAMILIES.join(',')) as Family[];
+  const variants = list('--variants', 'ok,bad');
+  const baseSeed = Number(flag('--seed') ?? 1);
+  const timeoutS = Number(flag('--timeout') ?? 60);
+  const compare = flag('--compare');
+  const repeat = Math.max(1, Number(flag('--repeat') ?? 1));
+  const examplesOnly = args.includes('--examples');
+  for (const f of families) if (!FAMILIES.includes(f)) throw new Error(`--families: unknown family ${f}; known: ${FAMILIES.join(', ')}`);
+
+  const seedOf = (o: Omit<GenerateOptions, 'seed'>): number => fmix32(hashString(JSON.stringify(o)) ^ Math.imul(baseSeed, 0x9e3779b1));
+  const runOne = (options: GenerateOptions): { ours: Measure; base?: Measure } => {
+    const ours: Measure[] = [];
+    const base: Measure[] = [];
+    for (let k = 0; k < repeat; k++) {
+      // Alternate which goes first, so that neither always meets a warmer machine.
+      if (compare !== undefined && k % 2 === 1) base.push(measure(options, compare, timeoutS));
+      ours.push(measure(options, undefined, timeoutS));
+      if (compare !== undefined && k % 2 === 0) base.push(measure(options, compare, timeoutS));
+    }
+    return { ours: best(ours), base: compare === undefined ? undefined : best(base) };
+  };
+
+  console.log(`# lin bench, generated histories: seed ${baseSeed}, timeout ${timeoutS} s, best of ${repeat}${compare ? `, compared with ${compare}` : ''}; load average ${loadavg().map((x) => x.toFixed(2)).join(' ')} on ${availableParallelism()} cores`);
+  console.log('# cold_ms: the check alone (one thread), first in a fresh process, so V8 compiles the checker on first call (about 2 ms);');
+  console.log('# warm_ms: best repeat in that process (checks under 1 s); peak_MB: the process\'s max RSS (node itself ~50 MB, the history included)');
+  const header = ['family', 'ops', 'clients', 'variant', 'crashed', 'corrupted', 'verdict', 'cold_ms', 'warm_ms', 'cpu_ms', 'peak_MB', 'explored', 'cached'];
+  if (compare) header.push('base_verdict', 'base_cold_ms', 'base_warm_ms', 'base_peak_MB', 'speedup_warm');
+
+  const rows: { family: Family; ops: number; clients: number; variant: string; ours: Measure; base?: Measure }[] = [];
+  let wrong = 0;
+  const print = (family: string, ops: number, clients: number, variant: string, ours: Measure, base?: Measure): void => {
+    const cells = [family, ops, clients, variant, ours.crashed, ours.corrupted || '-', ours.verdict + (ours.reason ? `(${ours.reason})` : ''), fmt(ours.ms, 2), fmt(warm(ours), 3), fmt(ours.cpuMs), fmt(ours.peakMB, 0), ours.explored, ours.cached];
+    if (base) cells.push(base.verdict + (base.reason ? `(${base.reason})` : ''), fmt(base.ms, 2), fmt(warm(base), 3), fmt(base.peakMB, 0), decided(base) && decided(ours) ? fmt(warm(base) / warm(ours), 2) : '-');
+    console.log(cells.join('\t'));
+  };
+
+  if (!examplesOnly) {
+    console.log(header.join('\t'));
+    for (const ops of sizes) {
+      for (const family of families) {
+        for (const clients of clientCounts) {
+          for (const variant of variants) {
+            const o = { family, ops, clients, corrupt: variant === 'bad' ? 1 : 0 };
+            const { ours, base } = runOne({ ...o, seed: seedOf(o) });
+            // An ok history is linearizable by construction: any other decided verdict is wrong.
+            if (variant === 'ok' && ours.verdict === 'illegal') wrong++;
+            if (base && decided(base) && decided(ours) && base.verdict !== ours.verdict) wrong++;
+            rows.push({ family, ops, clients, variant, ours, base });
+            print(family, ops, clients, variant, ours, base);
+          }
+        }
+      }
+    }
+    summary(rows, 'ops', sizes.map(String), (r) => String(r.ops), (k) => ISSUE.slowerBySize[Number(k)]);
+    summary(rows, 'family', families, (r) => r.family, (k) => ISSUE.slowerByModel[k]);
+  }
+
+  console.log('\n# the issue\'s two examples (ok and corrupted), against Porcupine\'s figures');
+  console.log(['example', 'variant', 'crashed', 'verdict', 'cold_ms', 'warm_ms', 'peak_MB', 'porcupine_ms', 'porcupine_MB', ...(compare ? ['base_verdict', 'base_cold_ms', 'base_peak_MB'] : [])].join('\t'));
+  for (const ex of ISSUE.examples) {
+    for (const variant of variants) {
+      const o = { ...ex.options, corrupt: variant === 'bad' ? 1 : 0 };
+      const { ours, base } = runOne({ ...o, seed: seedOf(o) });
+      if (variant === 'ok' && ours.verdict === 'illegal') wrong++;
+      const cells = [ex.name, variant, ours.crashed, ours.verdict + (ours.reason ? `(${ours.reason})` : ''), fmt(ours.ms), fmt(warm(ours)), fmt(ours.peakMB, 0), ex.porcupineS * 1000, ex.porcupineMB];
+      if (base) cells.push(base.verdict + (base.reason ? `(${base.reason})` : ''), fmt(base.ms), fmt(base.peakMB, 0));
+      console.log(cells.join('\t'));
+    }
+  }
+  console.log(`\n# wrong verdicts (an ok history not linearizable, or the two checkers disagreeing): ${wrong}`);
+  console.log(`# load average after: ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+  if (wrong > 0) process.exitCode = 1;
+
+  function summary(all: typeof rows, by: string, keys: string[], keyOf: (r: (typeof rows)[number]) => string, slower: (k: string) => number | undefined): void {
+    console.log(`\n# by ${by}: decided = verdict ok or illegal within ${timeoutS} s; times are geometric means over the decided histories`);
+    const head = [by, 'histories', 'decided', 'geomean_cold_ms', 'geomean_warm_ms', 'max_cold_ms', 'max_peak_MB'];
+    if (compare) head.push('base_decided', 'speedup_warm_geomean', 'speedup_cold_geomean', 'issue_porcupine_faster_by');
+    else head.push('issue_porcupine_faster_by');
+    console.log(head.join('\t'));
+    for (const k of keys) {
+      const group = all.filter((r) => keyOf(r) === k);
+      const done = group.filter((r) => decided(r.ours));
+      const cells: (string | number)[] = [k, group.length, done.length, fmt(geomean(done.map((r) => r.ours.ms)), 2), fmt(geomean(done.map((r) => warm(r.ours))), 3), fmt(Math.max(...done.map((r) => r.ours.ms))), fmt(Math.max(...group.map((r) => r.ours.peakMB)), 0)];
+      if (compare) {
+        const both = group.filter((r) => decided(r.ours) && r.base !== undefined && decided(r.base));
+        cells.push(group.filter((r) => r.base && decided(r.base)).length, fmt(geomean(both.map((r) => warm(r.base!) / warm(r.ours))), 2), fmt(geomean(both.map((r) => r.base!.ms / r.ours.ms)), 2));
+      }
+      const s = slower(k);
+      cells.push(s === undefined ? '-' : `${s}x`);
+      console.log(cells.join('\t'));
+    }
+  }
+}
