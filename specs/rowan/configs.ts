@@ -30,6 +30,9 @@ const base: RowanConfig = {
   tombGc: false,
 };
 
+/** The shard's migration from s0 to s2 (backup s1), with one crash of the source or the target. */
+const migration: RowanConfig = { ...base, servers: 3, workers: 1, failKinds: ['crash'], failTargets: [0, 2], migrate: { src: 0, tgt: 2 } };
+
 export const configs: ConfigDef<RowanConfig>[] = [
   {
     name: 'RK-0',
@@ -109,29 +112,13 @@ export const configs: ConfigDef<RowanConfig>[] = [
     name: 'RK-MIG',
     description: 'src s0, backup s1, target s2; 1 worker; c0 PUT, c1 DEL; migration of the shard to s2; one crash of s0 or s2',
     tier: 'full',
-    config: {
-      ...base,
-      servers: 3,
-      workers: 1,
-      clients: [[put()], [del()]],
-      failKinds: ['crash'],
-      failTargets: [0, 2],
-      migrate: { src: 0, tgt: 2 },
-    },
+    config: { ...migration, clients: [[put()], [del()]] },
   },
   {
     name: 'RK-MIG1',
     description: 'RK-MIG with one client: c0 PUT; migration of the shard to s2; one crash of s0 or s2',
     tier: 'default',
-    config: {
-      ...base,
-      servers: 3,
-      workers: 1,
-      clients: [[put()]],
-      failKinds: ['crash'],
-      failTargets: [0, 2],
-      migrate: { src: 0, tgt: 2 },
-    },
+    config: { ...migration, clients: [[put()]] },
   },
   {
     name: 'RK-GC',
