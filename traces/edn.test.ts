@@ -1,20 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { EdnChar, EdnFloat, EdnFormStream, EdnMap, EdnSet, EdnSymbol, Keyword, readForms, type Form } from './edn.ts';
-import { InputError } from './errors.ts';
+import { inputErrorOf } from './input-error-of.ts';
 import { DEFAULT_LIMITS } from './limits.ts';
 import { growth } from './scaling.ts';
 
 const read = (text: string) => readForms(text, 'f.edn', 1, DEFAULT_LIMITS).map((f) => f.value);
-
-function errorOf(fn: () => unknown): InputError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof InputError) return e;
-    throw e;
-  }
-  throw new Error('no error');
-}
 
 describe('EDN reader', () => {
   it('reads scalars', () => {
@@ -45,25 +35,25 @@ describe('EDN reader', () => {
   it('reads #jepsen.history.Op records as maps and refuses other tags', () => {
     const [m] = read('#jepsen.history.Op{:index 0, :type :ok}');
     expect((m as EdnMap).get('index')).toBe(0);
-    expect(errorOf(() => read('#inst "2020-01-01"')).expected).toMatch(/tagged literal #inst/);
+    expect(inputErrorOf(() => read('#inst "2020-01-01"')).expected).toMatch(/tagged literal #inst/);
   });
 
   it('reports the line where a string or collection was opened', () => {
-    const e = errorOf(() => readForms('1\n{:a "abc\n\n', 'f.edn', 10, DEFAULT_LIMITS));
+    const e = inputErrorOf(() => readForms('1\n{:a "abc\n\n', 'f.edn', 10, DEFAULT_LIMITS));
     expect(e.line).toBe(11);
     expect(e.expected).toMatch(/closing " for the string opened on line 11/);
-    const e2 = errorOf(() => readForms('\n[1 2\n{:a 1}', 'f.edn', 1, DEFAULT_LIMITS));
+    const e2 = inputErrorOf(() => readForms('\n[1 2\n{:a 1}', 'f.edn', 1, DEFAULT_LIMITS));
     expect(e2.line).toBe(2);
     expect(e2.expected).toMatch(/closing ] for the \[ opened on line 2/);
   });
 
   it('refuses mismatched brackets, odd maps, duplicate keys and deep nesting', () => {
-    expect(errorOf(() => read('[1 2}')).expected).toMatch(/closing ] .* not }/);
-    expect(errorOf(() => read('{:a}')).expected).toMatch(/value for every key/);
-    expect(errorOf(() => read('{:a 1 :a 2}')).expected).toMatch(/duplicate keys/);
-    expect(errorOf(() => read('['.repeat(100) + ']'.repeat(100))).expected).toMatch(/nested at most 64/);
-    expect(errorOf(() => read('1/2')).expected).toMatch(/a number/);
-    expect(errorOf(() => read('::foo')).expected).toMatch(/keyword/);
+    expect(inputErrorOf(() => read('[1 2}')).expected).toMatch(/closing ] .* not }/);
+    expect(inputErrorOf(() => read('{:a}')).expected).toMatch(/value for every key/);
+    expect(inputErrorOf(() => read('{:a 1 :a 2}')).expected).toMatch(/duplicate keys/);
+    expect(inputErrorOf(() => read('['.repeat(100) + ']'.repeat(100))).expected).toMatch(/nested at most 64/);
+    expect(inputErrorOf(() => read('1/2')).expected).toMatch(/a number/);
+    expect(inputErrorOf(() => read('::foo')).expected).toMatch(/keyword/);
   });
 });
 
@@ -89,8 +79,8 @@ describe('EDN form stream', () => {
   });
 
   it('refuses content after the history vector and an unclosed vector', () => {
-    expect(errorOf(() => stream(['[{:a 1}]', '{:a 2}'])).expected).toMatch(/nothing after the closing ]/);
-    const e = errorOf(() => stream(['', '({:a 1}', '{:a 2}']));
+    expect(inputErrorOf(() => stream(['[{:a 1}]', '{:a 2}'])).expected).toMatch(/nothing after the closing ]/);
+    const e = inputErrorOf(() => stream(['', '({:a 1}', '{:a 2}']));
     expect(e.line).toBe(2);
     expect(e.expected).toMatch(/closing \) for the history opened on line 2/);
   });
@@ -99,7 +89,7 @@ describe('EDN form stream', () => {
     const limits = { ...DEFAULT_LIMITS, maxLineBytes: 100 };
     const s = new EdnFormStream('f.edn', limits, () => {});
     s.push('{:a "never closed', 1);
-    const e = errorOf(() => {
+    const e = inputErrorOf(() => {
       for (let i = 2; i < 20; i++) s.push('xxxxxxxxxxxxxxxxxxxx', i);
     });
     expect(e.line).toBe(1);
@@ -129,12 +119,12 @@ describe('EDN reader: linear time and a bounded stack on hostile input', () => {
   });
 
   it('chains of tags count against the depth limit', () => {
-    expect(errorOf(() => read(`${'#jepsen.history.Op '.repeat(100_000)}{}`)).expected).toMatch(/nested at most 64/);
+    expect(inputErrorOf(() => read(`${'#jepsen.history.Op '.repeat(100_000)}{}`)).expected).toMatch(/nested at most 64/);
     expect(read(`${'#jepsen.history.Op '.repeat(10)}{:a 1}`)[0]).toBeInstanceOf(EdnMap);
   });
 
   it('characters named after Object.prototype members are refused, not read as functions', () => {
-    expect(errorOf(() => read('\\constructor')).expected).toMatch(/a character/);
-    expect(errorOf(() => read('\\toString')).expected).toMatch(/a character/);
+    expect(inputErrorOf(() => read('\\constructor')).expected).toMatch(/a character/);
+    expect(inputErrorOf(() => read('\\toString')).expected).toMatch(/a character/);
   });
 });

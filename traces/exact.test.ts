@@ -5,20 +5,11 @@
 import { describe, expect, it } from 'vitest';
 import { checkHistorySync, models } from '../checkers/lin/index.ts';
 import { InputError } from './errors.ts';
+import { inputErrorOf } from './input-error-of.ts';
 import { importHistoryText } from './index.ts';
 import { decimalKey, inexactNumber, parseJson } from './json.ts';
 import { parseTraceLine } from './protocol-trace.ts';
 import { growth } from './scaling.ts';
-
-function errorOf(fn: () => unknown): InputError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof InputError) return e;
-    throw e;
-  }
-  throw new Error('no error');
-}
 
 const verdict = (text: string, file: string, model: string) => {
   const h = importHistoryText(text, file, { model: models[model]! });
@@ -99,7 +90,7 @@ describe('readers keep every value exact or refuse the history', () => {
   for (const c of refused) {
     it(c.name, () => {
       const model = models[c.model ?? 'cas-register']!;
-      const e = errorOf(() => importHistoryText(c.text, c.file, { model }));
+      const e = inputErrorOf(() => importHistoryText(c.text, c.file, { model }));
       expect(e.line).toBe(c.line);
       expect(e.expected).toMatch(c.expected);
     });
@@ -163,8 +154,8 @@ describe('the exact JSON reader', () => {
   it('normalises -0 to 0, and refuses __proto__ and deep nesting', () => {
     expect(Object.is(parseJson('-0', 'f', 1, 8), 0)).toBe(true);
     expect(Object.is((parseJson('{"a": [-0.0]}', 'f', 1, 8) as { a: number[] }).a[0], 0)).toBe(true);
-    expect(errorOf(() => parseJson('{"a": {"__proto__": 1}}', 'f', 1, 8)).expected).toMatch(/__proto__/);
-    expect(errorOf(() => parseJson('[[[[1]]]]', 'f', 1, 3)).expected).toMatch(/nested at most 3/);
+    expect(inputErrorOf(() => parseJson('{"a": {"__proto__": 1}}', 'f', 1, 8)).expected).toMatch(/__proto__/);
+    expect(inputErrorOf(() => parseJson('[[[[1]]]]', 'f', 1, 3)).expected).toMatch(/nested at most 3/);
     // Keys of different objects may repeat; strings that look like keys are not keys.
     expect(parseJson('[{"a": 1}, {"a": 2}, "a", {"b": {"a": "a"}, "a": 3}]', 'f', 1, 8)).toHaveLength(4);
   });
@@ -180,13 +171,13 @@ describe('protocol traces are read exactly too', () => {
   });
 
   it('refuses values, counters and times a float would round, and repeated keys', () => {
-    expect(errorOf(() => parseTraceLine(event('"args": {"prior": 9007199254740993}'), 't', 4)).expected).toMatch(/integer within/);
-    expect(errorOf(() => parseTraceLine(event('"time": 1e400'), 't', 4)).expected).toMatch(/finite number/);
-    expect(errorOf(() => parseTraceLine(event('"obs": {"rep[1]": 1, "rep[1]": 2}'), 't', 4)).expected).toMatch(/"rep\[1\]" appears twice/);
-    expect(errorOf(() => parseTraceLine('{"proc": "c1", "seq": 1, "seq": 2, "action": "a"}', 't', 4)).expected).toMatch(/"seq" appears twice/);
-    expect(errorOf(() => parseTraceLine(event('"obj": "mn1/k"'), 't', 4)).expected).toMatch(/exactly one of "objSeq"/);
-    expect(errorOf(() => parseTraceLine('{"format": "interleave-trace/1"}', 't', 2)).expected).toMatch(/first line only/);
-    const e = errorOf(() => parseTraceLine('[1]', 't', 7));
+    expect(inputErrorOf(() => parseTraceLine(event('"args": {"prior": 9007199254740993}'), 't', 4)).expected).toMatch(/integer within/);
+    expect(inputErrorOf(() => parseTraceLine(event('"time": 1e400'), 't', 4)).expected).toMatch(/finite number/);
+    expect(inputErrorOf(() => parseTraceLine(event('"obs": {"rep[1]": 1, "rep[1]": 2}'), 't', 4)).expected).toMatch(/"rep\[1\]" appears twice/);
+    expect(inputErrorOf(() => parseTraceLine('{"proc": "c1", "seq": 1, "seq": 2, "action": "a"}', 't', 4)).expected).toMatch(/"seq" appears twice/);
+    expect(inputErrorOf(() => parseTraceLine(event('"obj": "mn1/k"'), 't', 4)).expected).toMatch(/exactly one of "objSeq"/);
+    expect(inputErrorOf(() => parseTraceLine('{"format": "interleave-trace/1"}', 't', 2)).expected).toMatch(/first line only/);
+    const e = inputErrorOf(() => parseTraceLine('[1]', 't', 7));
     expect([e.file, e.line]).toEqual(['t', 7]);
   });
 });
