@@ -174,14 +174,19 @@ class LocalCluster {
 
 const isCas = (mn: number, client: number) => (v: Verb) => v.op === Op.Cas && v.mn === mn && v.client === client;
 
+/** Key k0 on three memory nodes: the cluster and the key's primary and two backups. */
+function oneKeyCluster(bugs: string[]) {
+  const layout = new Layout(['k0'], 3, 3);
+  const [p, b1, b2] = layout.replicas(0);
+  return { layout, c: new LocalCluster(layout, bugs), p, b1, b2 };
+}
+
 describe('M2: the primary re-read before Rule 3 (Alg. 2 l.12-16)', () => {
   // The extraction's sketch (X§5.2): B's CAS on one backup lands in round 1, its CAS on the
   // other only after a later round; without the re-read B wins Rule 3 on a stale snapshot,
   // writes its dead value into a backup, and its primary CAS fails.
   async function run(bugs: string[]) {
-    const layout = new Layout(['k0'], 3, 3);
-    const c = new LocalCluster(layout, bugs);
-    const [p, b1, b2] = layout.replicas(0);
+    const { c, p, b1, b2 } = oneKeyCluster(bugs);
     const A = 1; // the smallest values: A wins round 1 by Rule 3
     const B = 2;
     const C = 3; // round 2's writer, values above B's
@@ -225,9 +230,7 @@ describe('M15: a client recovery must restart after a memory-node episode (§5.4
   // writes it everywhere and commits c0's log; c1 writes anew; the redo, had it not been
   // restarted, would now install c0's value a second time.
   async function run(bugs: string[]) {
-    const layout = new Layout(['k0'], 3, 3);
-    const c = new LocalCluster(layout, bugs);
-    const [p, b1, b2] = layout.replicas(0);
+    const { layout, c, p, b1, b2 } = oneKeyCluster(bugs);
     const master = c.startMaster();
     const C0 = 1;
     const C1 = 2;
@@ -282,9 +285,7 @@ describe("M4': with the primary failed, a reader checks that the alive backups a
   // X§5.2: W has CASed b1 but not b2 when the primary fails; a reader that returns any one
   // backup can return W's value and then the old one.
   async function run(bugs: string[]) {
-    const layout = new Layout(['k0'], 3, 3);
-    const c = new LocalCluster(layout, bugs);
-    const [p, b1, b2] = layout.replicas(0);
+    const { c, p, b1, b2 } = oneKeyCluster(bugs);
     const W = 1;
     const w = valueOf(W, 1);
     const hold = c.hold(isCas(b2, W));
@@ -322,9 +323,7 @@ describe('M12: the master fences a decided winner too (A.4.1 [L798])', () => {
   // (B's value) and writes it to both backups, b1 becoming the primary; A's late fix-up
   // CAS(b1: b -> a) must be refused.
   async function run(bugs: string[]) {
-    const layout = new Layout(['k0'], 3, 3);
-    const c = new LocalCluster(layout, bugs);
-    const [p, b1, b2] = layout.replicas(0);
+    const { c, p, b1, b2 } = oneKeyCluster(bugs);
     const master = c.startMaster('m12-b'); // a seed with which the master chooses b1's value, B's
     const A = 1;
     const B = 2;
@@ -374,9 +373,7 @@ describe('M5: a Rule-2/3 winner fixes the backups up before it CASes the primary
   // then the loser's, whose write had returned before (a loser returns once the primary
   // changed, so it is linearized before the winner).
   async function run(bugs: string[]) {
-    const layout = new Layout(['k0'], 3, 3);
-    const c = new LocalCluster(layout, bugs);
-    const [p, b1, b2] = layout.replicas(0);
+    const { c, p, b1, b2 } = oneKeyCluster(bugs);
     const master = c.startMaster('m12-b'); // the master chooses b1's value
     const A = 1;
     const B = 2;
@@ -424,9 +421,7 @@ describe('M10: the log commit comes after the fix-up ([L276], A.4.2)', () => {
   // a complete old value and CASes the primary (c2) while a backup still holds the loser's
   // value; the next writer's snapshot then holds that stale value and nobody wins.
   async function run(bugs: string[]) {
-    const layout = new Layout(['k0'], 3, 3);
-    const c = new LocalCluster(layout, bugs);
-    const [p, b1, b2] = layout.replicas(0);
+    const { c, p, b1, b2 } = oneKeyCluster(bugs);
     const master = c.startMaster();
     const A = 1;
     const B = 2;
