@@ -6,13 +6,17 @@
 // trace's length. Wall time depends on what else the machine runs: the CPU column (this
 // process's user + system time) is the steadier figure, and the load average is printed.
 //
-//   npm run bench:validate [-- --only <name>] [-- --quick] [-- --cache DIR] [-- --real TRACE]
+//   npm run bench:validate [-- --only <name>] [-- --quick] [-- --cache DIR] [-- --real TRACE [--real-x10 TRACE10]]
 //
 // Traces are generated once and kept under --cache (default: <tmpdir>/interleave-bench-validate).
 // --real TRACE adds the trace of a real run (`interleave run fusee --duration 60 --clients 8
 // --out DIR`, then DIR/trace.jsonl) and the same trace stretched to 10x its length: ten
 // copies one after the other in time, each on its own keys and processes (k0 -> k0.3,
-// c5 -> c5.3), so that every copy is the real run's events.
+// c5 -> c5.3), so that every copy is the real run's events (one file per copy: a file is
+// at most 256 MiB). That copy has 10x the keys as well as the length; --real-x10 TRACE10
+// replaces it with a real run of the same workload (clients, keys, --rate, seed) for 10x
+// the --duration: length alone. Memory independence is read off the peak RSS and the
+// validator's own bounded structures: the frontier (candidate states) and the read-ahead.
 
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -90,16 +94,30 @@ function traceOf(shape: Shape): { dir: string; stats: Record<string, number | bo
   return { dir, stats: JSON.parse(readFileSync(join(dir, 'done.json'), 'utf8')) };
 }
 
-/** A real run's trace, and the same stretched to ten copies in a row (see the header). */
-function realTraces(file: string): { name: string; note: string; dir: string }[] {
-  const hash = createHash('sha256').update(`${resolve(file)} ${statSync(file).size} ${statSync(file).mtimeMs}`).digest('hex').slice(0, 12);
-  const one = join(cache, `real-${hash}`);
-  if (!existsSync(join(one, 'trace.jsonl'))) {
-    mkdirSync(one, { recursive: true });
-    symlinkSync(resolve(file), join(one, 'trace.jsonl'));
+const keyOf = (file: string) => createHash('sha256').update(`${resolve(file)} ${statSync(file).size} ${statSync(file).mtimeMs}`).digest('hex').slice(0, 12);
+
+/** A directory holding just a link to the trace (the child validates a directory's files). */
+function linked(file: string, prefix: string): string {
+  const dir = join(cache, `${prefix}-${keyOf(file)}`);
+  if (!existsSync(join(dir, 'trace.jsonl'))) {
+    mkdirSync(dir, { recursive: true });
+    symlinkSync(resolve(file), join(dir, 'trace.jsonl'));
   }
+  return dir;
+}
+
+/** A real run's trace, and a real run 10x as long, or the same stretched to ten copies in a row (see the header). */
+function realTraces(file: string, long: string | undefined): { name: string; note: string; dir: string }[] {
+  const one = linked(file, 'real');
+  if (long !== undefined) {
+    return [
+      { name: 'real-60s', note: `the real run's trace (${file})`, dir: one },
+      { name: 'real-60s-x10', note: `a real run of the same workload, 10x as long (${long})`, dir: linked(long, 'real-long') },
+    ];
+  }
+  const hash = keyOf(file);
   const ten = join(cache, `real-x10-${hash}`);
-  if (!existsSync(join(ten, 'done.json'))) {
+  if (!existsSync(join(ten, 'done.json')) || existsSync(join(ten, 'trace.jsonl'))) {
     rmSync(ten, { recursive: true, force: true });
     mkdirSync(ten, { recursive: true });
     const [head, ...lines] = readFileSync(file, 'utf8').trimEnd().split('\n');
@@ -108,10 +126,11 @@ function realTraces(file: string): { name: string; note: string; dir: string }[]
     const span = events.reduce((m, e) => Math.max(m, e.time ?? 0), 0) + 1e9;
     const replicas: Record<string, number[]> = {};
     for (let i = 0; i < 10; i++) for (const [k, r] of Object.entries(header.params.replicas)) replicas[`${k}.${i}`] = r;
-    const fd = openSync(join(ten, 'trace.jsonl'), 'w');
-    writeSync(fd, `${JSON.stringify({ ...header, params: { ...header.params, replicas } })}\n`);
+    const head10 = `${JSON.stringify({ ...header, params: { ...header.params, replicas } })}\n`;
     const objs = (o: Record<string, unknown> | undefined, i: number) => (o ? Object.fromEntries(Object.entries(o).map(([k, v]) => [`${k}.${i}`, v])) : o);
     for (let i = 0; i < 10; i++) {
+      const fd = openSync(join(ten, `copy${i}.jsonl`), 'w');
+      writeSync(fd, head10);
       const out: string[] = [];
       for (const e of events) {
         const a = e.args ? { ...e.args } : undefined;
@@ -122,8 +141,8 @@ function realTraces(file: string): { name: string; note: string; dir: string }[]
         out.push(JSON.stringify({ ...e, proc: `${e.proc}.${i}`, ...(a ? { args: a } : {}), ...(e.obj ? { obj: `${e.obj}.${i}` } : {}), ...(e.time !== undefined ? { time: e.time + i * span } : {}) }));
       }
       writeSync(fd, `${out.join('\n')}\n`);
+      closeSync(fd);
     }
-    closeSync(fd);
     writeFileSync(join(ten, 'done.json'), '{}');
   }
   return [
@@ -135,10 +154,12 @@ function realTraces(file: string): { name: string; note: string; dir: string }[]
 const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
 console.log(`# validate bench: load average ${loadavg().map((x) => x.toFixed(2)).join(' ')} on ${availableParallelism()} cores${quick ? ' (--quick: 1/20 of each trace)' : ''}`);
 console.log('shape\tevents\tprocesses\tverdict\twall_s\tcpu_s\tevents/s\tevents/cpu_s\tpeak_MB\tmax_read_ahead\tmax_frontier');
-const results = new Map<string, { events: number; peakMB: number; eps: number; epcs: number; maxBuffered: number }>();
-const real = args.includes('--real') ? realTraces(args[args.indexOf('--real') + 1]) : [];
-for (const shape of [...real, ...SHAPES]) {
-  if (only && !shape.name.includes(only)) continue;
+const results = new Map<string, { events: number; peakMB: number; eps: number; epcs: number; maxBuffered: number; maxFrontier: number }>();
+const real = args.includes('--real') ? realTraces(args[args.indexOf('--real') + 1], args.includes('--real-x10') ? args[args.indexOf('--real-x10') + 1] : undefined) : [];
+const all = [...real, ...SHAPES];
+for (const shape of all) {
+  // --only NAME: that shape alone when one is so named, else every shape whose name contains it
+  if (only && (all.some((x) => x.name === only) ? shape.name !== only : !shape.name.includes(only))) continue;
   const { dir } = 'sim' in shape ? traceOf(shape) : shape;
   const r = JSON.parse(node('--child', dir).trim().split('\n').pop()!) as {
     verdict: string;
@@ -153,7 +174,7 @@ for (const shape of [...real, ...SHAPES]) {
   };
   const eps = r.events / (r.ms / 1000);
   const epcs = r.events / (r.cpuMs / 1000);
-  results.set(shape.name, { events: r.events, peakMB: r.peakMB, eps, epcs, maxBuffered: r.maxBuffered });
+  results.set(shape.name, { events: r.events, peakMB: r.peakMB, eps, epcs, maxBuffered: r.maxBuffered, maxFrontier: r.maxFrontier });
   console.log(
     `${shape.name}\t${fmt(r.events)}\t${r.processes}\t${r.verdict}${r.reason ? ` (${r.reason})` : ''}\t${(r.ms / 1000).toFixed(1)}\t${(r.cpuMs / 1000).toFixed(1)}\t${fmt(eps)}\t${fmt(epcs)}\t${r.peakMB.toFixed(0)}\t${fmt(r.maxBuffered)}\t${r.maxFrontier}`,
   );
@@ -163,6 +184,6 @@ for (const prefix of ['real-60s', '60s']) {
   const ten = results.get(`${prefix}-x10`);
   const what = prefix === '60s' ? 'simulated 60 s run' : 'real 60 s run';
   if (one) console.log(`# ${what}: ${fmt(one.eps)} events/s wall, ${fmt(one.epcs)} events/CPU-s (target 20,000 events/s)`);
-  if (one && ten) console.log(`# ${what}: peak memory 1x ${one.peakMB.toFixed(0)} MB vs 10x ${ten.peakMB.toFixed(0)} MB (ratio ${(ten.peakMB / one.peakMB).toFixed(2)}); read-ahead ${fmt(one.maxBuffered)} vs ${fmt(ten.maxBuffered)} events`);
+  if (one && ten) console.log(`# ${what}: peak memory 1x ${one.peakMB.toFixed(0)} MB vs 10x ${ten.peakMB.toFixed(0)} MB (ratio ${(ten.peakMB / one.peakMB).toFixed(2)}); frontier ${one.maxFrontier} vs ${ten.maxFrontier} candidate states; read-ahead ${fmt(one.maxBuffered)} vs ${fmt(ten.maxBuffered)} events; ${fmt(one.events)} vs ${fmt(ten.events)} events`);
 }
 console.log(`# load average after: ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);

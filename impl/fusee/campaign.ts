@@ -7,6 +7,9 @@
 //   npx tsx impl/fusee/campaign.ts bugs [--runs 10] [--duration 30] [--bugs M1,M2,...]
 //       each bug flag under the nemesis that exposes it, until the first run that catches
 //       it (at most --runs); controls run --runs times and must never be caught
+//   npx tsx impl/fusee/campaign.ts validation [--runs 5] [--duration 10] [--bugs M1,M2,...]
+//       each bug flag exactly --runs times (never stopping at a caught run), the runs taking
+//       its nemeses of EXPOSED_BY in turn: how often trace validation rejects its traces
 //   npx tsx impl/fusee/campaign.ts table <results.jsonl>   the README tables
 //
 // Options: --out DIR (default out/campaign-<kind>), --seed-base N. Passing runs' directories
@@ -157,6 +160,23 @@ function bugs(): void {
   }
 }
 
+/** Trace validation's column: every run counts, so none stops the flag's series. */
+function validation(): void {
+  const a = args();
+  const runs = Number(a.get('runs') ?? 5);
+  const duration = Number(a.get('duration') ?? 10);
+  const names = a.get('bugs')?.split(',') ?? BUGS.map((b) => b.name);
+  const out = a.get('out') ?? join(root, 'out', 'campaign-validation');
+  const base = Number(a.get('seed-base') ?? 3000);
+  mkdirSync(out, { recursive: true });
+  const file = join(out, 'results.jsonl');
+  for (const name of names) {
+    if (!BUGS.some((b) => b.name === name)) throw new Error(`unknown bug ${name}`);
+    const nemeses = EXPOSED_BY[name];
+    for (let i = 0; i < runs; i++) record(file, runOnce('bug', nemeses[i % nemeses.length], String(base + i), i + 1, duration, out, name));
+  }
+}
+
 function table(): void {
   const file = process.argv[3];
   if (file === undefined || !existsSync(file)) throw new Error('table <results.jsonl>');
@@ -198,8 +218,9 @@ function table(): void {
 const kind = process.argv[2];
 if (kind === 'correct') correct();
 else if (kind === 'bugs') bugs();
+else if (kind === 'validation') validation();
 else if (kind === 'table') table();
 else {
-  process.stderr.write('usage: campaign.ts correct|bugs|table ... (see the header of impl/fusee/campaign.ts)\n');
+  process.stderr.write('usage: campaign.ts correct|bugs|validation|table ... (see the header of impl/fusee/campaign.ts)\n');
   process.exit(64);
 }

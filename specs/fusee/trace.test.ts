@@ -94,6 +94,23 @@ describe('fusee traces: generated runs validate', () => {
   });
 });
 
+// Issue 15: memory independent of the trace's length. The same workload (clients, keys,
+// seed) for 1x and 10x the operations: the frontier of candidate states stays where it was
+// (it is the concurrency at one point of the trace, not its history), and the read-ahead
+// (events read and not yet matched: the per-process files drift apart) grows far slower
+// than the trace. Counts, not times: the same on a busy machine.
+describe('fusee traces: memory does not grow with length', () => {
+  it('1x and 10x the length of the same workload: the same frontier, read-ahead well under 10x', () => {
+    for (const seed of [1, 2]) {
+      const [short, long] = [200, 2000].map((ops) => validate(sim({ seed, clients: 8, keys: 8, ops })));
+      expect([short.verdict, long.verdict]).toEqual(['valid', 'valid']);
+      expect(long.events).toBeGreaterThan(9 * short.events);
+      expect([seed, long.maxFrontier]).toEqual([seed, short.maxFrontier]);
+      expect(long.maxBuffered).toBeLessThan(3 * short.maxBuffered);
+    }
+  });
+});
+
 describe('fusee traces: corruptions are rejected with the right diagnosis', () => {
   // A run with enough going on, and the client whose events are corrupted.
   const base = (): Files => sim({ seed: 11, clients: 3, keys: 1, ops: 40 });
