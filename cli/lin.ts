@@ -3,10 +3,11 @@
 // usage, 65 bad input (printed as `interleave: <file>:<line>: <expected>`), 73 the --html
 // file cannot be written; other failures are main.ts's (cli/errors.ts).
 import { totalmem } from 'node:os';
+import { basename, dirname, join } from 'node:path';
 import { Option, type Command } from 'commander';
 import { checkHistory, DEFAULT_MEMO_LIMIT_MB, findModel, models } from '../checkers/lin/index.ts';
 import { UNKNOWN, type LinResult, type Model, type Operation, type Verdict } from '../checkers/lin/types.ts';
-import { renderLinHtml } from '../checkers/report/lin-html.ts';
+import { renderLinReport } from '../checkers/report/lin-html.ts';
 import { renderLinText } from '../checkers/report/lin-text.ts';
 import { FORMATS, importHistoryFile, InputError, ReadTimeout, type Format, type ImportedHistory } from '../traces/index.ts';
 import { reportError } from './errors.ts';
@@ -14,7 +15,7 @@ import { EXIT } from './exit.ts';
 import { capWorkers, integer, seconds, workers } from './flags.ts';
 import { JSON_HELP, withHelp } from './help.ts';
 import { envelopeText } from './json.ts';
-import { checkOutputPath, OutputError, writeOutput } from './output.ts';
+import { checkOutputDir, checkOutputPath, OutputError, prepareOutputDir, writeOutput } from './output.ts';
 
 export interface LinOptions {
   model: string;
@@ -128,7 +129,9 @@ async function linOrThrow(file: string, options: LinOptions, io: Io): Promise<nu
   const modelName = options.independent ? `independent:${options.model}` : options.model;
   const model = findModel(modelName)!;
   const guard = { inputs: [file], force: options.force };
+  const windowsDir = options.html !== undefined ? windowsDirOf(options.html) : undefined;
   if (options.html !== undefined) checkOutputPath(options.html, guard);
+  if (windowsDir !== undefined) checkOutputDir(windowsDir, guard);
   const start = performance.now();
   // --timeout covers reading the file as well as checking it.
   const deadline = options.timeout === undefined ? undefined : Date.now() + options.timeout * 1000;
@@ -151,9 +154,16 @@ async function linOrThrow(file: string, options: LinOptions, io: Io): Promise<nu
     memoLimitMB,
   });
   let outputError: OutputError | undefined;
+  let windowsWritten = 0;
   if (options.html !== undefined) {
     try {
-      writeOutput(options.html, renderLinHtml(result, history.operations, model, { file: history.file }), guard);
+      const report = renderLinReport(result, history.operations, model, { file: history.file, windows: { dir: basename(windowsDir!), main: basename(options.html) } });
+      if (report.windows.length > 0) {
+        prepareOutputDir(windowsDir!, guard);
+        for (const w of report.windows) writeOutput(join(windowsDir!, w.name), w.html, guard);
+        windowsWritten = report.windows.length;
+      }
+      writeOutput(options.html, report.html, guard);
     } catch (e) {
       if (!(e instanceof OutputError)) throw e;
       outputError = e;
@@ -171,8 +181,13 @@ async function linOrThrow(file: string, options: LinOptions, io: Io): Promise<nu
     io.out(summary(history) + text + (text.endsWith('\n') ? '' : '\n') + (hint ? `${hint}\n` : ''));
   }
   if (outputError) io.err(`interleave: ${outputError.message}\n`);
-  else if (options.html !== undefined && !options.json) io.err(`wrote the HTML report to ${options.html}\n`);
+  else if (options.html !== undefined && !options.json) io.err(`wrote the HTML report to ${options.html}${windowsWritten > 0 ? ` (and ${windowsWritten} window pages in ${windowsDir})` : ''}\n`);
   return code;
+}
+
+/** Where a report's window pages go: `report.html` -> `report.windows/` beside it. */
+export function windowsDirOf(html: string): string {
+  return join(dirname(html), `${basename(html).replace(/\.html?$/i, '')}.windows`);
 }
 
 export function register(program: Command): void {

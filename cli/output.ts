@@ -105,15 +105,19 @@ export function writeOutput(path: string, data: string | Uint8Array, guard: Outp
  * through writeOutput).
  */
 export function prepareOutputDir(dir: string, guard: OutputGuard): void {
-  const s = statSafe(dir);
-  if (s === undefined) {
+  if (checkOutputDir(dir, guard) === 'absent') {
     try {
       mkdirSync(dir, { recursive: true });
     } catch (e) {
       throw new OutputError(dir, (e as NodeJS.ErrnoException).code ?? (e as Error).message);
     }
-    return;
   }
+}
+
+/** Refuses an output directory before any work, as prepareOutputDir would, without creating it. */
+export function checkOutputDir(dir: string, guard: OutputGuard): 'absent' | 'usable' {
+  const s = statSafe(dir);
+  if (s === undefined) return 'absent';
   if (!s.isDirectory()) throw new OutputError(dir, 'it exists and is not a directory');
   for (const input of guard.inputs) {
     const id = identity(input);
@@ -122,6 +126,7 @@ export function prepareOutputDir(dir: string, guard: OutputGuard): void {
     }
   }
   if (!guard.force && readdirSafe(dir).length > 0) throw new OutputError(dir, 'the directory is not empty (pass --force to write into it)');
+  return 'usable';
 }
 
 function readdirSafe(dir: string): string[] {

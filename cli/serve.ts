@@ -87,7 +87,7 @@ export async function startServer(specName: string, o: ServeOptions): Promise<Se
       return { label: a.label, detail: actionDetail(a), index, violates };
     });
     const deadlock = enabled.length === 0 && machine.mayStop !== undefined && !machine.mayStop(s);
-    return renderWalkPage({ title, init, inits: inits.length, path, steps, state: shown(s), before: before === undefined ? undefined : shown(before), invariants, actions, deadlock, ...(note ? { note } : {}) });
+    return renderWalkPage({ title, init, inits: inits.length, path, steps, state: shown(s), before: before === undefined ? undefined : shown(before), invariants, actions, deadlock, ...(note ? { note } : {}), ...(machine.internal ? { internal: machine.internal } : {}) });
   }
 
   function findCounterexample(): NonNullable<typeof search> {

@@ -213,6 +213,7 @@ export function withHistories<S, A extends Action>(machine: Machine<S, A>, memo 
   if (machine.mayStop) wrapped.mayStop = (w) => machine.mayStop!(w.s);
   if (machine.progress) wrapped.progress = (b, a, c) => machine.progress!(b.s, a, c.s);
   if (machine.actor) wrapped.actor = machine.actor;
+  if (machine.internal) wrapped.internal = machine.internal;
   if (machine.actionNames) wrapped.actionNames = machine.actionNames;
   if (machine.footprint) wrapped.footprint = (w, a) => machine.footprint!(w.s, a);
   // Symmetry would have to rename clients inside the history: not offered in this mode.

@@ -99,6 +99,11 @@ export interface Machine<S = any, A extends Action = Action> {
   /** The process an action belongs to (client, memory node, server), for sequence views. */
   actor?(a: A): string;
   /**
+   * Top-level state fields that are the spec's own bookkeeping (ghost and monitor state for
+   * its properties), not the protocol's: reports hide them unless the reader asks.
+   */
+  internal?: readonly string[];
+  /**
    * Optional fast path for hashing: write an injective encoding of the view of s (equal
    * views give equal words, different views different words) into out and return the
    * number of words written, or -1 when out is too small (the engine retries with a larger

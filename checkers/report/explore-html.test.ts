@@ -32,6 +32,16 @@ describe('counterexample HTML, without a browser', () => {
     expect(findMessages(states, ['A', 'A', 'A'], new Set())).toEqual([]);
   });
 
+  it("hides the fields each spec declares internal (Machine.internal), and only those", () => {
+    for (const [spec, config, mutant] of CASES) {
+      const { cx, machine } = counterexample(spec, config, mutant);
+      expect([spec, (machine.internal ?? []).length > 0]).toEqual([spec, true]);
+      const html = renderCounterexampleHtml(cx, machine, { title: spec });
+      const declared = [...html.matchAll(/show ghost and monitor fields \(([^)]*)\)/g)].map((m) => m[1]);
+      expect([spec, declared[0]]).toEqual([spec, machine.internal!.join(', ')]);
+    }
+  });
+
   it('stays under its byte bound by leaving out early states, and says so', () => {
     const big = { log: Array.from({ length: 800 }, (_, i) => ({ i, pad: 'x'.repeat(20) })) };
     const cx: Counterexample = {

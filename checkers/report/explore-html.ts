@@ -21,14 +21,11 @@ export interface ExploreHtmlOptions {
   maxBytes?: number;
   /**
    * Top-level state fields that are ghost or monitor state (the spec's bookkeeping for its
-   * properties, not the protocol's), hidden unless the reader asks. Default: GHOST_FIELDS
-   * present in the state.
+   * properties, not the protocol's), hidden unless the reader asks. Default: what the spec
+   * declares (`Machine.internal`); none when it declares nothing.
    */
   internal?: readonly string[];
 }
-
-/** The names the specs give their ghost and monitor state (shadowfax, fusee, minos, swarm, rowan). */
-export const GHOST_FIELDS = ['g', 'mon', 'ghost', 'viol', 'monitor'];
 
 function actionDetail(a: Action): string {
   return Object.entries(a)
@@ -210,7 +207,7 @@ function renderOnce(cx: Counterexample, machine: Machine, options: ExploreHtmlOp
   const first = Math.max(0, cx.steps.length - maxSteps);
   const initial = plain(cx.initial);
   const top = initial !== null && typeof initial === 'object' && !Array.isArray(initial) ? Object.keys(initial) : [];
-  const internal = new Set(options.internal ?? top.filter((k) => GHOST_FIELDS.includes(k)));
+  const internal = new Set((options.internal ?? machine.internal ?? []).filter((k) => top.includes(k)));
   const body: string[] = [];
   body.push(`<h1>${esc(options.title)}: <span id="verdict" class="verdict-violation">${esc(cx.property)} violated</span></h1>`);
   for (const line of options.summary ?? []) body.push(`<p class="note">${esc(line)}</p>`);

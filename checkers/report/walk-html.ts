@@ -7,7 +7,6 @@
 import type { Check } from '../explore/types.ts';
 import { esc, page } from './html.ts';
 import { stateTree } from './state-tree.ts';
-import { GHOST_FIELDS } from './explore-html.ts';
 
 export interface WalkStep {
   label: string;
@@ -38,6 +37,8 @@ export interface WalkView {
   deadlock: boolean;
   /** A line about the counterexample search, once run. */
   note?: string;
+  /** Top-level fields the spec declares internal (Machine.internal): hidden unless asked. */
+  internal?: readonly string[];
 }
 
 /** The URL of a state: `/?init=I&path=a.b.c` (action indices). */
@@ -75,7 +76,7 @@ export function renderWalkPage(v: WalkView): string {
   path.push('</ol>');
 
   const top = v.state !== null && typeof v.state === 'object' && !Array.isArray(v.state) ? Object.keys(v.state) : [];
-  const internal = new Set(top.filter((k) => GHOST_FIELDS.includes(k)));
+  const internal = new Set((v.internal ?? []).filter((k) => top.includes(k)));
   const toggle = internal.size > 0 ? `<label class="note"><input type="checkbox" data-toggle-class="show-internal"> show ghost and monitor fields (${[...internal].map(esc).join(', ')})</label>` : '';
   const last = v.steps.length > 0 ? `after <strong>${esc(v.steps[v.steps.length - 1].label)}</strong>; what it changed is highlighted` : `initial state ${v.init}`;
   body.push(

@@ -10,7 +10,7 @@ import { mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkHistory } from '../../checkers/lin/index.ts';
 import type { LinResult } from '../../checkers/lin/types.ts';
-import { renderLinHtml } from '../../checkers/report/lin-html.ts';
+import { renderLinReport } from '../../checkers/report/lin-html.ts';
 import { models } from '../../checkers/lin/models/index.ts';
 import { TRACE_FORMAT } from '../../traces/protocol-trace.ts';
 import { importHistoryText } from '../../traces/index.ts';
@@ -143,11 +143,15 @@ export async function runImplementation(impl: Implementation, options: RunOption
     validation = v.validation;
     if (v.html !== undefined) output.write(join(output.dir, 'validation.html'), v.html);
   }
-  const html = renderLinHtml(result, imported.operations, impl.model, {
+  // A long run's partitions hold more operations than one page: the rest are window pages.
+  const report = renderLinReport(result, imported.operations, impl.model, {
+    windows: { dir: 'report.windows', main: 'report.html' },
     file: `${impl.name} run, seed ${options.seed}`,
     annotations: faults.map((f) => ({ from: f.start, to: f.end, label: `${f.kind} ${f.target}`, detail: `${f.kind} ${f.target}: ${(f.start / 1e9).toFixed(3)} s${f.end !== undefined ? ` to ${(f.end / 1e9).toFixed(3)} s` : ''}${f.note ? `\n${f.note}` : ''}` })),
   });
-  output.write(join(output.dir, 'report.html'), html);
+  if (report.windows.length > 0) mkdirSync(join(output.dir, 'report.windows'), { recursive: true });
+  for (const w of report.windows) output.write(join(output.dir, 'report.windows', w.name), w.html);
+  output.write(join(output.dir, 'report.html'), report.html);
 
   const completed = ops.filter((o) => o.ret !== undefined).length;
   const assertions = cluster.assertions();

@@ -122,7 +122,7 @@ export const spec: SpecDef<FuseeConfig> = {
   build(config, variant) {
     const [mutant, only] = variant === undefined ? [undefined, undefined] : variant.split('/');
     if (mutant !== undefined && !names.has(mutant)) throw new Error(`fusee: unknown variant "${variant}"`);
-    const machine = buildMachine(config, mutant);
+    const machine = Object.assign(buildMachine(config, mutant), { internal: ['g', 'mon'] });
     if (only === undefined) return machine;
     if (!(only in machine.invariants)) throw new Error(`fusee: variant "${variant}" names no invariant`);
     return { ...machine, invariants: { [only]: machine.invariants[only] } };

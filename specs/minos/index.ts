@@ -153,6 +153,7 @@ export function build(config: MinosConfig, variant?: string): Machine<State, Min
   const m = createMachine(su);
   const isLiteral = (LITERALS as readonly string[]).includes(variant ?? '');
   return {
+    internal: ['g'],
     init: () => [initialState(config, su.writes.length, su.scopes)],
     actions: m.actions,
     next: m.next,

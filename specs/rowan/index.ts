@@ -14,5 +14,5 @@ export const spec: SpecDef<RowanConfig> = {
   configs,
   mutants,
   findings,
-  build: (config, variant) => buildMachine(config, variant),
+  build: (config, variant) => Object.assign(buildMachine(config, variant), { internal: ['acked', 'bad'] }),
 };

@@ -203,5 +203,5 @@ export const spec: SpecDef<ShadowfaxConfig> = {
       expect: 'INV-COND-INSERT',
     },
   ],
-  build: (config, variant) => buildShadowfax(config, variant),
+  build: (config, variant) => Object.assign(buildShadowfax(config, variant), { internal: ['A', 'execs', 'status', 'broken', 'execd', 'applied', 'gone'] }),
 };

@@ -16,9 +16,9 @@ export const spec: SpecDef<Config> = {
   build(config: Config, variant?: string): Machine {
     if (config.layer === 'ino') {
       const { layer: _, ...c } = config;
-      return buildIno(c, variant);
+      return Object.assign(buildIno(c, variant), { internal: ['g', 'viol'] });
     }
     const { layer: _, ...c } = config;
-    return buildMachine(c, variant);
+    return Object.assign(buildMachine(c, variant), { internal: ['g', 'viol'] });
   },
 };
