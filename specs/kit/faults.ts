@@ -1,6 +1,8 @@
 // Fault budgets: crashes, restarts and suspicions as actions a spec enables while its
-// budget lasts. The state of a role's faults is plain data the spec embeds
-// (`faults(n)`); the choices are pure, the effects change a draft's copy in place.
+// budget lasts. One role's faults (memory nodes, clients, replicas; up to 31 members) are a
+// small immutable tuple the spec embeds in its state: a fault step replaces it
+// (`applyFault` returns a new one), so copying a state shares it and the engine encodes it
+// as a few words.
 
 export interface FaultBudget {
   /** Crashes allowed over the whole run. */
@@ -11,52 +13,42 @@ export interface FaultBudget {
   suspect?: number;
 }
 
-/** One role's faults (memory nodes, clients, replicas). */
-export interface Faults {
-  down: boolean[];
-  suspected: boolean[];
-  crashes: number;
-  restarts: number;
-  suspicions: number;
-}
+/** Bitmasks of the members down and suspected, and the budget spent on each kind. */
+export type Faults = readonly [down: number, suspected: number, crashes: number, restarts: number, suspicions: number];
 
-export const faults = (n: number): Faults =>
-  ({ down: Array(n).fill(false), suspected: Array(n).fill(false), crashes: 0, restarts: 0, suspicions: 0 });
+export const NO_FAULTS: Faults = [0, 0, 0, 0, 0];
 
-export const copyFaults = (f: Faults): Faults => ({ ...f, down: f.down.slice(), suspected: f.suspected.slice() });
+export const isDown = (f: Faults, i: number): boolean => (f[0] & (1 << i)) !== 0;
+export const isSuspected = (f: Faults, i: number): boolean => (f[1] & (1 << i)) !== 0;
+export const crashesOf = (f: Faults): number => f[2];
 
 export type FaultKind = 'crash' | 'restart' | 'suspect';
 
 /**
- * The members each fault may hit now: `crash` a live member (and, when given, one
- * `eligible` says may crash, e.g. only one with an operation pending), `restart` a crashed
- * one, `suspect` an unsuspected one; each while its budget lasts. In member order, crash
- * choices first.
+ * The members of 0..n-1 each fault may hit now: `crash` a live member (and, when given,
+ * one `eligible` says may crash, e.g. only one with an operation pending), `restart` a
+ * crashed one, `suspect` an unsuspected one; each while its budget lasts. In member
+ * order, crash choices first.
  */
-export function faultChoices(f: Faults, budget: FaultBudget, eligible?: (i: number) => boolean): { kind: FaultKind; member: number }[] {
+export function faultChoices(f: Faults, n: number, budget: FaultBudget, eligible?: (i: number) => boolean): { kind: FaultKind; member: number }[] {
   const out: { kind: FaultKind; member: number }[] = [];
-  if (f.crashes < budget.crash) {
-    for (let i = 0; i < f.down.length; i++) if (!f.down[i] && (!eligible || eligible(i))) out.push({ kind: 'crash', member: i });
+  if (f[2] < budget.crash) {
+    for (let i = 0; i < n; i++) if (!isDown(f, i) && (!eligible || eligible(i))) out.push({ kind: 'crash', member: i });
   }
-  if (f.restarts < (budget.restart ?? 0)) {
-    for (let i = 0; i < f.down.length; i++) if (f.down[i]) out.push({ kind: 'restart', member: i });
+  if (f[3] < (budget.restart ?? 0)) {
+    for (let i = 0; i < n; i++) if (isDown(f, i)) out.push({ kind: 'restart', member: i });
   }
-  if (f.suspicions < (budget.suspect ?? 0)) {
-    for (let i = 0; i < f.down.length; i++) if (!f.suspected[i]) out.push({ kind: 'suspect', member: i });
+  if (f[4] < (budget.suspect ?? 0)) {
+    for (let i = 0; i < n; i++) if (!isSuspected(f, i)) out.push({ kind: 'suspect', member: i });
   }
   return out;
 }
 
-/** Spends the budget and records the fault (on a draft). */
-export function applyFault(f: Faults, kind: FaultKind, member: number): void {
-  if (kind === 'crash') {
-    f.down[member] = true;
-    f.crashes++;
-  } else if (kind === 'restart') {
-    f.down[member] = false;
-    f.restarts++;
-  } else {
-    f.suspected[member] = true;
-    f.suspicions++;
-  }
+/** The faults after one more, its budget spent. */
+export function applyFault(f: Faults, kind: FaultKind, member: number): Faults {
+  const [down, suspected, crashes, restarts, suspicions] = f;
+  const bit = 1 << member;
+  if (kind === 'crash') return [down | bit, suspected, crashes + 1, restarts, suspicions];
+  if (kind === 'restart') return [down & ~bit, suspected, crashes, restarts + 1, suspicions];
+  return [down, suspected | bit, crashes, restarts, suspicions + 1];
 }

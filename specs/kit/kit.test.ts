@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { exploreSync } from '../../checkers/explore/index.ts';
 import type { Machine } from '../../checkers/explore/types.ts';
-import { applyFault, faultChoices, faults } from './faults.ts';
+import { NO_FAULTS, applyFault, faultChoices, isDown, isSuspected } from './faults.ts';
 import { clientHistory, register, registerOp } from './history.ts';
 import { answer, channels, consume, deliveries, distinct, enqueue, remap, send, take, type Msg } from './network.ts';
 import { linInit, linInvoke, linReturn } from './register-ghost.ts';
@@ -98,15 +98,17 @@ describe('kit/network', () => {
 
 describe('kit/faults', () => {
   it('enables crash, restart and suspicion while each budget lasts', () => {
-    const f = faults(3);
-    expect(faultChoices(f, { crash: 1 }, (i) => i !== 1).map((c) => `${c.kind}${c.member}`)).toEqual(['crash0', 'crash2']);
-    applyFault(f, 'crash', 2);
-    expect(faultChoices(f, { crash: 1, restart: 1, suspect: 1 }).map((c) => `${c.kind}${c.member}`))
+    let f = NO_FAULTS;
+    expect(faultChoices(f, 3, { crash: 1 }, (i) => i !== 1).map((c) => `${c.kind}${c.member}`)).toEqual(['crash0', 'crash2']);
+    f = applyFault(f, 'crash', 2);
+    expect(isDown(f, 2)).toBe(true);
+    expect(faultChoices(f, 3, { crash: 1, restart: 1, suspect: 1 }).map((c) => `${c.kind}${c.member}`))
       .toEqual(['restart2', 'suspect0', 'suspect1', 'suspect2']);
-    applyFault(f, 'restart', 2);
-    applyFault(f, 'suspect', 0);
-    expect(f).toMatchObject({ down: [false, false, false], suspected: [true, false, false], crashes: 1, restarts: 1, suspicions: 1 });
-    expect(faultChoices(f, { crash: 1, restart: 1, suspect: 1 })).toEqual([]);
+    f = applyFault(applyFault(f, 'restart', 2), 'suspect', 0);
+    expect([isDown(f, 2), isSuspected(f, 0), isSuspected(f, 1)]).toEqual([false, true, false]);
+    expect(f).toEqual([0, 1, 1, 1, 1]);
+    expect(faultChoices(f, 3, { crash: 1, restart: 1, suspect: 1 })).toEqual([]);
+    expect(NO_FAULTS).toEqual([0, 0, 0, 0, 0]); // never changed in place
   });
 });
 

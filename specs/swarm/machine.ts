@@ -16,7 +16,7 @@
 // (quorum reached, T9-T12, W7, R14-R21) are fused into the delivery that enables them.
 
 import type { Machine } from '../../checkers/explore/types.ts';
-import { faults } from '../kit/faults.ts';
+import { NO_FAULTS, isDown } from '../kit/faults.ts';
 import { clientHistory, register, registerOp } from '../kit/history.ts';
 import { linInit } from '../kit/register-ghost.ts';
 import { runLocal, tableMachine, type LocalStep } from '../kit/table.ts';
@@ -45,10 +45,10 @@ export function buildMachine(cfg: SwarmConfig, variant?: string): Machine<State,
   });
   const init = (): State => ({
     regs: Array(n).fill(BOTTOM),
-    mns: faults(n),
+    mns: NO_FAULTS,
     locks: Array.from({ length: cx.nLocks }, () => Array(n).fill(NOLOCK)),
     procs: Array.from({ length: nprocs }, proc),
-    clients: faults(nprocs),
+    clients: NO_FAULTS,
     reqs: [],
     rsps: [],
     g: {
@@ -64,7 +64,7 @@ export function buildMachine(cfg: SwarmConfig, variant?: string): Machine<State,
     init: () => [init()],
     ...tableMachine(table(cx), copy),
     invariants: cx.mut.HAZARD ? { 'SG-Lin': all['SG-Lin'], Oscillation: oscillation } : all,
-    mayStop: (s) => s.viol.length > 0 || s.procs.every((pr, p) => s.clients.down[p] || (!pr.op && pr.pc === cfg.scripts[p].length && pr.bg.length === 0)),
+    mayStop: (s) => s.viol.length > 0 || s.procs.every((pr, p) => isDown(s.clients, p) || (!pr.op && pr.pc === cfg.scripts[p].length && pr.bg.length === 0)),
     actor: (a) => (a.step === 'crashMN' ? `mn${a.x}` : procName(a.p)),
   };
   if (cx.sgLayer) {

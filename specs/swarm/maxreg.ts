@@ -5,6 +5,7 @@
 // [update-cache-w].
 
 import { keep, remap, send } from '../kit/network.ts';
+import { isDown } from '../kit/faults.ts';
 import { addSorted, popcount } from '../kit/state.ts';
 import type { LocalStep } from '../kit/table.ts';
 import { fail, quorumHas, type Cx } from './context.ts';
@@ -16,7 +17,7 @@ export function innerWrite(cx: Cx, d: State, p: number, v: number): void {
   const pr = d.procs[p];
   for (let i = 0; i < cx.n; i++) {
     if (pr.cache[i] >= v) continue; // A6
-    if (!d.mns.down[i]) send<Req>(d.reqs, [p, i, MSG_WRITE, v]); // A8; a request to a crashed MN is lost
+    if (!isDown(d.mns, i)) send<Req>(d.reqs, [p, i, MSG_WRITE, v]); // A8; a request to a crashed MN is lost
     // M18: the cache records the write when it is issued, not on its ack ([update-cache-w])
     if (cx.mut.M18) pr.cache[i] = Math.max(pr.cache[i], v);
   }
@@ -36,7 +37,7 @@ export function startMRead(cx: Cx, d: State, p: number): void {
   const pr = d.procs[p];
   pr.mr = { ph: 0, got: 0, v: -1, frW: d.g.cW, frR: d.g.cR, snap: Math.max(...pr.cache), mx: BOTTOM };
   if (cx.mSpec) return;
-  for (let i = 0; i < cx.n; i++) if (!d.mns.down[i]) send<Req>(d.reqs, [p, i, MSG_READ, 0]);
+  for (let i = 0; i < cx.n; i++) if (!isDown(d.mns, i)) send<Req>(d.reqs, [p, i, MSG_READ, 0]);
 }
 
 /** Messages of p's finished M.READ (kind 0) or TRYLOCK (kind 2): still update the cache, count for nothing. */
@@ -47,9 +48,15 @@ export function orphan(cx: Cx, d: State, p: number, kind: number): void {
     d.rsps = keep(d.rsps, (m) => !mine(m));
     return;
   }
-  const orphaned = <M extends Req | Rsp>(m: M): M => (mine(m) && m[3] !== -1 ? ([...m.slice(0, 3), -1, ...m.slice(4)] as unknown as M) : m);
-  d.reqs = remap(d.reqs, orphaned);
-  d.rsps = remap(d.rsps, orphaned);
+  const waiting = (m: Req | Rsp) => mine(m) && m[3] !== -1;
+  const orphaned = <M extends Req | Rsp>(m: M): M => {
+    if (!waiting(m)) return m;
+    const o = m.slice();
+    o[3] = -1;
+    return o as unknown as M;
+  };
+  if (d.reqs.some(waiting)) d.reqs = remap(d.reqs, orphaned);
+  if (d.rsps.some(waiting)) d.rsps = remap(d.rsps, orphaned);
 }
 
 /** M.READ returns v: checked against the weak specification (MR-WR, MR-RR, MR-Valid; f.298-316). */

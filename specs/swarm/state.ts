@@ -2,7 +2,6 @@
 // next() makes (specs/kit/state.ts: copy what steps change in place, share the rest).
 
 import type { Faults } from '../kit/faults.ts';
-import { copyFaults } from '../kit/faults.ts';
 import type { StepAction } from '../kit/table.ts';
 import type { LinGhost } from '../kit/register-ghost.ts';
 
@@ -124,7 +123,7 @@ export interface Ghost {
 
 export interface State {
   regs: number[]; // fallible max register of each MN (A1)
-  mns: Faults; // memory-node crashes (kit/faults.ts)
+  mns: Faults; // memory-node crashes (kit/faults.ts; replaced, never changed in place)
   locks: number[][]; // locks[q][c]: CAS object c of TSL[q] (T1)
   procs: Proc[];
   clients: Faults; // client crashes
@@ -160,10 +159,10 @@ const copyProc = (pr: Proc): Proc => ({
 export function copy(s: State): State {
   return {
     regs: s.regs.slice(),
-    mns: copyFaults(s.mns),
+    mns: s.mns,
     locks: s.locks.map((l) => l.slice()),
     procs: s.procs.map(copyProc),
-    clients: copyFaults(s.clients),
+    clients: s.clients,
     reqs: s.reqs.slice(),
     rsps: s.rsps.slice(),
     g: { ...s.g, tlInv: s.g.tlInv.slice(), tlTrue: s.g.tlTrue.slice() },

@@ -3,7 +3,7 @@
 // network's steps (an MN applies a request, a response reaches its process) and the
 // faults. What follows an action locally is fused into it (pump, machine.ts).
 
-import { applyFault, faultChoices } from '../kit/faults.ts';
+import { applyFault, faultChoices, isDown } from '../kit/faults.ts';
 import { distinct, keep, send, take } from '../kit/network.ts';
 import { linCrash } from '../kit/register-ghost.ts';
 import type { ActionTable } from '../kit/table.ts';
@@ -49,7 +49,7 @@ function deliver(cx: Cx, d: State, m: Rsp): void {
 }
 
 export function table(cx: Cx): ActionTable<State, SwarmAction> {
-  const live = (s: State, p: number) => !s.clients.down[p];
+  const live = (s: State, p: number) => !isDown(s.clients, p);
   return {
     actors: (s) => s.procs.length,
     perActor: [
@@ -114,14 +114,14 @@ export function table(cx: Cx): ActionTable<State, SwarmAction> {
       {
         name: 'apply', cites: 'an MN applies a request: App. A read and A8 write, App. B T8 CAS',
         enabled: (s, out) => {
-          for (const m of distinct(s.reqs)) if (!s.mns.down[m[1]]) out.push({ label: reqLabel(m), step: 'apply', p: m[0], x: m[1], msg: m });
+          for (const m of distinct(s.reqs)) if (!isDown(s.mns, m[1])) out.push({ label: reqLabel(m), step: 'apply', p: m[0], x: m[1], msg: m });
         },
         effect: (d, a) => {
           const m = a.msg as Req;
           take(d.reqs, m);
           const [p, c, kind] = m;
           const rsp: Rsp = kind === MSG_READ ? applyRead(d, p, c, m[3]) : kind === MSG_WRITE ? applyWrite(d, p, c, m[3]) : applyCas(d, m as CasReq);
-          if (d.clients.down[p]) return; // requests of a crashed client still apply
+          if (isDown(d.clients, p)) return; // requests of a crashed client still apply
           if (cx.cfg.fused && !(kind === MSG_READ && cx.cfg.splitReads)) deliver(cx, d, rsp);
           else send(d.rsps, rsp);
         },
@@ -139,10 +139,10 @@ export function table(cx: Cx): ActionTable<State, SwarmAction> {
       {
         name: 'crashMN', cites: 'up to f < n/2 MNs crash (App. A); requests to a crashed MN are lost',
         enabled: (s, out) => {
-          for (const { member } of faultChoices(s.mns, { crash: cx.cfg.f })) out.push({ label: `crashMN(mn${member})`, step: 'crashMN', p: -1, x: member });
+          for (const { member } of faultChoices(s.mns, cx.n, { crash: cx.cfg.f })) out.push({ label: `crashMN(mn${member})`, step: 'crashMN', p: -1, x: member });
         },
         effect: (d, a) => {
-          applyFault(d.mns, 'crash', a.x);
+          d.mns = applyFault(d.mns, 'crash', a.x);
           d.reqs = keep(d.reqs, (m) => m[1] !== a.x);
         },
       },
@@ -150,7 +150,7 @@ export function table(cx: Cx): ActionTable<State, SwarmAction> {
         name: 'crashClient', cites: 'a client crashes mid-operation: its requests in flight still land (Lemma C.5 "for ever")',
         enabled: (s, out) => {
           const busy = (p: number) => s.procs[p].op !== null || s.procs[p].bg.length > 0;
-          for (const { member } of faultChoices(s.clients, { crash: cx.cfg.clientCrashes }, busy)) {
+          for (const { member } of faultChoices(s.clients, cx.nprocs, { crash: cx.cfg.clientCrashes }, busy)) {
             out.push({ label: `crashClient(${procName(member)})`, step: 'crashClient', p: member, x: 0 });
           }
         },
@@ -158,7 +158,7 @@ export function table(cx: Cx): ActionTable<State, SwarmAction> {
           const pr = d.procs[a.p];
           if (d.g.lin && pr.op && (pr.op.k === 'W' || pr.op.k === 'R')) d.g.lin = linCrash(d.g.lin, a.p);
           Object.assign(pr, { op: null, mr: null, mrRes: -1, mw: -1, mwDone: false, bg: [], lk: null, lkRes: -1 });
-          applyFault(d.clients, 'crash', a.p);
+          d.clients = applyFault(d.clients, 'crash', a.p);
           d.rsps = keep(d.rsps, (m) => m[0] !== a.p);
         },
       },

@@ -2,6 +2,7 @@
 // its abstract specification (f.67) as an atomic nondeterministic object.
 
 import { send } from '../kit/network.ts';
+import { isDown } from '../kit/faults.ts';
 import { addSorted, popcount } from '../kit/state.ts';
 import type { LocalStep } from '../kit/table.ts';
 import { fail, type Cx } from './context.ts';
@@ -15,7 +16,7 @@ export function startLock(cx: Cx, d: State, p: number, q: number, w: number): vo
   const abs = cx.cfg.lock === 'abstract';
   d.procs[p].lk = { q, w, rd: Array(cx.n).fill(NOLOCK), dn: 0, abs };
   if (abs) return;
-  for (let c = 0; c < cx.n; c++) if (!d.mns.down[c]) send<Req>(d.reqs, [p, c, MSG_CAS, 0, q, NOLOCK, w]);
+  for (let c = 0; c < cx.n; c++) if (!isDown(d.mns, c)) send<Req>(d.reqs, [p, c, MSG_CAS, 0, q, NOLOCK, w]);
 }
 
 /** TRYLOCK returns r, checked against the two properties of f.67 (TL-TrueSafety, TL-Excl). */
