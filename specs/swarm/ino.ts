@@ -8,6 +8,7 @@
 // and INO-NoGarbage (§6.4) on the per-MN history.
 
 import type { Action, Check, Machine } from '../../checkers/explore/types.ts';
+import { VARIANTS } from './mutants.ts';
 import { procName } from './tuple.ts';
 
 export interface InoConfig {
@@ -53,15 +54,15 @@ export interface InoAction extends Action {
 }
 
 export function buildIno(cfg: InoConfig, variant?: string): Machine<InoState, InoAction> {
-  const mutant = variant ?? '';
+  const mut = VARIANTS.flags(variant);
   const nw = cfg.writes.length;
   // Buffer ids: 0 holds ⊥₀; each write has its own (M23: one per writer, reused).
   const allWrites = cfg.writes.flat();
-  const bufOf = (p: number, v: number) => (mutant === 'M23' ? p + 1 : allWrites.indexOf(v) + 1);
-  const nbufs = (mutant === 'M23' ? nw : allWrites.length) + 1;
+  const bufOf = (p: number, v: number) => (mut.M23 ? p + 1 : allWrites.indexOf(v) + 1);
+  const nbufs = (mut.M23 ? nw : allWrites.length) + 1;
   // A collision-free hash binding the data to (t, ptr) (f.80); M21 binds the data only.
   const H = (d0: number, d1: number, md: number) =>
-    1000 + ((d0 + 1) * 20 + (d1 + 1)) * 400 + (mutant === 'M21' ? 0 : md);
+    1000 + ((d0 + 1) * 20 + (d1 + 1)) * 400 + (mut.M21 ? 0 : md);
 
   const clone = (s: InoState): InoState => ({
     meta: s.meta,
@@ -106,7 +107,7 @@ export function buildIno(cfg: InoConfig, variant?: string): Machine<InoState, In
         if (!w.op && w.pc < cfg.writes[p].length) out.push({ label: `I1_WRITE(${P},${cfg.writes[p][w.pc]})`, t: 'winv', p, i: 0 });
         if (w.op && w.op.words < 2) out.push({ label: `I5_writeBuf(${P},buf${w.op.b}[${w.op.words}])`, t: 'I5', p, i: 0 });
         // I4: the buffer write and the MAX are pipelined FIFO (M20: not ordered)
-        if (w.op && !w.op.maxDone && (w.op.words === 2 || mutant === 'M20')) out.push({ label: `X4_casMeta(${P})`, t: 'X4', p, i: 0 });
+        if (w.op && !w.op.maxDone && (w.op.words === 2 || mut.M20)) out.push({ label: `X4_casMeta(${P})`, t: 'X4', p, i: 0 });
         w.bg.forEach((b, i) => out.push({ label: `I7_writeInplace(${P},v${b.v},word${b.i})`, t: 'I7', p, i }));
       });
       const r = s.reader;
@@ -141,7 +142,7 @@ export function buildIno(cfg: InoConfig, variant?: string): Machine<InoState, In
           const op = w.op!;
           const mine = meta(op.v, op.b);
           let done: boolean;
-          if (mutant === 'M22') { // M22: a plain write of meta, no max
+          if (mut.M22) { // M22: a plain write of meta, no max
             d.meta = mine;
             done = true;
           } else if (d.meta === op.cur) { d.meta = mine; done = true; } // X5

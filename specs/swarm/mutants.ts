@@ -2,16 +2,25 @@
 // config that exposes it. `expect` is the property the shortest counterexample breaks with
 // every invariant on; `external` marks Safe-Guess mutants whose shortest counterexample
 // breaks a white-box ghost first, and which SG-Lin alone must also catch (tests, README).
+// The names are typed (specs/kit/variants.ts): the machine tests `mut.M5`, so a
+// misspelled mutant does not compile.
 
 import type { MutantDef } from '../../checkers/explore/types.ts';
+import { variants } from '../kit/variants.ts';
 
-const m = (name: string, config: string, expect: string, breaks: string, description: string): MutantDef =>
-  ({ name, kind: 'safety', config, expect, breaks, description });
+export const VARIANTS = variants('swarm', [
+  'HAZARD', 'M1', 'M2', 'M3', 'M4', 'M5', 'M6', 'M7', 'M8', 'M9', 'M10', 'M11', 'M12', 'M13', 'M14', 'M15', 'M16',
+  'M17', 'M18', 'M19', 'RESP-OVERWRITE', 'M20', 'M21', 'M22', 'M23', 'N1', 'N2', 'N3', 'N4', 'N5', 'N6', 'N7', 'N8',
+]);
+export type Variant = (typeof VARIANTS.names)[number];
+
+const m = (name: Variant, config: string, expect: string, breaks: string, description: string): MutantDef =>
+  VARIANTS.mutant({ name, kind: 'safety', config, expect, breaks, description });
 /** A mutant that breaks a liveness property (bounded wait-freedom), though it is killed like the others. */
-const live = (name: string, config: string, expect: string, breaks: string, description: string): MutantDef =>
+const live = (name: Variant, config: string, expect: string, breaks: string, description: string): MutantDef =>
   ({ ...m(name, config, expect, breaks, description), breaksClass: 'liveness' });
-const c = (name: string, config: string, breaks: string, description: string): MutantDef =>
-  ({ name, kind: 'control', config, breaks, description });
+const c = (name: Variant, config: string, breaks: string, description: string): MutantDef =>
+  VARIANTS.mutant({ name, kind: 'control', config, breaks, description });
 
 export const mutants: MutantDef[] = [
   m('HAZARD', 'sg-n1-3r', 'SG-Lin', '§2.3 f.42, §3.1 f.51, f.56', 'the §7.1 motivating hazard: ABD with a guessed timestamp, retried without any lock when stale; reads return one M.READ\'s value'),

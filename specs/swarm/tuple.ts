@@ -42,15 +42,3 @@ export function showTuple(x: number): string {
 export function showLock(w: number): string {
   return w === NOLOCK ? '⊥' : `(${showTs(lockTs(w))},${lockMode(w) ? 'WRITE' : 'READ'})`;
 }
-
-/** Sorted insert into a set kept as a sorted array (canonical). */
-export function addSorted(xs: readonly number[], x: number): number[] {
-  if (xs.includes(x)) return xs as number[];
-  return [...xs, x].sort((a, b) => a - b);
-}
-
-export function popcount(x: number): number {
-  let c = 0;
-  for (; x; x &= x - 1) c++;
-  return c;
-}

@@ -1,6 +1,10 @@
-// SG-Lin as ghost state: a just-in-time linearizability monitor for a multi-writer
-// multi-reader register with unique write values (§6.3), kept inside the explored state so
-// that the check holds at every state whatever engine explores the machine.
+// A just-in-time linearizability monitor for a multi-writer multi-reader register with
+// unique write values, kept as ghost state inside the explored state, so that the check
+// holds at every state whatever engine explores the machine, and a run can check it alone
+// beside white-box invariants (SWARM's SG-Lin). For a store of independent keys, keep one
+// per key. The engine's own monitor (`history` with the register or KV model, ./history.ts)
+// is the cross-check; this one is cheaper on small register histories. Values are small
+// integers, 0 the initial value (never written); read outputs are values.
 //
 // The monitor keeps every configuration a linearization of the history so far can be in:
 // the register's value plus, per client with a pending operation, whether that operation

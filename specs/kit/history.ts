@@ -1,0 +1,64 @@
+// Client operations and their history, for the engine's linearizability monitor: the
+// inputs of the register and KV models (checkers/lin/models), and an observer that turns
+// a spec's client state into invoke / return / crash events, so that each spec states
+// only when an operation starts, whether it is pending, and what it returned.
+
+import type { Action, HistoryObserver, ObservedEvent } from '../../checkers/explore/types.ts';
+import type { Model } from '../../checkers/lin/types.ts';
+import type { KvInput } from '../../checkers/lin/models/kv.ts';
+import type { RegisterInput } from '../../checkers/lin/models/register.ts';
+
+export { register, kvAppend } from '../../checkers/lin/models/index.ts';
+
+/** Register operations (the `register` model). */
+export const registerOp = {
+  read: (): RegisterInput => ({ f: 'read' }),
+  write: (value: unknown): RegisterInput => ({ f: 'write', value }),
+};
+
+/** Key-value operations (the `kv` models: get / put / append, string values). */
+export const kvOp = {
+  get: (key: string): KvInput => ({ f: 'get', key }),
+  put: (key: string, value: string): KvInput => ({ f: 'put', key, value }),
+  append: (key: string, value: string): KvInput => ({ f: 'append', key, value }),
+};
+
+export interface ClientOps<S, A extends Action> {
+  model: Model;
+  clients: number;
+  /** The operation a invokes (client and input), or null. */
+  invoked(before: S, a: A): { client: number; input: unknown } | null;
+  /** The client a crashes with an operation pending, or null. */
+  crashed?(before: S, a: A): number | null;
+  /** Whether client c has a recorded operation pending in s. */
+  pending(s: S, c: number): boolean;
+  /** What client c's operation that just completed in `after` returned. */
+  output(after: S, c: number): unknown;
+}
+
+/**
+ * A HistoryObserver from a spec's client state: an invoke when a step starts an operation,
+ * a crash when it crashes a client with one pending, and a return for every client whose
+ * operation was pending before the step (or started by it) and is not after.
+ */
+export function clientHistory<S, A extends Action>(ops: ClientOps<S, A>): HistoryObserver<S, A> {
+  return {
+    model: ops.model,
+    clients: ops.clients,
+    observe(before, a, after) {
+      const out: ObservedEvent[] = [];
+      const inv = ops.invoked(before, a);
+      if (inv) out.push({ kind: 'invoke', client: inv.client, input: inv.input });
+      const crashed = ops.crashed?.(before, a) ?? null;
+      if (crashed !== null) {
+        if (ops.pending(before, crashed)) out.push({ kind: 'crash', client: crashed });
+        return out;
+      }
+      for (let c = 0; c < ops.clients; c++) {
+        if (!(ops.pending(before, c) || inv?.client === c) || ops.pending(after, c)) continue;
+        out.push({ kind: 'return', client: c, output: ops.output(after, c) });
+      }
+      return out;
+    },
+  };
+}

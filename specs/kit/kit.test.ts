@@ -1,0 +1,165 @@
+import { describe, expect, it } from 'vitest';
+import { exploreSync } from '../../checkers/explore/index.ts';
+import type { Machine } from '../../checkers/explore/types.ts';
+import { NO_FAULTS, applyFault, faultChoices, isDown, isSuspected } from './faults.ts';
+import { clientHistory, register, registerOp } from './history.ts';
+import { answer, channels, consume, deliveries, distinct, enqueue, remap, send, take, type Msg } from './network.ts';
+import { linInit, linInvoke, linReturn } from './register-ghost.ts';
+import { addSorted, produce, removeSorted } from './state.ts';
+import { runLocal, tableMachine, type ActionTable, type LocalStep, type StepAction } from './table.ts';
+import { variants } from './variants.ts';
+
+describe('kit/variants', () => {
+  const V = variants('toy', ['M1', 'M2'] as const);
+  it('gives one flag per variant, only the one asked for set', () => {
+    expect(V.flags('M2')).toEqual({ M1: false, M2: true });
+    expect(V.flags(undefined)).toEqual({ M1: false, M2: false });
+  });
+  it('refuses an unknown variant instead of building the unmutated protocol', () => {
+    expect(() => V.flags('M3')).toThrow('toy: unknown variant "M3" (known: M1, M2)');
+  });
+  it('types the names, so a misspelled flag or mutant does not compile', () => {
+    const f = V.flags('M1');
+    // @ts-expect-error M3 is not a variant of toy
+    expect(f.M3).toBeUndefined();
+    // @ts-expect-error neither is m1
+    V.mutant({ name: 'm1', kind: 'safety', config: 'c', breaks: 'x', description: 'y' });
+  });
+});
+
+describe('kit/table', () => {
+  interface S { x: number[] }
+  interface A extends StepAction { step: 'inc' | 'reset'; p: number }
+  const table: ActionTable<S, A> = {
+    actors: (s) => s.x.length,
+    perActor: [{ name: 'inc', cites: 'l.1', enabled: (s, p, out) => { if (s.x[p] < 2) out.push({ label: `inc(${p})`, step: 'inc', p }); }, effect: (d, a) => { d.x[a.p]++; } }],
+    global: [{ name: 'reset', cites: 'l.2', enabled: (s, out) => { if (s.x.some((v) => v > 0)) out.push({ label: 'reset', step: 'reset', p: -1 }); }, effect: (d) => { d.x.fill(0); } }],
+  };
+  const m = tableMachine(table, (s) => ({ x: s.x.slice() }));
+  it('enumerates per actor in table order, then the global steps, and copies before the effect', () => {
+    const s = { x: [0, 2] };
+    expect(m.actions(s).map((a) => a.label)).toEqual(['inc(0)', 'reset']);
+    const t = m.next(s, m.actions(s)[0]);
+    expect(t.x).toEqual([1, 2]);
+    expect(s.x).toEqual([0, 2]);
+    expect(() => m.next(s, { label: '?', step: 'nope' as 'inc', p: 0 })).toThrow('no step "nope"');
+  });
+  it('runs local steps to a fixpoint, and reports steps that never settle', () => {
+    const steps: LocalStep<S>[] = [
+      { name: 'a', cites: '', guard: (d) => d.x[0] < 3, effect: (d) => { d.x[0]++; } },
+      { name: 'b', cites: '', guard: (d) => d.x[0] === 3 && d.x[1] === 0, effect: (d) => { d.x[1] = 1; } },
+    ];
+    const d = { x: [0, 0] };
+    runLocal(steps, d, 0);
+    expect(d.x).toEqual([3, 1]);
+    const loop: LocalStep<S>[] = [{ name: 'spin', cites: '', guard: () => true, effect: () => {} }];
+    expect(() => runLocal(loop, d, 7, 5)).toThrow('local steps of actor 7 did not settle within 5 rounds');
+  });
+});
+
+describe('kit/network', () => {
+  it('keeps a bag sorted (equal bags are equal arrays), with duplicates', () => {
+    const a: Msg[] = [];
+    const b: Msg[] = [];
+    for (const m of [[2, 1], [0, 5], [2, 1], [1]]) send(a, m);
+    for (const m of [[1], [2, 1], [0, 5], [2, 1]]) send(b, m);
+    expect(a).toEqual(b);
+    expect(distinct(a)).toEqual([[0, 5], [1], [2, 1]]);
+    take(a, [2, 1]);
+    expect(a).toEqual([[0, 5], [1], [2, 1]]);
+    expect(() => take(a, [9])).toThrow('no message [9] in flight');
+    expect(remap(a, (m) => (m[0] === 0 ? [3] : m))).toEqual([[1], [2, 1], [3]]);
+  });
+  it('offers reordering, loss and duplication as options, and FIFO heads only', () => {
+    const bag: Msg[] = [[1], [2]];
+    expect(deliveries(bag, { order: 'bag' }).map((d) => d.kind + d.msg[0])).toEqual(['deliver1', 'deliver2']);
+    expect(deliveries(bag, { order: 'bag', loss: true, duplication: true }).map((d) => d.kind + d.msg[0]))
+      .toEqual(['deliver1', 'duplicate1', 'lose1', 'deliver2', 'duplicate2', 'lose2']);
+    const dup = deliveries(bag, { order: 'bag', duplication: true })[1];
+    expect(consume(bag, dup)).toEqual([1]);
+    expect(bag).toHaveLength(2);
+    const ch = channels<Msg>(2);
+    enqueue(ch, 1, [7]);
+    enqueue(ch, 1, [8]);
+    const ds = deliveries(ch, { order: 'fifo' });
+    expect(ds).toEqual([{ kind: 'deliver', msg: [7], channel: 1 }]);
+    consume(ch, ds[0]);
+    expect(ch[1]).toEqual([[8]]);
+  });
+  it('answers a request in the same step (fused) or as a response of its own', () => {
+    const got: Msg[] = [];
+    const rsps: Msg[] = [];
+    answer(true, [1, 2], rsps, (m) => got.push(m));
+    answer(false, [3], rsps, (m) => got.push(m));
+    expect(got).toEqual([[1, 2]]);
+    expect(rsps).toEqual([[3]]);
+  });
+});
+
+describe('kit/faults', () => {
+  it('enables crash, restart and suspicion while each budget lasts', () => {
+    let f = NO_FAULTS;
+    expect(faultChoices(f, 3, { crash: 1 }, (i) => i !== 1).map((c) => `${c.kind}${c.member}`)).toEqual(['crash0', 'crash2']);
+    f = applyFault(f, 'crash', 2);
+    expect(isDown(f, 2)).toBe(true);
+    expect(faultChoices(f, 3, { crash: 1, restart: 1, suspect: 1 }).map((c) => `${c.kind}${c.member}`))
+      .toEqual(['restart2', 'suspect0', 'suspect1', 'suspect2']);
+    f = applyFault(applyFault(f, 'restart', 2), 'suspect', 0);
+    expect([isDown(f, 2), isSuspected(f, 0), isSuspected(f, 1)]).toEqual([false, true, false]);
+    expect(f).toEqual([0, 1, 1, 1, 1]);
+    expect(faultChoices(f, 3, { crash: 1, restart: 1, suspect: 1 })).toEqual([]);
+    expect(NO_FAULTS).toEqual([0, 0, 0, 0, 0]); // never changed in place
+  });
+});
+
+describe('kit/state', () => {
+  it('copies once and changes the copy; sorted sets are canonical and shared when unchanged', () => {
+    const s = { xs: [1, 3] };
+    const t = produce(s, (v) => ({ xs: v.xs.slice() }), (d) => { d.xs.push(4); });
+    expect([s.xs, t.xs]).toEqual([[1, 3], [1, 3, 4]]);
+    expect(addSorted([1, 3], 2)).toEqual([1, 2, 3]);
+    const same = [1, 3];
+    expect(addSorted(same, 3)).toBe(same);
+    expect(removeSorted([1, 2, 3], 2)).toEqual([1, 3]);
+  });
+});
+
+describe('kit/history and kit/register-ghost', () => {
+  // Two clients; client 0 writes 1, client 1 reads; a bug lets the read return 1 before the write was invoked.
+  interface S { pend: number[]; done: number[]; reg: number; out: number }
+  type A = { label: string; c: number; kind: 'inv' | 'ret' };
+  const toy = (buggy: boolean): Machine<S, A> => ({
+    init: () => [{ pend: [0, 0], done: [0, 0], reg: 0, out: -1 }],
+    actions: (s) => [0, 1].flatMap((c): A[] => (s.done[c] ? [] : s.pend[c] ? [{ label: `ret(${c})`, c, kind: 'ret' }] : [{ label: `inv(${c})`, c, kind: 'inv' }])),
+    next: (s, a) => {
+      const d = { pend: s.pend.slice(), done: s.done.slice(), reg: s.reg, out: s.out };
+      if (a.kind === 'inv') d.pend[a.c] = 1;
+      else {
+        d.pend[a.c] = 0;
+        d.done[a.c] = 1;
+        if (a.c === 0) d.reg = 1;
+        else d.out = buggy ? 1 : d.reg;
+      }
+      return d;
+    },
+    invariants: {},
+    history: clientHistory<S, A>({
+      model: register, clients: 2,
+      invoked: (_b, a) => (a.kind === 'inv' ? { client: a.c, input: a.c === 0 ? registerOp.write(1) : registerOp.read() } : null),
+      pending: (s, c) => s.pend[c] === 1,
+      output: (s, c) => (c === 1 ? (s.out === 0 ? null : s.out) : null),
+    }),
+  });
+  it('records invokes and returns for the engine\'s monitor, which catches the bug', () => {
+    expect(exploreSync(toy(false), { linearizability: 'incremental' }).status).toBe('holds');
+    const r = exploreSync(toy(true), { linearizability: 'incremental' });
+    expect(r.status).toBe('violation');
+    expect(r.violations[0].property).toBe('linearizability');
+  });
+  it('the ghost register monitor rejects a read of a value not yet written', () => {
+    let g = linInvoke(linInit(2), 1, 0);
+    expect(linReturn(g, 1, 1)).toBeUndefined();
+    g = linInvoke(g, 0, 1);
+    expect(linReturn(g, 1, 1)).toBeDefined();
+  });
+});

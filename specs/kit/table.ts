@@ -1,0 +1,103 @@
+// Action tables: a spec's transitions as named steps, each with its guard (which instances
+// are enabled, and with what parameters) and its effect (what the step does to a copy of
+// the state), citing the paper's section and line. One table gives the Machine's
+// actions() and next(); local steps (a process's continuations that need no
+// message, fused into the step that enables them) run to a fixpoint with runLocal().
+//
+// Enumeration order is part of a spec's meaning for a breadth-first search (which
+// counterexample of a given length is found first), so it is fixed: per actor, that
+// actor's steps in table order; then the global steps in table order.
+
+import type { Action } from '../../checkers/explore/types.ts';
+
+/** Every table action carries the name of its step. */
+export interface StepAction extends Action {
+  readonly step: string;
+}
+
+interface StepBase<S, A extends StepAction> {
+  /** The paper's name for the step (the action's `step`). */
+  readonly name: A['step'];
+  /** Section, listing line or paper line (f.N) it implements. */
+  readonly cites: string;
+  /** Changes the copy d in place. */
+  readonly effect: (d: S, a: A) => void;
+}
+
+/** A step of one actor (a process, a node): its guard sees the actor's index. */
+export interface ActorStep<S, A extends StepAction> extends StepBase<S, A> {
+  readonly enabled: (s: S, actor: number, out: A[]) => void;
+}
+
+/** A step of no single actor (message delivery, a fault): its guard sees the whole state. */
+export interface GlobalStep<S, A extends StepAction> extends StepBase<S, A> {
+  readonly enabled: (s: S, out: A[]) => void;
+}
+
+export interface ActionTable<S, A extends StepAction> {
+  actors: (s: S) => number;
+  perActor: readonly ActorStep<S, A>[];
+  global: readonly GlobalStep<S, A>[];
+}
+
+export interface TableMachine<S, A extends StepAction> {
+  actions(s: S): A[];
+  next(s: S, a: A): S;
+}
+
+/**
+ * actions() and next() from a table. `copy` is the spec's one copy of its state (the state
+ * discipline, ./state.ts); `after` runs once after every effect (e.g. a derived field).
+ */
+export function tableMachine<S, A extends StepAction>(table: ActionTable<S, A>, copy: (s: S) => S, after?: (d: S, a: A) => void): TableMachine<S, A> {
+  const effects = new Map<string, (d: S, a: A) => void>();
+  for (const st of [...table.perActor, ...table.global]) {
+    if (effects.has(st.name)) throw new Error(`action table: step "${st.name}" listed twice`);
+    effects.set(st.name, st.effect);
+  }
+  return {
+    actions(s) {
+      const out: A[] = [];
+      const n = table.actors(s);
+      for (let p = 0; p < n; p++) for (const st of table.perActor) st.enabled(s, p, out);
+      for (const st of table.global) st.enabled(s, out);
+      return out;
+    },
+    next(s, a) {
+      const effect = effects.get(a.step);
+      if (!effect) throw new Error(`action table: no step "${a.step}"`);
+      const d = copy(s);
+      effect(d, a);
+      after?.(d, a);
+      return d;
+    },
+  };
+}
+
+/** A continuation an actor takes on its own as soon as its guard holds. */
+export interface LocalStep<S> {
+  readonly name: string;
+  readonly cites: string;
+  readonly guard: (d: S, actor: number) => boolean;
+  readonly effect: (d: S, actor: number) => void;
+}
+
+/**
+ * Runs an actor's local steps until none is enabled: each round tries every step in table
+ * order (a step whose guard holds runs at once, and later steps see its effect). `limit`
+ * bounds the rounds, so that a pair of steps that re-enable each other is an error rather
+ * than a hang.
+ */
+export function runLocal<S>(steps: readonly LocalStep<S>[], d: S, actor: number, limit = 10_000): void {
+  for (let round = 0; round < limit; round++) {
+    let changed = false;
+    for (const st of steps) {
+      if (st.guard(d, actor)) {
+        st.effect(d, actor);
+        changed = true;
+      }
+    }
+    if (!changed) return;
+  }
+  throw new Error(`local steps of actor ${actor} did not settle within ${limit} rounds`);
+}

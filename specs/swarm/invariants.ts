@@ -1,0 +1,61 @@
+// The swarm machine's properties (README "Properties"). Most are checked on the transition
+// that could break them and recorded in `viol` (context.ts fail); these read it, and the
+// state invariants below are checked on every state.
+
+import type { Check } from '../../checkers/explore/types.ts';
+import type { Cx } from './context.ts';
+import type { State } from './state.ts';
+import { VERIFIED, flagOf, procName, showTuple, tsOfTuple } from './tuple.ts';
+
+const RECORDED = ['SG-Lin', 'SG-LockRewriteExcl', 'SG-C3', 'SG-FastFresh', 'MR-Valid', 'MR-RR', 'MR-WR', 'TL-Excl', 'TL-TrueSafety', 'TL-S1'];
+
+export function invariants(cx: Cx): Record<string, (s: State) => Check> {
+  const fromViol = (name: string) => (s: State): Check => s.viol.find((v) => v[0] === name)?.[1] ?? true;
+  const inv: Record<string, (s: State) => Check> = {};
+  for (const name of RECORDED) inv[name] = fromViol(name);
+  // §6.3: a tuple whose write rewrote its timestamp (W11) is never VERIFIED anywhere
+  inv['SG-VerifiedFinal'] = (s) => {
+    if (s.g.rew.length === 0) return true;
+    const bad = (x: number) => flagOf(x) === VERIFIED && s.g.rew.includes(tsOfTuple(x));
+    const found = s.regs.find(bad) ?? s.g.wInv?.find(bad) ?? s.procs.flatMap((pr) => [...pr.cache, ...pr.bg, pr.mw]).find(bad)
+      ?? s.reqs.find((m) => m[2] === 1 && bad(m[3]))?.[3];
+    return found === undefined ? true : `${showTuple(found)} is VERIFIED although its write rewrote that timestamp (W11)`;
+  };
+  // Lemma C.5 (f.518-530): bounded wait-freedom of READ, as an invariant on its iteration counter
+  inv['SG-WF-R'] = (s) => {
+    for (let p = 0; p < s.procs.length; p++) {
+      const op = s.procs[p].op;
+      if (op?.k === 'R' && op.it > cx.iterBound) return `READ by ${procName(p)} is in iteration ${op.it} > 2P+1 = ${cx.iterBound} (Lemma C.5)`;
+    }
+    return true;
+  };
+  if (cx.mSpec) return inv;
+  inv['MR-S1'] = (s) => {
+    for (let p = 0; p < s.procs.length; p++) {
+      for (let i = 0; i < cx.n; i++) {
+        if (s.procs[p].cache[i] > s.regs[i]) return `${procName(p)}'s cache[mn${i}] = ${showTuple(s.procs[p].cache[i])} above the register's ${showTuple(s.regs[i])}`;
+      }
+    }
+    return true;
+  };
+  inv['MR-S2'] = (s) => {
+    const v = Math.max(s.g.cR, s.g.cW);
+    const at = s.regs.filter((r) => r >= v).length;
+    return at >= cx.maj ? true : `the completed M value ${showTuple(v)} is held by ${at} < ${cx.maj} MNs`;
+  };
+  return inv;
+}
+
+/** §7.1 (HAZARD only): one process's reads return a, then b, then a again. */
+export function oscillation(s: State): Check {
+  for (let p = 0; p < s.procs.length; p++) {
+    const h = s.procs[p].hist ?? [];
+    for (let i = 0; i + 2 < h.length; i++) {
+      for (let j = i + 1; j + 1 < h.length; j++) {
+        if (h[j] === h[i]) continue;
+        for (let k = j + 1; k < h.length; k++) if (h[k] === h[i]) return `${procName(p)}'s reads returned v${h[i]}, v${h[j]}, v${h[k]}`;
+      }
+    }
+  }
+  return true;
+}

@@ -1,0 +1,158 @@
+// M, the reliable max register built from n fallible max registers (App. A, A1-A8), with
+// the per-process cache shared by all of a process's M operations. Line names are the
+// extraction's (../shared/protocols/swarm-safeguess.md §4): [read-for-start],
+// [read-wait], [cache-max], [invoke-inner-write], [inner-write-wait], [update-cache-r],
+// [update-cache-w].
+
+import { keep, remap, send } from '../kit/network.ts';
+import { isDown } from '../kit/faults.ts';
+import { addSorted, popcount } from '../kit/state.ts';
+import type { LocalStep } from '../kit/table.ts';
+import { fail, quorumHas, type Cx } from './context.ts';
+import { MSG_READ, MSG_WRITE, type ReadRsp, type Req, type Rsp, type State, type WriteAck } from './state.ts';
+import { BOTTOM, procName, showTuple } from './tuple.ts';
+
+/** A4-A8 inner_write(v): write to every MN whose cached bound is below v. */
+export function innerWrite(cx: Cx, d: State, p: number, v: number): void {
+  const pr = d.procs[p];
+  for (let i = 0; i < cx.n; i++) {
+    if (pr.cache[i] >= v) continue; // A6
+    if (!isDown(d.mns, i)) send<Req>(d.reqs, [p, i, MSG_WRITE, v]); // A8; a request to a crashed MN is lost
+    // M18: the cache records the write when it is issued, not on its ack ([update-cache-w])
+    if (cx.mut.M18) pr.cache[i] = Math.max(pr.cache[i], v);
+  }
+}
+
+/** M.WRITE(v), in the foreground (W6, W11, a script's mwrite) or the background (W8, R17). */
+export function startMWrite(cx: Cx, d: State, p: number, v: number, background: boolean): void {
+  const pr = d.procs[p];
+  if (d.g.wInv && (cx.mSpec || !background)) d.g.wInv = addSorted(d.g.wInv, v);
+  if (!cx.mSpec) innerWrite(cx, d, p, v);
+  if (background) pr.bg = addSorted(pr.bg, v);
+  else pr.mw = v;
+}
+
+/** [read-for-start]: read every MN asynchronously. */
+export function startMRead(cx: Cx, d: State, p: number): void {
+  const pr = d.procs[p];
+  pr.mr = { ph: 0, got: 0, v: -1, frW: d.g.cW, frR: d.g.cR, snap: Math.max(...pr.cache), mx: BOTTOM };
+  if (cx.mSpec) return;
+  for (let i = 0; i < cx.n; i++) if (!isDown(d.mns, i)) send<Req>(d.reqs, [p, i, MSG_READ, 0]);
+}
+
+/** Messages of p's finished M.READ (kind 0) or TRYLOCK (kind 2): still update the cache, count for nothing. */
+export function orphan(cx: Cx, d: State, p: number, kind: number): void {
+  const mine = (m: Req | Rsp) => m[0] === p && m[2] === kind;
+  if (cx.cfg.late === 'drop') {
+    d.reqs = keep(d.reqs, (m) => !mine(m));
+    d.rsps = keep(d.rsps, (m) => !mine(m));
+    return;
+  }
+  const waiting = (m: Req | Rsp) => mine(m) && m[3] !== -1;
+  const orphaned = <M extends Req | Rsp>(m: M): M => {
+    if (!waiting(m)) return m;
+    const o = m.slice();
+    o[3] = -1;
+    return o as unknown as M;
+  };
+  if (d.reqs.some(waiting)) d.reqs = remap(d.reqs, orphaned);
+  if (d.rsps.some(waiting)) d.rsps = remap(d.rsps, orphaned);
+}
+
+/** M.READ returns v: checked against the weak specification (MR-WR, MR-RR, MR-Valid; f.298-316). */
+export function finishMRead(d: State, p: number, v: number): void {
+  const pr = d.procs[p];
+  const r = pr.mr!;
+  if (v < r.frW) fail(d, 'MR-WR', `M.READ by ${procName(p)} returned ${showTuple(v)} below the completed M.WRITE ${showTuple(r.frW)}`);
+  if (v < r.frR) fail(d, 'MR-RR', `M.READ by ${procName(p)} returned ${showTuple(v)} below an earlier M.READ's ${showTuple(r.frR)}`);
+  if (d.g.wInv && v !== BOTTOM && !d.g.wInv.includes(v)) fail(d, 'MR-Valid', `M.READ returned ${showTuple(v)}, never written`);
+  d.g.cR = Math.max(d.g.cR, v);
+  pr.mr = null;
+  pr.mrRes = v;
+}
+
+/** An M.WRITE of v completed (with late: 'drop', its leftover messages are delayed for ever). */
+export function mWriteDone(cx: Cx, d: State, p: number, v: number): void {
+  d.g.cW = Math.max(d.g.cW, v);
+  if (cx.cfg.late === 'drop') {
+    const mine = (m: Req | Rsp) => m[0] === p && m[2] === MSG_WRITE && m[3] === v;
+    d.reqs = keep(d.reqs, (m) => !mine(m));
+    d.rsps = keep(d.rsps, (m) => !mine(m));
+  }
+}
+
+/** An MN applies a read: its register's value goes back (A1). */
+export const applyRead = (d: State, p: number, c: number, slot: number): ReadRsp => [p, c, MSG_READ, slot, d.regs[c]];
+
+/** An MN applies A8's write: a fallible max register keeps the max. */
+export function applyWrite(d: State, p: number, c: number, v: number): WriteAck {
+  d.regs[c] = Math.max(d.regs[c], v);
+  return [p, c, MSG_WRITE, v];
+}
+
+/** [update-cache-r] (RESP-OVERWRITE: the response overwrites the cache instead of raising it). */
+export function deliverRead(cx: Cx, d: State, [p, c, , slot, v]: ReadRsp): void {
+  const pr = d.procs[p];
+  pr.cache[c] = cx.mut['RESP-OVERWRITE'] ? v : Math.max(pr.cache[c], v);
+  if (slot === 0 && pr.mr && pr.mr.ph === 0) {
+    pr.mr.got |= 1 << c;
+    pr.mr.mx = Math.max(pr.mr.mx, v);
+  }
+}
+
+/** [update-cache-w]: the ack raises the cache. */
+export function deliverWriteAck(d: State, [p, c, , v]: WriteAck): void {
+  d.procs[p].cache[c] = Math.max(d.procs[p].cache[c], v);
+}
+
+/** App. A's waits, as local steps of process p (run by pump; absent when M is its specification). */
+export function mLocalSteps(cx: Cx): LocalStep<State>[] {
+  return [
+    {
+      name: 'background-write-done', cites: 'App. A [inner-write-wait], for W8/R17',
+      guard: (d, p) => d.procs[p].bg.some((v) => quorumHas(cx, d.procs[p], v)),
+      effect: (d, p) => {
+        const pr = d.procs[p];
+        for (const v of pr.bg) {
+          if (!quorumHas(cx, pr, v)) continue;
+          pr.bg = pr.bg.filter((x) => x !== v);
+          mWriteDone(cx, d, p, v);
+        }
+      },
+    },
+    {
+      name: 'inner-write-wait', cites: 'App. A [inner-write-wait] (A8: a majority holds v)',
+      guard: (d, p) => d.procs[p].mw >= 0 && quorumHas(cx, d.procs[p], d.procs[p].mw),
+      effect: (d, p) => {
+        const pr = d.procs[p];
+        mWriteDone(cx, d, p, pr.mw);
+        pr.mw = -1;
+        pr.mwDone = true;
+      },
+    },
+    {
+      name: 'read-wait', cites: 'App. A [read-wait], [cache-max], [invoke-inner-write] (f.324)',
+      guard: (d, p) => { const r = d.procs[p].mr; return r !== null && r.ph === 0 && popcount(r.got) >= cx.qM; },
+      effect: (d, p) => {
+        const pr = d.procs[p];
+        const r = pr.mr!;
+        // [cache-max] over the whole cache (N5: own responses only; M19: the cache at invocation)
+        const v = cx.mut.N5 ? r.mx : cx.mut.M19 ? r.snap : Math.max(...pr.cache);
+        orphan(cx, d, p, MSG_READ);
+        if (cx.mut.M17) return finishMRead(d, p, v); // M17: no write-back
+        r.ph = 1;
+        r.v = v;
+        innerWrite(cx, d, p, v); // [invoke-inner-write]
+      },
+    },
+    {
+      name: 'write-back-done', cites: 'App. A READ returns once its write-back is at a majority',
+      guard: (d, p) => { const r = d.procs[p].mr; return r !== null && r.ph === 1 && quorumHas(cx, d.procs[p], r.v); },
+      effect: (d, p) => {
+        const v = d.procs[p].mr!.v;
+        mWriteDone(cx, d, p, v);
+        finishMRead(d, p, v);
+      },
+    },
+  ];
+}

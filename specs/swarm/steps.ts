@@ -1,0 +1,168 @@
+// The swarm machine's actions as one table (specs/kit/table.ts): per process, invoking its
+// next operation and the answers of the objects given as specifications; then the
+// network's steps (an MN applies a request, a response reaches its process) and the
+// faults. What follows an action locally is fused into it (pump, machine.ts).
+
+import { applyFault, faultChoices, isDown } from '../kit/faults.ts';
+import { distinct, keep, send, take } from '../kit/network.ts';
+import { linCrash } from '../kit/register-ghost.ts';
+import type { ActionTable } from '../kit/table.ts';
+import { tidOfProc, type Cx } from './context.ts';
+import { applyRead, applyWrite, deliverRead, deliverWriteAck, finishMRead, mWriteDone } from './maxreg.ts';
+import { guesses, invoke } from './safeguess.ts';
+import { MSG_READ, MSG_WRITE, type CasReq, type CasRsp, type ReadRsp, type Req, type Rsp, type State, type SwarmAction, type WriteAck } from './state.ts';
+import { applyCas, deliverCas, finishLock, lockAllowed } from './tsl.ts';
+import { BOTTOM, lockWord, procName, showLock, showTs, showTuple, ts } from './tuple.ts';
+
+function invokeLabel(cx: Cx, s: State, p: number, clock: number): string {
+  const op = cx.cfg.scripts[p][s.procs[p].pc];
+  const P = procName(p);
+  switch (op.f) {
+    case 'write': return `W5_WRITE(${P},v${op.v},guess=${showTs(ts(clock, tidOfProc(p)))})`;
+    case 'read': return `R11_READ(${P})`;
+    case 'mread': return `M.READ(${P})`;
+    case 'mwrite': return `M.WRITE(${P},${showTuple(op.v)})`;
+    case 'trylock': return `T4_TRYLOCK(${P},${showLock(lockWord(ts(op.c, 1), op.mode))})`;
+  }
+}
+
+function reqLabel(m: Req): string {
+  const P = procName(m[0]);
+  if (m[2] === MSG_READ) return `read(${P}→mn${m[1]})`;
+  if (m[2] === MSG_WRITE) return `A8_write(${P}→mn${m[1]},${showTuple(m[3])})`;
+  return `T8_cas(${P}→mn${m[1]},TSL[${m[4]}],${showLock(m[5])}→${showLock(m[6])})`;
+}
+
+function rspLabel(m: Rsp): string {
+  const P = procName(m[0]);
+  if (m[2] === MSG_READ) return `readResp(mn${m[1]}→${P},${showTuple(m[4])})`;
+  if (m[2] === MSG_WRITE) return `writeAck(mn${m[1]}→${P},${showTuple(m[3])})`;
+  return `casResp(mn${m[1]}→${P},prev=${showLock(m[4])})`;
+}
+
+/** A response reaches its process: [update-cache-r], [update-cache-w] or T8's return; then p runs on. */
+function deliver(cx: Cx, d: State, m: Rsp): void {
+  if (m[2] === MSG_READ) deliverRead(cx, d, m as ReadRsp);
+  else if (m[2] === MSG_WRITE) deliverWriteAck(d, m as WriteAck);
+  else deliverCas(cx, d, m as CasRsp);
+  cx.pump(d, m[0]);
+}
+
+export function table(cx: Cx): ActionTable<State, SwarmAction> {
+  const live = (s: State, p: number) => !isDown(s.clients, p);
+  return {
+    actors: (s) => s.procs.length,
+    perActor: [
+      {
+        name: 'invoke', cites: '§3.2 W5 (guessTs, f.54), §3.3 R11; App. A READ/WRITE; App. B T4',
+        enabled: (s, p, out) => {
+          const pr = s.procs[p];
+          if (!live(s, p) || pr.op || pr.pc >= cx.cfg.scripts[p].length) return;
+          const clocks = cx.cfg.scripts[p][pr.pc].f === 'write' ? guesses(cx, pr, p) : [0];
+          for (const x of clocks) out.push({ label: invokeLabel(cx, s, p, x), step: 'invoke', p, x });
+        },
+        effect: (d, a) => invoke(cx, d, a.p, a.x),
+      },
+      {
+        name: 'M.READ-returns', cites: 'M as its specification (App. A, f.298-316): ⊥₀ or any invoked value at least the floor',
+        enabled: (s, p, out) => {
+          const mr = s.procs[p].mr;
+          if (!cx.mSpec || !live(s, p) || !mr) return;
+          const floor = Math.max(mr.frW, mr.frR);
+          for (const v of [BOTTOM, ...s.g.wInv!]) {
+            if (v >= floor) out.push({ label: `M.READ_returns(${procName(p)},${showTuple(v)})`, step: 'M.READ-returns', p, x: v });
+          }
+        },
+        effect: (d, a) => { finishMRead(d, a.p, a.x); cx.pump(d, a.p); },
+      },
+      {
+        name: 'M.WRITE-returns', cites: 'M as its specification: a WRITE returns at any time',
+        enabled: (s, p, out) => {
+          const mw = s.procs[p].mw;
+          if (cx.mSpec && live(s, p) && mw >= 0) out.push({ label: `M.WRITE_returns(${procName(p)},${showTuple(mw)})`, step: 'M.WRITE-returns', p, x: mw });
+        },
+        effect: (d, a) => {
+          mWriteDone(cx, d, a.p, a.x);
+          d.procs[a.p].mw = -1;
+          d.procs[a.p].mwDone = true;
+          cx.pump(d, a.p);
+        },
+      },
+      {
+        name: 'M.WRITE-background-returns', cites: 'M as its specification: the background writes of W8 and R17 return at any time',
+        enabled: (s, p, out) => {
+          if (!cx.mSpec || !live(s, p)) return;
+          for (const v of s.procs[p].bg) out.push({ label: `M.WRITE_returns(${procName(p)},${showTuple(v)},background)`, step: 'M.WRITE-background-returns', p, x: v });
+        },
+        effect: (d, a) => {
+          mWriteDone(cx, d, a.p, a.x);
+          d.procs[a.p].bg = d.procs[a.p].bg.filter((v) => v !== a.x);
+          cx.pump(d, a.p);
+        },
+      },
+      {
+        name: 'TRYLOCK-returns', cites: 'TSL as its specification (f.67): any answer the two properties allow',
+        enabled: (s, p, out) => {
+          const lk = s.procs[p].lk;
+          if (!live(s, p) || !lk?.abs) return;
+          for (const r of lockAllowed(s, lk)) out.push({ label: `TRYLOCK_returns(${procName(p)},${showLock(lk.w)},${r ? 'True' : 'False'})`, step: 'TRYLOCK-returns', p, x: r });
+        },
+        effect: (d, a) => { finishLock(cx, d, a.p, a.x); cx.pump(d, a.p); },
+      },
+    ],
+    global: [
+      {
+        name: 'apply', cites: 'an MN applies a request: App. A read and A8 write, App. B T8 CAS',
+        enabled: (s, out) => {
+          for (const m of distinct(s.reqs)) if (!isDown(s.mns, m[1])) out.push({ label: reqLabel(m), step: 'apply', p: m[0], x: m[1], msg: m });
+        },
+        effect: (d, a) => {
+          const m = a.msg as Req;
+          take(d.reqs, m);
+          const [p, c, kind] = m;
+          const rsp: Rsp = kind === MSG_READ ? applyRead(d, p, c, m[3]) : kind === MSG_WRITE ? applyWrite(d, p, c, m[3]) : applyCas(d, m as CasReq);
+          if (isDown(d.clients, p)) return; // requests of a crashed client still apply
+          if (cx.cfg.fused && !(kind === MSG_READ && cx.cfg.splitReads)) deliver(cx, d, rsp);
+          else send(d.rsps, rsp);
+        },
+      },
+      {
+        name: 'deliver', cites: 'a response reaches its process: App. A [update-cache-r], [update-cache-w]; App. B T8',
+        enabled: (s, out) => {
+          for (const m of distinct(s.rsps)) out.push({ label: rspLabel(m), step: 'deliver', p: m[0], x: m[1], msg: m });
+        },
+        effect: (d, a) => {
+          take(d.rsps, a.msg as Rsp);
+          deliver(cx, d, a.msg as Rsp);
+        },
+      },
+      {
+        name: 'crashMN', cites: 'up to f < n/2 MNs crash (App. A); requests to a crashed MN are lost',
+        enabled: (s, out) => {
+          for (const { member } of faultChoices(s.mns, cx.n, { crash: cx.cfg.f })) out.push({ label: `crashMN(mn${member})`, step: 'crashMN', p: -1, x: member });
+        },
+        effect: (d, a) => {
+          d.mns = applyFault(d.mns, 'crash', a.x);
+          d.reqs = keep(d.reqs, (m) => m[1] !== a.x);
+        },
+      },
+      {
+        name: 'crashClient', cites: 'a client crashes mid-operation: its requests in flight still land (Lemma C.5 "for ever")',
+        enabled: (s, out) => {
+          const busy = (p: number) => s.procs[p].op !== null || s.procs[p].bg.length > 0;
+          for (const { member } of faultChoices(s.clients, cx.nprocs, { crash: cx.cfg.clientCrashes }, busy)) {
+            out.push({ label: `crashClient(${procName(member)})`, step: 'crashClient', p: member, x: 0 });
+          }
+        },
+        effect: (d, a) => {
+          const pr = d.procs[a.p];
+          if (d.g.lin && pr.op && (pr.op.k === 'W' || pr.op.k === 'R')) d.g.lin = linCrash(d.g.lin, a.p);
+          Object.assign(pr, { op: null, mr: null, mrRes: -1, mw: -1, mwDone: false, bg: [], lk: null, lkRes: -1 });
+          d.clients = applyFault(d.clients, 'crash', a.p);
+          d.rsps = keep(d.rsps, (m) => m[0] !== a.p);
+        },
+      },
+    ],
+  };
+}
+
