@@ -13,10 +13,10 @@
 // Usage: npm run equivalence -- --record|--check [--spec fusee,rowan] [--budget N]
 // Exit 0: recorded, or every number is as recorded; 1: some number changed (listed);
 // 64: bad usage; 65: a table file that cannot be read.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { exploreSync } from '../checkers/explore/index.ts';
+import { conformanceJobs, jobMachine, runJob, type ConformanceJob, type Outcome } from '../checkers/explore/conformance.ts';
 import type { ExploreResult, SpecDef } from '../checkers/explore/types.ts';
 import { specs } from './index.ts';
 
@@ -57,51 +57,31 @@ function fail(code: number, message: string): never {
   process.exit(code);
 }
 
-function explore(spec: SpecDef, config: string, variant: string | undefined, budget: number | undefined, all = false): ExploreResult {
-  const c = spec.configs.find((x) => x.name === config);
-  if (!c) fail(70, `${spec.name}: no config ${config}`);
-  return exploreSync(spec.build(c.config, variant), { ...(budget !== undefined ? { maxStates: budget } : {}), ...(all ? { all: true } : {}) });
-}
+const leftOut = (o: Outcome) => (o.status === 'incomplete' ? (o.incompleteReason ?? 'incomplete') : undefined);
 
-const tierOf = (spec: SpecDef, config: string) => spec.configs.find((c) => c.name === config)?.tier ?? 'default';
-const over = (r: ExploreResult) => (r.status === 'incomplete' ? (r.incompleteReason ?? 'incomplete') : undefined);
-
-function configEntry(spec: SpecDef, name: string, budget: number): ConfigEntry {
-  const tier = tierOf(spec, name);
-  const r = explore(spec, name, undefined, tier === 'full' ? budget : undefined);
-  const left = tier === 'full' ? over(r) : undefined;
-  if (left) return { tier, leftOut: left };
-  return { tier, status: r.status, states: r.states, transitions: r.transitions, depth: r.depth, violated: r.violations.map((v) => v.property) };
-}
-
-/** As `interleave mutants` judges a mutant: the first violation, or the expected one when the run shows another first. */
-function mutantEntry(spec: SpecDef, m: { kind: MutantEntry['kind']; variant: string; config: string; expect?: string }, budget: number): MutantEntry {
-  const full = tierOf(spec, m.config) === 'full';
-  let r = explore(spec, m.config, m.variant, full ? budget : undefined);
-  if (m.expect !== undefined && r.status === 'violation' && !r.violations.some((x) => x.property === m.expect)) r = explore(spec, m.config, m.variant, full ? budget : undefined, true);
-  const v = m.expect !== undefined ? (r.violations.find((x) => x.property === m.expect) ?? r.violations[0]) : r.violations[0];
-  const base = { kind: m.kind, config: m.config };
-  if (full && !v && over(r)) return { ...base, leftOut: over(r) };
-  const matches = v !== undefined && (m.expect === undefined || v.property === m.expect);
-  const outcome = m.kind === 'control' ? (r.status === 'holds' ? 'passes' : 'fails') : m.kind === 'safety' ? (v ? 'killed' : 'survived') : matches ? 'reproduces' : 'gone';
-  return { ...base, outcome, property: v?.property ?? null, length: v ? v.steps.length : null };
+/** One job, judged by the conformance runner; full-tier ones within the budget. */
+function entry(spec: SpecDef, job: ConformanceJob, budget: number): ConfigEntry | MutantEntry {
+  const full = job.tier === 'full';
+  const o = runJob(job, jobMachine(spec, job), full ? { maxStates: budget } : {});
+  if (job.kind === 'config') {
+    const left = full ? leftOut(o) : undefined;
+    if (left) return { tier: job.tier, leftOut: left };
+    return { tier: job.tier, status: o.status, states: o.states, transitions: o.transitions, depth: o.depth, violated: o.violated };
+  }
+  const base = { kind: job.kind, config: job.config };
+  if (full && o.property === undefined && leftOut(o)) return { ...base, leftOut: leftOut(o) };
+  return { ...base, outcome: o.outcome, property: o.property ?? null, length: o.counterexampleLength ?? null };
 }
 
 export function measure(spec: SpecDef, budget: number, log: (s: string) => void = () => {}): Table {
   const table: Table = { spec: spec.name, explored: HOW, budget, configs: {}, mutants: {} };
-  for (const c of spec.configs) {
+  // Every config (both tiers), then every mutant and finding.
+  for (const job of conformanceJobs(spec, { full: true })) {
     const t = performance.now();
-    table.configs[c.name] = configEntry(spec, c.name, budget);
-    log(`${spec.name} config ${c.name}: ${describe(table.configs[c.name])} (${((performance.now() - t) / 1000).toFixed(1)} s)\n`);
-  }
-  const jobs = [
-    ...spec.mutants.map((m) => ({ name: m.name, kind: m.kind as MutantEntry['kind'], variant: m.name, config: m.config, expect: m.expect })),
-    ...(spec.findings ?? []).map((f) => ({ name: f.name, kind: 'finding' as const, variant: f.variant, config: f.config, expect: f.expect })),
-  ];
-  for (const j of jobs) {
-    const t = performance.now();
-    table.mutants[j.name] = mutantEntry(spec, j, budget);
-    log(`${spec.name} mutant ${j.name}: ${describe(table.mutants[j.name])} (${((performance.now() - t) / 1000).toFixed(1)} s)\n`);
+    const e = entry(spec, job, budget);
+    if (job.kind === 'config') table.configs[job.name] = e as ConfigEntry;
+    else table.mutants[job.name] = e as MutantEntry;
+    log(`${spec.name} ${job.kind === 'config' ? 'config' : 'mutant'} ${job.name}: ${describe(e)} (${((performance.now() - t) / 1000).toFixed(1)} s)\n`);
   }
   return table;
 }
@@ -137,6 +117,23 @@ export function compare(then: Table, now: Table): string[] {
 }
 
 export const tablePath = (name: string) => resolve(import.meta.dirname, name, 'equivalence.json');
+
+const recorded = new Map<string, Map<string, number>>();
+
+/** The distinct states each config of a bundled spec explored when its table was recorded (none for a config left out). */
+export function recordedStates(spec: string): Map<string, number> {
+  let states = recorded.get(spec);
+  if (states === undefined) {
+    states = new Map();
+    const path = tablePath(spec);
+    if (/^[\w-]+$/.test(spec) && existsSync(path)) {
+      const table = JSON.parse(readFileSync(path, 'utf8')) as Table;
+      for (const [name, e] of Object.entries(table.configs)) if (e.states !== undefined) states.set(name, e.states);
+    }
+    recorded.set(spec, states);
+  }
+  return states;
+}
 
 function main(argv: string[]): void {
   const record = argv.includes('--record');
