@@ -10,7 +10,8 @@
 // 200,000): those that stop at it are recorded as left out, with the reason, and are
 // skipped by --check. Default-tier runs have no budget: `interleave check` runs them whole.
 //
-// Usage: npm run equivalence -- --record|--check [--spec fusee,rowan] [--budget N]
+// Usage: npm run equivalence -- --record|--check [--spec fusee,rowan] [--budget N] [--default-only]
+// (--default-only: --check only the default tier's configs and the mutants at them, quickly.)
 // Exit 0: recorded, or every number is as recorded; 1: some number changed (listed);
 // 64: bad usage; 65: a table file that cannot be read.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -73,10 +74,11 @@ function entry(spec: SpecDef, job: ConformanceJob, budget: number): ConfigEntry 
   return { ...base, outcome: o.outcome, property: o.property ?? null, length: o.counterexampleLength ?? null };
 }
 
-export function measure(spec: SpecDef, budget: number, log: (s: string) => void = () => {}): Table {
+export function measure(spec: SpecDef, budget: number, log: (s: string) => void = () => {}, defaultOnly = false): Table {
   const table: Table = { spec: spec.name, explored: HOW, budget, configs: {}, mutants: {} };
   // Every config (both tiers), then every mutant and finding.
   for (const job of conformanceJobs(spec, { full: true })) {
+    if (defaultOnly && job.tier === 'full') continue;
     const t = performance.now();
     const e = entry(spec, job, budget);
     if (job.kind === 'config') table.configs[job.name] = e as ConfigEntry;
@@ -92,7 +94,7 @@ function describe(e: ConfigEntry | MutantEntry): string {
 }
 
 /** Every number and verdict of `now` that differs from `then`, named. */
-export function compare(then: Table, now: Table): string[] {
+export function compare(then: Table, now: Table, defaultOnly = false): string[] {
   const out: string[] = [];
   type Entries = Record<string, ConfigEntry | MutantEntry>;
   const sections: [string, Entries, Entries][] = [['config', then.configs, now.configs], ['mutant', then.mutants, now.mutants]];
@@ -100,6 +102,7 @@ export function compare(then: Table, now: Table): string[] {
     for (const name of new Set([...Object.keys(a), ...Object.keys(b)])) {
       const x = a[name] as (ConfigEntry | MutantEntry) & Record<string, unknown>;
       const y = b[name] as (ConfigEntry | MutantEntry) & Record<string, unknown>;
+      if (defaultOnly && x && !y && (('tier' in x && x.tier === 'full') || ('config' in x && tierOfName(then, x.config as string) === 'full'))) continue;
       if (!x || !y) {
         out.push(`${then.spec} ${section} ${name}: ${x ? 'no longer exists' : 'is new (not in the table)'}`);
         continue;
@@ -115,6 +118,8 @@ export function compare(then: Table, now: Table): string[] {
   }
   return out;
 }
+
+const tierOfName = (t: Table, config: string) => t.configs[config]?.tier;
 
 export const tablePath = (name: string) => resolve(import.meta.dirname, name, 'equivalence.json');
 
@@ -145,6 +150,8 @@ function main(argv: string[]): void {
   const budgetArg = arg('--budget');
   if (budgetArg !== undefined && !/^\d+$/.test(budgetArg)) fail(64, '--budget takes a number of states');
   const list = specs.filter((s) => !names || names.includes(s.name));
+  const defaultOnly = argv.includes('--default-only');
+  if (record && defaultOnly) fail(64, '--default-only goes with --check (a table records both tiers)');
   const log = (s: string) => void process.stderr.write(s);
   let changed = 0;
   for (const spec of list) {
@@ -161,7 +168,7 @@ function main(argv: string[]): void {
     } catch (e) {
       fail(65, `${path}: a table written by --record (${(e as Error).message})`);
     }
-    const diffs = compare(then, measure(spec, budgetArg === undefined ? then.budget : Number(budgetArg), log));
+    const diffs = compare(then, measure(spec, budgetArg === undefined ? then.budget : Number(budgetArg), log, defaultOnly), defaultOnly);
     changed += diffs.length;
     process.stdout.write(diffs.length === 0 ? `${spec.name}: every number as recorded\n` : `${spec.name}: ${diffs.length} changed\n${diffs.map((d) => `  ${d}\n`).join('')}`);
   }
