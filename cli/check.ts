@@ -5,15 +5,16 @@
 // printed as it finishes, with progress on a terminal. Exit 0 when all of that is so, 1 if
 // not, 64 bad usage, 65 a spec module's error, 73 the --junit file cannot be written.
 import type { Command } from 'commander';
-import type { ExploreOptions, ExploreResult } from '../checkers/explore/types.ts';
+import type { Outcome } from '../checkers/explore/conformance.ts';
+import type { ExploreResult } from '../checkers/explore/types.ts';
 import { checkBundledTraces, renderTraceTable, type TraceRow } from './check-traces.ts';
 import { EXIT } from './exit.ts';
-import { exploreSpec } from './explore.ts';
+import { runSpecJobs, specJobs } from './conformance.ts';
 import { capWorkers, workers } from './flags.ts';
 import { JSON_HELP, withHelp } from './help.ts';
 import { printJson } from './json.ts';
 import { junitXml, type JunitSuite } from './junit.ts';
-import { mutantJobs, mutantSuite, runMutantsPrinted, writeJunit, type MutantRow } from './mutants.ts';
+import { mutantRow, mutantSuite, mutantSummary, MutantTable, writeJunit, type MutantRow } from './mutants.ts';
 import { checkOutputPath } from './output.ts';
 import { terminalProgress } from './progress.ts';
 import { bundledSpecs, resolveSpec, type ResolvedSpec } from './specs.ts';
@@ -45,32 +46,54 @@ function verdictOf(r: ConfigRow): string {
   return `INCOMPLETE (${r.incompleteReason})`;
 }
 
-/** Explores every spec config of the tier, printing each row as it is done. */
-export async function checkSpecs(list: readonly ResolvedSpec[], out: ((s: string) => void) | undefined, full: boolean, options: ExploreOptions): Promise<ConfigRow[]> {
-  const jobs = list.flatMap((spec) => spec.def.configs.filter((c) => full || c.tier === 'default').map((c) => ({ spec, config: c.name })));
-  const widths = [Math.max(10, ...jobs.map((j) => j.spec.name.length)), Math.max(14, ...jobs.map((j) => j.config.length)), 12, 9];
+/** The row of a config job. */
+export function configRow(o: Outcome): ConfigRow {
+  return {
+    spec: o.job.spec,
+    config: o.job.config,
+    status: o.status,
+    ok: o.ok,
+    properties: o.violated,
+    ...(o.incompleteReason !== undefined ? { incompleteReason: o.incompleteReason } : {}),
+    states: o.states,
+    elapsedMs: o.elapsedMs,
+  };
+}
+
+/**
+ * Runs every config of the tier and every mutant, control and finding of the specs (one
+ * queue: with threads, the longest first), printing the configs' table, then the mutants'.
+ */
+export async function checkSpecs(list: readonly ResolvedSpec[], out: ((s: string) => void) | undefined, full: boolean, threads: number): Promise<{ configs: ConfigRow[]; mutants: MutantRow[] }> {
+  const jobs = specJobs(list, { full });
+  const configJobs = jobs.filter((j) => j.job.kind === 'config');
+  const mutantJobs = jobs.filter((j) => j.job.kind !== 'config');
+  const widths = [Math.max(10, ...configJobs.map((j) => j.spec.name.length)), Math.max(14, ...configJobs.map((j) => j.job.config.length)), 12, 9];
   const line = (cells: string[]) => cells.map((x, i) => (i === 2 || i === 3 ? x.padStart(widths[i]) : i < widths.length ? x.padEnd(widths[i]) : x)).join('  ').trimEnd();
+  const table = new MutantTable(mutantJobs.map((j) => j.job));
   out?.(`Specs (${full ? 'all' : 'default'} configs)\n${line(['spec', 'config', 'states', 'time', 'verdict'])}\n`);
-  const progress = terminalProgress();
-  const rows: ConfigRow[] = [];
-  for (const [i, { spec, config }] of jobs.entries()) {
-    progress.doing(`[${i + 1}/${jobs.length}] ${spec.name}/${config}`);
-    const r = await exploreSpec(spec, config, undefined, { ...options, ...(progress.onProgress ? { onProgress: progress.onProgress } : {}) });
-    progress.done();
-    const row: ConfigRow = {
-      spec: spec.name,
-      config,
-      status: r.status,
-      ok: r.status === 'holds',
-      properties: r.violations.map((v) => v.property),
-      ...(r.incompleteReason ? { incompleteReason: r.incompleteReason } : {}),
-      states: r.states,
-      elapsedMs: r.elapsedMs,
-    };
-    rows.push(row);
-    out?.(`${line([spec.name, config, r.states.toLocaleString('en-US'), `${(r.elapsedMs / 1000).toFixed(1)} s`, verdictOf(row)])}\n`);
-  }
-  return rows;
+  const configs: ConfigRow[] = [];
+  const mutants: MutantRow[] = [];
+  const mutantsHeader = () => out?.(`\nMutants\n${table.header()}`);
+  if (configJobs.length === 0) mutantsHeader();
+  // Configs first, then mutants, so that the rows come in the tables' order.
+  await runSpecJobs([...configJobs, ...mutantJobs], {}, threads, {
+    progress: terminalProgress(),
+    onOutcome: (o, i) => {
+      if (o.job.kind === 'config') {
+        const row = configRow(o);
+        configs.push(row);
+        out?.(`${line([row.spec, row.config, row.states.toLocaleString('en-US'), `${(row.elapsedMs / 1000).toFixed(1)} s`, verdictOf(row)])}\n`);
+        if (i === configJobs.length - 1) mutantsHeader();
+        return;
+      }
+      const row = mutantRow(o);
+      mutants.push(row);
+      out?.(table.row(row));
+    },
+  });
+  out?.(MutantTable.notes(mutants) + mutantSummary(mutants));
+  return { configs, mutants };
 }
 
 export function checkSuites(configs: readonly ConfigRow[], mutants: readonly MutantRow[], traces: readonly TraceRow[]): JunitSuite[] {
@@ -116,9 +139,7 @@ export async function runCheck(args: readonly string[], o: CheckOptions): Promis
   if (o.junit !== undefined) checkOutputPath(o.junit, guard);
   const out = o.json ? undefined : (s: string) => void process.stdout.write(s);
   const threads = capWorkers(o.workers, (s) => process.stderr.write(s));
-  const configs = await checkSpecs(list, out, o.full ?? false, { workers: threads });
-  out?.('\nMutants\n');
-  const mutants = await runMutantsPrinted(mutantJobs(list), { workers: threads }, out);
+  const { configs, mutants } = await checkSpecs(list, out, o.full ?? false, threads);
   out?.('\n');
   const traces = args.length === 0 ? await checkTraces(out) : [];
   const ok = configs.every((r) => r.ok) && mutants.every((r) => r.ok) && traces.every((r) => r.pass);
@@ -136,7 +157,7 @@ export function register(program: Command): void {
     .command('check [spec...]')
     .description('check that everything gives its expected verdict: specs hold at their default configs, mutants are killed, controls pass, findings reproduce; without specs, every bundled spec and the bundled histories')
     .option('--full', 'every config, not only the default ones')
-    .option('--workers <n>', "worker threads per exploration (default 1; at most the machine's parallelism)", workers)
+    .option('--workers <n>', "worker threads the explorations share, the longest first (default 1; at most the machine's parallelism)", workers)
     .option('--json', JSON_HELP)
     .option('--junit <file>', 'also write JUnit XML: one test case per config, mutant and history')
     .option('--force', 'let --junit replace an existing file')

@@ -7,7 +7,7 @@ import { SpecError, UnsupportedOption } from '../checkers/explore/errors.ts';
 import { InputError, ReadTimeout } from '../traces/index.ts';
 import { EXIT, UsageError } from './exit.ts';
 import { startClock } from './json.ts';
-import { OutputError } from './output.ts';
+import { OutputError, writeOutput, type OutputGuard } from './output.ts';
 
 /** What a user's spec module threw: its error, not ours (exit 65); --debug prints the stack. */
 export class SpecModuleError extends InputError {
@@ -63,6 +63,35 @@ export function reportError(e: unknown, err: (s: string) => void, debug = false)
   if (debug && e instanceof Error && e.stack) err(`${e.stack}\n`);
   else err('interleave: this is a bug in interleave, not a verdict; run again with --debug for the stack, and please report it\n');
   return EXIT.internal;
+}
+
+/**
+ * Runs a command's body that prints on its own io (run, validate, lin): one of
+ * interleave's errors it throws (bad usage, bad input, an output refused) is printed on
+ * io.err and gives its exit code, as reportError says; anything else is a bug of ours and
+ * propagates to runCli (exit 70).
+ */
+export async function withErrors(err: (s: string) => void, body: () => Promise<number>): Promise<number> {
+  try {
+    return await body();
+  } catch (e) {
+    if (ours(e) || e instanceof ReadTimeout) return reportError(e, err);
+    throw e;
+  }
+}
+
+/**
+ * Writes an output once the verdict is known: a failure is returned (its message), not
+ * thrown, so that the verdict is still printed; the command then exits 73.
+ */
+export function writeAfterVerdict(path: string, data: string | Uint8Array, guard: OutputGuard): string | undefined {
+  try {
+    writeOutput(path, data, guard);
+    return undefined;
+  } catch (e) {
+    if (!(e instanceof OutputError)) throw e;
+    return e.message;
+  }
 }
 
 /**

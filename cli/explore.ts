@@ -6,7 +6,7 @@
 // written (the verdict is printed first).
 import { resolve } from 'node:path';
 import { Option, type Command } from 'commander';
-import { explore, exploreSync, prepare, replayLabels } from '../checkers/explore/index.ts';
+import { checkPath, explore, exploreSync, prepare } from '../checkers/explore/index.ts';
 import { counterexampleToItf } from '../checkers/explore/itf.ts';
 import { diff } from '../checkers/explore/diff.ts';
 import type { ExploreOptions, ExploreResult } from '../checkers/explore/types.ts';
@@ -17,10 +17,10 @@ import { capWorkers, integer, seconds, workers } from './flags.ts';
 import { JSON_HELP, withHelp } from './help.ts';
 import { itfPath, planItf } from './itf-output.ts';
 import { printJson } from './json.ts';
-import { checkOutputPath, OutputError, writeOutput } from './output.ts';
+import { checkOutputPath } from './output.ts';
 import { terminalProgress, type TerminalProgress } from './progress.ts';
 import { configOf, mutantOf, resolveSpec, type ResolvedSpec } from './specs.ts';
-import { userSpecErrors } from './errors.ts';
+import { userSpecErrors, writeAfterVerdict } from './errors.ts';
 
 export interface ExploreCliOptions {
   config?: string;
@@ -86,33 +86,25 @@ function title(spec: ResolvedSpec, config: string, variant: string | undefined, 
 async function runReplay(spec: ResolvedSpec, config: string, variant: string | undefined, path: string, o: ExploreCliOptions): Promise<number> {
   const machine = await userSpecErrors(spec, 'building the machine', () => prepare(spec.machine(config, variant), toExploreOptions(o)));
   const labels = path.split(';').map((l) => l.trim()).filter((l) => l.length > 0);
-  let replayed;
+  let checked;
   try {
-    replayed = replayLabels(machine, labels);
+    checked = checkPath(machine, labels, { deadlock: o.deadlock !== false });
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
   const shown = (x: unknown) => (machine.inner ? machine.inner(x) : x);
-  const lines = [`replay of ${labels.length} steps in ${title(spec, config, variant, ' (')}${variant ? ')' : ''}`, `  initial state: ${show(shown(replayed.states[0]), 400)}`];
-  let violated = false;
-  replayed.states.forEach((s, i) => {
+  const lines = [`replay of ${labels.length} steps in ${title(spec, config, variant, ' (')}${variant ? ')' : ''}`, `  initial state: ${show(shown(checked.states[0]), 400)}`];
+  checked.states.forEach((s, i) => {
     if (i > 0) {
       lines.push(`  ${String(i).padStart(3)}. ${labels[i - 1]}`);
-      for (const ch of diff(shown(replayed.states[i - 1]), shown(s))) lines.push(`         ${ch.path}: ${show(ch.before, 60)} -> ${show(ch.after, 60)}`);
+      for (const ch of diff(shown(checked.states[i - 1]), shown(s))) lines.push(`         ${ch.path}: ${show(ch.before, 60)} -> ${show(ch.after, 60)}`);
     }
-    for (const [name, inv] of Object.entries(machine.invariants)) {
-      const v = inv(s);
-      if (v !== true) {
-        violated = true;
-        lines.push(`         ${name} violated: ${v}`);
-      }
+    for (const v of checked.violations) {
+      if (v.state !== i) continue;
+      lines.push(v.property === 'deadlock' ? '  deadlock: no action is enabled in a state that may not be final' : `         ${v.property} violated: ${v.message}`);
     }
   });
-  const last = replayed.states[replayed.states.length - 1];
-  if (machine.actions(last).length === 0 && machine.mayStop && !machine.mayStop(last) && o.deadlock !== false) {
-    violated = true;
-    lines.push('  deadlock: no action is enabled in a state that may not be final');
-  }
+  const violated = checked.violations.length > 0;
   lines.push(violated ? 'the path reproduces a violation' : 'no property is violated along this path');
   process.stdout.write(`${lines.join('\n')}\n`);
   return violated ? EXIT.violation : EXIT.holds;
@@ -159,13 +151,11 @@ export async function runExplore(specArg: string, o: ExploreCliOptions): Promise
   const outputs: string[] = [];
   const notes: string[] = [];
   const write = (path: string, data: string, what: string) => {
-    try {
-      writeOutput(path, data, guard);
+    const error = writeAfterVerdict(path, data, guard);
+    if (error !== undefined) outputErrors.push(error);
+    else {
       outputs.push(path);
       notes.push(`wrote ${what} to ${path}`);
-    } catch (e) {
-      if (!(e instanceof OutputError)) throw e;
-      outputErrors.push(e.message);
     }
   };
   const found = runs.flatMap((r) => r.result.violations.map((v) => ({ config: r.config, result: r.result, v })));

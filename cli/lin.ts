@@ -9,9 +9,9 @@ import { checkHistory, DEFAULT_MEMO_LIMIT_MB, findModel, models } from '../check
 import { UNKNOWN, type LinResult, type Model, type Operation, type Verdict } from '../checkers/lin/types.ts';
 import { renderLinReport } from '../checkers/report/lin-html.ts';
 import { renderLinText } from '../checkers/report/lin-text.ts';
-import { FORMATS, importHistoryFile, InputError, ReadTimeout, type Format, type ImportedHistory } from '../traces/index.ts';
-import { reportError } from './errors.ts';
-import { EXIT } from './exit.ts';
+import { FORMATS, importHistoryFile, ReadTimeout, type Format, type ImportedHistory } from '../traces/index.ts';
+import { withErrors, writeAfterVerdict } from './errors.ts';
+import { EXIT, UsageError } from './exit.ts';
 import { capWorkers, integer, seconds, workers } from './flags.ts';
 import { JSON_HELP, withHelp } from './help.ts';
 import { envelopeText } from './json.ts';
@@ -113,19 +113,11 @@ function summary(h: ImportedHistory): string {
  * Bad input (65) and outputs refused before the check (73) are reported on io.err.
  */
 export async function runLin(file: string, options: LinOptions, io: Io): Promise<number> {
-  try {
-    return await linOrThrow(file, options, io);
-  } catch (e) {
-    if (e instanceof InputError || e instanceof OutputError) return reportError(e, io.err);
-    throw e;
-  }
+  return withErrors(io.err, () => linOrThrow(file, options, io));
 }
 
 async function linOrThrow(file: string, options: LinOptions, io: Io): Promise<number> {
-  if (!Object.hasOwn(models, options.model)) {
-    io.err(`interleave: unknown model ${JSON.stringify(options.model)}; known: ${Object.keys(models).join(', ')}\n`);
-    return EXIT.usage;
-  }
+  if (!Object.hasOwn(models, options.model)) throw new UsageError(`unknown model ${JSON.stringify(options.model)}; known: ${Object.keys(models).join(', ')}`);
   const modelName = options.independent ? `independent:${options.model}` : options.model;
   const model = findModel(modelName)!;
   const guard = { inputs: [file], force: options.force };
@@ -174,7 +166,7 @@ async function linOrThrow(file: string, options: LinOptions, io: Io): Promise<nu
     ? `The memo's budget was ${memoLimitMB} MB per partition: raise it with --memo-budget <MB> (this machine has ${Math.round(totalmem() / 2 ** 20)} MB).`
     : undefined;
   if (options.json) {
-    const json = { ...linJson(history, model, result, importMs), ...(hint ? { hint } : {}), ...(outputError ? { outputError: outputError.message } : {}) };
+    const json = { ...linJson(history, model, result, importMs), ...(hint ? { hint } : {}), ...(outputError ? { outputError } : {}) };
     io.out(envelopeText('lin', code, json));
   } else {
     const text = renderLinText(result, history.operations, model);

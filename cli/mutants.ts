@@ -1,20 +1,23 @@
 // `interleave mutants <spec|all>`: run every mutant of a spec at its config. A safety
 // mutant must be killed (some property violated; its expected property, when declared);
-// a control must pass; a finding must reproduce its expected property. Rows are printed
-// as each run finishes, with progress on a terminal.
+// a control must pass; a finding must reproduce its expected property (the conformance
+// runner, checkers/explore/conformance.ts, judges). Rows are printed as each run finishes,
+// with progress on a terminal; with --workers, runs share the threads, the longest first.
 // Exit 0 when all of that is so, 1 otherwise, 64 bad usage, 65 a spec module's error,
 // 73 the --junit file cannot be written.
 import type { Command } from 'commander';
-import type { ExploreOptions, Progress } from '../checkers/explore/types.ts';
+import type { ConformanceJob, Outcome } from '../checkers/explore/conformance.ts';
+import type { ExploreOptions } from '../checkers/explore/types.ts';
+import { runSpecJobs, specJobs, type SpecJob } from './conformance.ts';
 import { EXIT } from './exit.ts';
-import { exploreSpec } from './explore.ts';
 import { capWorkers, workers } from './flags.ts';
 import { JSON_HELP, withHelp } from './help.ts';
 import { printJson } from './json.ts';
 import { junitXml, type JunitSuite } from './junit.ts';
-import { checkOutputPath, OutputError, writeOutput } from './output.ts';
+import { checkOutputPath } from './output.ts';
+import { writeAfterVerdict } from './errors.ts';
 import { terminalProgress } from './progress.ts';
-import { bundledSpecs, resolveSpec, type ResolvedSpec } from './specs.ts';
+import { bundledSpecs, resolveSpec } from './specs.ts';
 
 export interface MutantRow {
   spec: string;
@@ -32,57 +35,23 @@ export interface MutantRow {
   note?: string;
 }
 
-export interface MutantJob {
-  spec: ResolvedSpec;
-  name: string;
-  variant: string;
-  kind: MutantRow['kind'];
-  config: string;
-  expect?: string;
-}
-
-export function mutantJobs(list: readonly ResolvedSpec[]): MutantJob[] {
-  return list.flatMap((spec) => [
-    ...spec.def.mutants.map((m) => ({ spec, name: m.name, variant: m.name, kind: m.kind as MutantRow['kind'], config: m.config, expect: m.expect })),
-    ...(spec.def.findings ?? []).map((f) => ({ spec, name: f.name, variant: f.variant, kind: 'finding' as const, config: f.config, expect: f.expect })),
-  ]);
-}
-
-export async function runMutantJob(job: MutantJob, options: ExploreOptions): Promise<MutantRow> {
-  let r = await exploreSpec(job.spec, job.config, job.variant, options);
-  // The run stops at the first violation; if that is another property, look on for the expected one.
-  if (job.expect !== undefined && r.status === 'violation' && !r.violations.some((x) => x.property === job.expect)) {
-    r = await exploreSpec(job.spec, job.config, job.variant, { ...options, all: true });
-  }
-  const v = job.expect !== undefined ? (r.violations.find((x) => x.property === job.expect) ?? r.violations[0]) : r.violations[0];
-  const base = { spec: job.spec.name, name: job.name, kind: job.kind, config: job.config, states: r.states, elapsedMs: r.elapsedMs, ...(job.expect ? { expect: job.expect } : {}) };
-  const found = v ? { property: v.property, counterexampleLength: v.steps.length } : {};
-  const matches = v !== undefined && (job.expect === undefined || v.property === job.expect);
-  const note = r.status === 'incomplete' ? `incomplete: ${r.incompleteReason}` : v && !matches ? `violated ${v.property}, expected ${job.expect}` : undefined;
-  const withNote = note ? { note } : {};
-  if (job.kind === 'control') return { ...base, ...found, outcome: r.status === 'holds' ? 'passes' : 'fails', ok: r.status === 'holds', ...withNote };
-  if (job.kind === 'safety') return { ...base, ...found, outcome: v ? 'killed' : 'survived', ok: matches, ...withNote };
-  return { ...base, ...found, outcome: matches ? 'reproduces' : 'gone', ok: matches, ...withNote };
-}
-
-export interface RowHooks {
-  /** Called with each row as soon as its run finishes. */
-  onRow?(row: MutantRow, index: number, total: number): void;
-  /** Called before each run starts. */
-  onStart?(job: MutantJob, index: number, total: number): void;
-  onProgress?(p: Progress): void;
-}
-
-/** Runs every job in order, reporting each row as it finishes. */
-export async function runMutants(jobs: readonly MutantJob[], options: ExploreOptions, hooks: RowHooks = {}): Promise<MutantRow[]> {
-  const rows: MutantRow[] = [];
-  for (const [i, job] of jobs.entries()) {
-    hooks.onStart?.(job, i, jobs.length);
-    const row = await runMutantJob(job, { ...options, ...(hooks.onProgress ? { onProgress: hooks.onProgress } : {}) });
-    rows.push(row);
-    hooks.onRow?.(row, i, jobs.length);
-  }
-  return rows;
+/** The row of a mutant, control or finding job. */
+export function mutantRow(o: Outcome): MutantRow {
+  const { job } = o;
+  return {
+    spec: job.spec,
+    name: job.name,
+    kind: job.kind as MutantRow['kind'],
+    config: job.config,
+    outcome: o.outcome as MutantRow['outcome'],
+    ok: o.ok,
+    ...(o.property !== undefined ? { property: o.property } : {}),
+    ...(job.expect !== undefined ? { expect: job.expect } : {}),
+    ...(o.counterexampleLength !== undefined ? { counterexampleLength: o.counterexampleLength } : {}),
+    states: o.states,
+    elapsedMs: o.elapsedMs,
+    ...(o.note !== undefined ? { note: o.note } : {}),
+  };
 }
 
 /**
@@ -93,9 +62,9 @@ export class MutantTable {
   private readonly widths: number[];
   private static readonly HEADER = ['spec', 'mutant', 'kind', 'config', 'outcome', 'steps', 'states', 'time', 'property'];
 
-  constructor(jobs: readonly MutantJob[]) {
-    const known = (f: (j: MutantJob) => string, h: string) => Math.max(h.length, ...jobs.map((j) => f(j).length));
-    this.widths = [known((j) => j.spec.name, 'spec'), known((j) => j.name, 'mutant'), 'finding'.length, known((j) => j.config, 'config'), '!! reproduces'.length, 5, 11, 8];
+  constructor(jobs: readonly ConformanceJob[]) {
+    const known = (f: (j: ConformanceJob) => string, h: string) => Math.max(h.length, ...jobs.map((j) => f(j).length));
+    this.widths = [known((j) => j.spec, 'spec'), known((j) => j.name, 'mutant'), 'finding'.length, known((j) => j.config, 'config'), '!! reproduces'.length, 5, 11, 8];
   }
 
   private line(cells: string[]): string {
@@ -138,22 +107,21 @@ export function mutantSummary(rows: readonly MutantRow[]): string {
 }
 
 /**
- * Runs the jobs, printing the table row by row (unless JSON is asked for) with progress on a
- * terminal: `[3/26] spec/mutant @ config: 12,345 distinct, ...`.
+ * Runs the mutant jobs, printing the table row by row (unless JSON is asked for) with
+ * progress on a terminal.
  */
-export async function runMutantsPrinted(jobs: readonly MutantJob[], options: ExploreOptions, out: ((s: string) => void) | undefined): Promise<MutantRow[]> {
-  const table = new MutantTable(jobs);
-  const progress = terminalProgress();
+export async function runMutantsPrinted(jobs: readonly SpecJob[], options: ExploreOptions, threads: number, out: ((s: string) => void) | undefined): Promise<MutantRow[]> {
+  const table = new MutantTable(jobs.map((j) => j.job));
   out?.(table.header());
-  const rows = await runMutants(jobs, options, {
-    onStart: (job, i, n) => progress.doing(`[${i + 1}/${n}] ${job.spec.name}/${job.name} @ ${job.config}`),
-    ...(progress.onProgress ? { onProgress: progress.onProgress } : {}),
-    onRow: (row) => {
-      progress.done();
+  const rows: MutantRow[] = [];
+  await runSpecJobs(jobs, options, threads, {
+    progress: terminalProgress(),
+    onOutcome: (o) => {
+      const row = mutantRow(o);
+      rows.push(row);
       out?.(table.row(row));
     },
   });
-  progress.done();
   out?.(MutantTable.notes(rows) + mutantSummary(rows));
   return rows;
 }
@@ -173,21 +141,16 @@ export function mutantSuite(rows: readonly MutantRow[]): JunitSuite {
 
 /** Writes the --junit file after the run; a failure is reported and gives 73. */
 export function writeJunit(path: string, xml: string, guard: { inputs: string[]; force?: boolean }): string | undefined {
-  try {
-    writeOutput(path, xml, guard);
-    return undefined;
-  } catch (e) {
-    if (!(e instanceof OutputError)) throw e;
-    process.stderr.write(`interleave: ${e.message}\n`);
-    return e.message;
-  }
+  const error = writeAfterVerdict(path, xml, guard);
+  if (error !== undefined) process.stderr.write(`interleave: ${error}\n`);
+  return error;
 }
 
 export function register(program: Command): void {
   const command = program
     .command('mutants <spec>')
     .description('run every mutant of a spec (bundled, a module of yours, or all bundled ones) at its config: safety mutants must be killed, controls must pass, findings must reproduce')
-    .option('--workers <n>', "worker threads per run (default 1; at most the machine's parallelism)", workers)
+    .option('--workers <n>', "worker threads the runs share (default 1; at most the machine's parallelism)", workers)
     .option('--json', JSON_HELP)
     .option('--junit <file>', 'also write the rows as JUnit XML, one test case per mutant')
     .option('--force', 'let --junit replace an existing file')
@@ -196,7 +159,7 @@ export function register(program: Command): void {
       const guard = { inputs: list.flatMap((s) => (s.module ? [s.module.file] : [])), force: o.force };
       if (o.junit !== undefined) checkOutputPath(o.junit, guard);
       const threads = capWorkers(o.workers, (s) => process.stderr.write(s));
-      const rows = await runMutantsPrinted(mutantJobs(list), { workers: threads }, o.json ? undefined : (s) => process.stdout.write(s));
+      const rows = await runMutantsPrinted(specJobs(list, { configs: false }), {}, threads, o.json ? undefined : (s) => process.stdout.write(s));
       const ok = rows.every((r) => r.ok);
       let code: number = ok ? EXIT.holds : EXIT.violation;
       const junitError = o.junit === undefined ? undefined : writeJunit(o.junit, junitXml(`interleave mutants ${name}`, [mutantSuite(rows)]), guard);

@@ -10,9 +10,10 @@ import { NEMESES } from '../impl/harness/nemesis.ts';
 import { RunError, runImplementation, type RunSummary } from '../impl/harness/run.ts';
 import type { RunOptions } from '../impl/harness/types.ts';
 import { installSignalHandlers, liveProcessGroups } from '../impl/kit/supervisor.ts';
-import { EXIT } from './exit.ts';
+import { withErrors } from './errors.ts';
+import { EXIT, UsageError } from './exit.ts';
 import { envelopeText } from './json.ts';
-import { OutputError, prepareOutputDir, writeOutput } from './output.ts';
+import { prepareOutputDir, writeOutput } from './output.ts';
 import { validateRunTrace } from './validate.ts';
 
 export interface RunCliOptions {
@@ -44,29 +45,21 @@ export interface Io {
 
 /** Runs the command and returns its exit code. */
 export async function runRun(implName: string, o: RunCliOptions, io: Io): Promise<number> {
+  return withErrors(io.err, () => runOrThrow(implName, o, io));
+}
+
+async function runOrThrow(implName: string, o: RunCliOptions, io: Io): Promise<number> {
   const impl = Object.hasOwn(implementations, implName) ? implementations[implName] : undefined;
-  if (impl === undefined) {
-    io.err(`interleave: unknown implementation ${JSON.stringify(implName)}; known: ${Object.keys(implementations).join(', ')}\n`);
-    return EXIT.usage;
-  }
+  if (impl === undefined) throw new UsageError(`unknown implementation ${JSON.stringify(implName)}; known: ${Object.keys(implementations).join(', ')}`);
   let bug: string | undefined;
   if (o.bug !== undefined) {
     bug = impl.bug(o.bug);
-    if (bug === undefined) {
-      io.err(`interleave: unknown bug ${JSON.stringify(o.bug)} for ${impl.name}; known: ${impl.bugs.map((b) => b.name).join(', ')}\n`);
-      return EXIT.usage;
-    }
+    if (bug === undefined) throw new UsageError(`unknown bug ${JSON.stringify(o.bug)} for ${impl.name}; known: ${impl.bugs.map((b) => b.name).join(', ')}`);
   }
   const nemesis = o.nemesis.split(',').map((s) => s.trim()).filter((s) => s !== '');
   const unknown = nemesis.filter((n) => !impl.nemeses.includes(n));
-  if (nemesis.length === 0 || unknown.length > 0) {
-    io.err(`interleave: unknown nemesis ${JSON.stringify(unknown[0] ?? o.nemesis)}; known: ${impl.nemeses.join(', ')} (comma-separated)\n`);
-    return EXIT.usage;
-  }
-  if (nemesis.includes('none') && nemesis.length > 1) {
-    io.err(`interleave: nemesis "none" cannot be combined with others\n`);
-    return EXIT.usage;
-  }
+  if (nemesis.length === 0 || unknown.length > 0) throw new UsageError(`unknown nemesis ${JSON.stringify(unknown[0] ?? o.nemesis)}; known: ${impl.nemeses.join(', ')} (comma-separated)`);
+  if (nemesis.includes('none') && nemesis.length > 1) throw new UsageError('nemesis "none" cannot be combined with others');
   const seed = o.seed ?? String(Date.now() % 1_000_000);
   const options: RunOptions = {
     clients: o.clients,
@@ -86,34 +79,20 @@ export async function runRun(implName: string, o: RunCliOptions, io: Io): Promis
     timeoutMs: o.timeout,
   };
   const invalid = impl.validate(options);
-  if (invalid !== undefined) {
-    io.err(`interleave: ${invalid}\n`);
-    return EXIT.usage;
-  }
+  if (invalid !== undefined) throw new UsageError(invalid);
   const stamp = new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
   const dir = o.out ?? join('out', `run-${impl.name}-${seed}-${stamp}`);
   const guard = { inputs: [], force: o.force };
-  try {
-    prepareOutputDir(dir, guard);
-  } catch (e) {
-    if (e instanceof OutputError) {
-      io.err(`interleave: ${e.message}\n`);
-      return EXIT.cannotCreate;
-    }
-    throw e;
-  }
+  prepareOutputDir(dir, guard);
   installSignalHandlers((sig) => io.err(`\ninterleave: ${sig}: stopped every process of the run; partial files are in ${join(dir, 'procs')}\n`));
   let summary: RunSummary;
   try {
     summary = await runImplementation(impl, options, { dir, write: (path, data) => writeOutput(path, data, guard), validateTrace: validateRunTrace }, { out: o.json ? () => undefined : io.out, err: io.err, progress: io.tty === true && !o.json });
   } catch (e) {
+    // The cluster could not start: not a verdict, and not a bug of interleave's.
     if (e instanceof RunError) {
       io.err(`interleave: ${e.message}\n`);
       return EXIT.internal;
-    }
-    if (e instanceof OutputError) {
-      io.err(`interleave: ${e.message}\n`);
-      return EXIT.cannotCreate;
     }
     throw e;
   }

@@ -8,10 +8,11 @@ import { renderValidateHtml } from '../checkers/report/validate-html.ts';
 import { describeEvent, describeWhy, renderValidateText } from '../checkers/report/validate-text.ts';
 import type { TraceValidation } from '../impl/harness/types.ts';
 import { findSpec, specs } from '../specs/index.ts';
-import { EXIT } from './exit.ts';
+import { withErrors } from './errors.ts';
+import { EXIT, UsageError } from './exit.ts';
 import { envelopeText } from './json.ts';
 import { integer, seconds } from './flags.ts';
-import { checkOutputPath, OutputError, writeOutput } from './output.ts';
+import { checkOutputPath, writeOutput } from './output.ts';
 
 export interface ValidateCliOptions {
   config?: string;
@@ -35,30 +36,19 @@ const EXIT_FOR: Record<ValidateResult['verdict'], number> = { valid: EXIT.holds,
 
 /** Runs the command and returns its exit code. */
 export async function runValidate(specName: string, files: string[], o: ValidateCliOptions, io: Io): Promise<number> {
+  return withErrors(io.err, () => validateOrThrow(specName, files, o, io));
+}
+
+async function validateOrThrow(specName: string, files: string[], o: ValidateCliOptions, io: Io): Promise<number> {
   const validating = specs.filter((s) => s.trace).map((s) => s.name);
   const spec = findSpec(specName);
-  if (!spec) {
-    io.err(`interleave: unknown spec ${JSON.stringify(specName)}; specs that validate traces: ${validating.join(', ')}\n`);
-    return EXIT.usage;
-  }
-  if (!spec.trace) {
-    io.err(`interleave: spec ${spec.name} has no trace mapping and cannot validate traces; specs that can: ${validating.join(', ')}\n`);
-    return EXIT.usage;
-  }
+  if (!spec) throw new UsageError(`unknown spec ${JSON.stringify(specName)}; specs that validate traces: ${validating.join(', ')}`);
+  if (!spec.trace) throw new UsageError(`spec ${spec.name} has no trace mapping and cannot validate traces; specs that can: ${validating.join(', ')}`);
   if (o.config !== undefined && !spec.trace.configs.some((c) => c.name === o.config)) {
-    io.err(`interleave: spec ${spec.name} has no validation config ${JSON.stringify(o.config)}; known: ${spec.trace.configs.map((c) => c.name).join(', ')}\n`);
-    return EXIT.usage;
+    throw new UsageError(`spec ${spec.name} has no validation config ${JSON.stringify(o.config)}; known: ${spec.trace.configs.map((c) => c.name).join(', ')}`);
   }
   const guard = { inputs: files, force: o.force === true };
-  try {
-    if (o.html !== undefined) checkOutputPath(o.html, guard);
-  } catch (e) {
-    if (e instanceof OutputError) {
-      io.err(`interleave: ${e.message}\n`);
-      return EXIT.cannotCreate;
-    }
-    throw e;
-  }
+  if (o.html !== undefined) checkOutputPath(o.html, guard);
   const options: ValidateOptions = {
     ...(o.config !== undefined ? { config: o.config } : {}),
     ...(o.exhaustive ? { exhaustive: true } : {}),
@@ -75,26 +65,12 @@ export async function runValidate(specName: string, files: string[], o: Validate
   let result: ValidateResult;
   try {
     result = await validateFiles(files, { name: spec.name, trace: spec.trace }, options);
-  } catch (e) {
-    if (e instanceof InputError) {
-      io.progress?.('\n');
-      io.err(`interleave: ${e.message}\n`);
-      return EXIT.badData;
-    }
-    throw e;
+  } finally {
+    io.progress?.('\n');
   }
-  io.progress?.('\n');
   const code = EXIT_FOR[result.verdict];
   if (o.html !== undefined) {
-    try {
-      writeOutput(o.html, renderValidateHtml(result), guard);
-    } catch (e) {
-      if (e instanceof OutputError) {
-        io.err(`interleave: ${e.message}\n`);
-        return EXIT.cannotCreate;
-      }
-      throw e;
-    }
+    writeOutput(o.html, renderValidateHtml(result), guard);
     if (!o.json) io.err(`wrote the HTML report to ${o.html}\n`);
   }
   if (o.json) {

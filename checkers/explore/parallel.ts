@@ -21,7 +21,8 @@ import { fingerprint, makeEncoder, Words } from './encode.ts';
 import { FROM_SOURCE, loadMachine, OWN_EXTENSION } from './load.ts';
 import { prepare } from './prepare.ts';
 import { bfs } from './search.ts';
-import { collisionProbability, MAX_LOAD, rehash, sharedAdd, TableMemory } from './store.ts';
+import { buildResult, Coverage } from './result.ts';
+import { MAX_LOAD, rehash, sharedAdd, TableMemory } from './store.ts';
 import { CTL, type ToCoordinator, type ToWorker, type WorkerViolation } from './protocol.ts';
 import type { Action, ExploreOptions, ExploreResult, ExploreTarget, Machine } from './types.ts';
 
@@ -63,7 +64,7 @@ class WorkerHandle {
 }
 
 /**
- * The code a worker runs: worker.ts and the target's module in one plain JavaScript bundle
+ * The code a worker runs: worker.ts (or another `entry`) and the target's module in one plain JavaScript bundle
  * (esbuild), or, when the target cannot be bundled, an import of the worker module itself:
  * from the package's JavaScript it loads a .ts target with load.ts's hooks; from the
  * TypeScript sources it first registers tsx (a devDependency). A worker starts without the
@@ -71,13 +72,13 @@ class WorkerHandle {
  * benchmark machine a bundled worker starts about 0.3 s sooner, CPU that the other workers
  * would otherwise share.
  */
-export async function workerCode(target: ExploreTarget): Promise<string> {
-  const viaTsx = FROM_SOURCE ? `import(${JSON.stringify(tsxApi())}).then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER)}); })` : `import(${JSON.stringify(WORKER)})`;
+export async function workerCode(target: ExploreTarget, entry: string = WORKER): Promise<string> {
+  const viaTsx = FROM_SOURCE ? `import(${JSON.stringify(tsxApi())}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); })` : `import(${JSON.stringify(entry)})`;
   if (!target.module.startsWith('file:')) return viaTsx;
   try {
     const entry = `import * as target from ${JSON.stringify(fileURLToPath(target.module))};\nglobalThis.interleaveTarget = target;`;
     const r = await esbuild.build({
-      stdin: { contents: `import 'interleave:target';\nimport ${JSON.stringify(fileURLToPath(WORKER))};`, resolveDir: dirname(fileURLToPath(WORKER)), loader: 'js' },
+      stdin: { contents: `import 'interleave:target';\nimport ${JSON.stringify(fileURLToPath(entry))};`, resolveDir: dirname(fileURLToPath(entry)), loader: 'js' },
       plugins: [
         {
           name: 'interleave',
@@ -234,11 +235,11 @@ export async function parallelBfs(target: ExploreTarget, options: ExploreOptions
     // budget allows means the budget cut the run, as in the single-threaded search.
     if (count > maxStates) budgetHit = true;
 
-    const coverage = new Map<string, number>((machine.actionNames ?? []).map((name) => [name, 0]));
+    const coverage = new Coverage(machine.actionNames);
     for (const w of workers) {
       const r = await w.ask({ type: 'finish' });
       if (r.type !== 'coverage') throw new Error(`worker protocol: unexpected ${r.type}`);
-      for (const [family, count] of r.counts) coverage.set(family, (coverage.get(family) ?? 0) + count);
+      coverage.merge(r.counts);
     }
 
     if (violations.size > 0) {
@@ -257,40 +258,36 @@ export async function parallelBfs(target: ExploreTarget, options: ExploreOptions
         const r = sequential({ ...options, all: false, maxStates: undefined, timeLimitMs: undefined }, only);
         return r.violations[0];
       });
-      return { ...result('violation', counterexamples.filter((c) => c !== undefined)), notes: ['counterexamples rebuilt by the single-threaded search, so that they are the same at any worker count'] };
+      return result(counterexamples.filter((c) => c !== undefined), incompleteReason(), ['counterexamples rebuilt by the single-threaded search, so that they are the same at any worker count']);
     }
-    const stop = Atomics.load(ctl, CTL.stop);
-    const reason =
-      budgetHit
-        ? `state budget of ${options.maxStates} reached`
-        : stop === 2
-          ? `time limit of ${options.timeLimitMs} ms reached`
-          : depthCut
-            ? `depth bound of ${maxDepth} reached: deeper states were not explored`
-            : undefined;
-    return result(reason ? 'incomplete' : 'holds', [], reason);
+    return result([], incompleteReason());
 
-    function result(status: ExploreResult['status'], found: ExploreResult['violations'], reason?: string): ExploreResult {
-      const states = count;
-      const list = [...coverage].map(([family, enabled]) => ({ family, enabled })).sort((a, b) => (a.family < b.family ? -1 : a.family > b.family ? 1 : 0));
-      return {
-        status,
-        ...(reason ? { incompleteReason: reason } : {}),
+    /** Why the run did not cover the space, if so. */
+    function incompleteReason(): string | undefined {
+      const stop = Atomics.load(ctl, CTL.stop);
+      if (budgetHit) return `state budget of ${options.maxStates} reached`;
+      if (stop === 2) return `time limit of ${options.timeLimitMs} ms reached`;
+      if (depthCut) return `depth bound of ${maxDepth} reached: deeper states were not explored`;
+      return undefined;
+    }
+
+    function result(found: ExploreResult['violations'], reason: string | undefined, notes?: string[]): ExploreResult {
+      return buildResult({
         strategy: 'bfs',
         store: 'fingerprint',
         workers: n,
-        states,
+        states: count,
         transitions,
         depth,
-        elapsedMs: performance.now() - started,
+        started,
         startupMs,
         violations: found,
-        coverage: list,
-        neverEnabled: list.filter((c) => c.enabled === 0).map((c) => c.family),
-        collisionProbability: collisionProbability(states),
-        bytesPerState: states === 0 ? 0 : (8 * capacity) / states,
-        storeBytesPerState: states === 0 ? 0 : (8 * capacity) / states,
-      };
+        ...(reason !== undefined ? { incompleteReason: reason } : {}),
+        coverage,
+        storeBytes: 8 * capacity,
+        logBytes: 0,
+        ...(notes ? { notes } : {}),
+      });
     }
   } finally {
     await Promise.all(workers.map((w) => w.worker.terminate()));

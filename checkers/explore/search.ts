@@ -4,7 +4,8 @@
 // budgets, so that they count and report identically.
 
 import { fingerprint, makeEncoder, Words } from './encode.ts';
-import { collisionProbability, ExactStore, FingerprintStore, type StateStore } from './store.ts';
+import { buildResult, Coverage } from './result.ts';
+import { ExactStore, FingerprintStore, type StateStore } from './store.ts';
 import { replayIndices, TraceLog } from './trace.ts';
 import type { Action, Check, Counterexample, ExploreOptions, ExploreResult, Machine } from './types.ts';
 
@@ -35,9 +36,7 @@ export class Run<S, A extends Action> {
   depthCut = false;
   readonly started = performance.now();
   private lastProgress = this.started;
-  private familyOf = new Map<string, number>();
-  readonly families: string[] = [];
-  readonly enabledCounts: number[] = [];
+  readonly coverage: Coverage;
 
   constructor(
     readonly machine: Machine<S, A>,
@@ -50,32 +49,12 @@ export class Run<S, A extends Action> {
     this.deadline = options.timeLimitMs === undefined ? Infinity : this.started + options.timeLimitMs;
     this.checkDeadlock = options.deadlock !== false && machine.mayStop !== undefined;
     this.invariants = Object.entries(machine.invariants);
-    for (const name of machine.actionNames ?? []) this.family(name);
-  }
-
-  private family(name: string): number {
-    let f = this.familyOf.get(name);
-    if (f === undefined) {
-      f = this.families.length;
-      this.families.push(name);
-      this.enabledCounts.push(0);
-      this.familyOf.set(name, f);
-    }
-    return f;
+    this.coverage = new Coverage(machine.actionNames);
   }
 
   /** Counts the actions enabled in an expanded state, by family. */
   cover(enabled: readonly A[]): void {
-    for (let i = 0; i < enabled.length; i++) {
-      const label = enabled[i].label;
-      let f = this.familyOf.get(label);
-      if (f === undefined) {
-        const paren = label.indexOf('(');
-        f = this.family(paren < 0 ? label : label.slice(0, paren));
-        this.familyOf.set(label, f);
-      }
-      this.enabledCounts[f]++;
-    }
+    this.coverage.count(enabled);
   }
 
   /**
@@ -166,30 +145,20 @@ export class Run<S, A extends Action> {
       this.stopped !== undefined && this.stopped !== 'violation'
         ? this.stopped
         : (incompleteReason ?? (this.depthCut ? `depth bound of ${this.maxDepth} reached: deeper states were not explored` : undefined));
-    const fingerprinted = this.options.store !== 'exact';
-    const states = this.store.size;
-    const covered = new Set<string>();
-    const coverage = this.families
-      .map((family, f) => ({ family, enabled: this.enabledCounts[f] }))
-      .filter((c) => (covered.has(c.family) ? false : (covered.add(c.family), true)))
-      .sort((a, b) => (a.family < b.family ? -1 : a.family > b.family ? 1 : 0));
-    return {
-      status: this.violations.length > 0 ? 'violation' : reason !== undefined ? 'incomplete' : 'holds',
-      ...(reason !== undefined ? { incompleteReason: reason } : {}),
+    return buildResult({
       strategy,
-      store: fingerprinted ? 'fingerprint' : 'exact',
+      store: this.options.store === 'exact' ? 'exact' : 'fingerprint',
       workers: 1,
-      states,
+      states: this.store.size,
       transitions: this.transitions,
       depth: this.depth,
-      elapsedMs: performance.now() - this.started,
+      started: this.started,
       violations: this.violations,
-      coverage,
-      neverEnabled: coverage.filter((c) => c.enabled === 0).map((c) => c.family),
-      ...(fingerprinted ? { collisionProbability: collisionProbability(states) } : {}),
-      bytesPerState: states === 0 ? 0 : (this.store.bytes() + this.log.bytes()) / states,
-      storeBytesPerState: states === 0 ? 0 : this.store.bytes() / states,
-    };
+      ...(reason !== undefined ? { incompleteReason: reason } : {}),
+      coverage: this.coverage,
+      storeBytes: this.store.bytes(),
+      logBytes: this.log.bytes(),
+    });
   }
 }
 

@@ -103,3 +103,37 @@ export function replayLabels<S, A extends Action>(
   });
   return { init: initIndex, indices, states };
 }
+
+/** A property broken at one state of a replayed path (state 0 is the initial state). */
+export interface PathViolation {
+  state: number;
+  property: string;
+  message: string;
+}
+
+/**
+ * Replays a path of labels (replayLabels) and checks every invariant at every state of it,
+ * and, unless `deadlock` is false, that its last state is not a deadlock: what
+ * `interleave explore --replay` reports. Throws as replayLabels does on a label that is
+ * not enabled.
+ */
+export function checkPath<S, A extends Action>(
+  machine: Machine<S, A>,
+  labels: readonly string[],
+  options: { deadlock?: boolean; initIndex?: number } = {},
+): { init: number; indices: number[]; states: S[]; violations: PathViolation[] } {
+  const replayed = replayLabels(machine, labels, options.initIndex);
+  const violations: PathViolation[] = [];
+  replayed.states.forEach((s, i) => {
+    for (const [property, inv] of Object.entries(machine.invariants)) {
+      const v = inv(s);
+      if (v !== true) violations.push({ state: i, property, message: v });
+    }
+  });
+  const last = replayed.states.length - 1;
+  const end = replayed.states[last];
+  if (options.deadlock !== false && machine.mayStop && machine.actions(end).length === 0 && !machine.mayStop(end)) {
+    violations.push({ state: last, property: 'deadlock', message: 'no action is enabled in a state that may not be final' });
+  }
+  return { ...replayed, violations };
+}

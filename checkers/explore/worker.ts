@@ -8,6 +8,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { fingerprint, makeEncoder, Words } from './encode.ts';
 import { loadMachine, machineFrom } from './load.ts';
 import { prepare } from './prepare.ts';
+import { Coverage } from './result.ts';
 import { sharedAdd, sharedTouch } from './store.ts';
 import type { Action, ExploreOptions, ExploreTarget, Machine } from './types.ts';
 import { CTL, type ToCoordinator, type ToWorker, type WorkerViolation } from './protocol.ts';
@@ -32,33 +33,11 @@ let next: unknown[] = [];
 let resume = 0;
 let depth = 0;
 let cutLevel = false;
-/** label -> index into families / enabledCounts (a label without '(' is its own family) */
-const familyOf = new Map<string, number>();
-const families: string[] = [];
-const enabledCounts: number[] = [];
+const coverage = new Coverage();
 const violated = new Set<string>();
 
 function send(m: ToCoordinator): void {
   port.postMessage(m);
-}
-
-function familyCount(enabled: readonly Action[]): void {
-  for (let i = 0; i < enabled.length; i++) {
-    const label = enabled[i].label;
-    let f = familyOf.get(label);
-    if (f === undefined) {
-      const paren = label.indexOf('(');
-      const family = paren < 0 ? label : label.slice(0, paren);
-      f = families.indexOf(family);
-      if (f < 0) {
-        f = families.length;
-        families.push(family);
-        enabledCounts.push(0);
-      }
-      familyOf.set(label, f);
-    }
-    enabledCounts[f]++;
-  }
 }
 
 /** States expanded together (see Batch in search.ts: the table reads of a batch overlap). */
@@ -138,7 +117,7 @@ function runLevel(): void {
         depthCut = true;
         continue;
       }
-      familyCount(enabled);
+      coverage.count(enabled);
       let j = i === i0 ? 0 : ends[i - i0 - 1];
       for (let k = 0; k < enabled.length; k++, j++) {
         transitions++;
@@ -201,7 +180,7 @@ port.on('message', (m: ToWorker) => {
       send({ type: 'ready' });
       return;
     case 'finish':
-      send({ type: 'coverage', counts: families.map((family, f): [string, number] => [family, enabledCounts[f]]) });
+      send({ type: 'coverage', counts: coverage.entries() });
       return;
   }
 });

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { exploreSync } from '../../checkers/explore/index.ts';
 import { referenceBfs } from '../../checkers/explore/reference.ts';
+import { conformanceJobs, describeOutcome, jobMachine, runJob, type ConformanceJob } from '../../checkers/explore/conformance.ts';
 import { spec } from './index.ts';
 import { buildMachine } from './machine.ts';
 import { monCrash, monInit, monInvoke, monReturn, registerModel } from './monitor.ts';
@@ -65,21 +66,21 @@ describe('fusee: default configs hold', () => {
   });
 });
 
+// Mutants and findings judged by the conformance runner, as interleave check does (with the
+// spec's own LIN in place of the engine's monitor); full-tier configs run in `check --full`.
+const jobs = conformanceJobs(spec, { configs: false }).filter((j) => j.tier === 'default');
+const judged = (job: ConformanceJob) => {
+  const o = runJob(job, jobMachine(spec, job), { linearizability: 'off' });
+  expect(o.ok, describeOutcome(o)).toBe(true);
+  // The catalogue's property is the first one violated.
+  if (job.kind !== 'control') expect(o.violated[0]).toBe(job.expect);
+  return o.result!;
+};
+
 describe('fusee: mutants', () => {
-  for (const m of spec.mutants) {
-    const title = `${m.name} (${m.kind}) at ${m.config}: ${m.description}`;
-    if (spec.configs.find((c) => c.name === m.config)?.tier !== 'default') continue; // full-tier configs run in `check --full`
-    it(title, () => {
-      const r = run(m.config, m.name);
-      expect(counts(r)).toEqual(before(`mutant ${m.name}`));
-      if (m.kind === 'control') {
-        expect(r.violations.map((v) => `${v.property}: ${v.message}`)).toEqual([]);
-        expect(r.status).toBe('holds');
-      } else {
-        expect(r.status).toBe('violation');
-        expect(r.violations[0].property).toBe(m.expect);
-      }
-    });
+  for (const job of jobs.filter((j) => j.kind !== 'finding')) {
+    const m = spec.mutants.find((x) => x.name === job.name)!;
+    it(`${m.name} (${m.kind}) at ${m.config}: ${m.description}`, () => expect(counts(judged(job))).toEqual(before(`mutant ${m.name}`)));
   }
 });
 
@@ -92,13 +93,8 @@ describe('fusee: M14 is benign only without client crashes', () => {
 });
 
 describe('fusee: findings', () => {
-  for (const f of spec.findings ?? []) {
-    it(`${f.name} reproduces at ${f.config} as a ${f.expect} violation`, () => {
-      const r = run(f.config, f.variant);
-      expect(r.status).toBe('violation');
-      expect(r.violations[0].property).toBe(f.expect);
-      expect(counts(r)).toEqual(before(`finding ${f.name}`));
-    });
+  for (const job of jobs.filter((j) => j.kind === 'finding')) {
+    it(`${job.name} reproduces at ${job.config} as a ${job.expect} violation`, () => expect(counts(judged(job))).toEqual(before(`finding ${job.name}`)));
   }
 });
 

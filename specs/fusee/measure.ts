@@ -4,6 +4,7 @@
 // correct spec catches a simulated run of each mutant.
 // Usage: npx tsx specs/fusee/measure.ts [--full] [--only configs|mutants|consequences|findings|validation]
 
+import { conformanceJobs, jobMachine, runJob } from '../../checkers/explore/conformance.ts';
 import { exploreSync, type ExploreResult } from '../../checkers/explore/index.ts';
 import { validateMemory } from '../../checkers/validate/index.ts';
 import { spec } from './index.ts';
@@ -38,10 +39,13 @@ if (!only || only === 'mutants') {
   // (variant M/LIN), the end-to-end consequence of the bug at that config.
   console.log('| mutant | kind | config | mutation | verdict | property | counterexample length | states | LIN alone |');
   console.log('|---|---|---|---|---|---|---:|---:|---|');
+  // Judged by the conformance runner, as interleave check judges them (with the spec's own LIN).
   for (const m of spec.mutants) {
-    const { r } = measure(m.config, m.name);
-    const v = r.violations[0];
-    const killed = m.kind === 'safety' ? (v ? 'killed' : 'SURVIVED') : v ? 'FAILS' : 'passes';
+    const job = conformanceJobs(spec, { configs: false }).find((j) => j.name === m.name)!;
+    const o = runJob(job, jobMachine(spec, job), { linearizability: 'off' });
+    const r = o.result!;
+    const v = r.violations.find((x) => x.property === o.property);
+    const killed = o.ok ? o.outcome : o.outcome.toUpperCase();
     let lin = '-';
     if (m.kind === 'safety' && v?.property !== 'LIN') {
       const alone = measure(m.config, `${m.name}/LIN`).r;
@@ -66,9 +70,11 @@ if (only === 'consequences') {
 }
 
 if (!only || only === 'findings') {
-  for (const f of spec.findings ?? []) {
-    const { r } = measure(f.config, f.variant);
-    const v = r.violations[0];
+  for (const job of conformanceJobs(spec, { configs: false }).filter((j) => j.kind === 'finding')) {
+    const f = { name: job.name, variant: job.variant, config: job.config };
+    const o = runJob(job, jobMachine(spec, job), { linearizability: 'off' });
+    const r = o.result!;
+    const v = r.violations.find((x) => x.property === o.property);
     console.log(`Finding ${f.name} (${f.variant} at ${f.config}): ${v ? `${v.property}: ${v.message}` : 'does not reproduce'} (${r.states} states)`);
     v?.steps.forEach((s, i) => console.log(`${i + 1}. ${s.action.label}`));
     console.log();

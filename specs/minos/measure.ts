@@ -7,6 +7,7 @@
 // after it) after S CPU seconds and reports it incomplete with the states stored and the
 // depth reached so far; --max-states (default 3,000,000) stops it at that many states.
 
+import { conformanceJobs, jobMachine, runJob } from '../../checkers/explore/conformance.ts';
 import { exploreSync } from '../../checkers/explore/index.ts';
 import { livelockAfter } from '../../checkers/explore/livelock.ts';
 import type { ExploreResult, Machine, Progress } from '../../checkers/explore/types.ts';
@@ -81,18 +82,16 @@ for (const c of spec.configs) {
 if (!only) {
   console.log('\n| variant | kind | config | verdict | property | length | states |');
   console.log('|---|---|---|---|---|---|---|');
-  const rows = [
-    ...spec.mutants.map((m) => ({ name: m.name, variant: m.name, kind: m.kind, config: m.config, expect: m.expect })),
-    ...(spec.findings ?? []).map((f) => ({ name: f.name, variant: f.variant, kind: 'finding', config: f.config, expect: f.expect })),
-  ];
   const shown: string[] = [];
-  for (const m of rows) {
-    const machine = spec.build(configOf(m.config), m.variant);
-    const r = m.expect
-      ? exploreSync(onlyProperty(machine, m.expect), { linearizability: m.expect === 'linearizability' ? 'incremental' : 'off', maxStates: 3_000_000 })
-      : exploreSync(machine, { linearizability: 'incremental', maxStates: 3_000_000 });
-    const v = r.violations[0];
-    const verdict = m.kind === 'control' ? (r.status === 'holds' ? 'passes' : `FAILS (${r.status})`) : v ? 'killed' : `SURVIVED (${r.status})`;
+  // Judged by the conformance runner, on the machine narrowed to the catalogue's property.
+  for (const m of conformanceJobs(spec, { configs: false })) {
+    const machine = jobMachine(spec, m);
+    const o = m.expect
+      ? runJob(m, onlyProperty(machine, m.expect), { linearizability: m.expect === 'linearizability' ? 'incremental' : 'off', maxStates: 3_000_000 })
+      : runJob(m, machine, { linearizability: 'incremental', maxStates: 3_000_000 });
+    const r = o.result!;
+    const v = r.violations.find((x) => x.property === o.property);
+    const verdict = o.ok ? o.outcome : `${o.outcome.toUpperCase()} (${r.status})`;
     console.log(`| ${m.name} | ${m.kind} | ${m.config} | ${verdict} | ${v?.property ?? '-'} | ${v ? v.steps.length : '-'} | ${r.states} |`);
     if (traces && v && m.kind === 'finding') {
       shown.push(`\n**${m.name}** at ${m.config}: ${v.property}: ${v.message}\n`);

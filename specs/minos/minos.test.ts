@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { exploreSync } from '../../checkers/explore/index.ts';
 import type { Machine } from '../../checkers/explore/types.ts';
+import { conformanceJobs, describeOutcome, jobMachine, runJob } from '../../checkers/explore/conformance.ts';
 import { spec } from './index.ts';
 
 const configOf = (name: string) => {
@@ -25,43 +26,38 @@ function only(m: Machine, property: string): Machine {
 // which doubles its states; the monitor checks every other config (README, Properties).
 const WITHOUT_MONITOR = new Set(['B-synch']);
 
+// The conformance runner judges (checkers/explore/conformance.ts), as interleave check does,
+// on the machine narrowed to the property the catalogue names.
+const jobs = conformanceJobs(spec);
+
 describe('minos default configs hold', () => {
-  for (const c of spec.configs.filter((x) => x.tier === 'default')) {
-    it(c.name, () => {
-      const r = exploreSync(spec.build(c.config), { linearizability: WITHOUT_MONITOR.has(c.name) ? 'off' : 'incremental' });
-      expect(r.violations.map((v) => `${v.property}: ${v.message}`)).toEqual([]);
-      expect(r.status).toBe('holds');
+  for (const job of jobs.filter((j) => j.kind === 'config')) {
+    it(job.name, () => {
+      const o = runJob(job, jobMachine(spec, job), { linearizability: WITHOUT_MONITOR.has(job.name) ? 'off' : 'incremental' });
+      expect(o.ok, describeOutcome(o)).toBe(true);
     });
   }
 });
 
 describe('minos mutants', () => {
-  for (const m of spec.mutants) {
-    it(`${m.name} (${m.kind}) at ${m.config}`, () => {
-      const machine = spec.build(configOf(m.config), m.name);
-      if (m.kind === 'control') {
-        const r = exploreSync(machine, { linearizability: 'incremental' });
-        expect(r.violations.map((v) => `${v.property}: ${v.message}`)).toEqual([]);
-        expect(r.status).toBe('holds');
-        return;
-      }
-      const property = m.expect!;
-      const r = exploreSync(only(machine, property), {
-        linearizability: property === 'linearizability' ? 'incremental' : 'off',
-        deadlock: property === 'deadlock',
-      });
-      expect(r.status).toBe('violation');
-      expect(r.violations[0].property).toBe(property);
+  for (const job of jobs.filter((j) => j.kind === 'safety' || j.kind === 'control')) {
+    it(`${job.name} (${job.kind}) at ${job.config}`, () => {
+      const machine = jobMachine(spec, job);
+      const property = job.expect!;
+      const o =
+        job.kind === 'control'
+          ? runJob(job, machine, { linearizability: 'incremental' })
+          : runJob(job, only(machine, property), { linearizability: property === 'linearizability' ? 'incremental' : 'off', deadlock: property === 'deadlock' });
+      expect(o.ok, describeOutcome(o)).toBe(true);
     });
   }
 });
 
 describe('minos findings reproduce', () => {
-  for (const f of spec.findings ?? []) {
-    it(`${f.name} at ${f.config}`, () => {
-      const r = exploreSync(only(spec.build(configOf(f.config), f.variant), f.expect), { linearizability: 'off' });
-      expect(r.status).toBe('violation');
-      expect(r.violations[0].property).toBe(f.expect);
+  for (const job of jobs.filter((j) => j.kind === 'finding')) {
+    it(`${job.name} at ${job.config}`, () => {
+      const o = runJob(job, only(jobMachine(spec, job), job.expect!), { linearizability: 'off' });
+      expect(o.ok, describeOutcome(o)).toBe(true);
     });
   }
 });

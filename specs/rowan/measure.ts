@@ -1,13 +1,13 @@
 // Prints the README's tables: every config (distinct states, transitions, depth, time) and
 // every mutant and finding (verdict, property, counterexample length), measured with the
 // explorer. Usage: npx tsx specs/rowan/measure.ts [configs|mutants|all] [--only NAME,...]
+import { conformanceJobs, jobMachine, runJob } from '../../checkers/explore/conformance.ts';
 import { exploreSync } from '../../checkers/explore/index.ts';
 import { spec } from './index.ts';
 
 const what = process.argv[2] ?? 'all';
 const onlyAt = process.argv.indexOf('--only');
 const only = onlyAt > 0 ? process.argv[onlyAt + 1].split(',') : undefined;
-const configOf = (name: string) => spec.configs.find((c) => c.name === name)!;
 
 if (what === 'configs' || what === 'all') {
   console.log('| config | tier | result | distinct states | transitions | depth | time |');
@@ -20,16 +20,15 @@ if (what === 'configs' || what === 'all') {
   }
 }
 if (what === 'mutants' || what === 'all') {
-  console.log('| mutant | config | verdict | property (first) | counterexample steps | time |');
+  console.log('| mutant | config | verdict | property | counterexample steps | time |');
   console.log('|---|---|---|---|---|---|');
-  const rows = [...spec.mutants.map((m) => ({ name: m.name, variant: m.name, config: m.config })),
-    ...(spec.findings ?? []).map((f) => ({ name: f.name, variant: f.variant, config: f.config }))];
-  for (const m of rows) {
-    if (only && !only.includes(m.name)) continue;
-    const r = exploreSync(spec.build(configOf(m.config).config, m.variant));
-    const v = r.violations[0];
-    const verdict = r.status === 'violation' ? 'killed' : r.status === 'holds' ? 'survived' : `incomplete (${r.incompleteReason})`;
-    console.log(`| ${m.name} | ${m.config} | ${verdict} | ${v ? v.property : '-'} | ${v ? v.steps.length : '-'} | ${(r.elapsedMs / 1000).toFixed(1)} s |`);
+  // Judged by the conformance runner, as interleave check judges them.
+  for (const job of conformanceJobs(spec, { configs: false })) {
+    if (only && !only.includes(job.name)) continue;
+    const o = runJob(job, jobMachine(spec, job));
+    const v = o.result!.violations.find((x) => x.property === o.property);
+    const verdict = o.status === 'incomplete' && !v ? `incomplete (${o.incompleteReason})` : o.ok ? o.outcome : o.outcome.toUpperCase();
+    console.log(`| ${job.name} | ${job.config} | ${verdict} | ${o.property ?? '-'} | ${o.counterexampleLength ?? '-'} | ${(o.elapsedMs / 1000).toFixed(1)} s |`);
     if (v && process.argv.includes('--trace')) v.steps.forEach((s, i) => console.log(`    ${i + 1}. ${s.action.label}`));
   }
 }

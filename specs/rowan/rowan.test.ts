@@ -11,6 +11,7 @@ const SLOW = 900_000;
 import { exploreSync, replayLabels } from '../../checkers/explore/index.ts';
 import { referenceBfs } from '../../checkers/explore/reference.ts';
 import type { ExploreResult, Machine } from '../../checkers/explore/types.ts';
+import { conformanceJobs, describeOutcome, jobMachine, runJob, type ConformanceJob } from '../../checkers/explore/conformance.ts';
 import { spec } from './index.ts';
 import type { RowanConfig, RowanState } from './state.ts';
 
@@ -19,7 +20,6 @@ const configOf = (name: string) => {
   if (!c) throw new Error(`no config ${name}`);
   return c;
 };
-const isDefault = (name: string) => configOf(name).tier === 'default';
 
 /** The steps a config exists to exercise; each must be enabled somewhere in its space. */
 const mustEnable = (c: RowanConfig) => [
@@ -31,33 +31,29 @@ const mustEnable = (c: RowanConfig) => [
 ];
 const enabled = (r: ExploreResult) => r.coverage.filter((x) => x.enabled > 0).map((x) => x.family);
 
-function holds(name: string) {
-  const c = configOf(name).config;
-  const r = exploreSync(spec.build(c));
-  expect(r.violations.map((v) => `${v.property}: ${v.message}`)).toEqual([]);
-  expect(r.status).toBe('holds');
-  expect(enabled(r)).toEqual(expect.arrayContaining(mustEnable(c)));
-}
+// Every config, mutant and finding job, judged by the conformance runner as interleave check does.
+const jobs = conformanceJobs(spec, { full: true });
+const descriptionOf = (job: ConformanceJob) => (job.kind === 'config' ? configOf(job.name).description : spec.mutants.find((m) => m.name === job.name)?.description ?? '');
 
-function killed(name: string) {
-  const m = spec.mutants.find((x) => x.name === name)!;
-  const r = exploreSync(spec.build(configOf(m.config).config, m.name));
-  expect(r.status).toBe('violation');
-  expect(r.violations[0].property).toBe(m.expect);
+function conforms(job: ConformanceJob) {
+  const o = runJob(job, jobMachine(spec, job));
+  expect(o.ok, describeOutcome(o)).toBe(true);
+  if (job.kind === 'config') expect(enabled(o.result!)).toEqual(expect.arrayContaining(mustEnable(configOf(job.name).config)));
+  // The catalogue's property is the first one violated.
+  if (job.kind === 'safety') expect(o.violated[0]).toBe(job.expect);
 }
 
 describe('rowan: default configs hold', () => {
-  for (const c of spec.configs.filter((x) => x.tier === 'default')) it(`${c.name}: ${c.description}`, () => holds(c.name), SLOW);
+  for (const job of jobs.filter((j) => j.kind === 'config' && j.tier === 'default')) it(`${job.name}: ${descriptionOf(job)}`, () => conforms(job), SLOW);
 });
 
 describe('rowan: mutants', () => {
-  for (const m of spec.mutants.filter((x) => isDefault(x.config))) it(`${m.name} at ${m.config}: ${m.description}`, () => killed(m.name), SLOW);
+  for (const job of jobs.filter((j) => j.kind === 'safety' && j.tier === 'default')) it(`${job.name} at ${job.config}: ${descriptionOf(job)}`, () => conforms(job), SLOW);
 });
 
 // Generated only under INTERLEAVE_FULL=1 (not skipped otherwise): they take minutes.
 if (process.env.INTERLEAVE_FULL) describe('rowan: full configs hold and their mutants are killed (INTERLEAVE_FULL=1)', () => {
-  for (const c of spec.configs.filter((x) => x.tier === 'full')) it(`${c.name}: ${c.description}`, () => holds(c.name), 3 * SLOW);
-  for (const m of spec.mutants.filter((x) => !isDefault(x.config))) it(`${m.name} at ${m.config}: ${m.description}`, () => killed(m.name), 3 * SLOW);
+  for (const job of jobs.filter((j) => (j.kind === 'config' || j.kind === 'safety') && j.tier === 'full')) it(`${job.name}${job.kind === 'config' ? '' : ` at ${job.config}`}: ${descriptionOf(job)}`, () => conforms(job), 3 * SLOW);
 });
 
 describe('rowan: split DMA (§6.3) and recycled segments', () => {

@@ -3,11 +3,11 @@
 // the README's tables. CPU seconds (process.cpuUsage), so that a busy machine does not
 // inflate them. Run: npx tsx specs/shadowfax/measure.ts [--full]
 
+import { conformanceJobs, jobMachine, runJob } from '../../checkers/explore/conformance.ts';
 import { exploreSync } from '../../checkers/explore/index.ts';
 import { spec } from './index.ts';
 
 const full = process.argv.includes('--full');
-const cfg = (name: string) => spec.configs.find((c) => c.name === name)!;
 const cpu = (t0: NodeJS.CpuUsage) => `${((process.cpuUsage(t0).user + process.cpuUsage(t0).system) / 1e6).toFixed(1)} s`;
 const n = (x: number) => x.toLocaleString('en-US');
 
@@ -24,13 +24,9 @@ for (const c of spec.configs) {
 
 console.log('\n| mutant | config | result | property | steps |');
 console.log('| --- | --- | --- | --- | ---: |');
-for (const m of spec.mutants) {
-  const r = exploreSync(spec.build(cfg(m.config).config, m.name));
-  const v = r.violations[0];
-  const result = m.kind === 'control' ? (r.status === 'holds' ? 'passes' : r.status) : v ? 'killed' : r.status;
-  console.log(`| ${m.name} | ${m.config} | ${result} | ${v ? v.property : '-'} | ${v ? v.steps.length : '-'} |`);
-}
-for (const f of spec.findings ?? []) {
-  const v = exploreSync(spec.build(cfg(f.config).config, f.variant)).violations[0];
-  console.log(`| finding ${f.name} | ${f.config} | ${v?.property === f.expect ? 'reproduces' : 'GONE'} | ${v ? v.property : '-'} | ${v ? v.steps.length : '-'} |`);
+// Judged by the conformance runner, as interleave check judges them.
+for (const job of conformanceJobs(spec, { configs: false })) {
+  const o = runJob(job, jobMachine(spec, job));
+  const result = o.ok ? o.outcome : o.outcome.toUpperCase();
+  console.log(`| ${job.kind === 'finding' ? `finding ${job.name}` : job.name} | ${job.config} | ${result} | ${o.property ?? '-'} | ${o.counterexampleLength ?? '-'} |`);
 }

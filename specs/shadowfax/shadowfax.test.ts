@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { exploreSync, type Counterexample, type Machine } from '../../checkers/explore/index.ts';
+import { conformanceJobs, describeOutcome, jobMachine, runJob } from '../../checkers/explore/conformance.ts';
 import { spec } from './index.ts';
 
 const config = (name: string) => {
@@ -20,25 +21,14 @@ function cycleOf(m: Machine, v: Counterexample) {
 }
 
 describe('shadowfax', () => {
-  for (const c of spec.configs.filter((x) => x.tier === 'default')) {
-    it(`holds at ${c.name}, linearizability included`, () => {
-      const r = exploreSync(spec.build(c.config));
-      expect(r.violations.map((v) => `${v.property}: ${v.message}`)).toEqual([]);
-      expect(r.status).toBe('holds');
+  // The conformance runner (checkers/explore/conformance.ts) judges, as interleave check does.
+  for (const job of conformanceJobs(spec).filter((j) => j.kind !== 'finding')) {
+    const title = job.kind === 'config' ? `holds at ${job.name}, linearizability included` : `${job.name} ${job.kind === 'safety' ? `is killed at ${job.config}` : `passes at ${job.config}`}`;
+    it(title, () => {
+      const o = runJob(job, jobMachine(spec, job));
+      expect(o.ok, describeOutcome(o)).toBe(true);
       // L1-L5: the livelock search ran under weak fairness and found no fair non-progress cycle
-      expect(r.notes?.find((n) => n.startsWith('livelock:'))).toMatch(/none of them weakly fair/);
-    });
-  }
-
-  for (const m of spec.mutants) {
-    it(`${m.name} ${m.kind === 'safety' ? `is killed at ${m.config}` : `passes at ${m.config}`}`, () => {
-      const r = exploreSync(spec.build(config(m.config), m.name));
-      if (m.kind === 'control') {
-        expect(r.status).toBe('holds');
-        return;
-      }
-      expect(r.status).toBe('violation');
-      if (m.expect) expect(r.violations[0].property).toBe(m.expect);
+      if (job.kind === 'config') expect(o.result!.notes?.find((n) => n.startsWith('livelock:'))).toMatch(/none of them weakly fair/);
     });
   }
 
