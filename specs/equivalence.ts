@@ -133,7 +133,7 @@ export function recordedStates(spec: string): Map<string, number> {
     const path = tablePath(spec);
     if (/^[\w-]+$/.test(spec) && existsSync(path)) {
       const table = JSON.parse(readFileSync(path, 'utf8')) as Table;
-      for (const [name, e] of Object.entries(table.configs)) if (e.states !== undefined) states.set(name, e.states);
+      if (!Array.isArray(table.configs)) for (const [name, e] of Object.entries(table.configs)) if (e.states !== undefined) states.set(name, e.states);
     }
     recorded.set(spec, states);
   }
@@ -167,6 +167,11 @@ function main(argv: string[]): void {
       then = JSON.parse(readFileSync(path, 'utf8')) as Table;
     } catch (e) {
       fail(65, `${path}: a table written by --record (${(e as Error).message})`);
+    }
+    if (Array.isArray(then.configs)) {
+      // swarm's table predates this script: specs/swarm/equivalence.ts recorded it before its move onto the kit, and checks it.
+      process.stdout.write(`${spec.name}: recorded by specs/${spec.name}/equivalence.ts, checked there (INTERLEAVE_FULL=1 npx vitest run specs/${spec.name}/equivalence.test.ts)\n`);
+      continue;
     }
     const diffs = compare(then, measure(spec, budgetArg === undefined ? then.budget : Number(budgetArg), log, defaultOnly), defaultOnly);
     changed += diffs.length;
