@@ -34,6 +34,8 @@ export interface RunCliOptions {
   out?: string;
   force?: boolean;
   json?: boolean;
+  model?: string;
+  offload?: boolean;
 }
 
 export interface Io {
@@ -67,6 +69,14 @@ export async function runRun(implName: string, o: RunCliOptions, io: Io): Promis
     io.err(`interleave: nemesis "none" cannot be combined with others\n`);
     return EXIT.usage;
   }
+  if ((o.model !== undefined || o.offload === true) && impl.persistencies === undefined) {
+    io.err(`interleave: ${impl.name} has no persistency models (--model, --offload)\n`);
+    return EXIT.usage;
+  }
+  if (o.model !== undefined && !impl.persistencies!.includes(o.model)) {
+    io.err(`interleave: unknown model ${JSON.stringify(o.model)} for ${impl.name}; known: ${impl.persistencies!.join(', ')}\n`);
+    return EXIT.usage;
+  }
   const seed = o.seed ?? String(Date.now() % 1_000_000);
   const options: RunOptions = {
     clients: o.clients,
@@ -84,6 +94,7 @@ export async function runRun(implName: string, o: RunCliOptions, io: Io): Promis
     drain: o.drain,
     checkTimeout: o.checkTimeout,
     timeoutMs: o.timeout,
+    ...(impl.persistencies !== undefined ? { persistency: o.model ?? impl.persistencies[0], offload: o.offload === true } : {}),
   };
   const invalid = impl.validate(options);
   if (invalid !== undefined) {
@@ -158,6 +169,8 @@ export function register(program: Command): void {
     .option('--drain <s>', 'seconds operations in flight get to finish once the faults end', num(0), 10)
     .option('--check-timeout <s>', 'seconds the history check may take (0: no limit)', num(0), 300)
     .option('--timeout <ms>', 'verb timeout in ms (an unanswered CAS leaves its client crashed)', int(10), 1000)
+    .option('--model <m>', 'persistency model (minos: synch, strict, renf, event, scope; default synch)')
+    .option('--offload', 'MINOS-O: the SmartNIC offload ordering (vFIFO/dFIFO, drain before release)')
     .option('--out <dir>', 'output directory (default: out/run-<impl>-<seed>-<time>)')
     .option('--force', 'write into an existing non-empty directory')
     .option('--json', 'print the summary as one JSON object: {command, version, exitCode, elapsedMs, result} (cli/README.md)')
