@@ -17,11 +17,11 @@
 // A recovery read is a completed read invoked after the recovery marker with no write to
 // its key invoked since the marker before it returned. It must return the initial value
 // (null) or a write invoked before the crash (no value out of thin air), and that write X
-// must not precede a floor write W of the key in real time (X returned before W was
-// invoked: W is later in every linearization, so reading X means W was lost). This is
-// sound for any history whose pre-crash part is linearizable, and incomplete: a floor write
-// concurrent with X and ordered after it only by the protocol's internal order (timestamps)
-// is not detected.
+// must not precede a floor write W of the key: by their versions when both writes carry one
+// (the §4.4 wording: the recovered TS must be at least the floor's), else in real time (X
+// returned before W was invoked: W is later in every linearization, so reading X means W
+// was lost). Without versions the check is sound for any history whose pre-crash part is
+// linearizable, and incomplete: a floor write concurrent with X is not judged.
 
 export type DurabilityModel = 'synch' | 'strict' | 'renf' | 'event' | 'scope';
 export const DURABILITY_MODELS: readonly DurabilityModel[] = ['synch', 'strict', 'renf', 'event', 'scope'];
@@ -37,6 +37,13 @@ export interface DurOp {
   call: number;
   /** Absent: the outcome is unknown. */
   ret?: number;
+  /**
+   * A write's place in the per-key write order, where the system exposes one (MINOS: its
+   * TS_WR): a floor write W is lost when the recovered write's version is below W's. The
+   * system's own claim: linearizability of the pre-crash history is what vouches for it.
+   * Without versions, real-time order is used.
+   */
+  version?: number;
 }
 
 export interface Marker {
@@ -143,7 +150,9 @@ export function checkDurability(model: DurabilityModel, history: readonly DurOp[
       }
       for (const w of floorByKey.get(key) ?? []) {
         if (w === got) continue;
-        const precedes = got === undefined || (got.ret !== undefined && got.ret < w.call);
+        const precedes =
+          got === undefined ||
+          (got.version !== undefined && w.version !== undefined ? got.version < w.version : got.ret !== undefined && got.ret < w.call);
         if (precedes) {
           result.violations.push({
             crash: n,

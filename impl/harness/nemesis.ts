@@ -70,14 +70,14 @@ export function planFaults(kinds: readonly string[], durationMs: number, targets
         if (clients.length > 0) f = { at: t, kind, target: rng.pick(clients), duration: 300 + rng.int(1200) };
         break;
       case 'pause': {
-        const s = rng.next() < 0.25 ? server() : undefined;
+        const s = rng.next() < 0.25 || clients.length === 0 ? server() : undefined; // no client processes (MINOS): a server
         const target = s ?? (clients.length > 0 ? rng.pick(clients) : undefined);
         if (target !== undefined) f = { at: t, kind, target, duration: 300 + rng.int(2200) };
         break;
       }
       case 'partition': {
         const x = rng.next();
-        const s = x < 0.2 ? server() : undefined;
+        const s = x < 0.2 || (clients.length === 0 && coordinator === undefined) ? server() : undefined;
         const target = s ?? (x < 0.4 && coordinator !== undefined ? coordinator : clients.length > 0 ? rng.pick(clients) : undefined);
         if (target !== undefined) f = { at: t, kind, target, duration: 500 + rng.int(2500) };
         break;

@@ -12,7 +12,7 @@ import { checkHistory } from '../../checkers/lin/index.ts';
 import type { LinResult } from '../../checkers/lin/types.ts';
 import { renderLinHtml } from '../../checkers/report/lin-html.ts';
 import { findModel } from '../../checkers/lin/models/index.ts';
-import { checkDurability, type DurabilityModel, type DurabilityResult } from '../../checkers/durability/index.ts';
+import { checkDurability, type DurabilityModel, type DurabilityResult, type DurOp } from '../../checkers/durability/index.ts';
 import { TRACE_FORMAT } from '../../traces/protocol-trace.ts';
 import { importHistoryText } from '../../traces/index.ts';
 import { historyEdn, historyJsonl, readRawHistories, type FaultEvent, type RunOp } from '../kit/history.ts';
@@ -116,7 +116,7 @@ export async function runImplementation(impl: Implementation, options: RunOption
   const firstCrash = markers.find((m) => m.event === 'crash')?.time;
   // Linearizability is checked up to the first full-system crash (what survives it is the
   // durability check's); an operation in flight at the crash is indeterminate.
-  const ops = firstCrash === undefined ? allOps.filter((o) => o.f !== 'persist') : preCrash(allOps, firstCrash);
+  const ops = (firstCrash === undefined ? allOps.filter((o) => o.f !== 'persist') : preCrash(allOps, firstCrash)).map(noUpdateOutput);
   const jsonl = historyJsonl(ops);
   const faultEvents: FaultEvent[] = faults.map((f) => ({ start: f.start, end: f.end, f: f.kind, target: f.target }));
   output.write(join(output.dir, 'history.jsonl'), jsonl);
@@ -124,7 +124,7 @@ export async function runImplementation(impl: Implementation, options: RunOption
   let durability: RunSummary['durability'];
   if (impl.durability !== undefined) {
     output.write(join(output.dir, 'crash-history.jsonl'), crashHistoryJsonl(allOps, markers));
-    const d = checkDurability(impl.durability(options) as DurabilityModel, allOps, markers);
+    const d = checkDurability(impl.durability(options) as DurabilityModel, allOps.map(durOp), markers);
     durability = { ...d, violations: d.violations.map((v) => v.why) };
   }
   const header = JSON.stringify({ format: TRACE_FORMAT, spec: impl.spec, params: cluster.traceParams() });
@@ -232,9 +232,39 @@ function preCrash(ops: readonly RunOp[], crash: number): RunOp[] {
   return out;
 }
 
-/** The crash history (traces/README.md, "Crash histories"): operations and markers, native JSON lines. */
+const isUpdate = (o: RunOp) => o.f === 'put' || o.f === 'write';
+
+/** An update's output is its version (the implementation's write order), not part of the register history. */
+function noUpdateOutput(o: RunOp): RunOp {
+  if (!isUpdate(o) || o.output === undefined) return o;
+  const { output: _, ...rest } = o;
+  return rest;
+}
+
+function durOp(o: RunOp): DurOp {
+  const d: DurOp = { client: o.client, f: o.f, key: o.key, value: o.value, call: o.call, ret: o.ret };
+  if (isUpdate(o)) {
+    if (typeof o.output === 'number') d.version = o.output;
+  } else d.output = o.output;
+  return d;
+}
+
+/** The crash history (traces/README.md, "Crash histories"): operations (writes with their versions) and markers, native JSON lines. */
 function crashHistoryJsonl(ops: readonly RunOp[], markers: readonly CrashMarker[]): string {
-  const lines = historyJsonl(ops).split('\n').filter((l) => l !== '');
+  const lines = ops.map((o) => {
+    const d = durOp(o);
+    const input: Record<string, unknown> = { f: o.f };
+    if (o.key !== undefined) input.key = o.key;
+    if (o.value !== undefined) input.value = o.value;
+    const line: Record<string, unknown> = { client: o.client, input, call: o.call };
+    if (o.ret !== undefined) {
+      line.return = o.ret;
+      if (d.output !== undefined) line.output = d.output;
+      line.status = 'ok';
+    } else line.status = 'info';
+    if (d.version !== undefined) line.version = d.version;
+    return JSON.stringify(line);
+  });
   for (const m of markers) lines.push(JSON.stringify({ event: m.event, time: m.time }));
   return lines.length === 0 ? '' : `${lines.join('\n')}\n`;
 }

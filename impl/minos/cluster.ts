@@ -1,9 +1,11 @@
 // MINOS as the harness runs it: n node processes (each with its logical clients and its NVM
 // log file), every node-to-node link through the fault proxy (one link per ordered pair).
 //
-// Faults: `power` SIGKILLs every node at once, then restarts them all: they recover from
-// their logs (system-level recovery, extraction §1.5), read every key once (the recovery
-// reads the durability check judges) and resume the workload with fresh clients. `kill`
+// Faults: `power` SIGKILLs every node at once, then restarts them all: each recovers its own
+// log and reads every key once from it (per-replica recovery: the reads the durability
+// check judges; REnf reads after the merge), then node 0 merges the logs (system-level
+// recovery, extraction §1.5: the max-TS entry per key, installed durably everywhere) and
+// the workload resumes with fresh clients. `kill`
 // SIGKILLs one node; MINOS has no per-node rejoin (the paper leaves recovery to future
 // work; a node's reinsertion needs a membership protocol it does not give, §1.5), so the
 // others stall on its ACKs until the restart, which is a full-system restart: the rest are
@@ -117,7 +119,7 @@ class MinosCluster implements Cluster {
     return Math.floor(o.clients / o.nodes) + (i < o.clients % o.nodes ? 1 : 0);
   }
 
-  private async spawn(p: NodeProc): Promise<void> {
+  private async spawn(p: NodeProc, powerLoss = false): Promise<void> {
     const o = this.ctx.options;
     p.incarnation++;
     const proc = p.incarnation === 1 ? `n${p.i}` : `n${p.i}.${p.incarnation}`;
@@ -145,6 +147,7 @@ class MinosCluster implements Cluster {
       scopeWrites: 3,
       bgFlushMs: BG_FLUSH_MS,
       timeoutMs: Math.max(200, o.timeoutMs),
+      powerLoss,
     };
     p.okBefore += p.progress.ok;
     p.progress = { ok: 0, inflight: [] };
@@ -182,12 +185,20 @@ class MinosCluster implements Cluster {
       for (const q of this.nodes) if (q !== p) ports[q.i] = this.proxyPorts[`n${p.i}>n${q.i}`];
       await this.waitFor(p.child!, 'connected', { cmd: 'connect', ports });
     }
+    // Every node has recovered its own log. The durability check reads each replica's state
+    // (per-replica recovery) before the system-level merge, except under REnf, whose
+    // coordinator persists in the background and is promised only system-level durability
+    // (extraction §3.2, REnf-literal): its recovery reads come after the merge.
+    const perReplica = this.model !== 'renf';
+    if (restart) {
+      this.marks.push({ event: 'recovered', time: this.now() });
+      if (perReplica) await Promise.all(this.nodes.map((p) => this.waitFor(p.child!, 'local-read-done', { cmd: 'local-reads', client: this.nextClient++ })));
+    }
     await this.waitFor(this.nodes[0].child!, 'recovered', { cmd: 'recover' });
-    if (restart) this.marks.push({ event: 'recovered', time: this.now() });
     await Promise.all(
       this.nodes.map((p) => {
         p.clients = Array.from({ length: this.clientCount(p.i) }, () => this.nextClient++);
-        const recoveryClient = restart ? this.nextClient++ : undefined;
+        const recoveryClient = restart && !perReplica ? this.nextClient++ : undefined;
         return this.waitFor(p.child!, 'started', { cmd: 'start', clients: this.stopping ? [] : p.clients, recoveryClient });
       }),
     );
@@ -207,7 +218,7 @@ class MinosCluster implements Cluster {
 
   /** Every node restarted; recovery from the logs; recovery reads; the workload resumes. */
   async powerRestore(): Promise<void> {
-    await Promise.all(this.nodes.map((p) => this.spawn(p)));
+    await Promise.all(this.nodes.map((p) => this.spawn(p, true)));
     await this.bringUp(true);
   }
 

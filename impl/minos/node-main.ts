@@ -7,6 +7,9 @@
 // Lifecycle, steered over IPC by cluster.ts:
 //   ready {port}      listening; the log is open and recovered (its records read back)
 //   connect {ports}   the proxy's port for each peer
+//   local-reads {client}
+//                     after a crash: one read per key of what this node's own log recovered
+//                     (per-replica recovery, the durability check's reads), before it rejoins
 //   recover           (node 0 only) system-level recovery (extraction §1.5): pull every
 //                     node's max-TS entry per key, install the max everywhere, durably
 //   start {clients, recoveryClient?}
@@ -42,11 +45,13 @@ export interface NodeConfig {
   scopeWrites: number;
   bgFlushMs: number;
   timeoutMs: number;
+  /** Restarted after a power failure: the log loses what was not fsynced (kit durable-log.ts). */
+  powerLoss: boolean;
 }
 
 const rt = childRuntime();
 const cfg = rt.config as unknown as NodeConfig;
-const { log, recovered: own } = DurableLog.open(cfg.nvmFile);
+const { log, recovered: own, lostBytes } = DurableLog.open(cfg.nvmFile, { powerLoss: cfg.powerLoss });
 const trace = new TraceWriter(cfg.traceFile, cfg.t0);
 const history = new HistoryWriter(cfg.historyFile);
 const mn = new MessageNode(`n${cfg.id}`, { port: cfg.port, timeoutMs: cfg.timeoutMs });
@@ -109,9 +114,9 @@ mn.on('INSTALL', (env) => {
 function install(entries: Table): void {
   if (node !== undefined) return;
   const missing = entries.filter(([k, ts]) => (mine.get(k)?.ts ?? 0) < ts);
-  if (missing.length > 0) log.commit(missing.map(([k, ts, v]) => Buffer.from(JSON.stringify({ k, ts, v }))));
+  if (missing.length > 0) log.commit(missing.map(([k, ts, v]) => Buffer.from(JSON.stringify({ k, ts, v })))); // durable before the node serves
   for (const [k, ts, v] of missing) mine.set(k, { ts, v });
-  trace.step(cfg.proc, 'recover', { entries: entries.length, adopted: missing.length, truncatedBytes: own.truncatedBytes });
+  trace.step(cfg.proc, 'recover', { entries: entries.length, adopted: missing.length, truncatedBytes: own.truncatedBytes, lostBytes });
   node = makeNode(mine);
 }
 
@@ -177,7 +182,7 @@ async function runClient(c: number): Promise<void> {
       const v = `${c}.${++seq}`;
       history.invoke(c, 'put', k, v);
       const { ts } = await node!.write(k, v, cfg.model === 'scope' ? `s${c}.${scope}` : undefined);
-      history.ok(c);
+      history.ok(c, ts); // the write's version: its TS_WR (checkers/durability orders writes by it)
       if (cfg.model === 'scope') inScope.push([k, ts]);
     }
     inflight.delete(c);
@@ -192,6 +197,13 @@ rt.onMessage((m) => {
     case 'connect':
       for (const [j, port] of Object.entries(m.ports as Record<string, number>)) mn.connect(`n${j}`, port);
       return rt.send({ type: 'connected' });
+    case 'local-reads':
+      for (const k of cfg.keys) {
+        history.invoke(m.client as number, 'get', k, undefined);
+        history.ok(m.client as number, mine.get(k)?.v ?? '');
+      }
+      trace.step(cfg.proc, 'recoveredRead', { keys: cfg.keys.length });
+      return rt.send({ type: 'local-read-done' });
     case 'recover':
       void recoverAll();
       return;

@@ -10,7 +10,6 @@
 // synchronous stretch of code, and threads interleave at `step()` (a macrotask boundary).
 // The spins (ConsistencySpin, PersistencySpin, "await all ACKs") wait on `until`.
 
-import type { DurableLog } from '../kit/durable-log.ts';
 
 export type Model = 'synch' | 'strict' | 'renf' | 'event' | 'scope';
 export const MODELS: readonly Model[] = ['synch', 'strict', 'renf', 'event', 'scope'];
@@ -39,6 +38,12 @@ export interface Msg {
 /** One NVM log record: a persisted write, or a scope's PERSIST marker. */
 export type NvmRecord = { k: string; ts: number; v: string | null } | { sc: string };
 
+/** The node's NVM: a kit DurableLog (tests pass one whose fsyncs they hold back). */
+export interface Nvm {
+  /** Appends; resolves once the records are durable (the persist completion event). */
+  commitAsync(payloads: readonly Uint8Array[]): Promise<void>;
+}
+
 export interface NodeEnv {
   id: number;
   n: number;
@@ -46,7 +51,7 @@ export interface NodeEnv {
   offload: boolean;
   bugs: ReadonlySet<string>;
   keys: readonly string[];
-  log: DurableLog;
+  log: Nvm;
   /** What recovery found: per key, the max-TS entry (system-level recovery installs the same everywhere). */
   recovered?: ReadonlyMap<string, { ts: number; v: string | null }>;
   /** Reliable point-to-point send (the caller retries until delivered); returns the message id. */
@@ -92,8 +97,6 @@ export class MinosNode {
   private readonly seenInv = new Set<string>();
   private readonly bgQueue: Pending[] = [];
   private bgTimer: NodeJS.Timeout | undefined;
-  private readonly groupQueue: Pending[] = [];
-  private groupScheduled = false;
   /** Background persists not yet durable, per scope. */
   private readonly pendingScope = new Map<string, number>();
   private readonly model: Model;
@@ -206,21 +209,15 @@ export class MinosNode {
     }
   }
 
-  /** A synchronous persist (Line 18 / 39): one append and fsync before the thread continues; MINOS-O: the dFIFO enqueue, group-committed. */
+  /**
+   * A synchronous persist (Line 18 / 39; MINOS-O: the dFIFO enqueue): the thread waits for
+   * the append's fsync; the node's other threads go on meanwhile, and persists that overlap
+   * share an fsync (group commit).
+   */
   private async persist(e: NvmRecord, action: string): Promise<void> {
-    if (this.env.offload) {
-      await new Promise<void>((done) => {
-        this.groupQueue.push({ rec: e, done });
-        if (!this.groupScheduled) {
-          this.groupScheduled = true;
-          setImmediate(() => this.flush(this.groupQueue, () => (this.groupScheduled = false)));
-        }
-      });
-    } else {
-      this.env.log.commit([Buffer.from(JSON.stringify(e))]);
-      this.applyDurable([e]);
-      this.notify();
-    }
+    await this.env.log.commitAsync([Buffer.from(JSON.stringify(e))]);
+    this.applyDurable([e]);
+    this.notify();
     this.env.trace(action, 'k' in e ? { key: e.k, ts: e.ts } : { sc: e.sc });
   }
 
@@ -228,19 +225,15 @@ export class MinosNode {
   private backgroundPersist(e: { k: string; ts: number; v: string | null }, sc?: string): void {
     if (this.bug('M27') && this.model === 'event') return;
     if (sc !== undefined) this.pendingScope.set(sc, (this.pendingScope.get(sc) ?? 0) + 1);
-    this.bgQueue.push({
-      rec: e,
-      sc,
-      done: () => this.env.trace('backgroundPersist', { key: e.k, ts: e.ts }),
-    });
-    this.bgTimer ??= setTimeout(() => this.flush(this.bgQueue, () => (this.bgTimer = undefined)), this.env.bgFlushMs);
+    this.bgQueue.push({ rec: e, sc, done: () => this.env.trace('backgroundPersist', { key: e.k, ts: e.ts }) });
+    this.bgTimer ??= setTimeout(() => void this.flush(), this.env.bgFlushMs);
   }
 
-  private flush(q: Pending[], reset: () => void): void {
-    reset();
-    if (this.stopped || q.length === 0) return;
-    const batch = q.splice(0);
-    this.env.log.commit(batch.map((p) => Buffer.from(JSON.stringify(p.rec))));
+  private async flush(): Promise<void> {
+    this.bgTimer = undefined;
+    if (this.stopped || this.bgQueue.length === 0) return;
+    const batch = this.bgQueue.splice(0);
+    await this.env.log.commitAsync(batch.map((p) => Buffer.from(JSON.stringify(p.rec))));
     this.applyDurable(batch.map((p) => p.rec));
     for (const p of batch) {
       if (p.sc !== undefined) {
