@@ -195,11 +195,11 @@ class MinosCluster implements Cluster {
       if (perReplica) await Promise.all(this.nodes.map((p) => this.waitFor(p.child!, 'local-read-done', { cmd: 'local-reads', client: this.nextClient++ })));
     }
     await this.waitFor(this.nodes[0].child!, 'recovered', { cmd: 'recover' });
+    if (restart && !perReplica) await Promise.all(this.nodes.map((p) => this.waitFor(p.child!, 'reads-done', { cmd: 'reads', client: this.nextClient++ })));
     await Promise.all(
       this.nodes.map((p) => {
         p.clients = Array.from({ length: this.clientCount(p.i) }, () => this.nextClient++);
-        const recoveryClient = restart && !perReplica ? this.nextClient++ : undefined;
-        return this.waitFor(p.child!, 'started', { cmd: 'start', clients: this.stopping ? [] : p.clients, recoveryClient });
+        return this.waitFor(p.child!, 'started', { cmd: 'start', clients: this.stopping ? [] : p.clients });
       }),
     );
   }

@@ -12,8 +12,8 @@
 //                     (per-replica recovery, the durability check's reads), before it rejoins
 //   recover           (node 0 only) system-level recovery (extraction §1.5): pull every
 //                     node's max-TS entry per key, install the max everywhere, durably
-//   start {clients, recoveryClient?}
-//                     recovery reads (one per key) on `recoveryClient`, then the workload
+//   reads {client}    after the merge: one read per key through the protocol (REnf's recovery reads)
+//   start {clients}   the workload
 //   stop              no new operations; `drained` once none is in flight
 //   exit
 
@@ -207,9 +207,11 @@ rt.onMessage((m) => {
     case 'recover':
       void recoverAll();
       return;
+    case 'reads':
+      void recoveryReads(m.client as number).then(() => rt.send({ type: 'reads-done' }));
+      return;
     case 'start':
       void (async () => {
-        if (typeof m.recoveryClient === 'number') await recoveryReads(m.recoveryClient);
         rt.send({ type: 'started' });
         clients = (m.clients as number[]).map((c) => runClient(c));
         await Promise.all(clients);
