@@ -40,9 +40,9 @@ async function watched(name: string, o: Partial<RunCliOptions>): Promise<{ code:
 
 describe('interleave run: bad usage', () => {
   it('names the valid implementations, bugs and nemeses (exit 64), starting nothing', async () => {
-    let r = await watched('minos', {});
+    let r = await watched('nosuch', {});
     expect(r.code).toBe(EXIT.usage);
-    expect(r.err).toMatch(/unknown implementation "minos"; known: fusee/);
+    expect(r.err).toMatch(/unknown implementation "nosuch"; known: fusee, minos/);
     r = await watched('fusee', { bug: 'M99' });
     expect(r.code).toBe(EXIT.usage);
     expect(r.err).toMatch(/unknown bug "M99" for fusee; known: M1, M2, .*M15.*M22/);

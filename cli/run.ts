@@ -35,6 +35,8 @@ export interface RunCliOptions {
   out?: string;
   force?: boolean;
   json?: boolean;
+  model?: string;
+  offload?: boolean;
 }
 
 export interface Io {
@@ -60,6 +62,8 @@ async function runOrThrow(implName: string, o: RunCliOptions, io: Io): Promise<n
   const unknown = nemesis.filter((n) => !impl.nemeses.includes(n));
   if (nemesis.length === 0 || unknown.length > 0) throw new UsageError(`unknown nemesis ${JSON.stringify(unknown[0] ?? o.nemesis)}; known: ${impl.nemeses.join(', ')} (comma-separated)`);
   if (nemesis.includes('none') && nemesis.length > 1) throw new UsageError('nemesis "none" cannot be combined with others');
+  if ((o.model !== undefined || o.offload === true) && impl.persistencies === undefined) throw new UsageError(`${impl.name} has no persistency models (--model, --offload)`);
+  if (o.model !== undefined && !impl.persistencies!.includes(o.model)) throw new UsageError(`unknown model ${JSON.stringify(o.model)} for ${impl.name}; known: ${impl.persistencies!.join(', ')}`);
   const seed = o.seed ?? String(Date.now() % 1_000_000);
   const options: RunOptions = {
     clients: o.clients,
@@ -77,6 +81,7 @@ async function runOrThrow(implName: string, o: RunCliOptions, io: Io): Promise<n
     drain: o.drain,
     checkTimeout: o.checkTimeout,
     timeoutMs: o.timeout,
+    ...(impl.persistencies !== undefined ? { persistency: o.model ?? impl.persistencies[0], offload: o.offload === true } : {}),
   };
   const invalid = impl.validate(options);
   if (invalid !== undefined) throw new UsageError(invalid);
@@ -137,6 +142,8 @@ export function register(program: Command): void {
     .option('--drain <s>', 'seconds operations in flight get to finish once the faults end', num(0), 10)
     .option('--check-timeout <s>', 'seconds the history check may take (0: no limit)', num(0), 300)
     .option('--timeout <ms>', 'verb timeout in ms (an unanswered CAS leaves its client crashed)', int(10), 1000)
+    .option('--model <m>', 'persistency model (minos: synch, strict, renf, event, scope; default synch)')
+    .option('--offload', 'MINOS-O: the SmartNIC offload ordering (vFIFO/dFIFO, drain before release)')
     .option('--out <dir>', 'output directory (default: out/run-<impl>-<seed>-<time>)')
     .option('--force', 'write into an existing non-empty directory')
     .option('--json', 'print the summary as one JSON object: {command, version, exitCode, elapsedMs, result} (cli/README.md)')

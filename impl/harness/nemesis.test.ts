@@ -40,4 +40,25 @@ describe('fault schedules', () => {
       }
     }
   });
+
+  it('power and kill: one full-system failure per run, at a seeded moment anywhere in it, beside the other faults', () => {
+    const servers: Target[] = [0, 1, 2].map((i) => ({ name: `n${i}`, role: 'server' }));
+    const moments = new Set<number>();
+    for (let seed = 0; seed < 50; seed++) {
+      for (const kinds of [['power'], ['kill'], ['power', 'kill'], ['power', 'pause', 'partition']]) {
+        const plan = planFaults(kinds, 30_000, servers, 3, String(seed));
+        const crashes = plan.filter((f) => f.kind === 'power' || f.kind === 'kill');
+        expect(crashes.length).toBe(1);
+        const c = crashes[0];
+        expect(c.at).toBeGreaterThanOrEqual(1000);
+        expect(c.at).toBeLessThan(29_000);
+        expect(c.target).toBe(c.kind === 'power' ? 'all' : c.target);
+        if (c.kind === 'kill') expect(servers.map((t) => t.name)).toContain(c.target);
+        moments.add(c.at);
+        // with no client processes, pauses and partitions hit servers
+        for (const f of plan) if (f.kind === 'pause' || f.kind === 'partition') expect(f.target).toMatch(/^n\d$/);
+      }
+    }
+    expect(moments.size).toBeGreaterThan(50); // spread over the run, not a fixed instant
+  });
 });

@@ -7,6 +7,10 @@
 //   partition    a client process or a server (within the budget) cut off from everyone,
 //                or the coordinator cut off from the clients; then healed
 //   net          the clients' links delay, drop and duplicate frames for a while
+//   power        every process of the cluster SIGKILLed at once, then (after a while)
+//                restarted and recovered from its durable state; once per run
+//   kill         kill -9 of one server, restarted after a while (for an implementation
+//                without per-node rejoin, the restart is a full-system one); once per run
 //
 // Faults do not overlap, except that with both kill-mn and kill-client a server kill
 // follows a client kill closely (mixed crashes, §5.4 of FUSEE: a node failing while a
@@ -15,7 +19,7 @@
 import { Rng } from '../kit/rng.ts';
 import type { Cluster, FaultRecord, Target } from './types.ts';
 
-export const NEMESES = ['none', 'kill-mn', 'kill-client', 'pause', 'partition', 'net'] as const;
+export const NEMESES = ['none', 'kill-mn', 'kill-client', 'pause', 'partition', 'net', 'power', 'kill'] as const;
 
 export interface PlannedFault {
   /** ms after the start of the workload. */
@@ -48,8 +52,12 @@ export function planFaults(kinds: readonly string[], durationMs: number, targets
   const mixed = active.includes('kill-mn') && active.includes('kill-client');
   let t = 1000 + rng.int(1000);
   const end = durationMs - 1000;
-  for (let guard = 0; t < end && guard < 10_000; guard++) {
-    const kind = rng.pick(active);
+  // one full-system failure per run (power, or a kill that ends in one) at a seeded moment
+  // anywhere in the run, drawn after the other faults
+  const crashKinds = active.filter((k) => k === 'power' || k === 'kill');
+  const loopKinds = active.filter((k) => k !== 'power' && k !== 'kill');
+  for (let guard = 0; t < end && loopKinds.length > 0 && guard < 10_000; guard++) {
+    const kind = rng.pick(loopKinds);
     let f: PlannedFault | undefined;
     switch (kind) {
       case 'kill-mn': {
@@ -62,14 +70,14 @@ export function planFaults(kinds: readonly string[], durationMs: number, targets
         if (clients.length > 0) f = { at: t, kind, target: rng.pick(clients), duration: 300 + rng.int(1200) };
         break;
       case 'pause': {
-        const s = rng.next() < 0.25 ? server() : undefined;
+        const s = rng.next() < 0.25 || clients.length === 0 ? server() : undefined; // no client processes (MINOS): a server
         const target = s ?? (clients.length > 0 ? rng.pick(clients) : undefined);
         if (target !== undefined) f = { at: t, kind, target, duration: 300 + rng.int(2200) };
         break;
       }
       case 'partition': {
         const x = rng.next();
-        const s = x < 0.2 ? server() : undefined;
+        const s = x < 0.2 || (clients.length === 0 && coordinator === undefined) ? server() : undefined;
         const target = s ?? (x < 0.4 && coordinator !== undefined ? coordinator : clients.length > 0 ? rng.pick(clients) : undefined);
         if (target !== undefined) f = { at: t, kind, target, duration: 500 + rng.int(2500) };
         break;
@@ -96,6 +104,12 @@ export function planFaults(kinds: readonly string[], durationMs: number, targets
       if (s !== undefined) plan.push({ at: t + 100 + rng.int(1200), kind: 'kill-mn', target: s, duration: 0 });
     }
     t += f.duration + 1000 + rng.int(2000);
+  }
+  if (crashKinds.length > 0) {
+    const kind = rng.pick(crashKinds);
+    const at = 1000 + rng.int(Math.max(1, end - 1000));
+    if (kind === 'power') plan.push({ at, kind, target: 'all', duration: 300 + rng.int(700) });
+    else if (servers.length > 0) plan.push({ at, kind, target: rng.pick(servers), duration: 300 + rng.int(700) });
   }
   return plan.sort((a, b) => a.at - b.at);
 }
@@ -163,6 +177,21 @@ export class Nemesis {
         later(async () => {
           record.end = this.now();
           await c.heal();
+        });
+        break;
+      case 'power':
+        if (c.powerFail === undefined || c.powerRestore === undefined) break;
+        await c.powerFail();
+        later(async () => {
+          record.end = this.now();
+          await c.powerRestore!(); // also at the end of the run: the recovery is what is checked
+        });
+        break;
+      case 'kill':
+        await c.kill(f.target);
+        later(async () => {
+          record.end = this.now();
+          await c.restart(f.target);
         });
         break;
       case 'net':

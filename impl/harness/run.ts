@@ -11,14 +11,15 @@ import { join } from 'node:path';
 import { checkHistory } from '../../checkers/lin/index.ts';
 import type { LinResult } from '../../checkers/lin/types.ts';
 import { renderLinReport } from '../../checkers/report/lin-html.ts';
-import { models } from '../../checkers/lin/models/index.ts';
+import { findModel } from '../../checkers/lin/models/index.ts';
+import { checkDurability, type DurabilityModel, type DurabilityResult, type DurOp } from '../../checkers/durability/index.ts';
 import { TRACE_FORMAT } from '../../traces/protocol-trace.ts';
 import { importHistoryText } from '../../traces/index.ts';
-import { historyEdn, historyJsonl, readRawHistories, type FaultEvent } from '../kit/history.ts';
+import { historyEdn, historyJsonl, readRawHistories, type FaultEvent, type RunOp } from '../kit/history.ts';
 import { SpawnError, Supervisor } from '../kit/supervisor.ts';
 import { monoNs } from '../kit/verbs.ts';
 import { Nemesis, planFaults } from './nemesis.ts';
-import type { Cluster, FaultRecord, Implementation, RunOptions, TraceValidation, TraceValidator } from './types.ts';
+import type { Cluster, CrashMarker, FaultRecord, Implementation, RunOptions, TraceValidation, TraceValidator } from './types.ts';
 
 export interface RunIo {
   out(s: string): void;
@@ -47,6 +48,8 @@ export interface RunSummary {
   stuck: { proc: string; client: number; ms: number }[];
   assertions: string[];
   lin: { verdict: LinResult['verdict']; checkMs: number; partitions: number } | undefined;
+  /** The durability check over the crash history (implementations that declare a durability model). */
+  durability: Omit<DurabilityResult, 'violations'> & { violations: string[] } | undefined;
   trace: { events: number; validation: TraceValidation };
   elapsedMs: { workload: number; total: number };
 }
@@ -108,11 +111,22 @@ export async function runImplementation(impl: Implementation, options: RunOption
   // ---- what happened -----------------------------------------------------------------------
   const files = cluster.files();
   const faults = [...(nemesis?.records ?? []), ...cluster.faults()].sort((a, b) => a.start - b.start);
-  const ops = readRawHistories(files.histories, t0);
+  const allOps = readRawHistories(files.histories, t0);
+  const markers: CrashMarker[] = cluster.markers?.() ?? [];
+  const firstCrash = markers.find((m) => m.event === 'crash')?.time;
+  // Linearizability is checked up to the first full-system crash (what survives it is the
+  // durability check's); an operation in flight at the crash is indeterminate.
+  const ops = (firstCrash === undefined ? allOps.filter((o) => o.f !== 'persist') : preCrash(allOps, firstCrash)).map(noUpdateOutput);
   const jsonl = historyJsonl(ops);
   const faultEvents: FaultEvent[] = faults.map((f) => ({ start: f.start, end: f.end, f: f.kind, target: f.target }));
   output.write(join(output.dir, 'history.jsonl'), jsonl);
   output.write(join(output.dir, 'history.edn'), historyEdn(ops, faultEvents));
+  let durability: RunSummary['durability'];
+  if (impl.durability !== undefined) {
+    output.write(join(output.dir, 'crash-history.jsonl'), crashHistoryJsonl(allOps, markers));
+    const d = checkDurability(impl.durability(options) as DurabilityModel, allOps.map(durOp), markers);
+    durability = { ...d, violations: d.violations.map((v) => v.why) };
+  }
   const header = JSON.stringify({ format: TRACE_FORMAT, spec: impl.spec, params: cluster.traceParams() });
   const parts: Buffer[] = [Buffer.from(`${header}\n`)];
   let events = 0;
@@ -134,7 +148,8 @@ export async function runImplementation(impl: Implementation, options: RunOption
   for (const f of [...files.traces, ...files.histories]) rmSync(f, { force: true });
 
   // ---- checks ------------------------------------------------------------------------------
-  const model = models[impl.model];
+  const model = findModel(impl.model);
+  if (model === undefined) throw new RunError(`${impl.name}: unknown checkers/lin model ${impl.model}`);
   const imported = importHistoryText(jsonl, join(output.dir, 'history.jsonl'), { model, format: 'jsonl' });
   const result = await checkHistory(impl.model, imported.operations, { timeoutMs: options.checkTimeout > 0 ? options.checkTimeout * 1000 : undefined });
   let validation: TraceValidation = { status: 'not-run', detail: 'no trace validator given' };
@@ -157,6 +172,7 @@ export async function runImplementation(impl: Implementation, options: RunOption
   const assertions = cluster.assertions();
   const reasons: string[] = [];
   if (result.verdict === 'illegal') reasons.push('the history is not linearizable');
+  if (durability?.verdict === 'violation') reasons.push(`${durability.violations.length} write(s) lost in a crash that the ${durability.model} model promises to keep`);
   if (assertions.length > 0) reasons.push(`${assertions.length} implementation assertion(s) failed`);
   if (stuck.length > 0) reasons.push(`${stuck.length} operation(s) still in flight ${options.drain} s after the faults ended (no progress: a deadlock?)`);
   if (validation.status === 'invalid') reasons.push('the trace does not match the spec');
@@ -173,6 +189,7 @@ export async function runImplementation(impl: Implementation, options: RunOption
     stuck,
     assertions,
     lin: { verdict: result.verdict, checkMs: result.elapsedMs, partitions: result.partitions.length },
+    durability,
     trace: { events, validation },
     elapsedMs: { workload: workloadMs, total: Date.now() - started },
   };
@@ -189,7 +206,7 @@ function describe(impl: Implementation, o: RunOptions, dir: string, s: RunSummar
     }
   };
   const lines = [
-    `run:         ${impl.name}, ${o.clients} clients in ${o.clientProcs} processes, ${o.nodes} memory nodes (r=${o.replicas}), ${o.keys} keys, ${o.duration} s, rate ${o.rate > 0 ? `${o.rate}/s` : 'unlimited'}, nemesis ${o.nemesis.join(',')}, bug ${o.bug ?? 'none'}, seed ${o.seed}`,
+    `run:         ${impl.name}${o.persistency !== undefined ? ` <Lin, ${o.persistency}>${o.offload ? ' offload' : ''}` : ''}, ${o.clients} clients${o.persistency !== undefined ? '' : ` in ${o.clientProcs} processes`}, ${o.nodes} ${o.persistency !== undefined ? 'nodes' : `memory nodes (r=${o.replicas})`}, ${o.keys} keys, ${o.duration} s, rate ${o.rate > 0 ? `${o.rate}/s` : 'unlimited'}, nemesis ${o.nemesis.join(',')}, bug ${o.bug ?? 'none'}, seed ${o.seed}`,
     `operations:  ${fmt(s.completed)} completed (${fmt(Math.round(s.opsPerSecond))}/s), ${fmt(s.indeterminate)} indeterminate`,
     `faults:      ${s.faults.length === 0 ? 'none' : s.faults.map((f) => `${f.kind} ${f.target} @${(f.start / 1e9).toFixed(1)}s${f.end !== undefined ? `-${(f.end / 1e9).toFixed(1)}s` : ''}`).join(', ')}`,
   ];
@@ -199,7 +216,59 @@ function describe(impl: Implementation, o: RunOptions, dir: string, s: RunSummar
   lines.push(`trace:       ${join(dir, 'trace.jsonl')} (${fmt(s.trace.events)} events, ${size('trace.jsonl')})`);
   lines.push(`validation:  ${s.trace.validation.status === 'valid' ? 'valid' : s.trace.validation.status === 'invalid' ? 'INVALID' : s.trace.validation.status}${s.trace.validation.detail ? ` (${s.trace.validation.detail})` : ''}${s.trace.validation.status !== 'not-run' ? `, ${join(dir, 'validation.html')}` : ''}`);
   if (s.lin) lines.push(`check:       ${s.lin.verdict === 'ok' ? 'linearizable' : s.lin.verdict === 'illegal' ? 'NOT linearizable' : 'unknown'} (${impl.model} per key, ${s.lin.partitions} partitions, ${(s.lin.checkMs / 1000).toFixed(1)} s)`);
+  if (s.durability) {
+    const d = s.durability;
+    lines.push(`durability:  ${d.verdict === 'durable' ? 'durable' : 'VIOLATION'} (${d.model}: ${d.crashes} crash(es), ${d.recoveryReads} recovery reads against ${d.floorWrites} writes that must survive)${d.violations.length > 0 ? `\n             ${d.violations.slice(0, 3).join('\n             ')}` : ''}`);
+  }
   lines.push(`report:      ${join(dir, 'report.html')}`);
   lines.push(`verdict:     ${s.verdict}${s.reasons.length > 0 ? `: ${s.reasons.join('; ')}` : ''}`);
   return `${lines.join('\n')}\n`;
+}
+
+/** The operations invoked before a full-system crash; those in flight at it are indeterminate; register operations only. */
+function preCrash(ops: readonly RunOp[], crash: number): RunOp[] {
+  const out: RunOp[] = [];
+  for (const o of ops) {
+    if (o.call >= crash || o.f === 'persist') continue;
+    if (o.ret !== undefined && o.ret > crash) out.push({ ...o, ret: undefined, output: undefined, infoAt: crash, why: 'the crash' });
+    else out.push(o);
+  }
+  return out;
+}
+
+const isUpdate = (o: RunOp) => o.f === 'put' || o.f === 'write';
+
+/** An update's output is its version (the implementation's write order), not part of the register history. */
+function noUpdateOutput(o: RunOp): RunOp {
+  if (!isUpdate(o) || o.output === undefined) return o;
+  const { output: _, ...rest } = o;
+  return rest;
+}
+
+function durOp(o: RunOp): DurOp {
+  const d: DurOp = { client: o.client, f: o.f, key: o.key, value: o.value, call: o.call, ret: o.ret };
+  if (isUpdate(o)) {
+    if (typeof o.output === 'number') d.version = o.output;
+  } else d.output = o.output;
+  return d;
+}
+
+/** The crash history (traces/README.md, "Crash histories"): operations (writes with their versions) and markers, native JSON lines. */
+function crashHistoryJsonl(ops: readonly RunOp[], markers: readonly CrashMarker[]): string {
+  const lines = ops.map((o) => {
+    const d = durOp(o);
+    const input: Record<string, unknown> = { f: o.f };
+    if (o.key !== undefined) input.key = o.key;
+    if (o.value !== undefined) input.value = o.value;
+    const line: Record<string, unknown> = { client: o.client, input, call: o.call };
+    if (o.ret !== undefined) {
+      line.return = o.ret;
+      if (d.output !== undefined) line.output = d.output;
+      line.status = 'ok';
+    } else line.status = 'info';
+    if (d.version !== undefined) line.version = d.version;
+    return JSON.stringify(line);
+  });
+  for (const m of markers) lines.push(JSON.stringify({ event: m.event, time: m.time }));
+  return lines.length === 0 ? '' : `${lines.join('\n')}\n`;
 }

@@ -30,6 +30,16 @@ export interface RunOptions {
   checkTimeout: number;
   /** Verb timeout (ms). */
   timeoutMs: number;
+  /** The persistency model, for implementations that have several (MINOS: synch, strict, renf, event, scope). */
+  persistency?: string;
+  /** MINOS-O: the SmartNIC offload's ordering. */
+  offload?: boolean;
+}
+
+/** A full-system crash, and the end of the recovery after it (ns since the run's start). */
+export interface CrashMarker {
+  event: 'crash' | 'recovered';
+  time: number;
 }
 
 /** A place the nemesis can hit. */
@@ -85,6 +95,11 @@ export interface Cluster {
   traceParams(): Record<string, unknown>;
   /** Faults the implementation itself caused (a master having a node killed). */
   faults(): FaultRecord[];
+  /** Every process killed at once (the `power` nemesis), and the restart with recovery; optional. */
+  powerFail?(): Promise<void>;
+  powerRestore?(): Promise<void>;
+  /** The full-system crashes and recoveries so far (the history's markers for checkers/durability). */
+  markers?(): CrashMarker[];
 }
 
 export interface ClusterContext {
@@ -115,6 +130,10 @@ export interface Implementation {
   spec: string;
   /** The checkers/lin model its history is checked with (per key). */
   model: string;
+  /** The persistency models `--model` may name (none: the option is refused). */
+  persistencies?: readonly string[];
+  /** The checkers/durability model its crash histories are checked with (none: no durability check). */
+  durability?(options: RunOptions): string;
   /** Checks options the implementation cannot run with; a message, or undefined. */
   validate(options: RunOptions): string | undefined;
   start(ctx: ClusterContext): Promise<Cluster>;

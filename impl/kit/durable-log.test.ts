@@ -16,6 +16,38 @@ const tmp = () => {
 };
 
 describe('durable log', () => {
+  it('powerLoss: what was appended and not fsynced is lost; what was fsynced (sync or async) is kept', async () => {
+    const file = join(tmp(), 'power.log');
+    const { log } = DurableLog.open(file);
+    log.commit([Buffer.from('kept')]);
+    await log.commitAsync([Buffer.from('kept too')]);
+    log.append([Buffer.from('not synced')]);
+    // the machine loses power here (no close): the un-fsynced append is lost
+    const after = DurableLog.open(file, { powerLoss: true });
+    expect(after.recovered.records.map(String)).toEqual(['kept', 'kept too']);
+    expect(after.lostBytes).toBe(8 + 'not synced'.length);
+    after.log.append([Buffer.from('again not synced')]);
+    // a process crash keeps the page cache (and recovery makes what it kept durable)
+    expect(DurableLog.open(file).recovered.records.map(String)).toEqual(['kept', 'kept too', 'again not synced']);
+    expect(DurableLog.open(file, { powerLoss: true }).recovered.records.map(String)).toEqual(['kept', 'kept too', 'again not synced']);
+  });
+
+  it('commitAsync: appends at once, resolves after an fsync begun after the append; commits made while one fsync runs share the next', async () => {
+    const file = join(tmp(), 'async.log');
+    const { log } = DurableLog.open(file);
+    const a = log.commitAsync([Buffer.from('a')]);
+    const b = log.commitAsync([Buffer.from('b')]);
+    const c = log.commitAsync([Buffer.from('c')]);
+    expect(b).toBe(c); // both wait for the fsync queued behind a's
+    expect(a).not.toBe(b);
+    expect(readFileSync(file).length).toBe(3 * 9); // appended before any fsync returned
+    await Promise.all([a, b, c]);
+    await log.commitAsync([Buffer.from('d')]);
+    log.close();
+    expect(DurableLog.open(file).recovered.records.map(String)).toEqual(['a', 'b', 'c', 'd']);
+    await expect(log.commitAsync([Buffer.from('e')])).rejects.toThrow();
+  });
+
   it('recovers what was committed, in order', () => {
     const file = join(tmp(), 'a.log');
     const { log, recovered } = DurableLog.open(file);

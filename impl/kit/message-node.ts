@@ -67,8 +67,16 @@ export class MessageNode {
     this.handlers.set(type, handler);
   }
 
-  private async deliver(peer: string, msg: Message, timeoutMs?: number): Promise<Delivery> {
+  /**
+   * Sends and tells the message id at once (a step records it in its trace line before the
+   * delivery is known); `delivery` ends with the outcome.
+   */
+  post(peer: string, msg: Message, timeoutMs?: number): { id: string; delivery: Promise<Delivery> } {
     const id = `${this.name}:${this.next++}`;
+    return { id, delivery: this.deliver(peer, id, msg, timeoutMs) };
+  }
+
+  private async deliver(peer: string, id: string, msg: Message, timeoutMs?: number): Promise<Delivery> {
     const client = this.peers.get(peer);
     if (client === undefined) return { ok: false, id, failure: 'notsent' };
     const out = await client.request(encodeJson({ id, from: this.name, msg } satisfies Envelope), timeoutMs);
@@ -78,11 +86,11 @@ export class MessageNode {
   }
 
   send(peer: string, msg: Message, timeoutMs?: number): Promise<Delivery> {
-    return this.deliver(peer, msg, timeoutMs);
+    return this.post(peer, msg, timeoutMs).delivery;
   }
 
   call(peer: string, msg: Message, timeoutMs?: number): Promise<Delivery> {
-    return this.deliver(peer, msg, timeoutMs);
+    return this.post(peer, msg, timeoutMs).delivery;
   }
 
   async close(): Promise<void> {
