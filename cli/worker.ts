@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { checkRedisUrl, RedisUnavailable, RedisUrlError } from '../checkers/distributed/redis.ts';
+import { unavailableExit } from './distributed.ts';
 import { startWorker } from '../checkers/distributed/worker.ts';
 import { EXIT, UsageError } from './exit.ts';
 import { integer } from './flags.ts';
@@ -28,17 +29,6 @@ export function redisUrl(url: string): string {
     throw e;
   }
   return url;
-}
-
-/** Prints Redis being unreachable as what it is (exit 69), never as a verdict. */
-export async function redisErrors(f: () => Promise<number>): Promise<number> {
-  try {
-    return await f();
-  } catch (e) {
-    if (!(e instanceof RedisUnavailable)) throw e;
-    process.stderr.write(`interleave: ${e.message}; no verdict (exit ${EXIT.unavailable})\n`);
-    return EXIT.unavailable;
-  }
 }
 
 /** Worker processes on this host for a run started here (`explore --redis URL --workers-per-host N`). */
@@ -81,14 +71,17 @@ export async function runWorker(o: WorkerCliOptions): Promise<number> {
     // A child that lost Redis says so on stderr; the parent's code is the worst of theirs.
     return codes.includes(EXIT.unavailable) ? EXIT.unavailable : EXIT.holds;
   }
-  return redisErrors(async () => {
+  try {
     const w = await startWorker(url, o.verbose ? { log: (s) => void process.stderr.write(s) } : {});
     const stop = () => void w.close();
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
     await w.done;
     return EXIT.holds;
-  });
+  } catch (e) {
+    if (e instanceof RedisUnavailable) return unavailableExit(e, (s) => void process.stderr.write(s));
+    throw e;
+  }
 }
 
 export function register(program: Command): void {

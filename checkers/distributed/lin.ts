@@ -59,7 +59,7 @@ export async function distributedLin(modelName: string, history: readonly Operat
       for (let j = i; j < Math.min(n, i + 256); j++) tx.set(k.input(j), serialize(p.parts[j].map((op) => history[op])));
       await tx.exec();
     }
-    await c.queue.addBulk(p.parts.map((_, i) => ({ name: 'lin', data: { index: i }, opts: { jobId: String(i), removeOnComplete: true, removeOnFail: 1000 } })));
+    await c.queue.addBulk(p.parts.map((_, i) => ({ name: 'lin', data: { index: i }, opts: { jobId: `part-${i}`, removeOnComplete: true, removeOnFail: 1000 } })));
     let cancelled = false;
     const stop = await c.wait(
       async () => {

@@ -119,7 +119,7 @@ export async function swarm(given: ExploreTarget, options: ExploreOptions, d: Di
   const c = await coordinate(d.url, desc, d);
   const k = c.keys;
   try {
-    await c.queue.addBulk(jobs.map((j) => ({ name: 'swarm', data: j, opts: { jobId: String(j.index), removeOnComplete: true, removeOnFail: 1000 } })));
+    await c.queue.addBulk(jobs.map((j) => ({ name: 'swarm', data: j, opts: { jobId: `job-${j.index}`, removeOnComplete: true, removeOnFail: 1000 } })));
     const deadline = options.timeLimitMs === undefined ? Infinity : started + options.timeLimitMs;
     let cancelled = false;
     const stop = await c.wait(async () => {
