@@ -181,6 +181,7 @@ export async function runLevelTask(redis: Redis, runId: string, ctx: BfsContext,
   tx.hincrby(k.stat, 'transitions', transitions);
   tx.hincrby(k.stat, 'bytes', bytesSent);
   tx.hincrby(k.stat, 'sent', sent);
+  tx.hincrby(k.stat, `sent:${level}`, sent);
   if (depthCut) tx.hset(k.stat, 'depthCut', '1');
   for (const [family, n] of cover) tx.hincrby(k.cover, family, n);
   if (violations.length > 0) tx.rpush(k.violations(level), ...violations.map((v) => JSON.stringify(v)));

@@ -19,6 +19,7 @@
 
 import type { Redis } from 'ioredis';
 import { fingerprint, makeEncoder, Words } from '../explore/encode.ts';
+import { UnsupportedOption } from '../explore/errors.ts';
 import { loadMachine, normalizeTarget } from '../explore/load.ts';
 import { prepare } from '../explore/prepare.ts';
 import { collisionProbability } from '../explore/store.ts';
@@ -52,10 +53,15 @@ export interface DistributedStats {
   bytesSent: number;
   /** Commands Redis processed during the run (all clients: coordinator and workers). */
   redisCommands: number;
+  /** Redis memory the run held at its end (stored fingerprints and parent links, mostly). */
+  redisBytes: number;
 }
 
 export async function distributedBfs(given: ExploreTarget, options: ExploreOptions, d: DistributedOptions): Promise<{ result: ExploreResult; stats: DistributedStats }> {
   const started = performance.now();
+  // POR's cycle proviso remembers the states one process expanded: not sound across workers.
+  if (options.por) throw new UnsupportedOption('partial-order reduction runs on one thread: not with --redis');
+  if (options.store === 'exact' || (options.strategy ?? 'bfs') !== 'bfs') throw new UnsupportedOption('the distributed search is a BFS over fingerprints (for other searches through Redis, swarm)');
   const target = normalizeTarget(given);
   const machine: Machine<unknown, Action> = prepare(await loadMachine(target), options);
   const partitions = d.partitions ?? 64;
@@ -116,7 +122,7 @@ export async function distributedBfs(given: ExploreTarget, options: ExploreOptio
         if (!known || v.depth < known.depth || (v.depth === known.depth && smallerFp(v.fp, known.fp))) firstViolations.set(v.property, v);
       }
       const stat = await redis.hgetall(k.stat);
-      options.onProgress?.({ states: Number(stat.states ?? 0), transitions: Number(stat.transitions ?? 0), depth, queue: Number(stat.sent ?? 0), elapsedMs: performance.now() - started });
+      options.onProgress?.({ states: Number(stat.states ?? 0), transitions: Number(stat.transitions ?? 0), depth, queue: Number(stat[`sent:${level}`] ?? 0), elapsedMs: performance.now() - started });
       if (firstViolations.size > 0 && !options.all) break;
       if (Number(stat.states ?? 0) >= maxStates) {
         const more = await Promise.all(Array.from({ length: partitions }, (_, p) => redis.llen(k.inbox(level + 1, p))));
@@ -137,6 +143,7 @@ export async function distributedBfs(given: ExploreTarget, options: ExploreOptio
     const bytesSent = Number(stat.bytes ?? 0);
     const statesSent = Number(stat.sent ?? 0);
     const redisCommands = await c.commands();
+    const redisBytes = await c.memory();
     const result: ExploreResult = {
       status: violations.length > 0 ? 'violation' : reason !== undefined ? 'incomplete' : 'holds',
       ...(reason !== undefined ? { incompleteReason: reason } : {}),
@@ -157,7 +164,7 @@ export async function distributedBfs(given: ExploreTarget, options: ExploreOptio
         ...(violations.length > 0 ? ['counterexample: a shortest path, rebuilt from the partitions\' parent links (the smallest fingerprint at each step)'] : []),
       ],
     };
-    return { result, stats: { runId, partitions, tasks, workers, statesSent, bytesSent, redisCommands } };
+    return { result, stats: { runId, partitions, tasks, workers, statesSent, bytesSent, redisCommands, redisBytes } };
   } catch (e) {
     if (isConnectionError(e)) throw unavailable(d.url, e);
     throw e;

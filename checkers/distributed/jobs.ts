@@ -25,6 +25,8 @@ export interface Coordinator {
   close(): Promise<void>;
   /** Commands Redis has processed since the run began (every client's). */
   commands(): Promise<number>;
+  /** Bytes of Redis memory used now beyond what it used when the run began. */
+  memory(): Promise<number>;
 }
 
 export async function coordinate(url: string, desc: RunDescriptor, o: { noWorkerMs?: number } = {}): Promise<Coordinator> {
@@ -37,6 +39,7 @@ export async function coordinate(url: string, desc: RunDescriptor, o: { noWorker
   try {
     waiter = await connect(url, { blocking: true });
     const before = await processedCommands(redis);
+    const memoryBefore = await usedMemory(redis);
     await redis.set(k.desc, JSON.stringify(desc));
     queue = new Queue(queueName(runId), { connection: redis.duplicate(), prefix: QUEUE_PREFIX });
     queue.on('error', () => {});
@@ -75,6 +78,9 @@ export async function coordinate(url: string, desc: RunDescriptor, o: { noWorker
       async commands() {
         return (await processedCommands(redis)) - before;
       },
+      async memory() {
+        return (await usedMemory(redis)) - memoryBefore;
+      },
     };
   } catch (e) {
     await queue?.close().catch(() => {});
@@ -87,5 +93,10 @@ export async function coordinate(url: string, desc: RunDescriptor, o: { noWorker
 async function processedCommands(redis: Redis): Promise<number> {
   const info = await redis.info('stats');
   const m = /total_commands_processed:(\d+)/.exec(info);
+  return m ? Number(m[1]) : 0;
+}
+
+async function usedMemory(redis: Redis): Promise<number> {
+  const m = /used_memory:(\d+)/.exec(await redis.info('memory'));
   return m ? Number(m[1]) : 0;
 }
