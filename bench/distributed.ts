@@ -16,7 +16,7 @@ import type { ExploreTarget, Machine } from '../checkers/explore/types.ts';
 import { specTarget } from '../cli/spec-machine.ts';
 import { findSpec } from '../specs/index.ts';
 
-const { values } = parseArgs({ options: { spec: { type: 'string' }, config: { type: 'string' }, workers: { type: 'string', default: '1,2,4' }, repeat: { type: 'string', default: '1' }, partitions: { type: 'string', default: '64' } } });
+const { values } = parseArgs({ options: { spec: { type: 'string' }, config: { type: 'string' }, workers: { type: 'string', default: '1,2,4' }, repeat: { type: 'string', default: '1' }, partitions: { type: 'string', default: '16' } } });
 const counts = values.workers.split(',').map(Number);
 const repeat = Number(values.repeat);
 const partitions = Number(values.partitions);

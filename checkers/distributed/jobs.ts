@@ -34,6 +34,7 @@ export async function coordinate(url: string, desc: RunDescriptor, o: { noWorker
   const redis = await connect(url);
   let waiter: Redis | undefined;
   let queue: Queue | undefined;
+  let queueConnection: Redis | undefined;
   const runId = newRunId();
   const k = keys(runId);
   try {
@@ -41,7 +42,10 @@ export async function coordinate(url: string, desc: RunDescriptor, o: { noWorker
     const before = await processedCommands(redis);
     const memoryBefore = await usedMemory(redis);
     await redis.set(k.desc, JSON.stringify(desc));
-    queue = new Queue(queueName(runId), { connection: redis.duplicate(), prefix: QUEUE_PREFIX });
+    // BullMQ leaves a connection it was given open: this one is closed with the run.
+    queueConnection = redis.duplicate();
+    queueConnection.on('error', () => {});
+    queue = new Queue(queueName(runId), { connection: queueConnection, prefix: QUEUE_PREFIX });
     queue.on('error', () => {});
     await redis.sadd(RUNS, runId);
     const q = queue;
@@ -72,6 +76,7 @@ export async function coordinate(url: string, desc: RunDescriptor, o: { noWorker
         await q.obliterate({ force: true }).catch(() => {});
         await deleteRun(redis, runId).catch(() => {});
         await q.close().catch(() => {});
+        queueConnection?.disconnect();
         w.disconnect();
         redis.disconnect();
       },
@@ -84,6 +89,7 @@ export async function coordinate(url: string, desc: RunDescriptor, o: { noWorker
     };
   } catch (e) {
     await queue?.close().catch(() => {});
+    queueConnection?.disconnect();
     waiter?.disconnect();
     redis.disconnect();
     throw e;

@@ -30,6 +30,7 @@ export interface WorkerHandle {
 interface RunState {
   desc: RunDescriptor;
   bullmq: Worker;
+  connection: Redis;
   machine?: Promise<Machine<unknown, Action>>;
   bfs?: BfsContext;
 }
@@ -73,8 +74,11 @@ export async function startWorker(url: string, o: { log?: (s: string) => void } 
     if (raw === null) return;
     const desc = JSON.parse(raw) as RunDescriptor;
     const run: RunState = { desc } as RunState;
+    const connection = redis.duplicate({ maxRetriesPerRequest: null });
+    connection.on('error', () => {});
+    run.connection = connection;
     run.bullmq = new Worker(queueName(runId), processor(runId, run), {
-      connection: redis.duplicate({ maxRetriesPerRequest: null }),
+      connection,
       prefix: QUEUE_PREFIX,
       concurrency: 1,
       lockDuration: desc.leaseMs,
@@ -92,6 +96,7 @@ export async function startWorker(url: string, o: { log?: (s: string) => void } 
     const run = runs.get(runId);
     runs.delete(runId);
     await run?.bullmq.close(true).catch(() => {});
+    run?.connection.disconnect();
   };
 
   const tick = async () => {
