@@ -81,6 +81,10 @@ export async function runWorker(o: WorkerCliOptions): Promise<number> {
   } catch (e) {
     if (e instanceof RedisUnavailable) return unavailableExit(e, (s) => void process.stderr.write(s));
     throw e;
+  } finally {
+    // BullMQ and ioredis may keep a socket or a reconnect timer after close: a stopped
+    // worker exits all the same (the timer itself keeps nothing alive).
+    setTimeout(() => process.exit(), 1000).unref();
   }
 }
 
