@@ -5,6 +5,8 @@ export const EXIT = {
   inconclusive: 2,
   usage: 64,
   badData: 65,
+  /** A service the run needs (Redis, for --redis) cannot be reached: no verdict. */
+  unavailable: 69,
   internal: 70,
   cannotCreate: 73,
 } as const;

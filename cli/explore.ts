@@ -21,6 +21,8 @@ import { checkOutputPath } from './output.ts';
 import { terminalProgress, type TerminalProgress } from './progress.ts';
 import { configOf, mutantOf, resolveSpec, type ResolvedSpec } from './specs.ts';
 import { userSpecErrors, writeAfterVerdict } from './errors.ts';
+import { RedisUnavailable } from '../checkers/distributed/redis.ts';
+import { exploreThroughRedis, unavailableExit } from './distributed.ts';
 
 export interface ExploreCliOptions {
   config?: string;
@@ -44,6 +46,10 @@ export interface ExploreCliOptions {
   html?: string;
   force?: boolean;
   replay?: string;
+  /** Through Redis (checkers/distributed): the run's server, workers started here, swarm jobs. */
+  redis?: string;
+  workersPerHost?: number;
+  swarm?: number;
 }
 
 export function toExploreOptions(o: ExploreCliOptions): ExploreOptions {
@@ -120,7 +126,11 @@ function configsOf(spec: ResolvedSpec, o: ExploreCliOptions, mutant: { config: s
 }
 
 export async function runExplore(specArg: string, o: ExploreCliOptions): Promise<number> {
-  const options = toExploreOptions(o);
+  if (o.redis === undefined && (o.workersPerHost !== undefined || o.swarm !== undefined)) throw new UsageError('--workers-per-host and --swarm go with --redis URL');
+  if (o.redis !== undefined && (o.dfs || o.simulate !== undefined || o.exact || o.workers !== undefined || o.replay !== undefined)) {
+    throw new UsageError('--redis runs a breadth-first search over fingerprints (or --swarm): not with --dfs, --simulate, --exact, --workers or --replay');
+  }
+  const options = toExploreOptions(o.swarm !== undefined ? { ...o, seed: undefined } : o);
   if (o.itf !== undefined && o.html !== undefined && resolve(o.itf) === resolve(o.html)) throw new UsageError('--itf and --html name the same file');
   const spec = await resolveSpec(specArg);
   const mutant = o.mutant === undefined ? undefined : mutantOf(spec, o.mutant);
@@ -137,7 +147,26 @@ export async function runExplore(specArg: string, o: ExploreCliOptions): Promise
   const threads = capWorkers(o.workers, (s) => process.stderr.write(s));
   const runs: { config: string; result: ExploreResult }[] = [];
   const progress: TerminalProgress = terminalProgress();
-  for (const config of configs) {
+  if (o.redis !== undefined) {
+    try {
+      await exploreThroughRedis(
+        { url: o.redis, workersPerHost: o.workersPerHost ?? 1, ...(o.swarm !== undefined ? { swarmJobs: o.swarm, seed: o.seed, depth: o.maxDepth } : {}) },
+        configs.map((config) => ({
+          target: spec.target(config, variant),
+          options: { ...options, ...(progress.onProgress ? { onProgress: progress.onProgress } : {}) },
+          done: (result: ExploreResult) => {
+            progress.done();
+            runs.push({ config, result });
+            if (!o.json) process.stdout.write(`${renderExploreText(result, title(spec, config, variant))}\n`);
+          },
+        })),
+      );
+    } catch (e) {
+      if (e instanceof RedisUnavailable) return unavailableExit(e, (s) => void process.stderr.write(s));
+      throw e;
+    }
+  }
+  for (const config of o.redis !== undefined ? [] : configs) {
     if (configs.length > 1) progress.doing(title(spec, config, variant));
     const result = await exploreSpec(spec, config, variant, { ...options, workers: threads, ...(progress.onProgress ? { onProgress: progress.onProgress } : {}) });
     progress.done();
@@ -214,6 +243,9 @@ export function register(program: Command): void {
     .option('--symmetry', 'reduce by the symmetry groups the spec declares (each checked on sampled states first)')
     .addOption(new Option('--lin <mode>', 'linearizability checking (default: incremental when the spec records a history)').choices(['incremental', 'histories', 'off']))
     .option('--replay <path>', 'replay an action path ("label1;label2;...") and check properties along it')
+    .option('--redis <url>', 'spread the BFS over `interleave worker`s through this Redis: partitions of the fingerprint space as jobs (exit 69 if it cannot be reached)')
+    .option('--workers-per-host <n>', 'with --redis: worker processes to start here for the run (default 1; 0: only workers started elsewhere)', integer(0, 1024))
+    .option('--swarm <jobs>', 'with --redis: swarm verification instead of BFS: this many bounded searches (random walks, seeded DFS; --max-depth their depth, --seed the first seed); never "holds"', integer(1, 1_000_000))
     .option('--json', JSON_HELP)
     .option('--itf <file|dir/|pattern>', 'write each counterexample as ITF, one trace per file: a file (one counterexample at most), a directory, or a name with {n}')
     .option('--html <file>', 'write the first counterexample as an HTML page (steps, state changes, processes, client history)')
@@ -227,6 +259,7 @@ export function register(program: Command): void {
       ['interleave explore shadowfax --mutant H1 --html cx.html', "a mutant at its own config; its counterexample as a page"],
       ['interleave explore ./my-spec.ts --workers 4 --json', 'a spec module of yours (interleave init writes one), on 4 threads'],
       ['interleave explore ./my-spec.ts#other --config big --all --itf cx/', 'a named export; every violated property, one ITF file each'],
+      ['interleave explore minos --config FB --redis redis://10.0.0.5:6379 --workers-per-host 2', 'BFS over this host\'s 2 workers and every `interleave worker --redis ...` elsewhere'],
       ['interleave explore ./my-spec.ts --replay "read(p0);read(p1);cas(p0);cas(p1)"', 'replay a printed path (--replay "..." under a counterexample), checking every property along it'],
     ],
     exitCodes: {
@@ -234,6 +267,7 @@ export function register(program: Command): void {
       1: 'a violation (the counterexample is printed)',
       2: 'inconclusive: a state, depth or time budget was hit, or simulation found nothing',
       65: "the spec module cannot be loaded, threw, or breaks the contract (a symmetry that is not one)",
+      69: 'with --redis: Redis cannot be reached, or the connection was lost (no verdict)',
       73: true,
     },
   });

@@ -12,7 +12,7 @@ export interface CommandHelp {
    * words; 65 and 73, when the command can give them, may say `true` for the standard
    * meaning. 64 and 70 are added to every command.
    */
-  exitCodes: { 0: string; 1?: string; 2?: string; 65?: string | true; 73?: string | true };
+  exitCodes: { 0: string; 1?: string; 2?: string; 65?: string | true; 69?: string; 73?: string | true };
 }
 
 const STANDARD: Record<number, string> = {

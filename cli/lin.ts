@@ -11,6 +11,8 @@ import { renderLinReport } from '../checkers/report/lin-html.ts';
 import { renderLinText } from '../checkers/report/lin-text.ts';
 import { FORMATS, importHistoryFile, ReadTimeout, type Format, type ImportedHistory } from '../traces/index.ts';
 import { withErrors, writeAfterVerdict } from './errors.ts';
+import { RedisUnavailable } from '../checkers/distributed/redis.ts';
+import { linThroughRedis, unavailableExit } from './distributed.ts';
 import { EXIT, UsageError } from './exit.ts';
 import { capWorkers, integer, seconds, workers } from './flags.ts';
 import { JSON_HELP, withHelp } from './help.ts';
@@ -32,6 +34,10 @@ export interface LinOptions {
   force?: boolean;
   /** The memo's memory budget per partition, in MB. */
   memoBudget?: number;
+  /** Check the partitions as jobs of `interleave worker`s through this Redis (checkers/distributed). */
+  redis?: string;
+  /** With --redis: worker processes started here for the run. */
+  workersPerHost?: number;
 }
 
 export interface Io {
@@ -140,11 +146,18 @@ async function linOrThrow(file: string, options: LinOptions, io: Io): Promise<nu
   }
   const importMs = performance.now() - start;
   const memoLimitMB = options.memoBudget ?? DEFAULT_MEMO_LIMIT_MB;
-  const result = await checkHistory(modelName, history.operations, {
-    timeoutMs: deadline === undefined ? undefined : Math.max(0, deadline - Date.now()),
-    workers: capWorkers(options.workers, io.err),
-    memoLimitMB,
-  });
+  const timeoutMs = deadline === undefined ? undefined : Math.max(0, deadline - Date.now());
+  let result: LinResult;
+  if (options.redis !== undefined) {
+    try {
+      result = await linThroughRedis(modelName, history.operations, { timeoutMs, memoLimitMB }, options.redis, options.workersPerHost ?? 1);
+    } catch (e) {
+      if (e instanceof RedisUnavailable) return unavailableExit(e, io.err);
+      throw e;
+    }
+  } else {
+    result = await checkHistory(modelName, history.operations, { timeoutMs, workers: capWorkers(options.workers, io.err), memoLimitMB });
+  }
   let outputError: OutputError | undefined;
   let windowsWritten = 0;
   if (options.html !== undefined) {
@@ -193,6 +206,8 @@ export function register(program: Command): void {
     .option('--timeout <seconds>', 'give up with verdict unknown (exit 2) after this long, reading included', seconds())
     .option('--workers <n>', "check partitions on this many worker threads (at most the machine's parallelism)", workers)
     .option('--memo-budget <MB>', `memory budget of each partition's memo, in MB (default ${DEFAULT_MEMO_LIMIT_MB}); past it the verdict is unknown`, integer(1, 2 ** 20))
+    .option('--redis <url>', 'check the partitions as jobs of `interleave worker`s through this Redis (exit 69 if it cannot be reached)')
+    .option('--workers-per-host <n>', 'with --redis: worker processes to start here for the run (default 1; 0: only workers started elsewhere)', integer(0, 1024))
     .option('--json', JSON_HELP)
     .option('--html <file>', 'write an HTML report: per partition a timeline, the linearization or the diagnosis')
     .option('--force', 'let --html replace an existing file (never the history itself)')

@@ -11,6 +11,7 @@ import { VERSION } from './package-root.ts';
 import * as run from './run.ts';
 import * as serve from './serve.ts';
 import * as validate from './validate.ts';
+import * as worker from './worker.ts';
 
 export function buildProgram(): Command {
   const program = new Command()
@@ -18,6 +19,6 @@ export function buildProgram(): Command {
     .description('Model-check distributed-storage protocol specs and check histories for linearizability.')
     .version(VERSION, '-V, --version', 'print the version')
     .exitOverride();
-  for (const command of [check, explore, mutants, lin, list, run, validate, serve, init]) command.register(program);
+  for (const command of [check, explore, mutants, lin, list, run, validate, serve, init, worker]) command.register(program);
   return program;
 }

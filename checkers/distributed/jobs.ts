@@ -1,0 +1,108 @@
+// The coordinator's side of a run's jobs: the run's queue, and the wait for its jobs to
+// commit, which ends early (inconclusive, with the reason) when a job failed for good, the
+// time limit passed, or no worker has beaten its heartbeat for too long.
+
+import { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { connect, deleteRun, keys, liveWorkers, newRunId, queueName, QUEUE_PREFIX, RUNS, shownUrl } from './redis.ts';
+import type { RunDescriptor } from './run.ts';
+
+const HEARTBEAT_WITHIN_MS = 3000;
+
+export interface Coordinator {
+  runId: string;
+  redis: Redis;
+  queue: Queue;
+  keys: ReturnType<typeof keys>;
+  /**
+   * Waits until `finished()` (checked whenever a job commits, and every 250 ms); returns
+   * undefined then, or why the run cannot finish.
+   */
+  wait(finished: () => Promise<boolean>, deadline: number, timeLimitMs?: number): Promise<string | undefined>;
+  /** Removes the run's jobs that no worker took yet, and marks the run cancelled. */
+  cancel(): Promise<void>;
+  /** Deletes the run's queue and keys, and closes the connections. */
+  close(): Promise<void>;
+  /** Commands Redis has processed since the run began (every client's). */
+  commands(): Promise<number>;
+  /** Bytes of Redis memory used now beyond what it used when the run began. */
+  memory(): Promise<number>;
+}
+
+export async function coordinate(url: string, desc: RunDescriptor, o: { noWorkerMs?: number } = {}): Promise<Coordinator> {
+  const noWorkerMs = o.noWorkerMs ?? 30_000;
+  const redis = await connect(url);
+  let waiter: Redis | undefined;
+  let queue: Queue | undefined;
+  let queueConnection: Redis | undefined;
+  const runId = newRunId();
+  const k = keys(runId);
+  try {
+    waiter = await connect(url, { blocking: true });
+    const before = await processedCommands(redis);
+    const memoryBefore = await usedMemory(redis);
+    await redis.set(k.desc, JSON.stringify(desc));
+    // BullMQ leaves a connection it was given open: this one is closed with the run.
+    queueConnection = redis.duplicate();
+    queueConnection.on('error', () => {});
+    queue = new Queue(queueName(runId), { connection: queueConnection, prefix: QUEUE_PREFIX });
+    queue.on('error', () => {});
+    await redis.sadd(RUNS, runId);
+    const q = queue;
+    const w = waiter;
+    let lastAlive = Date.now();
+    return {
+      runId,
+      redis,
+      queue: q,
+      keys: k,
+      async wait(finished, deadline, timeLimitMs) {
+        for (;;) {
+          if (await finished()) return undefined;
+          const failed = await q.getFailed(0, 0);
+          if (failed.length > 0) return `a job failed (${failed[0].failedReason ?? 'no reason given'})`;
+          if (performance.now() > deadline) return `time limit of ${timeLimitMs} ms reached`;
+          if ((await liveWorkers(redis, HEARTBEAT_WITHIN_MS)) > 0) lastAlive = Date.now();
+          else if (Date.now() - lastAlive > noWorkerMs) return `no live worker for ${Math.round(noWorkerMs / 1000)} s (start some with \`interleave worker --redis ${shownUrl(url)}\`)`;
+          await w.blpop(k.tick, 0.25);
+        }
+      },
+      async cancel() {
+        await redis.set(k.cancel, '1');
+        await q.drain(true);
+      },
+      async close() {
+        await redis.srem(RUNS, runId).catch(() => {});
+        await q.obliterate({ force: true }).catch(() => {});
+        await deleteRun(redis, runId).catch(() => {});
+        await q.close().catch(() => {});
+        queueConnection?.disconnect();
+        w.disconnect();
+        redis.disconnect();
+      },
+      async commands() {
+        return (await processedCommands(redis)) - before;
+      },
+      async memory() {
+        return (await usedMemory(redis)) - memoryBefore;
+      },
+    };
+  } catch (e) {
+    await queue?.close().catch(() => {});
+    queueConnection?.disconnect();
+    waiter?.disconnect();
+    redis.disconnect();
+    throw e;
+  }
+}
+
+async function processedCommands(redis: Redis): Promise<number> {
+  const info = await redis.info('stats');
+  const m = /total_commands_processed:(\d+)/.exec(info);
+  return m ? Number(m[1]) : 0;
+}
+
+async function usedMemory(redis: Redis): Promise<number> {
+  const m = /used_memory:(\d+)/.exec(await redis.info('memory'));
+  return m ? Number(m[1]) : 0;
+}

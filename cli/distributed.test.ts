@@ -1,0 +1,186 @@
+// Distributed runs through a real redis-server (127.0.0.1, a free port, a temporary
+// directory) with worker processes standing in for hosts: the counts and verdicts of one
+// machine, a worker killed mid-run, Redis unreachable, linearizability partitions as jobs,
+// swarm verification. Small configs here; every default config of every spec with
+// INTERLEAVE_FULL=1.
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { distributedBfs } from '../checkers/distributed/bfs.ts';
+import { distributedLin } from '../checkers/distributed/lin.ts';
+import { connect, keys, liveWorkers, RedisUnavailable, RUNS } from '../checkers/distributed/redis.ts';
+import { swarm } from '../checkers/distributed/swarm.ts';
+import { spawnWorker, startRedis, type RedisServer, type WorkerProcess } from '../checkers/distributed/testing.ts';
+import { exploreSync } from '../checkers/explore/index.ts';
+import { racyCounter } from '../checkers/explore/fixtures/racy-counter.ts';
+import type { ExploreResult, ExploreTarget } from '../checkers/explore/types.ts';
+import { checkHistorySync } from '../checkers/lin/index.ts';
+import { generateHistory } from '../checkers/lin/generate.ts';
+import { specs } from '../specs/index.ts';
+import { runInProcess } from './in-process.ts';
+import { specTarget } from './spec-machine.ts';
+
+const FULL = process.env.INTERLEAVE_FULL === '1';
+const WORKERS = 3;
+/**
+ * Leases: the default (10 s) where counts are compared, so that a worker starved of CPU on
+ * a busy machine is not taken for dead (a job stalled 3 times makes the run inconclusive);
+ * a short one where a worker is killed, so that its job is retried within the test.
+ */
+const LEASE = { noWorkerMs: 30_000 };
+const SHORT_LEASE = { leaseMs: 1500, noWorkerMs: 20_000 };
+const COUNTER = pathToFileURL(new URL('../checkers/explore/fixtures/racy-counter.ts', import.meta.url).pathname).href;
+
+let redis: RedisServer;
+const workers: WorkerProcess[] = [];
+
+async function untilLive(n: number): Promise<void> {
+  const r = await connect(redis.url);
+  try {
+    for (let i = 0; i < 600 && (await liveWorkers(r, 3000)) < n; i++) await new Promise((done) => setTimeout(done, 100));
+    expect(await liveWorkers(r, 3000)).toBeGreaterThanOrEqual(n);
+  } finally {
+    r.disconnect();
+  }
+}
+
+beforeAll(async () => {
+  redis = await startRedis();
+  for (let i = 0; i < WORKERS; i++) workers.push(spawnWorker(redis.url));
+  await untilLive(WORKERS);
+}, 90_000);
+
+afterAll(async () => {
+  await Promise.all(workers.map((w) => w.stop()));
+  await redis?.stop();
+}, 30_000);
+
+/** The figures that must not depend on where the search ran. */
+function counts(r: ExploreResult) {
+  return { status: r.status, reason: r.incompleteReason, states: r.states, transitions: r.transitions, depth: r.depth, coverage: r.coverage, violated: r.violations.map((v) => v.property).sort(), lengths: r.violations.map((v) => v.steps.length).sort() };
+}
+
+describe('distributed BFS', () => {
+  it('counts, verdicts and shortest counterexamples of one machine on the racy counter', async () => {
+    const cases: [[number, number, { lostUpdateIsBug?: boolean }], boolean][] = [
+      [[3, 2, {}], false],
+      [[3, 2, { lostUpdateIsBug: true }], true],
+      [[3, 2, { lostUpdateIsBug: true }], false],
+    ];
+    for (const [args, all] of cases) {
+      const target: ExploreTarget = { module: COUNTER, export: 'racyCounter', args };
+      const one = exploreSync(racyCounter(...args), { all });
+      const { result, stats } = await distributedBfs(target, { all }, { url: redis.url, partitions: 8, ...LEASE });
+      if (all || one.status === 'holds') expect(counts(result)).toEqual(counts(one));
+      else {
+        // Without --all, each stops at its first violating level: same verdict, same shortest length.
+        expect(result.status).toBe('violation');
+        expect(result.violations[0].property).toBe(one.violations[0].property);
+        expect(result.violations[0].steps.length).toBe(one.violations[0].steps.length);
+      }
+      expect(stats.bytesSent).toBeGreaterThan(0);
+    }
+  }, 60_000);
+
+  const small = [
+    ['fusee', 'A0'],
+    ['minos', 'A-synch'],
+    ['minos', 'F-synch'],
+  ];
+  // INTERLEAVE_FULL=1: every default config (INTERLEAVE_SPECS=a,b to take some specs only).
+  const only = process.env.INTERLEAVE_SPECS?.split(',');
+  const configs = FULL ? specs.filter((def) => !only || only.includes(def.name)).flatMap((def) => def.configs.filter((c) => c.tier === 'default').map((c) => [def.name, c.name])) : small;
+  it(`the counts of one machine on ${FULL ? 'every default config' : 'small default configs'} of the bundled specs`, async () => {
+    for (const [name, config] of configs) {
+      const def = specs.find((d) => d.name === name)!;
+      const one = exploreSync(def.build(def.configs.find((c) => c.name === config)!.config), {});
+      const { result } = await distributedBfs(specTarget(name, config), {}, { url: redis.url, partitions: 16, ...LEASE });
+      expect({ spec: name, config, ...counts(result) }).toEqual({ spec: name, config, ...counts(one) });
+    }
+  }, FULL ? 3_600_000 : 60_000);
+
+  it('explore --redis prints the counts of the embedded explorer (workers of other hosts only)', async () => {
+    const embedded = await runInProcess('explore', 'fusee', '--config', 'A0', '--json');
+    const spread = await runInProcess('explore', 'fusee', '--config', 'A0', '--json', '--redis', redis.url, '--workers-per-host', '0');
+    expect(spread.code).toBe(0);
+    const pick = (s: string) => (JSON.parse(s) as { result: { runs: { result: ExploreResult }[] } }).result.runs.map((r) => [r.result.status, r.result.states, r.result.transitions, r.result.depth]);
+    expect(pick(spread.stdout)).toEqual(pick(embedded.stdout));
+  }, 60_000);
+});
+
+describe('Redis unreachable', () => {
+  it('is an error of its own (exit 69), never a verdict', async () => {
+    const closed = `redis://127.0.0.1:${redis.port + 1 === 65536 ? 1 : redis.port + 1}`;
+    await expect(distributedBfs({ module: COUNTER, export: 'racyCounter', args: [2, 1] }, {}, { url: closed })).rejects.toBeInstanceOf(RedisUnavailable);
+    const r = await runInProcess('explore', 'fusee', '--config', 'A0', '--redis', closed, '--workers-per-host', '0');
+    expect(r.code).toBe(69);
+    expect(r.stderr).toMatch(/cannot reach Redis at redis:\/\/127\.0\.0\.1:\d+.*no verdict/);
+    expect(r.stdout).not.toMatch(/holds|violation/);
+    const bad = await runInProcess('explore', 'fusee', '--config', 'A0', '--redis', 'http://127.0.0.1:6379');
+    expect(bad.code).toBe(64);
+  }, 30_000);
+});
+
+describe('linearizability partitions as jobs', () => {
+  it('gives one machine\'s verdict, partition by partition', async () => {
+    for (const corrupt of [0, 1]) {
+      const g = generateHistory({ family: 'kv', ops: 1500, clients: 6, keys: 12, seed: 7 + corrupt, corrupt });
+      const one = checkHistorySync(g.model, g.history);
+      const { result, jobs } = await distributedLin(g.model, g.history, {}, { url: redis.url, ...LEASE });
+      expect(jobs).toBe(one.partitions.length);
+      expect(result.verdict).toBe(one.verdict);
+      expect(result.verdict).toBe(corrupt ? 'illegal' : 'ok');
+      if (corrupt === 0) expect(result.partitions.map((p) => [p.operations.length, p.verdict])).toEqual(one.partitions.map((p) => [p.operations.length, p.verdict]));
+      else {
+        const illegal = (r: typeof one) => r.partitions.filter((p) => p.verdict === 'illegal').map((p) => p.operations);
+        expect(illegal(result)).toEqual(illegal(one));
+      }
+    }
+  }, 60_000);
+});
+
+describe('swarm verification', () => {
+  it('finds the lost update and cancels the rest; without a bug it reports coverage, never holds', async () => {
+    const buggy = await swarm({ module: COUNTER, export: 'racyCounter', args: [3, 2, { lostUpdateIsBug: true }] }, {}, { url: redis.url, ...LEASE }, { jobs: 12, walks: 50, depth: 40, statesPerJob: 2000 });
+    expect(buggy.result.status).toBe('violation');
+    expect(buggy.result.violations[0].property).toBe('noLostUpdate');
+    expect(buggy.summary.ran + buggy.summary.cancelled).toBe(12);
+    const clean = await swarm({ module: COUNTER, export: 'racyCounter', args: [3, 2] }, {}, { url: redis.url, ...LEASE }, { jobs: 6, walks: 20, depth: 40, statesPerJob: 500 });
+    expect(clean.result.status).toBe('incomplete');
+    expect(clean.summary.ran).toBe(6);
+    expect(clean.result.incompleteReason).toMatch(/never shows that the spec holds/);
+    expect(clean.result.notes?.[0]).toMatch(/6 ran .* states visited in all/);
+  }, 60_000);
+});
+
+describe('a worker killed mid-run', () => {
+  it('loses no state: the counts of one machine, or an inconclusive run', async () => {
+    const target: ExploreTarget = { module: COUNTER, export: 'racyCounter', args: [3, 3] };
+    const one = exploreSync(racyCounter(3, 3), {});
+    const watcher = await connect(redis.url);
+    const victim = workers[WORKERS - 1];
+    let killed = false;
+    const kill = (async () => {
+      // Once the run has committed some states, kill a worker without a word.
+      for (let i = 0; i < 400 && !killed; i++) {
+        const [run] = await watcher.smembers(RUNS);
+        if (run !== undefined && Number((await watcher.hget(keys(run).stat, 'states')) ?? 0) > 500) {
+          await victim.kill();
+          killed = true;
+        } else await new Promise((done) => setTimeout(done, 25));
+      }
+    })();
+    try {
+      const { result } = await distributedBfs(target, {}, { url: redis.url, partitions: 16, ...SHORT_LEASE });
+      await kill;
+      expect(killed).toBe(true);
+      if (process.env.INTERLEAVE_DEBUG === '1') process.stderr.write(`killed worker run: ${result.status} ${result.states} states, ${result.incompleteReason ?? ''}\n`);
+      if (result.status === 'holds') expect(counts(result)).toEqual(counts(one));
+      else {
+        expect(result.status).toBe('incomplete');
+        expect(result.states).toBeLessThanOrEqual(one.states);
+      }
+    } finally {
+      watcher.disconnect();
+    }
+  }, 60_000);
+});
