@@ -206,7 +206,11 @@ export function assemble(p: Plan, results: readonly (SearchResult | undefined)[]
     if (r.verdict === 'illegal' && r.longest) {
       const local = p.parts[index].map((i) => history[i]);
       report.longest = r.longest.map((seq) => seq.map((i) => ids[i]));
-      report.stuckAfter = r.longest.map((seq) => stuckAfter(local, seq).map((i) => ids[i]));
+      if (r.proof !== undefined) {
+        // The search was cut short: the refuted operation is what cannot come next.
+        report.proof = { operation: ids[r.proof.operation], why: r.proof.why };
+        report.stuckAfter = r.longest.map(() => [ids[r.proof!.operation]]);
+      } else report.stuckAfter = r.longest.map((seq) => stuckAfter(local, seq).map((i) => ids[i]));
       report.stuck = report.stuckAfter[0];
       const states = replay(p.model, history, report.longest[0]);
       if (states) report.states = states;

@@ -18,7 +18,7 @@
 import { buildEntries } from './entries.ts';
 import { hashValue, valueEqual } from './hash.ts';
 import { Memo, MemoFull } from './memo.ts';
-import { UNKNOWN, type Model, type Operation, type Verdict } from './types.ts';
+import { UNKNOWN, type Model, type Operation, type Refutation, type Verdict } from './types.ts';
 
 export interface SearchOptions {
   /** Absolute time (Date.now()) at which the search gives up with unknown. */
@@ -44,6 +44,8 @@ export interface SearchResult {
   /** Longest partial linearizations, longest first (illegal or unknown verdicts). */
   longest?: number[][];
   modelError?: { operation: number; message: string };
+  /** The model's proof of illegal (operation: an index into the ops), when it gave one. */
+  proof?: Refutation;
   /** Configurations the search stepped into, and memo entries kept. */
   explored: number;
   cached: number;
@@ -70,6 +72,11 @@ const IGNORED = 3;
 const DROPPED = 4;
 
 const POLL_EVERY = 1023; // poll the clock and the cancel flag every 1024 iterations
+/**
+ * With the model's proof of illegal, the iterations the search still takes, for a
+ * longest partial linearization to show (it goes deep first).
+ */
+const AFTER_PROOF = 1 << 14;
 
 /** Per-operation random words: the bitset's hash is the XOR of its members' words. */
 function zobrist(n: number): Int32Array {
@@ -183,6 +190,8 @@ export class WglSearch<S> {
   private explored = 0;
   private current = -1;
   private outcome: SearchResult | undefined;
+  /** The model's proof that there is no linearization (Model.refute), if it gave one. */
+  private readonly proof: Refutation | undefined;
 
   constructor(
     private readonly model: Model<S>,
@@ -290,6 +299,7 @@ export class WglSearch<S> {
     this.frameEnd = new Int32Array(n + 1);
     this.frameForced = new Int32Array(n + 1);
     this.advise = reduce ? adviser(model, ops) : undefined;
+    this.proof = reduce ? refutation(model, ops) : undefined;
     this.stackPos = new Int32Array(n);
     this.stackForced = new Uint8Array(n);
     const words = this.detWords + ((n - this.det + 31) >>> 5);
@@ -343,6 +353,7 @@ export class WglSearch<S> {
   private finish(verdict: Verdict, reason?: SearchResult['reason']): void {
     const result: SearchResult = { verdict, explored: this.explored, cached: this.memo.size };
     if (reason) result.reason = reason;
+    if (verdict === 'illegal' && this.proof !== undefined) result.proof = this.proof;
     const origin = this.origin;
     const back = (seq: ArrayLike<number>): number[] => Array.from(seq, (o) => origin[o]);
     if (verdict === 'ok') {
@@ -480,6 +491,7 @@ export class WglSearch<S> {
     const cancelled = this.options.cancelled;
     let { sp, pos, linearizedDeterminate, bitHash, state, iterations, explored, fullWords } = this;
     const stopAt = iterations + budget;
+    const proofAt = this.proof === undefined ? Infinity : AFTER_PROOF;
     let bestDeterminate = this.bestDeterminate;
     const hashState = model.hash === undefined ? undefined : model.hash.bind(model);
     const step = model.step.bind(model);
@@ -495,6 +507,11 @@ export class WglSearch<S> {
           return false;
         }
         if ((++iterations & POLL_EVERY) === 0) {
+          if (iterations >= proofAt) {
+            this.save(sp, pos, linearizedDeterminate, bitHash, state, iterations, explored, bestDeterminate, fullWords);
+            this.finish('illegal');
+            return true;
+          }
           if (Date.now() > deadline || (cancelled !== undefined && cancelled())) {
             this.save(sp, pos, linearizedDeterminate, bitHash, state, iterations, explored, bestDeterminate, fullWords);
             this.finish('unknown', Date.now() > deadline ? 'timeout' : 'cancelled');
@@ -657,6 +674,18 @@ function priorities(model: Model, ops: readonly Operation[]): number[] | undefin
   try {
     const r = model.priority(ops);
     return Array.isArray(r) && r.length === ops.length && r.every((x) => typeof x === 'number' && !Number.isNaN(x)) ? r : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The model's refutation; a hook that throws or answers badly is no proof. */
+function refutation(model: Model, ops: readonly Operation[]): Refutation | undefined {
+  if (model.refute === undefined) return undefined;
+  try {
+    const r = model.refute(ops);
+    if (r === undefined || !Number.isInteger(r.operation) || r.operation < 0 || r.operation >= ops.length) return undefined;
+    return { operation: r.operation, why: String(r.why) };
   } catch {
     return undefined;
   }
