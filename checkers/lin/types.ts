@@ -162,8 +162,8 @@ export interface PartitionReport {
   stuckAfter?: number[][];
   /**
    * The model's proof that the partition has no linearization (Model.refute), in history
-   * indices: the search stopped early, and `longest` is the longest partial linearization
-   * it found until then; `stuck` is the refuted operation.
+   * indices. When it stopped the search early, `longest` is the longest partial
+   * linearization found until then, and `stuck` is the refuted operation.
    */
   proof?: Refutation;
   /** describeState after each step of `longest[0]` (illegal partitions only). */

@@ -46,6 +46,8 @@ export interface SearchResult {
   modelError?: { operation: number; message: string };
   /** The model's proof of illegal (operation: an index into the ops), when it gave one. */
   proof?: Refutation;
+  /** The proof ended the search before it had tried everything. */
+  cutShort?: boolean;
   /** Configurations the search stepped into, and memo entries kept. */
   explored: number;
   cached: number;
@@ -510,6 +512,7 @@ export class WglSearch<S> {
           if (iterations >= proofAt) {
             this.save(sp, pos, linearizedDeterminate, bitHash, state, iterations, explored, bestDeterminate, fullWords);
             this.finish('illegal');
+            this.outcome!.cutShort = true;
             return true;
           }
           if (Date.now() > deadline || (cancelled !== undefined && cancelled())) {
