@@ -148,6 +148,8 @@ export class WglSearch<S> {
    * ones, and those the model's advice forces in the frame's state.
    */
   private readonly frameForced: Int32Array;
+  /** A frame's candidates as gathered, before they are ordered (buildFrame's scratch). */
+  private scratch = new Int32Array(64);
   /** The model's advice for this history, if it gives any. */
   private readonly advise: ((state: S, input: unknown, output: unknown) => Advice) | undefined;
   /** For each stack frame: 1 when its operation was a forced one. */
@@ -410,43 +412,46 @@ export class WglSearch<S> {
         break;
       }
     }
-    // With advice: the forced operations first, and the useless ones left out. Read-only
-    // ones are forced anyway, and come first in the next pass.
-    let useless: number[] | undefined;
+    // The candidates, gathered once: the calls in the list, then the indeterminate ones.
+    let scratch = this.scratch;
+    let count = 0;
+    for (let e = next[head], x = indNext[ind]; ; ) {
+      let o: number;
+      if (e !== -1 && isCall[e] === 1) {
+        o = entryOp[e];
+        e = next[e];
+      } else if (x !== -1 && call[x] <= until) {
+        o = x;
+        x = indNext[x];
+      } else break;
+      if (count === scratch.length) {
+        const grown = new Int32Array(scratch.length * 2);
+        grown.set(scratch);
+        this.scratch = scratch = grown;
+      }
+      scratch[count++] = o;
+    }
+    // With advice: the forced operations first, and the useless ones left out (-1 in the
+    // scratch). Read-only ones are forced anyway, and come first in the next pass.
     if (advise !== undefined) {
-      for (let e = next[head], x = indNext[ind]; ; ) {
-        let o: number;
-        if (e !== -1 && isCall[e] === 1) {
-          o = entryOp[e];
-          e = next[e];
-        } else if (x !== -1 && call[x] <= until) {
-          o = x;
-          x = indNext[x];
-        } else break;
+      for (let k = 0; k < count; k++) {
+        const o = scratch[k];
         if (kind[o] === READ_ONLY) continue;
         const a = advise(state, inputs[o], outputs[o]);
-        if (a === 'useless') (useless ??= []).push(o);
+        if (a === undefined) continue;
+        scratch[k] = -1;
         if (a !== 'forced') continue;
         if (top === this.cand.length) this.growCandidates();
         this.cand[top++] = o;
       }
     }
-    const named = top;
     let forcedEnd = top;
-    for (let k = 0; k < passes.length; k++) {
-      const mask = passes[k];
+    for (let p = 0; p < passes.length; p++) {
+      const mask = passes[p];
       const from = top;
-      for (let e = next[head], x = indNext[ind]; ; ) {
-        let o: number;
-        if (e !== -1 && isCall[e] === 1) {
-          o = entryOp[e];
-          e = next[e];
-        } else if (x !== -1 && call[x] <= until) {
-          o = x;
-          x = indNext[x];
-        } else break;
-        if ((mask & (1 << kind[o])) === 0) continue;
-        if ((named > start && this.cand.subarray(start, named).includes(o)) || (useless !== undefined && useless.includes(o))) continue;
+      for (let k = 0; k < count; k++) {
+        const o = scratch[k];
+        if (o < 0 || (mask & (1 << kind[o])) === 0) continue;
         if (top === this.cand.length) this.growCandidates();
         this.cand[top++] = o;
       }
