@@ -7,11 +7,14 @@
 //
 //   npm run bench:lin -- --generated [--sizes 10,100] [--clients 2,8] [--families kv,queue]
 //     [--variants ok,bad] [--seed N] [--timeout S] [--compare DIR] [--examples] [--repeat N]
+//     [--in-process]   (checks in this process: no process per history, no peak memory)
 
 import { spawnSync } from 'node:child_process';
 import { availableParallelism, loadavg } from 'node:os';
-import { fileURLToPath } from 'node:url';
-import { FAMILIES, type Family, type GenerateOptions } from '../checkers/lin/generate.ts';
+import { resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { FAMILIES, generateHistory, type Family, type GenerateOptions } from '../checkers/lin/generate.ts';
+import type { LinResult } from '../checkers/lin/types.ts';
 import { fmix32, hashString } from '../checkers/lin/hash.ts';
 
 /**
@@ -60,6 +63,50 @@ function measure(options: GenerateOptions, impl: string | undefined, timeoutS: n
   return JSON.parse(line) as Measure;
 }
 
+type Checker = { checkHistorySync(model: string, history: unknown[], options: { timeoutMs?: number }): LinResult };
+const checkers = new Map<string, Checker>();
+
+/**
+ * --in-process: the check in this process (no process start per history, for a machine
+ * too busy to start hundreds of them); no peak memory. ms is the first check, warmMs the
+ * best of up to 3 more (checks under 1 s), each on its own parse of the history.
+ */
+async function measureInProcess(options: GenerateOptions, impl: string | undefined, timeoutS: number): Promise<Measure> {
+  const dir = resolve(impl ?? root);
+  let lin = checkers.get(dir);
+  if (lin === undefined) checkers.set(dir, (lin = (await import(pathToFileURL(`${dir}/checkers/lin/index.ts`).href)) as Checker));
+  const generated = generateHistory(options);
+  const text = JSON.stringify(generated.history);
+  const once = () => {
+    const history = JSON.parse(text) as unknown[];
+    const c0 = process.cpuUsage();
+    const t0 = performance.now();
+    const r = lin!.checkHistorySync(generated.model, history, { timeoutMs: timeoutS * 1000 });
+    const c1 = process.cpuUsage(c0);
+    return { r, ms: performance.now() - t0, cpuMs: (c1.user + c1.system) / 1000 };
+  };
+  const first = once();
+  let warmMs = NaN;
+  for (let k = 0; k < 3 && first.ms < 1000; k++) warmMs = Math.min(once().ms, Number.isNaN(warmMs) ? Infinity : warmMs);
+  const r = first.r;
+  const reasons = [...new Set(r.partitions.map((p) => p.reason).filter((x) => x !== undefined))];
+  return {
+    verdict: r.verdict,
+    reason: reasons.join(',') || undefined,
+    ms: first.ms,
+    cpuMs: first.cpuMs,
+    warmMs,
+    warmCpuMs: NaN,
+    peakMB: NaN,
+    rssBeforeMB: NaN,
+    ops: generated.history.length,
+    crashed: generated.crashed,
+    corrupted: generated.corruptions.map((c) => c.kind).join(','),
+    explored: r.partitions.reduce((sum, p) => sum + (p.explored ?? 0), 0),
+    cached: r.partitions.reduce((sum, p) => sum + (p.cached ?? 0), 0),
+  };
+}
+
 function best(runs: Measure[]): Measure {
   return runs.reduce((a, b) => (b.ms < a.ms ? b : a));
 }
@@ -86,19 +133,22 @@ export async function runGenerated(args: string[]): Promise<void> {
   for (const f of families) if (!FAMILIES.includes(f)) throw new Error(`--families: unknown family ${f}; known: ${FAMILIES.join(', ')}`);
 
   const seedOf = (o: Omit<GenerateOptions, 'seed'>): number => fmix32(hashString(JSON.stringify(o)) ^ Math.imul(baseSeed, 0x9e3779b1));
-  const runOne = (options: GenerateOptions): { ours: Measure; base?: Measure } => {
+  const inProcess = args.includes('--in-process');
+  const one = (options: GenerateOptions, impl: string | undefined): Promise<Measure> | Measure =>
+    inProcess ? measureInProcess(options, impl, timeoutS) : measure(options, impl, timeoutS);
+  const runOne = async (options: GenerateOptions): Promise<{ ours: Measure; base?: Measure }> => {
     const ours: Measure[] = [];
     const base: Measure[] = [];
     for (let k = 0; k < repeat; k++) {
       // Alternate which goes first, so that neither always meets a warmer machine.
-      if (compare !== undefined && k % 2 === 1) base.push(measure(options, compare, timeoutS));
-      ours.push(measure(options, undefined, timeoutS));
-      if (compare !== undefined && k % 2 === 0) base.push(measure(options, compare, timeoutS));
+      if (compare !== undefined && k % 2 === 1) base.push(await one(options, compare));
+      ours.push(await one(options, undefined));
+      if (compare !== undefined && k % 2 === 0) base.push(await one(options, compare));
     }
     return { ours: best(ours), base: compare === undefined ? undefined : best(base) };
   };
 
-  console.log(`# lin bench, generated histories: seed ${baseSeed}, timeout ${timeoutS} s, best of ${repeat}${compare ? `, compared with ${compare}` : ''}; load average ${loadavg().map((x) => x.toFixed(2)).join(' ')} on ${availableParallelism()} cores`);
+  console.log(`# lin bench, generated histories${inProcess ? ' (in process: no peak memory)' : ''}: seed ${baseSeed}, timeout ${timeoutS} s, best of ${repeat}${compare ? `, compared with ${compare}` : ''}; load average ${loadavg().map((x) => x.toFixed(2)).join(' ')} on ${availableParallelism()} cores`);
   console.log('# cold_ms: the check alone (one thread), first in a fresh process, so V8 compiles the checker on first call (about 2 ms);');
   console.log('# warm_ms: best repeat in that process (checks under 1 s); peak_MB: the process\'s max RSS (node itself ~50 MB, the history included)');
   const header = ['family', 'ops', 'clients', 'variant', 'crashed', 'corrupted', 'verdict', 'cold_ms', 'warm_ms', 'cpu_ms', 'peak_MB', 'explored', 'cached'];
@@ -119,7 +169,7 @@ export async function runGenerated(args: string[]): Promise<void> {
         for (const clients of clientCounts) {
           for (const variant of variants) {
             const o = { family, ops, clients, corrupt: variant === 'bad' ? 1 : 0 };
-            const { ours, base } = runOne({ ...o, seed: seedOf(o) });
+            const { ours, base } = await runOne({ ...o, seed: seedOf(o) });
             // An ok history is linearizable by construction: any other decided verdict is wrong.
             if (variant === 'ok' && ours.verdict === 'illegal') wrong++;
             if (base && decided(base) && decided(ours) && base.verdict !== ours.verdict) wrong++;
@@ -138,7 +188,7 @@ export async function runGenerated(args: string[]): Promise<void> {
   for (const ex of ISSUE.examples) {
     for (const variant of variants) {
       const o = { ...ex.options, corrupt: variant === 'bad' ? 1 : 0 };
-      const { ours, base } = runOne({ ...o, seed: seedOf(o) });
+      const { ours, base } = await runOne({ ...o, seed: seedOf(o) });
       if (variant === 'ok' && ours.verdict === 'illegal') wrong++;
       const cells = [ex.name, variant, ours.crashed, ours.verdict + (ours.reason ? `(${ours.reason})` : ''), fmt(ours.ms), fmt(warm(ours)), fmt(ours.peakMB, 0), ex.porcupineS * 1000, ex.porcupineMB];
       if (base) cells.push(base.verdict + (base.reason ? `(${base.reason})` : ''), fmt(base.ms), fmt(base.peakMB, 0));

@@ -92,7 +92,7 @@ describe('the packed package', () => {
     expect(files).toContain('dist/checkers/lin/worker.js');
     expect(files).toContain('traces/bundled/manifest.tsv');
     expect(files).toContain('bin/interleave.js');
-    expect(files.filter((f) => /\.test\.|fixtures\/|in-process|browser|testdata-loader|brute-force|random-history|consumer/.test(f))).toEqual([]);
+    expect(files.filter((f) => /\.test\.|fixtures\/|in-process|browser|testdata-loader|brute-force|consumer/.test(f))).toEqual([]);
     expect(files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([]);
     const manifest = JSON.parse(readFileSync(join(scratch, 'node_modules', 'interleave', 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
     expect(Object.keys(manifest.dependencies).sort()).toEqual(['commander', 'esbuild', 'zod']);

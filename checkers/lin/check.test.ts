@@ -2,6 +2,7 @@
 // illegal history, indeterminate operations, partitions in rounds.
 
 import { describe, expect, it } from 'vitest';
+import { generateHistory } from './generate.ts';
 import { checkHistory, checkHistorySync, models } from './index.ts';
 import { importCorpusFile, manifest } from './testdata-loader.ts';
 import type { Model, Operation } from './types.ts';
@@ -92,6 +93,24 @@ describe('illegal histories are explained', () => {
   it('verbose mode gives the longest sequence through every operation', () => {
     const r = checkHistorySync('register', history, { verbose: true });
     expect(r.partitions[0].longest).toEqual([[0, 1]]);
+  });
+});
+
+describe('a model\'s proof of illegal', () => {
+  // Issue 21's queue: a dequeue returns a value an earlier dequeue returned. Every order of
+  // the concurrent enqueues before it is a distinct legal prefix, so an exhaustive search
+  // is exponential; the model's refutation names the dequeue instead.
+  const g = generateHistory({ family: 'queue', ops: 1000, clients: 2, seed: 2, corrupt: 1 });
+  const r = checkHistorySync('queue', g.history);
+
+  it('cuts the search short: illegal, the refuted operation stuck, and why', () => {
+    expect(g.corruptions).toHaveLength(1);
+    expect(r.verdict).toBe('illegal');
+    const p = r.partitions[0];
+    expect(p.proof?.operation).toBe(g.corruptions[0].index);
+    expect(p.proof?.why).toContain(String(g.corruptions[0].output));
+    expect(p.stuck).toEqual([g.corruptions[0].index]);
+    expect(p.longest![0].length).toBeGreaterThan(100);
   });
 });
 

@@ -206,7 +206,11 @@ export function assemble(p: Plan, results: readonly (SearchResult | undefined)[]
     if (r.verdict === 'illegal' && r.longest) {
       const local = p.parts[index].map((i) => history[i]);
       report.longest = r.longest.map((seq) => seq.map((i) => ids[i]));
-      report.stuckAfter = r.longest.map((seq) => stuckAfter(local, seq).map((i) => ids[i]));
+      if (r.proof !== undefined) report.proof = { operation: ids[r.proof.operation], why: r.proof.why };
+      // A search the proof cut short did not try everything after its longest: the refuted
+      // operation is what cannot come next.
+      if (r.proof !== undefined && r.cutShort === true) report.stuckAfter = r.longest.map(() => [ids[r.proof!.operation]]);
+      else report.stuckAfter = r.longest.map((seq) => stuckAfter(local, seq).map((i) => ids[i]));
       report.stuck = report.stuckAfter[0];
       const states = replay(p.model, history, report.longest[0]);
       if (states) report.states = states;
@@ -239,17 +243,27 @@ export function stuckAfter(ops: readonly Operation[], seq: readonly number[]): n
 }
 
 const MAX_REPLAY = 10_000;
+/** Characters of described states at most: a set's state grows with the history. */
+const MAX_REPLAY_CHARS = 1 << 20;
 
-/** describeState after each step of a sequence, when the model can describe states. */
+/**
+ * describeState after each step of a sequence, when the model can describe states and
+ * the descriptions stay small (describing a big set at every step of a long sequence is
+ * quadratic).
+ */
 function replay(model: Model, history: readonly Operation[], seq: readonly number[]): string[] | undefined {
   if (!model.describeState || seq.length > MAX_REPLAY) return undefined;
   const states: string[] = [];
+  let chars = 0;
   try {
     let s = model.init();
     for (const i of seq) {
       const op = history[i];
       s = model.step(s, op.input, op.ret === undefined ? UNKNOWN : op.output).state;
-      states.push(model.describeState(s));
+      const d = model.describeState(s);
+      chars += d.length;
+      if (chars > MAX_REPLAY_CHARS) return undefined;
+      states.push(d);
     }
   } catch {
     return undefined;

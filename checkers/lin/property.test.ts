@@ -59,13 +59,20 @@ function spied(model: Model, seen: Record<string, number>): Model {
           };
     };
   }
+  if (model.refute) {
+    m.refute = (h) => {
+      const r = model.refute!(h);
+      if (r !== undefined) seen.refuted++;
+      return r;
+    };
+  }
   return m;
 }
 
 describe('WGL agrees with brute force', () => {
   for (const family of FAMILIES) {
     it(`${family}: same verdict with and without reductions, and every ok comes with a valid linearization`, () => {
-      const seen: Record<string, number> = { ok: 0, illegal: 0, crashed: 0, dropped: 0, forced: 0, useless: 0 };
+      const seen: Record<string, number> = { ok: 0, illegal: 0, crashed: 0, dropped: 0, forced: 0, useless: 0, refuted: 0 };
       const model = spied(models[whole[family]], seen);
       const oracle = referenceModel(family);
       fc.assert(
@@ -89,10 +96,34 @@ describe('WGL agrees with brute force', () => {
       expect(seen.illegal).toBeGreaterThan(100);
       expect(seen.crashed).toBeGreaterThan(300);
       if (models[whole[family]].unobserved) expect(seen.dropped).toBeGreaterThan(20);
+      if (models[whole[family]].refute) expect(seen.refuted).toBeGreaterThan(20);
       if (family === 'queue') {
         expect(seen.forced).toBeGreaterThan(20);
         expect(seen.useless).toBeGreaterThan(20);
       }
+    });
+  }
+});
+
+describe('models refute only what has no linearization', () => {
+  // The contract of Model.refute: a proof, so the history is not linearizable.
+  for (const family of FAMILIES.filter((f) => models[whole[f]].refute !== undefined)) {
+    it(`${family}: every refuted history is illegal by brute force`, () => {
+      const model = models[whole[family]];
+      const oracle = referenceModel(family);
+      let refuted = 0;
+      fc.assert(
+        fc.property(smallShape(family, 9), (shape) => {
+          const { history } = generateHistory(shape);
+          const r = model.refute!(history);
+          if (r === undefined) return;
+          refuted++;
+          expect(history[r.operation].ret).toBeDefined();
+          expect(bruteForce(oracle, history).linearizable).toBe(false);
+        }),
+        { numRuns: 600, seed: 23 },
+      );
+      expect(refuted).toBeGreaterThan(30);
     });
   }
 });

@@ -101,6 +101,22 @@ export interface Model<S = any, I = any, O = any> {
    * when the head holds a value enqueued once that a dequeue returns.
    */
   advice?(history: readonly Operation<I, O>[]): ((state: S, input: I, output: O | Unknown) => 'forced' | 'useless' | undefined) | undefined;
+  /**
+   * A proof, found without searching, that a (sub-)history has no linearization: an
+   * operation with a known output that no linearization can include (its index), and why.
+   * Undefined unless it is a proof. The search then stops early with illegal, after a
+   * short search for a readable longest partial linearization. A queue refutes a dequeue
+   * whose value had not been enqueued as often as it was dequeued by then: a value
+   * dequeued twice but enqueued once, or never enqueued.
+   */
+  refute?(history: readonly Operation<I, O>[]): Refutation | undefined;
+}
+
+/** A model's proof that a history is not linearizable (Model.refute). */
+export interface Refutation {
+  /** The operation no linearization can include (an index into the history given). */
+  operation: number;
+  why: string;
 }
 
 /** A model whose step may lead to several states (an empty list: the step is illegal). */
@@ -144,6 +160,12 @@ export interface PartitionReport {
   stuck?: number[];
   /** For each of `longest`, the operations that could not be linearized after it. */
   stuckAfter?: number[][];
+  /**
+   * The model's proof that the partition has no linearization (Model.refute), in history
+   * indices. When it stopped the search early, `longest` is the longest partial
+   * linearization found until then, and `stuck` is the refuted operation.
+   */
+  proof?: Refutation;
   /** describeState after each step of `longest[0]` (illegal partitions only). */
   states?: string[];
   /** The search's size: configurations visited and memo entries kept. */

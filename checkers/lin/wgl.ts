@@ -18,7 +18,7 @@
 import { buildEntries } from './entries.ts';
 import { hashValue, valueEqual } from './hash.ts';
 import { Memo, MemoFull } from './memo.ts';
-import { UNKNOWN, type Model, type Operation, type Verdict } from './types.ts';
+import { UNKNOWN, type Model, type Operation, type Refutation, type Verdict } from './types.ts';
 
 export interface SearchOptions {
   /** Absolute time (Date.now()) at which the search gives up with unknown. */
@@ -44,6 +44,10 @@ export interface SearchResult {
   /** Longest partial linearizations, longest first (illegal or unknown verdicts). */
   longest?: number[][];
   modelError?: { operation: number; message: string };
+  /** The model's proof of illegal (operation: an index into the ops), when it gave one. */
+  proof?: Refutation;
+  /** The proof ended the search before it had tried everything. */
+  cutShort?: boolean;
   /** Configurations the search stepped into, and memo entries kept. */
   explored: number;
   cached: number;
@@ -70,6 +74,11 @@ const IGNORED = 3;
 const DROPPED = 4;
 
 const POLL_EVERY = 1023; // poll the clock and the cancel flag every 1024 iterations
+/**
+ * With the model's proof of illegal, the iterations the search still takes, for a
+ * longest partial linearization to show (it goes deep first).
+ */
+const AFTER_PROOF = 1 << 14;
 
 /** Per-operation random words: the bitset's hash is the XOR of its members' words. */
 function zobrist(n: number): Int32Array {
@@ -139,6 +148,8 @@ export class WglSearch<S> {
    * ones, and those the model's advice forces in the frame's state.
    */
   private readonly frameForced: Int32Array;
+  /** A frame's candidates as gathered, before they are ordered (buildFrame's scratch). */
+  private scratch = new Int32Array(64);
   /** The model's advice for this history, if it gives any. */
   private readonly advise: ((state: S, input: unknown, output: unknown) => Advice) | undefined;
   /** For each stack frame: 1 when its operation was a forced one. */
@@ -183,6 +194,8 @@ export class WglSearch<S> {
   private explored = 0;
   private current = -1;
   private outcome: SearchResult | undefined;
+  /** The model's proof that there is no linearization (Model.refute), if it gave one. */
+  private readonly proof: Refutation | undefined;
 
   constructor(
     private readonly model: Model<S>,
@@ -290,6 +303,7 @@ export class WglSearch<S> {
     this.frameEnd = new Int32Array(n + 1);
     this.frameForced = new Int32Array(n + 1);
     this.advise = reduce ? adviser(model, ops) : undefined;
+    this.proof = reduce ? refutation(model, ops) : undefined;
     this.stackPos = new Int32Array(n);
     this.stackForced = new Uint8Array(n);
     const words = this.detWords + ((n - this.det + 31) >>> 5);
@@ -343,6 +357,7 @@ export class WglSearch<S> {
   private finish(verdict: Verdict, reason?: SearchResult['reason']): void {
     const result: SearchResult = { verdict, explored: this.explored, cached: this.memo.size };
     if (reason) result.reason = reason;
+    if (verdict === 'illegal' && this.proof !== undefined) result.proof = this.proof;
     const origin = this.origin;
     const back = (seq: ArrayLike<number>): number[] => Array.from(seq, (o) => origin[o]);
     if (verdict === 'ok') {
@@ -397,43 +412,46 @@ export class WglSearch<S> {
         break;
       }
     }
-    // With advice: the forced operations first, and the useless ones left out. Read-only
-    // ones are forced anyway, and come first in the next pass.
-    let useless: number[] | undefined;
+    // The candidates, gathered once: the calls in the list, then the indeterminate ones.
+    let scratch = this.scratch;
+    let count = 0;
+    for (let e = next[head], x = indNext[ind]; ; ) {
+      let o: number;
+      if (e !== -1 && isCall[e] === 1) {
+        o = entryOp[e];
+        e = next[e];
+      } else if (x !== -1 && call[x] <= until) {
+        o = x;
+        x = indNext[x];
+      } else break;
+      if (count === scratch.length) {
+        const grown = new Int32Array(scratch.length * 2);
+        grown.set(scratch);
+        this.scratch = scratch = grown;
+      }
+      scratch[count++] = o;
+    }
+    // With advice: the forced operations first, and the useless ones left out (-1 in the
+    // scratch). Read-only ones are forced anyway, and come first in the next pass.
     if (advise !== undefined) {
-      for (let e = next[head], x = indNext[ind]; ; ) {
-        let o: number;
-        if (e !== -1 && isCall[e] === 1) {
-          o = entryOp[e];
-          e = next[e];
-        } else if (x !== -1 && call[x] <= until) {
-          o = x;
-          x = indNext[x];
-        } else break;
+      for (let k = 0; k < count; k++) {
+        const o = scratch[k];
         if (kind[o] === READ_ONLY) continue;
         const a = advise(state, inputs[o], outputs[o]);
-        if (a === 'useless') (useless ??= []).push(o);
+        if (a === undefined) continue;
+        scratch[k] = -1;
         if (a !== 'forced') continue;
         if (top === this.cand.length) this.growCandidates();
         this.cand[top++] = o;
       }
     }
-    const named = top;
     let forcedEnd = top;
-    for (let k = 0; k < passes.length; k++) {
-      const mask = passes[k];
+    for (let p = 0; p < passes.length; p++) {
+      const mask = passes[p];
       const from = top;
-      for (let e = next[head], x = indNext[ind]; ; ) {
-        let o: number;
-        if (e !== -1 && isCall[e] === 1) {
-          o = entryOp[e];
-          e = next[e];
-        } else if (x !== -1 && call[x] <= until) {
-          o = x;
-          x = indNext[x];
-        } else break;
-        if ((mask & (1 << kind[o])) === 0) continue;
-        if ((named > start && this.cand.subarray(start, named).includes(o)) || (useless !== undefined && useless.includes(o))) continue;
+      for (let k = 0; k < count; k++) {
+        const o = scratch[k];
+        if (o < 0 || (mask & (1 << kind[o])) === 0) continue;
         if (top === this.cand.length) this.growCandidates();
         this.cand[top++] = o;
       }
@@ -480,6 +498,7 @@ export class WglSearch<S> {
     const cancelled = this.options.cancelled;
     let { sp, pos, linearizedDeterminate, bitHash, state, iterations, explored, fullWords } = this;
     const stopAt = iterations + budget;
+    const proofAt = this.proof === undefined ? Infinity : AFTER_PROOF;
     let bestDeterminate = this.bestDeterminate;
     const hashState = model.hash === undefined ? undefined : model.hash.bind(model);
     const step = model.step.bind(model);
@@ -495,6 +514,12 @@ export class WglSearch<S> {
           return false;
         }
         if ((++iterations & POLL_EVERY) === 0) {
+          if (iterations >= proofAt) {
+            this.save(sp, pos, linearizedDeterminate, bitHash, state, iterations, explored, bestDeterminate, fullWords);
+            this.finish('illegal');
+            this.outcome!.cutShort = true;
+            return true;
+          }
           if (Date.now() > deadline || (cancelled !== undefined && cancelled())) {
             this.save(sp, pos, linearizedDeterminate, bitHash, state, iterations, explored, bestDeterminate, fullWords);
             this.finish('unknown', Date.now() > deadline ? 'timeout' : 'cancelled');
@@ -657,6 +682,18 @@ function priorities(model: Model, ops: readonly Operation[]): number[] | undefin
   try {
     const r = model.priority(ops);
     return Array.isArray(r) && r.length === ops.length && r.every((x) => typeof x === 'number' && !Number.isNaN(x)) ? r : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The model's refutation; a hook that throws or answers badly is no proof. */
+function refutation(model: Model, ops: readonly Operation[]): Refutation | undefined {
+  if (model.refute === undefined) return undefined;
+  try {
+    const r = model.refute(ops);
+    if (r === undefined || !Number.isInteger(r.operation) || r.operation < 0 || r.operation >= ops.length) return undefined;
+    return { operation: r.operation, why: String(r.why) };
   } catch {
     return undefined;
   }

@@ -22,6 +22,16 @@ describe('renderLinText', () => {
     expect(text).toMatch(/None of these could be linearized next:\n\s+#2 client 2: read\(\) -> 2 {2}\[3, 4\]/);
   });
 
+  it('gives the model\'s proof when it has one', () => {
+    const history = [
+      op(0, { f: 'enqueue', value: 1 }, 0, 1, null),
+      op(1, { f: 'dequeue' }, 2, 3, 1),
+      op(1, { f: 'dequeue' }, 4, 5, 1),
+    ];
+    const text = renderLinText(checkHistorySync('queue', history), history, 'queue');
+    expect(text).toContain('No linearization can include #2 client 1: dequeue() -> 1  [4, 5]: by its return 2 dequeues returned 1, which only 1 enqueue had been called to put in the queue.');
+  });
+
   it('lists stuck indeterminate operations apart: they need not have happened', () => {
     const history = [op(0, { f: 'write', value: 1 }, 0, 1, null), op(1, { f: 'write', value: 5 }, 2), op(2, { f: 'read' }, 3, 4, 2)];
     const text = renderLinText(checkHistorySync('register', history), history, 'register');

@@ -2,7 +2,7 @@
 // null when the queue is empty.
 
 import { fmix32, hashValue, show, valueEqual } from '../hash.ts';
-import { UNKNOWN, type Model, type Operation } from '../types.ts';
+import { UNKNOWN, type Model, type Operation, type Refutation } from '../types.ts';
 
 export interface QueueInput {
   f: 'enqueue' | 'dequeue';
@@ -92,28 +92,152 @@ function priority(history: readonly Operation<QueueInput, unknown>[]): number[] 
 }
 
 /**
- * Where a crashed dequeue goes. Forced when the head holds a value that no dequeue
- * returned: the dequeues after it can only be crashed ones (a known output would have to
- * be that value), the first of them can come now instead (removing the head commutes with
- * enqueues), and if none comes, removing the head now is seen by no one. Useless when the
- * queue is empty (it would change nothing), or when the head holds a value enqueued once
- * that a dequeue returns (that dequeue could then never come).
+ * Where a crashed dequeue goes, and where an enqueue cannot go.
+ *
+ * A crashed dequeue is forced when the head holds a value that no dequeue returned: the
+ * dequeues after it can only be crashed ones (a known output would have to be that value),
+ * the first of them can come now instead (removing the head commutes with enqueues), and
+ * if none comes, removing the head now is seen by no one. Useless when the queue is empty
+ * (it would change nothing), or when the head holds a value enqueued once that a dequeue
+ * returns (that dequeue could then never come).
+ *
+ * An enqueue of v is useless now when v is enqueued once and returned by one dequeue D
+ * with a known output, and some value u already in the queue cannot leave before D
+ * returns: every dequeue that could take u (one that returned u, or a crashed one) is
+ * called after D's return. Enqueued now, v sits behind u, and D must take v before
+ * anything takes u. This is what keeps the search from trying every order of concurrent
+ * enqueues on a history that turns out illegal: a wrong order dies at the enqueue, not
+ * at the dequeue that finds it wrong.
  */
 function advice(history: readonly Operation<QueueInput, unknown>[]): ((q: QueueState, input: QueueInput, output: unknown) => 'forced' | 'useless' | undefined) | undefined {
-  if (!history.some((op) => op.ret === undefined && op.input.f === 'dequeue')) return undefined;
   const returned = new ValueCounts();
   const enqueued = new ValueCounts();
+  /** Per value: the return of the one dequeue that returned it, the earliest call of one. */
+  const takenBy = new ValueTimes();
+  let crashedDequeues = false;
+  let firstCrashedDequeue = Infinity;
   for (const op of history) {
     if (op.input.f === 'enqueue') enqueued.add(op.input.value);
-    else if (op.ret !== undefined && op.input.f === 'dequeue' && op.output !== null) returned.add(op.output);
+    else if (op.input.f === 'dequeue' && op.ret === undefined) {
+      crashedDequeues = true;
+      if (op.call < firstCrashedDequeue) firstCrashedDequeue = op.call;
+    } else if (op.input.f === 'dequeue' && op.output !== null) {
+      returned.add(op.output);
+      takenBy.add(op.output, op.call, op.ret!);
+    }
   }
+  // A value leaves no earlier than this: a dequeue that returned it, or a crashed one,
+  // unless the value is enqueued once and a dequeue returned it (then no crashed dequeue
+  // may take it: that dequeue could never come).
+  const leavesFrom = (u: unknown): number => {
+    const t = takenBy.get(u);
+    if (t === undefined) return firstCrashedDequeue;
+    return enqueued.count(u) === 1 ? t.firstCall : Math.min(t.firstCall, firstCrashedDequeue);
+  };
+  // Per enqueued value v that one enqueue and one known dequeue D carry: D's return.
+  const mustLeaveBy = (v: unknown): number => {
+    if (enqueued.count(v) !== 1 || returned.count(v) !== 1) return Infinity;
+    return takenBy.get(v)!.lastRet;
+  };
+  // Both per value, remembered for primitives (objects are looked up each time).
+  const leaves = new Map<unknown, number>();
+  const leaveBy = new Map<unknown, number>();
+  const lookup = (cache: Map<unknown, number>, v: unknown, f: (v: unknown) => number): number => {
+    if (v !== null && typeof v === 'object') return f(v);
+    let t = cache.get(v);
+    if (t === undefined) cache.set(v, (t = f(v)));
+    return t;
+  };
   return (q, input, output) => {
-    if (input.f !== 'dequeue' || output !== UNKNOWN) return undefined;
+    if (input.f === 'enqueue') {
+      if (q.items.length === 0) return undefined;
+      const by = lookup(leaveBy, input.value, mustLeaveBy);
+      if (by === Infinity) return undefined;
+      const items = q.items;
+      for (let i = items.length - 1; i >= 0; i--) if (lookup(leaves, items[i], leavesFrom) > by) return 'useless';
+      return undefined;
+    }
+    if (!crashedDequeues || input.f !== 'dequeue' || output !== UNKNOWN) return undefined;
     if (q.items.length === 0) return 'useless';
     const head = q.items[0];
     if (returned.count(head) === 0) return 'forced';
     return enqueued.count(head) === 1 ? 'useless' : undefined;
   };
+}
+
+/** Per value (structural equality): the earliest call and the latest return of the dequeues that returned it. */
+class ValueTimes {
+  private readonly buckets = new Map<number, { value: unknown; firstCall: number; lastRet: number }[]>();
+
+  add(v: unknown, call: number, ret: number): void {
+    const h = hashValue(v);
+    let b = this.buckets.get(h);
+    if (b === undefined) this.buckets.set(h, (b = []));
+    const e = b.find((x) => valueEqual(x.value, v));
+    if (e === undefined) b.push({ value: v, firstCall: call, lastRet: ret });
+    else {
+      e.firstCall = Math.min(e.firstCall, call);
+      e.lastRet = Math.max(e.lastRet, ret);
+    }
+  }
+
+  get(v: unknown): { firstCall: number; lastRet: number } | undefined {
+    return this.buckets.get(hashValue(v))?.find((x) => valueEqual(x.value, v));
+  }
+}
+
+/**
+ * A dequeue whose value had not been enqueued often enough. Of the dequeues with a known
+ * output that returned v, the k that returned first each took an enqueue of v of their
+ * own, linearized before them, so before the k-th return: at least k enqueues of v (known
+ * or crashed) must be called by then. The first dequeue that breaks this (in return
+ * order) is refuted; a value dequeued twice but enqueued once, or never enqueued, does.
+ */
+function refute(history: readonly Operation<QueueInput, unknown>[]): Refutation | undefined {
+  const byValue = new Map<number, { value: unknown; enqueueCalls: number[]; dequeues: number[] }[]>();
+  const entry = (v: unknown) => {
+    const h = hashValue(v);
+    let b = byValue.get(h);
+    if (b === undefined) byValue.set(h, (b = []));
+    let e = b.find((x) => valueEqual(x.value, v));
+    if (e === undefined) b.push((e = { value: v, enqueueCalls: [], dequeues: [] }));
+    return e;
+  };
+  let any = false;
+  for (let i = 0; i < history.length; i++) {
+    const op = history[i];
+    if (op.input.f === 'dequeue' && op.ret !== undefined && op.output !== null) {
+      entry(op.output).dequeues.push(i);
+      any = true;
+    }
+  }
+  if (!any) return undefined;
+  for (const op of history) {
+    if (op.input.f !== 'enqueue') continue;
+    const b = byValue.get(hashValue(op.input.value));
+    b?.find((x) => valueEqual(x.value, op.input.value))?.enqueueCalls.push(op.call);
+  }
+  let found: { at: number; operation: number; why: string } | undefined;
+  for (const b of byValue.values()) {
+    for (const { value, enqueueCalls, dequeues } of b) {
+      enqueueCalls.sort((x, y) => x - y);
+      dequeues.sort((x, y) => history[x].ret! - history[y].ret! || x - y);
+      for (let k = 0; k < dequeues.length; k++) {
+        const ret = history[dequeues[k]].ret!;
+        if (k < enqueueCalls.length && enqueueCalls[k] <= ret) continue;
+        if (found === undefined || ret < found.at) {
+          const enqueued = enqueueCalls.filter((c) => c <= ret).length;
+          found = {
+            at: ret,
+            operation: dequeues[k],
+            why: `by its return ${k + 1} dequeue${k === 0 ? '' : 's'} returned ${show(value)}, which ${enqueued === 0 ? 'no enqueue had put in the queue' : `only ${enqueued} enqueue${enqueued === 1 ? '' : 's'} had been called to put in the queue`}`,
+          };
+        }
+        break;
+      }
+    }
+  }
+  return found === undefined ? undefined : { operation: found.operation, why: found.why };
 }
 
 /** How many times each value occurs (structural equality). */
@@ -157,6 +281,7 @@ export const queue: Model<QueueState, QueueInput, unknown> = {
   unobserved,
   priority,
   advice,
+  refute,
   hash: (q) => fmix32(q.hash ^ q.items.length),
   equal: (a, b) => a.hash === b.hash && valueEqual(a.items, b.items),
   describeOperation: (input, output) =>

@@ -3,7 +3,7 @@
 // (nil: never written).
 
 import { hashValue, show, valueEqual } from '../hash.ts';
-import { UNKNOWN, type Model, type Operation, type Unknown } from '../types.ts';
+import { UNKNOWN, type Model, type Operation, type Refutation, type Unknown } from '../types.ts';
 
 export interface RegisterInput {
   f: 'read' | 'write' | 'cas';
@@ -90,6 +90,39 @@ function unobserved(history: readonly Operation<RegisterInput, unknown>[]): bool
   return out;
 }
 
+/**
+ * A read of a value no write could have put there by the read's return: no write of it,
+ * nor a cas to it that did not fail, called by then (the register starts as null, which
+ * every read may see). The read with the earliest return is refuted.
+ */
+function refute(history: readonly Operation<RegisterInput, unknown>[]): Refutation | undefined {
+  const firstWrite = new Map<number, { value: unknown; call: number }[]>();
+  for (const op of history) {
+    const { f, value } = op.input;
+    let x: unknown;
+    if (f === 'write') x = value;
+    else if (f === 'cas' && Array.isArray(value) && value.length === 2 && op.output !== false) x = value[1];
+    else continue;
+    const h = hashValue(x);
+    let b = firstWrite.get(h);
+    if (b === undefined) firstWrite.set(h, (b = []));
+    const e = b.find((w) => valueEqual(w.value, x));
+    if (e === undefined) b.push({ value: x, call: op.call });
+    else if (op.call < e.call) e.call = op.call;
+  }
+  let found: number | undefined;
+  history.forEach((op, i) => {
+    if (op.ret === undefined || op.input.f !== 'read' || op.output === null) return;
+    const w = firstWrite.get(hashValue(op.output))?.find((e) => valueEqual(e.value, op.output));
+    if (w !== undefined && w.call <= op.ret) return;
+    if (found === undefined || op.ret < history[found].ret!) found = i;
+  });
+  if (found === undefined) return undefined;
+  const op = history[found];
+  const w = firstWrite.get(hashValue(op.output))?.find((e) => valueEqual(e.value, op.output));
+  return { operation: found, why: w === undefined ? `no operation writes ${show(op.output)}` : `the first operation that writes ${show(op.output)} is called at ${w.call}, after the read's return` };
+}
+
 /** Values compared structurally (hash.ts valueEqual), bucketed by hashValue. */
 class ValueSet {
   private readonly buckets = new Map<number, unknown[]>();
@@ -120,6 +153,7 @@ function base(name: string, allowCas: boolean): Model<unknown, RegisterInput, un
     describeState: (s) => show(s),
     readOnly: (input, output) => input.f === 'read' || (allowCas && input.f === 'cas' && output === false),
     unobserved,
+    refute,
   };
 }
 

@@ -8,7 +8,7 @@
 // once per output (the same array comes back at every try).
 
 import { fmix32, show } from '../hash.ts';
-import { UNKNOWN, type Model, type Operation } from '../types.ts';
+import { UNKNOWN, type Model, type Operation, type Refutation } from '../types.ts';
 
 export interface SetInput {
   f: 'add' | 'read';
@@ -195,6 +195,63 @@ function priority(history: readonly Operation<SetInput, unknown>[]): number[] {
   return history.map((op) => (op.input.f === 'add' ? (firstSeen.get(canonical(op.input.value)) ?? Infinity) - 0.5 : (size.get(op) ?? Infinity)));
 }
 
+/**
+ * A read the set's growth rules out: it returned a member no add was called to put in by
+ * its return, or it missed a member whose add (known to have happened) returned before
+ * its call. Members stay for good. The read with the earliest return is refuted.
+ */
+function refute(history: readonly Operation<SetInput, unknown>[]): Refutation | undefined {
+  const firstCall = new Map<string, number>();
+  /** Per member: the earliest return of an add of it (known to have happened). */
+  const firstRet = new Map<string, number>();
+  for (const op of history) {
+    if (op.input.f !== 'add') continue;
+    const t = canonical(op.input.value);
+    const c = firstCall.get(t);
+    if (c === undefined || op.call < c) firstCall.set(t, op.call);
+    const r = firstRet.get(t);
+    if (op.ret !== undefined && (r === undefined || op.ret < r)) firstRet.set(t, op.ret);
+  }
+  const rets = Float64Array.from(firstRet.values()).sort();
+  /** How many members an add put in for good before time t. */
+  const inBefore = (t: number): number => {
+    let lo = 0;
+    let hi = rets.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (rets[mid] < t) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+  let found: Refutation | undefined;
+  let foundRet = Infinity;
+  history.forEach((op, i) => {
+    if (op.ret === undefined || op.input.f !== 'read' || !Array.isArray(op.output) || op.ret >= foundRet) return;
+    const members = new Set(memberTexts(op.output));
+    let before = 0;
+    for (const t of members) {
+      const c = firstCall.get(t);
+      if (c === undefined || c > op.ret) {
+        found = { operation: i, why: c === undefined ? `no add puts ${t} in the set` : `the first add of ${t} is called at ${c}, after the read's return` };
+        foundRet = op.ret;
+        return;
+      }
+      const r = firstRet.get(t);
+      if (r !== undefined && r < op.call) before++;
+    }
+    if (before === inBefore(op.call)) return;
+    for (const [t, r] of firstRet) {
+      if (r < op.call && !members.has(t)) {
+        found = { operation: i, why: `an add of ${t} returned at ${r}, before the read's call, and members stay` };
+        foundRet = op.ret;
+        return;
+      }
+    }
+  });
+  return found;
+}
+
 export const set: Model<SetState, SetInput, unknown> = {
   name: 'set',
   init: () => new SetCheck().empty,
@@ -209,6 +266,7 @@ export const set: Model<SetState, SetInput, unknown> = {
   readOnly: (input) => input.f === 'read',
   unobserved,
   priority,
+  refute,
   hash: (s) => s.hash,
   equal: (a, b) => a.equals(b),
   describeOperation: (input, output) =>
