@@ -11,7 +11,7 @@
 // IPC: {cmd: 'stop'} stop issuing operations and report {type: 'drained'} once every
 // logical client is idle; {cmd: 'exit'}; {type: 'id', id} answers {type: 'need-id'}.
 
-import { childRuntime } from '../kit/child.ts';
+import { childRuntime, type ProcessConfig } from '../kit/child.ts';
 import { HistoryWriter, TraceWriter } from '../kit/recorder.ts';
 import { decodeJson, encodeJson } from '../kit/json.ts';
 import { Rng } from '../kit/rng.ts';
@@ -20,7 +20,7 @@ import { MemoryClient } from '../kit/verbs.ts';
 import { Layout, OP_BITS, valueOf } from './layout.ts';
 import { Abort, Crash, type Env, Snapshot, type View } from './snapshot.ts';
 
-export interface ClientConfig {
+export interface ClientConfig extends ProcessConfig {
   proc: string;
   ids: number[];
   keys: string[];
@@ -29,17 +29,13 @@ export interface ClientConfig {
   /** Proxy ports of this process's links to each memory node, and to the master. */
   mnPorts: number[];
   masterPort: number;
-  seed: string;
-  t0: number;
   bugs: string[];
-  timeoutMs: number;
   pollMs: number;
   readRatio: number;
   /** Pause between one logical client's operations (ms); 0: none. */
   opIntervalMs: number;
   /** Bound on each logical client's operations. */
   maxOps: number;
-  traceFile: string;
   historyFile: string;
 }
 

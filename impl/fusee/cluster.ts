@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { bundle } from '../kit/bundle.ts';
 import { TraceWriter } from '../kit/recorder.ts';
 import type { LinkSpec } from '../kit/proxy.ts';
+import { steerProxy } from '../kit/proxy-steer.ts';
 import type { Child } from '../kit/supervisor.ts';
 import type { Cluster, ClusterContext, FaultRecord, Implementation, Progress, RunOptions, Target } from '../harness/types.ts';
 import { bugByName, BUGS } from './bugs.ts';
@@ -63,7 +64,6 @@ class FuseeCluster implements Cluster {
   private readonly layout: Layout;
   private nextId = 1;
   private proxyPorts: Record<string, number> = {};
-  private ack = 0;
   private readonly deadNodes = new Set<number>();
   private readonly finished: ClientProc[] = [];
 
@@ -268,33 +268,16 @@ class FuseeCluster implements Cluster {
     this.ctx.supervisor.resume(this.nameOf(target));
   }
 
-  private proxyCmd(m: Record<string, unknown>): Promise<void> {
-    const id = ++this.ack;
-    return new Promise((resolve) => {
-      const off = this.proxy.onMessage((r) => {
-        if (r.type === 'ack' && r.id === id) {
-          off();
-          resolve();
-        }
-      });
-      this.proxy.send({ ...m, id });
-      setTimeout(() => {
-        off();
-        resolve();
-      }, 2000);
-    });
-  }
-
   isolate(target: string): Promise<void> {
     if (target === 'master') {
       // the master is replicated in the paper: cut only its clients off it
-      return this.proxyCmd({ cmd: 'block', links: [...this.procs.keys()].map((p) => `${p}>master`) });
+      return steerProxy(this.proxy, { cmd: 'block', links: [...this.procs.keys()].map((p) => `${p}>master`) });
     }
-    return this.proxyCmd({ cmd: 'isolate', procs: [target] });
+    return steerProxy(this.proxy, { cmd: 'isolate', procs: [target] });
   }
 
   heal(): Promise<void> {
-    return this.proxyCmd({ cmd: 'heal' });
+    return steerProxy(this.proxy, { cmd: 'heal' });
   }
 
   degrade(f: { delayMs: number; jitterMs: number; drop: number; duplicate: number }): Promise<void> {
@@ -302,11 +285,11 @@ class FuseeCluster implements Cluster {
     // the master's links get delays and duplicates but no drops: it never crashes, so an
     // unknown outcome of its own verbs could not be explained in its trace
     const masterLinks = Object.keys(this.proxyPorts).filter((l) => l.startsWith('master>'));
-    return this.proxyCmd({ cmd: 'net', faults: f, links: clientLinks }).then(() => this.proxyCmd({ cmd: 'net', faults: { ...f, drop: 0 }, links: masterLinks }));
+    return steerProxy(this.proxy, { cmd: 'net', faults: f, links: clientLinks }).then(() => steerProxy(this.proxy, { cmd: 'net', faults: { ...f, drop: 0 }, links: masterLinks }));
   }
 
   restore(): Promise<void> {
-    return this.proxyCmd({ cmd: 'clear-net' });
+    return steerProxy(this.proxy, { cmd: 'clear-net' });
   }
 
   progress(): Progress {

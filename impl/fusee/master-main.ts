@@ -6,7 +6,7 @@
 //        {cmd: 'exit'}
 //   out: {type: 'kill-mn', mn}    a node's lease lapsed: kill it (the harness logs crashMN)
 //        {type: 'assert', ...}
-import { childRuntime } from '../kit/child.ts';
+import { childRuntime, type ProcessConfig } from '../kit/child.ts';
 import { decodeJson, encodeJson } from '../kit/json.ts';
 import { TraceWriter } from '../kit/recorder.ts';
 import { Rng } from '../kit/rng.ts';
@@ -15,18 +15,14 @@ import { MemoryClient } from '../kit/verbs.ts';
 import { Layout } from './layout.ts';
 import { Master } from './master.ts';
 
-export interface MasterConfig {
+export interface MasterConfig extends ProcessConfig {
   keys: string[];
   n: number;
   r: number;
   port: number;
-  seed: string;
-  t0: number;
   bugs: string[];
-  traceFile: string;
   mnLeaseMs: number;
   clientLeaseMs: number;
-  timeoutMs: number;
   pollMs: number;
 }
 

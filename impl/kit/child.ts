@@ -4,6 +4,17 @@
 // second line, when the process is re-parented. A paused (SIGSTOP) child cannot watch;
 // the supervisor's reaper kills those.
 
+/** What every protocol process is started with, beside its own settings. */
+export interface ProcessConfig {
+  /** The run's seed: the process's random choices follow from it. */
+  seed: string;
+  /** The run's origin on the machine's monotonic clock (ns), shared by every trace and history. */
+  t0: number;
+  traceFile: string;
+  /** How long a request may wait for its response before it is unknown. */
+  timeoutMs: number;
+}
+
 export interface ChildRuntime {
   /** Tells the parent the process is up (with what it needs: ports, ...). */
   ready(info: Record<string, unknown>): void;

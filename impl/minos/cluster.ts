@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { bundle } from '../kit/bundle.ts';
 import type { LinkSpec } from '../kit/proxy.ts';
+import { steerProxy } from '../kit/proxy-steer.ts';
 import type { Child } from '../kit/supervisor.ts';
 import { monoNs } from '../kit/verbs.ts';
 import type { Cluster, ClusterContext, CrashMarker, FaultRecord, Implementation, Progress, RunOptions, Target } from '../harness/types.ts';
@@ -74,7 +75,6 @@ class MinosCluster implements Cluster {
   private readonly asserts: string[] = [];
   private readonly marks: CrashMarker[] = [];
   private nextClient = 1;
-  private ack = 0;
   private script = '';
   private stopping = false;
 
@@ -245,37 +245,20 @@ class MinosCluster implements Cluster {
     this.ctx.supervisor.resume(target);
   }
 
-  private proxyCmd(m: Record<string, unknown>): Promise<void> {
-    const id = ++this.ack;
-    return new Promise((resolve) => {
-      const off = this.proxy.onMessage((r) => {
-        if (r.type === 'ack' && r.id === id) {
-          off();
-          resolve();
-        }
-      });
-      this.proxy.send({ ...m, id });
-      setTimeout(() => {
-        off();
-        resolve();
-      }, 2000);
-    });
-  }
-
   isolate(target: string): Promise<void> {
-    return this.proxyCmd({ cmd: 'isolate', procs: [target] });
+    return steerProxy(this.proxy, { cmd: 'isolate', procs: [target] });
   }
 
   heal(): Promise<void> {
-    return this.proxyCmd({ cmd: 'heal' });
+    return steerProxy(this.proxy, { cmd: 'heal' });
   }
 
   degrade(f: { delayMs: number; jitterMs: number; drop: number; duplicate: number }): Promise<void> {
-    return this.proxyCmd({ cmd: 'net', faults: f });
+    return steerProxy(this.proxy, { cmd: 'net', faults: f });
   }
 
   restore(): Promise<void> {
-    return this.proxyCmd({ cmd: 'clear-net' });
+    return steerProxy(this.proxy, { cmd: 'clear-net' });
   }
 
   progress(): Progress {

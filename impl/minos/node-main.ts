@@ -17,14 +17,14 @@
 //   stop              no new operations; `drained` once none is in flight
 //   exit
 
-import { childRuntime } from '../kit/child.ts';
+import { childRuntime, type ProcessConfig } from '../kit/child.ts';
 import { DurableLog } from '../kit/durable-log.ts';
 import { MessageNode, type Envelope } from '../kit/message-node.ts';
 import { HistoryWriter, TraceWriter } from '../kit/recorder.ts';
 import { Rng } from '../kit/rng.ts';
 import { MinosNode, type Model, type Msg } from './node.ts';
 
-export interface NodeConfig {
+export interface NodeConfig extends ProcessConfig {
   id: number;
   n: number;
   model: Model;
@@ -33,18 +33,14 @@ export interface NodeConfig {
   keys: string[];
   port: number;
   nvmFile: string;
-  traceFile: string;
   historyFile: string;
   /** The trace's process name (n0, n0.2 after a restart: a fresh sequence). */
   proc: string;
-  t0: number;
-  seed: string;
   readRatio: number;
   opIntervalMs: number;
   /** Scope: writes per scope before the client's [PERSIST]sc (1 to this many). */
   scopeWrites: number;
   bgFlushMs: number;
-  timeoutMs: number;
   /** Restarted after a power failure: the log loses what was not fsynced (kit durable-log.ts). */
   powerLoss: boolean;
 }
