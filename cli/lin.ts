@@ -158,7 +158,7 @@ async function linOrThrow(file: string, options: LinOptions, io: Io): Promise<nu
   } else {
     result = await checkHistory(modelName, history.operations, { timeoutMs, workers: capWorkers(options.workers, io.err), memoLimitMB });
   }
-  let outputError: OutputError | undefined;
+  let outputError: string | undefined;
   let windowsWritten = 0;
   if (options.html !== undefined) {
     try {
@@ -171,7 +171,7 @@ async function linOrThrow(file: string, options: LinOptions, io: Io): Promise<nu
       writeOutput(options.html, report.html, guard);
     } catch (e) {
       if (!(e instanceof OutputError)) throw e;
-      outputError = e;
+      outputError = e.message;
     }
   }
   const code = outputError ? EXIT.cannotCreate : EXIT_FOR[result.verdict];
@@ -185,7 +185,7 @@ async function linOrThrow(file: string, options: LinOptions, io: Io): Promise<nu
     const text = renderLinText(result, history.operations, model);
     io.out(summary(history) + text + (text.endsWith('\n') ? '' : '\n') + (hint ? `${hint}\n` : ''));
   }
-  if (outputError) io.err(`interleave: ${outputError.message}\n`);
+  if (outputError) io.err(`interleave: ${outputError}\n`);
   else if (options.html !== undefined && !options.json) io.err(`wrote the HTML report to ${options.html}${windowsWritten > 0 ? ` (and ${windowsWritten} window pages in ${windowsDir})` : ''}\n`);
   return code;
 }
