@@ -76,7 +76,7 @@ export async function workerCode(target: ExploreTarget, entry: string = WORKER):
   const viaTsx = FROM_SOURCE ? `import(${JSON.stringify(tsxApi())}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); })` : `import(${JSON.stringify(entry)})`;
   if (!target.module.startsWith('file:')) return viaTsx;
   try {
-    const entry = `import * as target from ${JSON.stringify(fileURLToPath(target.module))};\nglobalThis.interleaveTarget = target;`;
+    const shim = `import * as target from ${JSON.stringify(fileURLToPath(target.module))};\nglobalThis.interleaveTarget = target;`;
     const r = await esbuild.build({
       stdin: { contents: `import 'interleave:target';\nimport ${JSON.stringify(fileURLToPath(entry))};`, resolveDir: dirname(fileURLToPath(entry)), loader: 'js' },
       plugins: [
@@ -84,7 +84,7 @@ export async function workerCode(target: ExploreTarget, entry: string = WORKER):
           name: 'interleave',
           setup(b) {
             b.onResolve({ filter: /^interleave:target$/ }, () => ({ path: 'target', namespace: 'interleave' }));
-            b.onLoad({ filter: /.*/, namespace: 'interleave' }, () => ({ contents: entry, loader: 'js', resolveDir: dirname(fileURLToPath(target.module)) }));
+            b.onLoad({ filter: /.*/, namespace: 'interleave' }, () => ({ contents: shim, loader: 'js', resolveDir: dirname(fileURLToPath(target.module)) }));
             // An eval'd worker has no module URL of its own: each module's import.meta.url
             // becomes the URL of its file.
             b.onLoad({ filter: /\.[cm]?[jt]s$/ }, (args) => {
