@@ -22,7 +22,6 @@ import { terminalProgress, type TerminalProgress } from './progress.ts';
 import { configOf, mutantOf, resolveSpec, type ResolvedSpec } from './specs.ts';
 import { userSpecErrors, writeAfterVerdict } from './errors.ts';
 import { RedisUnavailable } from '../checkers/distributed/redis.ts';
-import { exploreThroughRedis, unavailableExit } from './distributed.ts';
 
 export interface ExploreCliOptions {
   config?: string;
@@ -148,6 +147,8 @@ export async function runExplore(specArg: string, o: ExploreCliOptions): Promise
   const runs: { config: string; result: ExploreResult }[] = [];
   const progress: TerminalProgress = terminalProgress();
   if (o.redis !== undefined) {
+    // BullMQ and ioredis are loaded only for a distributed run: every other command starts without them.
+    const { exploreThroughRedis, unavailableExit } = await import('./distributed.ts');
     try {
       await exploreThroughRedis(
         { url: o.redis, workersPerHost: o.workersPerHost ?? 1, ...(o.swarm !== undefined ? { swarmJobs: o.swarm, seed: o.seed, depth: o.maxDepth } : {}) },
@@ -259,7 +260,7 @@ export function register(program: Command): void {
       ['interleave explore shadowfax --mutant H1 --html cx.html', "a mutant at its own config; its counterexample as a page"],
       ['interleave explore ./my-spec.ts --workers 4 --json', 'a spec module of yours (interleave init writes one), on 4 threads'],
       ['interleave explore ./my-spec.ts#other --config big --all --itf cx/', 'a named export; every violated property, one ITF file each'],
-      ['interleave explore minos --config FB --redis redis://10.0.0.5:6379 --workers-per-host 2', 'BFS over this host\'s 2 workers and every `interleave worker --redis ...` elsewhere'],
+      ['interleave explore minos --config FB-synch --redis redis://10.0.0.5:6379 --workers-per-host 2', 'BFS over this host\'s 2 workers and every `interleave worker --redis ...` elsewhere'],
       ['interleave explore ./my-spec.ts --replay "read(p0);read(p1);cas(p0);cas(p1)"', 'replay a printed path (--replay "..." under a counterexample), checking every property along it'],
     ],
     exitCodes: {

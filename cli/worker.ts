@@ -7,8 +7,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { checkRedisUrl, RedisUnavailable, RedisUrlError } from '../checkers/distributed/redis.ts';
-import { unavailableExit } from './distributed.ts';
-import { startWorker } from '../checkers/distributed/worker.ts';
 import { EXIT, UsageError } from './exit.ts';
 import { integer } from './flags.ts';
 import { withHelp } from './help.ts';
@@ -72,6 +70,8 @@ export async function runWorker(o: WorkerCliOptions): Promise<number> {
     return codes.includes(EXIT.unavailable) ? EXIT.unavailable : EXIT.holds;
   }
   try {
+    // BullMQ is loaded here, not at the CLI's start: commands without --redis never pay for it.
+    const { startWorker } = await import('../checkers/distributed/worker.ts');
     const w = await startWorker(url, o.verbose ? { log: (s) => void process.stderr.write(s) } : {});
     const stop = () => void w.close();
     process.once('SIGINT', stop);
@@ -79,7 +79,7 @@ export async function runWorker(o: WorkerCliOptions): Promise<number> {
     await w.done;
     return EXIT.holds;
   } catch (e) {
-    if (e instanceof RedisUnavailable) return unavailableExit(e, (s) => void process.stderr.write(s));
+    if (e instanceof RedisUnavailable) return (await import('./distributed.ts')).unavailableExit(e, (s) => void process.stderr.write(s));
     throw e;
   } finally {
     // BullMQ and ioredis may keep a socket or a reconnect timer after close: a stopped
@@ -101,7 +101,7 @@ export function register(program: Command): void {
   withHelp(command, {
     examples: [
       ['interleave worker --redis redis://10.0.0.5:6379 --workers-per-host 8', 'on each host: 8 worker processes'],
-      ['interleave explore minos --config FB --redis redis://10.0.0.5:6379 --workers-per-host 2', 'on one host: the run, with 2 workers of its own'],
+      ['interleave explore minos --config FB-synch --redis redis://10.0.0.5:6379 --workers-per-host 2', 'on one host: the run, with 2 workers of its own'],
     ],
     exitCodes: { 0: 'stopped (SIGINT or SIGTERM)', 69: 'Redis cannot be reached, or the connection was lost' }
   });

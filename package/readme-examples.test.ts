@@ -102,7 +102,7 @@ describe('the command lines of the READMEs and of --help exist', () => {
   const lines = commandLines();
   it('finds them', () => {
     expect(lines.length).toBeGreaterThan(20);
-    expect(new Set(lines.map((l) => l.argv[0]))).toEqual(new Set(['check', 'explore', 'mutants', 'lin', 'list', 'run', 'init', 'validate', 'serve']));
+    expect(new Set(lines.map((l) => l.argv[0]))).toEqual(new Set(['check', 'explore', 'mutants', 'lin', 'list', 'run', 'init', 'validate', 'serve', 'worker']));
   });
   it('every one names a command, its flags and bundled names that exist', () => {
     expect(lines.map((l) => ({ where: l.where, line: l.argv.join(' '), problems: problems(l) })).filter((l) => l.problems.length > 0)).toEqual([]);
