@@ -12,7 +12,6 @@ import { renderLinText } from '../checkers/report/lin-text.ts';
 import { FORMATS, importHistoryFile, ReadTimeout, type Format, type ImportedHistory } from '../traces/index.ts';
 import { withErrors, writeAfterVerdict } from './errors.ts';
 import { RedisUnavailable } from '../checkers/distributed/redis.ts';
-import { linThroughRedis, unavailableExit } from './distributed.ts';
 import { EXIT, UsageError } from './exit.ts';
 import { capWorkers, integer, seconds, workers } from './flags.ts';
 import { JSON_HELP, withHelp } from './help.ts';
@@ -149,6 +148,7 @@ async function linOrThrow(file: string, options: LinOptions, io: Io): Promise<nu
   const timeoutMs = deadline === undefined ? undefined : Math.max(0, deadline - Date.now());
   let result: LinResult;
   if (options.redis !== undefined) {
+    const { linThroughRedis, unavailableExit } = await import('./distributed.ts');
     try {
       result = await linThroughRedis(modelName, history.operations, { timeoutMs, memoLimitMB }, options.redis, options.workersPerHost ?? 1);
     } catch (e) {

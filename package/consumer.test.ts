@@ -45,16 +45,22 @@ function writeProject(tarball: string): void {
   const repo = (JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dependencies?: Record<string, string>; optionalDependencies?: Record<string, string>; version: string }> }).packages;
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string; license: string; dependencies: Record<string, string>; bin: Record<string, string>; engines: Record<string, string> };
   const packages: Record<string, unknown> = {};
-  const add = (name: string) => {
-    const key = `node_modules/${name}`;
+  // Node's lookup: the nearest node_modules folder, from the dependent's own outwards, that holds the name.
+  const resolve = (from: string, name: string): string => {
+    for (let dir = from; dir !== ''; dir = dir.includes('/node_modules/') ? dir.slice(0, dir.lastIndexOf('/node_modules/')) : '') {
+      if (repo[`${dir}/node_modules/${name}`]) return `${dir}/node_modules/${name}`;
+    }
+    return `node_modules/${name}`;
+  };
+  const add = (key: string) => {
     if (packages[key]) return;
     const entry = repo[key];
-    if (!entry) throw new Error(`${name} is not in package-lock.json`);
+    if (!entry) throw new Error(`${key} is not in package-lock.json`);
     packages[key] = entry;
-    for (const d of Object.keys({ ...entry.dependencies, ...entry.optionalDependencies })) add(d);
+    for (const d of Object.keys({ ...entry.dependencies, ...entry.optionalDependencies })) add(resolve(key, d));
   };
-  for (const d of Object.keys(pkg.dependencies)) add(d);
-  add('@types/node');
+  for (const d of Object.keys(pkg.dependencies)) add(`node_modules/${d}`);
+  add('node_modules/@types/node');
   const integrity = `sha512-${createHash('sha512').update(readFileSync(join(scratch, tarball))).digest('base64')}`;
   packages['node_modules/interleave'] = { version: pkg.version, resolved: `file:${tarball}`, integrity, license: pkg.license, dependencies: pkg.dependencies, bin: pkg.bin, engines: pkg.engines };
   const dependencies = { interleave: `file:${tarball}`, '@types/node': repo['node_modules/@types/node']!.version };
@@ -95,7 +101,7 @@ describe('the packed package', () => {
     expect(files.filter((f) => /\.test\.|fixtures\/|in-process|browser|testdata-loader|brute-force|consumer/.test(f))).toEqual([]);
     expect(files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([]);
     const manifest = JSON.parse(readFileSync(join(scratch, 'node_modules', 'interleave', 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
-    expect(Object.keys(manifest.dependencies).sort()).toEqual(['commander', 'esbuild', 'zod']);
+    expect(Object.keys(manifest.dependencies).sort()).toEqual(['bullmq', 'commander', 'esbuild', 'ioredis', 'zod']);
     expect(existsSync(join(scratch, 'node_modules', 'tsx'))).toBe(false);
   }, 300_000);
 

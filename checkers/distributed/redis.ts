@@ -4,7 +4,8 @@
 // BullMQ queues (one per run); everything else is plain Redis data under the run's prefix.
 
 import { randomBytes } from 'node:crypto';
-import { Redis, type RedisOptions } from 'ioredis';
+// ioredis is loaded on the first connection: commands without --redis never pay for it.
+import type { Redis, RedisOptions } from 'ioredis';
 
 /** Redis cannot be reached, or the connection was lost mid-run: no verdict (exit 69). */
 export class RedisUnavailable extends Error {
@@ -53,6 +54,7 @@ export async function connect(url: string, o: { blocking?: boolean } = {}): Prom
     enableOfflineQueue: true,
     retryStrategy: (times) => (times > RETRIES ? null : 200 * times),
   };
+  const { Redis } = await import('ioredis');
   const redis = new Redis(url, options);
   let last: unknown;
   redis.on('error', (e) => {
