@@ -103,8 +103,10 @@ export async function workerCode(target: ExploreTarget, entry: string = WORKER):
       logLevel: 'silent',
     });
     const code = r.outputFiles[0].text;
-    // Any other use of import.meta would describe the bundle, not the module.
-    return code.includes('import.meta') ? viaTsx : code;
+    // Any other use of import.meta would describe the bundle, not the module; a CommonJS
+    // package bundled as ESM (esbuild itself, under the pool's worker) cannot require Node's
+    // built-ins from an eval'd worker. Either way the module is loaded as it is instead.
+    return code.includes('import.meta') || code.includes('Dynamic require of') ? viaTsx : code;
   } catch {
     return viaTsx;
   }
