@@ -9,6 +9,7 @@ import { bundle } from '../kit/bundle.ts';
 import { TraceWriter } from '../kit/recorder.ts';
 import type { LinkSpec } from '../kit/proxy.ts';
 import { steerProxy } from '../kit/proxy-steer.ts';
+import { drainProcesses, type Stuck } from '../kit/drain.ts';
 import type { Child } from '../kit/supervisor.ts';
 import type { Cluster, ClusterContext, FaultRecord, Implementation, Progress, RunOptions, Target } from '../harness/types.ts';
 import { bugByName, BUGS } from './bugs.ts';
@@ -309,16 +310,8 @@ class FuseeCluster implements Cluster {
     return [...this.asserts];
   }
 
-  async drain(drainMs: number): Promise<{ stuck: { proc: string; client: number; ms: number }[] }> {
-    const live = [...this.procs.values()].filter((p) => p.child?.alive);
-    for (const p of live) p.child!.send({ cmd: 'stop' });
-    const until = Date.now() + drainMs;
-    while (Date.now() < until && live.some((p) => p.child?.alive && !p.drained)) await new Promise((r) => setTimeout(r, 50));
-    // what is still in flight is stuck (progress reports every 0.5 s: wait for a fresh one)
-    await new Promise((r) => setTimeout(r, 600));
-    const stuck: { proc: string; client: number; ms: number }[] = [];
-    for (const p of live) if (p.child?.alive && !p.drained) for (const f of p.progress.inflight) stuck.push({ proc: p.child.name, client: f.id, ms: f.ms });
-    return { stuck };
+  drain(drainMs: number): Promise<{ stuck: Stuck[] }> {
+    return drainProcesses(this.procs.values(), drainMs);
   }
 
   async stop(): Promise<void> {

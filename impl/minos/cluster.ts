@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { bundle } from '../kit/bundle.ts';
 import type { LinkSpec } from '../kit/proxy.ts';
 import { steerProxy } from '../kit/proxy-steer.ts';
+import { drainProcesses, type Stuck } from '../kit/drain.ts';
 import type { Child } from '../kit/supervisor.ts';
 import { monoNs } from '../kit/verbs.ts';
 import type { Cluster, ClusterContext, CrashMarker, FaultRecord, Implementation, Progress, RunOptions, Target } from '../harness/types.ts';
@@ -274,16 +275,9 @@ class MinosCluster implements Cluster {
     return [...this.asserts];
   }
 
-  async drain(drainMs: number): Promise<{ stuck: { proc: string; client: number; ms: number }[] }> {
+  drain(drainMs: number): Promise<{ stuck: Stuck[] }> {
     this.stopping = true;
-    const live = this.nodes.filter((p) => p.child?.alive);
-    for (const p of live) p.child!.send({ cmd: 'stop' });
-    const until = Date.now() + drainMs;
-    while (Date.now() < until && live.some((p) => p.child?.alive && !p.drained)) await new Promise((r) => setTimeout(r, 50));
-    await new Promise((r) => setTimeout(r, 600));
-    const stuck: { proc: string; client: number; ms: number }[] = [];
-    for (const p of live) if (p.child?.alive && !p.drained) for (const f of p.progress.inflight) stuck.push({ proc: p.child.name, client: f.id, ms: f.ms });
-    return { stuck };
+    return drainProcesses(this.nodes, drainMs);
   }
 
   async stop(): Promise<void> {
