@@ -1,5 +1,33 @@
+import { relative } from 'node:path';
 import { defaultServerConditions } from 'vite';
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+
+// The longest files, longest first (a quiet 2-core run): with two workers the suite ends
+// when its last file does, so these must not start last. Without this list a fresh
+// checkout (no vitest cache) orders files by size, and cli/run.test.ts, short but mostly
+// 10 s runs on real processes, would start near the end.
+const LONGEST = [
+  'cli/run.test.ts',
+  'package/consumer.test.ts',
+  'specs/swarm/swarm.test.ts',
+  'specs/rowan/rowan.test.ts',
+  'specs/fusee/fusee.test.ts',
+  'specs/shadowfax/shadowfax.test.ts',
+  'specs/minos/minos.test.ts',
+  'impl/minos/runs.test.ts',
+  'cli/distributed.test.ts',
+];
+
+class LongestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const rank = (f: TestSpecification) => {
+      const i = LONGEST.indexOf(relative(f.project.config.root, f.moduleId));
+      return i < 0 ? LONGEST.length : i;
+    };
+    return (await super.sort(files)).map((f, i) => ({ f, i })).sort((a, b) => rank(a.f) - rank(b.f) || a.i - b.i).map(({ f }) => f);
+  }
+}
 
 export default defineConfig({
   // `import 'interleave/...'` (README examples, testing/examples) resolves to the sources in
@@ -11,5 +39,9 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // Two files at a time on the 2-core CI machine (vitest's default is one fewer worker
+    // than cores): much of the suite waits on real processes, real time and Chromium.
+    maxWorkers: 2,
+    sequence: { sequencer: LongestFirst },
   },
 });

@@ -9,7 +9,7 @@ import { ARTIFACTS, browserAvailable, launch, openReport } from '../checkers/rep
 const root = resolve(import.meta.dirname, '..');
 const cli = (...args: string[]) => {
   try {
-    return { code: 0, out: execFileSync('npx', ['tsx', 'cli/main.ts', ...args], { cwd: root, encoding: 'utf8', stdio: 'pipe' }) };
+    return { code: 0, out: execFileSync(process.execPath, ['bin/interleave.js', ...args], { cwd: root, encoding: 'utf8', stdio: 'pipe' }) };
   } catch (e) {
     const err = e as { status: number; stdout: string; stderr: string };
     return { code: err.status, out: err.stdout + err.stderr };

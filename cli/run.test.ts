@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -11,6 +11,7 @@ import { DescendantWatch, isHelper } from '../impl/kit/proc-check.ts';
 import { importHistoryText } from '../traces/index.ts';
 import { TraceEvent, TraceHeader } from '../traces/protocol-trace.ts';
 import { EXIT } from './exit.ts';
+import { runInProcess } from './in-process.ts';
 import { runRun, type RunCliOptions } from './run.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'run-'));
@@ -56,11 +57,12 @@ describe('interleave run: bad usage', () => {
     expect(r.err).toMatch(/--replicas must be between 1 and --nodes \(3\)/);
   });
 
-  it('refuses bad numbers on the command line (exit 64)', () => {
-    const main = fileURLToPath(new URL('./main.ts', import.meta.url));
+  it('refuses bad numbers on the command line (exit 64)', async () => {
+    // the command's parsing and error handling, in this process (a process of its own
+    // costs a tsx start each; cli/hardening.test.ts spawns the real command)
     for (const bad of [['--clients', '0'], ['--duration', 'x'], ['--read-ratio', '2']]) {
-      const p = spawnSync(process.execPath, ['--import', 'tsx', main, 'run', 'fusee', ...bad], { encoding: 'utf8' });
-      expect(p.status).toBe(EXIT.usage);
+      const p = await runInProcess('run', 'fusee', ...bad);
+      expect(p.code).toBe(EXIT.usage);
       expect(p.stderr).toMatch(/expected/);
     }
   });

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { simulateToDir } from '../specs/fusee/simulate.ts';
+import { runInProcess } from './in-process.ts';
 import { runValidate } from './validate.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'interleave-validate-'));
@@ -53,18 +54,20 @@ describe('interleave validate (spawned)', () => {
     writeFileSync(malformed[0], `${readFileSync(malformed[0], 'utf8')}{"proc": \n`);
     const html = join(dir, 'exists.html');
     writeFileSync(html, 'mine');
-    const [valid, invalid, inconclusive, unknown, noMapping, badConfig, badInput, missing, cannotCreate, overInput] = await Promise.all([
+    // One real process per exit code (each costs a tsx start); the other cases of a code
+    // run through the same command in this process.
+    const [valid, invalid, inconclusive, unknown, badInput, cannotCreate] = await Promise.all([
       cli('fusee', ...good),
       cli('fusee', ...bad),
       cli('fusee', ...good, '--exhaustive', '--max-frontier', '1'),
       cli('nope', ...good),
-      cli('swarm', ...good),
-      cli('fusee', ...good, '--config', 'sideways'),
       cli('fusee', ...malformed),
-      cli('fusee', join(dir, 'no-such.jsonl')),
       cli('fusee', ...good, '--html', html),
-      cli('fusee', ...good, '--html', good[0], '--force'),
     ]);
+    const noMapping = await runInProcess('validate', 'swarm', ...good);
+    const badConfig = await runInProcess('validate', 'fusee', ...good, '--config', 'sideways');
+    const missing = await runInProcess('validate', 'fusee', join(dir, 'no-such.jsonl'));
+    const overInput = await runInProcess('validate', 'fusee', ...good, '--html', good[0], '--force');
     expect([valid.code, valid.stdout]).toEqual([0, expect.stringContaining('VALID: a behaviour of the spec matches the trace')]);
     expect([invalid.code, invalid.stdout]).toEqual([1, expect.stringMatching(/INVALID[\s\S]*could not match: c0 #\d+ readPrimary[\s\S]*args\.result = \d+, but mn\d\/k\d's value/)]);
     expect([inconclusive.code, inconclusive.stdout]).toEqual([2, expect.stringContaining('INCONCLUSIVE: the search stopped at the frontier bound')]);
