@@ -96,7 +96,7 @@ describe('shadowfax', () => {
   it('keeps the state discipline: no step changes in place what the copy shares', () => {
     const runs = [...spec.configs.map((c) => [c.name, undefined] as const), ['B0-batch', 'M18'], ['B0', 'M20'], ['B3', 'M21b'], ['B3', 'M24'], ['B1', 'M11'], ['B2', 'M27']] as const;
     for (const [name, variant] of runs) {
-      const r = exploreSync(freezing(spec.build(config(name), variant)), { strategy: 'simulate', simulate: { runs: 40, depth: 60, seed: 7 }, linearizability: 'off' });
+      const r = exploreSync(freezing(spec.build(config(name), variant)), { strategy: 'simulate', simulate: { runs: 25, depth: 60, seed: 7 }, linearizability: 'off' });
       expect(r.depth, `${name} ${variant ?? ''}`).toBeGreaterThan(10);
     }
   });

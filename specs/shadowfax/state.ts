@@ -239,27 +239,56 @@ export interface ShadowfaxAction extends StepAction {
 // ---- the one copy next() makes ----
 // Log items, messages, batches, snapshots, pended and pending entries, rangesAt tuples and
 // ghost tuples are replaced, never changed in place, so the copy shares them; arrays that
-// steps push to, splice or reverse are sliced; records whose fields steps set are spread.
+// steps push to, splice or reverse are sliced; records whose fields steps set are rebuilt
+// as literals naming every field (the engine encodes keys sorted: field order is free).
 
-const copySession = (x: Session): Session => ({ ...x, inflight: x.inflight.slice(), behind: x.behind.slice(), buffer: x.buffer.slice() });
+const slice = <T>(xs: readonly T[]): T[] => xs.slice();
 
-const copyClient = (cl: Client): Client => ({ ...cl, owner: cl.owner.slice(), views: cl.views.slice(), sessions: copyEach(cl.sessions, copySession) });
+function copySession(x: Session): Session {
+  return { view: x.view, ranges: x.ranges, inflight: x.inflight.slice(), rejectFrom: x.rejectFrom, behind: x.behind.slice(), lastDone: x.lastDone, buffer: x.buffer.slice() };
+}
 
-const copyThread = (th: SourceThread): SourceThread => ({ ...th });
+function copyClient(cl: Client): Client {
+  return { owner: cl.owner.slice(), views: cl.views.slice(), sessions: copyEach(cl.sessions, copySession), next: cl.next };
+}
 
-const copyChannels = <M>(perClient: M[][][]): M[][][] => perClient.map((perServer) => perServer.map((q) => q.slice()));
+const copyThread = (th: SourceThread): SourceThread => ({ view: th.view, phase: th.phase });
+
+function copySource(src: Source): Source {
+  return {
+    phase: src.phase,
+    threads: copyEach(src.threads, copyThread),
+    log: src.log.slice(),
+    head: src.head,
+    flushed: src.flushed,
+    begin: src.begin,
+    compaction: src.compaction,
+    tailStart: src.tailStart,
+    claimed: src.claimed,
+    batchesSent: src.batchesSent,
+    batchesAcked: src.batchesAcked,
+    earlySamples: src.earlySamples,
+    pendingIO: src.pendingIO.slice(),
+    copying: src.copying.slice(),
+  };
+}
+
+function copyMeta(meta: Meta): Meta {
+  const dep = meta.dep && { srcDone: meta.dep.srcDone, tgtDone: meta.dep.tgtDone, cancelled: meta.dep.cancelled };
+  return { owner: meta.owner.slice(), view: meta.view.slice(), rangesAt: meta.rangesAt.slice(), dep };
+}
 
 export function copy(s: State): State {
-  const { meta, src, tgt } = s;
+  const tgt = s.tgt;
   return {
-    meta: { ...meta, owner: meta.owner.slice(), view: meta.view.slice(), rangesAt: meta.rangesAt.slice(), dep: meta.dep && { ...meta.dep } },
-    src: { ...src, threads: copyEach(src.threads, copyThread), log: src.log.slice(), pendingIO: src.pendingIO.slice(), copying: src.copying.slice() },
-    tgt: { ...tgt, log: tgt.log.slice(), pended: tgt.pended.slice() },
+    meta: copyMeta(s.meta),
+    src: copySource(s.src),
+    tgt: { phase: tgt.phase, view: tgt.view, log: tgt.log.slice(), tailStart: tgt.tailStart, pended: tgt.pended.slice() },
     clients: copyEach(s.clients, copyClient),
-    req: copyChannels(s.req),
-    resp: copyChannels(s.resp),
+    req: s.req.map((perServer) => perServer.map(slice)),
+    resp: s.resp.map((perServer) => perServer.map(slice)),
     ctrl: s.ctrl.slice(),
-    data: s.data.map((ch) => ch.slice()),
+    data: s.data.map(slice),
     compacted: s.compacted.slice(),
     migrations: s.migrations,
     swapped: s.swapped,
@@ -270,7 +299,7 @@ export function copy(s: State): State {
     broken: s.broken.slice(),
     up: s.up.slice(),
     crashesLeft: s.crashesLeft,
-    execd: s.execd.map((x) => x.slice()),
+    execd: s.execd.map(slice),
     pre: s.pre.slice(),
     post: s.post.slice(),
     applied: s.applied.slice(),
@@ -278,3 +307,4 @@ export function copy(s: State): State {
     deciding: s.deciding,
   };
 }
+
