@@ -32,8 +32,12 @@ export interface ClientOps<S, A extends Action> {
   crashed?(before: S, a: A): number | null;
   /** Whether client c has a recorded operation pending in s. */
   pending(s: S, c: number): boolean;
-  /** What client c's operation that just completed in `after` returned. */
-  output(after: S, c: number): unknown;
+  /**
+   * What client c's operation that just completed in `after` returned. The step's `before`
+   * and action are given too, for specs whose answer is in the message the step delivers
+   * rather than in the state.
+   */
+  output(after: S, c: number, before: S, a: A): unknown;
 }
 
 /**
@@ -56,7 +60,7 @@ export function clientHistory<S, A extends Action>(ops: ClientOps<S, A>): Histor
       }
       for (let c = 0; c < ops.clients; c++) {
         if (!(ops.pending(before, c) || inv?.client === c) || ops.pending(after, c)) continue;
-        out.push({ kind: 'return', client: c, output: ops.output(after, c) });
+        out.push({ kind: 'return', client: c, output: ops.output(after, c, before, a) });
       }
       return out;
     },

@@ -5,7 +5,7 @@ import { NO_FAULTS, applyFault, faultChoices, isDown, isSuspected } from './faul
 import { clientHistory, register, registerOp } from './history.ts';
 import { answer, channels, consume, deliveries, distinct, enqueue, remap, send, take, type Msg } from './network.ts';
 import { linInit, linInvoke, linReturn } from './register-ghost.ts';
-import { addSorted, produce, removeSorted } from './state.ts';
+import { addSorted, freezing, produce, removeSorted } from './state.ts';
 import { runLocal, tableMachine, type ActionTable, type LocalStep, type StepAction } from './table.ts';
 import { variants } from './variants.ts';
 
@@ -43,6 +43,22 @@ describe('kit/table', () => {
     expect(t.x).toEqual([1, 2]);
     expect(s.x).toEqual([0, 2]);
     expect(() => m.next(s, { label: '?', step: 'nope' as 'inc', p: 0 })).toThrow('no step "nope"');
+  });
+  it('enumerates a group\'s steps member by member, between the actor\'s other steps', () => {
+    interface G extends StepAction { step: 'first' | 'send' | 'recv' | 'last'; p: number; m?: number }
+    const push = (step: G['step']) => (_s: S, p: number, m: number, out: G[]) => void out.push({ label: `${step}(${p},${m})`, step, p, m });
+    const grouped: ActionTable<S, G> = {
+      actors: (s) => s.x.length,
+      perActor: [
+        { name: 'first', cites: '', enabled: (_s, p, out) => void out.push({ label: `first(${p})`, step: 'first', p }), effect: () => {} },
+        { members: () => 2, steps: [{ name: 'send', cites: '', enabled: push('send'), effect: () => {} }, { name: 'recv', cites: '', enabled: push('recv'), effect: (d, a) => { d.x[a.p] = a.m!; } }] },
+        { name: 'last', cites: '', enabled: (_s, p, out) => void out.push({ label: `last(${p})`, step: 'last', p }), effect: () => {} },
+      ],
+      global: [],
+    };
+    const g = tableMachine(grouped, (s) => ({ x: s.x.slice() }));
+    expect(g.actions({ x: [0] }).map((a) => a.label)).toEqual(['first(0)', 'send(0,0)', 'recv(0,0)', 'send(0,1)', 'recv(0,1)', 'last(0)']);
+    expect(g.next({ x: [0] }, { label: 'recv(0,1)', step: 'recv', p: 0, m: 1 }).x).toEqual([1]);
   });
   it('runs local steps to a fixpoint, and reports steps that never settle', () => {
     const steps: LocalStep<S>[] = [
@@ -121,6 +137,22 @@ describe('kit/state', () => {
     const same = [1, 3];
     expect(addSorted(same, 3)).toBe(same);
     expect(removeSorted([1, 2, 3], 2)).toEqual([1, 3]);
+  });
+  it('freezing: a step that changes a part its copy shares throws; one that copies it does not', () => {
+    type St = { xs: number[]; shared: number[] };
+    const m = (copyShared: boolean): Machine<St, { label: string }> => ({
+      init: () => [{ xs: [0], shared: [0] }],
+      actions: (s) => (s.xs.length < 3 ? [{ label: 'push' }] : []),
+      next: (s, _a) => {
+        const d = { xs: s.xs.slice(), shared: copyShared ? s.shared.slice() : s.shared };
+        d.xs.push(1);
+        d.shared.push(1);
+        return d;
+      },
+      invariants: {},
+    });
+    expect(exploreSync(freezing(m(true))).states).toBe(3);
+    expect(() => exploreSync(freezing(m(false)))).toThrow(TypeError);
   });
 });
 

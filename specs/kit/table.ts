@@ -6,7 +6,8 @@
 //
 // Enumeration order is part of a spec's meaning for a breadth-first search (which
 // counterexample of a given length is found first), so it is fixed: per actor, that
-// actor's steps in table order; then the global steps in table order.
+// actor's steps in table order (a group's steps member by member: a client thread's steps
+// per session); then the global steps in table order.
 
 import type { Action } from '../../checkers/explore/types.ts';
 
@@ -34,11 +35,28 @@ export interface GlobalStep<S, A extends StepAction> extends StepBase<S, A> {
   readonly enabled: (s: S, out: A[]) => void;
 }
 
+/** A step an actor takes towards one member of a group (a client thread's session to each server). */
+export interface MemberStep<S, A extends StepAction> extends StepBase<S, A> {
+  readonly enabled: (s: S, actor: number, member: number, out: A[]) => void;
+}
+
+/**
+ * Steps an actor takes once per member of a group, in member order and, per member, in
+ * table order: for a client thread with a session per server, each session's send, the
+ * server's receipt and the answer back, session by session.
+ */
+export interface ActorStepGroup<S, A extends StepAction> {
+  readonly members: (s: S, actor: number) => number;
+  readonly steps: readonly MemberStep<S, A>[];
+}
+
 export interface ActionTable<S, A extends StepAction> {
   actors: (s: S) => number;
-  perActor: readonly ActorStep<S, A>[];
+  perActor: readonly (ActorStep<S, A> | ActorStepGroup<S, A>)[];
   global: readonly GlobalStep<S, A>[];
 }
+
+const isGroup = <S, A extends StepAction>(st: ActorStep<S, A> | ActorStepGroup<S, A>): st is ActorStepGroup<S, A> => 'steps' in st;
 
 export interface TableMachine<S, A extends StepAction> {
   actions(s: S): A[];
@@ -51,7 +69,8 @@ export interface TableMachine<S, A extends StepAction> {
  */
 export function tableMachine<S, A extends StepAction>(table: ActionTable<S, A>, copy: (s: S) => S, after?: (d: S, a: A) => void): TableMachine<S, A> {
   const effects = new Map<string, (d: S, a: A) => void>();
-  for (const st of [...table.perActor, ...table.global]) {
+  const steps: StepBase<S, A>[] = [...table.perActor.flatMap((st): readonly StepBase<S, A>[] => (isGroup(st) ? st.steps : [st])), ...table.global];
+  for (const st of steps) {
     if (effects.has(st.name)) throw new Error(`action table: step "${st.name}" listed twice`);
     effects.set(st.name, st.effect);
   }
@@ -59,7 +78,12 @@ export function tableMachine<S, A extends StepAction>(table: ActionTable<S, A>, 
     actions(s) {
       const out: A[] = [];
       const n = table.actors(s);
-      for (let p = 0; p < n; p++) for (const st of table.perActor) st.enabled(s, p, out);
+      for (let p = 0; p < n; p++) {
+        for (const st of table.perActor) {
+          if (!isGroup(st)) st.enabled(s, p, out);
+          else for (let m = 0, k = st.members(s, p); m < k; m++) for (const sub of st.steps) sub.enabled(s, p, m, out);
+        }
+      }
       for (const st of table.global) st.enabled(s, out);
       return out;
     },

@@ -1,6 +1,10 @@
+import { copyEach } from '../kit/state.ts';
+import type { StepAction } from '../kit/table.ts';
+
 // The state of the Shadowfax model: two servers (source S, target T), the metadata store,
 // client threads with one session per server, FIFO channels, and ghost state for the
-// invariants. Plain data only, so states hash and diff as they are.
+// invariants; the actions; and the one copy next() makes (specs/kit/state.ts: copy what
+// steps change in place, share the rest). Plain data only, so states hash and diff as they are.
 //
 // Indices S and T name the servers in their roles in the current migration. On the return
 // trip of config B4 the roles swap (`swapped`): index S is then the source, physically T,
@@ -194,3 +198,113 @@ export interface State {
   /** M21b only: a recovery that has read the flags but not yet acted on them. */
   deciding: null | { server: number; cancel: boolean };
 }
+
+/** A client operation of the scripts, resolved: its client thread, kind, key index and argument. */
+export interface Op {
+  c: number;
+  f: OpKind;
+  k: number;
+  arg: number;
+}
+
+/** What a lookup of a key finds in a log, newest first (§1.6, §2.9). */
+export type Lookup = { kind: 'rec'; v: number | null; addr: number } | { kind: 'indir'; addr: number; outOfRange: boolean } | { kind: 'absent' };
+
+export type Step =
+  | 'issue' | 'clientSend' | 'serverRecvBatch' | 'serverRecvBatchSplit' | 'clientRecv' | 'handleViewChange'
+  | 'crash' | 'recover' | 'recoverReadFlags' | 'recoverAct' | 'suspectCrashed'
+  | 'srcCheckpoint' | 'srcSetFlag' | 'tgtCheckpoint' | 'tgtSetFlag' | 'clusterGC'
+  | 'migrate' | 'threadRefresh' | 'srcAdvance' | 'sendChunk' | 'serverCompleteIO' | 'installSampleCopy'
+  | 'tgtRecvControl' | 'tgtRecvData' | 'tgtRetryPended' | 'tgtFetchIndirection'
+  | 'compact' | 'truncate' | 'ownerRecvCompacted' | 'evict' | 'flush';
+
+export interface ShadowfaxAction extends StepAction {
+  step: Step;
+  /** client thread */
+  c?: number;
+  /** server (index: its role in the current migration) */
+  s?: number;
+  /** source thread */
+  t?: number;
+  /** bucket entry */
+  e?: number;
+  /** index into a list of the state (pendingIO, copying, pended) */
+  i?: number;
+  /** key */
+  k?: number;
+  /** Enabled on B4's return trip, where the roles are swapped (fairness names the physical threads). */
+  swapped?: boolean;
+}
+
+// ---- the one copy next() makes ----
+// Log items, messages, batches, snapshots, pended and pending entries, rangesAt tuples and
+// ghost tuples are replaced, never changed in place, so the copy shares them; arrays that
+// steps push to, splice or reverse are sliced; records whose fields steps set are rebuilt
+// as literals naming every field (the engine encodes keys sorted: field order is free).
+
+const slice = <T>(xs: readonly T[]): T[] => xs.slice();
+
+function copySession(x: Session): Session {
+  return { view: x.view, ranges: x.ranges, inflight: x.inflight.slice(), rejectFrom: x.rejectFrom, behind: x.behind.slice(), lastDone: x.lastDone, buffer: x.buffer.slice() };
+}
+
+function copyClient(cl: Client): Client {
+  return { owner: cl.owner.slice(), views: cl.views.slice(), sessions: copyEach(cl.sessions, copySession), next: cl.next };
+}
+
+const copyThread = (th: SourceThread): SourceThread => ({ view: th.view, phase: th.phase });
+
+function copySource(src: Source): Source {
+  return {
+    phase: src.phase,
+    threads: copyEach(src.threads, copyThread),
+    log: src.log.slice(),
+    head: src.head,
+    flushed: src.flushed,
+    begin: src.begin,
+    compaction: src.compaction,
+    tailStart: src.tailStart,
+    claimed: src.claimed,
+    batchesSent: src.batchesSent,
+    batchesAcked: src.batchesAcked,
+    earlySamples: src.earlySamples,
+    pendingIO: src.pendingIO.slice(),
+    copying: src.copying.slice(),
+  };
+}
+
+function copyMeta(meta: Meta): Meta {
+  const dep = meta.dep && { srcDone: meta.dep.srcDone, tgtDone: meta.dep.tgtDone, cancelled: meta.dep.cancelled };
+  return { owner: meta.owner.slice(), view: meta.view.slice(), rangesAt: meta.rangesAt.slice(), dep };
+}
+
+export function copy(s: State): State {
+  const tgt = s.tgt;
+  return {
+    meta: copyMeta(s.meta),
+    src: copySource(s.src),
+    tgt: { phase: tgt.phase, view: tgt.view, log: tgt.log.slice(), tailStart: tgt.tailStart, pended: tgt.pended.slice() },
+    clients: copyEach(s.clients, copyClient),
+    req: s.req.map((perServer) => perServer.map(slice)),
+    resp: s.resp.map((perServer) => perServer.map(slice)),
+    ctrl: s.ctrl.slice(),
+    data: s.data.map(slice),
+    compacted: s.compacted.slice(),
+    migrations: s.migrations,
+    swapped: s.swapped,
+    A: s.A.slice(),
+    execs: s.execs.slice(),
+    status: s.status.slice(),
+    sentTag: s.sentTag.slice(),
+    broken: s.broken.slice(),
+    up: s.up.slice(),
+    crashesLeft: s.crashesLeft,
+    execd: s.execd.map(slice),
+    pre: s.pre.slice(),
+    post: s.post.slice(),
+    applied: s.applied.slice(),
+    gone: s.gone,
+    deciding: s.deciding,
+  };
+}
+

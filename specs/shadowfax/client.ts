@@ -1,0 +1,139 @@
+// The client library (§3): a client thread routes each op by its cached ownership map into
+// the session of the owner (§3.1), batches and tags it with the session's view, and on a
+// rejection refreshes the map and reissues from the earliest rejected op (L156-158).
+
+import type { ActorStep, MemberStep } from '../kit/table.ts';
+import { breakInv, describeOp, rangeBit, rangeOf, rangesOf, serverName, type Cx } from './context.ts';
+import type { Client, ShadowfaxAction, State } from './state.ts';
+
+type Actor = ActorStep<State, ShadowfaxAction>;
+type Member = MemberStep<State, ShadowfaxAction>;
+
+/** Route an op by the cached mapping into its session (§3.1); with batch size 1, send it. */
+export function send(cx: Cx, s: State, c: number, o: number): void {
+  const cl = s.clients[c];
+  const srv = cl.owner[rangeBit(rangeOf(cx, cx.ops[o].k))];
+  cl.sessions[srv].inflight.push(o);
+  cl.sessions[srv].buffer.push(o);
+  if (cx.batchSize === 1) cutBatch(cx, s, c, srv);
+}
+
+/** ClientSend (§6.2): cut a batch from the session's buffer, tagged with the session's view. */
+function cutBatch(cx: Cx, s: State, c: number, srv: number): void {
+  const session = s.clients[c].sessions[srv];
+  const batch = session.buffer.splice(0, cx.batchSize);
+  const written = s.meta.rangesAt.filter(([sv, v]) => sv === srv && v === session.view).map(([, , r]) => r);
+  for (const o of batch) {
+    s.sentTag[o] = session.view;
+    if (!written.some((r) => (r & rangeOf(cx, cx.ops[o].k)) !== 0)) {
+      breakInv(s, 'INV-BATCHKEYS', `c${c + 1} sent ${describeOp(cx, o)} to ${serverName(s, srv)} tagged view ${session.view}, whose ranges do not hold ${cx.keys[cx.ops[o].k].name}`);
+    }
+  }
+  s.req[c][srv].push({ ops: batch, tag: session.view });
+}
+
+/** §3.1: the client's cached ownership map and its sessions' views, from the metadata store. */
+export function refreshFromMeta(cx: Cx, s: State, cl: Client): void {
+  cl.owner = s.meta.owner.slice();
+  cl.views = s.meta.view.slice();
+  cl.sessions.forEach((session, srv) => {
+    // M17: the session keeps its old view number but takes the ranges of the new snapshot
+    if (!cx.mut.M17) session.view = s.meta.view[srv];
+    session.ranges = rangesOf(s.meta.owner, srv);
+  });
+}
+
+export const issueStep = (cx: Cx): Actor => ({
+  name: 'issue', cites: '§3.1 (route by the cached mapping), L131 (buffer), L133 (pipelining up to depth)',
+  enabled: (s, c, out) => {
+    const script = cx.config.clients[c].script;
+    const next = s.clients[c].next;
+    let outstanding = 0;
+    for (let i = 0; i < script.length; i++) if (s.status[cx.firstOp[c] + i] === 1) outstanding++;
+    if (next < script.length && outstanding < cx.config.depth) {
+      out.push({ label: `issue(c${c + 1}, ${describeOp(cx, cx.firstOp[c] + next)})`, step: 'issue', c });
+    }
+  },
+  effect: (d, a) => {
+    const c = a.c!;
+    const o = cx.firstOp[c] + d.clients[c].next++;
+    d.status[o] = 1;
+    send(cx, d, c, o);
+  },
+});
+
+export const clientSendStep = (cx: Cx): Member => ({
+  name: 'clientSend', cites: '§6.2 ClientSend, L131: a batch of the buffered ops, tagged with the session view',
+  enabled: (s, c, srv, out) => {
+    if (s.clients[c].sessions[srv].buffer.length > 0) out.push({ label: `clientSend(c${c + 1}→${serverName(s, srv)})`, step: 'clientSend', c, s: srv });
+  },
+  effect: (d, a) => cutBatch(cx, d, a.c!, a.s!),
+});
+
+export const clientRecvStep: Member = {
+  name: 'clientRecv', cites: '§3.2.1 L156: an answer, or VIEW_CHANGED with the earliest point to reissue from',
+  enabled: (s, c, srv, out) => {
+    if (s.resp[c][srv].length > 0) out.push({ label: `clientRecv(c${c + 1}←${serverName(s, srv)})`, step: 'clientRecv', c, s: srv });
+  },
+  effect: (d, a) => {
+    const r = d.resp[a.c!][a.s!].shift()!;
+    const session = d.clients[a.c!].sessions[a.s!];
+    if (!session.inflight.includes(r.op)) return; // answer to an op already reissued
+    if ('rejected' in r) {
+      // the rejection of a batch sent before the op's latest reissue is already handled
+      if (r.tag < d.sentTag[r.op]) return;
+      // A server behind the client's view rejects this batch, but may accept the next ones
+      // once it catches up: only this batch is retried, not the suffix (README).
+      if (r.rejected < r.tag) session.behind.push(r.op);
+      else if (session.rejectFrom < 0) session.rejectFrom = r.op; // L156: the earliest point
+      return;
+    }
+    session.inflight = session.inflight.filter((x) => x !== r.op);
+    session.lastDone = r.op;
+    d.status[r.op] = 2;
+  },
+};
+
+/** The ops a session reissues after VIEW_CHANGED: the rejected suffix, or what a mutant picks instead. */
+function chosenSuffix(cx: Cx, s: State, c: number, srv: number): number[] {
+  const session = s.clients[c].sessions[srv];
+  const suffix = session.inflight.slice(session.inflight.indexOf(session.rejectFrom));
+  let chosen = suffix;
+  if (cx.mut.M15) chosen = [session.rejectFrom]; // only the first rejected batch
+  // M15b: from too early a point, taking in the last op the session already answered
+  if (cx.mut.M15b && session.lastDone >= 0) chosen = [session.lastDone, ...suffix];
+  if (cx.mut.M29) chosen = []; // the rejection carried no reissue point
+  if (chosen.length !== suffix.length || chosen.some((x) => !suffix.includes(x))) {
+    const show = (os: number[]) => os.map((o) => describeOp(cx, o)).join(', ');
+    breakInv(s, 'INV-REISSUE', `c${c + 1} reissued [${show(chosen)}] from ${serverName(s, srv)}, but the rejected suffix is [${show(suffix)}]`);
+  }
+  return chosen;
+}
+
+export const handleViewChangeStep = (cx: Cx): Actor => ({
+  name: 'handleViewChange', cites: '§3.2.1 L156-158: refresh the mapping, shuffle the rejected suffix to the right sessions',
+  enabled: (s, c, out) => {
+    if (s.clients[c].sessions.some((x) => x.rejectFrom >= 0 || x.behind.length > 0)) out.push({ label: `handleViewChange(c${c + 1})`, step: 'handleViewChange', c });
+  },
+  effect: (d, a) => {
+    const c = a.c!;
+    const cl = d.clients[c];
+    // M16: no refresh, so the suffix goes back to the stale owner with the old tag
+    if (!cx.mut.M16) refreshFromMeta(cx, d, cl);
+    const reissue: number[] = [];
+    cl.sessions.forEach((session, srv) => {
+      const retry = session.behind;
+      session.behind = [];
+      session.inflight = session.inflight.filter((x) => !retry.includes(x));
+      reissue.push(...retry);
+      if (session.rejectFrom < 0) return;
+      const chosen = chosenSuffix(cx, d, c, srv);
+      // L158: marked invalid in the old session, buffered or sent
+      session.inflight = session.inflight.filter((x) => !chosen.includes(x));
+      session.buffer = session.buffer.filter((x) => !chosen.includes(x));
+      session.rejectFrom = -1;
+      reissue.push(...chosen);
+    });
+    for (const o of reissue) send(cx, d, c, o);
+  },
+});

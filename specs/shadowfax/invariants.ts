@@ -1,0 +1,127 @@
+// The §4.3 invariants of the extraction, in the order the search checks them (the first
+// violated one names a counterexample): state predicates, and step invariants a step
+// recorded when it happened (`broken`). With crashes, also C3-C4 and the cancellation.
+
+import type { Check } from '../../checkers/explore/types.ts';
+import { rangeBit, rangeOf, serverName, describeOp, type Cx } from './context.ts';
+import { blobRead, lookup } from './storage.ts';
+import { R, RANGE_NAMES, S, T, type State } from './state.ts';
+
+/** The run may end: every op answered, and the migration committed (and collected) or cancelled. */
+export function done(cx: Cx, s: State): boolean {
+  if (!s.status.every((x) => x === 2) || !s.up.every(Boolean) || s.deciding) return false;
+  if (s.meta.dep?.cancelled) return true;
+  const finished = s.src.phase === 'DONE' && s.tgt.phase === 'T_COMPLETE' && (!cx.config.roundTrip || s.migrations === 2);
+  return cx.crashes ? finished && s.meta.dep === null : finished;
+}
+
+/** canExecute(s, r) of §4.2: would this server execute an op on range r if one arrived now? */
+function canExecute(cx: Cx, s: State, srv: number, r: number): boolean {
+  if (!s.up[srv]) return false;
+  const ranges = (v: number) => s.meta.rangesAt.filter(([x, y]) => x === srv && y === v).reduce((acc, [, , rs]) => acc | rs, 0);
+  if (srv === S) {
+    const pendingOnR = s.src.pendingIO.some((p) => (rangeOf(cx, cx.ops[p.op].k) & r) !== 0);
+    return pendingOnR || s.src.threads.some((th) => (ranges(th.view) & r) !== 0) || (cx.mut.M1 && r === R);
+  }
+  if (r === R) return s.tgt.phase === 'T_RECEIVE' || s.tgt.phase === 'T_COMPLETE' || (cx.mut.M5 && s.tgt.phase === 'T_PREPARE');
+  return (ranges(s.tgt.view) & r) !== 0;
+}
+
+const stepInvariant = (name: string) => (s: State): Check => {
+  const hit = s.broken.find(([n]) => n === name);
+  return hit ? hit[1] : true;
+};
+
+export function invariants(cx: Cx): Record<string, (s: State) => Check> {
+  const { keys } = cx;
+  const all: Record<string, (s: State) => Check> = {
+    // C1, L154: no two servers serve an overlapping hash range at once
+    'INV-EXCL': (s) => {
+      for (const r of [1, 2, 4]) {
+        if (canExecute(cx, s, S, r) && canExecute(cx, s, T, r)) return `both S and T can execute operations on range ${RANGE_NAMES[r]}`;
+      }
+      return true;
+    },
+    // L148, L177: one set of ranges per (server, view), in the metadata store and in every session
+    'INV-VIEWID': (s) => {
+      for (const [srv, v, r] of s.meta.rangesAt) {
+        const other = s.meta.rangesAt.find(([x, y, q]) => x === srv && y === v && q !== r);
+        if (other) return `view ${v} of ${serverName(s, srv)} names two range sets`;
+      }
+      for (const [c, cl] of s.clients.entries()) {
+        for (const [srv, session] of cl.sessions.entries()) {
+          const written = s.meta.rangesAt.find(([x, y]) => x === srv && y === session.view);
+          if (written && written[2] !== session.ranges) return `c${c + 1}'s session to ${serverName(s, srv)} pairs view ${session.view} with other ranges than that view's`;
+        }
+      }
+      return true;
+    },
+    'INV-VIEWMONO': (s) => {
+      const bad = s.src.threads.findIndex((th) => th.view > s.meta.view[S]);
+      if (bad >= 0) return `s${bad + 1} is ahead of the metadata store's view`;
+      return s.tgt.view <= s.meta.view[T] ? true : 'T is ahead of the metadata store\'s view';
+    },
+    'INV-BATCHKEYS': stepInvariant('INV-BATCHKEYS'),
+    'INV-EXACTLY-ONCE': (s) => {
+      const o = s.execs.findIndex((n) => n > 1);
+      return o < 0 ? true : `${describeOp(cx, o)} was executed ${s.execs[o]} times`;
+    },
+    'INV-REISSUE': stepInvariant('INV-REISSUE'),
+    'INV-REJECT-ATOMIC': stepInvariant('INV-REJECT-ATOMIC'),
+    'INV-TRANSFER': stepInvariant('INV-TRANSFER'),
+    'INV-TGT-PEND': stepInvariant('INV-TGT-PEND'),
+    'INV-COND-INSERT': stepInvariant('INV-COND-INSERT'),
+    'INV-COMPLETE': stepInvariant('INV-COMPLETE'),
+    'INV-INDIR': stepInvariant('INV-INDIR'),
+    'INV-INDIR-SCOPE': stepInvariant('INV-INDIR-SCOPE'),
+    // the refinement check that implies linearizability; after the specific ones, which name the cause
+    'INV-FRESH': stepInvariant('INV-FRESH'),
+    // §2.9: the source log an indirection still points into is not truncated
+    'INV-LOG-RETAIN': (s) => {
+      for (const [k, d] of keys.entries()) {
+        if (d.range !== R) continue;
+        const at = lookup(cx, s.tgt.log, k, s.tgt.tailStart);
+        if (at.kind === 'indir' && at.addr < s.src.begin) return `T's indirection for ${d.name} points at address ${at.addr}, truncated from S's log (begin ${s.src.begin})`;
+      }
+      return true;
+    },
+    // at quiescence, the owner of every key resolves it to the latest write
+    'INV-NOLOST': (s) => {
+      if (!done(cx, s) || s.ctrl.length || s.data.some((ch) => ch.length)) return true;
+      for (const [k, d] of keys.entries()) {
+        const owner = s.meta.owner[rangeBit(d.range)];
+        const log = owner === S ? s.src.log : s.tgt.log;
+        const at = lookup(cx, log, k, owner === T ? s.tgt.tailStart : 0);
+        // at quiescence the whole source log counts as flushed
+        const v = at.kind === 'rec' ? at.v : at.kind === 'indir' ? blobRead(s.src, at.addr, k, s.src.log.length) : null;
+        if (v !== s.A[k]) return `${serverName(s, owner)} resolves ${d.name} to ${v ?? 'NOT_FOUND'}, but the latest write left ${s.A[k] ?? 'NOT_FOUND'}`;
+      }
+      return true;
+    },
+  };
+  if (!cx.crashes) return all;
+  return {
+    ...all,
+    // C3, L223: commit and cancel exclude each other; the dependency goes only when decided
+    'INV-2PC': (s) => {
+      const d = s.meta.dep;
+      if (d && d.cancelled && d.srcDone && d.tgtDone) return 'the migration is both committed (both flags) and cancelled';
+      const g = s.gone;
+      if (g && !(g.srcDone && g.tgtDone) && !g.cancelled) return `the dependency was deleted with srcDone=${g.srcDone}, tgtDone=${g.tgtDone}`;
+      return true;
+    },
+    // C4, L221: a completion flag stands on a checkpoint that holds the migration's effects
+    'INV-DURABLE-FLAG': (s) => {
+      const d = s.meta.dep ?? s.gone;
+      if (d?.srcDone && !s.post[S]) return 'S set srcDone before taking its Complete checkpoint';
+      if (d?.tgtDone && !s.post[T]) return 'T set tgtDone before taking its Complete checkpoint';
+      return true;
+    },
+    // L223: after a cancellation R is the source's again and the target cannot serve it
+    'INV-CANCEL': (s) => {
+      if (!s.meta.dep?.cancelled) return true;
+      if (s.meta.owner[0] !== S) return 'the migration was cancelled but R is not owned by S';
+      return s.up[T] && canExecute(cx, s, T, R) ? 'the migration was cancelled but T still serves R' : true;
+    },
+  };
+}

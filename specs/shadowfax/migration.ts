@@ -1,0 +1,245 @@
+// Scale-out migration (§4.1): the administrator's remap, the source's phases Sampling,
+// Prepare, Transfer, Migrate and Complete over an asynchronous cut of its threads, the
+// record chunks it pushes, and the target's Prepare, Receive and Complete. B4's return
+// trip (the scale-down of L213, L235) runs the same steps with the roles swapped.
+
+import type { GlobalStep } from '../kit/table.ts';
+import { breakInv, describeOp, entryOf, rangeOf, rangesOf, sourceThreadName, type Cx } from './context.ts';
+import { takeSnapshot } from './recovery.ts';
+import { collectSamples, conditionalInsert } from './storage.ts';
+import { R, S, T, type Item, type ShadowfaxAction, type Source, type SourceThread, type State } from './state.ts';
+
+type Global = GlobalStep<State, ShadowfaxAction>;
+
+/** A server that is no migration's source yet: its log, the SSD boundary, its threads. */
+export function idleSource(cx: Cx, log: Item[], head: number, threads: SourceThread[]): Source {
+  return {
+    phase: 'NORMAL',
+    threads,
+    log,
+    head,
+    flushed: cx.config.tiers ? 0 : head,
+    begin: 0,
+    compaction: 'no',
+    tailStart: 0,
+    claimed: 0,
+    batchesSent: 0,
+    batchesAcked: 0,
+    earlySamples: null,
+    pendingIO: [],
+    copying: [],
+  };
+}
+
+/** B4: R goes back once the first migration is over at both ends and T's pended ops are drained. */
+const returnTripMayStart = (s: State) => s.src.phase === 'DONE' && s.tgt.phase === 'T_COMPLETE' && s.tgt.pended.length === 0;
+
+/**
+ * B4's return trip: T becomes the source of R and S its target. Everything indexed by
+ * server changes places, so that index S keeps naming the source (state.ts).
+ */
+function swapRoles(cx: Cx, s: State): void {
+  const { src, tgt } = s;
+  s.swapped = true;
+  s.src = idleSource(cx, tgt.log, 0, [{ view: tgt.view, phase: 'NORMAL' }]); // head 0: no tiers, all in memory
+  s.tgt = { phase: 'NORMAL', view: src.threads[0].view, log: src.log, tailStart: 0, pended: [] };
+  const other = (srv: number) => 1 - srv;
+  s.meta.owner = s.meta.owner.map(other);
+  s.meta.view.reverse();
+  s.meta.rangesAt = s.meta.rangesAt.map(([srv, v, r]) => [other(srv), v, r]);
+  for (const cl of s.clients) {
+    cl.owner = cl.owner.map(other);
+    cl.views.reverse();
+    cl.sessions.reverse();
+  }
+  for (const channels of [...s.req, ...s.resp]) channels.reverse();
+  for (const perServer of [s.up, s.execd, s.pre, s.post]) perServer.reverse();
+}
+
+/** Whether the source's current phase has done its work, so that the phase driver may advance. */
+function sourcePhaseWorkDone(cx: Cx, s: State): boolean {
+  const src = s.src;
+  // [impl] WAIT_FOR_PENDING, the paper's "completed all work relating to it" (L173); M3 skips it
+  if (src.phase === 'TRANSFER') return cx.mut.M3 || src.pendingIO.length === 0;
+  if (src.phase !== 'MIGRATE') return true;
+  // M30: Complete once the first thread is done with its chunks, not the last
+  if (cx.mut.M30) return src.claimed !== 0;
+  const allClaimed = cx.entries.every((e) => src.claimed & (1 << e));
+  // L185 [interp]: every batch acknowledged as inserted (M9: CompleteMigration overtakes the data)
+  return allClaimed && (cx.mut.M9 || src.batchesAcked === src.batchesSent);
+}
+
+/** L183: TransferedOwnership with the samples; INV-TRANSFER checks the cut is complete. */
+function sendTransferedOwnership(cx: Cx, s: State): void {
+  const samples = s.src.earlySamples ?? collectSamples(cx, s);
+  const stale = samples.find((it) => 'k' in it && it.v !== s.A[it.k]);
+  const early = s.src.threads.find((th) => th.view !== s.meta.view[S]);
+  const pending = s.src.pendingIO.find((p) => rangeOf(cx, cx.ops[p.op].k) === R);
+  if (early || stale || pending) {
+    const why = early
+      ? 'a source thread is still in the old view'
+      : pending
+        ? `${describeOp(cx, pending.op)} is still pending on I/O at the source`
+        : `the sample of ${cx.keys[(stale as { k: number }).k].name} is stale`;
+    breakInv(s, 'INV-TRANSFER', `TransferedOwnership sent while ${why}`);
+  }
+  s.ctrl.push({ rpc: 'TransferedOwnership', samples });
+}
+
+function enterReceive(s: State): void {
+  if (s.tgt.phase === 'NORMAL') s.tgt.view = s.meta.view[T];
+  s.tgt.phase = 'T_RECEIVE';
+  s.tgt.tailStart = s.tgt.log.length;
+}
+
+const migrating = (s: State) => s.src.phase === 'SAMPLING' || s.src.phase === 'PREPARE' || s.src.phase === 'TRANSFER' || s.src.phase === 'MIGRATE';
+
+export const sourceSteps = (cx: Cx): { migrate: Global; threadRefresh: Global; srcAdvance: Global; sendChunk: Global } => ({
+  migrate: {
+    name: 'migrate', cites: '§4.1 L175-177: one atomic metadata update (remap R, bump both views, register the dependency)',
+    enabled: (s, out) => {
+      if (s.up[S] && s.migrations === 0) out.push({ label: 'migrate(R, S→T)', step: 'migrate' });
+      if (cx.config.roundTrip && s.migrations === 1 && returnTripMayStart(s)) out.push({ label: 'migrate(R, T→S)', step: 'migrate' });
+    },
+    effect: (d) => {
+      // B4: the return trip (scale-down, L213, L235) has T as its source and S as its target
+      if (d.migrations === 1) swapRoles(cx, d);
+      d.migrations++;
+      d.meta.owner[0] = T;
+      if (!cx.mut.M13) {
+        d.meta.view[S]++;
+        if (!cx.mut.M14) d.meta.view[T]++;
+      }
+      d.meta.rangesAt.push([S, d.meta.view[S], rangesOf(d.meta.owner, S)], [T, d.meta.view[T], rangesOf(d.meta.owner, T)]);
+      d.meta.dep = { srcDone: false, tgtDone: false, cancelled: false };
+      // L223 "pre-migration checkpoints" [interp: taken now, on both servers]
+      if (cx.crashes) d.pre = [takeSnapshot(d, S), takeSnapshot(d, T)];
+      d.src.phase = 'SAMPLING';
+      d.src.tailStart = d.src.log.length; // L180
+    },
+  },
+  threadRefresh: {
+    name: 'threadRefresh', cites: '§1.5: a thread enters the server\'s phase at a point of its own choosing; L183',
+    enabled: (s, out) => {
+      if (!s.up[S] || !migrating(s)) return;
+      s.src.threads.forEach((th, t) => {
+        if (th.phase !== s.src.phase) out.push({ label: `threadRefresh(${sourceThreadName(s.swapped, t)}, ${s.src.phase})`, step: 'threadRefresh', t });
+      });
+    },
+    effect: (d, a) => {
+      const src = d.src;
+      const th = src.threads[a.t!];
+      th.phase = src.phase;
+      if (src.phase !== 'TRANSFER') return;
+      th.view = d.meta.view[S]; // L183: the thread moves into vS'
+      // M2: TransferedOwnership is sent when the first thread reaches its cut
+      if (cx.mut.M2 && src.threads.filter((x) => x.phase === 'TRANSFER').length === 1) sendTransferedOwnership(cx, d);
+    },
+  },
+  srcAdvance: {
+    name: 'srcAdvance', cites: '§4.1 L182-185: the phase driver, once every thread has entered the phase and its work is done',
+    enabled: (s, out) => {
+      if (s.up[S] && migrating(s) && s.src.threads.every((th) => th.phase === s.src.phase) && sourcePhaseWorkDone(cx, s)) {
+        out.push({ label: `srcAdvance(${s.src.phase})`, step: 'srcAdvance' });
+      }
+    },
+    effect: (d) => {
+      const src = d.src;
+      if (src.phase === 'SAMPLING') {
+        // L182: Prepare sends PrepForTransfer; M4 collects the samples already here
+        if (cx.mut.M4) src.earlySamples = collectSamples(cx, d);
+        d.ctrl.push({ rpc: 'PrepForTransfer' });
+        src.phase = 'PREPARE';
+      } else if (src.phase === 'PREPARE') {
+        src.phase = 'TRANSFER'; // L183
+      } else if (src.phase === 'TRANSFER') {
+        // L183: every thread is in the new view: ship ownership with the samples
+        if (!cx.mut.M2) sendTransferedOwnership(cx, d);
+        src.phase = 'MIGRATE';
+      } else if (src.phase === 'MIGRATE') {
+        // L185: CompleteMigration, then the source's completion flag (after a checkpoint, L221)
+        d.ctrl.push({ rpc: 'CompleteMigration' });
+        if (cx.crashes) src.phase = 'COMPLETE';
+        else {
+          d.meta.dep!.srcDone = true;
+          src.phase = 'DONE';
+        }
+      }
+    },
+  },
+  sendChunk: {
+    name: 'sendChunk', cites: '§4.1 L184, §4.2 L202: one bucket entry\'s chain: an indirection if it reaches SSD, then its in-memory R records',
+    enabled: (s, out) => {
+      if (!s.up[S] || s.src.phase !== 'MIGRATE') return;
+      s.src.threads.forEach((th, t) => {
+        if (th.phase !== 'MIGRATE') return;
+        for (const e of cx.entries) if (!(s.src.claimed & (1 << e))) out.push({ label: `sendChunk(${sourceThreadName(s.swapped, t)}, e${e})`, step: 'sendChunk', t, e });
+      });
+    },
+    effect: (d, a) => {
+      const src = d.src;
+      const e = a.e!;
+      src.claimed |= 1 << e;
+      const chain: { it: Item; addr: number }[] = [];
+      for (let i = src.log.length - 1; i >= 0; i--) {
+        const it = src.log[i];
+        if ('k' in it && entryOf(cx, it.k) === e) chain.push({ it, addr: i });
+      }
+      const onDisk = chain.find((x) => x.addr < src.head);
+      const records = chain.filter((x) => x.addr >= src.head && rangeOf(cx, (x.it as { k: number }).k) === R).map((x) => x.it);
+      const indir: Item[] = onDisk ? [{ indir: e, range: R, addr: onDisk.addr }] : [];
+      // M11: the indirection and the in-memory records travel in separate batches
+      const batches = cx.mut.M11 && indir.length && records.length ? [indir, records] : [[...indir, ...records]];
+      for (const b of batches) d.data[a.t!].push(b);
+      src.batchesSent += batches.length;
+    },
+  },
+});
+
+export const targetSteps = (cx: Cx): { tgtRecvControl: Global; tgtRecvData: Global } => ({
+  tgtRecvControl: {
+    name: 'tgtRecvControl', cites: '§4.1 L182 PrepForTransfer, L183 TransferedOwnership, L192 CompleteMigration',
+    enabled: (s, out) => {
+      if (s.up[T] && s.ctrl.length > 0) out.push({ label: `tgtRecvControl(${s.ctrl[0].rpc})`, step: 'tgtRecvControl' });
+    },
+    effect: (d) => {
+      const tgt = d.tgt;
+      const msg = d.ctrl.shift()!;
+      if (msg.rpc === 'PrepForTransfer') {
+        // L182: the target adopts vT' and pends R ops
+        if (tgt.phase === 'NORMAL') {
+          tgt.phase = 'T_PREPARE';
+          tgt.view = d.meta.view[T];
+        }
+      } else if (msg.rpc === 'TransferedOwnership') {
+        // L183: enter Target-Receive, insert the samples, serve R
+        if (tgt.phase === 'NORMAL' || tgt.phase === 'T_PREPARE') enterReceive(d);
+        for (const it of msg.samples) if ('k' in it) conditionalInsert(cx, d, it.k, it.v);
+      } else {
+        // L192: CompleteMigration; INV-COMPLETE wants every record batch applied first
+        const unapplied = d.data.reduce((n, ch) => n + ch.length, 0);
+        if (unapplied > 0) breakInv(d, 'INV-COMPLETE', `T entered T_COMPLETE with ${unapplied} record batch(es) still in flight`);
+        tgt.phase = 'T_COMPLETE';
+        if (!cx.crashes) d.meta.dep!.tgtDone = true;
+      }
+    },
+  },
+  tgtRecvData: {
+    name: 'tgtRecvData', cites: '§4.1 L190, §4.2 L202: a data batch proves the transfer; indirections installed, records inserted conditionally',
+    enabled: (s, out) => {
+      if (!s.up[T]) return;
+      s.data.forEach((ch, t) => {
+        if (ch.length > 0) out.push({ label: `tgtRecvData(${sourceThreadName(s.swapped, t)})`, step: 'tgtRecvData', t });
+      });
+    },
+    effect: (d, a) => {
+      const batch = d.data[a.t!].shift()!;
+      if (d.tgt.phase === 'NORMAL' || d.tgt.phase === 'T_PREPARE') enterReceive(d);
+      for (const it of batch) {
+        if ('k' in it) conditionalInsert(cx, d, it.k, it.v);
+        else d.tgt.log.push(it); // at the head of the entry's chain, as the prototype does
+      }
+      d.src.batchesAcked++;
+    },
+  },
+});
