@@ -43,14 +43,29 @@ export class Words {
   }
 }
 
-function pushString(out: Words, s: string): void {
-  out.push(STRING);
-  out.push(s.length);
-  if (out.length + s.length > out.buf.length) out.grow(out.length + s.length);
-  const buf = out.buf;
-  let n = out.length;
-  for (let i = 0; i < s.length; i++) buf[n++] = s.charCodeAt(i);
-  out.length = n;
+// The encoder writes straight into the buffer of the Words it was given (`B`, `N` words
+// used), checking room once per value or container rather than once per word.
+let O: Words = new Words();
+let B: Int32Array = O.buf;
+let N = 0;
+
+function room(k: number): void {
+  if (N + k > B.length) {
+    O.length = N;
+    O.grow(N + k);
+    B = O.buf;
+  }
+}
+
+/** A string as its length and its UTF-16 code units, two to a word. */
+function putString(s: string): void {
+  const len = s.length;
+  room(2 + ((len + 1) >> 1));
+  B[N++] = STRING;
+  B[N++] = len;
+  let i = 0;
+  for (; i + 1 < len; i += 2) B[N++] = s.charCodeAt(i) | (s.charCodeAt(i + 1) << 16);
+  if (i < len) B[N++] = s.charCodeAt(i);
 }
 
 function compareWords(a: Int32Array, b: Int32Array): number {
@@ -71,40 +86,60 @@ function sortedEncodings(items: Iterable<unknown>, encodeItem: (out: Words, item
   return parts.sort(compareWords);
 }
 
-function pushAll(out: Words, parts: Int32Array[]): void {
+function putAll(parts: Int32Array[]): void {
   for (const p of parts) {
-    if (out.length + p.length > out.buf.length) out.grow(out.length + p.length);
-    out.buf.set(p, out.length);
-    out.length += p.length;
+    room(p.length);
+    B.set(p, N);
+    N += p.length;
   }
 }
 
 /** Appends the canonical encoding of plain data v. */
 export function encodeValue(out: Words, v: unknown): void {
+  // Re-entrant: Map and Set entries are encoded into words of their own, mid-encoding.
+  const o = O;
+  const b = B;
+  const n = N;
+  O = out;
+  B = out.buf;
+  N = out.length;
+  put(v);
+  out.length = N;
+  O = o;
+  B = b;
+  N = n;
+}
+
+function put(v: unknown): void {
   switch (typeof v) {
     case 'number':
-      if ((v | 0) === v && !Object.is(v, -0)) {
-        out.push(INT);
-        out.push(v);
+      if ((v | 0) === v && (v !== 0 || 1 / v > 0)) {
+        room(2);
+        B[N++] = INT;
+        B[N++] = v;
       } else {
         f64[0] = v;
-        out.push(FLOAT);
-        out.push(f64words[0]);
-        out.push(f64words[1]);
+        room(3);
+        B[N++] = FLOAT;
+        B[N++] = f64words[0];
+        B[N++] = f64words[1];
       }
       return;
     case 'boolean':
-      out.push(v ? TRUE : FALSE);
+      room(1);
+      B[N++] = v ? TRUE : FALSE;
       return;
     case 'string':
-      pushString(out, v);
+      putString(v);
       return;
     case 'undefined':
-      out.push(UNDEFINED);
+      room(1);
+      B[N++] = UNDEFINED;
       return;
     case 'bigint':
-      out.push(BIGINT);
-      pushString(out, v.toString());
+      room(1);
+      B[N++] = BIGINT;
+      putString(v.toString());
       return;
     case 'object':
       break;
@@ -112,43 +147,59 @@ export function encodeValue(out: Words, v: unknown): void {
       throw new TypeError(`a state must be plain data; found a ${typeof v}`);
   }
   if (v === null) {
-    out.push(NULL);
+    room(1);
+    B[N++] = NULL;
     return;
   }
   if (Array.isArray(v)) {
-    out.push(ARRAY);
-    out.push(v.length);
-    for (let i = 0; i < v.length; i++) encodeValue(out, v[i]);
+    const len = v.length;
+    room(2);
+    B[N++] = ARRAY;
+    B[N++] = len;
+    for (let i = 0; i < len; i++) {
+      const x = v[i];
+      // Small integers, the commonest element, without the call.
+      if (typeof x === 'number' && (x | 0) === x && (x !== 0 || 1 / x > 0)) {
+        room(2);
+        B[N++] = INT;
+        B[N++] = x;
+      } else put(x);
+    }
     return;
   }
   if (ArrayBuffer.isView(v) && !(v instanceof DataView)) {
     const a = v as unknown as ArrayLike<number | bigint>;
-    out.push(ARRAY);
-    out.push(a.length);
-    for (let i = 0; i < a.length; i++) encodeValue(out, a[i]);
+    room(2);
+    B[N++] = ARRAY;
+    B[N++] = a.length;
+    for (let i = 0; i < a.length; i++) put(a[i]);
     return;
   }
   if (v instanceof Map) {
-    out.push(MAP);
-    out.push(v.size);
-    pushAll(out, sortedEncodings(v, (o, [k, x]) => (encodeValue(o, k), encodeValue(o, x))));
+    room(2);
+    B[N++] = MAP;
+    B[N++] = v.size;
+    putAll(sortedEncodings(v, (o, [k, x]) => (encodeValue(o, k), encodeValue(o, x))));
     return;
   }
   if (v instanceof Set) {
-    out.push(SET);
-    out.push(v.size);
-    pushAll(out, sortedEncodings(v, encodeValue));
+    room(2);
+    B[N++] = SET;
+    B[N++] = v.size;
+    putAll(sortedEncodings(v, encodeValue));
     return;
   }
   const o = v as Record<string, unknown>;
   const shape = shapeOf(Object.keys(o));
   const sorted = shape.sorted;
   const codes = shape.codes;
-  out.push(OBJECT);
-  out.push(sorted.length);
+  room(2);
+  B[N++] = OBJECT;
+  B[N++] = sorted.length;
   for (let i = 0; i < sorted.length; i++) {
-    out.push(codes[i]);
-    encodeValue(out, o[sorted[i]]);
+    room(1);
+    B[N++] = codes[i];
+    put(o[sorted[i]]);
   }
 }
 

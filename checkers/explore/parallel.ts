@@ -19,6 +19,7 @@ import * as esbuild from 'esbuild';
 import { Worker } from 'node:worker_threads';
 import { fingerprint, makeEncoder, Words } from './encode.ts';
 import { FROM_SOURCE, loadMachine, OWN_EXTENSION } from './load.ts';
+import { layoutOf } from './layout-search.ts';
 import { prepare } from './prepare.ts';
 import { bfs } from './search.ts';
 import { buildResult, Coverage } from './result.ts';
@@ -126,8 +127,14 @@ function spawn(code: string, target: ExploreTarget, options: ExploreOptions): Wo
 export async function parallelBfs(target: ExploreTarget, options: ExploreOptions): Promise<ExploreResult> {
   const n = options.workers ?? 2;
   const started = performance.now();
-  const machine: Machine<unknown, Action> = prepare(await loadMachine(target), options);
+  const given = await loadMachine(target);
+  const machine: Machine<unknown, Action> = prepare(given, options);
   const sequential = (opts: ExploreOptions, m: Machine<unknown, Action> = machine) => bfs(m, { ...opts, workers: 1 });
+  // Layout states cross threads as their words; inside a monitor's or a reduction's states they cannot.
+  if (given.layout !== undefined && layoutOf(machine) === undefined) {
+    const r = sequential(options);
+    return { ...r, notes: [...(r.notes ?? []), 'ran on one thread: the states of a layout spec under a monitor or reduction do not cross threads'] };
+  }
 
   // Initial states: inserted here, checked here; any violation among them is the
   // single-threaded search's business.

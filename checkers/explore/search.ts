@@ -4,6 +4,7 @@
 // budgets, so that they count and report identically.
 
 import { fingerprint, makeEncoder, Words } from './encode.ts';
+import { bfsLayout, layoutOf } from './layout-search.ts';
 import { buildResult, Coverage } from './result.ts';
 import { ExactStore, FingerprintStore, type StateStore } from './store.ts';
 import { replayIndices, TraceLog } from './trace.ts';
@@ -78,16 +79,18 @@ export class Run<S, A extends Action> {
     return this.stopped === undefined;
   }
 
-  /** add() for a state whose fingerprint is already in this.fp (fingerprint store only). */
-  insert(s: S, parent: number, index: number, depth: number): number {
-    const w = this.words;
+  /**
+   * add() for a state whose fingerprint is already in this.fp, and whose encoding is
+   * words[0..n) (by default this.words; the fingerprint store reads only the fingerprint).
+   */
+  insert(s: S, parent: number, index: number, depth: number, words: Int32Array = this.words.buf, n: number = this.words.length): number {
     if (this.store.size >= this.maxStates) {
       // Whether it is new decides whether the budget truly cut the search.
-      if (this.isKnown()) return SEEN;
+      if (this.store.has(words, n, this.fp)) return SEEN;
       this.stopped ??= `state budget of ${this.maxStates} reached`;
       return FULL;
     }
-    if (!this.store.add(w.buf, w.length, this.fp)) return SEEN;
+    if (!this.store.add(words, n, this.fp)) return SEEN;
     const id = this.log.add(parent, index);
     if (depth > this.depth) this.depth = depth;
     const invs = this.invariants;
@@ -96,10 +99,6 @@ export class Run<S, A extends Action> {
       if (verdict !== true) this.violated(invs[i][0], verdict, id);
     }
     return id;
-  }
-
-  private isKnown(): boolean {
-    return this.store.has(this.words.buf, this.words.length, this.fp);
   }
 
   violated(property: string, message: string, id: number): void {
@@ -163,6 +162,8 @@ export class Run<S, A extends Action> {
 }
 
 export function bfs<S, A extends Action>(machine: Machine<S, A>, options: ExploreOptions): ExploreResult {
+  const layout = layoutOf(machine);
+  if (layout) return bfsLayout(machine, layout, options);
   const run = new Run(machine, options);
   let states: S[] = [];
   let ids: number[] = [];

@@ -125,6 +125,33 @@ export interface Machine<S = any, A extends Action = Action> {
    * a wrapped state, which is what counterexamples show.
    */
   inner?(s: S): unknown;
+  /**
+   * Optional fast path (specs/kit/layout.ts): every state is a fixed number of 32-bit words.
+   * The breadth-first search then keeps its frontier as words and steps a reused state in
+   * place (copy the words, apply the effect, hash the words): no encoding, no allocation.
+   */
+  layout?: WordLayout<S, A>;
+}
+
+/** A state kept as `words` 32-bit words; see Machine.layout. */
+export interface WordLayout<S, A extends Action = Action> {
+  readonly words: number;
+  /** A fresh state (all words 0); the engine reuses a few as cursors. */
+  make(): S;
+  /** The words of s (`words` long; the state reads and writes them). */
+  wordsOf(s: S): Int32Array;
+  /** A new state holding a copy of the given words (states sent between threads). */
+  fromWords(w: ArrayLike<number>): S;
+  /** The effect of a, applied in place to d, a copy of the state a was enabled in. */
+  step(d: S, a: A): void;
+  /**
+   * The machine members the layout was made with. The engine takes the fast path only
+   * while the machine's own are these: a transformer (monitor, symmetry, POR) that replaced
+   * one of them searches states of another kind, through the plain path.
+   */
+  next(s: S, a: A): S;
+  actions(s: S): A[];
+  encode(s: S, out: Int32Array): number;
 }
 
 export interface ConfigDef<C> {

@@ -7,6 +7,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { fingerprint, makeEncoder, Words } from './encode.ts';
 import { loadMachine, machineFrom } from './load.ts';
+import { layoutOf } from './layout-search.ts';
 import { prepare } from './prepare.ts';
 import { Coverage } from './result.ts';
 import { sharedAdd, sharedTouch } from './store.ts';
@@ -19,6 +20,8 @@ const { target, options } = workerData as { target: ExploreTarget; options: Expl
 const bundled = (globalThis as { interleaveTarget?: Record<string, unknown> }).interleaveTarget;
 const machine: Machine<unknown, Action> = prepare(bundled ? machineFrom(bundled, target) : await loadMachine(target), options);
 const encode = makeEncoder(machine);
+/** Layout states (Machine.layout) are sent between threads as their words. */
+const layout = layoutOf(machine);
 const words = new Words();
 const fp = new Int32Array(2);
 const invariants = Object.entries(machine.invariants);
@@ -172,11 +175,11 @@ port.on('message', (m: ToWorker) => {
       return;
     case 'give': {
       const states = next.splice(next.length - m.count, m.count);
-      send({ type: 'states', states });
+      send({ type: 'states', states: layout ? states.map((x) => layout.wordsOf(x).slice()) : states });
       return;
     }
     case 'take':
-      for (const s of m.states) next.push(s);
+      for (const s of m.states) next.push(layout ? layout.fromWords(s as Int32Array) : s);
       send({ type: 'ready' });
       return;
     case 'finish':

@@ -1,0 +1,155 @@
+// Breadth-first search over a machine whose states are fixed-length words (Machine.layout,
+// specs/kit/layout.ts). A level's frontier is one Int32Array of words, not JS objects; a
+// state is expanded by loading its words into a reused state, and each successor is made
+// by copying those words into a second reused state and applying the step in place. Its
+// words are then its encoding: hashed and stored as they are. No allocation per state or
+// step (the spec's actions() list aside), so no garbage to collect. Successors are made
+// twice when new: once to hash them (a batch at a time, so that the table reads overlap,
+// as in search.ts), and again to store them; known ones, most of them, only once.
+//
+// Same order, counts, numbers and counterexamples as bfs() in search.ts (the states are
+// expanded in the same order, successors in the order of actions()); tested against it and
+// against reference.ts.
+
+import { fingerprint } from './encode.ts';
+import { Run } from './search.ts';
+import { FingerprintStore } from './store.ts';
+import type { Action, ExploreOptions, ExploreResult, Machine, WordLayout } from './types.ts';
+
+/** The machine's layout when its fast path applies: no transformer replaced what it was made with. */
+export function layoutOf<S, A extends Action>(machine: Machine<S, A>): WordLayout<S, A> | undefined {
+  const L = machine.layout;
+  if (L === undefined || machine.view !== undefined) return undefined;
+  if (machine.next !== L.next || machine.actions !== L.actions || machine.encode !== L.encode) return undefined;
+  return L;
+}
+
+/** A growable list of states as words, with each state's number. */
+class Frontier {
+  words: Int32Array;
+  ids: Int32Array;
+  size = 0;
+
+  constructor(readonly width: number) {
+    this.words = new Int32Array(Math.max(1, width) * 1024);
+    this.ids = new Int32Array(1024);
+  }
+
+  push(w: Int32Array, id: number): void {
+    if (this.size === this.ids.length) {
+      const ids = new Int32Array(this.ids.length * 2);
+      ids.set(this.ids);
+      this.ids = ids;
+      const words = new Int32Array(this.words.length * 2);
+      words.set(this.words);
+      this.words = words;
+    }
+    const W = this.width;
+    const at = this.size * W;
+    const to = this.words;
+    for (let j = 0; j < W; j++) to[at + j] = w[j];
+    this.ids[this.size++] = id;
+  }
+}
+
+/** States expanded together: see Batch in search.ts (their table reads overlap). */
+const BATCH = 32;
+/** Keeps the table reads from being optimised away. */
+let touched = 0;
+
+export function bfsLayout<S, A extends Action>(machine: Machine<S, A>, L: WordLayout<S, A>, options: ExploreOptions): ExploreResult {
+  const run = new Run(machine, options);
+  const store = run.store instanceof FingerprintStore ? run.store : undefined;
+  const W = L.words;
+  let current = new Frontier(W);
+  const inits = machine.init();
+  for (let k = 0; k < inits.length && run.stopped === undefined; k++) {
+    const id = run.add(inits[k], -1, k, 0);
+    if (id >= 0) current.push(L.wordsOf(inits[k]), id);
+  }
+  const s = L.make();
+  const d = L.make();
+  const sw = L.wordsOf(s);
+  const dw = L.wordsOf(d);
+  const fp = run.fp;
+  // One batch's successors' fingerprints, and each state's enabled actions.
+  let his: Int32Array<ArrayBuffer> = new Int32Array(256);
+  let los: Int32Array<ArrayBuffer> = new Int32Array(256);
+  const enabledOf: A[][] = [];
+  const ends: number[] = [];
+  for (let depth = 0; current.size > 0 && run.stopped === undefined; depth++) {
+    const next = new Frontier(W);
+    const from = current.words;
+    const ids = current.ids;
+    if (depth >= run.maxDepth) {
+      for (let i = 0; i < current.size && run.stopped === undefined; i++) {
+        for (let j = 0, at = i * W; j < W; j++) sw[j] = from[at + j];
+        const enabled = machine.actions(s);
+        if (enabled.length > 0) run.depthCut = true;
+        else run.expand(s, ids[i], enabled);
+      }
+      break;
+    }
+    for (let i0 = 0; i0 < current.size && run.stopped === undefined; ) {
+      // The successors of states i0..i1, stepped and hashed. Should a step throw, the batch
+      // ends before that state, which the next batch then meets first (as in search.ts).
+      let n = 0;
+      let i1 = i0;
+      for (; i1 < current.size && i1 - i0 < BATCH; i1++) {
+        for (let j = 0, at = i1 * W; j < W; j++) sw[j] = from[at + j];
+        try {
+          const enabled = machine.actions(s);
+          if (n + enabled.length > his.length) {
+            const size = 2 * (n + enabled.length);
+            his = grown(his, size);
+            los = grown(los, size);
+          }
+          for (let k = 0; k < enabled.length; k++, n++) {
+            for (let j = 0; j < W; j++) dw[j] = sw[j];
+            L.step(d, enabled[k]);
+            fingerprint(dw, W, fp);
+            his[n] = fp[0];
+            los[n] = fp[1];
+          }
+          enabledOf[i1 - i0] = enabled;
+          ends[i1 - i0] = n;
+        } catch (e) {
+          if (i1 === i0) throw e;
+          break;
+        }
+      }
+      if (store) touched ^= store.touch(his, n);
+      for (let i = i0; i < i1 && run.stopped === undefined; i++) {
+        for (let j = 0, at = i * W; j < W; j++) sw[j] = from[at + j];
+        const enabled = enabledOf[i - i0];
+        const id = ids[i];
+        run.expand(s, id, enabled);
+        run.tick(current.size - i + next.size);
+        let m = i === i0 ? 0 : ends[i - i0 - 1];
+        for (let k = 0; k < enabled.length; k++, m++) {
+          run.transitions++;
+          fp[0] = his[m];
+          fp[1] = los[m];
+          // Most successors are known (and the fingerprint store needs no words to say so);
+          // a new one is stepped again, which is cheaper than keeping every successor.
+          if (store && store.has(dw, W, fp)) continue;
+          for (let j = 0; j < W; j++) dw[j] = sw[j];
+          L.step(d, enabled[k]);
+          const t = run.insert(d, id, k, depth + 1, dw, W);
+          if (t >= 0) next.push(dw, t);
+          if (run.stopped !== undefined) break;
+        }
+      }
+      enabledOf.fill(undefined as unknown as A[], 0, i1 - i0);
+      i0 = i1;
+    }
+    current = next;
+  }
+  return run.result('bfs');
+}
+
+function grown(a: Int32Array, size: number): Int32Array<ArrayBuffer> {
+  const b = new Int32Array(size);
+  b.set(a);
+  return b;
+}

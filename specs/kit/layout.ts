@@ -1,0 +1,190 @@
+// A typed state layout: the fast path of the state discipline (./state.ts). A spec declares
+// its fields (small integers, booleans, fixed-length arrays and tuples of integers) and gets
+// states that read as plain fields (`s.x`, `d.t[p] = s.x`, `s.done.every(...)`), kept as
+// one Int32Array of words. The engine copies, hashes and stores such a state as its words,
+// with no encoding and, in a breadth-first search, no allocation per step
+// (Machine.layout, checkers/explore/layout-search.ts).
+//
+//   const Racy = layout({ x: int, step: ints(n), t: ints(n), done: ints(n) });
+//   type State = LayoutState<typeof Racy.fields>;
+//   layoutMachine(Racy, { init: () => [{ x: 0 }], actions, step(d, a) { ... }, invariants });
+//
+// `step(d, a)` is the table discipline's effect: d is already a copy of the state a was
+// enabled in, and the step changes it in place. A state handed to actions, step, an
+// invariant or mayStop may be one the engine reuses: read it during the call, keep nothing
+// of it (copy with Layout.copy or Layout.plain to keep one).
+
+import type { Action, Check, Machine, WordLayout } from '../../checkers/explore/types.ts';
+
+/** One 32-bit integer. */
+export const int = { kind: 'int' } as const;
+/** A boolean kept as 0 or 1. */
+export const bool = { kind: 'bool' } as const;
+/** n integers: an array or a tuple of fixed length, read and written as an Int32Array. */
+export const ints = (n: number) => ({ kind: 'ints', n }) as const;
+
+type Field = typeof int | typeof bool | ReturnType<typeof ints>;
+export type Fields = Record<string, Field>;
+
+/** A state of the layout: its fields, over the words `w`. */
+export type LayoutState<F extends Fields> = {
+  -readonly [K in keyof F]: F[K] extends { kind: 'ints' } ? Int32Array : F[K] extends { kind: 'bool' } ? boolean : number;
+} & { readonly w: Int32Array };
+
+/** The same state as plain data (counterexamples, JSON, initial states). */
+export type Plain<F extends Fields> = {
+  [K in keyof F]: F[K] extends { kind: 'ints' } ? number[] : F[K] extends { kind: 'bool' } ? boolean : number;
+};
+
+export interface Layout<F extends Fields> {
+  readonly fields: F;
+  /** Words per state. */
+  readonly words: number;
+  /** Each field's first word. */
+  readonly offsets: Readonly<Record<keyof F, number>>;
+  /** A state with every field 0 (false), then the given fields set. */
+  make(init?: Partial<Plain<F>>): LayoutState<F>;
+  copy(s: LayoutState<F>): LayoutState<F>;
+  fromWords(w: ArrayLike<number>): LayoutState<F>;
+  plain(s: LayoutState<F>): Plain<F>;
+  /** Machine.encode: the words themselves. */
+  encode(s: LayoutState<F>, out: Int32Array): number;
+}
+
+const RESERVED = new Set(['w', 'toJSON', 'constructor', '__proto__', 'prototype']);
+
+export function layout<F extends Fields>(fields: F): Layout<F> {
+  const names = Object.keys(fields);
+  const offsets = {} as Record<keyof F, number>;
+  let words = 0;
+  for (const name of names) {
+    if (RESERVED.has(name)) throw new Error(`layout: a field may not be called "${name}"`);
+    const f = fields[name];
+    if (f.kind === 'ints' && !(Number.isInteger(f.n) && f.n >= 0)) throw new Error(`layout: field "${name}" needs a whole number of ints, not ${f.n}`);
+    offsets[name as keyof F] = words;
+    words += f.kind === 'ints' ? f.n : 1;
+  }
+  const arrays = names.filter((name) => fields[name].kind === 'ints');
+
+  // Scalars are accessors on the prototype; arrays are views made once per state object
+  // (the engine's reused states make them once per search).
+  class State {
+    declare w: Int32Array;
+    constructor(w: Int32Array) {
+      this.w = w;
+      const self = this as unknown as Record<string, Int32Array>;
+      for (const name of arrays) {
+        const off = offsets[name as keyof F];
+        self[name] = w.subarray(off, off + (fields[name] as { n: number }).n);
+      }
+    }
+    toJSON(): Plain<F> {
+      return plain(this as unknown as LayoutState<F>);
+    }
+  }
+  for (const name of names) {
+    const off = offsets[name as keyof F];
+    if (fields[name].kind === 'int') {
+      Object.defineProperty(State.prototype, name, {
+        get(this: State) {
+          return this.w[off];
+        },
+        set(this: State, v: number) {
+          this.w[off] = v;
+        },
+      });
+    } else if (fields[name].kind === 'bool') {
+      Object.defineProperty(State.prototype, name, {
+        get(this: State) {
+          return this.w[off] !== 0;
+        },
+        set(this: State, v: boolean) {
+          this.w[off] = v ? 1 : 0;
+        },
+      });
+    }
+  }
+
+  const wrap = (w: Int32Array) => new State(w) as unknown as LayoutState<F>;
+  function plain(s: LayoutState<F>): Plain<F> {
+    const out: Record<string, unknown> = {};
+    for (const name of names) {
+      const f = fields[name];
+      const off = offsets[name as keyof F];
+      out[name] = f.kind === 'ints' ? Array.from(s.w.subarray(off, off + f.n)) : f.kind === 'bool' ? s.w[off] !== 0 : s.w[off];
+    }
+    return out as Plain<F>;
+  }
+  return {
+    fields,
+    words,
+    offsets,
+    make(init) {
+      const s = wrap(new Int32Array(words));
+      for (const [name, v] of Object.entries(init ?? {})) {
+        const f = fields[name];
+        if (f === undefined) throw new Error(`layout: no field "${name}"`);
+        const off = offsets[name as keyof F];
+        if (f.kind === 'ints') {
+          const xs = v as number[];
+          if (xs.length !== f.n) throw new Error(`layout: field "${name}" holds ${f.n} ints, given ${xs.length}`);
+          s.w.set(xs, off);
+        } else s.w[off] = f.kind === 'bool' ? (v ? 1 : 0) : (v as number);
+      }
+      return s;
+    },
+    copy: (s) => wrap(s.w.slice()),
+    fromWords(w) {
+      if (w.length !== words) throw new Error(`layout: a state is ${words} words, given ${w.length}`);
+      return wrap(Int32Array.from(w));
+    },
+    plain,
+    encode(s, out) {
+      if (out.length < words) return -1;
+      out.set(s.w);
+      return words;
+    },
+  };
+}
+
+/** What a spec on a layout writes: a Machine's members, with `step` for `next`. */
+export interface LayoutSpec<F extends Fields, A extends Action> extends Omit<Machine<LayoutState<F>, A>, 'init' | 'next' | 'encode' | 'view' | 'layout' | 'inner'> {
+  init(): Partial<Plain<F>>[];
+  /** The effect of a on d, a copy of the state a was enabled in, changed in place. */
+  step(d: LayoutState<F>, a: A): void;
+  invariants: Record<string, (s: LayoutState<F>) => Check>;
+}
+
+/**
+ * The Machine of a spec on a layout: next() copies and steps (any engine path can use it);
+ * Machine.layout lets the breadth-first search step reused states in place instead.
+ * Counterexamples show states as plain data.
+ */
+export function layoutMachine<F extends Fields, A extends Action>(L: Layout<F>, spec: LayoutSpec<F, A>): Machine<LayoutState<F>, A> {
+  const { init, step, ...rest } = spec;
+  const actions = spec.actions.bind(spec);
+  const next = (s: LayoutState<F>, a: A) => {
+    const d = L.copy(s);
+    step(d, a);
+    return d;
+  };
+  const words: WordLayout<LayoutState<F>, A> = {
+    words: L.words,
+    make: () => L.make(),
+    wordsOf: (s) => s.w,
+    fromWords: L.fromWords,
+    step,
+    next,
+    actions,
+    encode: L.encode,
+  };
+  return {
+    ...rest,
+    init: () => init().map((p) => L.make(p)),
+    actions,
+    next,
+    encode: L.encode,
+    inner: L.plain,
+    layout: words,
+  };
+}
