@@ -6,7 +6,7 @@ import { clientHistory, register, registerOp } from './history.ts';
 import { answer, channels, consume, deliveries, distinct, enqueue, remap, send, take, type Msg } from './network.ts';
 import { linInit, linInvoke, linReturn } from './register-ghost.ts';
 import { addSorted, freezing, produce, removeSorted } from './state.ts';
-import { runLocal, tableMachine, type ActionTable, type LocalStep, type StepAction } from './table.ts';
+import { phasedMachine, runLocal, tableMachine, type ActionTable, type LocalStep, type Phase, type StepAction } from './table.ts';
 import { variants } from './variants.ts';
 
 describe('kit/variants', () => {
@@ -59,6 +59,28 @@ describe('kit/table', () => {
     const g = tableMachine(grouped, (s) => ({ x: s.x.slice() }));
     expect(g.actions({ x: [0] }).map((a) => a.label)).toEqual(['first(0)', 'send(0,0)', 'recv(0,0)', 'send(0,1)', 'recv(0,1)', 'last(0)']);
     expect(g.next({ x: [0] }, { label: 'recv(0,1)', step: 'recv', p: 0, m: 1 }).x).toEqual([1]);
+  });
+  it('enumerates phases in order, each group per actor in table order, and hands the action to the copy', () => {
+    interface B extends StepAction { step: string; p: number }
+    const step = (name: string, ok: (s: S, p: number) => boolean, by: number) => ({
+      name, cites: 'l.1',
+      enabled: (s: S, p: number, out: B[]) => { if (ok(s, p)) out.push({ label: `${name}(${p})`, step: name, p }); },
+      effect: (d: S, a: B) => { d.x[a.p] += by; },
+    });
+    const reset = { name: 'reset', cites: 'l.2', enabled: (s: S, out: B[]) => { if (s.x.some((v) => v > 0)) out.push({ label: 'reset', step: 'reset', p: -1 }); }, effect: (d: S) => { d.x.fill(0); } };
+    const phases: Phase<S, B>[] = [
+      { actors: (s) => s.x.length, steps: [step('inc', (s, p) => s.x[p] < 2, 1), step('dec', (s, p) => s.x[p] > 0, -1)] },
+      reset,
+      { actors: () => 1, steps: [step('dec0', (s, p) => s.x[p] > 0, -1)] },
+    ];
+    const copied: string[] = [];
+    const pm = phasedMachine(phases, (s, a) => { copied.push(a.label); return { x: s.x.slice() }; });
+    const s = { x: [1, 2] };
+    expect(pm.actions(s).map((a) => a.label)).toEqual(['inc(0)', 'dec(0)', 'dec(1)', 'reset', 'dec0(0)']);
+    expect(pm.next(s, pm.actions(s)[1]).x).toEqual([0, 2]);
+    expect(copied).toEqual(['dec(0)']);
+    expect(s.x).toEqual([1, 2]);
+    expect(() => phasedMachine([reset, reset], (x) => x)).toThrow('step "reset" listed twice');
   });
   it('runs local steps to a fixpoint, and reports steps that never settle', () => {
     const steps: LocalStep<S>[] = [

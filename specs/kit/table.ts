@@ -125,3 +125,48 @@ export function runLocal<S>(steps: readonly LocalStep<S>[], d: S, actor: number,
   }
   throw new Error(`local steps of actor ${actor} did not settle within ${limit} rounds`);
 }
+
+/**
+ * A table in phases, for a protocol whose steps fall into stages of one round (clients,
+ * then primaries, then the network, then the control plane …): each phase is either one
+ * global step or a group of actor steps enumerated per actor of the group (actor-major,
+ * table order within an actor); phases in order. `ActionTable` is the two-phase case.
+ */
+export type Phase<S, A extends StepAction> = GlobalStep<S, A> | { readonly actors: (s: S) => number; readonly steps: readonly ActorStep<S, A>[] };
+
+/**
+ * actions() and next() from phases. `copy` gets the action too, so that a spec whose copy
+ * is shallow where a step does not write (copy-on-write per process) copies only what
+ * that step writes; `after` as in tableMachine.
+ */
+export function phasedMachine<S, A extends StepAction>(phases: readonly Phase<S, A>[], copy: (s: S, a: A) => S, after?: (d: S, a: A) => void): TableMachine<S, A> {
+  const effects = new Map<string, (d: S, a: A) => void>();
+  for (const ph of phases) {
+    for (const st of 'steps' in ph ? ph.steps : [ph]) {
+      if (effects.has(st.name)) throw new Error(`action table: step "${st.name}" listed twice`);
+      effects.set(st.name, st.effect);
+    }
+  }
+  return {
+    actions(s) {
+      const out: A[] = [];
+      for (const ph of phases) {
+        if (!('steps' in ph)) {
+          ph.enabled(s, out);
+          continue;
+        }
+        const n = ph.actors(s);
+        for (let p = 0; p < n; p++) for (const st of ph.steps) st.enabled(s, p, out);
+      }
+      return out;
+    },
+    next(s, a) {
+      const effect = effects.get(a.step);
+      if (!effect) throw new Error(`action table: no step "${a.step}"`);
+      const d = copy(s, a);
+      effect(d, a);
+      after?.(d, a);
+      return d;
+    },
+  };
+}

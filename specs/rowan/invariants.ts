@@ -2,8 +2,10 @@
 // I4, I13 and I14 are properties of transitions: the step that breaks one records it in
 // the ghost field `bad`, and the invariant reads it.
 import type { Check } from '../../checkers/explore/types.ts';
-import { cfgOf, curCfg, digested, getAt, keysOf, pmEntries, replicas, serves } from './machine.ts';
-import type { Entry, RowanConfig, RowanState, Server } from './state.ts';
+import { cfgOf, curCfg, getAt, keysOf, replicas, serves } from './cluster.ts';
+import type { Cx } from './context.ts';
+import { digested, pmEntries } from './logs.ts';
+import type { Entry, RowanState, Server } from './state.ts';
 
 type Inv = (s: RowanState) => Check;
 
@@ -34,11 +36,11 @@ function existing(st: RowanState): Entry[] {
   return out;
 }
 
-export function invariants(conf: RowanConfig, mutant?: string): Record<string, Inv> {
-  const nsh = conf.shards.length;
+export function invariants(cx: Cx): Record<string, Inv> {
+  const { conf, mut, nsh } = cx;
   const shards = [...Array(nsh).keys()];
   const servingAt = (st: RowanState) =>
-    shards.flatMap((sh) => st.srv.flatMap((_s, i) => (serves(st, i, sh, mutant) ? [{ i, sh }] : [])));
+    shards.flatMap((sh) => st.srv.flatMap((_s, i) => (serves(st, i, sh, mut) ? [{ i, sh }] : [])));
   const bad = (prefix: string): Inv => (st) => (st.bad.startsWith(prefix) ? st.bad : true);
 
   return {
@@ -197,7 +199,7 @@ export function invariants(conf: RowanConfig, mutant?: string): Record<string, I
     // I12 (C3, L294, L308): at most one server serves a shard
     I12: (st) => {
       for (const sh of shards) {
-        const who = st.srv.flatMap((_s, i) => (serves(st, i, sh, mutant) ? [i] : []));
+        const who = st.srv.flatMap((_s, i) => (serves(st, i, sh, mut) ? [i] : []));
         if (who.length > 1) return `servers ${who} all serve shard ${sh}`;
       }
       return true;
@@ -209,7 +211,7 @@ export function invariants(conf: RowanConfig, mutant?: string): Record<string, I
       for (const [i, s] of st.srv.entries()) {
         if (!s.up || s.cold || s.promo) continue;
         for (const sh of shards) {
-          const primary = serves(st, i, sh, mutant);
+          const primary = serves(st, i, sh, mut);
           const backup = cfgOf(st, i).dist[sh].bs.includes(i);
           if (!primary && !backup) continue;
           for (const k of keysOf(conf, sh)) {
@@ -239,7 +241,7 @@ export function invariants(conf: RowanConfig, mutant?: string): Record<string, I
       for (const { i, sh } of servingAt(st))
         for (const w of st.acked) {
           if (w.sh !== sh) continue;
-          const g = getAt(st, conf, i, w.k, mutant);
+          const g = getAt(st, conf, i, w.k, mut);
           if (g.ok && (g.item?.v ?? 0) < w.v) return `serving primary ${i} would answer k${w.k} from v${g.item?.v ?? 0}, acked v${w.v}`;
         }
       return true;

@@ -280,13 +280,6 @@ export const opId = (c: number, pc: number) => c * 16 + pc;
 /** Values are unique per PUT (§6.1): client c's op pc writes 10(c+1)+pc. */
 export const valueOf = (c: number, pc: number) => (c + 1) * 10 + pc;
 export const qpKey = (a: number, b: number) => (a < b ? `${a}-${b}` : `${b}-${a}`);
-export const insertSorted = (xs: number[], x: number) => {
-  if (!xs.includes(x)) {
-    xs.push(x);
-    xs.sort((a, b) => a - b);
-  }
-};
-
 const segCode = new WeakMap<Seg, string>();
 const cfgCode = new WeakMap<Cfg, string>();
 const encEntry = (e: Entry) => `${e.t}${e.sh}.${e.v}.${e.k}.${e.x}${e.np === 1 ? '*' : e.np === 2 ? '?' : ''}`;

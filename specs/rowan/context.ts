@@ -1,0 +1,41 @@
+// What every step of one built machine shares: the config, the mutant flags, the figures
+// derived from them once, and the action shape. Steps are tables (specs/kit/table.ts) over
+// this context: client.ts, put.ts, rowan-log.ts, failover.ts, recovery.ts.
+import type { ActorStep, GlobalStep, StepAction } from '../kit/table.ts';
+import type { Flags } from '../kit/variants.ts';
+import type { Variant } from './mutants.ts';
+import type { RowanConfig, RowanState } from './state.ts';
+
+export interface Cx {
+  conf: RowanConfig;
+  mut: Flags<Variant>;
+  /** Shards. */
+  nsh: number;
+  /** Server ids 0..servers-1. */
+  servers: number[];
+}
+
+export const context = (conf: RowanConfig, mut: Flags<Variant>): Cx => ({ conf, mut, nsh: conf.shards.length, servers: [...Array(conf.servers).keys()] });
+
+/** An action: its step, up to two server/client/segment numbers, and a QP or slot key. */
+export interface RowanAction extends StepAction {
+  step: string;
+  a: number;
+  b: number;
+  key?: string;
+}
+
+export const act = (step: string, a = -1, b = -1, key?: string): RowanAction => {
+  const args = [a, b].filter((x) => x >= 0).map(String);
+  if (key !== undefined) args.push(key);
+  return { label: `${step}(${args.join(', ')})`, step, a, b, key };
+};
+
+/**
+ * The servers a step may modify: next() copies only these (the others are shared with the
+ * previous state, state.ts). Default: server a.a, when a.a is a server.
+ */
+export type Writes = (s: RowanState, a: RowanAction) => number[] | 'all';
+
+export type RowanStep = ActorStep<RowanState, RowanAction> & { writes?: Writes };
+export type RowanGlobalStep = GlobalStep<RowanState, RowanAction> & { writes?: Writes };

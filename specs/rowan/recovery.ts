@@ -1,0 +1,146 @@
+// Cold start (§3.8, L317-L319): one whole-cluster power failure loses DRAM and messages;
+// every primary re-pushes the entries of its using t-log segments to the backups, then
+// every server rebuilds its index from PM. Migration (§3.9, L300-L315): the CM moves shard
+// 0's primary from src to tgt; the source hands over its shard version, then copies its
+// index entries; a failure of either rolls it back (failover.ts).
+import { act, type Cx, type RowanGlobalStep, type RowanStep } from './context.ts';
+import { curCfg, keysOf, replicas, wipeDram } from './cluster.ts';
+import { maxVersion, rebuild, storeAndDigest } from './logs.ts';
+import { addSorted } from '../kit/state.ts';
+import { type Entry, type RowanState } from './state.ts';
+
+export function recoverySteps(cx: Cx): Record<'powerFailure' | 'cmMigrate' | 'migrateVersion' | 'migrateCopy' | 'migrateDone', RowanGlobalStep> & Record<'coldPush' | 'coldIndex', RowanStep> {
+  const { conf, mut } = cx;
+  const primaryShards = (s: RowanState, p: number) => curCfg(s).dist.flatMap((d, sh) => (d.p === p ? [sh] : []));
+  const cold = (s: RowanState, p: number) => s.srv[p].up && !!s.srv[p].cold;
+  const both = () => (conf.migrate ? [conf.migrate.src, conf.migrate.tgt] : []);
+  /** The migration task is running: the source's state. */
+  const running = (s: RowanState) => (conf.migrate && s.cm.mig === 1 ? s.srv[conf.migrate.src] : null);
+
+  return {
+    powerFailure: {
+      name: 'powerFailure', cites: '§3.8, L317-L319: whole-cluster power failure; volatile state and messages are lost',
+      enabled: (s, out) => {
+        const { cm } = s;
+        if (cm.pf && cm.phase === 'stable' && cm.mig !== 1 && s.srv.every((v) => !v.promo)) out.push(act('powerFailure'));
+      },
+      effect: (d) => {
+        d.cm.pf = false;
+        d.ch = {};
+        for (const s of d.srv) {
+          if (!s.up) continue;
+          wipeDram(s, conf);
+          s.cold = 1;
+          s.segs = s.segs.map((g) => (g.es.some((e) => e.np) ? { ...g, es: g.es.filter((e) => e.np === 0) } : g));
+        }
+        for (const cl of d.cl) if (cl.st === 'sent' || cl.st === 'wait' || cl.st === 'reply' || cl.st === 'rej') cl.st = 'lost';
+      },
+      writes: () => 'all',
+    },
+    coldPush: {
+      name: 'coldPush', cites: 'L319: the primary pushes the entries of its using t-log segments to every backup',
+      enabled: (s, p, out) => {
+        if (cold(s, p)) for (const sh of primaryShards(s, p)) if (!s.srv[p].pushed.includes(sh)) out.push(act('coldPush', p, sh));
+      },
+      effect: (d, a) => {
+        const p = d.srv[a.a];
+        const sh = a.b;
+        const es = p.segs.filter((g) => g.log === 't' && g.st === 'using').flatMap((g) => g.es.filter((e) => e.sh === sh && e.t !== 'C'));
+        for (const b of curCfg(d).dist[sh].bs) if (d.srv[b].up) storeAndDigest(d, d.srv[b], es, 'using', !d.srv[b].cold, mut);
+        p.pushed = addSorted(p.pushed, sh);
+      },
+      writes: () => 'all',
+    },
+    coldIndex: {
+      name: 'coldIndex', cites: 'L319: build the indexes from every segment, larger version wins; valid shard versions',
+      enabled: (s, p, out) => {
+        if (cold(s, p) && primaryShards(s, p).every((sh) => s.srv[p].pushed.includes(sh))) out.push(act('coldIndex', p));
+      },
+      effect: (d, a) => {
+        const s = d.srv[a.a];
+        const cfg = curCfg(d);
+        const mine = cfg.dist.flatMap((x, sh) => (replicas(x).includes(a.a) ? [sh] : []));
+        rebuild(d, s, conf, mine, mut);
+        for (const sh of mine)
+          if (cfg.dist[sh].p === a.a) {
+            s.shardVersion[sh] = maxVersion(s, sh);
+            s.commitVer[sh] = 0;
+          }
+        for (let k = 0; k < conf.keyShard.length; k++) s.done[k] = s.idx[k]?.v ?? 0;
+        s.cold = 0;
+      },
+    },
+    cmMigrate: {
+      name: 'cmMigrate', cites: '§3.9, L306: a new configuration moving shard 0\'s primary from src to tgt',
+      enabled: (s, out) => {
+        if (!conf.migrate) return;
+        const { src, tgt } = conf.migrate;
+        if (s.cm.mig === 0 && s.cm.phase === 'stable' && s.cm.down.length === 0 && s.srv[src].up && s.srv[tgt].up) out.push(act('cmMigrate', src, tgt));
+      },
+      effect: (d, a) => {
+        const old = curCfg(d);
+        const prev = old.dist[0];
+        const dist = old.dist.map((x, sh) => (sh === 0 ? { p: a.b, bs: prev.bs.filter((y) => y !== a.b) } : x));
+        const lag = old.lag.map((l, sh) => (sh === 0 ? [...l, a.b].sort() : l));
+        d.cm.term++;
+        d.cm.cfgs.push({ members: old.members, dist, lag, mig: { src: a.a, tgt: a.b, sh: 0, prev }, rb: -1, fo: false });
+        d.cm.mig = 1;
+      },
+    },
+    migrateVersion: {
+      name: 'migrateVersion', cites: 'L308: the source sends the shard version (after its in-flight PUTs of the shard finish); the target continues from it',
+      enabled: (s, out) => {
+        const src = running(s);
+        if (!src || !src.up || src.term !== s.cm.term || src.migSent) return;
+        // M20b breaks L308: MIGRATE_VERSION sent before in-flight PUTs of the shard finish
+        if (mut.M20b || src.ctx.every((x) => x.e.sh !== 0)) out.push(act('migrateVersion', conf.migrate!.src, conf.migrate!.tgt));
+      },
+      effect: (d, a) => {
+        const s = d.srv[a.a];
+        const t = d.srv[a.b];
+        t.migVer[0] = s.shardVersion[0];
+        // M20a breaks L308: the target does not continue the source's counter
+        if (!mut.M20a) t.shardVersion[0] = Math.max(t.shardVersion[0], s.shardVersion[0]);
+        s.migSent = true;
+      },
+      writes: (_s, a) => [a.a, a.b],
+    },
+    migrateCopy: {
+      name: 'migrateCopy', cites: 'L310-L311: the source writes an indexed entry to the target, which installs it by version',
+      enabled: (s, out) => {
+        const src = running(s);
+        if (!src || !src.up || !src.migSent || !s.srv[conf.migrate!.tgt].up) return;
+        const left = keysOf(conf, 0).filter((k) => !src.migCopied.includes(k));
+        if (left.length) out.push(act('migrateCopy', conf.migrate!.src, left[0]));
+      },
+      effect: (d, a) => {
+        const s = d.srv[a.a];
+        const t = d.srv[conf.migrate!.tgt];
+        const item = s.idx[a.b];
+        if (item) {
+          const e: Entry = { t: item.d ? 'D' : 'P', sh: 0, v: item.v, k: a.b, x: item.x, np: 0 };
+          storeAndDigest(d, t, [e], 'using', true, mut);
+          t.done[a.b] = Math.max(t.done[a.b], item.v);
+        }
+        s.migCopied = addSorted(s.migCopied, a.b);
+      },
+      writes: both,
+    },
+    migrateDone: {
+      name: 'migrateDone', cites: 'L313: the CM drops the task; the source frees its index of the shard',
+      enabled: (s, out) => {
+        const src = running(s);
+        if (!src || !src.up || !src.migSent || !s.srv[conf.migrate!.tgt].up) return;
+        if (keysOf(conf, 0).every((k) => src.migCopied.includes(k))) out.push(act('migrateDone', conf.migrate!.tgt));
+      },
+      effect: (d) => {
+        const cfg = curCfg(d);
+        d.cm.cfgs[d.cm.term] = { ...cfg, mig: null, lag: cfg.lag.map((l, sh) => (sh === 0 ? l.filter((x) => x !== conf.migrate!.tgt) : l)) };
+        d.cm.mig = 2;
+        const src = d.srv[conf.migrate!.src];
+        for (const k of keysOf(conf, 0)) src.idx[k] = null;
+      },
+      writes: both,
+    },
+  };
+}
