@@ -1,7 +1,9 @@
-// One task of a distributed BFS, run by a worker: level l of partition p. Its inbox holds
+// One task of a distributed BFS, run by a worker: level l of a group of partitions (one
+// partition at a wide level; several at a narrow one, so that a level of a few states is
+// not a dozen jobs). A partition's inbox holds
 // successor records (fingerprint, parent fingerprint, action index: run.ts), not states.
 // It keeps one record per fingerprint (the smallest parent link, so that the choice does
-// not depend on arrival order), drops those p stored before, and rebuilds each new state
+// not depend on arrival order), drops those the owner stored before, and rebuilds each new state
 // from its parent, which the parent's partition stored at level l-1 (`front`): one step
 // re-executed instead of a state sent per transition. It checks the invariants on the new
 // states, expands them, stores those with successors in its own `front` for level l+1, and
@@ -84,11 +86,11 @@ export interface TaskOutcome {
 const NONE: TaskOutcome = { committed: false, newStates: 0, transitions: 0, bytesSent: 0 };
 
 /**
- * Takes the claim of task (l, p): returns 0 when the task is done, -1 when a worker that
+ * Takes the claim of task (l, g) (g: the group's first partition): returns 0 when the task is done, -1 when a worker that
  * still beats its heartbeat holds it, 1 when this worker now holds it (it was free, its
  * holder is silent, or the holder is this worker's own earlier attempt).
  * A run whose coordinator is gone (no `alive`) has nothing left to do: 0, and no key is made.
- * KEYS: report(l), claim(l, p), WORKERS, alive; ARGV: p, claim value, worker id, oldest live beat.
+ * KEYS: report(l), claim(l, g), WORKERS, alive; ARGV: g, claim value, worker id, oldest live beat.
  */
 const CLAIM = `
 if redis.call('EXISTS', KEYS[4]) == 0 or redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return 0 end
@@ -103,23 +105,24 @@ end
 redis.call('SET', KEYS[2], ARGV[2])
 return 1`;
 
-export async function runLevelTask(redis: Redis, runId: string, ctx: BfsContext, level: number, p: number, token: string, workerId: string): Promise<TaskOutcome> {
+export async function runLevelTask(redis: Redis, runId: string, ctx: BfsContext, level: number, group: readonly number[], token: string, workerId: string): Promise<TaskOutcome> {
+  const g = group[0];
   const k = keys(runId);
   const mine = `${workerId} ${token}`;
   // The claim, and the task's inbox in the same round trip (unused unless claimed).
   let batches: Buffer[];
   let waited = false;
   for (;;) {
-    const replies = (await redis
+    const pipe = redis
       .pipeline()
-      .eval(CLAIM, 4, k.report(level), k.claim(level, p), WORKERS, k.alive, String(p), mine, workerId, String(Date.now() - HEARTBEAT_WITHIN_MS))
-      .lrangeBuffer(k.inbox(level, p), 0, -1)
-      .exec())!;
+      .eval(CLAIM, 4, k.report(level), k.claim(level, g), WORKERS, k.alive, String(g), mine, workerId, String(Date.now() - HEARTBEAT_WITHIN_MS));
+    for (const q of group) pipe.lrangeBuffer(k.inbox(level, q), 0, -1);
+    const replies = (await pipe.exec())!;
     for (const [e] of replies) if (e) throw e;
     const claimed = replies[0][1] as number;
     if (claimed === 0) return NONE;
     if (claimed === 1) {
-      batches = replies[1][1] as Buffer[];
+      batches = replies.slice(1).flatMap(([, b]) => b as Buffer[]);
       break;
     }
     if (!waited) await redis.hincrby(k.stat, 'waits', 1);
@@ -151,25 +154,33 @@ export async function runLevelTask(redis: Redis, runId: string, ctx: BfsContext,
     await slicer.tick();
   }
 
-  // Those partition p has not stored at an earlier level (offsets into cand.words).
+  // Those their owner has not stored at an earlier level (offsets into cand.words).
   const fresh: number[] = [];
   const cw = cand.words;
   {
-    const lookups = redis.pipeline();
-    for (let i = 0; i < cand.length; i += CHUNK * RECORD_WORDS) {
-      const fields: Buffer[] = [];
-      for (let j = i; j < Math.min(cand.length, i + CHUNK * RECORD_WORDS); j += RECORD_WORDS) fields.push(fpKey(cw[j], cw[j + 1]));
-      lookups.hmgetBuffer(k.seen(p), ...fields);
+    const byOwner = new Map<number, number[]>();
+    for (let o = 0; o < cand.length; o += RECORD_WORDS) {
+      const q = owner(cw[o], ctx.partitions);
+      let list = byOwner.get(q);
+      if (!list) byOwner.set(q, (list = []));
+      list.push(o);
     }
-    const replies = (await lookups.exec()) ?? [];
-    let j = 0;
-    for (const [e, known] of replies) {
-      if (e) throw e;
-      for (const v of known as (Buffer | null)[]) {
-        if (v === null) fresh.push(j);
-        j += RECORD_WORDS;
+    const lookups = redis.pipeline();
+    const asked: number[][] = [];
+    for (const [q, list] of byOwner) {
+      for (let i = 0; i < list.length; i += CHUNK) {
+        const part = list.slice(i, i + CHUNK);
+        asked.push(part);
+        lookups.hmgetBuffer(k.seen(q), ...part.map((o) => fpKey(cw[o], cw[o + 1])));
       }
     }
+    const replies = (await lookups.exec()) ?? [];
+    replies.forEach(([e, known], i) => {
+      if (e) throw e;
+      (known as (Buffer | null)[]).forEach((v, j) => {
+        if (v === null) fresh.push(asked[i][j]);
+      });
+    });
   }
 
   // The parents of the new states: the initial states, or those stored at level l-1 by
@@ -204,7 +215,7 @@ export async function runLevelTask(redis: Redis, runId: string, ctx: BfsContext,
       const bufs = values as (Buffer | null)[];
       for (let j = 0; j < part.length; j++) {
         const b = bufs[j];
-        if (b === null) throw new Error(`distributed BFS: level ${level - 1} did not store state ${fpHex(...fpOfKey(part[j]))}, the parent of a state sent to partition ${p}`);
+        if (b === null) throw new Error(`distributed BFS: level ${level - 1} did not store state ${fpHex(...fpOfKey(part[j]))}, the parent of a state sent to partition(s) ${group.join(', ')}`);
         bytesFetched += b.length;
         parents.get(part[j])!.state = unpackState(b);
         await slicer.tick();
@@ -219,7 +230,7 @@ export async function runLevelTask(redis: Redis, runId: string, ctx: BfsContext,
   const out = Array.from({ length: partitions }, () => new Outbox());
   const violations: FoundViolation[] = [];
   const cover: Record<string, number> = {};
-  const front: Buffer[] = [];
+  const front = new Map<number, Buffer[]>();
   let transitions = 0;
   let depthCut = false;
   const expand = level < ctx.maxDepth;
@@ -268,42 +279,47 @@ export async function runLevelTask(redis: Redis, runId: string, ctx: BfsContext,
       fingerprint(words.buf, words.length, fp);
       out[owner(fp[0], partitions)].add(fp[0], fp[1], hi, lo, j);
     }
-    front.push(fpKey(hi, lo), packState(s));
+    const q = owner(hi, partitions);
+    let stored = front.get(q);
+    if (!stored) front.set(q, (stored = []));
+    stored.push(fpKey(hi, lo), packState(s));
   }
 
   // Commit: only while the claim is still ours, the task not already done and the run alive.
   // Only the claim is watched: other partitions commit to the same level's report meanwhile
   // (a run removed meanwhile loses the claim key too).
-  const [, [, held], [, done], [, alive]] = (await redis.pipeline().watch(k.claim(level, p)).get(k.claim(level, p)).hexists(k.report(level), String(p)).exists(k.alive).exec()) as [unknown, [null, string | null], [null, number], [null, number]];
+  const [, [, held], [, done], [, alive]] = (await redis.pipeline().watch(k.claim(level, g)).get(k.claim(level, g)).hexists(k.report(level), String(g)).exists(k.alive).exec()) as [unknown, [null, string | null], [null, number], [null, number]];
   if (held !== mine || done === 1 || alive === 0) {
     await redis.unwatch();
     return NONE;
   }
   const tx = redis.multi();
-  for (let i = 0; i < fresh.length; i += CHUNK) {
-    const args: Buffer[] = [];
-    for (const o of fresh.slice(i, i + CHUNK)) args.push(fpKey(cw[o], cw[o + 1]), packLink(cw[o + 2], cw[o + 3], cw[o + 4]));
-    tx.hset(k.seen(p), ...args);
+  const links = new Map<number, Buffer[]>();
+  for (const o of fresh) {
+    const q = owner(cw[o], partitions);
+    let list = links.get(q);
+    if (!list) links.set(q, (list = []));
+    list.push(fpKey(cw[o], cw[o + 1]), packLink(cw[o + 2], cw[o + 3], cw[o + 4]));
   }
+  for (const [q, list] of links) for (let i = 0; i < list.length; i += 2 * CHUNK) tx.hset(k.seen(q), ...list.slice(i, i + 2 * CHUNK));
   let bytesSent = 0;
-  for (let i = 0; i < front.length; i += 2 * CHUNK) {
-    const part = front.slice(i, i + 2 * CHUNK);
-    for (const b of part) bytesSent += b.length;
-    tx.hset(k.front(level, p), ...part);
+  for (const [q, list] of front) {
+    for (const b of list) bytesSent += b.length;
+    for (let i = 0; i < list.length; i += 2 * CHUNK) tx.hset(k.front(level, q), ...list.slice(i, i + 2 * CHUNK));
   }
   let sent = 0;
-  const to: number[] = [];
+  const to: [number, number][] = [];
   out.forEach((o, q) => {
     if (o.records.length === 0) return;
     const buf = o.records.pack();
     bytesSent += buf.length;
     sent += o.records.count;
-    to.push(q);
+    to.push([q, o.records.count]);
     tx.rpush(k.inbox(level + 1, q), buf);
   });
   if (violations.length > 0) tx.rpush(k.violations(level), ...violations.map((v) => JSON.stringify(v)));
   const report: TaskReport = { states: fresh.length, transitions, sent, bytesSent, bytesFetched, depthCut, cover, to, worker: workerId };
-  tx.hset(k.report(level), String(p), JSON.stringify(report));
+  tx.hset(k.report(level), String(g), JSON.stringify(report));
   tx.rpush(k.tick, '1');
   const result = await tx.exec();
   if (result === null) return NONE;

@@ -1,10 +1,10 @@
 // The coordinator of a distributed breadth-first search through Redis. The fingerprint
-// space is split into partitions; level by level, each partition with states sent to it
-// is a job (bfs-task.ts) that any worker takes from the run's BullMQ queue. The level
-// barrier is the set of partitions whose task committed; a level with a violation is the
-// last (without `all`). Counts, verdicts and the depth are those of the single-machine
+// space is split into partitions; level by level, the partitions with successors sent to
+// them are grouped into jobs (bfs-task.ts) that any worker takes from the run's BullMQ
+// queue. The level barrier is the set of jobs that committed; a level with a violation is
+// the last (without `all`). Counts, verdicts and the depth are those of the single-machine
 // search: every distinct state is stored by exactly one partition, at the level BFS first
-// reaches it, and expanded once.
+// reaches it, and expanded once, whatever the grouping.
 //
 // Counterexamples are shortest: the violating state is the one with the smallest
 // fingerprint among those at the first violating level, and each state's parent link is
@@ -37,6 +37,12 @@ export interface DistributedOptions {
    * fusee/A2 ran 1,047 jobs at 64 partitions). About 4 per worker process.
    */
   partitions?: number;
+  /**
+   * A level's partitions are grouped into jobs of at least this many incoming successor
+   * records (default 1,000), at most one job per partition: a narrow level is one or a few
+   * jobs instead of one per partition, as each job costs a few Redis round trips.
+   */
+  recordsPerJob?: number;
   /** A job's lease: a worker silent this long is presumed dead and its job retried (default 10 s). */
   leaseMs?: number;
   /** With no live worker for this long, the run ends inconclusive (default 30 s). */
@@ -73,6 +79,7 @@ export async function distributedBfs(given: ExploreTarget, options: ExploreOptio
   const target = normalizeTarget(given);
   const machine: Machine<unknown, Action> = prepare(await loadMachine(target), options);
   const partitions = d.partitions ?? 16;
+  const recordsPerJob = d.recordsPerJob ?? 1000;
   const desc: RunDescriptor = { kind: 'bfs', target, options: plainOptions(options), partitions, leaseMs: d.leaseMs ?? 10_000 };
   const c = await coordinate(d.url, desc, d);
   const { redis, queue, runId } = c;
@@ -94,16 +101,21 @@ export async function distributedBfs(given: ExploreTarget, options: ExploreOptio
       seen.add(key);
       level0[owner(fp[0], partitions)].push(fp[0], fp[1], 0, 0, -1 - i);
     });
-    let work = level0.map((r, q) => (r.length > 0 ? q : -1)).filter((q) => q >= 0);
+    // Partition -> records sent to it for the level.
+    let work = new Map<number, number>();
     const push = redis.pipeline();
-    for (const q of work) push.rpush(k.inbox(0, q), level0[q].pack());
+    level0.forEach((r, q) => {
+      if (r.length === 0) return;
+      work.set(q, r.count);
+      push.rpush(k.inbox(0, q), r.pack());
+    });
     await push.exec();
 
     const maxStates = options.maxStates ?? Infinity;
     const deadline = options.timeLimitMs === undefined ? Infinity : started + options.timeLimitMs;
     const total = { states: 0, transitions: 0, sent: 0, bytesSent: 0, bytesFetched: 0, depthCut: false, cover: new Map<string, number>(), workers: new Set<string>() };
-    const add = (reports: Record<string, string>): Set<number> => {
-      const next = new Set<number>();
+    const add = (reports: Record<string, string>): Map<number, number> => {
+      const next = new Map<number, number>();
       for (const raw of Object.values(reports)) {
         const r = JSON.parse(raw) as TaskReport;
         total.states += r.states;
@@ -114,7 +126,7 @@ export async function distributedBfs(given: ExploreTarget, options: ExploreOptio
         total.depthCut ||= r.depthCut;
         for (const [family, n] of Object.entries(r.cover)) total.cover.set(family, (total.cover.get(family) ?? 0) + n);
         total.workers.add(r.worker);
-        for (const q of r.to) next.add(q);
+        for (const [q, n] of r.to) next.set(q, (next.get(q) ?? 0) + n);
       }
       return next;
     };
@@ -123,10 +135,11 @@ export async function distributedBfs(given: ExploreTarget, options: ExploreOptio
     let stopReason: string | undefined;
     const firstViolations = new Map<string, FoundViolation>();
 
-    for (let level = 0; work.length > 0; level++) {
-      await queue.addBulk(work.map((p) => ({ name: 'level', data: { level, partition: p }, opts: { jobId: `${level}-${p}`, removeOnComplete: true, removeOnFail: 1000 } })));
-      // The barrier: every partition of the level committed.
-      const n = work.length;
+    for (let level = 0; work.size > 0; level++) {
+      const groups = groupPartitions(work, recordsPerJob);
+      await queue.addBulk(groups.map((g) => ({ name: 'level', data: { level, partitions: g }, opts: { jobId: `${level}-${g[0]}`, removeOnComplete: true, removeOnFail: 1000 } })));
+      // The barrier: every group of the level committed.
+      const n = groups.length;
       stopReason = await c.wait(async () => (await redis.hlen(k.report(level))) === n, deadline, options.timeLimitMs);
       const before = total.states;
       const next = add(await redis.hgetall(k.report(level)));
@@ -140,7 +153,7 @@ export async function distributedBfs(given: ExploreTarget, options: ExploreOptio
       tasks += n;
       // This level's inboxes and claims, and the states stored at the level before (their
       // successors are rebuilt), are no longer needed.
-      await redis.unlink(k.report(level), ...work.map((p) => k.inbox(level, p)), ...work.map((p) => k.claim(level, p)), ...(level > 0 ? Array.from({ length: partitions }, (_, p) => k.front(level - 1, p)) : []));
+      await redis.unlink(k.report(level), ...[...work.keys()].map((p) => k.inbox(level, p)), ...groups.map((g) => k.claim(level, g[0])), ...(level > 0 ? Array.from({ length: partitions }, (_, p) => k.front(level - 1, p)) : []));
       await redis.hset(k.stat, 'states', total.states, 'level', level);
       for (const raw of await redis.lrange(k.violations(level), 0, -1)) {
         const v = JSON.parse(raw) as FoundViolation;
@@ -149,9 +162,9 @@ export async function distributedBfs(given: ExploreTarget, options: ExploreOptio
       }
       options.onProgress?.({ states: total.states, transitions: total.transitions, depth, queue: total.sent, elapsedMs: performance.now() - started });
       if (firstViolations.size > 0 && !options.all) break;
-      work = [...next].sort((a, b) => a - b);
+      work = next;
       if (total.states >= maxStates) {
-        if (work.length > 0) stopReason = `state budget of ${options.maxStates} reached (checked at the end of each level: the count may exceed it)`;
+        if (work.size > 0) stopReason = `state budget of ${options.maxStates} reached (checked at the end of each level: the count may exceed it)`;
         break;
       }
     }
@@ -195,6 +208,25 @@ export async function distributedBfs(given: ExploreTarget, options: ExploreOptio
   } finally {
     await c.close();
   }
+}
+
+/**
+ * The level's jobs: the partitions with work, in ceil(records / recordsPerJob) groups (at
+ * most one per partition) balanced by their records, largest first; deterministic.
+ */
+export function groupPartitions(work: Map<number, number>, recordsPerJob: number): number[][] {
+  let records = 0;
+  for (const n of work.values()) records += n;
+  const jobs = Math.max(1, Math.min(work.size, Math.ceil(records / recordsPerJob)));
+  const groups = Array.from({ length: jobs }, () => ({ load: 0, parts: [] as number[] }));
+  const byLoad = [...work].sort((a, b) => b[1] - a[1] || a[0] - b[0]);
+  for (const [q, n] of byLoad) {
+    let least = groups[0];
+    for (const g of groups) if (g.load < least.load) least = g;
+    least.load += n;
+    least.parts.push(q);
+  }
+  return groups.map((g) => g.parts.sort((a, b) => a - b)).sort((a, b) => a[0] - b[0]);
 }
 
 function perState(n: number, states: number, digits = 1): string {

@@ -11,7 +11,7 @@ export type RunDescriptor =
       target: ExploreTarget;
       /** The options every worker prepares the machine with (no callbacks). */
       options: ExploreOptions;
-      /** The fingerprint space is split into this many partitions, each a task per level. */
+      /** The fingerprint space is split into this many partitions; a level's task takes one or several. */
       partitions: number;
       leaseMs: number;
     }
@@ -140,7 +140,7 @@ export interface FoundViolation {
   order: number;
 }
 
-/** What a committed BFS task reports to the coordinator (`keys.report(level)`, field p). */
+/** What a committed BFS task reports to the coordinator (`keys.report(level)`, field: its group's first partition). */
 export interface TaskReport {
   /** New states it stored, and the transitions out of them. */
   states: number;
@@ -155,7 +155,7 @@ export interface TaskReport {
   depthCut: boolean;
   /** Action family -> times enabled. */
   cover: Record<string, number>;
-  /** The partitions it sent records to for the next level. */
-  to: number[];
+  /** The partitions it sent records to for the next level, and how many to each. */
+  to: [number, number][];
   worker: string;
 }

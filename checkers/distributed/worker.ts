@@ -65,8 +65,8 @@ export async function startWorker(url: string, o: { log?: (s: string) => void } 
     const desc = run.desc;
     if (job.name === 'level' && desc.kind === 'bfs') {
       run.bfs ??= bfsContext(await machineOf(run), desc.partitions, desc.options.maxDepth, desc.options.deadlock);
-      const { level, partition } = job.data as { level: number; partition: number };
-      return runLevelTask(run.data, runId, run.bfs, level, partition, token, id);
+      const { level, partitions } = job.data as { level: number; partitions: number[] };
+      return runLevelTask(run.data, runId, run.bfs, level, partitions, token, id);
     }
     if (job.name === 'swarm' && desc.kind === 'swarm') return runSwarmJob(redis, runId, await machineOf(run), desc.options, job.data, id);
     if (job.name === 'lin' && desc.kind === 'lin') return runLinJob(redis, runId, desc, job.data, id);
