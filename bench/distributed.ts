@@ -1,7 +1,8 @@
 // `npm run bench:distributed`: the distributed BFS through a real redis-server (started
 // here on 127.0.0.1, stopped at the end) with 1, 2 and 4 worker processes, against the
 // embedded explorer (exploreSync, one thread) on the same spec in the same run: states/s,
-// the ratio, bytes of state batches sent per distinct state, Redis commands per state and
+// the ratio, bytes written to Redis per distinct state (successor records, and the states
+// stored for one level) and bytes read back (parent states), Redis commands per state and
 // Redis memory per state. Counts are checked equal to the embedded run's.
 //
 //   npm run bench:distributed [-- --spec fusee --config A2] [--workers 1,2,4] [--repeat 2]
@@ -42,7 +43,7 @@ if (values.spec) {
 }
 
 const redis = await startRedis();
-const rows: string[][] = [['case', 'run', 'states', 'transitions', 'seconds', 'states/s', 'vs embedded', 'bytes sent/state', 'Redis cmds/state', 'Redis bytes/state', 'tasks']];
+const rows: string[][] = [['case', 'run', 'states', 'transitions', 'seconds', 'states/s', 'vs embedded', 'bytes written/state', 'bytes read/state', 'Redis cmds/state', 'Redis bytes/state', 'tasks']];
 try {
   for (const c of cases) {
     let embedded = Infinity;
@@ -52,7 +53,7 @@ try {
       one = exploreSync(c.machine(), {});
       embedded = Math.min(embedded, (performance.now() - t) / 1000);
     }
-    rows.push([c.name, 'embedded (1 thread)', String(one.states), String(one.transitions), embedded.toFixed(2), Math.round(one.states / embedded).toLocaleString('en'), '1.00', '', '', '', '']);
+    rows.push([c.name, 'embedded (1 thread)', String(one.states), String(one.transitions), embedded.toFixed(2), Math.round(one.states / embedded).toLocaleString('en'), '1.00', '', '', '', '', '']);
     for (const n of counts) {
       const workers = Array.from({ length: n }, () => spawnWorker(redis.url));
       try {
@@ -77,6 +78,7 @@ try {
           Math.round(result.states / best).toLocaleString('en'),
           (embedded / best).toFixed(2),
           (stats.bytesSent / result.states).toFixed(0),
+          (stats.bytesFetched / result.states).toFixed(0),
           (stats.redisCommands / result.states).toFixed(2),
           (stats.redisBytes / result.states).toFixed(0),
           String(stats.tasks),

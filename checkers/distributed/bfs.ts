@@ -1,10 +1,10 @@
 // The coordinator of a distributed breadth-first search through Redis. The fingerprint
-// space is split into partitions; level by level, each partition with states sent to it
-// is a job (bfs-task.ts) that any worker takes from the run's BullMQ queue. The level
-// barrier is the set of partitions whose task committed; a level with a violation is the
-// last (without `all`). Counts, verdicts and the depth are those of the single-machine
+// space is split into partitions; level by level, the partitions with successors sent to
+// them are grouped into jobs (bfs-task.ts) that any worker takes from the run's BullMQ
+// queue. The level barrier is the set of jobs that committed; a level with a violation is
+// the last (without `all`). Counts, verdicts and the depth are those of the single-machine
 // search: every distinct state is stored by exactly one partition, at the level BFS first
-// reaches it, and expanded once.
+// reaches it, and expanded once, whatever the grouping.
 //
 // Counterexamples are shortest: the violating state is the one with the smallest
 // fingerprint among those at the first violating level, and each state's parent link is
@@ -27,7 +27,7 @@ import { replayIndices } from '../explore/trace.ts';
 import type { Action, Counterexample, ExploreOptions, ExploreResult, ExploreTarget, Machine } from '../explore/types.ts';
 import { coordinate } from './jobs.ts';
 import { isConnectionError, keys, shownUrl, unavailable } from './redis.ts';
-import { compareFp, fpFromHex, fpKey, owner, packBatch, plainOptions, unpackLink, type FoundViolation, type RunDescriptor } from './run.ts';
+import { compareFp, fpFromHex, fpKey, owner, plainOptions, Records, unpackLink, type FoundViolation, type RunDescriptor, type TaskReport } from './run.ts';
 
 export interface DistributedOptions {
   url: string;
@@ -37,6 +37,12 @@ export interface DistributedOptions {
    * fusee/A2 ran 1,047 jobs at 64 partitions). About 4 per worker process.
    */
   partitions?: number;
+  /**
+   * A level's partitions are grouped into jobs of at least this many incoming successor
+   * records (default 1,000), at most one job per partition: a narrow level is one or a few
+   * jobs instead of one per partition, as each job costs a few Redis round trips.
+   */
+  recordsPerJob?: number;
   /** A job's lease: a worker silent this long is presumed dead and its job retried (default 10 s). */
   leaseMs?: number;
   /** With no live worker for this long, the run ends inconclusive (default 30 s). */
@@ -51,12 +57,16 @@ export interface DistributedStats {
   tasks: number;
   /** Worker processes that committed work. */
   workers: number;
-  /** States sent to their owners (after each task's own duplicates were merged). */
+  /** Successor records sent to their owners (after each task's own duplicates were merged). */
   statesSent: number;
-  /** Bytes of state batches pushed to Redis. */
+  /** Bytes the tasks wrote for other tasks: successor records, and states stored for one level. */
   bytesSent: number;
+  /** Bytes of stored states the tasks read back to rebuild their new states from their parents. */
+  bytesFetched: number;
   /** Commands Redis processed during the run (all clients: coordinator and workers). */
   redisCommands: number;
+  /** Tasks a worker found held by another, live one (its lease had run out) and waited for. */
+  waits: number;
   /** Redis memory the run held at its end (stored fingerprints and parent links, mostly). */
   redisBytes: number;
 }
@@ -69,85 +79,108 @@ export async function distributedBfs(given: ExploreTarget, options: ExploreOptio
   const target = normalizeTarget(given);
   const machine: Machine<unknown, Action> = prepare(await loadMachine(target), options);
   const partitions = d.partitions ?? 16;
+  const recordsPerJob = d.recordsPerJob ?? 1000;
   const desc: RunDescriptor = { kind: 'bfs', target, options: plainOptions(options), partitions, leaseMs: d.leaseMs ?? 10_000 };
   const c = await coordinate(d.url, desc, d);
   const { redis, queue, runId } = c;
   const k = c.keys;
   try {
-    // Level 0: the initial states, sent to their partitions like any successor.
+    // Level 0: the initial states, sent to their partitions as records like any successor's
+    // (the owner rebuilds an initial state from its index).
     const encode = makeEncoder(machine);
     const words = new Words();
     const fp = new Int32Array(2);
     const inits = machine.init();
-    const level0 = new Map<number, { fp: number[]; via: number[]; states: unknown[]; seen: Set<string> }>();
+    const level0 = Array.from({ length: partitions }, () => new Records());
+    const seen = new Set<string>();
     inits.forEach((s, i) => {
       encode(s, words);
       fingerprint(words.buf, words.length, fp);
-      const q = owner(fp[0], partitions);
-      let b = level0.get(q);
-      if (!b) level0.set(q, (b = { fp: [], via: [], states: [], seen: new Set() }));
       const key = `${fp[0]}:${fp[1]}`;
-      if (b.seen.has(key)) return;
-      b.seen.add(key);
-      b.fp.push(fp[0], fp[1]);
-      b.via.push(-1 - i);
-      b.states.push(s);
+      if (seen.has(key)) return;
+      seen.add(key);
+      level0[owner(fp[0], partitions)].push(fp[0], fp[1], 0, 0, -1 - i);
     });
-    for (const [q, b] of level0) {
-      await redis.rpush(k.inbox(0, q), packBatch({ fp: Int32Array.from(b.fp), parent: new Int32Array(b.fp.length), via: Int32Array.from(b.via), states: b.states }));
-    }
+    // Partition -> records sent to it for the level.
+    let work = new Map<number, number>();
+    const push = redis.pipeline();
+    level0.forEach((r, q) => {
+      if (r.length === 0) return;
+      work.set(q, r.count);
+      push.rpush(k.inbox(0, q), r.pack());
+    });
+    await push.exec();
+
     const maxStates = options.maxStates ?? Infinity;
     const deadline = options.timeLimitMs === undefined ? Infinity : started + options.timeLimitMs;
+    const total = { states: 0, transitions: 0, sent: 0, bytesSent: 0, bytesFetched: 0, depthCut: false, cover: new Map<string, number>(), workers: new Set<string>() };
+    const add = (reports: Record<string, string>): Map<number, number> => {
+      const next = new Map<number, number>();
+      for (const raw of Object.values(reports)) {
+        const r = JSON.parse(raw) as TaskReport;
+        total.states += r.states;
+        total.transitions += r.transitions;
+        total.sent += r.sent;
+        total.bytesSent += r.bytesSent;
+        total.bytesFetched += r.bytesFetched;
+        total.depthCut ||= r.depthCut;
+        for (const [family, n] of Object.entries(r.cover)) total.cover.set(family, (total.cover.get(family) ?? 0) + n);
+        total.workers.add(r.worker);
+        for (const [q, n] of r.to) next.set(q, (next.get(q) ?? 0) + n);
+      }
+      return next;
+    };
     let depth = 0;
     let tasks = 0;
     let stopReason: string | undefined;
     const firstViolations = new Map<string, FoundViolation>();
 
-    for (let level = 0; ; level++) {
-      const lengths = await Promise.all(Array.from({ length: partitions }, (_, p) => redis.llen(k.inbox(level, p))));
-      const work = lengths.map((n, p) => (n > 0 ? p : -1)).filter((p) => p >= 0);
-      if (work.length === 0) break;
-      await queue.addBulk(work.map((p) => ({ name: 'level', data: { level, partition: p }, opts: { jobId: `${level}-${p}`, removeOnComplete: true, removeOnFail: 1000 } })));
-      // The barrier: every partition of the level committed.
-      stopReason = await c.wait(async () => (await redis.scard(k.done(level))) === work.length, deadline, options.timeLimitMs);
+    for (let level = 0; work.size > 0; level++) {
+      const groups = groupPartitions(work, recordsPerJob);
+      await queue.addBulk(groups.map((g) => ({ name: 'level', data: { level, partitions: g }, opts: { jobId: `${level}-${g[0]}`, removeOnComplete: true, removeOnFail: 1000 } })));
+      // The barrier: every group of the level committed.
+      const n = groups.length;
+      stopReason = await c.wait(async () => (await redis.hlen(k.report(level))) === n, deadline, options.timeLimitMs);
+      const before = total.states;
+      const next = add(await redis.hgetall(k.report(level)));
+      if (total.states > before) depth = level;
       if (stopReason !== undefined) {
         // The counts are what was committed: whole levels up to this one, and part of it.
         stopReason += ` at level ${level}: the counts cover the levels before it and part of it`;
         await c.cancel();
         break;
       }
-      tasks += work.length;
-      const added = Number((await redis.hget(k.stat, `states:${level}`)) ?? 0);
-      if (added > 0) depth = level;
-      await redis.unlink(...work.map((p) => k.inbox(level, p)), ...work.map((p) => k.claim(level, p)));
+      tasks += n;
+      // This level's inboxes and claims, and the states stored at the level before (their
+      // successors are rebuilt), are no longer needed.
+      await redis.unlink(k.report(level), ...[...work.keys()].map((p) => k.inbox(level, p)), ...groups.map((g) => k.claim(level, g[0])), ...(level > 0 ? Array.from({ length: partitions }, (_, p) => k.front(level - 1, p)) : []));
+      await redis.hset(k.stat, 'states', total.states, 'level', level);
       for (const raw of await redis.lrange(k.violations(level), 0, -1)) {
         const v = JSON.parse(raw) as FoundViolation;
         const known = firstViolations.get(v.property);
         if (!known || v.depth < known.depth || (v.depth === known.depth && smallerFp(v.fp, known.fp))) firstViolations.set(v.property, v);
       }
-      const stat = await redis.hgetall(k.stat);
-      options.onProgress?.({ states: Number(stat.states ?? 0), transitions: Number(stat.transitions ?? 0), depth, queue: Number(stat[`sent:${level}`] ?? 0), elapsedMs: performance.now() - started });
+      options.onProgress?.({ states: total.states, transitions: total.transitions, depth, queue: total.sent, elapsedMs: performance.now() - started });
       if (firstViolations.size > 0 && !options.all) break;
-      if (Number(stat.states ?? 0) >= maxStates) {
-        const more = await Promise.all(Array.from({ length: partitions }, (_, p) => redis.llen(k.inbox(level + 1, p))));
-        if (more.some((n) => n > 0)) stopReason = `state budget of ${options.maxStates} reached (checked at the end of each level: the count may exceed it)`;
+      work = next;
+      if (total.states >= maxStates) {
+        if (work.size > 0) stopReason = `state budget of ${options.maxStates} reached (checked at the end of each level: the count may exceed it)`;
         break;
       }
     }
 
-    const stat = await redis.hgetall(k.stat);
-    const cover = await redis.hgetall(k.cover);
-    const states = Number(stat.states ?? 0);
+    const states = total.states;
     const violations = await counterexamples(redis, runId, machine, partitions, firstViolations, options.all === true);
     const coverage = new Map<string, number>((machine.actionNames ?? []).map((n) => [n, 0]));
-    for (const [family, n] of Object.entries(cover)) coverage.set(family, (coverage.get(family) ?? 0) + Number(n));
+    for (const [family, n] of total.cover) coverage.set(family, (coverage.get(family) ?? 0) + n);
     const list = [...coverage].map(([family, enabled]) => ({ family, enabled })).sort((a, b) => (a.family < b.family ? -1 : a.family > b.family ? 1 : 0));
-    const reason = stopReason ?? (stat.depthCut === '1' ? `depth bound of ${options.maxDepth} reached: deeper states were not explored` : undefined);
-    const workers = await redis.scard(k.workers);
-    const bytesSent = Number(stat.bytes ?? 0);
-    const statesSent = Number(stat.sent ?? 0);
+    const reason = stopReason ?? (total.depthCut ? `depth bound of ${options.maxDepth} reached: deeper states were not explored` : undefined);
+    const workers = total.workers.size;
+    const { bytesSent, bytesFetched } = total;
+    const statesSent = total.sent;
     const redisCommands = await c.commands();
     const redisBytes = await c.memory();
+    const waits = Number((await redis.hget(k.stat, 'waits')) ?? 0);
     const result: ExploreResult = {
       status: violations.length > 0 ? 'violation' : reason !== undefined ? 'incomplete' : 'holds',
       ...(reason !== undefined ? { incompleteReason: reason } : {}),
@@ -155,7 +188,7 @@ export async function distributedBfs(given: ExploreTarget, options: ExploreOptio
       store: 'fingerprint',
       workers,
       states,
-      transitions: Number(stat.transitions ?? 0),
+      transitions: total.transitions,
       depth,
       elapsedMs: performance.now() - started,
       violations,
@@ -164,17 +197,40 @@ export async function distributedBfs(given: ExploreTarget, options: ExploreOptio
       collisionProbability: collisionProbability(states),
       notes: [
         `distributed BFS through Redis (${shownUrl(d.url)}): ${partitions} partitions, ${tasks} tasks, ${workers} worker process(es); ` +
-          `${statesSent.toLocaleString('en')} states sent (${(states === 0 ? 0 : bytesSent / states).toFixed(1)} bytes per distinct state), ${(states === 0 ? 0 : redisCommands / states).toFixed(2)} Redis commands per state`,
+          `${statesSent.toLocaleString('en')} successor records sent; per distinct state ${perState(bytesSent, states)} bytes written and ${perState(bytesFetched, states)} read (records, and states stored for one level), ${perState(redisCommands, states, 2)} Redis commands`,
         ...(violations.length > 0 ? ['counterexample: a shortest path, rebuilt from the partitions\' parent links (the smallest fingerprint at each step)'] : []),
       ],
     };
-    return { result, stats: { runId, partitions, tasks, workers, statesSent, bytesSent, redisCommands, redisBytes } };
+    return { result, stats: { runId, partitions, tasks, workers, statesSent, bytesSent, bytesFetched, waits, redisCommands, redisBytes } };
   } catch (e) {
     if (isConnectionError(e)) throw unavailable(d.url, e);
     throw e;
   } finally {
     await c.close();
   }
+}
+
+/**
+ * The level's jobs: the partitions with work, in ceil(records / recordsPerJob) groups (at
+ * most one per partition) balanced by their records, largest first; deterministic.
+ */
+export function groupPartitions(work: Map<number, number>, recordsPerJob: number): number[][] {
+  let records = 0;
+  for (const n of work.values()) records += n;
+  const jobs = Math.max(1, Math.min(work.size, Math.ceil(records / recordsPerJob)));
+  const groups = Array.from({ length: jobs }, () => ({ load: 0, parts: [] as number[] }));
+  const byLoad = [...work].sort((a, b) => b[1] - a[1] || a[0] - b[0]);
+  for (const [q, n] of byLoad) {
+    let least = groups[0];
+    for (const g of groups) if (g.load < least.load) least = g;
+    least.load += n;
+    least.parts.push(q);
+  }
+  return groups.map((g) => g.parts.sort((a, b) => a - b)).sort((a, b) => a[0] - b[0]);
+}
+
+function perState(n: number, states: number, digits = 1): string {
+  return (states === 0 ? 0 : n / states).toFixed(digits);
 }
 
 function smallerFp(a: string, b: string): boolean {

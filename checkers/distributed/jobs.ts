@@ -4,10 +4,8 @@
 
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { connect, deleteRun, keys, liveWorkers, newRunId, queueName, QUEUE_PREFIX, RUNS, shownUrl } from './redis.ts';
+import { connect, deleteRun, HEARTBEAT_WITHIN_MS, keys, liveWorkers, newRunId, queueName, QUEUE_PREFIX, RUN_ALIVE_MS, RUNS, shownUrl, sweepDeadRuns } from './redis.ts';
 import type { RunDescriptor } from './run.ts';
-
-const HEARTBEAT_WITHIN_MS = 3000;
 
 export interface Coordinator {
   runId: string;
@@ -37,10 +35,16 @@ export async function coordinate(url: string, desc: RunDescriptor, o: { noWorker
   let queueConnection: Redis | undefined;
   const runId = newRunId();
   const k = keys(runId);
+  let renew: ReturnType<typeof setInterval> | undefined;
   try {
     waiter = await connect(url, { blocking: true });
+    // Runs whose coordinator was killed left their keys: they go now.
+    await sweepDeadRuns(redis);
     const before = await processedCommands(redis);
     const memoryBefore = await usedMemory(redis);
+    await redis.set(k.alive, '1', 'PX', RUN_ALIVE_MS);
+    renew = setInterval(() => void redis.set(k.alive, '1', 'PX', RUN_ALIVE_MS).catch(() => {}), RUN_ALIVE_MS / 4);
+    renew.unref();
     await redis.set(k.desc, JSON.stringify(desc));
     // BullMQ leaves a connection it was given open: this one is closed with the run.
     queueConnection = redis.duplicate();
@@ -59,6 +63,7 @@ export async function coordinate(url: string, desc: RunDescriptor, o: { noWorker
       async wait(finished, deadline, timeLimitMs) {
         for (;;) {
           if (await finished()) return undefined;
+          if ((await redis.exists(k.alive)) === 0) throw new Error(`run ${runId} was removed from Redis: its coordinator (this process) did not renew it for ${RUN_ALIVE_MS / 1000} s`);
           const failed = await q.getFailed(0, 0);
           if (failed.length > 0) return `a job failed (${failed[0].failedReason ?? 'no reason given'})`;
           if (performance.now() > deadline) return `time limit of ${timeLimitMs} ms reached`;
@@ -72,6 +77,7 @@ export async function coordinate(url: string, desc: RunDescriptor, o: { noWorker
         await q.drain(true);
       },
       async close() {
+        clearInterval(renew);
         await redis.srem(RUNS, runId).catch(() => {});
         await q.obliterate({ force: true }).catch(() => {});
         await deleteRun(redis, runId).catch(() => {});
@@ -88,6 +94,8 @@ export async function coordinate(url: string, desc: RunDescriptor, o: { noWorker
       },
     };
   } catch (e) {
+    clearInterval(renew);
+    await deleteRun(redis, runId).catch(() => {});
     await queue?.close().catch(() => {});
     queueConnection?.disconnect();
     waiter?.disconnect();

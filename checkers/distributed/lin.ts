@@ -31,7 +31,7 @@ export async function runLinJob(redis: Redis, runId: string, desc: Extract<RunDe
     verbose: desc.verbose,
     memoLimitBytes: desc.memoLimitBytes,
   });
-  const tx = redis.multi().set(k.result(job.index), serialize(r)).sadd(k.done(0), String(job.index)).sadd(k.workers, workerId);
+  const tx = redis.multi().set(k.result(job.index), serialize(r)).sadd(k.done, String(job.index)).sadd(k.workers, workerId);
   if (r.verdict === 'illegal') tx.set(k.cancel, '1');
   await tx.rpush(k.tick, '1').exec();
   return { verdict: r.verdict };
@@ -63,7 +63,7 @@ export async function distributedLin(modelName: string, history: readonly Operat
     let cancelled = false;
     const stop = await c.wait(
       async () => {
-        if ((await c.redis.scard(k.done(0))) === n) return true;
+        if ((await c.redis.scard(k.done)) === n) return true;
         if (!cancelled && (await c.redis.exists(k.cancel)) === 1) {
           cancelled = true;
           await c.cancel();
@@ -75,7 +75,7 @@ export async function distributedLin(modelName: string, history: readonly Operat
     );
     if (stop !== undefined) await c.cancel();
     const results: (SearchResult | undefined)[] = new Array(n);
-    for (const i of await c.redis.smembers(k.done(0))) {
+    for (const i of await c.redis.smembers(k.done)) {
       const raw = await c.redis.getBuffer(k.result(Number(i)));
       if (raw) results[Number(i)] = deserialize(raw) as SearchResult;
     }

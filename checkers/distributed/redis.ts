@@ -115,41 +115,66 @@ export function keys(runId: string) {
     desc: `${r}:desc`,
     /** Set by the coordinator to cancel the run's remaining jobs. */
     cancel: `${r}:cancel`,
-    /** Counters: states, transitions, bytes sent, depth cut, ... */
+    /** Present while the run's coordinator lives (it renews the expiry): a run without it is removed. */
+    alive: `${r}:alive`,
+    /** Counters the coordinator keeps at each barrier (states so far), for watchers. */
     stat: `${r}:stat`,
-    /** Coverage: action family -> times enabled. */
-    cover: `${r}:cover`,
     /** A list a commit pushes to, so that the coordinator wakes up (blocking pop). */
     tick: `${r}:tick`,
-    /** Worker ids that committed work for the run. */
+    /** Worker ids that committed work for the run (swarm, linearizability). */
     workers: `${r}:workers`,
-    /** BFS: states sent to partition p for level l (a list of batches). */
+    /** BFS: successor records sent to partition p for level l (a list of batches). */
     inbox: (l: number, p: number) => `${r}:in:${l}:${p}`,
+    /** BFS: the states partition p stored at level l (fingerprint -> state), kept for one level. */
+    front: (l: number, p: number) => `${r}:front:${l}:${p}`,
     /** BFS: partition p's stored fingerprints -> parent fingerprint and action index. */
     seen: (p: number) => `${r}:seen:${p}`,
-    /** BFS: the worker token that holds task (l, p). */
+    /** BFS: the worker (id and token) that holds task (l, p). */
     claim: (l: number, p: number) => `${r}:claim:${l}:${p}`,
-    /** BFS: the partitions of level l whose task committed. */
-    done: (l: number) => `${r}:done:${l}`,
+    /** BFS: the reports (JSON) of the partitions of level l whose task committed. */
+    report: (l: number) => `${r}:report:${l}`,
     /** BFS: violations found at level l (JSON). */
     violations: (l: number) => `${r}:viol:${l}`,
+    /** Jobs (swarm, linearizability): the indices of the jobs done. */
+    done: `${r}:done`,
     /** Jobs (swarm, linearizability): job i's input and result. */
     input: (i: number) => `${r}:input:${i}`,
     result: (i: number) => `${r}:result:${i}`,
   };
 }
 
-/** Deletes every key of a run (SCAN, not KEYS: the server stays responsive). */
+/** Deletes every key of a run and its queue (SCAN, not KEYS: the server stays responsive). */
 export async function deleteRun(redis: Redis, runId: string): Promise<void> {
-  const { prefix } = keys(runId);
-  let cursor = '0';
-  do {
-    const [next, found] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-    cursor = next;
-    if (found.length > 0) await redis.unlink(...found);
-  } while (cursor !== '0');
   await redis.srem(RUNS, runId);
+  for (const pattern of [`${keys(runId).prefix}:*`, `${QUEUE_PREFIX}:${queueName(runId)}:*`]) {
+    let cursor = '0';
+    do {
+      const [next, found] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+      cursor = next;
+      if (found.length > 0) await redis.unlink(...found);
+    } while (cursor !== '0');
+  }
 }
+
+/**
+ * A run lives while its coordinator renews `alive` (every RUN_ALIVE_MS / 4). A coordinator
+ * killed without a word leaves its keys: the next coordinator or any worker that finds a
+ * registered run without `alive` deletes it, so nothing accumulates.
+ */
+export const RUN_ALIVE_MS = 60_000;
+
+/** Deletes the registered runs whose coordinator is gone; returns their ids. */
+export async function sweepDeadRuns(redis: Redis): Promise<string[]> {
+  const runs = await redis.smembers(RUNS);
+  if (runs.length === 0) return [];
+  const alive = await Promise.all(runs.map((id) => redis.exists(keys(id).alive)));
+  const dead = runs.filter((_, i) => alive[i] === 0);
+  for (const id of dead) await deleteRun(redis, id);
+  return dead;
+}
+
+/** A worker beats at least this often; one silent for longer is presumed dead. */
+export const HEARTBEAT_WITHIN_MS = 3000;
 
 /** Workers whose last heartbeat is at most `withinMs` old. */
 export async function liveWorkers(redis: Redis, withinMs: number): Promise<number> {

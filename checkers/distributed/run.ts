@@ -1,6 +1,7 @@
 // What a distributed run is, as the coordinator writes it to Redis for the workers
 // (`keys(run).desc`), and the batch format in which states travel between partitions.
 
+import { endianness } from 'node:os';
 import { deserialize, serialize } from 'node:v8';
 import type { ExploreOptions, ExploreTarget } from '../explore/types.ts';
 
@@ -10,7 +11,7 @@ export type RunDescriptor =
       target: ExploreTarget;
       /** The options every worker prepares the machine with (no callbacks). */
       options: ExploreOptions;
-      /** The fingerprint space is split into this many partitions, each a task per level. */
+      /** The fingerprint space is split into this many partitions; a level's task takes one or several. */
       partitions: number;
       leaseMs: number;
     }
@@ -24,25 +25,69 @@ export function plainOptions(o: ExploreOptions): ExploreOptions {
 }
 
 /**
- * States sent to one partition: for state i, its fingerprint (fp[2i], fp[2i+1]), the
- * fingerprint of the state it was reached from (parent[2i..]; 0, 0 for an initial state)
- * and the index of the action that reached it (via[i]; for an initial state, -1 - its
- * index among the initial states). Serialised with V8's structured clone, which keeps
- * Maps, Sets, bigints and typed arrays, as states may hold them.
+ * Successors sent to one partition: not the states, only how to rebuild them. Record i is
+ * five 32-bit words: the successor's fingerprint (hi, lo), its parent's fingerprint (0, 0
+ * for an initial state) and the index of the action that reached it among the parent's
+ * enabled actions (for an initial state, -1 - its index among the initial states). The
+ * owner keeps the new ones and rebuilds each from its parent, whose state the parent's
+ * partition stored for one level (`keys.front`). 20 bytes a successor, whatever the state.
  */
-export interface Batch {
-  fp: Int32Array;
-  parent: Int32Array;
-  via: Int32Array;
-  states: unknown[];
+export const RECORD_WORDS = 5;
+
+/** Records in a growable buffer (little-endian words: every host reads them the same way). */
+export class Records {
+  words = new Int32Array(5 * 64);
+  length = 0;
+
+  push(hi: number, lo: number, phi: number, plo: number, via: number): void {
+    if (this.length + RECORD_WORDS > this.words.length) {
+      const next = new Int32Array(this.words.length * 2);
+      next.set(this.words);
+      this.words = next;
+    }
+    const w = this.words;
+    let n = this.length;
+    w[n++] = hi;
+    w[n++] = lo;
+    w[n++] = phi;
+    w[n++] = plo;
+    w[n++] = via;
+    this.length = n;
+  }
+
+  get count(): number {
+    return this.length / RECORD_WORDS;
+  }
+
+  pack(): Buffer {
+    if (LITTLE_ENDIAN) return Buffer.from(this.words.buffer.slice(0, this.length * 4));
+    const b = Buffer.allocUnsafe(this.length * 4);
+    for (let i = 0; i < this.length; i++) b.writeInt32LE(this.words[i], 4 * i);
+    return b;
+  }
 }
 
-export function packBatch(b: Batch): Buffer {
-  return serialize(b);
+const LITTLE_ENDIAN = endianness() === 'LE';
+
+export function unpackRecords(buf: Buffer): Int32Array {
+  if (buf.length % (4 * RECORD_WORDS) !== 0) throw new Error(`distributed BFS: a batch of successor records of ${buf.length} bytes (expected a multiple of ${4 * RECORD_WORDS})`);
+  if (LITTLE_ENDIAN) return new Int32Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.length));
+  const w = new Int32Array(buf.length / 4);
+  for (let i = 0; i < w.length; i++) w[i] = buf.readInt32LE(4 * i);
+  return w;
 }
 
-export function unpackBatch(buf: Buffer): Batch {
-  return deserialize(buf) as Batch;
+/**
+ * A state as a partition stores it for the next level's owners to rebuild its successors:
+ * V8's structured clone, which keeps Maps (with their order, on which the order of the
+ * enabled actions may depend), Sets, bigints and typed arrays, as states may hold them.
+ */
+export function packState(s: unknown): Buffer {
+  return serialize(s);
+}
+
+export function unpackState(buf: Buffer): unknown {
+  return deserialize(buf);
 }
 
 /** The partition that owns a fingerprint. */
@@ -93,4 +138,24 @@ export interface FoundViolation {
   fp: string;
   /** Order of the property among the state's checks (invariants in declaration order, then deadlock). */
   order: number;
+}
+
+/** What a committed BFS task reports to the coordinator (`keys.report(level)`, field: its group's first partition). */
+export interface TaskReport {
+  /** New states it stored, and the transitions out of them. */
+  states: number;
+  transitions: number;
+  /** Successor records it sent (after merging its own duplicates). */
+  sent: number;
+  /** Bytes it wrote for others: records, and the states stored for the next level. */
+  bytesSent: number;
+  /** Bytes of parent states it read to rebuild its new states. */
+  bytesFetched: number;
+  /** Whether it left states unexpanded at the depth bound. */
+  depthCut: boolean;
+  /** Action family -> times enabled. */
+  cover: Record<string, number>;
+  /** The partitions it sent records to for the next level, and how many to each. */
+  to: [number, number][];
+  worker: string;
 }

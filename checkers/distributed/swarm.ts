@@ -87,7 +87,7 @@ export async function runSwarmJob(redis: Redis, runId: string, machine: Machine<
       ? simulate(machine, { ...base, strategy: 'simulate', simulate: { runs: job.walks, depth: job.depth, seed: job.seed } })
       : dfs(seededOrder(machine, job.seed), { ...base, strategy: 'dfs', maxStates: job.states, maxDepth: job.depth });
   const report: JobReport = { index: job.index, kind: job.kind, seed: job.seed, status: r.status, ...(r.incompleteReason ? { incompleteReason: r.incompleteReason } : {}), states: r.states, transitions: r.transitions, depth: r.depth, violations: r.violations, coverage: r.coverage };
-  const tx = redis.multi().set(k.result(job.index), serialize(report)).sadd(k.done(0), String(job.index)).sadd(k.workers, workerId);
+  const tx = redis.multi().set(k.result(job.index), serialize(report)).sadd(k.done, String(job.index)).sadd(k.workers, workerId);
   if (r.violations.length > 0) tx.set(k.cancel, '1');
   await tx.rpush(k.tick, '1').exec();
   return { status: r.status };
@@ -123,7 +123,7 @@ export async function swarm(given: ExploreTarget, options: ExploreOptions, d: Di
     const deadline = options.timeLimitMs === undefined ? Infinity : started + options.timeLimitMs;
     let cancelled = false;
     const stop = await c.wait(async () => {
-      if ((await c.redis.scard(k.done(0))) === n) return true;
+      if ((await c.redis.scard(k.done)) === n) return true;
       if (!cancelled && (await c.redis.exists(k.cancel)) === 1) {
         cancelled = true;
         await c.cancel();
@@ -132,7 +132,7 @@ export async function swarm(given: ExploreTarget, options: ExploreOptions, d: Di
     }, deadline, options.timeLimitMs);
     if (stop !== undefined) await c.cancel();
     const reports: JobReport[] = [];
-    for (const i of await c.redis.smembers(k.done(0))) {
+    for (const i of await c.redis.smembers(k.done)) {
       const raw = await c.redis.getBuffer(k.result(Number(i)));
       if (raw) reports.push(deserialize(raw) as JobReport);
     }

@@ -1,12 +1,14 @@
 // Test and benchmark support: a real redis-server on 127.0.0.1 at a free port, in a
 // temporary directory (no persistence), always stopped and removed; and worker processes
-// (`interleave worker`) standing in for hosts.
+// (`interleave worker`) standing in for hosts; a machine that holds a worker's event loop up.
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { racyCounter, type RacyAction, type RacyState } from '../explore/fixtures/racy-counter.ts';
+import type { Machine } from '../explore/types.ts';
 
 export interface RedisServer {
   url: string;
@@ -109,6 +111,27 @@ export function spawnWorker(url: string, args: string[] = []): WorkerProcess {
       child.kill('SIGTERM');
       if (!(await exited(child, 5000))) child.kill('SIGKILL');
       await exited(child, 5000);
+    },
+  };
+}
+
+/**
+ * The racy counter on a host whose event loop is held up: the first time a process
+ * computes the actions of a state, it blocks for `holdMs` (no timer runs meanwhile, so the
+ * job's lease is not renewed). A stand-in for a busy machine, to show that a slow but live
+ * worker keeps its share.
+ */
+export function slowRacyCounter(n: number, k: number, holdMs: number): Machine<RacyState, RacyAction> {
+  const m = racyCounter(n, k);
+  let held = false;
+  return {
+    ...m,
+    actions(s) {
+      if (!held) {
+        held = true;
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, holdMs);
+      }
+      return m.actions(s);
     },
   };
 }

@@ -13,12 +13,14 @@ import { prepare } from '../explore/prepare.ts';
 import type { Action, Machine } from '../explore/types.ts';
 import { bfsContext, runLevelTask, type BfsContext } from './bfs-task.ts';
 import { runLinJob } from './lin.ts';
-import { connect, isConnectionError, keys, queueName, QUEUE_PREFIX, RUNS, unavailable, WORKERS } from './redis.ts';
+import { connect, isConnectionError, keys, queueName, QUEUE_PREFIX, RUNS, sweepDeadRuns, unavailable, WORKERS } from './redis.ts';
 import type { RunDescriptor } from './run.ts';
 import { runSwarmJob } from './swarm.ts';
 
 const HEARTBEAT_MS = 1000;
 const POLL_MS = 200;
+/** How often a worker looks for runs whose coordinator is gone, and removes them. */
+const SWEEP_MS = 5000;
 
 export interface WorkerHandle {
   id: string;
@@ -31,6 +33,8 @@ interface RunState {
   desc: RunDescriptor;
   bullmq: Worker;
   connection: Redis;
+  /** The run's own data connection: a task's WATCH/MULTI must not interleave with another run's. */
+  data: Redis;
   machine?: Promise<Machine<unknown, Action>>;
   bfs?: BfsContext;
 }
@@ -61,8 +65,8 @@ export async function startWorker(url: string, o: { log?: (s: string) => void } 
     const desc = run.desc;
     if (job.name === 'level' && desc.kind === 'bfs') {
       run.bfs ??= bfsContext(await machineOf(run), desc.partitions, desc.options.maxDepth, desc.options.deadlock);
-      const { level, partition } = job.data as { level: number; partition: number };
-      return runLevelTask(redis, runId, run.bfs, level, partition, token, id);
+      const { level, partitions } = job.data as { level: number; partitions: number[] };
+      return runLevelTask(run.data, runId, run.bfs, level, partitions, token, id);
     }
     if (job.name === 'swarm' && desc.kind === 'swarm') return runSwarmJob(redis, runId, await machineOf(run), desc.options, job.data, id);
     if (job.name === 'lin' && desc.kind === 'lin') return runLinJob(redis, runId, desc, job.data, id);
@@ -77,13 +81,18 @@ export async function startWorker(url: string, o: { log?: (s: string) => void } 
     const connection = redis.duplicate({ maxRetriesPerRequest: null });
     connection.on('error', () => {});
     run.connection = connection;
+    run.data = redis.duplicate();
+    run.data.on('error', () => {});
     run.bullmq = new Worker(queueName(runId), processor(runId, run), {
       connection,
       prefix: QUEUE_PREFIX,
       concurrency: 1,
       lockDuration: desc.leaseMs,
       stalledInterval: Math.max(250, Math.floor(desc.leaseMs / 2)),
-      maxStalledCount: 3,
+      // A job stalls when its worker's event loop is held up past the lease (a busy host) or
+      // the worker died; either way the next taker waits for a live holder (bfs-task.ts), so
+      // only a job that keeps stalling is failed.
+      maxStalledCount: 10,
       removeOnComplete: { count: 0 },
       removeOnFail: { count: 1000 },
     });
@@ -97,10 +106,16 @@ export async function startWorker(url: string, o: { log?: (s: string) => void } 
     runs.delete(runId);
     await run?.bullmq.close(true).catch(() => {});
     run?.connection.disconnect();
+    run?.data.disconnect();
   };
 
+  let lastSweep = 0;
   const tick = async () => {
     await redis.zadd(WORKERS, Date.now(), id);
+    if (Date.now() - lastSweep > SWEEP_MS) {
+      lastSweep = Date.now();
+      for (const runId of await sweepDeadRuns(redis)) log(`worker ${id}: removed run ${runId}, whose coordinator is gone\n`);
+    }
     const active = new Set(await redis.smembers(RUNS));
     for (const runId of active) if (!runs.has(runId)) await join(runId);
     for (const runId of [...runs.keys()]) if (!active.has(runId)) await leave(runId);
