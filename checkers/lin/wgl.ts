@@ -63,8 +63,10 @@ export interface SearchResult {
  * - UPDATE: other determinate operations.
  * - INDETERMINATE: tried only when no determinate operation fits, linearized just in time.
  * - IGNORED: indeterminate and read-only: it constrains nothing and is never linearized.
- * Within a kind, candidates go by the model's priority hint, then by call. Plain WGL puts
- * every operation in one kind (UPDATE), in call order.
+ * Within a kind, candidates go by the model's priority hint, then by call; without a hint,
+ * determinate updates go by return. Of twin updates (equal input and output) only the
+ * first to return is a candidate. Plain WGL puts every operation in one kind (UPDATE), in
+ * call order.
  */
 const READ_ONLY = 0;
 const UPDATE = 1;
@@ -150,6 +152,24 @@ export class WglSearch<S> {
   private readonly frameForced: Int32Array;
   /** A frame's candidates as gathered, before they are ordered (buildFrame's scratch). */
   private scratch = new Int32Array(64);
+  /**
+   * Twins: determinate updates with equal input and equal output (two writes of one value).
+   * Of the twins among a frame's candidates only the one that returns first is tried: a
+   * linearization that puts a later-returning twin b first becomes one that puts the
+   * earlier-returning twin a first by swapping the two (every step sees the same states,
+   * and whatever came between them came before a's return, so before b's). For each
+   * operation its class (-1: not computed yet; classes are found when a frame first has
+   * two update candidates), and each class's stamp and place in the frame being built.
+   */
+  private readonly twinClass: Int32Array | undefined;
+  private readonly twinReps: Map<number, number[]> = new Map();
+  private twinStamp = new Int32Array(8);
+  private twinAt = new Int32Array(8);
+  private frames = 0;
+  /** For each determinate operation, its return. */
+  private readonly retTime: Float64Array;
+  /** Determinate updates go by return (the reductions on, and no priority hint). */
+  private readonly byReturn: boolean;
   /** The model's advice for this history, if it gives any. */
   private readonly advise: ((state: S, input: unknown, output: unknown) => Advice) | undefined;
   /** For each stack frame: 1 when its operation was a forced one. */
@@ -255,6 +275,9 @@ export class WglSearch<S> {
       present[this.kind[o]] = true;
     }
     this.list = buildEntries(local.slice(0, det));
+    this.retTime = new Float64Array(det);
+    for (let o = 0; o < det; o++) this.retTime[o] = local[o].ret!;
+    this.twinClass = reduce && present[UPDATE] ? new Int32Array(det).fill(-1) : undefined;
     this.call = Float64Array.from(local, (op) => op.call);
     const priority = reduce ? priorities(model, ops) : undefined;
     if (priority !== undefined) {
@@ -264,6 +287,7 @@ export class WglSearch<S> {
       this.hintRank = new Int32Array(n);
       for (let r = 0; r < n; r++) this.hintRank[byHint[r]] = r;
     }
+    this.byReturn = reduce && this.hintRank === undefined;
     // With a hint, the model says where each update goes, indeterminate ones too (an
     // observed crashed enqueue belongs where its value left the queue, not where the search
     // first needs it): they share one pass, by hint.
@@ -431,12 +455,13 @@ export class WglSearch<S> {
       }
       scratch[count++] = o;
     }
+    if (this.twinClass !== undefined && count > 1) this.dropLaterTwins(scratch, count);
     // With advice: the forced operations first, and the useless ones left out (-1 in the
     // scratch). Read-only ones are forced anyway, and come first in the next pass.
     if (advise !== undefined) {
       for (let k = 0; k < count; k++) {
         const o = scratch[k];
-        if (kind[o] === READ_ONLY) continue;
+        if (o < 0 || kind[o] === READ_ONLY) continue;
         const a = advise(state, inputs[o], outputs[o]);
         if (a === undefined) continue;
         scratch[k] = -1;
@@ -463,6 +488,21 @@ export class WglSearch<S> {
         for (let i = from; i < top; i++) cand[i] = hintRank[cand[i]];
         cand.subarray(from, top).sort();
         for (let i = from; i < top; i++) cand[i] = opOfRank![cand[i]];
+      } else if (this.byReturn && mask === 1 << UPDATE && top - from > 1) {
+        // No hint: the update that must return first goes first (Lowe's just in time: an
+        // update is linearized when the first pending return needs it). Frames are small
+        // and nearly sorted already: an insertion sort.
+        const cand = this.cand;
+        const rt = this.retTime;
+        for (let i = from + 1; i < top; i++) {
+          const o = cand[i];
+          let j = i - 1;
+          while (j >= from && rt[cand[j]] > rt[o]) {
+            cand[j + 1] = cand[j];
+            j--;
+          }
+          cand[j + 1] = o;
+        }
       }
     }
     this.frameStart[sp] = start;
@@ -470,6 +510,64 @@ export class WglSearch<S> {
     this.frameForced[sp] = forcedEnd;
     return top;
   }
+
+  /** Of each class of twins among the gathered candidates, all but the first to return become -1. */
+  private dropLaterTwins(scratch: Int32Array, count: number): void {
+    const { kind, retTime } = this;
+    const twinClass = this.twinClass!;
+    const stamp = ++this.frames;
+    let updates = 0;
+    for (let k = 0; k < count && updates < 2; k++) if (kind[scratch[k]] === UPDATE) updates++;
+    if (updates < 2) return;
+    for (let k = 0; k < count; k++) {
+      const o = scratch[k];
+      if (kind[o] !== UPDATE) continue;
+      let c = twinClass[o];
+      if (c < 0) c = this.classify(o);
+      if (this.twinStamp[c] !== stamp) {
+        this.twinStamp[c] = stamp;
+        this.twinAt[c] = k;
+        continue;
+      }
+      const j = this.twinAt[c];
+      if (retTime[o] < retTime[scratch[j]]) {
+        scratch[j] = -1;
+        this.twinAt[c] = k;
+      } else scratch[k] = -1;
+    }
+  }
+
+  /** The twin class of determinate operation o (equal input and output: one class). */
+  private classify(o: number): number {
+    const input = this.inputs[o];
+    const output = this.outputs[o];
+    const h = (hashValue(input) * 31 + hashValue(output)) | 0;
+    let reps = this.twinReps.get(h);
+    if (reps === undefined) this.twinReps.set(h, (reps = []));
+    let c = -1;
+    for (const r of reps) {
+      if (valueEqual(this.inputs[r], input) && valueEqual(this.outputs[r], output)) {
+        c = this.twinClass![r];
+        break;
+      }
+    }
+    if (c < 0) {
+      c = this.classes++;
+      reps.push(o);
+      if (c >= this.twinStamp.length) {
+        const stamp = new Int32Array(this.twinStamp.length * 2);
+        stamp.set(this.twinStamp);
+        this.twinStamp = stamp;
+        const at = new Int32Array(this.twinAt.length * 2);
+        at.set(this.twinAt);
+        this.twinAt = at;
+      }
+    }
+    this.twinClass![o] = c;
+    return c;
+  }
+
+  private classes = 0;
 
   private growCandidates(): void {
     const grown = new Int32Array(this.cand.length * 2);
