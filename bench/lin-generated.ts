@@ -8,6 +8,9 @@
 //   npm run bench:lin -- --generated [--sizes 10,100] [--clients 2,8] [--families kv,queue]
 //     [--variants ok,bad] [--seed N] [--timeout S] [--compare DIR] [--examples] [--repeat N]
 //     [--in-process]   (checks in this process: no process per history, no peak memory)
+//     [--issue-baseline DIR]   (--compare with the checker issue 21 measured, commit ab9684c^:
+//     the summary then estimates Porcupine's time for the same histories from the issue's
+//     ratios, and prints PASS / FAIL per size and per model)
 
 import { spawnSync } from 'node:child_process';
 import { availableParallelism, loadavg } from 'node:os';
@@ -127,7 +130,8 @@ export async function runGenerated(args: string[]): Promise<void> {
   const variants = list('--variants', 'ok,bad');
   const baseSeed = Number(flag('--seed') ?? 1);
   const timeoutS = Number(flag('--timeout') ?? 60);
-  const compare = flag('--compare');
+  const issueBaseline = flag('--issue-baseline');
+  const compare = issueBaseline ?? flag('--compare');
   const repeat = Math.max(1, Number(flag('--repeat') ?? 1));
   const examplesOnly = args.includes('--examples');
   for (const f of families) if (!FAMILIES.includes(f)) throw new Error(`--families: unknown family ${f}; known: ${FAMILIES.join(', ')}`);
@@ -162,6 +166,11 @@ export async function runGenerated(args: string[]): Promise<void> {
     console.log(cells.join('\t'));
   };
 
+  if (issueBaseline !== undefined) {
+    console.log(`# base: the checker issue 21 measured (${issueBaseline}); Porcupine's time is estimated per size and per model as`);
+    console.log('# geomean(base cold_ms) / the issue\'s ratio, over the histories both decided; PASS: every history Porcupine decides');
+    console.log('# (the issue: all but register and cas-register with >= 32 clients at >= 100 ops) decided here, and the geomean here <= that');
+  }
   if (!examplesOnly) {
     console.log(header.join('\t'));
     for (const ops of sizes) {
@@ -216,6 +225,30 @@ export async function runGenerated(args: string[]): Promise<void> {
       const s = slower(k);
       cells.push(s === undefined ? '-' : `${s}x`);
       console.log(cells.join('\t'));
+    }
+    if (issueBaseline !== undefined) againstPorcupine(all, by, keys, keyOf, slower);
+  }
+
+  /** Interleave's time next to the Porcupine time the issue's ratios imply, and PASS / FAIL. */
+  function againstPorcupine(all: typeof rows, by: string, keys: string[], keyOf: (r: (typeof rows)[number]) => string, slower: (k: string) => number | undefined): void {
+    console.log(`\n# by ${by}, against Porcupine (estimated from the issue's ratio and the issue's checker in this run); times: geometric means, cold`);
+    console.log([by, 'porcupine_decides', 'decided_of_those', 'both_decided', 'interleave_ms', 'porcupine_est_ms', 'interleave_cpu_ms', 'base_cpu_ms/ratio', 'interleave_warm_ms', 'base_warm_ms/ratio', 'decided_base_did_not', 'max_peak_MB', 'verdict'].join('\t'));
+    for (const k of keys) {
+      const group = all.filter((r) => keyOf(r) === k);
+      // Porcupine times out on 32-64 client registers from 100 operations (the issue).
+      const must = group.filter((r) => !((r.family === 'register' || r.family === 'cas-register') && r.clients >= 32 && r.ops >= 100));
+      const decidedMust = must.filter((r) => decided(r.ours)).length;
+      const both = group.filter((r) => decided(r.ours) && r.base !== undefined && decided(r.base));
+      const ratio = slower(k);
+      const ours = geomean(both.map((r) => r.ours.ms));
+      const est = ratio === undefined ? NaN : geomean(both.map((r) => r.base!.ms)) / ratio;
+      const oursCpu = geomean(both.map((r) => r.ours.cpuMs));
+      const estCpu = ratio === undefined ? NaN : geomean(both.map((r) => r.base!.cpuMs)) / ratio;
+      const oursWarm = geomean(both.map((r) => warm(r.ours)));
+      const estWarm = ratio === undefined ? NaN : geomean(both.map((r) => warm(r.base!))) / ratio;
+      const onlyOurs = group.filter((r) => decided(r.ours) && !(r.base !== undefined && decided(r.base))).length;
+      const verdict = decidedMust < must.length ? 'FAIL (undecided)' : Number.isNaN(est) ? 'n/a (no ratio or no history both decided)' : ours <= est ? 'PASS' : 'FAIL (slower)';
+      console.log([k, must.length, decidedMust, both.length, fmt(ours, 2), fmt(est, 2), fmt(oursCpu, 2), fmt(estCpu, 2), fmt(oursWarm, 3), fmt(estWarm, 3), onlyOurs, fmt(Math.max(...group.map((r) => r.ours.peakMB)), 0), verdict].join('\t'));
     }
   }
 }

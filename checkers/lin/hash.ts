@@ -96,3 +96,37 @@ export function show(v: unknown): string {
   const s = JSON.stringify(v);
   return s === undefined ? String(v) : s;
 }
+
+/**
+ * A map keyed by value (valueEqual): primitives straight in a Map (its SameValueZero
+ * agrees with valueEqual on them), objects bucketed by hashValue. The models' hooks keep
+ * per-value facts in it; most histories' values are primitives.
+ */
+export class ValueMap<T> {
+  private readonly primitives = new Map<unknown, T>();
+  private readonly objects = new Map<number, { key: unknown; value: T }[]>();
+
+  get(key: unknown): T | undefined {
+    if (typeof key !== 'object' || key === null) return this.primitives.get(key);
+    return this.objects.get(hashValue(key))?.find((e) => valueEqual(e.key, key))?.value;
+  }
+
+  set(key: unknown, value: T): void {
+    if (typeof key !== 'object' || key === null) {
+      this.primitives.set(key, value);
+      return;
+    }
+    const h = hashValue(key);
+    let bucket = this.objects.get(h);
+    if (bucket === undefined) this.objects.set(h, (bucket = []));
+    const e = bucket.find((x) => valueEqual(x.key, key));
+    if (e === undefined) bucket.push({ key, value });
+    else e.value = value;
+  }
+
+  /** The entries, each key as first set. */
+  *entries(): IterableIterator<[unknown, T]> {
+    yield* this.primitives.entries();
+    for (const bucket of this.objects.values()) for (const e of bucket) yield [e.key, e.value];
+  }
+}

@@ -63,8 +63,10 @@ export interface SearchResult {
  * - UPDATE: other determinate operations.
  * - INDETERMINATE: tried only when no determinate operation fits, linearized just in time.
  * - IGNORED: indeterminate and read-only: it constrains nothing and is never linearized.
- * Within a kind, candidates go by the model's priority hint, then by call. Plain WGL puts
- * every operation in one kind (UPDATE), in call order.
+ * Within a kind, candidates go by the model's priority hint, then by call; without a hint,
+ * determinate updates go by return. Of twin updates (equal input and output) only the
+ * first to return is a candidate. Plain WGL puts every operation in one kind (UPDATE), in
+ * call order.
  */
 const READ_ONLY = 0;
 const UPDATE = 1;
@@ -116,14 +118,21 @@ export class WglSearch<S> {
   private readonly outputs: unknown[];
   private readonly kind: Uint8Array;
   /** The passes over the candidates that build a frame: each a mask of kinds (1 << kind). */
-  private readonly passes: number[];
+  private passes: number[] = [];
   /**
    * With the model's priority hint: each operation's place in the order of (hint,
    * operation number), and the operation at each place. A frame's candidates are sorted
    * as these small integers (a native sort; frames grow with the clients).
    */
-  private readonly hintRank: Int32Array | undefined;
-  private readonly opOfRank: Int32Array | undefined;
+  private hintRank: Int32Array | undefined;
+  private opOfRank: Int32Array | undefined;
+  /**
+   * The hint is asked for when a frame first has two candidates to order (a history
+   * without concurrency never pays for it); until then false.
+   */
+  private hinted: boolean;
+  /** Which kinds occur. */
+  private readonly present: boolean[];
   /**
    * Indeterminate operations with equal inputs form a group, linearized in call order:
    * for each, the next member of its group (-1: none). Only each group's first member not
@@ -150,6 +159,24 @@ export class WglSearch<S> {
   private readonly frameForced: Int32Array;
   /** A frame's candidates as gathered, before they are ordered (buildFrame's scratch). */
   private scratch = new Int32Array(64);
+  /**
+   * Twins: determinate updates with equal input and equal output (two writes of one value).
+   * Of the twins among a frame's candidates only the one that returns first is tried: a
+   * linearization that puts a later-returning twin b first becomes one that puts the
+   * earlier-returning twin a first by swapping the two (every step sees the same states,
+   * and whatever came between them came before a's return, so before b's). For each
+   * operation its class (-1: not computed yet; classes are found when a frame first has
+   * two update candidates), and each class's stamp and place in the frame being built.
+   */
+  private readonly twinClass: Int32Array | undefined;
+  private readonly twinReps: Map<number, number[]> = new Map();
+  private twinStamp = new Int32Array(8);
+  private twinAt = new Int32Array(8);
+  private frames = 0;
+  /** For each determinate operation, its return. */
+  private readonly retTime: Float64Array;
+  /** Determinate updates go by return (the reductions on, and no priority hint). */
+  private byReturn = false;
   /** The model's advice for this history, if it gives any. */
   private readonly advise: ((state: S, input: unknown, output: unknown) => Advice) | undefined;
   /** For each stack frame: 1 when its operation was a forced one. */
@@ -194,12 +221,18 @@ export class WglSearch<S> {
   private explored = 0;
   private current = -1;
   private outcome: SearchResult | undefined;
-  /** The model's proof that there is no linearization (Model.refute), if it gave one. */
-  private readonly proof: Refutation | undefined;
+  /**
+   * The model's proof that there is no linearization (Model.refute), if it gave one. Asked
+   * for at the first dead end (a search that never backtracks never pays for it); then
+   * the search stops AFTER_PROOF iterations later (proofAt).
+   */
+  private proof: Refutation | undefined;
+  private refuteAsked: boolean;
+  private proofAt = Infinity;
 
   constructor(
     private readonly model: Model<S>,
-    ops: readonly Operation[],
+    private readonly ops: readonly Operation[],
     private readonly options: SearchOptions = {},
   ) {
     const reduce = options.reductions !== false;
@@ -255,20 +288,14 @@ export class WglSearch<S> {
       present[this.kind[o]] = true;
     }
     this.list = buildEntries(local.slice(0, det));
+    this.retTime = new Float64Array(det);
+    for (let o = 0; o < det; o++) this.retTime[o] = local[o].ret!;
+    this.twinClass = reduce && present[UPDATE] ? new Int32Array(det).fill(-1) : undefined;
     this.call = Float64Array.from(local, (op) => op.call);
-    const priority = reduce ? priorities(model, ops) : undefined;
-    if (priority !== undefined) {
-      const hint = Float64Array.from(origin, (i) => priority[i]);
-      const byHint = Int32Array.from({ length: n }, (_, o) => o).sort((a, b) => hint[a] - hint[b] || a - b);
-      this.opOfRank = byHint;
-      this.hintRank = new Int32Array(n);
-      for (let r = 0; r < n; r++) this.hintRank[byHint[r]] = r;
-    }
-    // With a hint, the model says where each update goes, indeterminate ones too (an
-    // observed crashed enqueue belongs where its value left the queue, not where the search
-    // first needs it): they share one pass, by hint.
-    const masks = this.hintRank === undefined ? [1 << READ_ONLY, 1 << UPDATE, 1 << INDETERMINATE] : [1 << READ_ONLY, (1 << UPDATE) | (1 << INDETERMINATE)];
-    this.passes = masks.filter((m) => [READ_ONLY, UPDATE, INDETERMINATE].some((k) => present[k] && (m & (1 << k)) !== 0));
+    this.present = present;
+    this.hinted = !reduce || model.priority === undefined;
+    this.orderBy(undefined);
+    this.refuteAsked = !reduce;
     // Groups of interchangeable indeterminate operations: equal inputs (plain WGL: none).
     this.nextInGroup = new Int32Array(n).fill(-1);
     this.indNext = new Int32Array(n + 1);
@@ -303,7 +330,6 @@ export class WglSearch<S> {
     this.frameEnd = new Int32Array(n + 1);
     this.frameForced = new Int32Array(n + 1);
     this.advise = reduce ? adviser(model, ops) : undefined;
-    this.proof = reduce ? refutation(model, ops) : undefined;
     this.stackPos = new Int32Array(n);
     this.stackForced = new Uint8Array(n);
     const words = this.detWords + ((n - this.det + 31) >>> 5);
@@ -400,7 +426,7 @@ export class WglSearch<S> {
   private buildFrame(sp: number, state: S): number {
     const { next, isCall, head, time } = this.list;
     const entryOp = this.list.op;
-    const { kind, passes, hintRank, opOfRank, advise, inputs, outputs, indNext, call } = this;
+    const { kind, advise, inputs, outputs, indNext, call } = this;
     const ind = this.indNext.length - 1;
     const start = sp === 0 ? 0 : this.frameEnd[sp - 1];
     let top = start;
@@ -431,12 +457,22 @@ export class WglSearch<S> {
       }
       scratch[count++] = o;
     }
+    if (this.twinClass !== undefined && count > 1) this.dropLaterTwins(scratch, count);
+    if (!this.hinted && count > 1) {
+      let orderable = 0;
+      for (let k = 0; k < count; k++) if (scratch[k] >= 0 && kind[scratch[k]] !== READ_ONLY) orderable++;
+      if (orderable > 1) {
+        this.hinted = true;
+        this.orderBy(priorities(this.model, this.ops));
+      }
+    }
+    const { passes, hintRank, opOfRank } = this;
     // With advice: the forced operations first, and the useless ones left out (-1 in the
     // scratch). Read-only ones are forced anyway, and come first in the next pass.
     if (advise !== undefined) {
       for (let k = 0; k < count; k++) {
         const o = scratch[k];
-        if (kind[o] === READ_ONLY) continue;
+        if (o < 0 || kind[o] === READ_ONLY) continue;
         const a = advise(state, inputs[o], outputs[o]);
         if (a === undefined) continue;
         scratch[k] = -1;
@@ -463,12 +499,103 @@ export class WglSearch<S> {
         for (let i = from; i < top; i++) cand[i] = hintRank[cand[i]];
         cand.subarray(from, top).sort();
         for (let i = from; i < top; i++) cand[i] = opOfRank![cand[i]];
+      } else if (this.byReturn && mask === 1 << UPDATE && top - from > 1) {
+        // No hint: the update that must return first goes first (Lowe's just in time: an
+        // update is linearized when the first pending return needs it). Frames are small
+        // and nearly sorted already: an insertion sort.
+        const cand = this.cand;
+        const rt = this.retTime;
+        for (let i = from + 1; i < top; i++) {
+          const o = cand[i];
+          let j = i - 1;
+          while (j >= from && rt[cand[j]] > rt[o]) {
+            cand[j + 1] = cand[j];
+            j--;
+          }
+          cand[j + 1] = o;
+        }
       }
     }
     this.frameStart[sp] = start;
     this.frameEnd[sp] = top;
     this.frameForced[sp] = forcedEnd;
     return top;
+  }
+
+  /** Of each class of twins among the gathered candidates, all but the first to return become -1. */
+  private dropLaterTwins(scratch: Int32Array, count: number): void {
+    const { kind, retTime } = this;
+    const twinClass = this.twinClass!;
+    const stamp = ++this.frames;
+    let updates = 0;
+    for (let k = 0; k < count && updates < 2; k++) if (kind[scratch[k]] === UPDATE) updates++;
+    if (updates < 2) return;
+    for (let k = 0; k < count; k++) {
+      const o = scratch[k];
+      if (kind[o] !== UPDATE) continue;
+      let c = twinClass[o];
+      if (c < 0) c = this.classify(o);
+      if (this.twinStamp[c] !== stamp) {
+        this.twinStamp[c] = stamp;
+        this.twinAt[c] = k;
+        continue;
+      }
+      const j = this.twinAt[c];
+      if (retTime[o] < retTime[scratch[j]]) {
+        scratch[j] = -1;
+        this.twinAt[c] = k;
+      } else scratch[k] = -1;
+    }
+  }
+
+  /** The twin class of determinate operation o (equal input and output: one class). */
+  private classify(o: number): number {
+    const input = this.inputs[o];
+    const output = this.outputs[o];
+    const h = (hashValue(input) * 31 + hashValue(output)) | 0;
+    let reps = this.twinReps.get(h);
+    if (reps === undefined) this.twinReps.set(h, (reps = []));
+    let c = -1;
+    for (const r of reps) {
+      if (valueEqual(this.inputs[r], input) && valueEqual(this.outputs[r], output)) {
+        c = this.twinClass![r];
+        break;
+      }
+    }
+    if (c < 0) {
+      c = this.classes++;
+      reps.push(o);
+      if (c >= this.twinStamp.length) {
+        const stamp = new Int32Array(this.twinStamp.length * 2);
+        stamp.set(this.twinStamp);
+        this.twinStamp = stamp;
+        const at = new Int32Array(this.twinAt.length * 2);
+        at.set(this.twinAt);
+        this.twinAt = at;
+      }
+    }
+    this.twinClass![o] = c;
+    return c;
+  }
+
+  private classes = 0;
+
+  /** The order of a frame's candidates, by the model's hint (undefined: none). */
+  private orderBy(priority: number[] | undefined): void {
+    const n = this.origin.length;
+    if (priority !== undefined) {
+      const hint = Float64Array.from(this.origin, (i) => priority[i]);
+      const byHint = Int32Array.from({ length: n }, (_, o) => o).sort((a, b) => hint[a] - hint[b] || a - b);
+      this.opOfRank = byHint;
+      this.hintRank = new Int32Array(n);
+      for (let r = 0; r < n; r++) this.hintRank[byHint[r]] = r;
+    }
+    this.byReturn = this.options.reductions !== false && this.hintRank === undefined;
+    // With a hint, the model says where each update goes, indeterminate ones too (an
+    // observed crashed enqueue belongs where its value left the queue, not where the search
+    // first needs it): they share one pass, by hint.
+    const masks = this.hintRank === undefined ? [1 << READ_ONLY, 1 << UPDATE, 1 << INDETERMINATE] : [1 << READ_ONLY, (1 << UPDATE) | (1 << INDETERMINATE)];
+    this.passes = masks.filter((m) => [READ_ONLY, UPDATE, INDETERMINATE].some((k) => this.present[k] && (m & (1 << k)) !== 0));
   }
 
   private growCandidates(): void {
@@ -498,7 +625,7 @@ export class WglSearch<S> {
     const cancelled = this.options.cancelled;
     let { sp, pos, linearizedDeterminate, bitHash, state, iterations, explored, fullWords } = this;
     const stopAt = iterations + budget;
-    const proofAt = this.proof === undefined ? Infinity : AFTER_PROOF;
+    let proofAt = this.proofAt;
     let bestDeterminate = this.bestDeterminate;
     const hashState = model.hash === undefined ? undefined : model.hash.bind(model);
     const step = model.step.bind(model);
@@ -606,6 +733,11 @@ export class WglSearch<S> {
           }
         }
         // A dead end: every candidate failed here.
+        if (!this.refuteAsked) {
+          this.refuteAsked = true;
+          this.proof = refutation(model, this.ops);
+          if (this.proof !== undefined) proofAt = this.proofAt = iterations + AFTER_PROOF;
+        }
         if (verbose) this.recordThrough(sp);
         if (this.bestSp >= 0) this.snapshotBest();
         for (;;) {

@@ -1,7 +1,7 @@
 // A FIFO queue (Knossos's fifo-queue): enqueue v; dequeue returns the oldest value, or
 // null when the queue is empty.
 
-import { fmix32, hashValue, show, valueEqual } from '../hash.ts';
+import { fmix32, hashValue, show, valueEqual, ValueMap } from '../hash.ts';
 import { UNKNOWN, type Model, type Operation, type Refutation } from '../types.ts';
 
 export interface QueueInput {
@@ -9,10 +9,33 @@ export interface QueueInput {
   value?: unknown;
 }
 
-/** The queue's contents, oldest first, with its hash kept alongside. */
+/**
+ * The queue's contents, oldest first: buf[start .. end), with its hash kept alongside.
+ * States share buffers as Go slices do: an enqueue onto a state whose end is the buffer's
+ * end pushes in place (what lies in start .. end never changes); any other copies. A
+ * search steps along one path at a time, so a path's enqueues share one buffer, and the
+ * memo's states cost a few words each instead of a copy of the queue.
+ */
 export interface QueueState {
-  items: readonly unknown[];
-  hash: number;
+  readonly buf: unknown[];
+  readonly start: number;
+  readonly end: number;
+  readonly hash: number;
+}
+
+function size(q: QueueState): number {
+  return q.end - q.start;
+}
+
+function itemsOf(q: QueueState): unknown[] {
+  return q.buf.slice(q.start, q.end);
+}
+
+function sameItems(a: QueueState, b: QueueState): boolean {
+  if (a.end - a.start !== b.end - b.start) return false;
+  if (a.buf === b.buf && a.start === b.start) return true;
+  for (let i = a.start, j = b.start; i < a.end; i++, j++) if (!valueEqual(a.buf[i], b.buf[j])) return false;
+  return true;
 }
 
 /**
@@ -39,17 +62,12 @@ function hashItems(items: readonly unknown[]): number {
  * dequeue that may have taken it, leaves every other dequeue its result.
  */
 function unobserved(history: readonly Operation<QueueInput, unknown>[]): boolean[] {
-  const returned = new Map<number, unknown[]>();
+  const returned = new ValueMap<true>();
   for (const op of history) {
     if (op.ret === undefined || op.input.f !== 'dequeue' || op.output === null) continue;
-    const h = hashValue(op.output);
-    const b = returned.get(h);
-    if (b === undefined) returned.set(h, [op.output]);
-    else b.push(op.output);
+    returned.set(op.output, true);
   }
-  return history.map(
-    (op) => op.ret === undefined && op.input.f === 'enqueue' && returned.get(hashValue(op.input.value))?.some((v) => valueEqual(v, op.input.value)) !== true,
-  );
+  return history.map((op) => op.ret === undefined && op.input.f === 'enqueue' && returned.get(op.input.value) === undefined);
 }
 
 /**
@@ -60,18 +78,14 @@ function unobserved(history: readonly Operation<QueueInput, unknown>[]): boolean
  * (none after it: last). A crashed dequeue comes last: `advice` puts it where it is needed.
  */
 function priority(history: readonly Operation<QueueInput, unknown>[]): number[] {
-  const taken = new Map<number, { value: unknown; at: number }[]>();
+  const taken = new ValueMap<number>();
   const crashedDequeues: number[] = [];
   for (const op of history) {
     if (op.input.f !== 'dequeue') continue;
     if (op.ret === undefined) crashedDequeues.push(op.call);
     if (op.ret === undefined || op.output === null) continue;
-    const h = hashValue(op.output);
-    let b = taken.get(h);
-    if (b === undefined) taken.set(h, (b = []));
-    const same = b.find((x) => valueEqual(x.value, op.output));
-    if (same === undefined) b.push({ value: op.output, at: op.call });
-    else if (op.call < same.at) same.at = op.call;
+    const at = taken.get(op.output);
+    if (at === undefined || op.call < at) taken.set(op.output, op.call);
   }
   crashedDequeues.sort((a, b) => a - b);
   const firstCrashAfter = (t: number): number => {
@@ -86,7 +100,7 @@ function priority(history: readonly Operation<QueueInput, unknown>[]): number[] 
   };
   return history.map((op) => {
     if (op.input.f !== 'enqueue') return op.ret === undefined ? Infinity : op.call;
-    const at = taken.get(hashValue(op.input.value))?.find((x) => valueEqual(x.value, op.input.value))?.at;
+    const at = taken.get(op.input.value);
     return at === undefined ? firstCrashAfter(op.call) : at;
   });
 }
@@ -150,16 +164,16 @@ function advice(history: readonly Operation<QueueInput, unknown>[]): ((q: QueueS
   };
   return (q, input, output) => {
     if (input.f === 'enqueue') {
-      if (q.items.length === 0) return undefined;
+      if (q.end === q.start) return undefined;
       const by = lookup(leaveBy, input.value, mustLeaveBy);
       if (by === Infinity) return undefined;
-      const items = q.items;
-      for (let i = items.length - 1; i >= 0; i--) if (lookup(leaves, items[i], leavesFrom) > by) return 'useless';
+      const items = q.buf;
+      for (let i = q.end - 1; i >= q.start; i--) if (lookup(leaves, items[i], leavesFrom) > by) return 'useless';
       return undefined;
     }
     if (!crashedDequeues || input.f !== 'dequeue' || output !== UNKNOWN) return undefined;
-    if (q.items.length === 0) return 'useless';
-    const head = q.items[0];
+    if (q.end === q.start) return 'useless';
+    const head = q.buf[q.start];
     if (returned.count(head) === 0) return 'forced';
     return enqueued.count(head) === 1 ? 'useless' : undefined;
   };
@@ -167,14 +181,11 @@ function advice(history: readonly Operation<QueueInput, unknown>[]): ((q: QueueS
 
 /** Per value (structural equality): the earliest call and the latest return of the dequeues that returned it. */
 class ValueTimes {
-  private readonly buckets = new Map<number, { value: unknown; firstCall: number; lastRet: number }[]>();
+  private readonly times = new ValueMap<{ firstCall: number; lastRet: number }>();
 
   add(v: unknown, call: number, ret: number): void {
-    const h = hashValue(v);
-    let b = this.buckets.get(h);
-    if (b === undefined) this.buckets.set(h, (b = []));
-    const e = b.find((x) => valueEqual(x.value, v));
-    if (e === undefined) b.push({ value: v, firstCall: call, lastRet: ret });
+    const e = this.times.get(v);
+    if (e === undefined) this.times.set(v, { firstCall: call, lastRet: ret });
     else {
       e.firstCall = Math.min(e.firstCall, call);
       e.lastRet = Math.max(e.lastRet, ret);
@@ -182,7 +193,7 @@ class ValueTimes {
   }
 
   get(v: unknown): { firstCall: number; lastRet: number } | undefined {
-    return this.buckets.get(hashValue(v))?.find((x) => valueEqual(x.value, v));
+    return this.times.get(v);
   }
 }
 
@@ -194,13 +205,10 @@ class ValueTimes {
  * order) is refuted; a value dequeued twice but enqueued once, or never enqueued, does.
  */
 function refute(history: readonly Operation<QueueInput, unknown>[]): Refutation | undefined {
-  const byValue = new Map<number, { value: unknown; enqueueCalls: number[]; dequeues: number[] }[]>();
+  const byValue = new ValueMap<{ enqueueCalls: number[]; dequeues: number[] }>();
   const entry = (v: unknown) => {
-    const h = hashValue(v);
-    let b = byValue.get(h);
-    if (b === undefined) byValue.set(h, (b = []));
-    let e = b.find((x) => valueEqual(x.value, v));
-    if (e === undefined) b.push((e = { value: v, enqueueCalls: [], dequeues: [] }));
+    let e = byValue.get(v);
+    if (e === undefined) byValue.set(v, (e = { enqueueCalls: [], dequeues: [] }));
     return e;
   };
   let any = false;
@@ -214,27 +222,24 @@ function refute(history: readonly Operation<QueueInput, unknown>[]): Refutation 
   if (!any) return undefined;
   for (const op of history) {
     if (op.input.f !== 'enqueue') continue;
-    const b = byValue.get(hashValue(op.input.value));
-    b?.find((x) => valueEqual(x.value, op.input.value))?.enqueueCalls.push(op.call);
+    byValue.get(op.input.value)?.enqueueCalls.push(op.call);
   }
   let found: { at: number; operation: number; why: string } | undefined;
-  for (const b of byValue.values()) {
-    for (const { value, enqueueCalls, dequeues } of b) {
-      enqueueCalls.sort((x, y) => x - y);
-      dequeues.sort((x, y) => history[x].ret! - history[y].ret! || x - y);
-      for (let k = 0; k < dequeues.length; k++) {
-        const ret = history[dequeues[k]].ret!;
-        if (k < enqueueCalls.length && enqueueCalls[k] <= ret) continue;
-        if (found === undefined || ret < found.at) {
-          const enqueued = enqueueCalls.filter((c) => c <= ret).length;
-          found = {
-            at: ret,
-            operation: dequeues[k],
-            why: `by its return ${k + 1} dequeue${k === 0 ? '' : 's'} returned ${show(value)}, which ${enqueued === 0 ? 'no enqueue had put in the queue' : `only ${enqueued} enqueue${enqueued === 1 ? '' : 's'} had been called to put in the queue`}`,
-          };
-        }
-        break;
+  for (const [value, { enqueueCalls, dequeues }] of byValue.entries()) {
+    enqueueCalls.sort((x, y) => x - y);
+    dequeues.sort((x, y) => history[x].ret! - history[y].ret! || x - y);
+    for (let k = 0; k < dequeues.length; k++) {
+      const ret = history[dequeues[k]].ret!;
+      if (k < enqueueCalls.length && enqueueCalls[k] <= ret) continue;
+      if (found === undefined || ret < found.at) {
+        const enqueued = enqueueCalls.filter((c) => c <= ret).length;
+        found = {
+          at: ret,
+          operation: dequeues[k],
+          why: `by its return ${k + 1} dequeue${k === 0 ? '' : 's'} returned ${show(value)}, which ${enqueued === 0 ? 'no enqueue had put in the queue' : `only ${enqueued} enqueue${enqueued === 1 ? '' : 's'} had been called to put in the queue`}`,
+        };
       }
+      break;
     }
   }
   return found === undefined ? undefined : { operation: found.operation, why: found.why };
@@ -242,37 +247,39 @@ function refute(history: readonly Operation<QueueInput, unknown>[]): Refutation 
 
 /** How many times each value occurs (structural equality). */
 class ValueCounts {
-  private readonly buckets = new Map<number, { value: unknown; count: number }[]>();
+  private readonly counts = new ValueMap<number>();
 
   add(v: unknown): void {
-    const h = hashValue(v);
-    let b = this.buckets.get(h);
-    if (b === undefined) this.buckets.set(h, (b = []));
-    const e = b.find((x) => valueEqual(x.value, v));
-    if (e === undefined) b.push({ value: v, count: 1 });
-    else e.count++;
+    this.counts.set(v, (this.counts.get(v) ?? 0) + 1);
   }
 
   count(v: unknown): number {
-    return this.buckets.get(hashValue(v))?.find((x) => valueEqual(x.value, v))?.count ?? 0;
+    return this.counts.get(v) ?? 0;
   }
 }
 
-const EMPTY: QueueState = { items: [], hash: hashItems([]) };
+/** A fresh empty queue (its own buffer: buffers belong to one check). */
+const empty = (): QueueState => ({ buf: [], start: 0, end: 0, hash: hashItems([]) });
 
 export const queue: Model<QueueState, QueueInput, unknown> = {
   name: 'queue',
-  init: () => EMPTY,
+  init: empty,
   step(q, input, output) {
     if (input.f === 'enqueue') {
-      const items = [...q.items, input.value];
-      return { ok: true, state: { items, hash: (Math.imul(q.hash, B) + hashValue(input.value)) | 0 } };
+      const hash = (Math.imul(q.hash, B) + hashValue(input.value)) | 0;
+      if (q.buf.length === q.end) {
+        q.buf.push(input.value);
+        return { ok: true, state: { buf: q.buf, start: q.start, end: q.end + 1, hash } };
+      }
+      const buf = itemsOf(q);
+      buf.push(input.value);
+      return { ok: true, state: { buf, start: 0, end: buf.length, hash } };
     }
     if (input.f === 'dequeue') {
-      if (q.items.length === 0) return { ok: output === UNKNOWN || output === null, state: q };
-      if (output !== UNKNOWN && !valueEqual(output, q.items[0])) return { ok: false, state: q };
-      const items = q.items.slice(1);
-      return { ok: true, state: { items, hash: (q.hash - Math.imul(hashValue(q.items[0]), power(items.length))) | 0 } };
+      if (q.end === q.start) return { ok: output === UNKNOWN || output === null, state: q };
+      const head = q.buf[q.start];
+      if (output !== UNKNOWN && !valueEqual(output, head)) return { ok: false, state: q };
+      return { ok: true, state: { buf: q.buf, start: q.start + 1, end: q.end, hash: (q.hash - Math.imul(hashValue(head), power(size(q) - 1))) | 0 } };
     }
     throw new Error(`queue: unknown operation ${show((input as { f: unknown }).f)}`);
   },
@@ -282,11 +289,11 @@ export const queue: Model<QueueState, QueueInput, unknown> = {
   priority,
   advice,
   refute,
-  hash: (q) => fmix32(q.hash ^ q.items.length),
-  equal: (a, b) => a.hash === b.hash && valueEqual(a.items, b.items),
+  hash: (q) => fmix32(q.hash ^ size(q)),
+  equal: (a, b) => a.hash === b.hash && sameItems(a, b),
   describeOperation: (input, output) =>
     input.f === 'enqueue'
       ? `enqueue(${show(input.value)})${output === UNKNOWN ? ' -> ?' : ''}`
       : `dequeue() -> ${output === UNKNOWN ? '?' : show(output)}`,
-  describeState: (q) => `[${q.items.map(show).join(', ')}]`,
+  describeState: (q) => `[${itemsOf(q).map(show).join(', ')}]`,
 };
