@@ -26,7 +26,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { explore, exploreSync } from '../checkers/explore/index.ts';
 import { racyCounter } from '../checkers/explore/fixtures/racy-counter.ts';
 import { racyCounterPacked } from '../checkers/explore/fixtures/racy-counter-packed.ts';
-import { racyCounterLayout } from '../checkers/explore/fixtures/racy-counter-layout.ts';
+import { racyCounterLayout } from '../specs/kit/racy-counter-layout.ts';
 import { twoPhaseCommit, twoPhaseCommitPromela } from '../checkers/explore/fixtures/two-phase-commit.ts';
 import type { SpecDef } from '../checkers/explore/types.ts';
 

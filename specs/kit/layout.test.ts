@@ -4,12 +4,12 @@
 // layout states through the paths that cannot step them in place (a monitor, workers).
 
 import { describe, expect, it } from 'vitest';
-import { racyCounter } from './fixtures/racy-counter.ts';
-import { racyCounterLayout } from './fixtures/racy-counter-layout.ts';
-import { explore, exploreSync } from './index.ts';
-import { layoutOf } from './layout-search.ts';
-import { referenceBfs } from './reference.ts';
-import type { ExploreOptions, ExploreResult } from './types.ts';
+import { racyCounter } from '../../checkers/explore/fixtures/racy-counter.ts';
+import { racyCounterLayout } from './racy-counter-layout.ts';
+import { explore, exploreSync } from '../../checkers/explore/index.ts';
+import { layoutOf } from '../../checkers/explore/layout-search.ts';
+import { referenceBfs } from '../../checkers/explore/reference.ts';
+import type { ExploreOptions, ExploreResult } from '../../checkers/explore/types.ts';
 
 const summary = (r: ExploreResult) => ({
   status: r.status,
@@ -52,7 +52,7 @@ describe('the typed state layout', () => {
 
   // Worker start-up costs seconds: the full tier only.
   it.runIf(process.env.INTERLEAVE_FULL === '1')('sends layout states between worker threads as words', async () => {
-    const module = new URL('./fixtures/racy-counter-layout.ts', import.meta.url).href;
+    const module = new URL('./racy-counter-layout.ts', import.meta.url).href;
     const r = await explore({ module, export: 'racyCounterLayout', args: [3, 3] }, { workers: 2, tableCapacity: 64 });
     expect([r.status, r.states, r.transitions, r.depth, r.workers]).toEqual(['holds', 7646, 18843, 18, 2]);
   });
