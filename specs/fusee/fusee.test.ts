@@ -8,7 +8,8 @@ import { referenceBfs } from '../../checkers/explore/reference.ts';
 import { conformanceJobs, describeOutcome, jobMachine, runJob, type ConformanceJob } from '../../checkers/explore/conformance.ts';
 import { spec } from './index.ts';
 import { buildMachine } from './machine.ts';
-import { monCrash, monInit, monInvoke, monReturn, registerModel } from './monitor.ts';
+import { monCrash, monInit, monInvoke, monReturn } from '../kit/object-ghost.ts';
+import { registerModel } from './models.ts';
 import recorded from './explore-counts.json' with { type: 'json' };
 
 // The counts, verdicts and counterexample lengths of every config, mutant and finding,
@@ -47,9 +48,9 @@ describe('fusee: default configs hold', () => {
       const next = machine.next;
       machine.next = (s, a) => {
         const after = next(s, a);
-        if (a.kind === 'recoverClient') reached.add(a.label.replace(/^.*, /, '').replace(')', ''));
+        if (a.step === 'recoverClient') reached.add(a.label.replace(/^.*, /, '').replace(')', ''));
         if (a.c >= 0 && s.cl[a.c].win !== after.cl[a.c].win && after.cl[a.c].win) reached.add(WIN[after.cl[a.c].win]);
-        if (a.kind === 'decide') reached.add('master decides');
+        if (a.step === 'decide') reached.add('master decides');
         return after;
       };
       const r = exploreSync(machine, { linearizability: 'off' });

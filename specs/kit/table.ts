@@ -74,6 +74,13 @@ export function tableMachine<S, A extends StepAction>(table: ActionTable<S, A>, 
   };
 }
 
+/** The actions of one actor alone, in table order (what actions() lists for it). */
+export function actorActions<S, A extends StepAction>(table: ActionTable<S, A>, s: S, actor: number): A[] {
+  const out: A[] = [];
+  for (const st of table.perActor) st.enabled(s, actor, out);
+  return out;
+}
+
 /** A continuation an actor takes on its own as soon as its guard holds. */
 export interface LocalStep<S> {
   readonly name: string;
