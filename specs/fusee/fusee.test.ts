@@ -8,8 +8,6 @@ import { referenceBfs } from '../../checkers/explore/reference.ts';
 import { conformanceJobs, describeOutcome, jobMachine, runJob, type ConformanceJob } from '../../checkers/explore/conformance.ts';
 import { spec } from './index.ts';
 import { buildMachine } from './machine.ts';
-import { monCrash, monInit, monInvoke, monReturn } from '../kit/object-ghost.ts';
-import { registerModel } from './models.ts';
 import recorded from './explore-counts.json' with { type: 'json' };
 
 // The counts, verdicts and counterexample lengths of every config, mutant and finding,
@@ -130,31 +128,4 @@ describe("fusee: the spec's LIN and the explorer's own linearizability monitor a
       expect(engine.violations[0]?.steps.length).toBe(own.violations[0]?.steps.length);
     });
   }
-});
-
-describe('fusee: the in-state linearizability monitor', () => {
-  const op = (c: number, f: string, v = 0) => ({ c, f, k: 0, v, x: false });
-  it('accepts a read of a concurrent write and rejects new-then-old', () => {
-    let m = monInvoke(registerModel, monInit(registerModel), op(0, 'write', 1));
-    m = monInvoke(registerModel, m, op(1, 'read'));
-    m = monReturn(registerModel, m, 1, 1);
-    expect(m.bad).toBe('');
-    m = monInvoke(registerModel, m, op(1, 'read'));
-    m = monReturn(registerModel, m, 1, 0);
-    expect(m.bad).toMatch(/no linearization/);
-  });
-  it('lets a crashed write take effect later, once', () => {
-    let m = monInvoke(registerModel, monInit(registerModel), op(0, 'write', 1));
-    m = monCrash(registerModel, m, 0);
-    for (const out of [0, 1, 1]) {
-      m = monInvoke(registerModel, m, op(1, 'read'));
-      m = monReturn(registerModel, m, 1, out);
-      expect(m.bad).toBe('');
-    }
-    m = monInvoke(registerModel, m, op(2, 'write', 2));
-    m = monReturn(registerModel, m, 2, 0);
-    m = monInvoke(registerModel, m, op(1, 'read'));
-    m = monReturn(registerModel, m, 1, 1);
-    expect(m.bad).toMatch(/no linearization/);
-  });
 });

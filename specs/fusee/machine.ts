@@ -25,6 +25,7 @@ export function buildMachine(config: FuseeConfig, variant?: string): FuseeMachin
   const cx = context(config, VARIANTS.flags(variant));
   const steps = table(cx);
   const { actions, next } = tableMachine(steps, copy);
+  const clientActions = actorActions(steps);
   const { r, open } = cx;
 
   const init = (): FuseeState => ({
@@ -61,7 +62,7 @@ export function buildMachine(config: FuseeConfig, variant?: string): FuseeMachin
     progress: (_before, a) => PROGRESS.has(a.step),
     ...(open ? {} : { history: { model: cx.kv ? kvHistoryModel : registerHistoryModel, clients: config.clients.length, observe } }),
     actor: (a) => (a.c >= 0 ? `c${a.c}` : a.step === 'crashMN' ? `r${a.x}` : 'master'),
-    clientActions: (s, c) => actorActions(steps, s, c),
+    clientActions,
   };
 }
 

@@ -1,8 +1,8 @@
 // FUSEE's steps as a table (specs/kit/table.ts): one action per RDMA verb on one replica
 // (A.1 [L530]: verbs on one slot are atomic), each per-backup CAS its own action (X§1.2).
-// A client's steps come in the order of its program counter (state.ts `Pc`): a client is
-// at one pc, so at most one of its steps is enabled at a time, with one instance per
-// backup where the CASes run in parallel. Then the master (Alg. 3) and the environment's
+// A client's steps come in the order of its program counter (state.ts `Pc`, each step's
+// `at`): a client is at one pc, so only that pc's steps can be enabled (one of them, but
+// for invoke/read at idle), with one instance per backup where the CASes run in parallel. Then the master (Alg. 3) and the environment's
 // crashes. The order is the order the spec always enumerated in, so breadth-first search
 // finds the same counterexamples.
 
@@ -25,7 +25,7 @@ const IN_FLIGHT: ReadonlySet<Pc> = new Set(['W2', 'W3', 'W4', 'W5', 'W6', 'L1'])
 const scriptOp = (cx: Cx, s: FuseeState, c: number): Op | undefined => (cx.open ? undefined : cx.cfg.clients[c][s.cl[c].op]);
 
 /** A step of client c enabled at program counter `pc` (and when `also` holds), one instance. */
-const at = (pc: Pc, name: FuseeAction['step'], also?: (s: FuseeState, me: Client) => boolean): Step['enabled'] =>
+const guardAt = (pc: Pc, name: FuseeAction['step'], also?: (s: FuseeState, me: Client) => boolean): Step['enabled'] =>
   (s, c, out) => {
     const me = s.cl[c];
     if (me.pc === pc && (!also || also(s, me))) out.push(act(name, `${name}(c${c})`, c));
@@ -47,7 +47,7 @@ function clientSteps(cx: Cx): Step[] {
   const { mut } = cx;
   return [
     {
-      name: 'invoke', cites: 'X§2.5 step 1, Fig. 9 ①: the KV object and its log entry {old empty, used = 1} in one RDMA_WRITE',
+      name: 'invoke', at: 'idle', cites: 'X§2.5 step 1, Fig. 9 ①: the KV object and its log entry {old empty, used = 1} in one RDMA_WRITE',
       enabled: (s, c, out) => {
         const op = scriptOp(cx, s, c);
         if (s.cl[c].pc === 'idle' && op && isWrite(op)) out.push(act('invoke', `invoke(c${c}, ${describeOp(op)})`, c));
@@ -60,7 +60,7 @@ function clientSteps(cx: Cx): Step[] {
       },
     },
     {
-      name: 'read', cites: 'Alg. 1 l.1-4 / Alg. 4 l.2: READ of the primary, the linearization point (invocation merged with it)',
+      name: 'read', at: 'idle', cites: 'Alg. 1 l.1-4 / Alg. 4 l.2: READ of the primary, the linearization point (invocation merged with it)',
       enabled: (s, c, out) => {
         const op = scriptOp(cx, s, c);
         if (s.cl[c].pc !== 'idle' || !op || isWrite(op)) return;
@@ -80,8 +80,8 @@ function clientSteps(cx: Cx): Step[] {
     {
       // Enabled only when the primary is alive and the master is not fenced: otherwise the
       // client waits for the membership change.
-      name: 'readPrimary', cites: 'Alg. 1 l.6 / Alg. 4 l.12-15: v_old := primary',
-      enabled: at('W1', 'readPrimary', (s) => s.rep[s.primary] !== CRASHED && !s.fenced),
+      name: 'readPrimary', at: 'W1', cites: 'Alg. 1 l.6 / Alg. 4 l.12-15: v_old := primary',
+      enabled: guardAt('W1', 'readPrimary', (s) => s.rep[s.primary] !== CRASHED && !s.fenced),
       effect: (d, a) => {
         const me = d.cl[a.c];
         const vOld = d.rep[d.primary];
@@ -101,7 +101,7 @@ function clientSteps(cx: Cx): Step[] {
       },
     },
     {
-      name: 'casBackup', cites: 'Alg. 1 l.7: CAS(b, v_old -> v_new), one backup at a time; the last return runs Alg. 1 l.9 and Alg. 2',
+      name: 'casBackup', at: 'W2', cites: 'Alg. 1 l.7: CAS(b, v_old -> v_new), one backup at a time; the last return runs Alg. 1 l.9 and Alg. 2',
       enabled: (s, c, out) => {
         const me = s.cl[c];
         if (me.pc !== 'W2') return;
@@ -125,8 +125,8 @@ function clientSteps(cx: Cx): Step[] {
       },
     },
     {
-      name: 'reRead', cites: 'Alg. 2 l.12-19: re-read the primary before Rule 3',
-      enabled: at('W3', 'reRead'),
+      name: 'reRead', at: 'W3', cites: 'Alg. 2 l.12-19: re-read the primary before Rule 3',
+      enabled: guardAt('W3', 'reRead'),
       effect: (d, a) => {
         const me = d.cl[a.c];
         const v = d.rep[me.pr];
@@ -136,7 +136,7 @@ function clientSteps(cx: Cx): Step[] {
       },
     },
     {
-      name: 'fixup', cites: 'Alg. 1 l.14: CAS(b, v_list[b] -> v_new) on each backup not yet holding v_new; result ignored',
+      name: 'fixup', at: 'W4', cites: 'Alg. 1 l.14: CAS(b, v_list[b] -> v_new) on each backup not yet holding v_new; result ignored',
       enabled: (s, c, out) => {
         const me = s.cl[c];
         if (me.pc !== 'W4') return;
@@ -163,8 +163,8 @@ function clientSteps(cx: Cx): Step[] {
       },
     },
     {
-      name: 'commitLog', cites: 'X§2.5 step 2, Fig. 9 ③, A.4.2 [L806]: the last writer writes v_old into its log',
-      enabled: at('W5', 'commitLog'),
+      name: 'commitLog', at: 'W5', cites: 'X§2.5 step 2, Fig. 9 ③, A.4.2 [L806]: the last writer writes v_old into its log',
+      enabled: guardAt('W5', 'commitLog'),
       effect: (d, a) => {
         const me = d.cl[a.c];
         checkI11(cx, d, a.c, 'commits its log');
@@ -177,8 +177,8 @@ function clientSteps(cx: Cx): Step[] {
       },
     },
     {
-      name: 'casPrimary', cites: 'Alg. 1 l.12/15: CAS(primary, v_old -> v_new); the result is ignored and the op returns',
-      enabled: at('W6', 'casPrimary'),
+      name: 'casPrimary', at: 'W6', cites: 'Alg. 1 l.12/15: CAS(primary, v_old -> v_new); the result is ignored and the op returns',
+      enabled: guardAt('W6', 'casPrimary'),
       effect: (d, a) => {
         const me = d.cl[a.c];
         checkI11(cx, d, a.c, 'CASes the primary');
@@ -194,13 +194,13 @@ function clientSteps(cx: Cx): Step[] {
     {
       // A guarded action: enabled once the primary changed (or FAILs); the
       // member_prepare_change branch (l.28-29) is the master's prepare.
-      name: 'loserWait', cites: 'Alg. 1 l.17-22 / Alg. 4 l.26-32: a loser waits for the primary to change',
-      enabled: at('L1', 'loserWait', (s, me) => s.rep[me.pr] !== me.vOld),
+      name: 'loserWait', at: 'L1', cites: 'Alg. 1 l.17-22 / Alg. 4 l.26-32: a loser waits for the primary to change',
+      enabled: guardAt('L1', 'loserWait', (s, me) => s.rep[me.pr] !== me.vOld),
       effect: (d, a) => void setClient(d, a.c, { pc: d.rep[d.cl[a.c].pr] === CRASHED ? 'F1' : 'L2' }),
     },
     {
-      name: 'loserReturn', cites: '[L276]: a non-last writer resets its used bit after the primary changed, and returns',
-      enabled: at('L2', 'loserReturn'),
+      name: 'loserReturn', at: 'L2', cites: '[L276]: a non-last writer resets its used bit after the primary changed, and returns',
+      enabled: guardAt('L2', 'loserReturn'),
       effect: (d, a) => {
         const me = d.cl[a.c];
         // I12 (Lemma 6): a LOSE/FINISH write returns only after its round ended.
@@ -212,8 +212,8 @@ function clientSteps(cx: Cx): Step[] {
       },
     },
     {
-      name: 'failReply', cites: 'Alg. 4 l.35-39: the master replied s; s = v_old: retry with the same v_new (X§2.4), else return',
-      enabled: at('F2', 'failReply'),
+      name: 'failReply', at: 'F2', cites: 'Alg. 4 l.35-39: the master replied s; s = v_old: retry with the same v_new (X§2.4), else return',
+      enabled: guardAt('F2', 'failReply'),
       effect: (d, a) => {
         const me = d.cl[a.c];
         const s = me.rpc;
@@ -225,7 +225,7 @@ function clientSteps(cx: Cx): Step[] {
       },
     },
     {
-      name: 'readBackups', cites: 'Alg. 4 l.4-8: read all alive backups; equal -> that value, else ask the master',
+      name: 'readBackups', at: 'R2', cites: 'Alg. 4 l.4-8: read all alive backups; equal -> that value, else ask the master',
       enabled: (s, c, out) => {
         const me = s.cl[c];
         if (me.pc !== 'R2') return;
@@ -242,12 +242,12 @@ function clientSteps(cx: Cx): Step[] {
       },
     },
     {
-      name: 'readReply', cites: "Alg. 4 l.8-10: the master's reply s",
-      enabled: at('RF2', 'readReply'),
+      name: 'readReply', at: 'RF2', cites: "Alg. 4 l.8-10: the master's reply s",
+      enabled: guardAt('RF2', 'readReply'),
       effect: (d, a) => respond(cx, d, a.c, readOut(cx, opOf(cx, d, a.c), d.cl[a.c].rpc)),
     },
     {
-      name: 'recoverClient', cites: 'Alg. 3 l.13-26 RecoverClient on the tail log entry (§5.3 [L311-319], Fig. 9 c0-c3)',
+      name: 'recoverClient', at: 'down', cites: 'Alg. 3 l.13-26 RecoverClient on the tail log entry (§5.3 [L311-319], Fig. 9 c0-c3)',
       enabled: (s, c, out) => {
         const me = s.cl[c];
         if (me.pc === 'down' && me.rec === Rec.Pending && !s.fenced && !roleCrashed(s)) out.push(act('recoverClient', `recoverClient(c${c}, ${recoveryCase(s, me)})`, c));
@@ -390,6 +390,7 @@ function busy(cx: Cx, s: FuseeState): boolean {
 export function table(cx: Cx): ActionTable<FuseeState, FuseeAction> {
   return {
     actors: (s) => s.cl.length,
+    at: (s, c) => s.cl[c].pc,
     perActor: clientSteps(cx),
     global: [...masterSteps(cx), ...environmentSteps(cx)],
   };

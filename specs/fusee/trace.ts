@@ -50,7 +50,7 @@ const ACTIONS = [...CLIENT_STEPS, ...MASTER_STEPS, 'crashMN', 'crashClient'];
  */
 const isRecovery = (proc: string): boolean => proc === 'master' || proc.startsWith('master/');
 
-/** Where each client step is enabled (machine.ts's program counters), for explanations. */
+/** Where each client step is enabled (state.ts's program counters), for explanations. */
 const PC_OF: Partial<Record<Step, Pc>> = {
   readPrimary: 'W1',
   casBackup: 'W2',

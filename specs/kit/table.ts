@@ -27,6 +27,13 @@ interface StepBase<S, A extends StepAction> {
 /** A step of one actor (a process, a node): its guard sees the actor's index. */
 export interface ActorStep<S, A extends StepAction> extends StepBase<S, A> {
   readonly enabled: (s: S, actor: number, out: A[]) => void;
+  /**
+   * Optional: where the actor must be (its program counter) for the step to be enabled.
+   * With the table's `at`, only the steps of the actor's current place (and those without
+   * `at`) have their guards asked; the guard must still check it (dispatch is an
+   * optimisation, not part of the meaning).
+   */
+  readonly at?: string;
 }
 
 /** A step of no single actor (message delivery, a fault): its guard sees the whole state. */
@@ -36,6 +43,8 @@ export interface GlobalStep<S, A extends StepAction> extends StepBase<S, A> {
 
 export interface ActionTable<S, A extends StepAction> {
   actors: (s: S) => number;
+  /** Where actor p is (its program counter): the `at` of the steps that may be enabled for it. */
+  at?: (s: S, actor: number) => string;
   perActor: readonly ActorStep<S, A>[];
   global: readonly GlobalStep<S, A>[];
 }
@@ -55,11 +64,12 @@ export function tableMachine<S, A extends StepAction>(table: ActionTable<S, A>, 
     if (effects.has(st.name)) throw new Error(`action table: step "${st.name}" listed twice`);
     effects.set(st.name, st.effect);
   }
+  const stepsOf = actorSteps(table);
   return {
     actions(s) {
       const out: A[] = [];
       const n = table.actors(s);
-      for (let p = 0; p < n; p++) for (const st of table.perActor) st.enabled(s, p, out);
+      for (let p = 0; p < n; p++) for (const st of stepsOf(s, p)) st.enabled(s, p, out);
       for (const st of table.global) st.enabled(s, out);
       return out;
     },
@@ -74,11 +84,29 @@ export function tableMachine<S, A extends StepAction>(table: ActionTable<S, A>, 
   };
 }
 
-/** The actions of one actor alone, in table order (what actions() lists for it). */
-export function actorActions<S, A extends StepAction>(table: ActionTable<S, A>, s: S, actor: number): A[] {
-  const out: A[] = [];
-  for (const st of table.perActor) st.enabled(s, actor, out);
-  return out;
+/**
+ * The per-actor steps whose guards to ask for actor p, in table order: all of them, or,
+ * when the table says where an actor is (`at`), those of its place and those without one.
+ */
+function actorSteps<S, A extends StepAction>(table: ActionTable<S, A>): (s: S, actor: number) => readonly ActorStep<S, A>[] {
+  const where = table.at;
+  if (!where) return () => table.perActor;
+  const anywhere = table.perActor.filter((st) => st.at === undefined);
+  const byAt = new Map<string, ActorStep<S, A>[]>();
+  for (const st of table.perActor) {
+    if (st.at !== undefined && !byAt.has(st.at)) byAt.set(st.at, table.perActor.filter((x) => x.at === undefined || x.at === st.at));
+  }
+  return (s, p) => byAt.get(where(s, p)) ?? anywhere;
+}
+
+/** actions() of one actor alone, in table order (what actions() lists for it). */
+export function actorActions<S, A extends StepAction>(table: ActionTable<S, A>): (s: S, actor: number) => A[] {
+  const stepsOf = actorSteps(table);
+  return (s, actor) => {
+    const out: A[] = [];
+    for (const st of stepsOf(s, actor)) st.enabled(s, actor, out);
+    return out;
+  };
 }
 
 /** A continuation an actor takes on its own as soon as its guard holds. */
