@@ -1,6 +1,6 @@
 // States per second of a spec at its default configs, one checkout's spec against
 // another's (a spec before and after a change, e.g. its move onto specs/kit), in one
-// process, alternating, best of `repeat` runs each (breadth-first, linearizability off, as
+// process, alternating (and alternating which side goes first), best of `repeat` runs each (breadth-first, linearizability off, as
 // the specs' tests explore). Rates are per CPU second of this process (user + system, GC
 // threads included), so that a busy machine slows both sides alike; wall-clock rates are
 // printed too. The distinct states must agree, or the run stops: a speed comparison of two
@@ -45,8 +45,11 @@ for (const c of after.configs.filter((x) => x.tier === 'default' && (!only || on
   let aw = 0;
   let states = 0;
   for (let i = 0; i < repeat; i++) {
-    const rb = rate(before, c.name);
-    const ra = rate(after, c.name);
+    // Alternate which side runs first: a run pays for the garbage the one before it left.
+    const first = i % 2 === 0 ? before : after;
+    const r1 = rate(first, c.name);
+    const r2 = rate(first === before ? after : before, c.name);
+    const [rb, ra] = first === before ? [r1, r2] : [r2, r1];
     if (rb.states !== ra.states) throw new Error(`${c.name}: ${rb.states} states before, ${ra.states} after`);
     states = ra.states;
     b = Math.max(b, rb.perSec);
