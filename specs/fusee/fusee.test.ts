@@ -8,7 +8,6 @@ import { referenceBfs } from '../../checkers/explore/reference.ts';
 import { conformanceJobs, describeOutcome, jobMachine, runJob, type ConformanceJob } from '../../checkers/explore/conformance.ts';
 import { spec } from './index.ts';
 import { buildMachine } from './machine.ts';
-import { monCrash, monInit, monInvoke, monReturn, registerModel } from './monitor.ts';
 import recorded from './explore-counts.json' with { type: 'json' };
 
 // The counts, verdicts and counterexample lengths of every config, mutant and finding,
@@ -47,9 +46,9 @@ describe('fusee: default configs hold', () => {
       const next = machine.next;
       machine.next = (s, a) => {
         const after = next(s, a);
-        if (a.kind === 'recoverClient') reached.add(a.label.replace(/^.*, /, '').replace(')', ''));
+        if (a.step === 'recoverClient') reached.add(a.label.replace(/^.*, /, '').replace(')', ''));
         if (a.c >= 0 && s.cl[a.c].win !== after.cl[a.c].win && after.cl[a.c].win) reached.add(WIN[after.cl[a.c].win]);
-        if (a.kind === 'decide') reached.add('master decides');
+        if (a.step === 'decide') reached.add('master decides');
         return after;
       };
       const r = exploreSync(machine, { linearizability: 'off' });
@@ -129,31 +128,4 @@ describe("fusee: the spec's LIN and the explorer's own linearizability monitor a
       expect(engine.violations[0]?.steps.length).toBe(own.violations[0]?.steps.length);
     });
   }
-});
-
-describe('fusee: the in-state linearizability monitor', () => {
-  const op = (c: number, f: string, v = 0) => ({ c, f, k: 0, v, x: false });
-  it('accepts a read of a concurrent write and rejects new-then-old', () => {
-    let m = monInvoke(registerModel, monInit(registerModel), op(0, 'write', 1));
-    m = monInvoke(registerModel, m, op(1, 'read'));
-    m = monReturn(registerModel, m, 1, 1);
-    expect(m.bad).toBe('');
-    m = monInvoke(registerModel, m, op(1, 'read'));
-    m = monReturn(registerModel, m, 1, 0);
-    expect(m.bad).toMatch(/no linearization/);
-  });
-  it('lets a crashed write take effect later, once', () => {
-    let m = monInvoke(registerModel, monInit(registerModel), op(0, 'write', 1));
-    m = monCrash(registerModel, m, 0);
-    for (const out of [0, 1, 1]) {
-      m = monInvoke(registerModel, m, op(1, 'read'));
-      m = monReturn(registerModel, m, 1, out);
-      expect(m.bad).toBe('');
-    }
-    m = monInvoke(registerModel, m, op(2, 'write', 2));
-    m = monReturn(registerModel, m, 2, 0);
-    m = monInvoke(registerModel, m, op(1, 'read'));
-    m = monReturn(registerModel, m, 1, 1);
-    expect(m.bad).toMatch(/no linearization/);
-  });
 });

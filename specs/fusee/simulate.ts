@@ -8,7 +8,9 @@
 
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildMachine, CRASHED, joinClient, leaveClient, openInvoke, Rec, recoveryCase, type FuseeAction, type FuseeState } from './machine.ts';
+import { buildMachine, joinClient, leaveClient, openInvoke } from './machine.ts';
+import { CRASHED, Rec, type FuseeAction, type FuseeState } from './state.ts';
+import { recoveryCase } from './steps.ts';
 
 export interface SimOptions {
   /** Clients running at once (a killed one is replaced by a fresh id). */
@@ -150,7 +152,7 @@ export function simulate(o: SimOptions, emit: (line: Json) => void): SimStats {
     const me = s.cl[a.c];
     let ev: Json;
     const base = { key: k.name, ...clientArg };
-    switch (a.kind) {
+    switch (a.step) {
       case 'invoke':
         ev = out(proc, 'invoke', { ...base, value: a.x });
         break;
@@ -165,16 +167,16 @@ export function simulate(o: SimOptions, emit: (line: Json) => void): SimStats {
         break;
       case 'reRead':
       case 'loserWait':
-        ev = out(proc, a.kind, { ...base, mn: mnOf(k, me.pr), result: val(s.rep[me.pr]) }, saw(k, me.pr));
+        ev = out(proc, a.step, { ...base, mn: mnOf(k, me.pr), result: val(s.rep[me.pr]) }, saw(k, me.pr));
         break;
       case 'casBackup':
       case 'fixup':
       case 'casPrimary': {
-        const i = a.kind === 'casPrimary' ? me.pr : me.bk[a.x];
-        const expected = a.kind === 'fixup' ? me.vl[a.x] : me.vOld;
+        const i = a.step === 'casPrimary' ? me.pr : me.bk[a.x];
+        const expected = a.step === 'fixup' ? me.vl[a.x] : me.vOld;
         const prior = s.rep[i];
         const obj = prior === CRASHED ? {} : prior === expected ? { obj: objName(k, i), objSeq: bump(objName(k, i)) } : { obj: objName(k, i), objSaw: count(objName(k, i)) };
-        ev = out(proc, a.kind, { ...base, mn: mnOf(k, i), expected, swap: me.vNew, prior: val(prior) }, obj);
+        ev = out(proc, a.step, { ...base, mn: mnOf(k, i), expected, swap: me.vNew, prior: val(prior) }, obj);
         break;
       }
       case 'commitLog':
@@ -185,7 +187,7 @@ export function simulate(o: SimOptions, emit: (line: Json) => void): SimStats {
         break;
       case 'failReply':
       case 'readReply':
-        ev = out(proc, a.kind, { ...base, rpc: val(me.rpc) });
+        ev = out(proc, a.step, { ...base, rpc: val(me.rpc) });
         break;
       case 'readBackups': {
         const results: Json = {};
@@ -198,7 +200,7 @@ export function simulate(o: SimOptions, emit: (line: Json) => void): SimStats {
         break;
       }
       default:
-        throw new Error(`simulate: not a client step ${a.kind}`);
+        throw new Error(`simulate: not a client step ${a.step}`);
     }
     k.s = machine.next(s, a);
     return ev;
@@ -216,7 +218,7 @@ export function simulate(o: SimOptions, emit: (line: Json) => void): SimStats {
 
   const slotOf = (k: KeyState, id: string): number => k.slots.indexOf(id);
   const enabledFor = (k: KeyState, c: number): FuseeAction[] =>
-    machine.actions(k.s).filter((a) => a.c === c && a.kind !== 'crashClient' && a.kind !== 'recoverClient');
+    machine.actions(k.s).filter((a) => a.c === c && a.step !== 'crashClient' && a.step !== 'recoverClient');
 
   let mnLeft = Math.min(o.mnKills ?? 0, r - 1);
   const aliveMn = new Set<number>(Array.from({ length: n }, (_, i) => i));
@@ -244,7 +246,7 @@ export function simulate(o: SimOptions, emit: (line: Json) => void): SimStats {
     for (const k of keys) {
       const slot = slotOf(k, c.id);
       if (slot >= 0 && k.s.cl[slot].rec === Rec.Live) {
-        k.s = machine.next(k.s, { kind: 'crashClient', c: slot, x: -1, label: '' });
+        k.s = machine.next(k.s, { step: 'crashClient', c: slot, x: -1, label: '' });
         look(k);
       }
     }
@@ -309,7 +311,7 @@ export function simulate(o: SimOptions, emit: (line: Json) => void): SimStats {
     const moves: Move[] = [];
     if (episode) {
       for (const k of episode) {
-        const ds = machine.actions(k.s).filter((a) => a.kind === 'decide');
+        const ds = machine.actions(k.s).filter((a) => a.step === 'decide');
         if (ds.length === 0) continue;
         moves.push(() => {
           const a = pick(ds);
@@ -324,13 +326,13 @@ export function simulate(o: SimOptions, emit: (line: Json) => void): SimStats {
       }
       return moves;
     }
-    const fence = [...fenceable].filter((k) => machine.actions(k.s).some((a) => a.kind === 'prepare'));
+    const fence = [...fenceable].filter((k) => machine.actions(k.s).some((a) => a.step === 'prepare'));
     if (fence.length > 0) {
       return [
         () => {
           emitMaster(out('master', 'prepare', {}));
           for (const k of fence) {
-            k.s = machine.next(k.s, { kind: 'prepare', c: -1, x: -1, label: '' });
+            k.s = machine.next(k.s, { step: 'prepare', c: -1, x: -1, label: '' });
             look(k);
           }
           episode = new Set(fence);
@@ -339,7 +341,7 @@ export function simulate(o: SimOptions, emit: (line: Json) => void): SimStats {
     }
     for (const k of recovering) {
       for (const a of machine.actions(k.s)) {
-        if (a.kind === 'recoverClient') {
+        if (a.step === 'recoverClient') {
           moves.push(() => {
             const me = k.s.cl[a.c];
             const kase = recoveryCase(k.s, me);
@@ -351,7 +353,7 @@ export function simulate(o: SimOptions, emit: (line: Json) => void): SimStats {
             tidy(k);
             look(k);
           });
-        } else if (a.c >= 0 && k.s.cl[a.c].rec === Rec.Redo && a.kind !== 'crashClient') {
+        } else if (a.c >= 0 && k.s.cl[a.c].rec === Rec.Redo && a.step !== 'crashClient') {
           moves.push(() => {
             emitMaster(clientStep(k, a, `master/${k.slots[a.c]}`, { client: k.slots[a.c] }));
             tidy(k);
@@ -386,7 +388,7 @@ export function simulate(o: SimOptions, emit: (line: Json) => void): SimStats {
         for (const k of keys) {
           const i = k.replicas.indexOf(mn);
           if (i >= 0 && k.s.rep[i] !== CRASHED) {
-            k.s = machine.next(k.s, { kind: 'crashMN', c: -1, x: i, label: '' });
+            k.s = machine.next(k.s, { step: 'crashMN', c: -1, x: i, label: '' });
             look(k);
           }
         }

@@ -17,20 +17,9 @@ import {
   type TraceMapping,
   type TraceSpec,
 } from '../../checkers/validate/types.ts';
-import {
-  buildMachine,
-  CRASHED,
-  joinClient,
-  leaveClient,
-  NONE,
-  openInvoke,
-  Rec,
-  recoveryCase,
-  type FuseeAction,
-  type FuseeState,
-  type Kind,
-  type Pc,
-} from './machine.ts';
+import { buildMachine, joinClient, leaveClient, openInvoke } from './machine.ts';
+import { CRASHED, NONE, Rec, type FuseeAction, type FuseeState, type Pc, type Step } from './state.ts';
+import { recoveryCase } from './steps.ts';
 
 /** A key's partition state: the spec state, and which process holds each client slot. */
 export interface SlotState {
@@ -61,8 +50,8 @@ const ACTIONS = [...CLIENT_STEPS, ...MASTER_STEPS, 'crashMN', 'crashClient'];
  */
 const isRecovery = (proc: string): boolean => proc === 'master' || proc.startsWith('master/');
 
-/** Where each client step is enabled (machine.ts's program counters), for explanations. */
-const PC_OF: Partial<Record<Kind, Pc>> = {
+/** Where each client step is enabled (state.ts's program counters), for explanations. */
+const PC_OF: Partial<Record<Step, Pc>> = {
   readPrimary: 'W1',
   casBackup: 'W2',
   reRead: 'W3',
@@ -279,14 +268,14 @@ function keyPartition(key: string, replicas: readonly number[], machine: Machine
   const slotName = (s: SlotState, i: number): string => `${mnName(i)}/${key}`;
 
   /** A step of client slot c, labelled in the trace's words. */
-  const step = (s: SlotState, kind: Kind, c: number, x = -1, mn?: unknown): FuseeAction => {
+  const step = (s: SlotState, kind: Step, c: number, x = -1, mn?: unknown): FuseeAction => {
     const who = s.procs[c] ?? `slot ${c}`;
     const where = kind === 'casBackup' || kind === 'fixup' ? `, ${mn !== undefined ? `mn${mnOf(mn)}` : mnName(s.f.cl[c]?.bk[x] ?? -1)}` : '';
-    return { kind, c, x, label: `${kind}(${who}${where})` };
+    return { step: kind, c, x, label: `${kind}(${who}${where})` };
   };
   const relabel = (s: SlotState, a: FuseeAction): FuseeAction => {
-    if (a.c >= 0) return step(s, a.kind, a.c, a.x);
-    if (a.kind === 'crashMN') return { ...a, label: `crashMN(${mnName(a.x)})` };
+    if (a.c >= 0) return step(s, a.step, a.c, a.x);
+    if (a.step === 'crashMN') return { ...a, label: `crashMN(${mnName(a.x)})` };
     return a;
   };
 
@@ -320,14 +309,14 @@ function keyPartition(key: string, replicas: readonly number[], machine: Machine
       const me = f.cl[a.c];
       const who = s.procs[a.c];
       if (!me) return `${who} has no client slot here`;
-      const want = PC_OF[a.kind];
-      if (a.kind === 'crashClient') return me.rec !== Rec.Live ? `${who} has already crashed` : `no client crash is left`;
-      if (a.kind === 'recoverClient') {
+      const want = PC_OF[a.step];
+      if (a.step === 'crashClient') return me.rec !== Rec.Live ? `${who} has already crashed` : `no client crash is left`;
+      if (a.step === 'recoverClient') {
         if (me.rec !== Rec.Pending) return `${who} is not a crashed client awaiting recovery`;
         return f.fenced ? 'recovery waits while the master is fenced (§5.4: memory nodes first)' : 'recovery waits until no replica in the roles is crashed (§5.4: memory nodes first)';
       }
       if (want !== undefined && me.pc !== want) return `${who} is at ${PC_TEXT[me.pc]}, not ${PC_TEXT[want]}`;
-      switch (a.kind) {
+      switch (a.step) {
         case 'readPrimary':
           return f.fenced ? 'the master has fenced the slot (between prepare and decide): the client waits' : `the primary ${mnName(f.primary)} is crashed: the client waits for the membership change`;
         case 'casBackup':
@@ -343,7 +332,7 @@ function keyPartition(key: string, replicas: readonly number[], machine: Machine
       }
       return `${a.label} is not enabled`;
     }
-    switch (a.kind) {
+    switch (a.step) {
       case 'prepare':
         return f.fenced ? 'the master has already fenced the slot' : 'no replica in the roles has crashed and no client waits for the master';
       case 'decide': {
@@ -362,12 +351,12 @@ function keyPartition(key: string, replicas: readonly number[], machine: Machine
   };
 
   const enabled = (s: SlotState, a: FuseeAction): true | string => {
-    if (a.kind === 'invoke' || a.kind === 'read') {
+    if (a.step === 'invoke' || a.step === 'read') {
       const me = s.f.cl[a.c];
       return me && me.rec === Rec.Live && me.pc === 'idle' ? true : explain(s, a);
     }
     // A client's own steps, computed alone (the hot path); crashes and the master's steps from all actions.
-    for (const b of a.c >= 0 && a.kind !== 'crashClient' ? machine.clientActions(s.f, a.c) : machine.actions(s.f)) if (b.kind === a.kind && b.c === a.c && b.x === a.x) return true;
+    for (const b of a.c >= 0 && a.step !== 'crashClient' ? machine.clientActions(s.f, a.c) : machine.actions(s.f)) if (b.step === a.step && b.c === a.c && b.x === a.x) return true;
     return explain(s, a);
   };
 
@@ -404,7 +393,7 @@ function keyPartition(key: string, replicas: readonly number[], machine: Machine
       }
       const me = f.cl[c];
       const cl = `cl[${c}]`;
-      const kind = ev.action as Kind;
+      const kind = ev.action as Step;
       // Labels of steps taken after a join name the joining process.
       const t: SlotState = before ? { ...s, procs: [...s.procs, who] } : s;
       switch (kind) {
@@ -478,14 +467,14 @@ function keyPartition(key: string, replicas: readonly number[], machine: Machine
     switch (ev.action) {
       case 'prepare': {
         if (isInt(a.epoch) && a.epoch !== s.ep + 1) return `prepare of epoch ${a.epoch}, but the master's epoch here is ${s.ep} (the next prepare is epoch ${s.ep + 1})`;
-        const act: FuseeAction = { kind: 'prepare', c: -1, x: -1, label: 'prepare(master)' };
+        const act: FuseeAction = { step: 'prepare', c: -1, x: -1, label: 'prepare(master)' };
         return one([act]);
       }
       case 'decide': {
         const v = a.value as number;
         const wrote = (a.wrote ?? {}) as Record<string, unknown>;
         return one(
-          [{ kind: 'decide', c: -1, x: v, label: `decide(master, ${key} := ${v})` }],
+          [{ step: 'decide', c: -1, x: v, label: `decide(master, ${key} := ${v})` }],
           Object.keys(wrote).map((o) => {
             const i = replicas.indexOf(objOf(o)![0]);
             return obs(`args.wrote.${o}`, `rep[${i}]`, v, `${o}'s value after the master's WRITE`, undefined, 'after');
@@ -508,7 +497,7 @@ function keyPartition(key: string, replicas: readonly number[], machine: Machine
           return [
             {
               ...(c < 0 ? { before: join(who) } : {}),
-              steps: [{ ...openInvoke(c1, a.value), label: `invoke(${who}, write ${a.value})` }, step(t, 'crashClient', c1), { kind: 'recoverClient', c: c1, x: -1, label: `recoverClient(${who}, c1)` }],
+              steps: [{ ...openInvoke(c1, a.value), label: `invoke(${who}, write ${a.value})` }, step(t, 'crashClient', c1), { step: 'recoverClient', c: c1, x: -1, label: `recoverClient(${who}, c1)` }],
               filled: 2,
               note: `${who}'s invoke of ${a.value} on ${key}, lost with its crash`,
               after: retire,
@@ -519,7 +508,7 @@ function keyPartition(key: string, replicas: readonly number[], machine: Machine
           return `recoverClient(${who}, ${a.case as string}): in the spec ${who} has nothing to recover on ${key} (its log entry needed no recovery when it crashed, or it never wrote on ${key}), but the trace says case ${a.case as string}`;
         }
         return one(
-          [{ kind: 'recoverClient', c, x: -1, label: `recoverClient(${who}, ${a.case as string})` }],
+          [{ step: 'recoverClient', c, x: -1, label: `recoverClient(${who}, ${a.case as string})` }],
           [
             { field: 'args.case', path: `cl[${c}].log`, what: `the case of ${who}'s log entry (Fig. 9)`, expected: want, at: 'before', read: (inner) => recoveryCase(inner as FuseeState, (inner as FuseeState).cl[c]) },
             ...(a.value !== undefined ? [{ field: 'args.value', path: `cl[${c}].log`, what: `the v_new of ${who}'s log entry`, expected: a.value, at: 'before' as const, read: (inner: unknown) => (inner as FuseeState).cl[c].log[0] }] : []),
@@ -530,7 +519,7 @@ function keyPartition(key: string, replicas: readonly number[], machine: Machine
         const mn = mnOf(a.mn)!;
         const i = replicas.indexOf(mn);
         if (i < 0) return nothing(`mn${mn} holds no replica of ${key}`);
-        return one([{ kind: 'crashMN', c: -1, x: i, label: `crashMN(mn${mn})` }]);
+        return one([{ step: 'crashMN', c: -1, x: i, label: `crashMN(mn${mn})` }]);
       }
       case 'crashClient': {
         const who = a.client as string;
@@ -550,10 +539,10 @@ function keyPartition(key: string, replicas: readonly number[], machine: Machine
         // CASes, one per backup (r - 1), or one verb.
         const lose = (t: FuseeState, steps: FuseeAction[], room: number): void => {
           for (const b of machine.clientActions(t, c)) {
-            if (b.kind === 'crashClient' || b.kind === 'recoverClient' || b.kind === 'invoke' || b.kind === 'read') continue;
+            if (b.step === 'crashClient' || b.step === 'recoverClient' || b.step === 'invoke' || b.step === 'read') continue;
             const lost = [...steps, relabel(s, b)];
             out.push({ steps: [...lost, crash], after: retire, filled: lost.length, note: `${who}'s step${lost.length > 1 ? 's' : ''} ${lost.map((x) => x.label).join(', ')}, lost with its crash` });
-            if (room > 1 && (b.kind === 'casBackup' || b.kind === 'fixup')) lose(machine.next(t, b), lost, room - 1);
+            if (room > 1 && (b.step === 'casBackup' || b.step === 'fixup')) lose(machine.next(t, b), lost, room - 1);
           }
         };
         lose(f, [], Math.max(1, replicas.length - 1));
@@ -572,7 +561,7 @@ function keyPartition(key: string, replicas: readonly number[], machine: Machine
     inner: (s) => s.f,
     show: (s) => showState(s, key, mnName),
     enabled,
-    next: (s, a) => ({ f: machine.next(s.f, a), procs: s.procs, ep: a.kind === 'prepare' ? s.ep + 1 : s.ep }),
+    next: (s, a) => ({ f: machine.next(s.f, a), procs: s.procs, ep: a.step === 'prepare' ? s.ep + 1 : s.ep }),
     denote,
   };
 }

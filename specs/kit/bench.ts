@@ -1,10 +1,14 @@
-// States per second of a spec's default configs, this checkout against another checkout
-// of the same spec (the one before a change, e.g. the move onto specs/kit), in one process,
-// alternating, best of `repeat` runs each. Rates are per CPU second of this process (user +
-// system, GC threads included), so that a busy machine slows both sides alike; wall-clock
-// ratios are printed too. A spec's bench.ts calls it (specs/shadowfax/bench.ts); it checks
-// that both sides explore the same number of states.
+// States per second of a spec's default configs, one checkout's spec against another's
+// (a spec before and after a change, e.g. its move onto specs/kit), in one process,
+// alternating which side goes first (a run pays for the garbage the one before it left),
+// best of `repeat` runs each. Rates are per CPU second of this process (user + system, GC
+// threads included), so that a busy machine slows both sides alike; wall-clock ratios are
+// printed too. The distinct states must agree, or the run stops: a speed comparison of two
+// different machines is meaningless. A spec's bench.ts calls `compareRates`; run directly:
+//   npx tsx specs/kit/bench.ts <before: specs/<name>/index.ts> <after: specs/<name>/index.ts> [repeat] [--configs A0,A1]
 
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { exploreSync } from '../../checkers/explore/index.ts';
 import type { ExploreOptions, SpecDef } from '../../checkers/explore/types.ts';
 
@@ -18,21 +22,30 @@ function rate(s: SpecDef, name: string, options: ExploreOptions): { states: numb
   return { states: r.states, perSec: r.states / ((cpu.user + cpu.system) / 1e6), perWallSec: r.states / (ms / 1000) };
 }
 
-/** Prints the before/after table (markdown) of every default config. */
-export function compareRates(after: SpecDef, before: SpecDef, repeat: number, options: ExploreOptions = {}, print: (line: string) => void = console.log): void {
+/** Prints the before/after table (markdown) of every default config (or those in `only`). */
+export function compareRates(
+  after: SpecDef,
+  before: SpecDef,
+  repeat: number,
+  options: ExploreOptions = {},
+  print: (line: string) => void = console.log,
+  only?: readonly string[],
+): void {
   print('| config | states | before (states/CPU s) | after (states/CPU s) | after / before | wall: after / before |');
   print('|---|---:|---:|---:|---:|---:|');
   let sumB = 0;
   let sumA = 0;
-  for (const c of after.configs.filter((x) => x.tier === 'default')) {
+  for (const c of after.configs.filter((x) => x.tier === 'default' && (!only || only.includes(x.name)))) {
     let b = 0;
     let a = 0;
     let bw = 0;
     let aw = 0;
     let states = 0;
     for (let i = 0; i < repeat; i++) {
-      const rb = rate(before, c.name, options);
-      const ra = rate(after, c.name, options);
+      const first = i % 2 === 0 ? before : after;
+      const r1 = rate(first, c.name, options);
+      const r2 = rate(first === before ? after : before, c.name, options);
+      const [rb, ra] = first === before ? [r1, r2] : [r2, r1];
       if (rb.states !== ra.states) throw new Error(`${c.name}: ${rb.states} states before, ${ra.states} after`);
       states = ra.states;
       b = Math.max(b, rb.perSec);
@@ -45,4 +58,16 @@ export function compareRates(after: SpecDef, before: SpecDef, repeat: number, op
     print(`| ${c.name} | ${states.toLocaleString('en-US')} | ${b.toFixed(0)} | ${a.toFixed(0)} | ${(a / b).toFixed(2)} | ${(aw / bw).toFixed(2)} |`);
   }
   print(`| all defaults (CPU s, best runs) | | ${sumB.toFixed(1)} s | ${sumA.toFixed(1)} s | ${(sumB / sumA).toFixed(2)} | |`);
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
+  const args = process.argv.slice(2);
+  const only = args.includes('--configs') ? args.splice(args.indexOf('--configs'), 2)[1].split(',') : undefined;
+  const [beforePath, afterPath, times] = args;
+  if (!beforePath || !afterPath) {
+    console.error('usage: npx tsx specs/kit/bench.ts <before specs/<name>/index.ts> <after specs/<name>/index.ts> [repeat] [--configs A,B]');
+    process.exit(64);
+  }
+  const load = async (p: string) => (await import(pathToFileURL(resolve(p)).href)).spec as SpecDef;
+  compareRates(await load(afterPath), await load(beforePath), Number(times ?? 3), { linearizability: 'off' }, console.log, only);
 }

@@ -4,9 +4,10 @@ import type { Machine } from '../../checkers/explore/types.ts';
 import { NO_FAULTS, applyFault, faultChoices, isDown, isSuspected } from './faults.ts';
 import { clientHistory, register, registerOp } from './history.ts';
 import { answer, channels, consume, deliveries, distinct, enqueue, remap, send, take, type Msg } from './network.ts';
+import { monCrash, monInit, monInvoke, monReturn, type SlotModel } from './object-ghost.ts';
 import { linInit, linInvoke, linReturn } from './register-ghost.ts';
 import { addSorted, freezing, produce, removeSorted } from './state.ts';
-import { phasedMachine, runLocal, tableMachine, type ActionTable, type LocalStep, type Phase, type StepAction } from './table.ts';
+import { actorActions, phasedMachine, runLocal, tableMachine, type ActionTable, type ActorStep, type LocalStep, type Phase, type StepAction } from './table.ts';
 import { variants } from './variants.ts';
 
 describe('kit/variants', () => {
@@ -43,6 +44,13 @@ describe('kit/table', () => {
     expect(t.x).toEqual([1, 2]);
     expect(s.x).toEqual([0, 2]);
     expect(() => m.next(s, { label: '?', step: 'nope' as 'inc', p: 0 })).toThrow('no step "nope"');
+    expect(actorActions(table)({ x: [0, 0] }, 1).map((a) => a.label)).toEqual(['inc(1)']);
+    // Dispatch by where an actor is asks only that place's guards, and lists the same actions.
+    const asked: string[] = [];
+    const spy = (name: 'inc' | 'reset', at: string): ActorStep<S, A> => ({ name, at, cites: '', enabled: (s, p, out) => { asked.push(`${name}${p}`); if ((s.x[p] === 0) === (at === 'zero')) out.push({ label: `${name}(${p})`, step: name, p }); }, effect: () => {} });
+    const byPc = tableMachine<S, A>({ actors: (s) => s.x.length, at: (s, p) => (s.x[p] === 0 ? 'zero' : 'more'), perActor: [spy('inc', 'zero'), spy('reset', 'more')], global: [] }, (s) => s);
+    expect(byPc.actions({ x: [0, 5] }).map((a) => a.label)).toEqual(['inc(0)', 'reset(1)']);
+    expect(asked).toEqual(['inc0', 'reset1']);
   });
   it('enumerates a group\'s steps member by member, between the actor\'s other steps', () => {
     interface G extends StepAction { step: 'first' | 'send' | 'recv' | 'last'; p: number; m?: number }
@@ -158,6 +166,7 @@ describe('kit/state', () => {
     expect(addSorted([1, 3], 2)).toEqual([1, 2, 3]);
     const same = [1, 3];
     expect(addSorted(same, 3)).toBe(same);
+    expect(addSorted(['2:5', '1:9'], '10:1')).toEqual(['10:1', '2:5', '1:9'].sort());
     expect(removeSorted([1, 2, 3], 2)).toEqual([1, 3]);
   });
   it('freezing: a step that changes a part its copy shares throws; one that copies it does not', () => {
@@ -215,5 +224,34 @@ describe('kit/history and kit/register-ghost', () => {
     expect(linReturn(g, 1, 1)).toBeUndefined();
     g = linInvoke(g, 0, 1);
     expect(linReturn(g, 1, 1)).toBeDefined();
+  });
+});
+
+describe('kit/object-ghost', () => {
+  // A register with initial value 0; reads return the value.
+  const reg: SlotModel = { init: 0, apply: (s, op) => (op.f === 'write' ? [op.v, 0] : [s, s]), readOnly: (op) => op.f === 'read', describe: (op) => op.f };
+  const op = (c: number, f: string, v = 0) => ({ c, f, k: 0, v, x: false });
+  it('accepts a read of a concurrent write and rejects new-then-old', () => {
+    let m = monInvoke(reg, monInit(reg), op(0, 'write', 1));
+    m = monInvoke(reg, m, op(1, 'read'));
+    m = monReturn(reg, m, 1, 1);
+    expect(m.bad).toBe('');
+    m = monInvoke(reg, m, op(1, 'read'));
+    m = monReturn(reg, m, 1, 0);
+    expect(m.bad).toMatch(/no linearization/);
+  });
+  it('lets a crashed write take effect later, once', () => {
+    let m = monInvoke(reg, monInit(reg), op(0, 'write', 1));
+    m = monCrash(reg, m, 0);
+    for (const out of [0, 1, 1]) {
+      m = monInvoke(reg, m, op(1, 'read'));
+      m = monReturn(reg, m, 1, out);
+      expect(m.bad).toBe('');
+    }
+    m = monInvoke(reg, m, op(2, 'write', 2));
+    m = monReturn(reg, m, 2, 0);
+    m = monInvoke(reg, m, op(1, 'read'));
+    m = monReturn(reg, m, 1, 1);
+    expect(m.bad).toMatch(/no linearization/);
   });
 });

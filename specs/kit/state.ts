@@ -29,11 +29,14 @@ export function produce<S>(s: S, copy: (s: S) => S, effect: (d: S) => void): S {
   return d;
 }
 
-/** A set of numbers as a sorted array (canonical): a new array with x added; xs itself if x is in it. */
-export function addSorted(xs: readonly number[], x: number): number[] {
-  if (xs.includes(x)) return xs as number[];
-  return [...xs, x].sort((a, b) => a - b);
+/** A set of numbers (or of strings) as a sorted array (canonical): a new array with x added; xs itself if x is in it. */
+export function addSorted<T extends number | string>(xs: readonly T[], x: T): T[] {
+  if (xs.includes(x)) return xs as T[];
+  return [...xs, x].sort(ascending);
 }
+
+/** Numbers by value, strings by code unit. */
+const ascending = (a: number | string, b: number | string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** A new sorted set without x. */
 export const removeSorted = (xs: readonly number[], x: number): number[] => xs.filter((y) => y !== x);

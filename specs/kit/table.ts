@@ -28,6 +28,13 @@ interface StepBase<S, A extends StepAction> {
 /** A step of one actor (a process, a node): its guard sees the actor's index. */
 export interface ActorStep<S, A extends StepAction> extends StepBase<S, A> {
   readonly enabled: (s: S, actor: number, out: A[]) => void;
+  /**
+   * Optional: where the actor must be (its program counter) for the step to be enabled.
+   * With the table's `at`, only the steps of the actor's current place (and those without
+   * `at`) have their guards asked; the guard must still check it (dispatch is an
+   * optimisation, not part of the meaning).
+   */
+  readonly at?: string;
 }
 
 /** A step of no single actor (message delivery, a fault): its guard sees the whole state. */
@@ -52,9 +59,13 @@ export interface ActorStepGroup<S, A extends StepAction> {
 
 export interface ActionTable<S, A extends StepAction> {
   actors: (s: S) => number;
-  perActor: readonly (ActorStep<S, A> | ActorStepGroup<S, A>)[];
+  /** Where actor p is (its program counter): the `at` of the steps that may be enabled for it. */
+  at?: (s: S, actor: number) => string;
+  perActor: readonly PerActor<S, A>[];
   global: readonly GlobalStep<S, A>[];
 }
+
+type PerActor<S, A extends StepAction> = ActorStep<S, A> | ActorStepGroup<S, A>;
 
 const isGroup = <S, A extends StepAction>(st: ActorStep<S, A> | ActorStepGroup<S, A>): st is ActorStepGroup<S, A> => 'steps' in st;
 
@@ -74,16 +85,12 @@ export function tableMachine<S, A extends StepAction>(table: ActionTable<S, A>, 
     if (effects.has(st.name)) throw new Error(`action table: step "${st.name}" listed twice`);
     effects.set(st.name, st.effect);
   }
+  const stepsOf = actorSteps(table);
   return {
     actions(s) {
       const out: A[] = [];
       const n = table.actors(s);
-      for (let p = 0; p < n; p++) {
-        for (const st of table.perActor) {
-          if (!isGroup(st)) st.enabled(s, p, out);
-          else for (let m = 0, k = st.members(s, p); m < k; m++) for (const sub of st.steps) sub.enabled(s, p, m, out);
-        }
-      }
+      for (let p = 0; p < n; p++) for (const st of stepsOf(s, p)) enable(st, s, p, out);
       for (const st of table.global) st.enabled(s, out);
       return out;
     },
@@ -95,6 +102,41 @@ export function tableMachine<S, A extends StepAction>(table: ActionTable<S, A>, 
       after?.(d, a);
       return d;
     },
+  };
+}
+
+/** Asks a per-actor step's guard, or a group's guards member by member. */
+function enable<S, A extends StepAction>(st: PerActor<S, A>, s: S, p: number, out: A[]): void {
+  if (!isGroup(st)) st.enabled(s, p, out);
+  else for (let m = 0, k = st.members(s, p); m < k; m++) for (const sub of st.steps) sub.enabled(s, p, m, out);
+}
+
+const atOf = <S, A extends StepAction>(st: PerActor<S, A>): string | undefined => (isGroup(st) ? undefined : st.at);
+
+/**
+ * The per-actor steps whose guards to ask for actor p, in table order: all of them, or,
+ * when the table says where an actor is (`at`), those of its place and those without one
+ * (groups have no place).
+ */
+function actorSteps<S, A extends StepAction>(table: ActionTable<S, A>): (s: S, actor: number) => readonly PerActor<S, A>[] {
+  const where = table.at;
+  if (!where) return () => table.perActor;
+  const anywhere = table.perActor.filter((st) => atOf(st) === undefined);
+  const byAt = new Map<string, PerActor<S, A>[]>();
+  for (const st of table.perActor) {
+    const at = atOf(st);
+    if (at !== undefined && !byAt.has(at)) byAt.set(at, table.perActor.filter((x) => atOf(x) === undefined || atOf(x) === at));
+  }
+  return (s, p) => byAt.get(where(s, p)) ?? anywhere;
+}
+
+/** actions() of one actor alone, in table order (what actions() lists for it). */
+export function actorActions<S, A extends StepAction>(table: ActionTable<S, A>): (s: S, actor: number) => A[] {
+  const stepsOf = actorSteps(table);
+  return (s, actor) => {
+    const out: A[] = [];
+    for (const st of stepsOf(s, actor)) enable(st, s, actor, out);
+    return out;
   };
 }
 

@@ -1,8 +1,11 @@
-// Linearizability as a state invariant: the set of linearization configurations of the
-// history so far, carried in the spec's state and updated on every invoke / return /
-// crash. It lets the spec check linearizability at every state with any search engine
-// (referenceBfs included); the explorer's own monitor, fed by `history`, checks the same
-// history independently.
+// A just-in-time linearizability monitor for one sequential object whose state is a number
+// (a register, a slot of a KV store), kept as ghost state in the explored state, so that
+// linearizability is a state invariant every search engine checks (referenceBfs included);
+// the engine's own monitor, fed by the spec's `history`, checks the same history
+// independently. The object is the spec's (`SlotModel`: its initial state, what an
+// operation does and returns). ./register-ghost.ts is the special case of a register with
+// unique write values and per-client configurations (swarm); this one keeps the pending
+// operations in invocation order and any object (fusee's register and KV slot).
 //
 // A configuration is (abstract object state, which pending operations are already
 // linearized, and the output each linearized one produced). Configurations are kept
@@ -20,7 +23,7 @@ export interface SlotModel {
   describe(op: MonOp, out?: number): string;
 }
 
-/** f: 'write' | 'read' | 'insert' | 'delete' | 'search'; k: key (KV); v: value written. */
+/** An operation: its client, its function (the model's: fusee's 'write', 'read', 'insert', ...), key (KV) and value written. */
 export interface MonOp {
   c: number;
   f: string;
@@ -126,42 +129,3 @@ export function monCrash(model: SlotModel, m: Mon, client: number): Mon {
   });
   return { ops, cfgs: canonical(cfgs), bad: '' };
 }
-
-/** The register of Def. 1 [L540-547]: initial value x0 = 0, writes of unique values. */
-export const registerModel: SlotModel = {
-  init: 0,
-  apply: (s, op) => (op.f === 'write' ? [op.v, 0] : [s, s]),
-  readOnly: (op) => op.f === 'read',
-  describe: (op, out) =>
-    op.f === 'write' ? `write(${op.v})` : `read() -> ${out === undefined ? '?' : out === 0 ? 'x0' : out}`,
-};
-
-/** KV value ids encode their key: key = floor(v / 10); 0 is the empty slot. */
-export const keyOf = (v: number): number => Math.floor(v / 10);
-export const OUT_OK = 1;
-export const OUT_FULL = 2;
-
-/**
- * One RACE bucket slot shared by two keys (§3.3 [L108-113]): INSERT fills it unless
- * another key holds it (then "full": the op did not happen); DELETE empties it if it
- * holds the key; SEARCH returns the key's value or 0 (not found).
- */
-export const kvSlotModel: SlotModel = {
-  init: 0,
-  apply(s, op) {
-    const mine = s !== 0 && keyOf(s) === op.k;
-    switch (op.f) {
-      case 'insert':
-        return s === 0 || mine ? [op.v, OUT_OK] : [s, OUT_FULL];
-      case 'delete':
-        return [mine ? 0 : s, OUT_OK];
-      default:
-        return [s, mine ? s : 0];
-    }
-  },
-  readOnly: (op) => op.f === 'search',
-  describe(op, out) {
-    const res = out === undefined ? '' : op.f === 'search' ? ` -> ${out === 0 ? 'not found' : out}` : out === OUT_FULL ? ' -> full' : ' -> ok';
-    return op.f === 'insert' ? `insert(K${op.k}, ${op.v})${res}` : `${op.f}(K${op.k})${res}`;
-  },
-};

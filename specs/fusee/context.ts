@@ -1,0 +1,141 @@
+// What every step of one built machine shares (the config, the mutant flags, what follows
+// from them once), and the small effects several steps perform on the copy `d`: a CAS on
+// a replica, a primary change, an operation's invocation and response, the ghost's
+// bookkeeping of the transition invariants.
+
+import type { ObservedEvent } from '../../checkers/explore/types.ts';
+import { monInvoke, monReturn, type MonOp, type SlotModel } from '../kit/object-ghost.ts';
+import { addSorted } from '../kit/state.ts';
+import type { Flags } from '../kit/variants.ts';
+import { historyInput, historyOutput, keyOf, kvSlotModel, OUT_OK, registerModel } from './models.ts';
+import type { Variant } from './mutants.ts';
+import { COMMITTED, CRASHED, FRESH, idleClient, NONE, Rec, type Client, type FuseeConfig, type FuseeState, type Ghost, type Op } from './state.ts';
+
+export interface Cx {
+  cfg: FuseeConfig;
+  mut: Flags<Variant>;
+  r: number;
+  /** KV level (X§8): some script inserts, deletes or searches. */
+  kv: boolean;
+  model: SlotModel;
+  /** The open workload of trace validation (FuseeConfig.open). */
+  open: boolean;
+  /** Which clients write (only writers may crash: a crashed reader has nothing to recover). */
+  writers: boolean[];
+  /** At most r-1 MN crashes [L297]. */
+  crashBudget: number;
+  /** A write's output: ignored at the register level, "ok" at the KV level. */
+  writeOut: number;
+  /** Where the history events of the step being taken go (`history.observe`), null when nobody listens. */
+  ev: ObservedEvent[] | null;
+}
+
+const isKvOp = (op: Op): boolean => op.f === 'insert' || op.f === 'delete' || op.f === 'search';
+export const isWrite = (op: Op): boolean => op.f === 'write' || op.f === 'insert' || op.f === 'delete';
+
+export function context(cfg: FuseeConfig, mut: Flags<Variant>): Cx {
+  const kv = cfg.clients.some((script) => script.some(isKvOp));
+  return {
+    cfg,
+    mut,
+    r: cfg.r,
+    kv,
+    model: kv ? kvSlotModel : registerModel,
+    open: cfg.open === true,
+    writers: cfg.clients.map((script) => script.some(isWrite)),
+    crashBudget: Math.min(cfg.mnCrashes, cfg.r - 1),
+    writeOut: kv ? OUT_OK : 0,
+    ev: null,
+  };
+}
+
+const OPEN_READ: Op = { f: 'read' };
+
+/** The op client c runs: its script's, or (open workload) a read; an open write is its invoke's. */
+export const opOf = (cx: Cx, s: FuseeState, c: number): Op => (cx.open ? OPEN_READ : cx.cfg.clients[c][s.cl[c].op]);
+
+export const aliveBackups = (s: FuseeState): number[] => s.backups.filter((b) => s.rep[b] !== CRASHED);
+
+/** Replaces client c by a copy with `patch` applied (clients are never changed in place). */
+export function setClient(d: FuseeState, c: number, patch: Partial<Client>): Client {
+  return (d.cl[c] = { ...d.cl[c], ...patch });
+}
+
+/** Records the first transition invariant broken (closed workloads only: the open one has no ghost). */
+export function broke(cx: Cx, d: FuseeState, msg: string): void {
+  if (!cx.open && d.g.tv === '') d.g = { ...d.g, tv: msg };
+}
+
+export function setGhost(cx: Cx, d: FuseeState, patch: Partial<Ghost>): void {
+  if (!cx.open) d.g = { ...d.g, ...patch };
+}
+
+/** A CAS on replica i; returns the prior value (CRASHED = FAIL). I17: no client CAS succeeds while fenced. */
+export function cas(cx: Cx, d: FuseeState, i: number, expected: number, swap: number, who: string): number {
+  const prior = d.rep[i];
+  if (prior === CRASHED || prior !== expected) return prior;
+  if (d.fenced && prior !== swap) broke(cx, d, `I17: ${who} CAS on r${i} succeeded while the master is fenced`);
+  d.rep[i] = swap;
+  return prior;
+}
+
+/** A new round (X§4.3): the primary now holds x_u = v, by a client, a recovery or the master. */
+export function newRound(cx: Cx, d: FuseeState, v: number): void {
+  setGhost(cx, d, { rnd: d.g.rnd + 1, ph: addSorted(d.g.ph, v), cur: v, snap: '', fixing: false });
+}
+
+/** Primary change by a client or a recovery (I2, I4, round bookkeeping). */
+export function primaryChanged(cx: Cx, d: FuseeState, from: number, to: number, who: string): void {
+  if (from === to) return;
+  if (!cx.kv && d.g.ph.includes(to)) broke(cx, d, `I2: ${who} installs ${to} in the primary a second time`);
+  // I4 (Lemma 4): a round ends with every alive backup already holding the new value.
+  const stale = aliveBackups(d).filter((b) => d.rep[b] !== to);
+  if (stale.length > 0) broke(cx, d, `I4: ${who} changes the primary ${from}->${to} while backup r${stale[0]} holds ${d.rep[stale[0]]}`);
+  newRound(cx, d, to);
+}
+
+export function observeInvoke(cx: Cx, d: FuseeState, c: number, op: Op): void {
+  if (cx.open) return;
+  const mop: MonOp = { c, f: op.f, k: 'k' in op ? op.k : 0, v: 'v' in op ? op.v : 0, x: false };
+  cx.ev?.push({ kind: 'invoke', client: c, input: historyInput(op) });
+  d.mon = monInvoke(cx.model, d.mon, mop);
+}
+
+function observeReturn(cx: Cx, d: FuseeState, c: number, out: number): void {
+  if (cx.open) return;
+  const op = cx.cfg.clients[c][d.cl[c].op];
+  cx.ev?.push({ kind: 'return', client: c, output: historyOutput(op, out) });
+  d.mon = monReturn(cx.model, d.mon, c, out);
+}
+
+/** The current op of c responds (or, for a redo agent, recovery of c ends). */
+export function respond(cx: Cx, d: FuseeState, c: number, out: number): void {
+  const me = d.cl[c];
+  if (me.rec === Rec.Redo) {
+    d.cl[c] = idleClient(me.op, Rec.Done, me.log);
+    return;
+  }
+  observeReturn(cx, d, c, out);
+  d.cl[c] = idleClient(me.op + 1, Rec.Live, me.log);
+}
+
+/** A write that responds without having installed its value (LOSE, FINISH, FAIL path). */
+export function loserResponds(cx: Cx, d: FuseeState, c: number, out: number): void {
+  const me = d.cl[c];
+  // I13 ([L276,L806]): a non-winner resets its used bit before it returns.
+  if (me.log[1] !== 0 && me.log[2] !== COMMITTED) broke(cx, d, `I13: c${c} returns as a non-winner with its log's used bit still set`);
+  setGhost(cx, d, { dead: addSorted(d.g.dead, me.vNew) });
+  respond(cx, d, c, out);
+}
+
+/** I11 (fix-up before commit, commit before the primary CAS). */
+export function checkI11(cx: Cx, d: FuseeState, c: number, what: 'commits its log' | 'CASes the primary'): void {
+  const me = d.cl[c];
+  const stale = aliveBackups(d).filter((b) => d.rep[b] !== me.vNew);
+  if (stale.length > 0) broke(cx, d, `I11: c${c} ${what} while backup r${stale[0]} holds ${d.rep[stale[0]]}, not ${me.vNew}`);
+  if (what === 'CASes the primary' && me.log[2] === NONE) broke(cx, d, `I11: c${c} CASes the primary before committing its log`);
+}
+
+/** What a read returns for slot value v: the address of a KV object; M16's fresh object holds the same user value. */
+export const readOut = (cx: Cx, op: Op, v: number): number =>
+  op.f === 'search' ? (v !== 0 && keyOf(v) === op.k ? v : 0) : v > FRESH && !cx.open ? v - FRESH : v;

@@ -1,0 +1,45 @@
+// The invariants of X§4.3 that apply to one slot, by name: LIN (the ghost monitor of the
+// client history), the transition invariants the steps record in the ghost when they fire
+// (context.ts `broke`), and the state invariants I1, I3, I14 over the ghost.
+
+import { CRASHED, NONE, type FuseeState } from './state.ts';
+
+export function invariants(kv: boolean): Record<string, (s: FuseeState) => true | string> {
+  const all: Record<string, (s: FuseeState) => true | string> = {
+    // Linearizability of the client history against the register (KV: the one-slot KV
+    // model); crashed clients' ops may take effect once or not at all.
+    LIN: (s) => (s.mon.bad ? s.mon.bad : true),
+  };
+  // Transition invariants are checked when the step fires and recorded in the ghost (the
+  // first one broken); each is reported under its own name.
+  // I2, I5, I9 and I10 need unique values, which the KV level does not have (DELETE writes the empty slot).
+  const transition = kv ? ['I4', 'I8', 'I11', 'I12', 'I13', 'I17', 'I18'] : ['I2', 'I4', 'I5', 'I8', 'I9', 'I10', 'I11', 'I12', 'I13', 'I17', 'I18'];
+  for (const name of transition) all[name] = (s) => (s.g.tv.startsWith(`${name}:`) ? s.g.tv : true);
+  if (kv) return all;
+  return {
+    ...all,
+    // I1 (A.2): values written are pairwise distinct and differ from x0.
+    I1: (s) => {
+      const vs = s.cl.map((c) => c.log[0]).filter((v) => v !== NONE);
+      return new Set(vs).size === vs.length && !vs.includes(0) ? true : `I1: values written are not unique: ${vs.join(',')}`;
+    },
+    // I3 (§5.2 [L309], A.4.1 [L796]): backups are never older than the primary.
+    I3: (s) => {
+      const p = s.rep[s.primary];
+      if (p === CRASHED) return true;
+      for (const b of s.backups) {
+        const v = s.rep[b];
+        if (v === CRASHED || v === p) continue;
+        if (!s.g.props.includes(`${p}>${v}`)) return `I3: backup r${b} holds ${v}, which is not a proposal from the primary's ${p}`;
+      }
+      return true;
+    },
+    // I14: the value of a write that returned as a non-winner never reappears.
+    I14: (s) => {
+      for (const i of [s.primary, ...s.backups]) {
+        if (s.g.dead.includes(s.rep[i])) return `I14: r${i} holds ${s.rep[i]}, the value of a write that returned as a non-winner`;
+      }
+      return true;
+    },
+  };
+}

@@ -1,0 +1,175 @@
+// FUSEE's SNAPSHOT machine: its config, state, actions, and the one copy next() makes
+// (specs/kit/state.ts: copy what steps change in place, share what they only replace).
+// Names follow the paper (FAST '23 Alg. 1-4: v_old, v_new, v_list) and the extraction
+// (../shared/protocols/fusee-snapshot.md, "X§n"): the program counters are the atomic
+// steps of X§6.2.
+
+import type { StepAction } from '../kit/table.ts';
+import type { Mon } from '../kit/object-ghost.ts';
+
+/** One client operation. Register level: write(v) / read. KV level: insert / delete / search of key k. */
+export type Op =
+  | { f: 'write'; v: number }
+  | { f: 'read' }
+  | { f: 'insert'; k: number; v: number }
+  | { f: 'delete'; k: number }
+  | { f: 'search'; k: number };
+
+export interface FuseeConfig {
+  /** replication factor: one primary and r-1 backups */
+  r: number;
+  /** one script per client; written values are unique and > 0 (x0 = 0) */
+  clients: Op[][];
+  clientCrashes: number;
+  mnCrashes: number;
+  /** per-backup CASes in any order (faithful) or in replica order (smaller) */
+  casOrder: 'free' | 'fixed';
+  /**
+   * An open workload, for validating an implementation's trace (trace.ts): no scripts
+   * (`clients` is empty and clients join with `joinClient`); an idle client invokes
+   * whatever the trace says (`openInvoke`: a write of `x`, or a read); every client may
+   * crash; MNs may crash while anything runs; no ghost bookkeeping, history or invariants.
+   */
+  open?: boolean;
+}
+
+/** replica value of a crashed MN; RDMA verbs on it return FAIL */
+export const CRASHED = -1;
+/** a CAS not yet returned / an old value not yet written */
+export const NONE = -2;
+/** M16's re-allocated object for value v has the address v + FRESH */
+export const FRESH = 50;
+/** old-value field of a log the master committed (the special value 1 of [L796]) */
+export const COMMITTED = -3;
+
+/**
+ * Program counters, named after Alg. 1/2/4 (X§2.1, X§2.4) and the atomic steps of X§6.2.
+ * idle | W1 read primary | W2 CAS backups | W3 Rule-3 re-read | W4 fix-up | W5 commit log |
+ * W6 CAS primary | L1 loser wait | L2 loser return | F1 fail_query sent | F2 master replied |
+ * R2 read backups | RF reader's fail_query | RF2 reader replied | down (crashed)
+ */
+export type Pc = 'idle' | 'W1' | 'W2' | 'W3' | 'W4' | 'W5' | 'W6' | 'L1' | 'L2' | 'F1' | 'F2' | 'R2' | 'RF' | 'RF2' | 'down';
+
+/** Decisions of EVALUATE_RULES (Alg. 2). */
+export const enum Win {
+  None = 0,
+  R1 = 1,
+  R2 = 2,
+  R3 = 3,
+  Lose = 4,
+  Finish = 5,
+  Fail = 6,
+}
+
+/** Recovery status of a client: live, crashed awaiting RecoverClient, redo agent running, recovered. */
+export const enum Rec {
+  Live = 0,
+  Pending = 1,
+  Redo = 2,
+  Done = 3,
+}
+
+/** The client's tail embedded log entry (X§2.5): [v_new, used bit, old value]. */
+export type LogEntry = [vNew: number, used: number, old: number];
+
+/** A client; replaced as a whole by every step that changes it, never changed in place. */
+export interface Client {
+  pc: Pc;
+  /** index of the current (or next) op in the script */
+  op: number;
+  vOld: number;
+  vNew: number;
+  /** the primary replica and the backup replicas read at line 6 (clients use the view of that moment) */
+  pr: number;
+  bk: number[];
+  /** v_list: per entry of bk, the CAS's return (NONE while outstanding); winners mark fixed entries v_new */
+  vl: number[];
+  win: Win;
+  /** the master's reply to fail_query */
+  rpc: number;
+  /** ghost: round (primary changes + master episodes) at line 6 */
+  rd: number;
+  rec: Rec;
+  log: LogEntry;
+}
+
+/** Ghost state of the invariants (X§4.3); replaced, never changed in place. */
+export interface Ghost {
+  /** rounds: client/recovery primary changes plus master episodes */
+  rnd: number;
+  /** values the primary has held (sorted) */
+  ph: number[];
+  /** proposals "vOld>vNew" of ops that executed line 6 (sorted) */
+  props: string[];
+  /** round winners "round:vNew" (sorted) */
+  wins: string[];
+  /** values of ops that responded as non-winners (sorted) */
+  dead: number[];
+  /** the current round's value x_u (the primary's, also while the primary is crashed) */
+  cur: number;
+  /** the first complete snapshot of the current round taken before any fix-up, '' if none */
+  snap: string;
+  /** a fix-up CAS has run in the current round */
+  fixing: boolean;
+  /** the first transition invariant broken, '' while none */
+  tv: string;
+}
+
+export interface FuseeState {
+  /** the slot's value on each replica (MN), CRASHED once its MN crashed */
+  rep: number[];
+  primary: number;
+  backups: number[];
+  /** the master is between member_prepare_change and its decision (Alg. 3 l.3-10) */
+  fenced: boolean;
+  mnLeft: number;
+  clLeft: number;
+  cl: Client[];
+  g: Ghost;
+  /** the linearizability ghost of the client history (LIN; kit/object-ghost.ts) */
+  mon: Mon;
+}
+
+/** The steps, each named after the paper's (steps.ts). */
+export type Step =
+  | 'invoke'
+  | 'read'
+  | 'readPrimary'
+  | 'casBackup'
+  | 'reRead'
+  | 'fixup'
+  | 'commitLog'
+  | 'casPrimary'
+  | 'loserWait'
+  | 'loserReturn'
+  | 'failReply'
+  | 'readBackups'
+  | 'readReply'
+  | 'crashClient'
+  | 'recoverClient'
+  | 'crashMN'
+  | 'prepare'
+  | 'decide';
+
+export interface FuseeAction extends StepAction {
+  step: Step;
+  /** the client, -1 for the master and MN crashes */
+  c: number;
+  /** replica index (casBackup/fixup: index into the client's bk) or the master's chosen value */
+  x: number;
+}
+
+export const act = (step: Step, label: string, c = -1, x = -1): FuseeAction => ({ label, step, c, x });
+
+export function idleClient(op: number, rec: Rec, log: LogEntry): Client {
+  return { pc: rec === Rec.Live ? 'idle' : 'down', op, vOld: NONE, vNew: NONE, pr: -1, bk: [], vl: [], win: Win.None, rpc: NONE, rd: 0, rec, log };
+}
+
+/**
+ * The one copy next() makes: the replicas, changed in place by CASes, and the client list,
+ * whose entries steps replace (`setClient`). Clients, the view, the ghost and the monitor
+ * are replaced, never changed, so they are shared.
+ */
+export function copy(s: FuseeState): FuseeState {
+  return { ...s, rep: s.rep.slice(), cl: s.cl.slice() };
+}
