@@ -1,7 +1,7 @@
 // SNAPSHOT, the client side: WRITE (Alg. 1 with Alg. 4's failure paths) and READ, as the
 // extraction ../shared/protocols/fusee-snapshot.md ("X§n") rebuilds them from the paper
 // (../shared/papers/fusee.txt, "[Lnnn]"). Each step is one verb or a parallel batch of
-// verbs, is named after the spec action it performs (specs/fusee/machine.ts `Kind`, the
+// verbs, is named after the spec action it performs (specs/fusee/state.ts `Step`, the
 // vocabulary of FUSEE-TRACE), and is logged to the protocol trace when it completes.
 //
 // The same code runs a logical client's operations and the master's redo of a crashed
