@@ -283,7 +283,8 @@ export class MinosNode {
     const r = this.rec(k);
     const e = r.vq.shift();
     if (e === undefined) return;
-    if (this.lt(r.vts, e.ts)) {
+    if (this.bug('M24') || this.lt(r.vts, e.ts)) {
+      // M24: no obsoleteness recheck at the dequeue
       r.val = e.v;
       r.vts = e.ts;
     }
@@ -357,7 +358,10 @@ export class MinosNode {
     this.env.trace('snatchRDLock_L8', { key: k, ts, owner: r.rd });
     await step();
     // Lines 9-16 under WRLock (this synchronous stretch is the critical section): recheck, INVs, local update
-    if (!this.bug('M23') && this.obsolete(r, ts)) {
+    // M22: the recheck is not under WRLock: other threads run between it and the install
+    const stale = !this.bug('M23') && this.obsolete(r, ts);
+    if (this.bug('M22') && !stale) await step();
+    if (stale) {
       const tau = this.cur(r);
       this.env.trace('localWrite_L9_16', { key: k, ts, obsolete: true, tau });
       // Lines 20-21 run on every path that reached Line 8: in the last spin's step
@@ -381,6 +385,10 @@ export class MinosNode {
           if (this.bug('M1')) {
             reply();
             await this.until(() => this.all(acks.c));
+          }
+          if (this.bug('M20')) {
+            this.releaseIfOwner(k, ts); // M20: Lines 20-21 before the glb update, which comes a step later
+            await step();
           }
           r.gv = this.glb(r.gv, ts);
           r.gd = this.glb(r.gd, ts);
@@ -467,7 +475,7 @@ export class MinosNode {
         const sent = this.bug('S-GAP') ? [] : items;
         const acks = this.ackSet(`sc|${sc}`);
         this.env.trace('clientPersist', { sc, items: sent, client }, { send: this.broadcast({ type: 'PERSIST', key: '', ts: NONE, sc, items: sent }) });
-        await this.scopeDurableHere(sc, sent);
+        if (!this.bug('M16')) await this.scopeDurableHere(sc, sent); // M16: the coordinator does not wait for its own persists
         await this.until(() => this.all(acks.p));
         this.acks.delete(`sc|${sc}`);
         this.env.trace('allACK_P_sc', { sc }, { send: this.broadcast({ type: 'VAL_P', key: '', ts: NONE, sc }) });
