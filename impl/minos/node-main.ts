@@ -77,17 +77,23 @@ let ok = 0;
 
 const assert = (message: string) => rt.send({ type: 'assert', proc: cfg.proc, message });
 
-/** Reliable point-to-point delivery (the paper's network, §1.4): resend until the peer has it. */
+/**
+ * Reliable point-to-point delivery (the paper's network, §1.4): resend until the peer has it,
+ * under the same message id (a delivery that timed out may have arrived: the receiver drops
+ * the repeat, and the trace names one message).
+ */
 function sendTo(to: number, msg: Msg): string {
-  const attempt = (): string => {
-    const p = mn.post(`n${to}`, msg as unknown as Envelope['msg']);
-    void p.delivery.then((d) => {
-      if (!d.ok && !stopped) setTimeout(attempt, 20);
-    });
-    return p.id;
+  const peer = `n${to}`;
+  const p = mn.post(peer, msg as unknown as Envelope['msg']);
+  const retry = (d: { ok: boolean }): void => {
+    if (!d.ok && !stopped) setTimeout(() => void mn.resend(peer, p.id, msg as unknown as Envelope['msg']).then(retry), 20);
   };
-  return attempt();
+  void p.delivery.then(retry);
+  return p.id;
 }
+
+/** Message ids delivered to this incarnation (each sender's ids are `<its incarnation>:<n>`): a resent one is dropped. */
+const delivered = new Set<string>();
 
 function makeNode(recovered: Map<string, { ts: number; v: string | null }>): MinosNode {
   return new MinosNode({
@@ -110,7 +116,9 @@ const fromIndex = (from: string) => Number.parseInt(from.slice(1), 10);
 for (const t of ['INV', 'ACK', 'ACK_C', 'ACK_P', 'VAL', 'VAL_C', 'VAL_P', 'PERSIST']) {
   mn.on(t, (env) => {
     // before recovery installed the state nothing can arrive (every node restarted); drop it: the sender retries
-    if (node !== undefined) node.receive(fromIndex(env.from), env.msg as unknown as Msg, env.id);
+    if (node === undefined || delivered.has(env.id)) return undefined;
+    delivered.add(env.id);
+    node.receive(fromIndex(env.from), env.msg as unknown as Msg, env.id);
     return undefined;
   });
 }
