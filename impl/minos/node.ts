@@ -557,11 +557,15 @@ export class MinosNode {
   /** Waits for a VAL-type message and consumes it; returns its id (the trace's `recv`). */
   private async awaitVal(type: Msg['type'], k: string, ts: number, sc = '', also: () => boolean = () => true): Promise<string> {
     const key = `${type}|${k}|${ts}|${sc}`;
-    await this.until(() => this.vals.has(key) && also());
-    const q = this.vals.get(key)!;
-    const id = q.shift()!;
-    if (q.length === 0) this.vals.delete(key);
-    return id;
+    for (;;) {
+      await this.until(() => this.vals.has(key) && also());
+      // two threads wait for one key only under a TS collision: the other may have taken it
+      const q = this.vals.get(key);
+      if (q === undefined) continue;
+      const id = q.shift()!;
+      if (q.length === 0) this.vals.delete(key);
+      return id;
+    }
   }
 
   private ack(to: number, type: Msg['type'], k: string, ts: number, sc?: string): string {
