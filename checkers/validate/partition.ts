@@ -154,6 +154,9 @@ export class Partition<S = any, A extends Action = Action> {
   private readonly procOf = new Map<number, PProc>();
   readonly objs: PObj[] = [];
   private readonly msgs = new Map<string, { proc: PProc; pos: number }>();
+  /** Messages whose receive every candidate has matched, of senders still here; messages of senders that left, not yet received. */
+  private readonly receivedIds = new Set<string>();
+  private readonly departed = new Set<string>();
   /** Events routed here; matching them all (and every process ended) is the end. */
   private total = 0;
   private frontier: Candidate<S>[];
@@ -707,6 +710,12 @@ export class Partition<S = any, A extends Action = Action> {
     return [...seen.values()];
   }
 
+  /** A message's receive is matched by every candidate: forget the message once its sender has left too. */
+  private received(id: string): void {
+    if (this.departed.delete(id)) this.msgs.delete(id);
+    else if (this.msgs.has(id)) this.receivedIds.add(id);
+  }
+
   /** Drops what every candidate is past: matched events, consumed changes and reads, old trail. */
   private compact(): void {
     const f = this.frontier;
@@ -717,6 +726,10 @@ export class Partition<S = any, A extends Action = Action> {
       // Keep the last matched event: the diagnosis names it.
       const drop = min - 1 - p.base;
       if (drop > 0 && drop * 2 >= p.events.length) {
+        for (let i = 0; i < drop; i++) {
+          const id = p.events[i].recv;
+          if (id !== undefined) this.received(id);
+        }
         p.events = p.events.slice(drop);
         p.base += drop;
       }
@@ -727,7 +740,13 @@ export class Partition<S = any, A extends Action = Action> {
     for (const p of done) {
       this.active.splice(this.active.indexOf(p), 1);
       this.procOf.delete(p.g.index);
-      for (const id of p.sent) this.msgs.delete(id);
+      for (const e of p.events) if (e.recv !== undefined) this.received(e.recv);
+      // Its messages not yet received stay known (sent, and every candidate is past the send):
+      // a receiver may come much later (a node that ran on after its peer was killed).
+      for (const id of p.sent) {
+        if (this.receivedIds.delete(id)) this.msgs.delete(id);
+        else this.departed.add(id);
+      }
       this.free.push(p.slot);
     }
     for (let o = 0; o < this.objs.length; o++) {

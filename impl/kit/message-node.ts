@@ -76,6 +76,14 @@ export class MessageNode {
     return { id, delivery: this.deliver(peer, id, msg, timeoutMs) };
   }
 
+  /**
+   * Sends a message again under the id it was posted with (a retry after a failed delivery,
+   * which may yet have arrived): the receiver can tell a repeat, and a trace names one message.
+   */
+  resend(peer: string, id: string, msg: Message, timeoutMs?: number): Promise<Delivery> {
+    return this.deliver(peer, id, msg, timeoutMs);
+  }
+
   private async deliver(peer: string, id: string, msg: Message, timeoutMs?: number): Promise<Delivery> {
     const client = this.peers.get(peer);
     if (client === undefined) return { ok: false, id, failure: 'notsent' };

@@ -37,10 +37,14 @@ export const EXPOSED_BY: Record<string, { model: string; nemesis: string; offloa
   M13: { model: 'strict', nemesis: 'power' },
   M14: { model: 'strict', nemesis: 'power' },
   M15: { model: 'scope', nemesis: 'power' },
+  M16: { model: 'scope', nemesis: 'power' },
   M17: { model: 'synch', nemesis: 'none' },
   M19: { model: 'synch', nemesis: 'none' },
+  M20: { model: 'synch', nemesis: 'none' },
   M21: { model: 'synch', nemesis: 'none' },
+  M22: { model: 'synch', nemesis: 'none' },
   M23: { model: 'synch', nemesis: 'none' },
+  M24: { model: 'synch', nemesis: 'none', offload: true },
   M25: { model: 'synch', nemesis: 'none', offload: true },
   M27: { model: 'event', nemesis: 'power' },
   'TS-COLLISION': { model: 'synch', nemesis: 'none' },
@@ -59,6 +63,9 @@ export interface Result {
   reasons?: string[];
   lin?: string;
   durability?: string;
+  /** The trace validation's verdict and its time (s). */
+  validation?: string;
+  validationSeconds?: number;
   completed?: number;
   opsPerSecond?: number;
   stuck?: number;
@@ -79,10 +86,12 @@ function runOnce(r: Omit<Result, 'exitCode' | 'seconds'>, duration: number, dir:
   const p = spawnSync(process.execPath, args, { cwd: root, encoding: 'utf8', maxBuffer: 64 << 20 });
   const out: Result = { ...r, exitCode: p.status ?? -1, seconds: (Date.now() - started) / 1000 };
   try {
-    const env = JSON.parse(p.stdout) as { result: { reasons: string[]; lin?: { verdict: string }; durability?: { verdict: string }; completed: number; opsPerSecond: number; stuck: unknown[]; assertions: unknown[] } };
+    const env = JSON.parse(p.stdout) as { result: { reasons: string[]; lin?: { verdict: string }; durability?: { verdict: string }; trace?: { validation: { status: string; elapsedMs?: number } }; completed: number; opsPerSecond: number; stuck: unknown[]; assertions: unknown[] } };
     out.reasons = env.result.reasons;
     out.lin = env.result.lin?.verdict;
     out.durability = env.result.durability?.verdict;
+    out.validation = env.result.trace?.validation.status;
+    if (env.result.trace?.validation.elapsedMs !== undefined) out.validationSeconds = env.result.trace.validation.elapsedMs / 1000;
     out.completed = env.result.completed;
     out.opsPerSecond = Math.round(env.result.opsPerSecond);
     out.stuck = env.result.stuck.length;
@@ -157,11 +166,12 @@ function table(file: string): void {
   if (correct.length > 0) {
     const by = new Map<string, Result[]>();
     for (const r of correct) by.set(`${r.model}${r.offload ? ' (offload)' : ''}`, [...(by.get(`${r.model}${r.offload ? ' (offload)' : ''}`) ?? []), r]);
-    console.log('| model | nemesis | runs | exit 0 | linearizable | durable | ops/s (median) |');
-    console.log('| --- | --- | --- | --- | --- | --- | --- |');
+    console.log('| model | nemesis | runs | exit 0 | linearizable | durable | valid trace | ops/s (median) | validation s (median) |');
+    console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+    const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
     for (const [m, rs] of by) {
-      const ops = rs.map((r) => r.opsPerSecond ?? 0).sort((a, b) => a - b);
-      console.log(`| ${m} | ${rs[0].nemesis} | ${rs.length} | ${rs.filter((r) => r.exitCode === 0).length} | ${rs.filter((r) => r.lin === 'ok').length} | ${rs.filter((r) => r.durability === 'durable').length} | ${ops[Math.floor(ops.length / 2)]} |`);
+      const v = rs.filter((r) => r.validationSeconds !== undefined).map((r) => r.validationSeconds!);
+      console.log(`| ${m} | ${rs[0].nemesis} | ${rs.length} | ${rs.filter((r) => r.exitCode === 0).length} | ${rs.filter((r) => r.lin === 'ok').length} | ${rs.filter((r) => r.durability === 'durable').length} | ${rs.filter((r) => r.validation === 'valid').length} | ${median(rs.map((r) => r.opsPerSecond ?? 0))} | ${v.length > 0 ? median(v).toFixed(1) : '—'} |`);
     }
   }
 }

@@ -19,6 +19,7 @@ import type { LinkSpec } from '../kit/proxy.ts';
 import { steerProxy } from '../kit/proxy-steer.ts';
 import { drainProcesses, type Stuck } from '../kit/drain.ts';
 import type { Child } from '../kit/supervisor.ts';
+import { TraceWriter } from '../kit/recorder.ts';
 import { monoNs } from '../kit/verbs.ts';
 import type { Cluster, ClusterContext, CrashMarker, FaultRecord, Implementation, Progress, RunOptions, Target } from '../harness/types.ts';
 import { bugByName, BUGS } from './bugs.ts';
@@ -76,6 +77,9 @@ class MinosCluster implements Cluster {
   private readonly asserts: string[] = [];
   private readonly marks: CrashMarker[] = [];
   private nextClient = 1;
+  /** The nemesis's own trace lines (the power failures: `crashNode`), process `nemesis`. */
+  private nemesisTrace: TraceWriter | undefined;
+  private powerFailures = 0;
   private script = '';
   private stopping = false;
 
@@ -123,7 +127,7 @@ class MinosCluster implements Cluster {
   private async spawn(p: NodeProc, powerLoss = false): Promise<void> {
     const o = this.ctx.options;
     p.incarnation++;
-    const proc = p.incarnation === 1 ? `n${p.i}` : `n${p.i}.${p.incarnation}`;
+    const proc = this.procName(p);
     const traceFile = join(this.ctx.workDir, `trace-${proc}.jsonl`);
     const historyFile = join(this.ctx.workDir, `history-${proc}.jsonl`);
     this.traceFiles.push(traceFile);
@@ -149,6 +153,7 @@ class MinosCluster implements Cluster {
       bgFlushMs: BG_FLUSH_MS,
       timeoutMs: Math.max(200, o.timeoutMs),
       powerLoss,
+      ...(p.incarnation > 1 ? { crashRecv: this.crashMessage(p.i) } : {}),
     };
     p.okBefore += p.progress.ok;
     p.progress = { ok: 0, inflight: [] };
@@ -209,12 +214,39 @@ class MinosCluster implements Cluster {
     return Math.max(0, monoNs() - this.ctx.t0);
   }
 
-  /** Every node SIGKILLed at once (a full-system power failure). */
+  private procName(p: NodeProc): string {
+    return p.incarnation === 1 ? `n${p.i}` : `n${p.i}.${p.incarnation}`;
+  }
+
+  /** The message the last `crashNode` line of the latest power failure sends to node i's next incarnation. */
+  private crashMessage(i: number): string {
+    return `nemesis:power${this.powerFailures}>n${i}`;
+  }
+
+  /**
+   * Every node SIGKILLed at once (a full-system power failure). The trace gets one
+   * `crashNode` line per node (each ends that node's incarnation; a node killed earlier
+   * ends there too), the last one sending each node's next incarnation the message its
+   * `recover` line receives: the spec's crash comes after every step of the nodes that
+   * died and before every step of those that restart (impl/minos/README.md, "The trace").
+   */
   async powerFail(): Promise<void> {
     const live = this.nodes.filter((p) => p.child?.alive);
     for (const p of live) p.child!.signal('SIGKILL');
     this.marks.push({ event: 'crash', time: this.now() });
     await Promise.all(live.map((p) => p.child!.exited));
+    this.powerFailures++;
+    this.nemesisTrace ??= this.openNemesisTrace();
+    this.nodes.forEach((p, j) => {
+      const last = j === this.nodes.length - 1;
+      this.nemesisTrace!.step('nemesis', 'crashNode', { node: p.i, proc: this.procName(p) }, undefined, last ? { send: this.nodes.map((q) => this.crashMessage(q.i)) } : undefined);
+    });
+  }
+
+  private openNemesisTrace(): TraceWriter {
+    const file = join(this.ctx.workDir, 'trace-nemesis.jsonl');
+    this.traceFiles.push(file);
+    return new TraceWriter(file, this.ctx.t0);
   }
 
   /** Every node restarted; recovery from the logs; recovery reads; the workload resumes. */
@@ -281,6 +313,7 @@ class MinosCluster implements Cluster {
   }
 
   async stop(): Promise<void> {
+    this.nemesisTrace?.close();
     await this.ctx.supervisor.stopAll({ cmd: 'exit' }, 2000);
   }
 

@@ -43,14 +43,32 @@ export interface NodeConfig extends ProcessConfig {
   bgFlushMs: number;
   /** Restarted after a power failure: the log loses what was not fsynced (kit durable-log.ts). */
   powerLoss: boolean;
+  /**
+   * Restarted: the id of the message the nemesis's last `crashNode` line sent this node, which
+   * the incarnation's first line receives (the trace's order: the restarted node after the crash).
+   */
+  crashRecv?: string;
 }
 
 const rt = childRuntime();
 const cfg = rt.config as unknown as NodeConfig;
 const { log, recovered: own, lostBytes } = DurableLog.open(cfg.nvmFile, { powerLoss: cfg.powerLoss });
-const trace = new TraceWriter(cfg.traceFile, cfg.t0);
+const traceFile = new TraceWriter(cfg.traceFile, cfg.t0);
+/** The incarnation's first line receives the nemesis's crash message (NodeConfig.crashRecv). */
+let crashRecv = cfg.crashRecv;
+const trace = {
+  step(proc: string, action: string, args: Record<string, unknown>, _order?: undefined, extra?: { send?: string[]; recv?: string }): void {
+    if (crashRecv !== undefined) {
+      extra = { ...extra, recv: crashRecv };
+      crashRecv = undefined;
+    }
+    traceFile.step(proc, action, args, undefined, extra);
+  },
+  close: () => traceFile.close(),
+};
 const history = new HistoryWriter(cfg.historyFile);
-const mn = new MessageNode(`n${cfg.id}`, { port: cfg.port, timeoutMs: cfg.timeoutMs });
+// Named after the incarnation (n0.2): its message ids must not repeat those of n0 in the trace.
+const mn = new MessageNode(cfg.proc, { port: cfg.port, timeoutMs: cfg.timeoutMs });
 let node: MinosNode | undefined;
 let stopping = false;
 let stopped = false;
@@ -59,17 +77,23 @@ let ok = 0;
 
 const assert = (message: string) => rt.send({ type: 'assert', proc: cfg.proc, message });
 
-/** Reliable point-to-point delivery (the paper's network, §1.4): resend until the peer has it. */
+/**
+ * Reliable point-to-point delivery (the paper's network, §1.4): resend until the peer has it,
+ * under the same message id (a delivery that timed out may have arrived: the receiver drops
+ * the repeat, and the trace names one message).
+ */
 function sendTo(to: number, msg: Msg): string {
-  const attempt = (): string => {
-    const p = mn.post(`n${to}`, msg as unknown as Envelope['msg']);
-    void p.delivery.then((d) => {
-      if (!d.ok && !stopped) setTimeout(attempt, 20);
-    });
-    return p.id;
+  const peer = `n${to}`;
+  const p = mn.post(peer, msg as unknown as Envelope['msg']);
+  const retry = (d: { ok: boolean }): void => {
+    if (!d.ok && !stopped) setTimeout(() => void mn.resend(peer, p.id, msg as unknown as Envelope['msg']).then(retry), 20);
   };
-  return attempt();
+  void p.delivery.then(retry);
+  return p.id;
 }
+
+/** Message ids delivered to this incarnation (each sender's ids are `<its incarnation>:<n>`): a resent one is dropped. */
+const delivered = new Set<string>();
 
 function makeNode(recovered: Map<string, { ts: number; v: string | null }>): MinosNode {
   return new MinosNode({
@@ -88,11 +112,13 @@ function makeNode(recovered: Map<string, { ts: number; v: string | null }>): Min
   });
 }
 
-const fromIndex = (from: string) => Number(from.slice(1));
+const fromIndex = (from: string) => Number.parseInt(from.slice(1), 10);
 for (const t of ['INV', 'ACK', 'ACK_C', 'ACK_P', 'VAL', 'VAL_C', 'VAL_P', 'PERSIST']) {
   mn.on(t, (env) => {
     // before recovery installed the state nothing can arrive (every node restarted); drop it: the sender retries
-    if (node !== undefined) node.receive(fromIndex(env.from), env.msg as unknown as Msg, env.id);
+    if (node === undefined || delivered.has(env.id)) return undefined;
+    delivered.add(env.id);
+    node.receive(fromIndex(env.from), env.msg as unknown as Msg, env.id);
     return undefined;
   });
 }
@@ -112,7 +138,10 @@ function install(entries: Table): void {
   const missing = entries.filter(([k, ts]) => (mine.get(k)?.ts ?? 0) < ts);
   if (missing.length > 0) log.commit(missing.map(([k, ts, v]) => Buffer.from(JSON.stringify({ k, ts, v })))); // durable before the node serves
   for (const [k, ts, v] of missing) mine.set(k, { ts, v });
-  trace.step(cfg.proc, 'recover', { entries: entries.length, adopted: missing.length, truncatedBytes: own.truncatedBytes, lostBytes });
+  // `table`: per key, the TS this node serves from now on (the merged max), for the validator
+  const recoveredTs: Record<string, number> = {};
+  for (const [k, e] of mine) recoveredTs[k] = e.ts;
+  trace.step(cfg.proc, 'recover', { entries: entries.length, adopted: missing.length, truncatedBytes: own.truncatedBytes, lostBytes, table: recoveredTs });
   node = makeNode(mine);
 }
 
@@ -147,7 +176,7 @@ async function recoveryReads(client: number): Promise<void> {
   for (const k of cfg.keys) {
     history.invoke(client, 'get', k, undefined);
     inflight.set(client, Date.now());
-    const v = await node!.read(k);
+    const v = await node!.read(k, client);
     history.ok(client, v ?? '');
     inflight.delete(client);
   }
@@ -166,18 +195,18 @@ async function runClient(c: number): Promise<void> {
     if (cfg.model === 'scope' && inScope.length >= scopeLen) {
       const sc = `s${c}.${scope}`;
       history.invoke(c, 'persist', undefined, sc);
-      await node!.persistScope(sc, inScope);
+      await node!.persistScope(sc, inScope, c);
       history.ok(c);
       scope++;
       inScope = [];
       scopeLen = 1 + rng.int(cfg.scopeWrites);
     } else if (rng.next() < cfg.readRatio) {
       history.invoke(c, 'get', k, undefined);
-      history.ok(c, (await node!.read(k)) ?? '');
+      history.ok(c, (await node!.read(k, c)) ?? '');
     } else {
       const v = `${c}.${++seq}`;
       history.invoke(c, 'put', k, v);
-      const { ts } = await node!.write(k, v, cfg.model === 'scope' ? `s${c}.${scope}` : undefined);
+      const { ts } = await node!.write(k, v, cfg.model === 'scope' ? `s${c}.${scope}` : undefined, c);
       history.ok(c, ts); // the write's version: its TS_WR (checkers/durability orders writes by it)
       if (cfg.model === 'scope') inScope.push([k, ts]);
     }

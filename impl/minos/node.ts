@@ -92,7 +92,7 @@ export class MinosNode {
   /** ACK senders per write, `${key}|${ts}` (or `sc|${sc}` for [ACK_P]sc): consistency and persistency sets. */
   private readonly acks = new Map<string, { c: Set<number>; p: Set<number> }>();
   /** VALs delivered and not yet consumed, `${type}|${key}|${ts}`; VALs to discard (Line 30). */
-  private readonly vals = new Map<string, number>();
+  private readonly vals = new Map<string, string[]>();
   private readonly discard = new Map<string, number>();
   private readonly seenInv = new Set<string>();
   private readonly bgQueue: Pending[] = [];
@@ -160,14 +160,22 @@ export class MinosNode {
     else if (this.lt(r.rd, ts) && !this.bug('M8')) r.rd = ts;
   }
 
-  /** Only the owner releases [L96]; M9 releases whoever owns it. MINOS-O: after the vFIFO drained [L249]. */
-  private async releaseIfOwner(k: string, ts: number): Promise<void> {
+  /**
+   * Only the owner releases [L96]; M9 releases whoever owns it. Synchronous: the release, the
+   * rest of its step and the step's trace line are one stretch (MINOS-O's drain before the
+   * release, [L249], is awaited before it: `drain`).
+   */
+  private releaseIfOwner(k: string, ts: number): void {
     const r = this.rec(k);
-    if (this.env.offload && !this.bug('M25')) await this.until(() => !r.vq.some((e) => e.ts === ts));
     if (r.rd === ts || (this.bug('M9') && r.rd !== NONE)) {
       r.rd = NONE;
       this.notify();
     }
+  }
+
+  /** MINOS-O: waits until this write has left the vFIFO; returns nothing (no await) when it has. */
+  private drain(k: string, ts: number): Promise<void> | undefined {
+    return this.drained(k, ts) ? undefined : this.until(() => this.drained(k, ts));
   }
 
   private notify(): void {
@@ -185,13 +193,20 @@ export class MinosNode {
   }
 
   /** ConsistencySpin / PersistencySpin (Lines 2-3, 24-25): glb reaches the snapshot tau. */
-  private async handleObsolete(k: string, tau: number, side: 'coord' | 'foll', pspin = this.pspin()): Promise<void> {
+  private async handleObsolete(k: string, ts: number, tau: number, side: 'coord' | 'foll', pspin = this.pspin(), done?: () => void): Promise<void> {
     const r = this.rec(k);
     await this.until(() => !this.lt(r.gv, tau));
-    this.env.trace(side === 'coord' ? 'consistencySpin_L2' : 'consistencySpin_L24', { key: k, tau });
+    if (!pspin) done?.(); // what follows the last spin is part of its step (Lines 20-21 on the coordinator)
+    this.env.trace(side === 'coord' ? 'consistencySpin_L2' : 'consistencySpin_L24', { key: k, ts, tau });
     if (!pspin) return;
     await this.until(() => !this.lt(r.gd, tau));
-    this.env.trace(side === 'coord' ? 'persistencySpin_L3' : 'persistencySpin_L25', { key: k, tau });
+    done?.();
+    this.env.trace(side === 'coord' ? 'persistencySpin_L3' : 'persistencySpin_L25', { key: k, ts, tau });
+  }
+
+  /** MINOS-O: this write has left the record's vFIFO (the drain before release, [L249]; M25 does not wait). */
+  private drained(k: string, ts: number): boolean {
+    return !this.env.offload || this.bug('M25') || !this.rec(k).vq.some((e) => e.ts === ts);
   }
 
   /** Models whose handleObsolete includes PersistencySpin (Step a/h, [L164]). */
@@ -268,7 +283,8 @@ export class MinosNode {
     const r = this.rec(k);
     const e = r.vq.shift();
     if (e === undefined) return;
-    if (this.lt(r.vts, e.ts)) {
+    if (this.bug('M24') || this.lt(r.vts, e.ts)) {
+      // M24: no obsoleteness recheck at the dequeue
       r.val = e.v;
       r.vts = e.ts;
     }
@@ -308,42 +324,50 @@ export class MinosNode {
   // --- coordinator (Fig. 2 left, Fig. 3 (i)(iii)(v)(vii)) --------------------------------
 
   /** A client-write; resolves when the client gets its response (the thread may go on). */
-  write(k: string, v: string, sc?: string): Promise<{ ts: number }> {
+  write(k: string, v: string, sc?: string, client?: number): Promise<{ ts: number }> {
     return new Promise((respond) => {
       this.threads++;
-      void this.coordWrite(k, v, sc, respond)
+      void this.coordWrite(k, v, sc, client, respond)
         .catch((e) => this.env.assert(`coordinator write ${k}=${v}: ${String(e)}`))
         .finally(() => this.threads--);
     });
   }
 
-  private async coordWrite(k: string, v: string, sc: string | undefined, respond: (r: { ts: number }) => void): Promise<void> {
+  private async coordWrite(k: string, v: string, sc: string | undefined, client: number | undefined, respond: (r: { ts: number }) => void): Promise<void> {
     const r = this.rec(k);
     const ts = this.genTS(r);
     let responded = false;
     const reply = () => {
-      if (!responded) respond({ ts });
+      if (responded) return;
       responded = true;
+      this.env.trace('clientReturn', { key: k, ts }); // the client gets its response (the thread may go on)
+      respond({ ts });
     };
-    this.env.trace('clientWrite_L4', { key: k, ts, v, sc });
+    this.env.trace('clientWrite_L4', { key: k, ts, v, sc, client });
     await step();
     // Line 5: the first Obsolete check, no locks
     if (this.obsolete(r, ts)) {
       const tau = this.cur(r);
       this.env.trace('obsoleteCheck_L5', { key: k, ts, obsolete: true, tau });
-      if (!this.bug('M6')) await this.handleObsolete(k, tau, 'coord');
+      if (!this.bug('M6')) await this.handleObsolete(k, ts, tau, 'coord');
       return reply();
     }
+    this.env.trace('obsoleteCheck_L5', { key: k, ts, obsolete: false });
     await step();
     this.snatch(r, ts); // Line 8
     this.env.trace('snatchRDLock_L8', { key: k, ts, owner: r.rd });
     await step();
     // Lines 9-16 under WRLock (this synchronous stretch is the critical section): recheck, INVs, local update
-    if (!this.bug('M23') && this.obsolete(r, ts)) {
+    // M22: the recheck is not under WRLock: other threads run between it and the install
+    const stale = !this.bug('M23') && this.obsolete(r, ts);
+    if (this.bug('M22') && !stale) await step();
+    if (stale) {
       const tau = this.cur(r);
       this.env.trace('localWrite_L9_16', { key: k, ts, obsolete: true, tau });
-      if (!this.bug('M6')) await this.handleObsolete(k, tau, 'coord');
-      await this.releaseIfOwner(k, ts); // Lines 20-21 run on every path that reached Line 8
+      // Lines 20-21 run on every path that reached Line 8: in the last spin's step
+      // (a write cut short here was never enqueued: nothing to drain)
+      if (this.bug('M6')) this.releaseIfOwner(k, ts);
+      else await this.handleObsolete(k, ts, tau, 'coord', this.pspin(), () => this.releaseIfOwner(k, ts));
       return reply();
     }
     const acks = this.ackSet(`${k}|${ts}`);
@@ -362,12 +386,18 @@ export class MinosNode {
             reply();
             await this.until(() => this.all(acks.c));
           }
+          if (this.bug('M20')) {
+            this.releaseIfOwner(k, ts); // M20: Lines 20-21 before the glb update, which comes a step later
+            await step();
+          }
           r.gv = this.glb(r.gv, ts);
           r.gd = this.glb(r.gd, ts);
           this.notify();
           this.env.trace('allACKs_L19_22', { key: k, ts });
           if (this.env.offload) reply(); // Fig. 7(a): the batched ACK to the host ends the client-write
-          await this.releaseIfOwner(k, ts); // Lines 20-21
+          const drained = this.drain(k, ts); // MINOS-O: RDLock is released once the write left the vFIFO
+          if (drained) await drained;
+          this.releaseIfOwner(k, ts); // Lines 20-21
           this.env.trace('releaseVAL_L20_22', { key: k, ts }, { send: this.broadcast({ type: 'VAL', key: k, ts }) }); // Line 22 (Step f)
           reply();
           if (this.bug('M10')) await this.persist(entry, 'persist_L18'); // M10: Line 18 after Line 22
@@ -375,7 +405,7 @@ export class MinosNode {
         }
         case 'strict': {
           await this.persist(entry, 'persist_L18'); // Step d stays synchronous [L160]
-          await this.until(() => firstOrAll(acks.c)); // Step e: all ACK_Cs
+          await this.until(() => firstOrAll(acks.c) && this.drained(k, ts)); // Step e: all ACK_Cs (MINOS-O: and drained, as the step releases RDLock)
           if (this.bug('M1')) {
             reply();
             await this.until(() => this.all(acks.c));
@@ -383,7 +413,7 @@ export class MinosNode {
           r.gv = this.glb(r.gv, ts);
           this.notify();
           this.env.trace('allACK_C_e', { key: k, ts });
-          await this.releaseIfOwner(k, ts);
+          this.releaseIfOwner(k, ts);
           this.env.trace('sendVAL_C_f', { key: k, ts }, { send: this.broadcast({ type: 'VAL_C', key: k, ts }) });
           if (this.bug('M13')) reply(); // M13: return after the ACK_Cs
           await this.until(() => this.all(acks.p)); // Step f: all ACK_Ps
@@ -403,23 +433,23 @@ export class MinosNode {
           this.notify();
           this.env.trace('allACK_C_e', { key: k, ts });
           if (this.bug('M11')) {
-            await this.releaseIfOwner(k, ts); // M11: Event behaviour
+            this.releaseIfOwner(k, ts); // M11: Event behaviour
             this.env.trace('releaseVAL_L20_22', { key: k, ts }, { send: this.broadcast({ type: 'VAL', key: k, ts }) });
             return reply();
           }
           if (!this.bug('M12')) reply(); // Step e: the client's response; the thread continues
-          await this.until(() => this.all(acks.p));
+          await this.until(() => this.all(acks.p) && this.drained(k, ts)); // all ACK_Ps (MINOS-O: and drained, as the step releases RDLock)
           r.gd = this.glb(r.gd, ts);
           this.notify();
           this.env.trace('allACK_P_f', { key: k, ts });
-          await this.releaseIfOwner(k, ts); // "when all ACK_Ps are received, the RDLock is released"
+          this.releaseIfOwner(k, ts); // "when all ACK_Ps are received, the RDLock is released"
           this.env.trace('releaseVAL_L20_22', { key: k, ts }, { send: this.broadcast({ type: 'VAL', key: k, ts }) });
           return reply();
         }
         default: {
           // Event, Scope: background persist, all ACK_Cs, release, VAL_C, return
           this.backgroundPersist(entry, sc);
-          await this.until(() => firstOrAll(acks.c));
+          await this.until(() => firstOrAll(acks.c) && this.drained(k, ts)); // Step e: all ACK_Cs (MINOS-O: and drained, as the step releases RDLock)
           if (this.bug('M1')) {
             reply();
             await this.until(() => this.all(acks.c));
@@ -427,7 +457,7 @@ export class MinosNode {
           r.gv = this.glb(r.gv, ts);
           this.notify();
           this.env.trace('allACK_C_e', { key: k, ts });
-          await this.releaseIfOwner(k, ts);
+          this.releaseIfOwner(k, ts);
           this.env.trace('sendVAL_C_f', { key: k, ts }, { send: this.broadcast({ type: 'VAL_C', key: k, ts, sc }) });
           return reply();
         }
@@ -438,14 +468,14 @@ export class MinosNode {
   }
 
   /** [PERSIST]sc (Scope): every node persists the scope, the coordinator gathers [ACK_P]sc. */
-  persistScope(sc: string, items: [string, number][]): Promise<void> {
+  persistScope(sc: string, items: [string, number][], client?: number): Promise<void> {
     return new Promise((respond) => {
       this.threads++;
       void (async () => {
         const sent = this.bug('S-GAP') ? [] : items;
         const acks = this.ackSet(`sc|${sc}`);
-        this.env.trace('clientPersist', { sc, items: sent }, { send: this.broadcast({ type: 'PERSIST', key: '', ts: NONE, sc, items: sent }) });
-        await this.scopeDurableHere(sc, sent);
+        this.env.trace('clientPersist', { sc, items: sent, client }, { send: this.broadcast({ type: 'PERSIST', key: '', ts: NONE, sc, items: sent }) });
+        if (!this.bug('M16')) await this.scopeDurableHere(sc, sent); // M16: the coordinator does not wait for its own persists
         await this.until(() => this.all(acks.p));
         this.acks.delete(`sc|${sc}`);
         this.env.trace('allACK_P_sc', { sc }, { send: this.broadcast({ type: 'VAL_P', key: '', ts: NONE, sc }) });
@@ -467,11 +497,11 @@ export class MinosNode {
   }
 
   /** A client-read: local, stalls while RDLock is taken, loads atomically with the check [L170]. */
-  async read(k: string): Promise<string | null> {
+  async read(k: string, client?: number): Promise<string | null> {
     const r = this.rec(k);
     await this.until(() => r.rd === NONE);
     if (this.bug('M21')) await new Promise((r) => setTimeout(r, 1)); // M21: the load is a later step than the check
-    this.env.trace('read', { key: k, ts: r.vts, v: r.val });
+    this.env.trace('read', { key: k, ts: r.vts, v: r.val, client });
     return r.val;
   }
 
@@ -513,20 +543,29 @@ export class MinosNode {
         if (d !== undefined) {
           if (d <= 1) this.discard.delete(key);
           else this.discard.set(key, d - 1);
+          this.env.trace('discardVAL_L30', { key: msg.key, ts: msg.ts, type: msg.type, sc: msg.sc }, { recv: id });
           return; // Line 30: the VAL of a write cut short at Line 27
         }
-        this.vals.set(key, (this.vals.get(key) ?? 0) + 1);
+        const q = this.vals.get(key);
+        if (q === undefined) this.vals.set(key, [id]);
+        else q.push(id);
         this.notify();
       }
     }
   }
 
-  private async awaitVal(type: Msg['type'], k: string, ts: number, sc = ''): Promise<void> {
+  /** Waits for a VAL-type message and consumes it; returns its id (the trace's `recv`). */
+  private async awaitVal(type: Msg['type'], k: string, ts: number, sc = '', also: () => boolean = () => true): Promise<string> {
     const key = `${type}|${k}|${ts}|${sc}`;
-    await this.until(() => (this.vals.get(key) ?? 0) > 0);
-    const left = this.vals.get(key)! - 1;
-    if (left === 0) this.vals.delete(key);
-    else this.vals.set(key, left);
+    for (;;) {
+      await this.until(() => this.vals.has(key) && also());
+      // two threads wait for one key only under a TS collision: the other may have taken it
+      const q = this.vals.get(key);
+      if (q === undefined) continue;
+      const id = q.shift()!;
+      if (q.length === 0) this.vals.delete(key);
+      return id;
+    }
   }
 
   private ack(to: number, type: Msg['type'], k: string, ts: number, sc?: string): string {
@@ -547,10 +586,10 @@ export class MinosNode {
       for (const t of vals) {
         const key = `${t}|${k}|${ts}|${t === 'VAL_C' && sc !== undefined ? sc : ''}`;
         // a VAL that overtook this thread is consumed now, else discarded when it comes
-        const early = this.vals.get(key) ?? 0;
-        if (early > 0) {
-          if (early === 1) this.vals.delete(key);
-          else this.vals.set(key, early - 1);
+        const early = this.vals.get(key)?.shift();
+        if (early !== undefined) {
+          if (this.vals.get(key)!.length === 0) this.vals.delete(key);
+          this.env.trace('discardVAL_L30', { key: k, ts, type: t }, { recv: early });
         } else this.discard.set(key, (this.discard.get(key) ?? 0) + 1);
       }
       return;
@@ -564,7 +603,7 @@ export class MinosNode {
     if (installed) {
       this.install(k, ts, v); // Line 34
       this.env.trace('localWrite_L32_38', { key: k, ts, v, obsolete: false });
-      if (this.bug('M7')) await this.releaseIfOwner(k, ts); // M7: reads proceed before the VAL
+      if (this.bug('M7')) this.releaseIfOwner(k, ts); // M7: reads proceed before the VAL
       const entry = { k, ts, v };
       if (model === 'synch') {
         if (this.bug('M2')) {
@@ -595,40 +634,40 @@ export class MinosNode {
     }
     // Step l (and m): the VALs end the transaction
     if (model === 'strict') {
-      await this.awaitVal('VAL_C', k, ts);
+      const valC = await this.awaitVal('VAL_C', k, ts, '', () => this.drained(k, ts));
       r.gv = this.glb(r.gv, ts);
       this.notify();
-      await this.releaseIfOwner(k, ts);
-      this.env.trace('recvVAL_C_l', { key: k, ts });
-      await this.awaitVal('VAL_P', k, ts);
+      this.releaseIfOwner(k, ts);
+      this.env.trace('recvVAL_C_l', { key: k, ts }, { recv: valC });
+      const valP = await this.awaitVal('VAL_P', k, ts);
       r.gd = this.glb(r.gd, ts);
       this.notify();
-      this.env.trace('recvVAL_P_m', { key: k, ts });
+      this.env.trace('recvVAL_P_m', { key: k, ts }, { recv: valP });
       return;
     }
-    await this.awaitVal(model === 'synch' || model === 'renf' ? 'VAL' : 'VAL_C', k, ts, model === 'event' || model === 'scope' ? (sc ?? '') : '');
+    const val = await this.awaitVal(model === 'synch' || model === 'renf' ? 'VAL' : 'VAL_C', k, ts, model === 'event' || model === 'scope' ? (sc ?? '') : '', () => this.drained(k, ts));
     r.gv = this.glb(r.gv, ts);
     if (model === 'synch' || model === 'renf') r.gd = this.glb(r.gd, ts);
     this.notify();
-    await this.releaseIfOwner(k, ts);
-    this.env.trace(model === 'synch' || model === 'renf' ? 'recvVAL_l' : 'recvVAL_C_l', { key: k, ts });
+    this.releaseIfOwner(k, ts);
+    this.env.trace(model === 'synch' || model === 'renf' ? 'recvVAL_l' : 'recvVAL_C_l', { key: k, ts }, { recv: val });
   }
 
   /** handleObsolete at a follower with the ACKs each model sends around the spins (Line 28-29). */
   private async obsoleteAcks(from: number, k: string, ts: number, tau: number, sc?: string): Promise<void> {
     const model = this.model;
     if (model === 'synch') {
-      await this.handleObsolete(k, tau, 'foll');
+      await this.handleObsolete(k, ts, tau, 'foll');
       this.env.trace('sendACK_L29', { key: k, ts }, { send: [this.ack(from, 'ACK', k, ts)] });
     } else if (model === 'strict' || model === 'renf') {
-      await this.handleObsolete(k, tau, 'foll', false);
+      await this.handleObsolete(k, ts, tau, 'foll', false);
       this.env.trace('sendACK_C', { key: k, ts }, { send: [this.ack(from, 'ACK_C', k, ts)] });
       const r = this.rec(k);
       await this.until(() => !this.lt(r.gd, tau));
-      this.env.trace('persistencySpin_L25', { key: k, tau });
+      this.env.trace('persistencySpin_L25', { key: k, ts, tau });
       this.env.trace('sendACK_P', { key: k, ts }, { send: [this.ack(from, 'ACK_P', k, ts)] });
     } else {
-      await this.handleObsolete(k, tau, 'foll');
+      await this.handleObsolete(k, ts, tau, 'foll');
       this.env.trace('sendACK_C', { key: k, ts, sc }, { send: [this.ack(from, 'ACK_C', k, ts, sc)] });
     }
   }
@@ -638,8 +677,8 @@ export class MinosNode {
     this.env.trace('recvPERSIST', { sc, from }, { recv: id });
     if (!this.bug('M15')) await this.scopeDurableHere(sc, msg.items ?? []);
     this.env.trace('ackPersist_sc', { sc }, { send: [this.env.send(from, { type: 'ACK_P', key: '', ts: NONE, sc })] });
-    await this.awaitVal('VAL_P', '', NONE, sc);
-    this.env.trace('recvVAL_P_sc', { sc });
+    const valP = await this.awaitVal('VAL_P', '', NONE, sc);
+    this.env.trace('recvVAL_P_sc', { sc }, { recv: valP });
   }
 
   /** Per key, the NVM entry recovery installs: this node's max-TS record. */

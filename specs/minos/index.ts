@@ -6,6 +6,7 @@ import type { ConfigDef, FindingDef, Machine, MutantDef, SpecDef } from '../../c
 import { observer } from './history.ts';
 import { createMachine, setup, type MinosAction } from './machine.ts';
 import { LITERALS, properties } from './properties.ts';
+import { minosTrace } from './trace.ts';
 import { NODE, encode, initialState, type ClientDef, type MinosConfig, type Persistency, type State } from './state.ts';
 
 export type { MinosConfig } from './state.ts';
@@ -181,4 +182,5 @@ export const spec: SpecDef<MinosConfig> = {
   mutants,
   findings,
   build,
+  trace: minosTrace,
 };

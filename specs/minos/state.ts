@@ -39,12 +39,12 @@ export interface MinosConfig {
  * Timestamps <version, node_id> [L100]-[L104] encoded as one integer ver*TSN + nid, so the
  * paper's order (version first, node id breaks ties) is integer order. NONE = <-1,-1>.
  */
-export const TSN = 4;
+export const TSN = 8;
 export const NONE = -1;
 export const ver = (t: number): number => Math.floor(t / TSN);
 export const nid = (t: number): number => t % TSN;
 export const mkTS = (v: number, n: number): number => v * TSN + n;
-export const NODE = ['A', 'B', 'C', 'D'];
+export const NODE = ['A', 'B', 'C', 'D', 'E'];
 export const KEY = ['x', 'y', 'z'];
 export const showTS = (t: number): string => (t === NONE ? '<-1,-1>' : `<${ver(t)},${NODE[nid(t)]}>`);
 
