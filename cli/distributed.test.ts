@@ -89,9 +89,11 @@ describe('distributed BFS', () => {
     ['minos', 'A-synch'],
     ['minos', 'F-synch'],
   ];
-  // INTERLEAVE_FULL=1: every default config (INTERLEAVE_SPECS=a,b to take some specs only).
+  // INTERLEAVE_FULL=1: every default config (INTERLEAVE_SPECS=a,b to take some specs only,
+  // or spec/config items: INTERLEAVE_SPECS=rowan,fusee/E1).
   const only = process.env.INTERLEAVE_SPECS?.split(',');
-  const configs = FULL ? specs.filter((def) => !only || only.includes(def.name)).flatMap((def) => def.configs.filter((c) => c.tier === 'default').map((c) => [def.name, c.name])) : small;
+  const taken = (spec: string, config: string) => !only || only.includes(spec) || only.includes(`${spec}/${config}`);
+  const configs = FULL ? specs.flatMap((def) => def.configs.filter((c) => c.tier === 'default' && taken(def.name, c.name)).map((c) => [def.name, c.name])) : small;
   it(`the counts of one machine on ${FULL ? 'every default config' : 'small default configs'} of the bundled specs`, async () => {
     for (const [name, config] of configs) {
       const def = specs.find((d) => d.name === name)!;
