@@ -39,6 +39,7 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    setupFiles: ['vitest.setup.ts'],
     // Two files at a time on the 2-core CI machine (vitest's default is one fewer worker
     // than cores): much of the suite waits on real processes, real time and Chromium.
     maxWorkers: 2,

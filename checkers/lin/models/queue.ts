@@ -10,32 +10,14 @@ export interface QueueInput {
 }
 
 /**
- * The queue's contents, oldest first: buf[start .. end), with its hash kept alongside.
- * States share buffers as Go slices do: an enqueue onto a state whose end is the buffer's
- * end pushes in place (what lies in start .. end never changes); any other copies. A
- * search steps along one path at a time, so a path's enqueues share one buffer, and the
- * memo's states cost a few words each instead of a copy of the queue.
+ * The queue's contents, oldest first, with its hash kept alongside. Plain data, copied at
+ * every step: the explorer's monitor compares model states by their canonical JSON, so a
+ * state may not share a buffer that a later step extends (tried: Go-slice sharing made the
+ * monitor and WGL disagree).
  */
 export interface QueueState {
-  readonly buf: unknown[];
-  readonly start: number;
-  readonly end: number;
+  readonly items: readonly unknown[];
   readonly hash: number;
-}
-
-function size(q: QueueState): number {
-  return q.end - q.start;
-}
-
-function itemsOf(q: QueueState): unknown[] {
-  return q.buf.slice(q.start, q.end);
-}
-
-function sameItems(a: QueueState, b: QueueState): boolean {
-  if (a.end - a.start !== b.end - b.start) return false;
-  if (a.buf === b.buf && a.start === b.start) return true;
-  for (let i = a.start, j = b.start; i < a.end; i++, j++) if (!valueEqual(a.buf[i], b.buf[j])) return false;
-  return true;
 }
 
 /**
@@ -164,16 +146,16 @@ function advice(history: readonly Operation<QueueInput, unknown>[]): ((q: QueueS
   };
   return (q, input, output) => {
     if (input.f === 'enqueue') {
-      if (q.end === q.start) return undefined;
+      if (q.items.length === 0) return undefined;
       const by = lookup(leaveBy, input.value, mustLeaveBy);
       if (by === Infinity) return undefined;
-      const items = q.buf;
-      for (let i = q.end - 1; i >= q.start; i--) if (lookup(leaves, items[i], leavesFrom) > by) return 'useless';
+      const items = q.items;
+      for (let i = items.length - 1; i >= 0; i--) if (lookup(leaves, items[i], leavesFrom) > by) return 'useless';
       return undefined;
     }
     if (!crashedDequeues || input.f !== 'dequeue' || output !== UNKNOWN) return undefined;
-    if (q.end === q.start) return 'useless';
-    const head = q.buf[q.start];
+    if (q.items.length === 0) return 'useless';
+    const head = q.items[0];
     if (returned.count(head) === 0) return 'forced';
     return enqueued.count(head) === 1 ? 'useless' : undefined;
   };
@@ -258,28 +240,21 @@ class ValueCounts {
   }
 }
 
-/** A fresh empty queue (its own buffer: buffers belong to one check). */
-const empty = (): QueueState => ({ buf: [], start: 0, end: 0, hash: hashItems([]) });
+const EMPTY: QueueState = { items: [], hash: hashItems([]) };
 
 export const queue: Model<QueueState, QueueInput, unknown> = {
   name: 'queue',
-  init: empty,
+  init: () => EMPTY,
   step(q, input, output) {
     if (input.f === 'enqueue') {
-      const hash = (Math.imul(q.hash, B) + hashValue(input.value)) | 0;
-      if (q.buf.length === q.end) {
-        q.buf.push(input.value);
-        return { ok: true, state: { buf: q.buf, start: q.start, end: q.end + 1, hash } };
-      }
-      const buf = itemsOf(q);
-      buf.push(input.value);
-      return { ok: true, state: { buf, start: 0, end: buf.length, hash } };
+      const items = [...q.items, input.value];
+      return { ok: true, state: { items, hash: (Math.imul(q.hash, B) + hashValue(input.value)) | 0 } };
     }
     if (input.f === 'dequeue') {
-      if (q.end === q.start) return { ok: output === UNKNOWN || output === null, state: q };
-      const head = q.buf[q.start];
-      if (output !== UNKNOWN && !valueEqual(output, head)) return { ok: false, state: q };
-      return { ok: true, state: { buf: q.buf, start: q.start + 1, end: q.end, hash: (q.hash - Math.imul(hashValue(head), power(size(q) - 1))) | 0 } };
+      if (q.items.length === 0) return { ok: output === UNKNOWN || output === null, state: q };
+      if (output !== UNKNOWN && !valueEqual(output, q.items[0])) return { ok: false, state: q };
+      const items = q.items.slice(1);
+      return { ok: true, state: { items, hash: (q.hash - Math.imul(hashValue(q.items[0]), power(items.length))) | 0 } };
     }
     throw new Error(`queue: unknown operation ${show((input as { f: unknown }).f)}`);
   },
@@ -289,11 +264,11 @@ export const queue: Model<QueueState, QueueInput, unknown> = {
   priority,
   advice,
   refute,
-  hash: (q) => fmix32(q.hash ^ size(q)),
-  equal: (a, b) => a.hash === b.hash && sameItems(a, b),
+  hash: (q) => fmix32(q.hash ^ q.items.length),
+  equal: (a, b) => a.hash === b.hash && valueEqual(a.items, b.items),
   describeOperation: (input, output) =>
     input.f === 'enqueue'
       ? `enqueue(${show(input.value)})${output === UNKNOWN ? ' -> ?' : ''}`
       : `dequeue() -> ${output === UNKNOWN ? '?' : show(output)}`,
-  describeState: (q) => `[${itemsOf(q).map(show).join(', ')}]`,
+  describeState: (q) => `[${q.items.map(show).join(', ')}]`,
 };
