@@ -99,7 +99,8 @@ describe.each(NEMESES)('interleave run fusee --nemesis %s (10 s)', (nemesis) => 
     const dir = join(root, nemesis);
     const r = await watched('fusee', { nemesis, seed: '7', out: dir });
     expect(r.err).toBe('');
-    expect(r.code).toBe(EXIT.holds);
+    // On a failure, the run's own summary says which check failed (lin, validation, stuck).
+    expect(r.code, r.out).toBe(EXIT.holds);
     expect(r.out).toMatch(/verdict:\s+linearizable/);
     // the trace validates against specs/fusee (interleave validate), and the page is written
     expect(r.out).toMatch(/validation:\s+valid \([\d,]+ events in [\d.]+ s\)/);
