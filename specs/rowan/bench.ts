@@ -1,15 +1,14 @@
 // The rowan spec in this checkout against another checkout of it (e.g. before its move
 // onto specs/kit), in one process.
 //   npx tsx specs/rowan/bench.ts <other specs/rowan/index.ts> [repeat] [--only NAME,...]
-// States per CPU second at the default configs, alternating, best of `repeat` runs each
-// (breadth-first, linearizability off). CPU time of this process (user + system), so that a
-// busy machine slows both sides alike; wall-clock ratios are printed too. Every pair must
-// count the same states.
+// States per CPU second at the default configs (specs/kit/bench.ts's `compareRates`,
+// linearizability off).
 //   npx tsx specs/rowan/bench.ts <other specs/rowan/index.ts> --traces
 // The counterexample (property and action labels) of every mutant and finding whose config
 // is a default one or stops early (and of the findings and the migration mutants at
 // RK-MIG1): identical on both sides means both enumerate actions in the same order.
 import { exploreSync } from '../../checkers/explore/index.ts';
+import { compareRates } from '../kit/bench.ts';
 import type { SpecDef } from '../../checkers/explore/types.ts';
 import { spec as after } from './index.ts';
 
@@ -23,39 +22,6 @@ if (!other || repeat < 1) {
 }
 const before = (await import(other)).spec as SpecDef;
 const configOf = (s: SpecDef, name: string) => s.configs.find((x) => x.name === name)!.config;
-
-function rate(s: SpecDef, name: string): { states: number; perSec: number; perWallSec: number } {
-  const t0 = process.hrtime.bigint();
-  const c0 = process.cpuUsage();
-  const r = exploreSync(s.build(configOf(s, name)), { linearizability: 'off' });
-  const cpu = process.cpuUsage(c0);
-  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-  return { states: r.states, perSec: r.states / ((cpu.user + cpu.system) / 1e6), perWallSec: r.states / (ms / 1000) };
-}
-
-function speed(): void {
-  console.log('| config | states | before (states/CPU s) | after (states/CPU s) | after / before | wall: after / before |');
-  console.log('|---|---|---|---|---|---|');
-  let sumB = 0;
-  let sumA = 0;
-  for (const c of after.configs.filter((x) => x.tier === 'default' && (!only || only.includes(x.name)))) {
-    let [b, a, bw, aw, states] = [0, 0, 0, 0, 0];
-    for (let i = 0; i < repeat; i++) {
-      const rb = rate(before, c.name);
-      const ra = rate(after, c.name);
-      if (rb.states !== ra.states) throw new Error(`${c.name}: ${rb.states} states before, ${ra.states} after`);
-      states = ra.states;
-      b = Math.max(b, rb.perSec);
-      a = Math.max(a, ra.perSec);
-      bw = Math.max(bw, rb.perWallSec);
-      aw = Math.max(aw, ra.perWallSec);
-    }
-    sumB += states / b;
-    sumA += states / a;
-    console.log(`| ${c.name} | ${states} | ${b.toFixed(0)} | ${a.toFixed(0)} | ${(a / b).toFixed(2)} | ${(aw / bw).toFixed(2)} |`);
-  }
-  console.log(`| all defaults (CPU s, best runs) | | ${sumB.toFixed(1)} s | ${sumA.toFixed(1)} s | ${(sumB / sumA).toFixed(2)} | |`);
-}
 
 function traces(): void {
   const tierOf = (n: string) => after.configs.find((c) => c.name === n)!.tier;
@@ -83,4 +49,4 @@ function traces(): void {
 }
 
 if (process.argv.includes('--traces')) traces();
-else speed();
+else compareRates(after, before, repeat, { linearizability: 'off' }, console.log, only);
