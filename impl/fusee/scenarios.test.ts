@@ -467,3 +467,29 @@ describe('M10: the log commit comes after the fix-up ([L276], A.4.2)', () => {
     expect(done).toBe(false);
   });
 });
+
+describe('recovery of a client with no log entry (a loaded `net` run: the master declared a reading client dead)', () => {
+  // The run's trace had `recoverClient {client, case: c0}` without a key; the validator
+  // routes every recovery to its key's slot (FUSEE-TRACE.md: recoverClient names its key)
+  // and rejected the whole trace as malformed: exit 1 on a correct, linearizable run.
+  it('recovers it without a trace step, and every step the master logs names a key', async () => {
+    const layout = new Layout(['k0', 'k1'], 3, 3);
+    const c = new LocalCluster(layout, []);
+    const master = c.startMaster();
+    const W = 1; // wrote k1: its recovery has a key
+    const R = 2; // only read: no log entry anywhere
+    master.heartbeat('cp0', [W, R], [W, R]);
+    const w = valueOf(W, 1);
+    await c.client(W).write('k1', w, 1);
+    expect(await c.client(R).read('k0', () => 0)).toBe(0);
+    master.heartbeat('cp0', [], [W, R]); // both crashed: their process no longer lists them
+    await until(() => master.stats.recoveries === 2 && !master.busy(), 'both recoveries');
+    master.stop();
+    const events = c.events();
+    expect(events.filter((e) => e.action === 'recoverClient')).toEqual([
+      expect.objectContaining({ proc: 'master/c1', args: expect.objectContaining({ client: 'c1', key: 'k1', value: w, case: 'c3' }) }),
+    ]);
+    for (const e of events) if (!['prepare', 'crashMN', 'crashClient'].includes(e.action)) expect(layout.keys, `${e.proc} ${e.action}`).toContain(e.args?.key);
+    expect(c.asserts).toEqual([]);
+  });
+});
