@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, onTestFailed } from 'vitest';
 import { models } from '../checkers/lin/models/index.ts';
 import { traceShapeErrors } from '../impl/fusee/trace-shape.ts';
 import { DescendantWatch, isHelper } from '../impl/kit/proc-check.ts';
@@ -15,7 +15,14 @@ import { runInProcess } from './in-process.ts';
 import { runRun, type RunCliOptions } from './run.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'run-'));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+// A nemesis run that does not hold keeps its files (history, trace, validation.html, the
+// processes' logs): the summary printed with the failure names them, so that a failure
+// that happens once (a loaded CI machine) can be explained afterwards.
+let keep = false;
+afterAll(() => {
+  if (keep) process.stderr.write(`cli/run.test.ts: a run did not hold; its files are kept in ${root}\n`);
+  else rmSync(root, { recursive: true, force: true });
+});
 
 const defaults: RunCliOptions = { clients: 8, keys: 8, duration: 10, rate: 0, readRatio: 0.5, nemesis: 'none', nodes: 3, replicas: 3, basePort: 0, drain: 10, checkTimeout: 120, timeout: 1000 };
 
@@ -96,9 +103,12 @@ const NEMESES = ['none', 'kill-mn', 'kill-client', 'pause', 'partition', 'net'];
 
 describe.each(NEMESES)('interleave run fusee --nemesis %s (10 s)', (nemesis) => {
   it('is linearizable, writes files that import back, and leaves no process behind', async () => {
+    onTestFailed(() => {
+      keep = true;
+    });
     const dir = join(root, nemesis);
     const r = await watched('fusee', { nemesis, seed: '7', out: dir });
-    expect(r.err).toBe('');
+    expect(r.err, r.out).toBe('');
     // On a failure, the run's own summary says which check failed (lin, validation, stuck).
     expect(r.code, r.out).toBe(EXIT.holds);
     expect(r.out).toMatch(/verdict:\s+linearizable/);

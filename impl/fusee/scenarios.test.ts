@@ -467,3 +467,57 @@ describe('M10: the log commit comes after the fix-up ([L276], A.4.2)', () => {
     expect(done).toBe(false);
   });
 });
+
+describe('recovery of a client with no log entry (a loaded `net` run: the master declared a reading client dead)', () => {
+  // The run's trace had `recoverClient {client, case: c0}` without a key; the validator
+  // routes every recovery to its key's slot (FUSEE-TRACE.md: recoverClient names its key)
+  // and rejected the whole trace as malformed: exit 1 on a correct, linearizable run.
+  it('recovers it without a trace step, and every step the master logs names a key', async () => {
+    const layout = new Layout(['k0', 'k1'], 3, 3);
+    const c = new LocalCluster(layout, []);
+    const master = c.startMaster();
+    const W = 1; // wrote k1: its recovery has a key
+    const R = 2; // only read: no log entry anywhere
+    master.heartbeat('cp0', [W, R], [W, R]);
+    const w = valueOf(W, 1);
+    await c.client(W).write('k1', w, 1);
+    expect(await c.client(R).read('k0', () => 0)).toBe(0);
+    master.heartbeat('cp0', [], [W, R]); // both crashed: their process no longer lists them
+    await until(() => master.stats.recoveries === 2 && !master.busy(), 'both recoveries');
+    master.stop();
+    const events = c.events();
+    expect(events.filter((e) => e.action === 'recoverClient')).toEqual([
+      expect.objectContaining({ proc: 'master/c1', args: expect.objectContaining({ client: 'c1', key: 'k1', value: w, case: 'c3' }) }),
+    ]);
+    for (const e of events) if (!['prepare', 'crashMN', 'crashClient'].includes(e.action)) expect(layout.keys, `${e.proc} ${e.action}`).toContain(e.args?.key);
+    expect(c.asserts).toEqual([]);
+  });
+});
+
+describe('a round\u2019s parallel backup CASes are logged in the order the nodes executed them', () => {
+  // cli/run.test.ts on a loaded machine: W's two backup CASes executed tens of ms apart,
+  // another writer's whole round in between; logged in backup order, W's b1 line (which
+  // saw X's change) came before its b2 line (whose change X saw before making it): the
+  // trace's order had a cycle and the validator called a correct run INVALID.
+  it('W\u2019s CAS on b2 executes first, X writes, W\u2019s CAS on b1 sees X\u2019s change: W logs b2, then b1', async () => {
+    const { c, p, b1, b2 } = oneKeyCluster([]);
+    const X = 1; // the smaller value: X wins Rule 3
+    const W = 2;
+    const x = valueOf(X, 1);
+    const w = valueOf(W, 1);
+    const holdW1 = c.hold(isCas(b1, W));
+    const wW = c.client(W).write('k0', w, 1);
+    await holdW1.reached;
+    await until(() => c.slot(b2) === w, "W's CAS on b2");
+    await c.client(X).write('k0', x, 1); // [x, w]: X re-reads the primary, wins Rule 3, fixes b2 up
+    holdW1.release(); // W's CAS on b1 fails (x): the primary changed, W finishes
+    await wW;
+    expect([c.slot(p), c.slot(b1), c.slot(b2)]).toEqual([x, x, x]);
+    const events = c.events();
+    const cas = (proc: string) => events.filter((e) => e.proc === proc && e.action === 'casBackup').map((e) => e.args?.mn);
+    expect(cas('c2')).toEqual([b2, b1]); // W: the order of execution (backup order would be b1, b2)
+    expect(cas('c1')).toEqual([b1, b2]);
+    expect(traceShapeErrors(events)).toEqual([]);
+    expect(c.asserts).toEqual([]);
+  });
+});

@@ -73,7 +73,28 @@ export interface Actor {
   check: () => void;
 }
 
-type Step = { k: 'ok'; value: number; counter: number } | { k: 'fail' } | { k: 'fenced' };
+/** A verb's outcome; `at`: when the node executed it (the machine's shared monotonic clock). */
+type Step = { k: 'ok'; value: number; counter: number; at: number } | { k: 'fail' } | { k: 'fenced' };
+
+/**
+ * The indices of a parallel batch of verbs (one per node) in the order their trace lines
+ * go: the executed ones in the order the nodes executed them, FAILed ones (decided from
+ * the view, before sending) where they are. Neither the order of the responses nor a
+ * fixed order (backup order, the version before) is the order of execution: the verbs of
+ * one batch travel on different links and can execute tens of ms apart (the net
+ * nemesis's jitter, a loaded machine, a paused client between its writes), other
+ * clients' whole steps in between; a trace that logs them in another order gives the
+ * validator an order with a cycle, and a correct run an INVALID verdict (c7 logged its
+ * mn1 CAS, which saw c3's change 41, before its mn2 CAS, whose change 40 c2 had seen
+ * before the write that led c3 to change 41).
+ */
+export function executionOrder(batch: readonly (Step | undefined)[]): number[] {
+  const order = batch.map((_, i) => i);
+  const done = order.filter((i) => batch[i]?.k === 'ok');
+  const byTime = [...done].sort((a, b) => (batch[a] as { at: number }).at - (batch[b] as { at: number }).at || a - b);
+  done.forEach((place, j) => (order[place] = byTime[j]));
+  return order;
+}
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -143,7 +164,7 @@ export class Snapshot {
       const r = await send();
       switch (r.status) {
         case 'ok':
-          return { k: 'ok', value: r.values[0], counter: r.counters[0] };
+          return { k: 'ok', value: r.values[0], counter: r.counters[0], at: r.at };
         case 'fenced':
           return { k: 'fenced' };
         case 'revoked':
@@ -288,12 +309,8 @@ export class Snapshot {
 
     // casBackup (Alg. 1 l.7): CAS(v_old -> v_new) on every backup in parallel; each
     // returns the prior value, the snapshot. Unknown outcomes are settled after all return.
-    // The CASes are logged once all have returned, in backup order (not as each returns):
-    // the order in which their responses arrive is not the order in which the nodes
-    // executed them, and two writers logging their parallel CASes in arrival order can
-    // give a trace whose order has a cycle (c6 logs mn0 before mn2, c3 saw c6's mn2 CAS
-    // before making the change c6's mn0 CAS saw). Backup order is one order every client
-    // shares, and the spec (config free) lets a client CAS its backups in any order.
+    // The CASes are logged once all have returned, in the order the nodes executed them
+    // (`executionOrder`); the spec (config free) lets a client CAS its backups in any order.
     let crash: Crash | undefined;
     const settle = async <T>(p: Promise<T>): Promise<T | undefined> => {
       try {
@@ -307,7 +324,8 @@ export class Snapshot {
       }
     };
     const cas = await Promise.all(bk.map((b) => settle(this.verb(b, epoch, true, () => mem(b).cas(epoch, slot, vOld, vNew, t, id)))));
-    bk.forEach((b, i) => {
+    executionOrder(cas).forEach((i) => {
+      const b = bk[i];
       const r = cas[i];
       if (r?.k === 'ok') this.trace('casBackup', { key, mn: b, expected: vOld, swap: vNew, prior: r.value }, r.value === vOld ? { obj: objName(b, key), objSeq: r.counter } : { obj: objName(b, key), objSaw: r.counter });
       else if (r?.k === 'fail') this.trace('casBackup', { key, mn: b, expected: vOld, swap: vNew, prior: 'FAIL' });
@@ -340,9 +358,10 @@ export class Snapshot {
       const fixup = async (): Promise<'ok' | 'fenced'> => {
         // fixup (Alg. 1 l.14): CAS(v_list[i] -> v_new) on each backup that is not yet mine; results ignored.
         const todo = bk.map((b, i) => ({ b, i })).filter(({ i }) => vl[i] !== vNew && vl[i] !== -1);
-        // in parallel, logged in backup order once all have returned (as the casBackups)
+        // in parallel, logged in execution order once all have returned (as the casBackups)
         const res = await Promise.all(todo.map(({ b, i }) => settle(this.verb(b, winnerEpoch(), true, () => mem(b).cas(winnerEpoch(), slot, vl[i], vNew, t, id)))));
-        todo.forEach(({ b, i }, j) => {
+        executionOrder(res).forEach((j) => {
+          const { b, i } = todo[j];
           const r = res[j];
           if (r?.k === 'ok') this.trace('fixup', { key, mn: b, expected: vl[i], swap: vNew, prior: r.value }, r.value === vl[i] ? { obj: objName(b, key), objSeq: r.counter } : { obj: objName(b, key), objSaw: r.counter });
           else if (r?.k === 'fail') this.trace('fixup', { key, mn: b, expected: vl[i], swap: vNew, prior: 'FAIL' });

@@ -8,17 +8,23 @@ const run = (m: MemoryRegion, op: Op, client: number, epoch: number, addr: numbe
 describe('memory node verbs', () => {
   it('READ, WRITE, CAS and FAA with a change counter per word', () => {
     const m = new MemoryRegion(8);
-    expect(run(m, Op.Read, 1, 0, 0, 2, [])).toEqual({ status: 'ok', values: [0, 0], counters: [0, 0] });
-    expect(run(m, Op.Write, 1, 0, 0, 2, [5, 2 ** 53 - 1])).toEqual({ status: 'ok', values: [5, 2 ** 53 - 1], counters: [1, 1] });
+    expect(run(m, Op.Read, 1, 0, 0, 2, [])).toEqual({ status: 'ok', values: [0, 0], counters: [0, 0], at: 0 });
+    expect(run(m, Op.Write, 1, 0, 0, 2, [5, 2 ** 53 - 1])).toEqual({ status: 'ok', values: [5, 2 ** 53 - 1], counters: [1, 1], at: 0 });
     // a CAS that fails only reads: the counter it returns is unchanged
-    expect(run(m, Op.Cas, 1, 0, 0, 1, [4, 9])).toEqual({ status: 'ok', values: [5], counters: [1] });
+    expect(run(m, Op.Cas, 1, 0, 0, 1, [4, 9])).toEqual({ status: 'ok', values: [5], counters: [1], at: 0 });
     // one that succeeds returns the prior value and the word's new change count
-    expect(run(m, Op.Cas, 1, 0, 0, 1, [5, 9])).toEqual({ status: 'ok', values: [5], counters: [2] });
-    expect(run(m, Op.Read, 1, 0, 0, 1, [])).toEqual({ status: 'ok', values: [9], counters: [2] });
+    expect(run(m, Op.Cas, 1, 0, 0, 1, [5, 9])).toEqual({ status: 'ok', values: [5], counters: [2], at: 0 });
+    expect(run(m, Op.Read, 1, 0, 0, 1, [])).toEqual({ status: 'ok', values: [9], counters: [2], at: 0 });
     // FAA carries into the high half
     run(m, Op.Write, 1, 0, 2, 1, [0xffffffff]);
-    expect(run(m, Op.Faa, 1, 0, 2, 1, [1])).toEqual({ status: 'ok', values: [0xffffffff], counters: [2] });
-    expect(run(m, Op.Read, 1, 0, 2, 1, [])).toEqual({ status: 'ok', values: [0x1_0000_0000], counters: [2] });
+    expect(run(m, Op.Faa, 1, 0, 2, 1, [1])).toEqual({ status: 'ok', values: [0xffffffff], counters: [2], at: 0 });
+    expect(run(m, Op.Read, 1, 0, 2, 1, [])).toEqual({ status: 'ok', values: [0x1_0000_0000], counters: [2], at: 0 });
+  });
+
+  it('stamps each verb with when it executed (the shared monotonic clock): the order of a batch sent to several nodes', () => {
+    const m = new MemoryRegion(4);
+    expect(run(m, Op.Cas, 1, 0, 0, 1, [0, 7], () => 123_456_789_012)).toMatchObject({ status: 'ok', at: 123_456_789_012 });
+    expect(run(m, Op.Read, 1, 0, 0, 1, [], () => 2 ** 52 + 1)).toEqual({ status: 'ok', values: [7], counters: [1], at: 2 ** 52 + 1 });
   });
 
   it('refuses verbs of older epochs once fenced, and of revoked clients', () => {

@@ -35,19 +35,20 @@ export class MemoryRegion {
     const addr = req.readUInt32LE(12);
     const count = req.readUInt32LE(16);
     const operands = (req.length - REQ_HEADER) / 8;
+    const at = now();
     if (op === Op.Lease) {
       if (client !== COORDINATOR || operands !== 1) return this.refuse(Status.Bad);
       const until = req.readUInt32LE(REQ_HEADER + 4) * 0x1_0000_0000 + req.readUInt32LE(REQ_HEADER);
       this.leaseUntil = Math.max(this.leaseUntil ?? 0, until);
-      return this.respond(0, 0);
+      return this.respond(0, 0, at);
     }
-    if (this.leaseUntil !== undefined && now() > this.leaseUntil) return this.refuse(Status.Expired);
+    if (this.leaseUntil !== undefined && at > this.leaseUntil) return this.refuse(Status.Expired);
     if (op === Op.Fence || op === Op.Revoke) {
       if (client !== COORDINATOR || operands !== 1) return this.refuse(Status.Bad);
       const arg = req.readUInt32LE(REQ_HEADER);
       if (op === Op.Fence) this.minEpoch = Math.max(this.minEpoch, arg);
       else this.revoked.add(arg);
-      return this.respond(0, 0);
+      return this.respond(0, 0, at);
     }
     if (epoch < this.minEpoch) return this.refuse(Status.Fenced);
     if (client !== COORDINATOR && this.revoked.has(client)) return this.refuse(Status.Revoked);
@@ -56,7 +57,7 @@ export class MemoryRegion {
     switch (op) {
       case Op.Read:
         if (operands !== 0) break;
-        return this.respond(addr, count);
+        return this.respond(addr, count, at);
       case Op.Write:
         if (operands !== count) break;
         for (let i = 0; i < count; i++) {
@@ -64,10 +65,10 @@ export class MemoryRegion {
           lanes[2 * (addr + i) + 1] = req.readUInt32LE(REQ_HEADER + 8 * i + 4);
           this.changes[addr + i]++;
         }
-        return this.respond(addr, count);
+        return this.respond(addr, count, at);
       case Op.Cas: {
         if (operands !== 2 || count !== 1) break;
-        const out = this.respond(addr, 1);
+        const out = this.respond(addr, 1, at);
         const lo = lanes[2 * addr];
         const hi = lanes[2 * addr + 1];
         if (lo === req.readUInt32LE(REQ_HEADER) && hi === req.readUInt32LE(REQ_HEADER + 4)) {
@@ -80,7 +81,7 @@ export class MemoryRegion {
       }
       case Op.Faa: {
         if (operands !== 1 || count !== 1) break;
-        const out = this.respond(addr, 1);
+        const out = this.respond(addr, 1, at);
         const lo = lanes[2 * addr] + req.readUInt32LE(REQ_HEADER);
         lanes[2 * addr] = lo >>> 0;
         lanes[2 * addr + 1] = (lanes[2 * addr + 1] + req.readUInt32LE(REQ_HEADER + 4) + (lo > 0xffffffff ? 1 : 0)) >>> 0;
@@ -92,9 +93,10 @@ export class MemoryRegion {
     return this.refuse(Status.Bad);
   }
 
-  /** OK with the current values and counters of words [addr, addr+count). */
-  private respond(addr: number, count: number): Buffer {
-    const out = Buffer.allocUnsafe(8 + RESP_WORD * count);
+  /** OK with the current values and counters of words [addr, addr+count), then `at`, when the verb executed. */
+  private respond(addr: number, count: number, at: number): Buffer {
+    const out = Buffer.allocUnsafe(8 + RESP_WORD * count + 8);
+    out.writeDoubleLE(at, 8 + RESP_WORD * count);
     out.writeUInt32LE(Status.Ok, 0);
     out.writeUInt32LE(count, 4);
     for (let i = 0; i < count; i++) {

@@ -1,7 +1,10 @@
 // One-sided memory verbs, as an RDMA NIC serves them, over the kit's RPC: READ and WRITE
 // of a run of 64-bit words, CAS and FAA of one word. Every response carries, per word, the
 // word's change counter after the verb: how many times the word has been changed (a
-// successful CAS, a WRITE, an FAA), which is what a protocol trace's objSeq / objSaw need.
+// successful CAS, a WRITE, an FAA), which is what a protocol trace's objSeq / objSaw need;
+// and when the node executed the verb, on the machine's shared monotonic clock (monoNs),
+// so that a client that sends verbs to several nodes at once can log them in the order in
+// which they happened (the order of their responses is not that order).
 //
 // Besides the data verbs, a coordinator (client id 0) can fence (raise the epoch below
 // which the node refuses every verb), revoke a client (refuse its verbs from now on) and
@@ -75,9 +78,9 @@ export function encodeVerb(op: Op, client: number, epoch: number, addr: number, 
   return buf;
 }
 
-/** What a verb came back with. `values[i]`/`counters[i]` per word (CAS and FAA: the prior value). */
+/** What a verb came back with. `values[i]`/`counters[i]` per word (CAS and FAA: the prior value); `at`: when the node executed it (monoNs). */
 export type VerbResult =
-  | { status: 'ok'; values: number[]; counters: number[] }
+  | { status: 'ok'; values: number[]; counters: number[]; at: number }
   | { status: 'fenced' | 'revoked' | 'expired' | 'bad' }
   | { status: Failure };
 
@@ -94,7 +97,7 @@ export function decodeResult(payload: Buffer): VerbResult {
     values[i] = getWord(payload, off);
     counters[i] = payload.readUInt32LE(off + 8);
   }
-  return { status: 'ok', values, counters };
+  return { status: 'ok', values, counters, at: payload.readDoubleLE(8 + RESP_WORD * count) };
 }
 
 /** A client of one memory node: the verbs as promises that never reject. */
