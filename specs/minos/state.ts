@@ -1,7 +1,11 @@
 // The state of the MINOS model (extraction §1.2, §7.2): per-node records with their
 // metadata (Fig. 1(a)), NVM logs, one coordinator thread per client operation and one
 // follower thread per received INV, the unordered network, pending background persists,
-// and ghost variables for the durability and history properties (§4). Plain data only.
+// and ghost variables for the durability and history properties (§4). Plain data under
+// the kit's discipline (specs/kit/state.ts): `copy` below is the one copy a step makes;
+// messages (specs/kit/network.ts tuples) and NVM logs are replaced, never changed.
+
+import type { StepAction } from '../kit/table.ts';
 
 /** The persistency half of <Lin, X> (§2.3). */
 export type Persistency = 'Synch' | 'Strict' | 'REnf' | 'Event' | 'Scope';
@@ -62,26 +66,32 @@ export interface Rec {
   wr: number;
   /** Highest version this node's GenTS issued for the key (the atomic-GenTS fix, §3.4). */
   iss: number;
-  /** MINOS-O vFIFO for this record, flat [ts, val, ts, val, ...], head first. */
+  /** MINOS-O vFIFO for this record, flat [ts, val, ts, val, ...], head first (replaced, never changed). */
   vq: number[];
 }
 
-export type MsgType = 'INV' | 'ACK' | 'ACK_C' | 'ACK_P' | 'VAL' | 'VAL_C' | 'VAL_P' | 'PERSIST';
+/** Message types, numbered in the order of their names (the network's sort order). */
+export const MSG = ['ACK', 'ACK_C', 'ACK_P', 'INV', 'PERSIST', 'VAL', 'VAL_C', 'VAL_P'] as const;
+export type MsgName = (typeof MSG)[number];
+export const ACK = 0;
+export const ACK_C = 1;
+export const ACK_P = 2;
+export const INV = 3;
+export const PERSIST = 4;
+export const VAL = 5;
+export const VAL_C = 6;
+export const VAL_P = 7;
+export type MsgType = typeof ACK | typeof ACK_C | typeof ACK_P | typeof INV | typeof PERSIST | typeof VAL | typeof VAL_C | typeof VAL_P;
 
-export interface Msg {
-  t: MsgType;
-  k: number;
-  ts: number;
-  /** INV carries the data. */
-  v: number;
-  from: number;
-  to: number;
-  sc: number;
-  /** 1 for a duplicate copy (never duplicated again). */
-  dup: number;
-  /** [PERSIST]sc of the fixed Scope protocol: the scope's writes, flat [key, ts, ...]. */
-  items: number[];
-}
+/**
+ * A message (specs/kit/network.ts: an immutable tuple, the bag kept sorted). k = -1 for
+ * Scope's PERSIST transaction (ts then carries the scope); v: INV's data; dup: 1 for a
+ * duplicate copy (never duplicated again); items: [PERSIST]sc of the fixed Scope protocol,
+ * the scope's writes, flat [key, ts, ...].
+ */
+export type Msg = readonly [t: MsgType, k: number, ts: number, from: number, to: number, sc: number, dup: number, v: number, ...items: number[]];
+export const mkMsg = (t: MsgType, k: number, ts: number, from: number, to: number, v: number, sc: number, items: readonly number[]): Msg => [t, k, ts, from, to, sc, 0, v, ...items];
+export const msgItems = (m: Msg): number[] => m.slice(8);
 
 /** A coordinator thread (client-write, [PERSIST]sc, or the split read of M21). */
 export interface Coord {
@@ -90,6 +100,7 @@ export interface Coord {
   /** Index of the write in the config (its value is w+1). */
   w: number;
   ts: number;
+  /** Where the thread is: the step it takes next (coordinator.ts). */
   pc: string;
   /** The volatileTS snapshot taken when Obsolete() held: the spins wait for glb >= tau. */
   tau: number;
@@ -115,6 +126,7 @@ export interface Foll {
   ts: number;
   v: number;
   from: number;
+  /** Where the thread is: the step it takes next (follower.ts), or the message it waits for. */
   pc: string;
   tau: number;
   sn: boolean;
@@ -123,6 +135,9 @@ export interface Foll {
   sc: number;
   items: number[];
 }
+
+/** A background persist not yet done (Step d off the critical path). */
+export type Bg = readonly [node: number, key: number, ts: number, val: number, sc: number];
 
 export interface Ghost {
   /** Per write: its TS_WR once generated, else NONE. */
@@ -148,14 +163,22 @@ export interface State {
   co: (Coord | null)[];
   /** Per client: index of its next operation. */
   cl: number[];
+  /** Follower threads, sorted (cmpFoll). */
   fo: Foll[];
+  /** The network: a bag of messages, sorted (specs/kit/network.ts). */
   net: Msg[];
-  /** Background persists not yet done: [node, key, ts, val, sc]. */
-  bg: number[][];
+  /** Background persists, sorted. */
+  bg: Bg[];
   crashed: boolean;
   /** Post-crash reads done, in order: flat [node, key, val]. */
   pr: number[];
   g: Ghost;
+}
+
+export interface MinosAction extends StepAction {
+  /** client (its coordinator thread), follower-thread index, message index, bg index, or node (by step). */
+  i: number;
+  k: number;
 }
 
 export function initialState(c: MinosConfig, writes: number, scopes: number): State {
@@ -170,17 +193,30 @@ export function initialState(c: MinosConfig, writes: number, scopes: number): St
     bg: [],
     crashed: false,
     pr: [],
-    g: {
-      wts: Array(writes).fill(NONE),
-      wst: Array(writes).fill(0),
-      readMax: Array(c.keys).fill(0),
-      pd: Array(scopes + 1).fill(0),
-      i2: '',
-      i11: '',
-      lin: '',
-    },
+    g: { wts: Array(writes).fill(NONE), wst: Array(writes).fill(0), readMax: Array(c.keys).fill(0), pd: Array(scopes + 1).fill(0), i2: '', i11: '', lin: '' },
   };
 }
+
+/** The one copy of a step: what a step changes in place (records, threads, lists); logs, messages and vFIFOs are shared. */
+export function copy(s: State): State {
+  return {
+    rec: s.rec.map((r) => r.map((x) => ({ ...x }))),
+    nvm: s.nvm.slice(),
+    co: s.co.map((t) => (t ? { ...t } : null)),
+    cl: s.cl.slice(),
+    fo: s.fo.map((f) => ({ ...f })),
+    net: s.net.slice(),
+    bg: s.bg.slice(),
+    crashed: s.crashed,
+    pr: s.pr,
+    g: { ...s.g, wts: s.g.wts.slice(), wst: s.g.wst.slice(), readMax: s.g.readMax.slice(), pd: s.g.pd.slice() },
+  };
+}
+
+/** The canonical order of follower threads (a set of threads, kept sorted). */
+export const cmpFoll = (a: Foll, b: Foll): number =>
+  a.n - b.n || a.k - b.k || a.ts - b.ts || a.from - b.from || a.sc - b.sc || (a.pc < b.pc ? -1 : a.pc > b.pc ? 1 : 0) || a.v - b.v || a.tau - b.tau || +a.sn - +b.sn || a.need - b.need;
+export const cmpBg = (x: Bg, y: Bg): number => x[0] - y[0] || x[1] - y[1] || x[2] - y[2] || x[3] - y[3] || x[4] - y[4];
 
 /** The max TS of key k in node n's NVM log (the initial v0 entry has TS <0,A> = 0). */
 export function maxNvm(s: State, n: number, k: number): number {
@@ -206,7 +242,7 @@ export function encode(s: State): string {
   out += `|${s.cl.join(',')}|`;
   for (const f of s.fo) out += `${f.n},${f.kind},${f.k},${f.ts},${f.v},${f.from},${f.pc},${f.tau},${+f.sn},${f.need},${f.sc},${f.items.join(':')};`;
   out += '|';
-  for (const m of s.net) out += `${m.t},${m.k},${m.ts},${m.v},${m.from},${m.to},${m.sc},${m.dup},${m.items.join(':')};`;
+  for (const m of s.net) out += `${m.join(',')};`;
   out += '|';
   for (const b of s.bg) out += `${b.join(',')};`;
   const g = s.g;
