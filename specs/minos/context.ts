@@ -114,15 +114,19 @@ export function broadcast(cx: Cx, d: State, t: MsgType, from: number, k: number,
   for (let m = 0; m < cx.N; m++) if (m !== from) send(d, t, from, m, k, ts, v, sc, items);
 }
 
-/** Appends (key, ts, val) to node n's NVM log (a new sorted log; an entry already there is not repeated). */
+/** Appends (key, ts, val) to node n's NVM log: a new log, its triples kept sorted (an entry already there is not repeated). */
 export function persistNvm(d: State, n: number, k: number, ts: number, v: number): void {
   const log = d.nvm[n];
-  for (let i = 0; i < log.length; i += 3) if (log[i] === k && log[i + 1] === ts && log[i + 2] === v) return;
-  const triples: number[][] = [];
-  for (let i = 0; i < log.length; i += 3) triples.push([log[i], log[i + 1], log[i + 2]]);
-  triples.push([k, ts, v]);
-  triples.sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2]);
-  d.nvm[n] = triples.flat();
+  let i = 0;
+  for (; i < log.length; i += 3) {
+    const c = log[i] - k || log[i + 1] - ts || log[i + 2] - v;
+    if (c === 0) return;
+    if (c > 0) break;
+  }
+  const next = log.slice(0, i);
+  next.push(k, ts, v);
+  for (let j = i; j < log.length; j++) next.push(log[j]);
+  d.nvm[n] = next;
 }
 
 /** Step d in the background (REnf, Event, Scope; Event/Scope followers' Line 39). */

@@ -7,7 +7,7 @@
 
 import type { Check } from '../../checkers/explore/types.ts';
 import { tagOf, type Cx } from './context.ts';
-import { ACK, ACK_C, ACK_P, INV, KEY, MSG, NODE, NONE, PERSIST, VAL, VAL_C, VAL_P, durableAll, durableSome, maxNvm, nid, showTS, ver, type MsgType, type State } from './state.ts';
+import { ACK, ACK_C, ACK_P, INV, KEY, MSG, NODE, NONE, PERSIST, VAL, VAL_C, VAL_P, durableAll, durableSome, maxNvm, nid, showTS, ver, type Coord, type MsgType, type State } from './state.ts';
 
 type Inv = (s: State) => Check;
 
@@ -27,6 +27,19 @@ const P_MSGS: Record<string, MsgType[]> = {
   Scope: [PERSIST, ACK_P, VAL_P],
 };
 
+const NONE_SENT: readonly { th: Coord; n: number }[] = [];
+
+/** The value of the last NVM entry of (k, ts) before entry i of log n, logs in node order (undefined: none). */
+function lastBefore(nvm: readonly number[][], n: number, i: number, k: number, ts: number): number | undefined {
+  let v: number | undefined;
+  for (let p = 0; p <= n; p++) {
+    const log = nvm[p];
+    const end = p === n ? i : log.length;
+    for (let j = 0; j < end; j += 3) if (log[j] === k && log[j + 1] === ts) v = log[j + 2];
+  }
+  return v;
+}
+
 export function invariants(cx: Cx): Record<string, Inv> {
   const { cfg, writes, mut } = cx;
   const model = cfg.model;
@@ -41,8 +54,14 @@ export function invariants(cx: Cx): Record<string, Inv> {
   const same = (s: State, k: number, f: 'vts' | 'gv' | 'gd') => nodes.every((n) => s.rec[n][k][f] === s.rec[0][k][f]);
   const list = (s: State, k: number, f: 'vts' | 'gv' | 'gd') => nodes.map((n) => `${NODE[n]}:${showTS(s.rec[n][k][f])}`).join(' ');
   /** Coordinator write threads that have sent their INVs, with the node they run on. */
-  const sentWrites = (s: State) =>
-    s.co.flatMap((th, c) => (th && th.kind === 'write' && th.sent ? [{ th, n: cx.nodeOf(c) }] : []));
+  const sentWrites = (s: State): readonly { th: Coord; n: number }[] => {
+    let out: { th: Coord; n: number }[] | undefined;
+    for (let c = 0; c < s.co.length; c++) {
+      const th = s.co[c];
+      if (th !== null && th.kind === 'write' && th.sent) (out ??= []).push({ th, n: cx.nodeOf(c) });
+    }
+    return out ?? NONE_SENT;
+  };
   const allAckC = (th: { ack: number }, n: number) => th.ack === cx.others(n);
   const allAckP = (th: { ack: number; ackP: number }, n: number) =>
     model === 'Synch' ? th.ack === cx.others(n) : th.ackP === cx.others(n);
@@ -68,13 +87,12 @@ export function invariants(cx: Cx): Record<string, Inv> {
         }
       }
     }
-    const seen = new Map<string, number>();
-    for (const log of s.nvm) {
+    // each NVM entry against the last entry before it (in log order) of the same key and TS
+    for (let n = 0; n < s.nvm.length; n++) {
+      const log = s.nvm[n];
       for (let i = 0; i < log.length; i += 3) {
-        const id = `${log[i]}|${log[i + 1]}`;
-        const v = seen.get(id);
+        const v = lastBefore(s.nvm, n, i, log[i], log[i + 1]);
         if (v !== undefined && v !== log[i + 2]) return `NVM logs hold v${v} and v${log[i + 2]} for ${KEY[log[i]]} ${showTS(log[i + 1])}`;
-        seen.set(id, log[i + 2]);
       }
     }
     return true;
@@ -196,9 +214,9 @@ export function invariants(cx: Cx): Record<string, Inv> {
     return true;
   });
   inv.I11 = (s) => s.g.i11 || true;
+  const tsOk = (t: number) => t >= 0 && ver(t) <= maxVers - 1 && nid(t) < N;
   inv.I12 = (s) => {
     const allowed = MSGS[model];
-    const tsOk = (t: number) => t >= 0 && ver(t) <= maxVers - 1 && nid(t) < N;
     for (const [t, k, ts] of s.net) {
       if (!allowed.includes(t)) return `message ${MSG[t]} is not one of <Lin, ${model}>'s`;
       if (k >= 0 && !tsOk(ts)) return `message ${MSG[t]} carries TS ${showTS(ts)} out of range`;
@@ -206,7 +224,8 @@ export function invariants(cx: Cx): Record<string, Inv> {
     for (const n of nodes) {
       for (const k of keys) {
         const r = s.rec[n][k];
-        for (const t of [r.vts, r.gv, r.gd]) if (!tsOk(t)) return `${KEY[k]} at ${NODE[n]} has a TS ${showTS(t)} out of range`;
+        const bad = !tsOk(r.vts) ? r.vts : !tsOk(r.gv) ? r.gv : !tsOk(r.gd) ? r.gd : undefined;
+        if (bad !== undefined) return `${KEY[k]} at ${NODE[n]} has a TS ${showTS(bad)} out of range`;
         if (r.rd !== NONE && !tsOk(r.rd)) return `RDLock of ${KEY[k]} at ${NODE[n]} is ${showTS(r.rd)}, out of range`;
         if (r.wr !== 0 && r.wr !== 1) return `WRLock of ${KEY[k]} at ${NODE[n]} is ${r.wr}`;
       }

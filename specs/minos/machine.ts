@@ -10,7 +10,7 @@ import { context, type Cx } from './context.ts';
 import { observer } from './history.ts';
 import { invariants } from './invariants.ts';
 import { VARIANTS } from './mutants.ts';
-import { KEY, NODE, cmpBg, cmpFoll, copy, encode, initialState, showTS, type MinosAction, type MinosConfig, type State } from './state.ts';
+import { KEY, NODE, cmpBg, cmpFoll, copy, encode, encodeWords, initialState, showTS, type MinosAction, type MinosConfig, type State } from './state.ts';
 import { phases } from './steps.ts';
 
 /** I2 (an action property): volatileTS, glb_volatileTS, glb_durableTS never decrease; the breach is kept in a ghost. */
@@ -58,6 +58,7 @@ export function buildMachine(config: MinosConfig, variant?: string): Machine<Sta
     progress: (b, _a, a) => a.cl.some((i, c) => i !== b.cl[c]) || a.pr.length !== b.pr.length,
     history: observer(cx, config.model === 'Synch' && config.recovery === 'system'),
     view: encode,
+    encode: encodeWords,
     actor: (a) => {
       const open = a.label.indexOf('(');
       const first = open < 0 ? '' : a.label.slice(open + 1).split(/[,)<@]/)[0];

@@ -199,19 +199,41 @@ export function initialState(c: MinosConfig, writes: number, scopes: number): St
 
 /** The one copy of a step: what a step changes in place (records, threads, lists); logs, messages and vFIFOs are shared. */
 export function copy(s: State): State {
+  const rec = new Array<Rec[]>(s.rec.length);
+  for (let n = 0; n < rec.length; n++) {
+    const row = s.rec[n];
+    const out = new Array<Rec>(row.length);
+    for (let k = 0; k < row.length; k++) out[k] = copyRec(row[k]);
+    rec[n] = out;
+  }
+  const co = new Array<Coord | null>(s.co.length);
+  for (let c = 0; c < co.length; c++) {
+    const t = s.co[c];
+    co[c] = t === null ? null : copyCoord(t);
+  }
+  const fo = new Array<Foll>(s.fo.length);
+  for (let i = 0; i < fo.length; i++) fo[i] = copyFoll(s.fo[i]);
+  const g = s.g;
   return {
-    rec: s.rec.map((r) => r.map((x) => ({ ...x }))),
+    rec,
     nvm: s.nvm.slice(),
-    co: s.co.map((t) => (t ? { ...t } : null)),
+    co,
     cl: s.cl.slice(),
-    fo: s.fo.map((f) => ({ ...f })),
+    fo,
     net: s.net.slice(),
     bg: s.bg.slice(),
     crashed: s.crashed,
     pr: s.pr,
-    g: { ...s.g, wts: s.g.wts.slice(), wst: s.g.wst.slice(), readMax: s.g.readMax.slice(), pd: s.g.pd.slice() },
+    g: { wts: g.wts.slice(), wst: g.wst.slice(), readMax: g.readMax.slice(), pd: g.pd.slice(), i2: g.i2, i11: g.i11, lin: g.lin },
   };
 }
+
+// Field by field (one object shape each), which is cheaper than a spread.
+const copyRec = (x: Rec): Rec => ({ val: x.val, vts: x.vts, gv: x.gv, gd: x.gd, rd: x.rd, wr: x.wr, iss: x.iss, vq: x.vq });
+const copyCoord = (t: Coord): Coord => ({
+  kind: t.kind, k: t.k, w: t.w, ts: t.ts, pc: t.pc, tau: t.tau, sn: t.sn, sent: t.sent, resp: t.resp, ack: t.ack, ackP: t.ackP, low: t.low, sc: t.sc,
+});
+const copyFoll = (f: Foll): Foll => ({ n: f.n, kind: f.kind, k: f.k, ts: f.ts, v: f.v, from: f.from, pc: f.pc, tau: f.tau, sn: f.sn, need: f.need, sc: f.sc, items: f.items });
 
 /** The canonical order of follower threads (a set of threads, kept sorted). */
 export const cmpFoll = (a: Foll, b: Foll): number =>
@@ -248,4 +270,104 @@ export function encode(s: State): string {
   const g = s.g;
   out += `|${+s.crashed}|${s.pr.join(',')}|${g.wts.join(',')}|${g.wst.join(',')}|${g.readMax.join(',')}|${g.pd.join(',')}|${g.i2}|${g.i11}|${g.lin}`;
   return out;
+}
+
+// ---- the engine's fast path (Machine.encode): the same information as `encode`, as words ----
+
+/** Program counters and thread kinds as small integers (a place never seen before gets the next code). */
+const CODES = new Map<string, number>(
+  ['write', 'persist', 'read', 'check', 'snatch', 'local', 'recheck', 'install', 'ackWait', 'ackPWait', 'glb', 'drain', 'latePersist', 'cspin', 'pspin', 'persistWait', 'load', 'wait', 'waitP', 'discard', 'waitVP', 'flush'].map((x, i) => [x, i]),
+);
+function code(x: string): number {
+  let c = CODES.get(x);
+  if (c === undefined) CODES.set(x, (c = CODES.size));
+  return c;
+}
+
+/** Writes xs with its length first; returns the next free index. */
+function putList(out: Int32Array, n: number, xs: readonly number[]): number {
+  out[n++] = xs.length;
+  for (let i = 0; i < xs.length; i++) out[n++] = xs[i];
+  return n;
+}
+
+function putString(out: Int32Array, n: number, x: string): number {
+  out[n++] = x.length;
+  for (let i = 0; i < x.length; i++) out[n++] = x.charCodeAt(i);
+  return n;
+}
+
+/**
+ * An injective encoding of a state into out (equal states give equal words, different ones
+ * different words, as `encode` gives different strings): every list with its length first.
+ * Returns the number of words, or -1 when out is too small (writes past its end are
+ * dropped by the typed array; the engine retries with a larger one).
+ */
+export function encodeWords(s: State, out: Int32Array): number {
+  let n = 0;
+  out[n++] = s.rec.length;
+  for (const row of s.rec) {
+    out[n++] = row.length;
+    for (const r of row) {
+      out[n++] = r.val;
+      out[n++] = r.vts;
+      out[n++] = r.gv;
+      out[n++] = r.gd;
+      out[n++] = r.rd;
+      out[n++] = r.wr;
+      out[n++] = r.iss;
+      n = putList(out, n, r.vq);
+    }
+  }
+  out[n++] = s.nvm.length;
+  for (const log of s.nvm) n = putList(out, n, log);
+  out[n++] = s.co.length;
+  for (const t of s.co) {
+    if (t === null) {
+      out[n++] = -1;
+      continue;
+    }
+    out[n++] = code(t.kind);
+    out[n++] = t.k;
+    out[n++] = t.w;
+    out[n++] = t.ts;
+    out[n++] = code(t.pc);
+    out[n++] = t.tau;
+    out[n++] = +t.sn | (+t.sent << 1) | (+t.resp << 2);
+    out[n++] = t.ack;
+    out[n++] = t.ackP;
+    out[n++] = t.low;
+    out[n++] = t.sc;
+  }
+  n = putList(out, n, s.cl);
+  out[n++] = s.fo.length;
+  for (const f of s.fo) {
+    out[n++] = f.n;
+    out[n++] = code(f.kind);
+    out[n++] = f.k;
+    out[n++] = f.ts;
+    out[n++] = f.v;
+    out[n++] = f.from;
+    out[n++] = code(f.pc);
+    out[n++] = f.tau;
+    out[n++] = +f.sn;
+    out[n++] = f.need;
+    out[n++] = f.sc;
+    n = putList(out, n, f.items);
+  }
+  out[n++] = s.net.length;
+  for (const m of s.net) n = putList(out, n, m);
+  out[n++] = s.bg.length;
+  for (const b of s.bg) n = putList(out, n, b);
+  out[n++] = +s.crashed;
+  n = putList(out, n, s.pr);
+  const g = s.g;
+  n = putList(out, n, g.wts);
+  n = putList(out, n, g.wst);
+  n = putList(out, n, g.readMax);
+  n = putList(out, n, g.pd);
+  n = putString(out, n, g.i2);
+  n = putString(out, n, g.i11);
+  n = putString(out, n, g.lin);
+  return n <= out.length ? n : -1;
 }
