@@ -10,7 +10,9 @@ import { context, type Cx } from './context.ts';
 import { observer } from './history.ts';
 import { invariants } from './invariants.ts';
 import { VARIANTS } from './mutants.ts';
-import { KEY, NODE, cmpBg, cmpFoll, copy, encode, encodeWords, initialState, showTS, type MinosAction, type MinosConfig, type State } from './state.ts';
+import { coordinatorSteps } from './coordinator.ts';
+import { followerSteps } from './follower.ts';
+import { ALL, KEY, NODE, NO_THREAD, cmpBg, cmpFoll, copy, encode, encodeWords, initialState, showTS, type MinosAction, type MinosConfig, type State, type Writes } from './state.ts';
 import { phases } from './steps.ts';
 
 /** I2 (an action property): volatileTS, glb_volatileTS, glb_durableTS never decrease; the breach is kept in a ghost. */
@@ -28,9 +30,40 @@ function checkI2(cx: Cx, s: State, d: State): void {
   }
 }
 
+/** What each kind of step writes in place (state.ts `Writes`): its thread's record and the thread itself. */
+function writesOf(cx: Cx): (s: State, a: MinosAction) => Writes {
+  const coordinator = new Set(coordinatorSteps(cx).map((st) => st.name));
+  const follower = new Set(followerSteps(cx).map((st) => st.name));
+  const none: Writes = { n: -1, k: 0, co: NO_THREAD, fo: NO_THREAD };
+  return (s, a) => {
+    if (coordinator.has(a.step)) {
+      const k = s.co[a.i]!.k;
+      return { n: k >= 0 ? cx.nodeOf(a.i) : -1, k, co: a.i, fo: NO_THREAD };
+    }
+    if (follower.has(a.step)) {
+      const f = s.fo[a.i];
+      return { n: f.k >= 0 ? f.n : -1, k: f.k, co: NO_THREAD, fo: a.i };
+    }
+    switch (a.step) {
+      case 'clientWrite_L4': // GenTS's issued version
+        return { n: cx.nodeOf(a.i), k: a.k, co: NO_THREAD, fo: NO_THREAD };
+      case 'recv': {
+        // an ACK fills sender sets of its node's coordinators; a VAL runs Step l/m on its follower's record
+        const [, k, , , to] = s.net[a.i];
+        return { n: k >= 0 ? to : -1, k, co: ALL, fo: ALL };
+      }
+      case 'vFIFOdequeue':
+        return { n: a.i, k: a.k, co: NO_THREAD, fo: NO_THREAD };
+      default: // the others write no record or thread in place (they add or replace them)
+        return none;
+    }
+  };
+}
+
 /** actions() and next() of one context (trace validation builds one per key, whose scripts grow). */
 export function stepsMachine(cx: Cx): { actions(s: State): MinosAction[]; next(s: State, a: MinosAction): State } {
-  const table = phasedMachine(phases(cx), copy);
+  const writes = writesOf(cx);
+  const table = phasedMachine(phases(cx), (s, a) => copy(s, writes(s, a)));
   return {
     actions: table.actions,
     next(s, a) {

@@ -197,22 +197,34 @@ export function initialState(c: MinosConfig, writes: number, scopes: number): St
   };
 }
 
-/** The one copy of a step: what a step changes in place (records, threads, lists); logs, messages and vFIFOs are shared. */
-export function copy(s: State): State {
+/**
+ * What a step writes in place, beyond the lists every step may change (network, background
+ * persists, scripts' positions, ghosts), which `copy` always copies: at most one record
+ * (rec[n][k]; n = -1: none), and the coordinator threads and follower threads to copy
+ * (one index, ALL, or NO_THREAD). The rest is shared with the state before.
+ */
+export interface Writes {
+  n: number;
+  k: number;
+  co: number;
+  fo: number;
+}
+export const ALL = -2;
+export const NO_THREAD = -1;
+
+/** The one copy of a step (specs/kit/state.ts): the parts `w` says the step writes; logs, messages and vFIFOs are replaced, never changed. */
+export function copy(s: State, w: Writes): State {
   const rec = new Array<Rec[]>(s.rec.length);
-  for (let n = 0; n < rec.length; n++) {
-    const row = s.rec[n];
-    const out = new Array<Rec>(row.length);
-    for (let k = 0; k < row.length; k++) out[k] = copyRec(row[k]);
-    rec[n] = out;
-  }
-  const co = new Array<Coord | null>(s.co.length);
+  for (let n = 0; n < rec.length; n++) rec[n] = s.rec[n].slice();
+  if (w.n >= 0) rec[w.n][w.k] = copyRec(rec[w.n][w.k]);
+  const co = s.co.slice();
   for (let c = 0; c < co.length; c++) {
-    const t = s.co[c];
-    co[c] = t === null ? null : copyCoord(t);
+    const t = co[c];
+    if (t !== null && (w.co === ALL || w.co === c)) co[c] = copyCoord(t);
   }
-  const fo = new Array<Foll>(s.fo.length);
-  for (let i = 0; i < fo.length; i++) fo[i] = copyFoll(s.fo[i]);
+  const fo = s.fo.slice();
+  if (w.fo === ALL) for (let i = 0; i < fo.length; i++) fo[i] = copyFoll(fo[i]);
+  else if (w.fo >= 0) fo[w.fo] = copyFoll(fo[w.fo]);
   const g = s.g;
   return {
     rec,
