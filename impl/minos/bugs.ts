@@ -1,5 +1,5 @@
 // The implementation's bug flags (`interleave run minos --bug NAME`): each mirrors a mutant
-// of specs/minos (machine.ts, the extraction's §6) that makes sense in code, and is named
+// of specs/minos (mutants.ts, the extraction's §6) that makes sense in code, and is named
 // after it; TS-COLLISION and S-GAP are the extraction's two findings, run with the
 // literal-paper behaviour (the default code has the spec's fixes). Controls are variants
 // the spec shows benign: no run may catch them. Which run catches each: README.md.

@@ -28,8 +28,8 @@ export interface ClientOps<S, A extends Action> {
   clients: number;
   /** The operation a invokes (client and input), or null. */
   invoked(before: S, a: A): { client: number; input: unknown } | null;
-  /** The client a crashes with an operation pending, or null. */
-  crashed?(before: S, a: A): number | null;
+  /** The client a crashes with an operation pending (or the clients: a full-system crash), or null. */
+  crashed?(before: S, a: A): number | readonly number[] | null;
   /** Whether client c has a recorded operation pending in s. */
   pending(s: S, c: number): boolean;
   /**
@@ -55,7 +55,7 @@ export function clientHistory<S, A extends Action>(ops: ClientOps<S, A>): Histor
       if (inv) out.push({ kind: 'invoke', client: inv.client, input: inv.input });
       const crashed = ops.crashed?.(before, a) ?? null;
       if (crashed !== null) {
-        if (ops.pending(before, crashed)) out.push({ kind: 'crash', client: crashed });
+        for (const c of typeof crashed === 'number' ? [crashed] : crashed) if (ops.pending(before, c)) out.push({ kind: 'crash', client: c });
         return out;
       }
       for (let c = 0; c < ops.clients; c++) {

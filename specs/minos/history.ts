@@ -1,11 +1,13 @@
 // The client history the explorer checks for linearizability (§4.4 H-Lin): per key a
 // read/write register, each write with a unique value (write w writes w+1; a read of the
-// initial v0 returns null, the project's convention for "never written").
+// initial v0 returns null, the project's convention for "never written"), recorded by the
+// kit's client history (specs/kit/history.ts).
 
 import { UNKNOWN, type Model, type Operation } from '../../checkers/lin/types.ts';
-import type { HistoryObserver, ObservedEvent } from '../../checkers/explore/types.ts';
-import type { MinosAction, Setup } from './machine.ts';
-import { KEY, type State } from './state.ts';
+import type { HistoryObserver } from '../../checkers/explore/types.ts';
+import { clientHistory } from '../kit/history.ts';
+import type { Cx } from './context.ts';
+import { KEY, type MinosAction, type State } from './state.ts';
 
 export interface KvInput {
   f: 'read' | 'write';
@@ -13,7 +15,7 @@ export interface KvInput {
   value?: number;
 }
 
-/** Registers by key: the state is the list of current values, in key order. */
+/** Registers by key, with numeric values (the kit's KV models take strings): the state is the list of current values, in key order. */
 export function keyedRegister(keys: number): Model<(number | null)[], KvInput, number | null> {
   return {
     name: 'minos-keyed-register',
@@ -45,49 +47,35 @@ export function keyedRegister(keys: number): Model<(number | null)[], KvInput, n
 
 /**
  * Invocations, returns and crashes of client-writes and client-reads ([PERSIST]sc is not a
- * register operation and is not recorded). Post-crash reads (an extra client, the last id)
- * join the history only when `durable` is set: durable linearizability is <Lin, Synch>'s
- * floor under system-level recovery (§4.4); the other models do not promise it.
+ * register operation and is not recorded). A client's operation is pending while its
+ * thread has not answered it. Post-crash reads (an extra client, the last id) join the
+ * history only when `durable` is set: durable linearizability is <Lin, Synch>'s floor under
+ * system-level recovery (§4.4); the other models do not promise it.
  */
-export function observer(su: Setup, durable: boolean): HistoryObserver<State, MinosAction> {
-  const { cfg, writeOf } = su;
+export function observer(cx: Cx, durable: boolean): HistoryObserver<State, MinosAction> {
+  const { cfg, writeOf } = cx;
   const reader = cfg.clients.length;
   const val = (v: number) => (v === 0 ? null : v);
-  return {
+  const pending = (s: State, c: number): boolean => {
+    const th = c < s.co.length ? s.co[c] : null;
+    return th !== null && th.kind !== 'persist' && !th.resp;
+  };
+  return clientHistory<State, MinosAction>({
     model: keyedRegister(cfg.keys),
     clients: cfg.clients.length + 1,
-    observe(before, a, after) {
-      const out: ObservedEvent[] = [];
-      if (a.f === 'crash') {
-        for (let c = 0; c < before.co.length; c++) {
-          const th = before.co[c];
-          if (th && th.kind !== 'persist' && !th.resp) out.push({ kind: 'crash', client: c });
-        }
-        return out;
-      }
-      if (a.f === 'postRead') {
-        if (!durable) return out;
-        out.push({ kind: 'invoke', client: reader, input: { f: 'read', key: KEY[a.k] } });
-        out.push({ kind: 'return', client: reader, output: val(before.rec[a.i][a.k].val) });
-        return out;
-      }
-      if (a.f === 'write') {
-        const w = writeOf[a.i][before.cl[a.i]];
-        out.push({ kind: 'invoke', client: a.i, input: { f: 'write', key: KEY[a.k], value: w + 1 } });
-        return out;
-      }
-      if (a.f === 'read') {
-        out.push({ kind: 'invoke', client: a.i, input: { f: 'read', key: KEY[a.k] } });
-        if (after.co[a.i] === null) out.push({ kind: 'return', client: a.i, output: val(before.rec[cfg.clients[a.i].node][a.k].val) });
-        return out;
-      }
-      if (a.f === 'coord') {
-        const th = before.co[a.i]!;
-        if (th.kind === 'persist' || after.cl[a.i] === before.cl[a.i]) return out;
-        const output = th.kind === 'read' ? val(before.rec[cfg.clients[a.i].node][th.k].val) : null;
-        out.push({ kind: 'return', client: a.i, output });
-      }
-      return out;
+    invoked(before, a) {
+      if (a.step === 'clientWrite_L4') return { client: a.i, input: { f: 'write', key: KEY[a.k], value: writeOf[a.i][before.cl[a.i]] + 1 } };
+      if (a.step === 'read') return { client: a.i, input: { f: 'read', key: KEY[a.k] } };
+      if (a.step === 'recoveredRead' && durable) return { client: reader, input: { f: 'read', key: KEY[a.k] } };
+      return null;
     },
-  };
+    crashed: (before, a) => (a.step === 'crash' ? before.co.map((_, c) => c) : null),
+    pending,
+    output(_after, c, before, a) {
+      if (c === reader) return val(before.rec[a.i][a.k].val);
+      const th = before.co[c];
+      const k = th === null ? a.k : th.k;
+      return th !== null && th.kind === 'write' ? null : val(before.rec[cfg.clients[c].node][k].val);
+    },
+  });
 }

@@ -1,7 +1,11 @@
 // The state of the MINOS model (extraction §1.2, §7.2): per-node records with their
 // metadata (Fig. 1(a)), NVM logs, one coordinator thread per client operation and one
 // follower thread per received INV, the unordered network, pending background persists,
-// and ghost variables for the durability and history properties (§4). Plain data only.
+// and ghost variables for the durability and history properties (§4). Plain data under
+// the kit's discipline (specs/kit/state.ts): `copy` below is the one copy a step makes;
+// messages (specs/kit/network.ts tuples) and NVM logs are replaced, never changed.
+
+import type { StepAction } from '../kit/table.ts';
 
 /** The persistency half of <Lin, X> (§2.3). */
 export type Persistency = 'Synch' | 'Strict' | 'REnf' | 'Event' | 'Scope';
@@ -62,26 +66,32 @@ export interface Rec {
   wr: number;
   /** Highest version this node's GenTS issued for the key (the atomic-GenTS fix, §3.4). */
   iss: number;
-  /** MINOS-O vFIFO for this record, flat [ts, val, ts, val, ...], head first. */
+  /** MINOS-O vFIFO for this record, flat [ts, val, ts, val, ...], head first (replaced, never changed). */
   vq: number[];
 }
 
-export type MsgType = 'INV' | 'ACK' | 'ACK_C' | 'ACK_P' | 'VAL' | 'VAL_C' | 'VAL_P' | 'PERSIST';
+/** Message types, numbered in the order of their names (the network's sort order). */
+export const MSG = ['ACK', 'ACK_C', 'ACK_P', 'INV', 'PERSIST', 'VAL', 'VAL_C', 'VAL_P'] as const;
+export type MsgName = (typeof MSG)[number];
+export const ACK = 0;
+export const ACK_C = 1;
+export const ACK_P = 2;
+export const INV = 3;
+export const PERSIST = 4;
+export const VAL = 5;
+export const VAL_C = 6;
+export const VAL_P = 7;
+export type MsgType = typeof ACK | typeof ACK_C | typeof ACK_P | typeof INV | typeof PERSIST | typeof VAL | typeof VAL_C | typeof VAL_P;
 
-export interface Msg {
-  t: MsgType;
-  k: number;
-  ts: number;
-  /** INV carries the data. */
-  v: number;
-  from: number;
-  to: number;
-  sc: number;
-  /** 1 for a duplicate copy (never duplicated again). */
-  dup: number;
-  /** [PERSIST]sc of the fixed Scope protocol: the scope's writes, flat [key, ts, ...]. */
-  items: number[];
-}
+/**
+ * A message (specs/kit/network.ts: an immutable tuple, the bag kept sorted). k = -1 for
+ * Scope's PERSIST transaction (ts then carries the scope); v: INV's data; dup: 1 for a
+ * duplicate copy (never duplicated again); items: [PERSIST]sc of the fixed Scope protocol,
+ * the scope's writes, flat [key, ts, ...].
+ */
+export type Msg = readonly [t: MsgType, k: number, ts: number, from: number, to: number, sc: number, dup: number, v: number, ...items: number[]];
+export const mkMsg = (t: MsgType, k: number, ts: number, from: number, to: number, v: number, sc: number, items: readonly number[]): Msg => [t, k, ts, from, to, sc, 0, v, ...items];
+export const msgItems = (m: Msg): number[] => m.slice(8);
 
 /** A coordinator thread (client-write, [PERSIST]sc, or the split read of M21). */
 export interface Coord {
@@ -90,6 +100,7 @@ export interface Coord {
   /** Index of the write in the config (its value is w+1). */
   w: number;
   ts: number;
+  /** Where the thread is: the step it takes next (coordinator.ts). */
   pc: string;
   /** The volatileTS snapshot taken when Obsolete() held: the spins wait for glb >= tau. */
   tau: number;
@@ -115,6 +126,7 @@ export interface Foll {
   ts: number;
   v: number;
   from: number;
+  /** Where the thread is: the step it takes next (follower.ts), or the message it waits for. */
   pc: string;
   tau: number;
   sn: boolean;
@@ -123,6 +135,9 @@ export interface Foll {
   sc: number;
   items: number[];
 }
+
+/** A background persist not yet done (Step d off the critical path). */
+export type Bg = readonly [node: number, key: number, ts: number, val: number, sc: number];
 
 export interface Ghost {
   /** Per write: its TS_WR once generated, else NONE. */
@@ -148,14 +163,22 @@ export interface State {
   co: (Coord | null)[];
   /** Per client: index of its next operation. */
   cl: number[];
+  /** Follower threads, sorted (cmpFoll). */
   fo: Foll[];
+  /** The network: a bag of messages, sorted (specs/kit/network.ts). */
   net: Msg[];
-  /** Background persists not yet done: [node, key, ts, val, sc]. */
-  bg: number[][];
+  /** Background persists, sorted. */
+  bg: Bg[];
   crashed: boolean;
   /** Post-crash reads done, in order: flat [node, key, val]. */
   pr: number[];
   g: Ghost;
+}
+
+export interface MinosAction extends StepAction {
+  /** client (its coordinator thread), follower-thread index, message index, bg index, or node (by step). */
+  i: number;
+  k: number;
 }
 
 export function initialState(c: MinosConfig, writes: number, scopes: number): State {
@@ -170,17 +193,64 @@ export function initialState(c: MinosConfig, writes: number, scopes: number): St
     bg: [],
     crashed: false,
     pr: [],
-    g: {
-      wts: Array(writes).fill(NONE),
-      wst: Array(writes).fill(0),
-      readMax: Array(c.keys).fill(0),
-      pd: Array(scopes + 1).fill(0),
-      i2: '',
-      i11: '',
-      lin: '',
-    },
+    g: { wts: Array(writes).fill(NONE), wst: Array(writes).fill(0), readMax: Array(c.keys).fill(0), pd: Array(scopes + 1).fill(0), i2: '', i11: '', lin: '' },
   };
 }
+
+/**
+ * What a step writes in place, beyond the lists every step may change (network, background
+ * persists, scripts' positions, ghosts), which `copy` always copies: at most one record
+ * (rec[n][k]; n = -1: none), and the coordinator threads and follower threads to copy
+ * (one index, ALL, or NO_THREAD). The rest is shared with the state before.
+ */
+export interface Writes {
+  n: number;
+  k: number;
+  co: number;
+  fo: number;
+}
+export const ALL = -2;
+export const NO_THREAD = -1;
+
+/** The one copy of a step (specs/kit/state.ts): the parts `w` says the step writes; logs, messages and vFIFOs are replaced, never changed. */
+export function copy(s: State, w: Writes): State {
+  const rec = new Array<Rec[]>(s.rec.length);
+  for (let n = 0; n < rec.length; n++) rec[n] = s.rec[n].slice();
+  if (w.n >= 0) rec[w.n][w.k] = copyRec(rec[w.n][w.k]);
+  const co = s.co.slice();
+  for (let c = 0; c < co.length; c++) {
+    const t = co[c];
+    if (t !== null && (w.co === ALL || w.co === c)) co[c] = copyCoord(t);
+  }
+  const fo = s.fo.slice();
+  if (w.fo === ALL) for (let i = 0; i < fo.length; i++) fo[i] = copyFoll(fo[i]);
+  else if (w.fo >= 0) fo[w.fo] = copyFoll(fo[w.fo]);
+  const g = s.g;
+  return {
+    rec,
+    nvm: s.nvm.slice(),
+    co,
+    cl: s.cl.slice(),
+    fo,
+    net: s.net.slice(),
+    bg: s.bg.slice(),
+    crashed: s.crashed,
+    pr: s.pr,
+    g: { wts: g.wts.slice(), wst: g.wst.slice(), readMax: g.readMax.slice(), pd: g.pd.slice(), i2: g.i2, i11: g.i11, lin: g.lin },
+  };
+}
+
+// Field by field (one object shape each), which is cheaper than a spread.
+const copyRec = (x: Rec): Rec => ({ val: x.val, vts: x.vts, gv: x.gv, gd: x.gd, rd: x.rd, wr: x.wr, iss: x.iss, vq: x.vq });
+const copyCoord = (t: Coord): Coord => ({
+  kind: t.kind, k: t.k, w: t.w, ts: t.ts, pc: t.pc, tau: t.tau, sn: t.sn, sent: t.sent, resp: t.resp, ack: t.ack, ackP: t.ackP, low: t.low, sc: t.sc,
+});
+const copyFoll = (f: Foll): Foll => ({ n: f.n, kind: f.kind, k: f.k, ts: f.ts, v: f.v, from: f.from, pc: f.pc, tau: f.tau, sn: f.sn, need: f.need, sc: f.sc, items: f.items });
+
+/** The canonical order of follower threads (a set of threads, kept sorted). */
+export const cmpFoll = (a: Foll, b: Foll): number =>
+  a.n - b.n || a.k - b.k || a.ts - b.ts || a.from - b.from || a.sc - b.sc || (a.pc < b.pc ? -1 : a.pc > b.pc ? 1 : 0) || a.v - b.v || a.tau - b.tau || +a.sn - +b.sn || a.need - b.need;
+export const cmpBg = (x: Bg, y: Bg): number => x[0] - y[0] || x[1] - y[1] || x[2] - y[2] || x[3] - y[3] || x[4] - y[4];
 
 /** The max TS of key k in node n's NVM log (the initial v0 entry has TS <0,A> = 0). */
 export function maxNvm(s: State, n: number, k: number): number {
@@ -206,10 +276,110 @@ export function encode(s: State): string {
   out += `|${s.cl.join(',')}|`;
   for (const f of s.fo) out += `${f.n},${f.kind},${f.k},${f.ts},${f.v},${f.from},${f.pc},${f.tau},${+f.sn},${f.need},${f.sc},${f.items.join(':')};`;
   out += '|';
-  for (const m of s.net) out += `${m.t},${m.k},${m.ts},${m.v},${m.from},${m.to},${m.sc},${m.dup},${m.items.join(':')};`;
+  for (const m of s.net) out += `${m.join(',')};`;
   out += '|';
   for (const b of s.bg) out += `${b.join(',')};`;
   const g = s.g;
   out += `|${+s.crashed}|${s.pr.join(',')}|${g.wts.join(',')}|${g.wst.join(',')}|${g.readMax.join(',')}|${g.pd.join(',')}|${g.i2}|${g.i11}|${g.lin}`;
   return out;
+}
+
+// ---- the engine's fast path (Machine.encode): the same information as `encode`, as words ----
+
+/** Program counters and thread kinds as small integers (a place never seen before gets the next code). */
+const CODES = new Map<string, number>(
+  ['write', 'persist', 'read', 'check', 'snatch', 'local', 'recheck', 'install', 'ackWait', 'ackPWait', 'glb', 'drain', 'latePersist', 'cspin', 'pspin', 'persistWait', 'load', 'wait', 'waitP', 'discard', 'waitVP', 'flush'].map((x, i) => [x, i]),
+);
+function code(x: string): number {
+  let c = CODES.get(x);
+  if (c === undefined) CODES.set(x, (c = CODES.size));
+  return c;
+}
+
+/** Writes xs with its length first; returns the next free index. */
+function putList(out: Int32Array, n: number, xs: readonly number[]): number {
+  out[n++] = xs.length;
+  for (let i = 0; i < xs.length; i++) out[n++] = xs[i];
+  return n;
+}
+
+function putString(out: Int32Array, n: number, x: string): number {
+  out[n++] = x.length;
+  for (let i = 0; i < x.length; i++) out[n++] = x.charCodeAt(i);
+  return n;
+}
+
+/**
+ * An injective encoding of a state into out (equal states give equal words, different ones
+ * different words, as `encode` gives different strings): every list with its length first.
+ * Returns the number of words, or -1 when out is too small (writes past its end are
+ * dropped by the typed array; the engine retries with a larger one).
+ */
+export function encodeWords(s: State, out: Int32Array): number {
+  let n = 0;
+  out[n++] = s.rec.length;
+  for (const row of s.rec) {
+    out[n++] = row.length;
+    for (const r of row) {
+      out[n++] = r.val;
+      out[n++] = r.vts;
+      out[n++] = r.gv;
+      out[n++] = r.gd;
+      out[n++] = r.rd;
+      out[n++] = r.wr;
+      out[n++] = r.iss;
+      n = putList(out, n, r.vq);
+    }
+  }
+  out[n++] = s.nvm.length;
+  for (const log of s.nvm) n = putList(out, n, log);
+  out[n++] = s.co.length;
+  for (const t of s.co) {
+    if (t === null) {
+      out[n++] = -1;
+      continue;
+    }
+    out[n++] = code(t.kind);
+    out[n++] = t.k;
+    out[n++] = t.w;
+    out[n++] = t.ts;
+    out[n++] = code(t.pc);
+    out[n++] = t.tau;
+    out[n++] = +t.sn | (+t.sent << 1) | (+t.resp << 2);
+    out[n++] = t.ack;
+    out[n++] = t.ackP;
+    out[n++] = t.low;
+    out[n++] = t.sc;
+  }
+  n = putList(out, n, s.cl);
+  out[n++] = s.fo.length;
+  for (const f of s.fo) {
+    out[n++] = f.n;
+    out[n++] = code(f.kind);
+    out[n++] = f.k;
+    out[n++] = f.ts;
+    out[n++] = f.v;
+    out[n++] = f.from;
+    out[n++] = code(f.pc);
+    out[n++] = f.tau;
+    out[n++] = +f.sn;
+    out[n++] = f.need;
+    out[n++] = f.sc;
+    n = putList(out, n, f.items);
+  }
+  out[n++] = s.net.length;
+  for (const m of s.net) n = putList(out, n, m);
+  out[n++] = s.bg.length;
+  for (const b of s.bg) n = putList(out, n, b);
+  out[n++] = +s.crashed;
+  n = putList(out, n, s.pr);
+  const g = s.g;
+  n = putList(out, n, g.wts);
+  n = putList(out, n, g.wst);
+  n = putList(out, n, g.readMax);
+  n = putList(out, n, g.pd);
+  n = putString(out, n, g.i2);
+  n = putString(out, n, g.i11);
+  n = putString(out, n, g.lin);
+  return n <= out.length ? n : -1;
 }

@@ -1,6 +1,6 @@
 // How MINOS's implementation traces read against this spec (checkers/validate): the
 // vocabulary of impl/minos (its README, "The trace"). Each key is one partition, validated
-// on its own by the machine of machine.ts (one key, the run's nodes and model) with an
+// on its own by the steps of the spec (machine.ts stepsMachine; one key, the run's nodes and model) with an
 // open workload: every client operation a node starts (`clientWrite_L4`, `read`,
 // `clientPersist`) takes a free coordinator slot of that node in the spec and appends the
 // operation to the slot's script; every other event is the step of the coordinator thread,
@@ -9,8 +9,10 @@
 // spec's full-system crash, with system-level recovery (extraction §1.5).
 
 import { TraceSpecError, type Denotation, type Observation, type PartitionSpec, type TraceEvent, type TraceInfo, type TraceMapping, type TraceSpec } from '../../checkers/validate/types.ts';
-import { createMachine, setup, type MinosAction } from './machine.ts';
-import { NODE, NONE, TSN, encode, initialState, showTS, type MinosConfig, type Msg, type MsgType, type Persistency, type State } from './state.ts';
+import { context } from './context.ts';
+import { stepsMachine } from './machine.ts';
+import { VARIANTS } from './mutants.ts';
+import { ACK, ACK_C, ACK_P, INV, MSG, NODE, NONE, PERSIST, TSN, VAL, VAL_C, VAL_P, encode, initialState, showTS, type MinosAction, type MinosConfig, type Msg, type MsgType, type Persistency, type State } from './state.ts';
 
 /** A key's partition state: the spec state, and the nodes already down in a power failure under way. */
 export interface KeyState {
@@ -20,7 +22,7 @@ export interface KeyState {
 
 const MODELS: Record<string, Persistency> = { synch: 'Synch', strict: 'Strict', renf: 'REnf', event: 'Event', scope: 'Scope' };
 
-/** The step of a coordinator thread each event is, by the thread's program counter before it (machine.ts coordStep). */
+/** The place (pc) of the coordinator thread each event is the step of (coordinator.ts). */
 const COORD_PC: Record<string, string> = {
   obsoleteCheck_L5: 'check',
   snatchRDLock_L8: 'snatch',
@@ -32,7 +34,7 @@ const COORD_PC: Record<string, string> = {
   consistencySpin_L2: 'cspin',
   persistencySpin_L3: 'pspin',
 };
-/** The step of a follower thread each event is (machine.ts follStep). */
+/** The place (pc) of the follower thread each event is the step of (follower.ts). */
 const FOLL_PC: Record<string, string> = {
   snatchRDLock_L31: 'snatch',
   localWrite_L32_38: 'local',
@@ -42,16 +44,34 @@ const FOLL_PC: Record<string, string> = {
 };
 /** The message each receive consumes. */
 const RECV: Record<string, MsgType> = {
-  recvINV: 'INV',
-  recvACK: 'ACK',
-  recvACK_C: 'ACK_C',
-  recvACK_P: 'ACK_P',
-  recvVAL_l: 'VAL',
-  recvVAL_C_l: 'VAL_C',
-  recvVAL_P_m: 'VAL_P',
-  recvPERSIST: 'PERSIST',
-  recvVAL_P_sc: 'VAL_P',
+  recvINV: INV,
+  recvACK: ACK,
+  recvACK_C: ACK_C,
+  recvACK_P: ACK_P,
+  recvVAL_l: VAL,
+  recvVAL_C_l: VAL_C,
+  recvVAL_P_m: VAL_P,
+  recvPERSIST: PERSIST,
+  recvVAL_P_sc: VAL_P,
 };
+const MSG_TYPE: Record<string, MsgType> = { VAL, VAL_C, VAL_P };
+/** The spec's step (steps.ts) of each of the trace's kinds of action, but for threads' steps (by their place, below). */
+const STEP: Record<string, string> = { write: 'clientWrite_L4', read: 'read', persist: 'clientPersist', vdeq: 'vFIFOdequeue', bg: 'backgroundPersist', deliver: 'recv', crash: 'crash' };
+/** The spec's step a coordinator (coordinator.ts) or follower (follower.ts) thread takes at each place; ackWait's by model. */
+const COORD_STEP: Record<string, string> = {
+  check: 'obsoleteCheck_L5', snatch: 'snatchRDLock_L8', local: 'localWrite_L9_16', install: 'install_L11_12', persist: 'persist_L18',
+  ackPWait: 'allACK_P_f', cspin: 'consistencySpin_L2', pspin: 'persistencySpin_L3', drain: 'releaseAfterDrain', persistWait: 'allACK_P_sc',
+};
+const FOLL_STEP: Record<string, string> = {
+  snatch: 'snatchRDLock_L31', local: 'localWrite_L32_38', persist: 'persist_L39_40', cspin: 'consistencySpin_L24', pspin: 'persistencySpin_L25', flush: 'ackPersist_sc',
+};
+/** Steps that persist (a crash may cut off their trace line). */
+const PERSISTS = new Set(['backgroundPersist', 'persist_L18', 'persistLate_L18', 'persist_L39_40', 'persist_L39']);
+
+/** The trace's actions also say what kind of step they are (and, for a thread, where it must be). */
+type TraceAction = MinosAction & { f: string; pc?: string };
+const kindOf = (a: MinosAction): string => (a as TraceAction).f;
+const placeOf = (a: MinosAction): string | undefined => (a as TraceAction).pc;
 /**
  * Lines that are no step of their own: the sends of a step logged just before (the spec
  * sends with the step; the line carries the message ids), and Scope's persisted PERSIST
@@ -165,8 +185,8 @@ export const minosTrace: TraceSpec = {
 
 function keyPartition(key: string, params: Params): PartitionSpec<KeyState, MinosAction> {
   const cfg: MinosConfig = { model: params.model, nodes: params.nodes, keys: 1, clients: [], crash: false, recovery: 'system', offload: params.offload };
-  const su = setup(cfg, undefined);
-  const machine = createMachine(su);
+  const su = context(cfg, VARIANTS.flags(undefined), undefined);
+  const machine = stepsMachine(su);
   const N = params.nodes;
   const allDown = (1 << N) - 1;
   /** The written values: the spec's value of write w is w + 1 (0: never written). */
@@ -187,7 +207,12 @@ function keyPartition(key: string, params: Params): PartitionSpec<KeyState, Mino
     for (const [v, w] of valueOf) if (w + 1 === val) return JSON.stringify(v);
     return `v${val}`;
   };
-  const act = (f: string, i: number, label: string, k = 0): MinosAction => ({ f, i, k, label });
+  const act = (f: string, i: number, label: string, k = 0): MinosAction => ({ f, step: STEP[f], i, k, label }) as TraceAction;
+  /** A thread's step at place pc. */
+  const threadAct = (f: 'coord' | 'foll', i: number, label: string, pc: string): MinosAction => {
+    const step = f === 'foll' ? FOLL_STEP[pc] : pc === 'ackWait' ? (params.model === 'Synch' ? 'allACKs_L19_22' : 'allACK_C_e') : COORD_STEP[pc];
+    return { f, step, i, k: 0, label, pc } as TraceAction;
+  };
 
   const obs = (field: string, path: string, expected: unknown, at: 'before' | 'after', what: string, read?: (s: State) => unknown, raw?: unknown): Observation => ({
     field,
@@ -261,30 +286,30 @@ function keyPartition(key: string, params: Params): PartitionSpec<KeyState, Mino
     }
     return out;
   };
-  const msgIndex = (s: State, t: MsgType, from: number, to: number, match: (m: Msg) => boolean): number => s.net.findIndex((m) => m.t === t && m.from === from && m.to === to && match(m));
+  const msgIndex = (s: State, t: MsgType, from: number, to: number, match: (m: Msg) => boolean): number => s.net.findIndex((m) => m[0] === t && m[3] === from && m[4] === to && match(m));
 
   const enabled = (ks: KeyState, a: MinosAction): true | string => {
-    if (a.f === 'crash') return true;
+    if (kindOf(a) === 'crash') return true;
     const s = ks.s;
-    if (a.f === 'coord') {
+    if (kindOf(a) === 'coord') {
       const th = s.co[a.i];
-      const want = (a as MinosAction & { pc?: string }).pc;
+      const want = placeOf(a);
       if (!th) return `${a.label}: the thread has finished`;
       if (want !== undefined && th.pc !== want) return `${a.label}: the thread is at ${th.pc}, not ${want}`;
     }
-    if (a.f === 'foll') {
+    if (kindOf(a) === 'foll') {
       const f = s.fo[a.i];
-      const want = (a as MinosAction & { pc?: string }).pc;
+      const want = placeOf(a);
       if (want !== undefined && f.pc !== want) return `${a.label}: the follower thread is at ${f.pc}, not ${want}`;
     }
-    for (const b of machine.actions(s)) if (b.f === a.f && b.i === a.i) return true;
+    for (const b of machine.actions(s)) if (b.step === a.step && b.i === a.i) return true;
     return `${a.label} is not enabled: ${why(s, a)}`;
   };
 
   /** The false guard of a step, in the spec's words. */
   const why = (s: State, a: MinosAction): string => {
-    if (a.f === 'read') return `RDLock of ${key} at ${NODE[cfg.clients[a.i].node]} is held by ${showTS(s.rec[cfg.clients[a.i].node][0].rd)} (a read stalls, §3.3)`;
-    if (a.f === 'coord') {
+    if (kindOf(a) === 'read') return `RDLock of ${key} at ${NODE[cfg.clients[a.i].node]} is held by ${showTS(s.rec[cfg.clients[a.i].node][0].rd)} (a read stalls, §3.3)`;
+    if (kindOf(a) === 'coord') {
       const th = s.co[a.i]!;
       const r = s.rec[cfg.clients[a.i].node][0];
       switch (th.pc) {
@@ -298,14 +323,14 @@ function keyPartition(key: string, params: Params): PartitionSpec<KeyState, Mino
           return `glb_durableTS ${showTS(r.gd)} is below tau ${showTS(th.tau)} (PersistencySpin)`;
       }
     }
-    if (a.f === 'foll') {
+    if (kindOf(a) === 'foll') {
       const f = s.fo[a.i];
       const r = s.rec[f.n][0];
       if (f.pc === 'cspin') return `glb_volatileTS ${showTS(r.gv)} at ${NODE[f.n]} is below tau ${showTS(f.tau)} (ConsistencySpin)`;
       if (f.pc === 'pspin') return `glb_durableTS ${showTS(r.gd)} at ${NODE[f.n]} is below tau ${showTS(f.tau)} (PersistencySpin)`;
       if (f.pc === 'flush') return `the scope's writes are not durable at ${NODE[f.n]} yet`;
     }
-    if (a.f === 'deliver') return 'no thread takes this message now (a VAL before its follower waits for it)';
+    if (kindOf(a) === 'deliver') return 'no thread takes this message now (a VAL before its follower waits for it)';
     return 'its guard is false';
   };
 
@@ -325,8 +350,7 @@ function keyPartition(key: string, params: Params): PartitionSpec<KeyState, Mino
       const after = (t: KeyState): KeyState => ({ s: { ...t.s, crashed: false, pr: [] }, down: 0 });
       const out = [deno([crash], [], { after })];
       for (const b of machine.actions(s)) {
-        const pc = b.f === 'coord' ? s.co[b.i]?.pc : b.f === 'foll' ? s.fo[b.i].pc : undefined;
-        if (b.f === 'bg' || pc === 'persist' || pc === 'latePersist') out.push(deno([b, crash], [], { after, filled: 1, note: `${b.label}, its line lost with the crash` }));
+        if (PERSISTS.has(b.step)) out.push(deno([b, crash], [], { after, filled: 1, note: `${b.label}, its line lost with the crash` }));
       }
       return out;
     }
@@ -338,7 +362,7 @@ function keyPartition(key: string, params: Params): PartitionSpec<KeyState, Mino
       const want = table[key] ?? 0;
       return [deno([], [obs(`args.table.${key}`, `rec[${n}][0].vts`, want, 'before', `${key}'s volatileTS at ${NODE[n]} after recovery (the max TS of every NVM log)`, undefined, undefined)])];
     }
-    // MINOS-O Synch: the release after the drain is a step of its own (machine.ts 'drain')
+    // MINOS-O Synch: the release after the drain is a step of its own (coordinator.ts releaseAfterDrain)
     const drainStep = params.offload && params.model === 'Synch' && action === 'releaseVAL_L20_22';
     if (STUTTER.has(action) && !drainStep) return [deno([])];
     if (INVOKE.has(action)) {
@@ -361,7 +385,7 @@ function keyPartition(key: string, params: Params): PartitionSpec<KeyState, Mino
     }
     const coordStep = (cs: number[], pc: string, label: string, observe: (c: number) => Observation[] = () => []): readonly Denotation<KeyState, MinosAction>[] | string => {
       if (cs.length === 0) return `${who} has no coordinator thread for ${label.replace(/^\w+\(/, '').replace(/\)$/, '')} (no clientWrite_L4 matched, or it has finished)`;
-      return cs.map((c) => deno([{ ...act('coord', c, label), pc } as MinosAction], observe(c)));
+      return cs.map((c) => deno([threadAct('coord', c, label, pc)], observe(c)));
     };
     if (drainStep) return coordStep(coordOf(s, n, 'write', (th) => th.ts === ts), 'drain', `releaseAfterDrain(${who}, ${key}, ${showTS(ts)})`);
     if (action === 'vFIFOdequeue') {
@@ -374,7 +398,7 @@ function keyPartition(key: string, params: Params): PartitionSpec<KeyState, Mino
       if (params.offload && action === 'localWrite_L9_16' && a.obsolete === false) {
         // MINOS-O: the SNIC's check and its enqueue are two steps of the spec ([L247]); the implementation does both at once
         if (cs.length === 0) return `${who} has no coordinator thread for ${key} ${showTS(ts)}`;
-        return cs.map((c) => deno([{ ...act('coord', c, `snicObsoleteCheck(${who}, ${key}, ${showTS(ts)})`), pc: 'local' } as MinosAction, { ...act('coord', c, label), pc: 'install' } as MinosAction]));
+        return cs.map((c) => deno([threadAct('coord', c, `snicObsoleteCheck(${who}, ${key}, ${showTS(ts)})`, 'local'), threadAct('coord', c, label, 'install')]));
       }
       return coordStep(cs, COORD_PC[action], label, (c) => {
         const o: Observation[] = [];
@@ -401,7 +425,7 @@ function keyPartition(key: string, params: Params): PartitionSpec<KeyState, Mino
         }
         if (action === 'snatchRDLock_L31') o.push(obs('args.owner', `rec[${n}][0].rd`, a.owner, 'after', `RDLock_Owner of ${key} at ${NODE[n]}`));
         if (action === 'consistencySpin_L24' || action === 'persistencySpin_L25') o.push(obs('args.tau', `fo[${i}].tau`, a.tau, 'before', 'the snapshot the spin waits for'));
-        return deno([{ ...act('foll', i, label), pc: FOLL_PC[action] } as MinosAction], o);
+        return deno([threadAct('foll', i, label, FOLL_PC[action])], o);
       });
     }
     if (action === 'allACK_P_sc') {
@@ -412,7 +436,7 @@ function keyPartition(key: string, params: Params): PartitionSpec<KeyState, Mino
       const sc = scopeOf(a.sc);
       const i = s.fo.findIndex((f) => f.n === n && f.kind === 'persist' && f.sc === sc);
       if (i < 0) return `${who} has no follower thread for PERSIST ${a.sc as string} (no recvPERSIST matched)`;
-      return [deno([{ ...act('foll', i, `ackPersist_sc(${who}, ${a.sc as string})`), pc: 'flush' } as MinosAction])];
+      return [deno([threadAct('foll', i, `ackPersist_sc(${who}, ${a.sc as string})`, 'flush')])];
     }
     if (action === 'backgroundPersist') {
       const j = s.bg.findIndex((b) => b[0] === n && b[1] === 0 && b[2] === ts);
@@ -420,19 +444,19 @@ function keyPartition(key: string, params: Params): PartitionSpec<KeyState, Mino
       return [deno([act('bg', j, `backgroundPersist(${who}, ${key}, ${showTS(ts)})`)])];
     }
     if (RECV[action] !== undefined || action === 'discardVAL_L30') {
-      const t = action === 'discardVAL_L30' ? (a.type as MsgType) : RECV[action];
+      const t = action === 'discardVAL_L30' ? MSG_TYPE[a.type as string] : RECV[action];
       const scoped = SCOPE_EVENTS.has(action) || (action === 'recvACK_P' && a.key === '');
       // VALs come from the write's coordinator (TS_WR's node id); the others name their sender
       const from = isInt(a.from) ? a.from : scoped ? -1 : ts % TSN;
       const sc = scoped ? scopeOf(a.sc) : 0;
-      const match = scoped ? (m: Msg) => m.k === -1 && m.sc === sc && (from < 0 || m.from === from) : (m: Msg) => m.k === 0 && m.ts === ts && (action !== 'recvINV' || m.v === specValue(a.v));
-      const j = from >= 0 ? msgIndex(s, t, from, n, match) : s.net.findIndex((m) => m.t === t && m.to === n && match(m));
-      const what = scoped ? `${t} ${a.sc as string}` : `${t} ${key} ${showTS(ts)}`;
+      const match = scoped ? (m: Msg) => m[1] === -1 && m[5] === sc && (from < 0 || m[3] === from) : (m: Msg) => m[1] === 0 && m[2] === ts && (action !== 'recvINV' || m[7] === specValue(a.v));
+      const j = from >= 0 ? msgIndex(s, t, from, n, match) : s.net.findIndex((m) => m[0] === t && m[4] === n && match(m));
+      const what = scoped ? `${MSG[t]} ${a.sc as string}` : `${MSG[t]} ${key} ${showTS(ts)}`;
       if (j < 0) {
-        const inFlight = s.net.filter((m) => m.to === n).map((m) => `${m.t}${m.k === -1 ? '' : ` ${showTS(m.ts)}`} from ${NODE[m.from]}`);
+        const inFlight = s.net.filter((m) => m[4] === n).map(([mt, mk, mts, mfrom]) => `${MSG[mt]}${mk === -1 ? '' : ` ${showTS(mts)}`} from ${NODE[mfrom]}`);
         return `no ${what} from ${from >= 0 ? NODE[from] : 'any node'} to ${NODE[n]} is in flight in the spec (in flight to ${NODE[n]}: ${inFlight.length > 0 ? inFlight.join(', ') : 'nothing'})`;
       }
-      return [deno([act('deliver', j, `${action}(${who}, ${what} from ${NODE[s.net[j].from]})`)])];
+      return [deno([act('deliver', j, `${action}(${who}, ${what} from ${NODE[s.net[j][3]]})`)])];
     }
     return `no step of the spec reads ${action} (impl/minos/README.md, "The trace")`;
   };
@@ -481,7 +505,7 @@ function show(ks: KeyState, key: string, n: number, showValue: (v: number) => st
   }
   const coordinators = s.co.flatMap((th, c) => (th ? [`slot ${c}: ${th.kind} ${th.kind === 'write' ? showTS(th.ts) : `sc${th.sc}`} at ${th.pc}`] : []));
   const followers = s.fo.map((f) => `${NODE[f.n]}: ${f.kind === 'write' ? showTS(f.ts) : `sc${f.sc}`} from ${NODE[f.from]} at ${f.pc}`);
-  const net = s.net.map((m) => `${m.t} ${m.k === -1 ? `sc${m.sc}` : showTS(m.ts)} ${NODE[m.from]}->${NODE[m.to]}`);
+  const net = s.net.map(([t, k, ts, from, to, sc]) => `${MSG[t]} ${k === -1 ? `sc${sc}` : showTS(ts)} ${NODE[from]}->${NODE[to]}`);
   const bg = s.bg.map((b) => `${NODE[b[0]]}: ${showTS(b[2])}`);
   return { key, nodes, coordinators, followers, inFlight: net, backgroundPersists: bg, ...(ks.down ? { down: ks.down.toString(2) } : {}) };
 }

@@ -2,34 +2,46 @@
 // durability predicates D-ack / D-read / D-scope (§4.3), the post-crash durability floor
 // (§4.4), H-Lin-TS (linearizability in TS order, checked as each operation returns), a
 // bounded form of Event's "eventually durable everywhere", and the paper's Table I
-// (§4.1) in its corrected forms; the literal forms are added by the `T..-literal` variants.
+// (§4.1) in its corrected forms; the literal forms are added by the `T..-literal` variants
+// (mutants.ts).
 
 import type { Check } from '../../checkers/explore/types.ts';
-import type { createMachine, Setup } from './machine.ts';
-import { KEY, NODE, NONE, durableAll, durableSome, maxNvm, nid, showTS, ver, type MsgType, type State } from './state.ts';
+import { tagOf, type Cx } from './context.ts';
+import { ACK, ACK_C, ACK_P, INV, KEY, MSG, NODE, NONE, PERSIST, VAL, VAL_C, VAL_P, durableAll, durableSome, maxNvm, nid, showTS, ver, type Coord, type MsgType, type State } from './state.ts';
 
 type Inv = (s: State) => Check;
 
 const MSGS: Record<string, MsgType[]> = {
-  Synch: ['INV', 'ACK', 'VAL'],
-  Strict: ['INV', 'ACK_C', 'ACK_P', 'VAL_C', 'VAL_P'],
-  REnf: ['INV', 'ACK_C', 'ACK_P', 'VAL'],
-  Event: ['INV', 'ACK_C', 'VAL_C'],
-  Scope: ['INV', 'ACK_C', 'VAL_C', 'PERSIST', 'ACK_P', 'VAL_P'],
+  Synch: [INV, ACK, VAL],
+  Strict: [INV, ACK_C, ACK_P, VAL_C, VAL_P],
+  REnf: [INV, ACK_C, ACK_P, VAL],
+  Event: [INV, ACK_C, VAL_C],
+  Scope: [INV, ACK_C, VAL_C, PERSIST, ACK_P, VAL_P],
 };
 /** Messages that carry persistency information, per model (for the corrected 3a). */
 const P_MSGS: Record<string, MsgType[]> = {
-  Synch: ['ACK', 'VAL'],
-  Strict: ['ACK_P', 'VAL_P'],
-  REnf: ['ACK_P', 'VAL'],
+  Synch: [ACK, VAL],
+  Strict: [ACK_P, VAL_P],
+  REnf: [ACK_P, VAL],
   Event: [],
-  Scope: ['PERSIST', 'ACK_P', 'VAL_P'],
+  Scope: [PERSIST, ACK_P, VAL_P],
 };
 
-export const LITERALS = ['T2b-literal', 'T2c-literal', 'T3a-literal', 'T3b-literal'] as const;
+const NONE_SENT: readonly { th: Coord; n: number }[] = [];
 
-export function properties(su: Setup, m: ReturnType<typeof createMachine>, variant: string | undefined): Record<string, Inv> {
-  const { cfg, writes } = su;
+/** The value of the last NVM entry of (k, ts) before entry i of log n, logs in node order (undefined: none). */
+function lastBefore(nvm: readonly number[][], n: number, i: number, k: number, ts: number): number | undefined {
+  let v: number | undefined;
+  for (let p = 0; p <= n; p++) {
+    const log = nvm[p];
+    const end = p === n ? i : log.length;
+    for (let j = 0; j < end; j += 3) if (log[j] === k && log[j + 1] === ts) v = log[j + 2];
+  }
+  return v;
+}
+
+export function invariants(cx: Cx): Record<string, Inv> {
+  const { cfg, writes, mut } = cx;
   const model = cfg.model;
   const N = cfg.nodes;
   const K = cfg.keys;
@@ -42,11 +54,17 @@ export function properties(su: Setup, m: ReturnType<typeof createMachine>, varia
   const same = (s: State, k: number, f: 'vts' | 'gv' | 'gd') => nodes.every((n) => s.rec[n][k][f] === s.rec[0][k][f]);
   const list = (s: State, k: number, f: 'vts' | 'gv' | 'gd') => nodes.map((n) => `${NODE[n]}:${showTS(s.rec[n][k][f])}`).join(' ');
   /** Coordinator write threads that have sent their INVs, with the node they run on. */
-  const sentWrites = (s: State) =>
-    s.co.flatMap((th, c) => (th && th.kind === 'write' && th.sent ? [{ th, n: m.nodeOf(c) }] : []));
-  const allAckC = (th: { ack: number }, n: number) => th.ack === su.others(n);
+  const sentWrites = (s: State): readonly { th: Coord; n: number }[] => {
+    let out: { th: Coord; n: number }[] | undefined;
+    for (let c = 0; c < s.co.length; c++) {
+      const th = s.co[c];
+      if (th !== null && th.kind === 'write' && th.sent) (out ??= []).push({ th, n: cx.nodeOf(c) });
+    }
+    return out ?? NONE_SENT;
+  };
+  const allAckC = (th: { ack: number }, n: number) => th.ack === cx.others(n);
   const allAckP = (th: { ack: number; ackP: number }, n: number) =>
-    model === 'Synch' ? th.ack === su.others(n) : th.ackP === su.others(n);
+    model === 'Synch' ? th.ack === cx.others(n) : th.ackP === cx.others(n);
   const hasPAcks = model === 'Synch' || model === 'Strict' || model === 'REnf';
   /** Volatile-protocol properties speak of the run before the crash. */
   const pre = (f: Inv): Inv => (s) => (s.crashed ? true : f(s));
@@ -69,13 +87,12 @@ export function properties(su: Setup, m: ReturnType<typeof createMachine>, varia
         }
       }
     }
-    const seen = new Map<string, number>();
-    for (const log of s.nvm) {
+    // each NVM entry against the last entry before it (in log order) of the same key and TS
+    for (let n = 0; n < s.nvm.length; n++) {
+      const log = s.nvm[n];
       for (let i = 0; i < log.length; i += 3) {
-        const id = `${log[i]}|${log[i + 1]}`;
-        const v = seen.get(id);
+        const v = lastBefore(s.nvm, n, i, log[i], log[i + 1]);
         if (v !== undefined && v !== log[i + 2]) return `NVM logs hold v${v} and v${log[i + 2]} for ${KEY[log[i]]} ${showTS(log[i + 1])}`;
-        seen.set(id, log[i + 2]);
       }
     }
     return true;
@@ -96,7 +113,7 @@ export function properties(su: Setup, m: ReturnType<typeof createMachine>, varia
     for (const n of nodes) {
       for (const k of keys) {
         const r = s.rec[n][k];
-        const v = m.cur(r);
+        const v = cx.cur(r);
         if (hasPAcks && r.gd > r.gv) return `glb_durableTS ${showTS(r.gd)} > glb_volatileTS ${showTS(r.gv)} of ${KEY[k]} at ${NODE[n]}`;
         if (r.gv > v) return `glb_volatileTS ${showTS(r.gv)} > volatileTS ${showTS(v)} of ${KEY[k]} at ${NODE[n]}`;
         if (maxNvm(s, n, k) > v) return `NVM of ${NODE[n]} holds ${showTS(maxNvm(s, n, k))} > volatileTS ${showTS(v)} of ${KEY[k]}`;
@@ -108,8 +125,8 @@ export function properties(su: Setup, m: ReturnType<typeof createMachine>, varia
     for (const k of keys) {
       for (const n of nodes) {
         for (const p of nodes) {
-          if (m.cur(s.rec[p][k]) < s.rec[n][k].gv) {
-            return `glb_volatileTS ${showTS(s.rec[n][k].gv)} of ${KEY[k]} at ${NODE[n]} is ahead of volatileTS ${showTS(m.cur(s.rec[p][k]))} at ${NODE[p]}`;
+          if (cx.cur(s.rec[p][k]) < s.rec[n][k].gv) {
+            return `glb_volatileTS ${showTS(s.rec[n][k].gv)} of ${KEY[k]} at ${NODE[n]} is ahead of volatileTS ${showTS(cx.cur(s.rec[p][k]))} at ${NODE[p]}`;
           }
         }
       }
@@ -179,7 +196,7 @@ export function properties(su: Setup, m: ReturnType<typeof createMachine>, varia
         const t = s.rec[n][k].rd;
         if (t === NONE) continue;
         const live =
-          s.co.some((th, c) => th && th.kind === 'write' && m.nodeOf(c) === n && th.k === k && th.ts === t && th.sn && coordHolds.has(th.pc)) ||
+          s.co.some((th, c) => th && th.kind === 'write' && cx.nodeOf(c) === n && th.k === k && th.ts === t && th.sn && coordHolds.has(th.pc)) ||
           s.fo.some((f) => f.n === n && f.kind === 'write' && f.k === k && f.ts === t && f.sn && follHolds.has(f.pc));
         if (!live) return `RDLock of ${KEY[k]} at ${NODE[n]} is owned by ${showTS(t)}, which has no thread left to release it`;
       }
@@ -191,32 +208,33 @@ export function properties(su: Setup, m: ReturnType<typeof createMachine>, varia
       if (s.g.wst[w] !== 2) continue;
       const k = writes[w].k;
       for (const n of nodes) {
-        if (m.cur(s.rec[n][k]) < s.g.wts[w]) return `write v${w + 1} ${showTS(s.g.wts[w])} returned to its client but ${NODE[n]} has ${KEY[k]} at ${showTS(m.cur(s.rec[n][k]))}`;
+        if (cx.cur(s.rec[n][k]) < s.g.wts[w]) return `write v${w + 1} ${showTS(s.g.wts[w])} returned to its client but ${NODE[n]} has ${KEY[k]} at ${showTS(cx.cur(s.rec[n][k]))}`;
       }
     }
     return true;
   });
   inv.I11 = (s) => s.g.i11 || true;
+  const tsOk = (t: number) => t >= 0 && ver(t) <= maxVers - 1 && nid(t) < N;
   inv.I12 = (s) => {
     const allowed = MSGS[model];
-    const tsOk = (t: number) => t >= 0 && ver(t) <= maxVers - 1 && nid(t) < N;
-    for (const msg of s.net) {
-      if (!allowed.includes(msg.t)) return `message ${msg.t} is not one of <Lin, ${model}>'s`;
-      if (msg.k >= 0 && !tsOk(msg.ts)) return `message ${msg.t} carries TS ${showTS(msg.ts)} out of range`;
+    for (const [t, k, ts] of s.net) {
+      if (!allowed.includes(t)) return `message ${MSG[t]} is not one of <Lin, ${model}>'s`;
+      if (k >= 0 && !tsOk(ts)) return `message ${MSG[t]} carries TS ${showTS(ts)} out of range`;
     }
     for (const n of nodes) {
       for (const k of keys) {
         const r = s.rec[n][k];
-        for (const t of [r.vts, r.gv, r.gd]) if (!tsOk(t)) return `${KEY[k]} at ${NODE[n]} has a TS ${showTS(t)} out of range`;
+        const bad = !tsOk(r.vts) ? r.vts : !tsOk(r.gv) ? r.gv : !tsOk(r.gd) ? r.gd : undefined;
+        if (bad !== undefined) return `${KEY[k]} at ${NODE[n]} has a TS ${showTS(bad)} out of range`;
         if (r.rd !== NONE && !tsOk(r.rd)) return `RDLock of ${KEY[k]} at ${NODE[n]} is ${showTS(r.rd)}, out of range`;
         if (r.wr !== 0 && r.wr !== 1) return `WRLock of ${KEY[k]} at ${NODE[n]} is ${r.wr}`;
       }
     }
     // Under M28 the bookkeeping holds a count, not a sender set: that mutant is judged by I10.
-    for (let c = 0; c < s.co.length && su.mutant !== 'M28'; c++) {
+    for (let c = 0; c < s.co.length && !mut.M28; c++) {
       const th = s.co[c];
       if (!th) continue;
-      const allowedSenders = su.others(m.nodeOf(c));
+      const allowedSenders = cx.others(cx.nodeOf(c));
       if ((th.ack & ~allowedSenders) !== 0 || (th.ackP & ~allowedSenders) !== 0) return `ACK sender sets of c${c} include a node outside Nodes \\ {self}`;
     }
     return true;
@@ -233,7 +251,7 @@ export function properties(su: Setup, m: ReturnType<typeof createMachine>, varia
     };
   }
   if (model === 'Synch' || model === 'Strict' || model === 'REnf') {
-    const all = model === 'Synch' || variant === 'RENF-REPLICA';
+    const all = model === 'Synch' || mut['RENF-REPLICA'];
     inv['D-read'] = (s) => {
       for (const k of keys) {
         const t = s.g.readMax[k];
@@ -265,7 +283,7 @@ export function properties(su: Setup, m: ReturnType<typeof createMachine>, varia
     for (let i = 0; i < s.pr.length; i += 3) {
       const [n, k, val] = [s.pr[i], s.pr[i + 1], s.pr[i + 2]];
       if (val !== 0 && s.g.wts[val - 1] === NONE) return `post-crash read at ${NODE[n]} returned v${val}, never written`;
-      const t = m.tagOf(s, val);
+      const t = tagOf(s, val);
       let floor = 0;
       if (model === 'Synch') floor = Math.max(ackedMax(s, k), s.g.readMax[k]);
       if (model === 'Strict') floor = ackedMax(s, k);
@@ -299,7 +317,7 @@ export function properties(su: Setup, m: ReturnType<typeof createMachine>, varia
   inv.T2b = pre((s) => {
     for (const { th, n } of sentWrites(s)) {
       if (!allAckC(th, n)) continue;
-      for (const p of nodes) if (m.cur(s.rec[p][th.k]) < th.ts) return `all ACK_Cs for ${showTS(th.ts)} but ${NODE[p]} has volatileTS ${showTS(s.rec[p][th.k].vts)}`;
+      for (const p of nodes) if (cx.cur(s.rec[p][th.k]) < th.ts) return `all ACK_Cs for ${showTS(th.ts)} but ${NODE[p]} has volatileTS ${showTS(s.rec[p][th.k].vts)}`;
     }
     return true;
   });
@@ -312,7 +330,7 @@ export function properties(su: Setup, m: ReturnType<typeof createMachine>, varia
   });
   inv.T3a = pre((s) => {
     for (const k of keys) {
-      const quiet = !s.net.some((msg) => P_MSGS[model].includes(msg.t) && (msg.k === k || msg.k === -1));
+      const quiet = !s.net.some((msg) => P_MSGS[model].includes(msg[0]) && (msg[1] === k || msg[1] === -1));
       if (allUnlocked(s, k) && quiet && !same(s, k, 'gd')) return `${KEY[k]} read-unlocked everywhere, no persistency message in flight, glb_durableTS ${list(s, k, 'gd')}`;
     }
     return true;
@@ -326,7 +344,7 @@ export function properties(su: Setup, m: ReturnType<typeof createMachine>, varia
       return true;
     });
   }
-  if (variant === 'T2b-literal') {
+  if (mut['T2b-literal']) {
     inv['T2b-literal'] = pre((s) => {
       for (const { th, n } of sentWrites(s)) {
         if (allAckC(th, n) && !same(s, th.k, 'vts')) return `all consistency ACKs for ${showTS(th.ts)}, volatileTS ${list(s, th.k, 'vts')}`;
@@ -334,7 +352,7 @@ export function properties(su: Setup, m: ReturnType<typeof createMachine>, varia
       return true;
     });
   }
-  if (variant === 'T2c-literal') {
+  if (mut['T2c-literal']) {
     inv['T2c-literal'] = pre((s) => {
       for (const { th, n } of sentWrites(s)) {
         if (!allAckC(th, n) && !same(s, th.k, 'gv')) return `not all consistency ACKs for ${showTS(th.ts)}, glb_volatileTS ${list(s, th.k, 'gv')}`;
@@ -342,13 +360,13 @@ export function properties(su: Setup, m: ReturnType<typeof createMachine>, varia
       return true;
     });
   }
-  if (variant === 'T3a-literal') {
+  if (mut['T3a-literal']) {
     inv['T3a-literal'] = pre((s) => {
       for (const k of keys) if (allUnlocked(s, k) && !same(s, k, 'gd')) return `${KEY[k]} read-unlocked everywhere, glb_durableTS ${list(s, k, 'gd')}`;
       return true;
     });
   }
-  if (variant === 'T3b-literal') {
+  if (mut['T3b-literal']) {
     inv['T3b-literal'] = pre((s) => {
       for (const { th, n } of sentWrites(s)) {
         if (hasPAcks && !allAckP(th, n) && !same(s, th.k, 'gd')) return `not all persistency ACKs for ${showTS(th.ts)}, glb_durableTS ${list(s, th.k, 'gd')}`;
