@@ -6,7 +6,7 @@
 // fixed-shape records are their fields in order. Parts a state shares with its successors
 // (immutable log items, segments, messages) can be encoded once and copied (`cached`).
 // A spec's tests check its encoding against the plain one (`sameStates`): equal words for
-// equal states, different words for different states, over every state of a config.
+// equal states, different words for different states, over every transition of a config.
 
 /** Writes words into the engine's buffer; past its end it only counts (`end` is then -1: the engine retries with a larger buffer). */
 export class WordWriter {
@@ -96,28 +96,50 @@ export function wordEncoder<S>(write: (w: WordWriter, s: S) => void): (s: S, out
 }
 
 /**
- * Whether `encode` partitions states exactly as `key` (a plain, canonical key: the spec's
- * view as canonical JSON or its string view) does: equal keys ⇔ equal words. Returns the
- * first pair of states that disagree, or null. Tests run it over every state of a config.
+ * Whether a machine's `encode` partitions states exactly as `key` (a plain, canonical key:
+ * the spec's string view, or the engine's encoding of the whole state) does: equal keys ⇔
+ * equal words, over every successor of every state reachable from init (states deduplicated
+ * by key, so equal states reached along different paths are compared too). Returns the
+ * number of distinct states and the first pair that disagrees, if any. Tests run it on a
+ * spec's small configs.
  */
-export function sameStates<S>(states: Iterable<S>, key: (s: S) => string, encode: (s: S, out: Int32Array) => number): null | { a: S; b: S; why: string } {
-  const byKey = new Map<string, { s: S; words: string }>();
+export function sameStates<S>(
+  machine: { init(): S[]; actions(s: S): unknown[]; next(s: S, a: any): S },
+  key: (s: S) => string,
+  encode: (s: S, out: Int32Array) => number,
+): { states: number; mismatch?: { a: S; b: S; why: string } } {
+  const byKey = new Map<string, string>();
   const byWords = new Map<string, { s: S; key: string }>();
   let out = new Int32Array(1024);
-  for (const s of states) {
+  const frontier: S[] = [];
+  const visit = (s: S): { a: S; b: S; why: string } | undefined => {
     let n = encode(s, out);
     while (n < 0) {
       out = new Int32Array(out.length * 2);
       n = encode(s, out);
     }
-    const words = Array.from(out.subarray(0, n)).join(',');
+    const words = out.subarray(0, n).join(',');
     const k = key(s);
-    const a = byKey.get(k);
-    if (a && a.words !== words) return { a: a.s, b: s, why: 'equal states encode to different words' };
-    const b = byWords.get(words);
-    if (b && b.key !== k) return { a: b.s, b: s, why: 'different states encode to the same words' };
-    byKey.set(k, { s, words });
-    byWords.set(words, { s, key: k });
+    const known = byKey.get(k);
+    const other = byWords.get(words);
+    if (known !== undefined && known !== words) return { a: other?.s ?? s, b: s, why: 'equal states encode to different words' };
+    if (other && other.key !== k) return { a: other.s, b: s, why: 'different states encode to the same words' };
+    if (known === undefined) {
+      byKey.set(k, words);
+      byWords.set(words, { s, key: k });
+      frontier.push(s);
+    }
+    return undefined;
+  };
+  for (const s of machine.init()) {
+    const bad = visit(s);
+    if (bad) return { states: byKey.size, mismatch: bad };
   }
-  return null;
+  for (let i = 0; i < frontier.length; i++) {
+    for (const a of machine.actions(frontier[i])) {
+      const bad = visit(machine.next(frontier[i], a));
+      if (bad) return { states: byKey.size, mismatch: bad };
+    }
+  }
+  return { states: byKey.size };
 }
