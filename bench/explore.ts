@@ -186,6 +186,8 @@ async function specsMain(): Promise<void> {
   console.log(`seed specs, default configs: ${await loadLine()}`);
   const trees = compare ? [['this tree', here], ['compared', compare]] : [['this tree', here]];
   const best = new Map<string, SpecFigures>();
+  // per config, the fastest run of each tree (by CPU time)
+  const bestConfig = new Map<string, SpecFigures['configs'][number]>();
   for (let k = 0; k < repeat; k++) {
     for (const name of names) {
       for (const [label, root] of trees) {
@@ -193,6 +195,11 @@ async function specsMain(): Promise<void> {
         const key = `${label}\0${name}`;
         const prev = best.get(key);
         if (!prev || f.cpuSeconds < prev.cpuSeconds) best.set(key, f);
+        for (const c of f.configs) {
+          const ck = `${key}\0${c.config}`;
+          const pc = bestConfig.get(ck);
+          if (!pc || c.cpuSeconds < pc.cpuSeconds) bestConfig.set(ck, c);
+        }
       }
     }
   }
@@ -214,6 +221,22 @@ async function specsMain(): Promise<void> {
             console.error(`${name}/${c.config}: ${m ? `${m.status} ${m.states}/${m.transitions}/${m.depth}` : 'missing'} here, ${c.status} ${c.states}/${c.transitions}/${c.depth} there`);
           }
         }
+      }
+    }
+  }
+  if (compare) {
+    // per config, each tree's fastest run (a config only this tree has gets no ratio)
+    console.log('');
+    console.log('| spec | config | states | CPU s (compared) | CPU s (this tree) | states/CPU s (compared) | states/CPU s (this tree) | this / compared |');
+    console.log('|---|---|---:|---:|---:|---:|---:|---:|');
+    for (const name of names) {
+      for (const c of best.get(`this tree\0${name}`)!.configs) {
+        const a = bestConfig.get(`this tree\0${name}\0${c.config}`)!;
+        const b = bestConfig.get(`compared\0${name}\0${c.config}`);
+        const rate = (x: { states: number; cpuSeconds: number }) => x.states / x.cpuSeconds;
+        console.log(
+          `| ${name} | ${c.config} | ${fmt(a.states)} | ${b ? fmt(b.cpuSeconds, 2) : '-'} | ${fmt(a.cpuSeconds, 2)} | ${b ? fmt(rate(b)) : 'not a default there'} | ${fmt(rate(a))} | ${b ? `${fmt(rate(a) / rate(b), 2)}x` : '-'} |`,
+        );
       }
     }
   }

@@ -7,6 +7,7 @@
 // different machines is meaningless. A spec's bench.ts calls `compareRates`; run directly:
 //   npx tsx specs/kit/bench.ts <before: specs/<name>/index.ts> <after: specs/<name>/index.ts> [repeat] [--configs A0,A1]
 
+import { cpus, loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { exploreSync } from '../../checkers/explore/index.ts';
@@ -22,7 +23,13 @@ function rate(s: SpecDef, name: string, options: ExploreOptions): { states: numb
   return { states: r.states, perSec: r.states / ((cpu.user + cpu.system) / 1e6), perWallSec: r.states / (ms / 1000) };
 }
 
-/** Prints the before/after table (markdown) of every default config (or those in `only`). */
+const loadAverage = () => `load average ${loadavg().map((x) => x.toFixed(2)).join(' ')} on ${cpus().length} cores`;
+
+/**
+ * Prints the before/after table (markdown) of every default config (or those in `only`).
+ * With `detail`, also the CPU seconds of the best run on each side and the load average
+ * before and after the runs; a config the before side does not have is listed as such.
+ */
 export function compareRates(
   after: SpecDef,
   before: SpecDef,
@@ -30,12 +37,22 @@ export function compareRates(
   options: ExploreOptions = {},
   print: (line: string) => void = console.log,
   only?: readonly string[],
+  detail = false,
 ): void {
-  print('| config | states | before (states/CPU s) | after (states/CPU s) | after / before | wall: after / before |');
-  print('|---|---:|---:|---:|---:|---:|');
+  if (detail) print(`before the runs: ${loadAverage()}; best of ${repeat} per side, alternating`);
+  print(
+    detail
+      ? '| config | states | CPU s before | CPU s after | before (states/CPU s) | after (states/CPU s) | after / before | wall: after / before |'
+      : '| config | states | before (states/CPU s) | after (states/CPU s) | after / before | wall: after / before |',
+  );
+  print(detail ? '|---|---:|---:|---:|---:|---:|---:|---:|' : '|---|---:|---:|---:|---:|---:|');
   let sumB = 0;
   let sumA = 0;
   for (const c of after.configs.filter((x) => x.tier === 'default' && (!only || only.includes(x.name)))) {
+    if (!before.configs.some((x) => x.name === c.name)) {
+      if (detail) print(`| ${c.name} | | | | not in before | | | |`);
+      continue;
+    }
     let b = 0;
     let a = 0;
     let bw = 0;
@@ -55,9 +72,12 @@ export function compareRates(
     }
     sumB += states / b;
     sumA += states / a;
-    print(`| ${c.name} | ${states.toLocaleString('en-US')} | ${b.toFixed(0)} | ${a.toFixed(0)} | ${(a / b).toFixed(2)} | ${(aw / bw).toFixed(2)} |`);
+    const cpu = detail ? ` ${(states / b).toFixed(2)} | ${(states / a).toFixed(2)} |` : '';
+    print(`| ${c.name} | ${states.toLocaleString('en-US')} |${cpu} ${b.toFixed(0)} | ${a.toFixed(0)} | ${(a / b).toFixed(2)} | ${(aw / bw).toFixed(2)} |`);
   }
-  print(`| all defaults (CPU s, best runs) | | ${sumB.toFixed(1)} s | ${sumA.toFixed(1)} s | ${(sumB / sumA).toFixed(2)} | |`);
+  if (detail) print(`| all compared (CPU s, best runs) | | ${sumB.toFixed(1)} | ${sumA.toFixed(1)} | | | ${(sumB / sumA).toFixed(2)} | |`);
+  else print(`| all defaults (CPU s, best runs) | | ${sumB.toFixed(1)} s | ${sumA.toFixed(1)} s | ${(sumB / sumA).toFixed(2)} | |`);
+  if (detail) print(`after the runs: ${loadAverage()}`);
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {

@@ -9,6 +9,7 @@ import { linInit, linInvoke, linReturn } from './register-ghost.ts';
 import { addSorted, freezing, produce, removeSorted } from './state.ts';
 import { actorActions, phasedMachine, runLocal, tableMachine, type ActionTable, type ActorStep, type LocalStep, type Phase, type StepAction } from './table.ts';
 import { variants } from './variants.ts';
+import { cachedWords, sameStates, wordEncoder } from './words.ts';
 
 describe('kit/variants', () => {
   const V = variants('toy', ['M1', 'M2'] as const);
@@ -253,5 +254,34 @@ describe('kit/object-ghost', () => {
     m = monInvoke(reg, m, op(1, 'read'));
     m = monReturn(reg, m, 1, 1);
     expect(m.bad).toMatch(/no linearization/);
+  });
+});
+
+describe('words (Machine.encode for plain-object specs)', () => {
+  it('writes into the buffer, reports -1 when the words do not fit, and encodes a shared part once', () => {
+    let calls = 0;
+    const part = cachedWords<{ xs: number[] }>((w, p) => {
+      calls++;
+      w.ints(p.xs);
+    });
+    const encode = wordEncoder<{ a: number | null; p: { xs: number[] } }>((w, s) => {
+      w.intOrNull(s.a);
+      w.words(part(s.p));
+    });
+    const shared = { xs: [5, 6] };
+    const big = new Int32Array(8);
+    expect(encode({ a: null, p: shared }, big)).toBe(5);
+    expect([...big.subarray(0, 5)]).toEqual([0, 0, 2, 5, 6]);
+    expect(encode({ a: 0, p: shared }, big)).toBe(5);
+    expect([...big.subarray(0, 5)]).toEqual([1, 0, 2, 5, 6]);
+    expect(calls).toBe(1);
+    expect(encode({ a: 1, p: shared }, new Int32Array(4))).toBe(-1);
+  });
+  it('sameStates finds two different states with the same words', () => {
+    // a counter 0..3 whose encoding forgets the top bit: 0 and 2 collide
+    const m = { init: () => [0], actions: (s: number) => (s < 3 ? [s] : []), next: (s: number) => s + 1 };
+    const lossy = wordEncoder<number>((w, s) => w.int(s & 1));
+    expect(sameStates(m, String, lossy).mismatch?.why).toBe('different states encode to the same words');
+    expect(sameStates(m, String, wordEncoder<number>((w, s) => w.int(s)))).toEqual({ states: 4 });
   });
 });

@@ -2,7 +2,8 @@
 // onto specs/kit), in one process.
 //   npx tsx specs/rowan/bench.ts <other specs/rowan/index.ts> [repeat] [--only NAME,...]
 // States per CPU second at the default configs (specs/kit/bench.ts's `compareRates`,
-// linearizability off).
+// linearizability off; with --check, explored as `interleave check` does: the monitor on,
+// the CPU seconds per side and the load average printed too).
 //   npx tsx specs/rowan/bench.ts <other specs/rowan/index.ts> --traces
 // The counterexample (property and action labels) of every mutant and finding whose config
 // is a default one or stops early (and of the findings and the migration mutants at
@@ -17,7 +18,7 @@ const repeat = Number(/^\d+$/.test(process.argv[3] ?? '') ? process.argv[3] : 3)
 const onlyAt = process.argv.indexOf('--only');
 const only = onlyAt > 0 ? process.argv[onlyAt + 1].split(',') : undefined;
 if (!other || repeat < 1) {
-  console.error('usage: npx tsx specs/rowan/bench.ts <other specs/rowan/index.ts> [repeat] [--only NAME,...] [--traces]');
+  console.error('usage: npx tsx specs/rowan/bench.ts <other specs/rowan/index.ts> [repeat] [--only NAME,...] [--check | --traces]');
   process.exit(64);
 }
 const before = (await import(other)).spec as SpecDef;
@@ -49,4 +50,5 @@ function traces(): void {
 }
 
 if (process.argv.includes('--traces')) traces();
+else if (process.argv.includes('--check')) compareRates(after, before, repeat, {}, console.log, only, true);
 else compareRates(after, before, repeat, { linearizability: 'off' }, console.log, only);

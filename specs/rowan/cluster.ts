@@ -9,7 +9,16 @@ import type { Cfg, Dist, Item, RowanConfig, RowanState, Server } from './state.t
 export const cfgOf = (st: RowanState, s: number): Cfg => st.cm.cfgs[st.srv[s].term];
 export const curCfg = (st: RowanState): Cfg => st.cm.cfgs[st.cm.term];
 export const replicas = (d: Dist) => [d.p, ...d.bs];
-export const keysOf = (conf: RowanConfig, sh: number) => conf.keyShard.flatMap((s, k) => (s === sh ? [k] : []));
+const keysByShard = new WeakMap<RowanConfig, number[][]>();
+/** The keys of shard sh (computed once per config; callers must not change the list). */
+export function keysOf(conf: RowanConfig, sh: number): readonly number[] {
+  let byShard = keysByShard.get(conf);
+  if (!byShard) {
+    byShard = conf.shards.map((_r, i) => conf.keyShard.flatMap((s, k) => (s === i ? [k] : [])));
+    keysByShard.set(conf, byShard);
+  }
+  return byShard[sh];
+}
 
 /**
  * serving(s, A) of I12: alive, lease valid, not blocked, promotion and cold start done,
@@ -80,9 +89,15 @@ export function wipeDram(s: Server, conf: RowanConfig) {
 }
 
 /** The sender server and the receiver of QP channel "from.worker>to". */
-export const parseChan = (key: string): [number, number] => {
-  const [fw, to] = key.split('>');
-  return [Number(fw.split('.')[0]), Number(to)];
+const chans = new Map<string, readonly [number, number]>();
+export const parseChan = (key: string): readonly [number, number] => {
+  let c = chans.get(key);
+  if (c === undefined) {
+    const [fw, to] = key.split('>');
+    c = [Number(fw.split('.')[0]), Number(to)];
+    chans.set(key, c);
+  }
+  return c;
 };
 
 export function dropChannels(st: RowanState, pred: (from: number, to: number) => boolean) {

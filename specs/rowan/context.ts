@@ -26,9 +26,10 @@ export interface RowanAction extends StepAction {
 }
 
 export const act = (step: string, a = -1, b = -1, key?: string): RowanAction => {
-  const args = [a, b].filter((x) => x >= 0).map(String);
-  if (key !== undefined) args.push(key);
-  return { label: `${step}(${args.join(', ')})`, step, a, b, key };
+  let args = a >= 0 ? String(a) : '';
+  if (b >= 0) args = args ? `${args}, ${b}` : String(b);
+  if (key !== undefined) args = args ? `${args}, ${key}` : key;
+  return { label: `${step}(${args})`, step, a, b, key };
 };
 
 /**

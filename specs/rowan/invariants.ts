@@ -4,16 +4,42 @@
 import type { Check } from '../../checkers/explore/types.ts';
 import { cfgOf, curCfg, getAt, keysOf, replicas, serves } from './cluster.ts';
 import type { Cx } from './context.ts';
-import { digested, pmEntries } from './logs.ts';
+import { digested, pmEntries as pmEntriesOf, type PmEntry } from './logs.ts';
 import type { Entry, RowanState, Server } from './state.ts';
 
 type Inv = (s: RowanState) => Check;
 
-/** Alive, caught-up replicas of shard sh in the CM's configuration. */
-function caughtUp(st: RowanState, sh: number): number[] {
-  const cfg = curCfg(st);
-  return replicas(cfg.dist[sh]).filter((r) => st.srv[r].up && !cfg.lag[sh].includes(r) && cfg.rb !== r);
+/**
+ * What several invariants derive from one state, computed once for it: the engine checks a
+ * state's invariants one after another, and states are never changed once made.
+ */
+function perState<T>(f: (st: RowanState) => T): (st: RowanState) => T {
+  let last: RowanState | undefined;
+  let value: T;
+  return (st) => {
+    if (st !== last) {
+      value = f(st);
+      last = st;
+    }
+    return value;
+  };
 }
+
+/** A server's entries in PM (logs.ts), listed once per server object: invariants see only finished states. */
+const pmLists = new WeakMap<Server, PmEntry[]>();
+function pmEntries(s: Server): PmEntry[] {
+  let list = pmLists.get(s);
+  if (!list) pmLists.set(s, (list = pmEntriesOf(s)));
+  return list;
+}
+
+/** Per shard, the alive, caught-up replicas of the shard in the CM's configuration. */
+const caughtUpAll = perState((st: RowanState): number[][] => {
+  const cfg = curCfg(st);
+  return cfg.dist.map((d, sh) => replicas(d).filter((r) => st.srv[r].up && !cfg.lag[sh].includes(r) && cfg.rb !== r));
+});
+/** Alive, caught-up replicas of shard sh in the CM's configuration. */
+const caughtUp = (st: RowanState, sh: number): number[] => caughtUpAll(st)[sh];
 
 /**
  * Replica s durably has key k at version v or newer: an entry in PM, or a reclaimed
@@ -26,7 +52,7 @@ const holds = (s: Server, sh: number, k: number, v: number) =>
  * Entries that exist: in the PM of live members of the CM's configuration, or in flight. An
  * evicted server's log is out of the system (§3.3: entries only on the failed primary are dropped).
  */
-function existing(st: RowanState): Entry[] {
+const existing = perState((st: RowanState): Entry[] => {
   const out: Entry[] = [];
   const members = curCfg(st).members;
   st.srv.forEach((s, i) => {
@@ -34,13 +60,13 @@ function existing(st: RowanState): Entry[] {
   });
   for (const q of Object.values(st.ch)) for (const m of q) if (m.e.t !== 'C') out.push(m.e);
   return out;
-}
+});
 
 export function invariants(cx: Cx): Record<string, Inv> {
   const { conf, mut, nsh } = cx;
   const shards = [...Array(nsh).keys()];
-  const servingAt = (st: RowanState) =>
-    shards.flatMap((sh) => st.srv.flatMap((_s, i) => (serves(st, i, sh, mut) ? [{ i, sh }] : [])));
+  const servingAt = perState((st: RowanState) =>
+    shards.flatMap((sh) => st.srv.flatMap((_s, i) => (serves(st, i, sh, mut) ? [{ i, sh }] : []))));
   const bad = (prefix: string): Inv => (st) => (st.bad.startsWith(prefix) ? st.bad : true);
 
   return {
@@ -77,7 +103,7 @@ export function invariants(cx: Cx): Record<string, Inv> {
     // I5 (L264): (shard, version) identifies one entry
     I5: (st) => {
       const seen = new Map<string, string>();
-      const all = [...existing(st)];
+      const all = existing(st).slice();
       const members = curCfg(st).members;
       st.srv.forEach((s, i) => {
         if (!members.includes(i)) return;

@@ -86,17 +86,21 @@ export function parse(seg: Seg, mut: Flags<Variant>): { e: Entry; i: number }[] 
 
 /** The b-log segment an arriving SEND goes to (MP SRQ, L182-L184), or undefined (RNR). */
 export function receiveBuffer(s: Server, conf: RowanConfig): Seg | undefined {
-  const blog = s.segs.filter((g) => g.log === 'b');
-  const at = blog.findIndex((g) => g.id === s.cur);
-  if (at >= 0 && blog[at].st === 'using' && !blog[at].sk && blog[at].es.length < conf.segCap) return blog[at];
+  const g = s.segs.find((x) => x.id === s.cur && x.log === 'b');
+  if (g && g.st === 'using' && !g.sk && g.es.length < conf.segCap) return g;
   return nextBuffer(s);
 }
 
 /** The next posted receive buffer after the current one (L184: "the RNIC pops a new receive buffer"). */
 function nextBuffer(s: Server): Seg | undefined {
-  const blog = s.segs.filter((g) => g.log === 'b');
-  const at = blog.findIndex((g) => g.id === s.cur);
-  return blog.slice(at + 1).find((g) => g.st === 'using' && g.es.length === 0);
+  // b-log segments after the current one (all of them before the first landing)
+  let after = !s.segs.some((g) => g.log === 'b' && g.id === s.cur);
+  for (const g of s.segs) {
+    if (g.log !== 'b') continue;
+    if (after && g.st === 'using' && g.es.length === 0) return g;
+    if (g.id === s.cur) after = true;
+  }
+  return undefined;
 }
 
 /** tailSkip: the current buffer has space left, but (entry sizes abstracted) the SEND may not fit in it. */
@@ -110,7 +114,7 @@ export function rowanWrite(st: RowanState, s: number, w: number, b: number, m: M
   if (st.dead.includes(qpKey(s, b))) return false; // G5: destroyed QP, error completion
   if (!st.srv[b].up) return true; // never lands; the sender waits
   const key = `${s}.${w}>${b}`;
-  (st.ch[key] ??= []).push(m);
+  st.ch[key] = [...(st.ch[key] ?? []), m]; // queues are shared between states: replaced, not changed
   return true;
 }
 

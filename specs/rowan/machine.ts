@@ -23,7 +23,7 @@ import { promotionSteps } from './promotion.ts';
 import { putSteps } from './put.ts';
 import { recoverySteps } from './recovery.ts';
 import { rowanLogSteps } from './rowan-log.ts';
-import { copy, encodeState, valueOf, type Cfg, type RowanConfig, type RowanState, type Server } from './state.ts';
+import { copy, encodeState, encodeWords, valueOf, type Cfg, type RowanConfig, type RowanState, type Server } from './state.ts';
 
 export type { RowanAction } from './context.ts';
 
@@ -98,6 +98,7 @@ export function buildMachine(conf: RowanConfig, variant?: string): Machine<S, Ro
     ...phasedMachine(table, (s, a) => copy(s, (writes.get(a.step) ?? otherwise)(s, a))),
     invariants: invariants(cx),
     view: encodeState,
+    encode: encodeWords,
     mayStop: (s) => s.cl.every((c) => c.st === 'done') || rnrStall(s),
     history: clientHistory<S, RowanAction>({
       model: rowanKvModel,

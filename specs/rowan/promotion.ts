@@ -11,6 +11,7 @@ import { segW, type Entry, type RowanState } from './state.ts';
 
 export function promotionSteps(cx: Cx): Record<'promoCollect' | 'promoScatter' | 'promoFinish' | 'rerepCopy' | 'rerepDone' | 'rerepStart', RowanStep> {
   const { conf, mut, nsh } = cx;
+  const shards = [...Array(nsh).keys()];
 
   /** The promotion at n: its replica group, and the replicas it gathers from. */
   function gather(s: RowanState, n: number) {
@@ -27,7 +28,7 @@ export function promotionSteps(cx: Cx): Record<'promoCollect' | 'promoScatter' |
     const v = s.srv[p];
     if (!v.up || v.com < v.term || v.promo) return [];
     const cfg = cfgOf(s, p);
-    return [...Array(nsh).keys()].filter((sh) => cfg.dist[sh].p === p && !v.shardBlocked[sh]);
+    return shards.filter((sh) => cfg.dist[sh].p === p && !v.shardBlocked[sh]);
   }
 
   return {

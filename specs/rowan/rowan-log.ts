@@ -17,8 +17,9 @@ export function rowanLogSteps(cx: Cx): Record<'rnicLand' | 'allocSlot' | 'rnicLa
   function land(d: RowanState, a: { step: string; a: number; key?: string }) {
     const b = d.srv[a.a];
     const [from] = parseChan(a.key!);
-    const m = d.ch[a.key!].shift()!;
-    if (d.ch[a.key!].length === 0) delete d.ch[a.key!];
+    const [m, ...rest] = d.ch[a.key!];
+    if (rest.length === 0) delete d.ch[a.key!];
+    else d.ch[a.key!] = rest;
     if (a.step === 'rnicLandNext') segW(b, b.cur).sk = true;
     const seg = segW(b, receiveBuffer(b, conf)!.id);
     b.cur = seg.id;

@@ -1,6 +1,7 @@
 // ROWAN-KV state: plain data only. Names follow the paper and the extraction
 // (/work/shared/protocols/rowan.md §1.3): t-log, b-log, segment states, shard version,
 // CommitVer, CommitVerArray, MaxVerArray, configuration term.
+import { cachedWords, wordEncoder, type WordWriter } from '../kit/words.ts';
 
 export type OpKind = 'put' | 'del' | 'get';
 export interface ClientOp {
@@ -227,27 +228,37 @@ export interface RowanState {
 }
 
 /**
- * The copy next() starts from: only the servers the step writes are copied. Log entries, segments, index items, configurations and
- * messages are never modified in place (a step that changes a segment replaces it, see
- * segW), so they are shared; the containers around them are copied.
+ * The copy next() starts from: only the servers the step writes are copied. Log entries, segments, index items, configurations,
+ * messages and QP queues are never modified in place (a step that changes a segment
+ * replaces it, see segW; one that sends or lands a message replaces the queue), so they
+ * are shared; the containers around them are copied.
  */
 export function copy(st: RowanState, writes: number[] | 'all'): RowanState {
   const ch: Record<string, Msg[]> = {};
-  for (const key of Object.keys(st.ch)) ch[key] = st.ch[key].slice();
+  for (const key in st.ch) ch[key] = st.ch[key];
+  const srv = st.srv.slice();
+  if (writes === 'all') for (let i = 0; i < srv.length; i++) srv[i] = copyServer(srv[i]);
+  else for (const i of writes) srv[i] = copyServer(st.srv[i]);
+  const cm = st.cm;
   return {
-    srv: st.srv.map((s, i) => (writes === 'all' || writes.includes(i) ? copyServer(s) : s)),
+    srv,
     ch,
     dead: st.dead.slice(),
-    cl: st.cl.map((c) => ({ ...c })),
-    cm: { ...st.cm, cfgs: st.cm.cfgs.slice(), down: st.cm.down.slice(), resp: st.cm.resp.slice() },
+    cl: st.cl.map((c) => ({ pc: c.pc, st: c.st, to: c.to, term: c.term, out: c.out, v: c.v })),
+    cm: { term: cm.term, cfgs: cm.cfgs.slice(), down: cm.down.slice(), resp: cm.resp.slice(), phase: cm.phase, fails: cm.fails, cvLeft: cm.cvLeft, gcLeft: cm.gcLeft, pf: cm.pf, mig: cm.mig },
     acked: st.acked.slice(),
     bad: st.bad,
   };
 }
 
+// A literal naming every field (not a spread): every server then has one shape, which
+// keeps copying and reading it fast.
 function copyServer(s: Server): Server {
   return {
-    ...s,
+    up: s.up,
+    lease: s.lease,
+    term: s.term,
+    com: s.com,
     idx: s.idx.slice(),
     shardVersion: s.shardVersion.slice(),
     commitVer: s.commitVer.slice(),
@@ -256,15 +267,20 @@ function copyServer(s: Server): Server {
     promoVer: s.promoVer.slice(),
     migVer: s.migVer.slice(),
     done: s.done.slice(),
-    ctx: s.ctx.map((c) => ({ ...c, bs: c.bs.slice(), acks: c.acks.slice(), rt: c.rt.slice() })),
+    ctx: s.ctx.map((c) => ({ op: c.op, c: c.c, e: c.e, bs: c.bs.slice(), acks: c.acks.slice(), err: c.err, rt: c.rt.slice() })),
     segs: s.segs.slice(),
+    nextSeg: s.nextSeg,
+    cur: s.cur,
     unflushed: s.unflushed.slice(),
     dma: s.dma.slice(),
     tomb: s.tomb.slice(),
-    promo: s.promo && { ...s.promo, coll: s.promo.coll.slice(), U: s.promo.U.slice(), sc: s.promo.sc.slice() },
-    rerep: s.rerep && { ...s.rerep, done: s.rerep.done.slice() },
+    promo: s.promo && { sh: s.promo.sh, coll: s.promo.coll.slice(), U: s.promo.U.slice(), sc: s.promo.sc.slice() },
+    rerep: s.rerep && { sh: s.rerep.sh, r: s.rerep.r, seg: s.rerep.seg, done: s.rerep.done.slice() },
+    cold: s.cold,
     pushed: s.pushed.slice(),
+    migSent: s.migSent,
     migCopied: s.migCopied.slice(),
+    clean: s.clean,
   };
 }
 
@@ -339,3 +355,247 @@ function encCfg(cfg: Cfg): string {
   }
   return code;
 }
+
+// ---- the same state as words (Machine.encode) ----
+// Field for field what encodeState writes, as integers: the engine hashes these words
+// instead of encoding the string. Equal states give equal words and different states
+// different words exactly when their encodeState strings are equal (rowan.test.ts checks
+// it over every state of several configs), so the counts are the string view's.
+
+const SEG_STATES: Record<SegState, number> = { free: 0, using: 1, used: 2, committed: 3 };
+const CLIENT_STATES: Record<ClientSt, number> = { idle: 0, sent: 1, wait: 2, rej: 3, reply: 4, lost: 5, done: 6 };
+/** "a.b" (a location: segment and slot; a QP channel's sender and worker) as two integers. */
+const pairs = new Map<string, [number, number]>();
+function pair(x: string): [number, number] {
+  let p = pairs.get(x);
+  if (p === undefined) {
+    const m = /^(\d+)[.-](\d+)$/.exec(x);
+    if (!m) throw new Error(`rowan encode: "${x}" is not a pair of numbers`);
+    p = [Number(m[1]), Number(m[2])];
+    pairs.set(x, p);
+  }
+  return p;
+}
+/** A QP channel "from.worker>to" as three integers. */
+const chans = new Map<string, [number, number, number]>();
+function chan(key: string): [number, number, number] {
+  let c = chans.get(key);
+  if (c === undefined) {
+    const [fw, to] = key.split('>');
+    if (to === undefined || !/^\d+$/.test(to)) throw new Error(`rowan encode: "${key}" is not a QP channel`);
+    c = [...pair(fw), Number(to)];
+    chans.set(key, c);
+  }
+  return c;
+}
+
+function wEntry(w: WordWriter, e: Entry): void {
+  w.int(e.t.charCodeAt(0));
+  w.int(e.sh);
+  w.int(e.v);
+  w.int(e.k);
+  w.int(e.x);
+  w.int(e.np === 1 ? 1 : e.np === 2 ? 2 : 0);
+}
+
+function wLoc(w: WordWriter, loc: string): void {
+  const [a, b] = pair(loc);
+  w.int(a);
+  w.int(b);
+}
+
+const segWords = cachedWords<Seg>((w, g) => {
+  w.int(g.id);
+  w.int(g.log.charCodeAt(0));
+  w.int(SEG_STATES[g.st]);
+  w.int(g.dg);
+  w.ints(g.mv);
+  w.int(g.es.length);
+  for (const e of g.es) wEntry(w, e);
+  if (g.bad) w.ints(g.bad);
+  else w.int(-1);
+  w.int(!!g.sk);
+  if (g.old) {
+    w.int(g.old.length);
+    for (const e of g.old) {
+      w.int(e ? 1 : 0);
+      if (e) wEntry(w, e);
+    }
+  } else w.int(-1);
+});
+
+const cfgWords = cachedWords<Cfg>((w, cfg) => {
+  w.ints(cfg.members);
+  w.int(cfg.dist.length);
+  for (const d of cfg.dist) {
+    w.int(d.p);
+    w.ints(d.bs);
+  }
+  w.int(cfg.lag.length);
+  for (const l of cfg.lag) w.ints(l);
+  w.int(cfg.rb);
+  w.int(cfg.fo);
+  if (cfg.mig) {
+    w.int(1);
+    w.int(cfg.mig.src);
+    w.int(cfg.mig.tgt);
+    w.int(cfg.mig.sh);
+    w.int(cfg.mig.prev.p);
+    w.ints(cfg.mig.prev.bs);
+  } else w.int(0);
+});
+
+const msgWords = cachedWords<Msg>((w, m) => {
+  w.int(m.op);
+  wEntry(w, m.e);
+  w.int(m.r ? 1 : 0);
+});
+
+
+function wServer(w: WordWriter, s: Server): void {
+  w.int(s.up);
+  w.int(s.lease);
+  w.int(s.term);
+  w.int(s.com);
+  w.int(s.cold);
+  w.ints(s.pushed);
+  w.int(s.migSent);
+  w.ints(s.migCopied);
+  w.int(s.idx.length);
+  for (const it of s.idx) {
+    if (!it) {
+      w.int(0);
+      continue;
+    }
+    w.int(1);
+    w.int(it.v);
+    w.int(it.d);
+    w.int(it.x);
+    wLoc(w, it.loc);
+  }
+  w.ints(s.shardVersion);
+  w.ints(s.commitVer);
+  w.ints(s.commitVerArray);
+  w.ints(s.promoVer);
+  w.ints(s.migVer);
+  w.ints(s.done);
+  w.ints(s.shardBlocked);
+  w.int(s.ctx.length);
+  for (const c of s.ctx) {
+    w.int(c.op);
+    wEntry(w, c.e);
+    w.ints(c.bs);
+    w.ints(c.acks);
+    w.int(c.err);
+    w.ints(c.rt);
+  }
+  w.int(s.nextSeg);
+  w.int(s.cur);
+  w.int(s.segs.length);
+  for (const g of s.segs) w.words(segWords(g));
+  w.int(s.unflushed.length);
+  for (const u of s.unflushed) {
+    w.int(u.seg);
+    w.int(u.slot);
+    w.int(u.from);
+    w.int(u.op);
+  }
+  w.int(s.dma.length);
+  for (const d of s.dma) {
+    w.int(d.seg);
+    w.int(d.slot);
+    w.int(d.from);
+    w.int(d.op);
+    w.int(d.r);
+  }
+  w.ints(s.tomb);
+  if (s.promo) {
+    w.int(1);
+    w.int(s.promo.sh);
+    w.ints(s.promo.coll);
+    w.int(s.promo.U.length);
+    for (const e of s.promo.U) wEntry(w, e);
+    w.ints(s.promo.sc);
+  } else w.int(0);
+  if (s.rerep) {
+    w.int(1);
+    w.int(s.rerep.sh);
+    w.int(s.rerep.r);
+    w.int(s.rerep.seg);
+    w.ints(s.rerep.done);
+  } else w.int(0);
+  if (s.clean) {
+    w.int(1);
+    w.int(s.clean.seg);
+    w.int(s.clean.moved.length);
+    for (const m of s.clean.moved) {
+      w.int(m.k);
+      w.int(m.v);
+      wLoc(w, m.loc);
+      wEntry(w, m.e);
+    }
+    if (s.clean.rm) {
+      w.int(s.clean.rm.length);
+      for (const m of s.clean.rm) {
+        w.int(m.k);
+        w.int(m.v);
+        wLoc(w, m.loc);
+      }
+    } else w.int(-1);
+  } else w.int(0);
+}
+
+
+function wState(w: WordWriter, st: RowanState): void {
+  // a server a step does not write is shared with the state before: encoded once
+  for (const s of st.srv) wServer(w, s);
+  const keys = Object.keys(st.ch);
+  if (keys.length > 1) keys.sort();
+  w.int(keys.length);
+  for (const key of keys) {
+    const [from, worker, to] = chan(key);
+    w.int(from);
+    w.int(worker);
+    w.int(to);
+    const q = st.ch[key];
+    w.int(q.length);
+    for (const m of q) w.words(msgWords(m));
+  }
+  w.int(st.dead.length);
+  for (const d of st.dead) {
+    const [a, b] = pair(d);
+    w.int(a);
+    w.int(b);
+  }
+  for (const c of st.cl) {
+    w.int(c.pc);
+    w.int(CLIENT_STATES[c.st]);
+    w.int(c.to);
+    w.int(c.term);
+    w.intOrNull(c.out);
+    w.int(c.v);
+  }
+  const cm = st.cm;
+  w.int(cm.term);
+  w.int(cm.phase === 'new');
+  w.ints(cm.down);
+  w.ints(cm.resp);
+  w.int(cm.fails);
+  w.int(cm.cvLeft);
+  w.int(cm.gcLeft);
+  w.int(cm.pf);
+  w.int(cm.mig);
+  w.int(cm.cfgs.length);
+  for (const cfg of cm.cfgs) w.words(cfgWords(cfg));
+  w.int(st.acked.length);
+  for (const a of st.acked) {
+    w.int(a.sh);
+    w.int(a.k);
+    w.int(a.v);
+  }
+  w.int(st.bad.length);
+  for (let i = 0; i < st.bad.length; i++) w.int(st.bad.charCodeAt(i));
+}
+
+/** Machine.encode: the state as words (the same partition as encodeState). */
+export const encodeWords = wordEncoder(wState);

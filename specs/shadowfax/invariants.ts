@@ -15,10 +15,17 @@ export function done(cx: Cx, s: State): boolean {
   return cx.crashes ? finished && s.meta.dep === null : finished;
 }
 
+/** The ranges the metadata store gave server srv in view v (their union). */
+function rangesAt(s: State, srv: number, v: number): number {
+  let acc = 0;
+  for (const [x, y, rs] of s.meta.rangesAt) if (x === srv && y === v) acc |= rs;
+  return acc;
+}
+
 /** canExecute(s, r) of §4.2: would this server execute an op on range r if one arrived now? */
 function canExecute(cx: Cx, s: State, srv: number, r: number): boolean {
   if (!s.up[srv]) return false;
-  const ranges = (v: number) => s.meta.rangesAt.filter(([x, y]) => x === srv && y === v).reduce((acc, [, , rs]) => acc | rs, 0);
+  const ranges = (v: number) => rangesAt(s, srv, v);
   if (srv === S) {
     const pendingOnR = s.src.pendingIO.some((p) => (rangeOf(cx, cx.ops[p.op].k) & r) !== 0);
     return pendingOnR || s.src.threads.some((th) => (ranges(th.view) & r) !== 0) || (cx.mut.M1 && r === R);

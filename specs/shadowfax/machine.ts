@@ -13,7 +13,7 @@ import { done, invariants } from './invariants.ts';
 import { shadowfaxKv } from './kv-model.ts';
 import { idleSource } from './migration.ts';
 import { VARIANTS } from './mutants.ts';
-import { copy, RT, S, SERVER_NAMES, T, type Item, type ShadowfaxAction, type ShadowfaxConfig, type State } from './state.ts';
+import { copy, encodeState, RT, S, SERVER_NAMES, T, type Item, type ShadowfaxAction, type ShadowfaxConfig, type State } from './state.ts';
 import { table } from './steps.ts';
 
 function initial(cx: Cx): State {
@@ -141,6 +141,7 @@ export function buildShadowfax(config: ShadowfaxConfig, variant?: string): Machi
       : steps.actions,
     next: steps.next,
     invariants: invariants(cx),
+    encode: encodeState,
     mayStop: (s) => done(cx, s),
     // with rollback and CPR replay an acknowledgement is no durability promise (§4.4):
     // crash configs are checked by their invariants, not by the history

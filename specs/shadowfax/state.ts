@@ -1,4 +1,5 @@
 import { copyEach } from '../kit/state.ts';
+import { cachedWords, wordEncoder, type WordWriter } from '../kit/words.ts';
 import type { StepAction } from '../kit/table.ts';
 
 // The state of the Shadowfax model: two servers (source S, target T), the metadata store,
@@ -308,3 +309,221 @@ export function copy(s: State): State {
   };
 }
 
+
+// ---- the state as words (Machine.encode) ----
+// Every field of State, in a fixed order, as integers: the engine hashes these words
+// instead of walking the objects (sorting their keys, tagging every value). Lists carry
+// their length, optional parts a tag, so the encoding is injective: two states get the
+// same words exactly when they are equal (shadowfax.test.ts checks it against the plain
+// encoding over every state of several configs). Parts steps replace but never change
+// (log items, messages, snapshots) are encoded once each.
+
+const SOURCE_PHASES: Record<SourcePhase, number> = { NORMAL: 0, SAMPLING: 1, PREPARE: 2, TRANSFER: 3, MIGRATE: 4, COMPLETE: 5, DONE: 6 };
+const TARGET_PHASES: Record<TargetPhase, number> = { NORMAL: 0, T_PREPARE: 1, T_RECEIVE: 2, T_COMPLETE: 3 };
+const COMPACTION: Record<Source['compaction'], number> = { no: 0, shipping: 1, done: 2 };
+const RPCS: Record<Control['rpc'], number> = { PrepForTransfer: 0, TransferedOwnership: 1, CompleteMigration: 2 };
+
+const itemWords = cachedWords<Item>((w, it) => {
+  if ('indir' in it) {
+    w.int(2);
+    w.int(it.indir);
+    w.int(it.range);
+    w.int(it.addr);
+  } else {
+    w.int(1);
+    w.int(it.k);
+    w.intOrNull(it.v);
+  }
+});
+
+function wItems(w: WordWriter, xs: readonly Item[]): void {
+  w.int(xs.length);
+  for (let i = 0; i < xs.length; i++) w.words(itemWords(xs[i]));
+}
+
+function wNums(w: WordWriter, xs: readonly (number | null)[]): void {
+  w.int(xs.length);
+  for (const x of xs) w.intOrNull(x);
+}
+
+function wText(w: WordWriter, x: string): void {
+  w.int(x.length);
+  for (let i = 0; i < x.length; i++) w.int(x.charCodeAt(i));
+}
+
+const snapshotWords = cachedWords<Snapshot>((w, x) => {
+  wItems(w, x.log);
+  w.ints(x.execd);
+});
+
+function wSnapshot(w: WordWriter, x: Snapshot | null): void {
+  if (x === null) w.int(0);
+  else {
+    w.int(1);
+    w.words(snapshotWords(x));
+  }
+}
+
+const requestWords = cachedWords<Request>((w, r) => {
+  w.ints(r.ops);
+  w.int(r.tag);
+});
+
+const responseWords = cachedWords<Response>((w, r) => {
+  w.int(r.op);
+  if ('rejected' in r) {
+    w.int(2);
+    w.int(r.rejected);
+    w.int(r.tag);
+  } else {
+    w.int(1);
+    w.intOrNull(r.out);
+  }
+});
+
+const controlWords = cachedWords<Control>((w, c) => {
+  w.int(RPCS[c.rpc]);
+  if (c.rpc === 'TransferedOwnership') wItems(w, c.samples);
+});
+
+function wDep(w: WordWriter, d: Dependency | null): void {
+  if (d === null) w.int(0);
+  else {
+    w.int(1);
+    w.int(d.srcDone);
+    w.int(d.tgtDone);
+    w.int(d.cancelled);
+  }
+}
+
+function wSource(w: WordWriter, src: Source): void {
+  w.int(SOURCE_PHASES[src.phase]);
+  w.int(src.threads.length);
+  for (const th of src.threads) {
+    w.int(th.view);
+    w.int(SOURCE_PHASES[th.phase]);
+  }
+  wItems(w, src.log);
+  w.int(src.head);
+  w.int(src.flushed);
+  w.int(src.begin);
+  w.int(COMPACTION[src.compaction]);
+  w.int(src.tailStart);
+  w.int(src.claimed);
+  w.int(src.batchesSent);
+  w.int(src.batchesAcked);
+  if (src.earlySamples === null) w.int(-1);
+  else wItems(w, src.earlySamples);
+  w.int(src.pendingIO.length);
+  for (const p of src.pendingIO) {
+    w.int(p.op);
+    w.int(p.c);
+    w.int(p.t);
+  }
+  w.int(src.copying.length);
+  for (const p of src.copying) {
+    w.int(p.op);
+    w.int(p.c);
+    w.int(p.t);
+    w.intOrNull(p.v);
+  }
+}
+
+function wClient(w: WordWriter, cl: Client): void {
+  w.ints(cl.owner);
+  w.ints(cl.views);
+  w.int(cl.sessions.length);
+  for (const x of cl.sessions) {
+    w.int(x.view);
+    w.int(x.ranges);
+    w.ints(x.inflight);
+    w.int(x.rejectFrom);
+    w.ints(x.behind);
+    w.int(x.lastDone);
+    w.ints(x.buffer);
+  }
+  w.int(cl.next);
+}
+
+function wState(w: WordWriter, s: State): void {
+  const meta = s.meta;
+  w.ints(meta.owner);
+  w.ints(meta.view);
+  w.int(meta.rangesAt.length);
+  for (const [a, b, c] of meta.rangesAt) {
+    w.int(a);
+    w.int(b);
+    w.int(c);
+  }
+  wDep(w, meta.dep);
+  wSource(w, s.src);
+  const tgt = s.tgt;
+  w.int(TARGET_PHASES[tgt.phase]);
+  w.int(tgt.view);
+  wItems(w, tgt.log);
+  w.int(tgt.tailStart);
+  w.int(tgt.pended.length);
+  for (const p of tgt.pended) {
+    w.int(p.op);
+    w.int(p.c);
+  }
+  w.int(s.clients.length);
+  for (const cl of s.clients) wClient(w, cl);
+  for (const perServer of s.req) {
+    w.int(perServer.length);
+    for (const q of perServer) {
+      w.int(q.length);
+      for (const r of q) w.words(requestWords(r));
+    }
+  }
+  for (const perServer of s.resp) {
+    w.int(perServer.length);
+    for (const q of perServer) {
+      w.int(q.length);
+      for (const r of q) w.words(responseWords(r));
+    }
+  }
+  w.int(s.ctrl.length);
+  for (const c of s.ctrl) w.words(controlWords(c));
+  w.int(s.data.length);
+  for (const q of s.data) {
+    w.int(q.length);
+    for (const batch of q) wItems(w, batch);
+  }
+  wItems(w, s.compacted);
+  w.int(s.migrations);
+  w.int(s.swapped);
+  wNums(w, s.A);
+  w.ints(s.execs);
+  w.ints(s.status);
+  w.ints(s.sentTag);
+  w.int(s.broken.length);
+  for (const [name, message] of s.broken) {
+    wText(w, name);
+    wText(w, message);
+  }
+  w.ints(s.up);
+  w.int(s.crashesLeft);
+  w.int(s.execd.length);
+  for (const x of s.execd) w.ints(x);
+  w.int(s.pre.length);
+  for (const x of s.pre) wSnapshot(w, x);
+  w.int(s.post.length);
+  for (const x of s.post) wSnapshot(w, x);
+  w.int(s.applied.length);
+  for (const [op, k, v] of s.applied) {
+    w.int(op);
+    w.int(k);
+    w.int(v);
+  }
+  wDep(w, s.gone);
+  if (s.deciding === null) w.int(0);
+  else {
+    w.int(1);
+    w.int(s.deciding.server);
+    w.int(s.deciding.cancel);
+  }
+}
+
+/** Machine.encode: the state as words, injective (states are equal exactly when their words are). */
+export const encodeState = wordEncoder(wState);

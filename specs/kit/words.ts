@@ -1,0 +1,145 @@
+// Machine.encode for plain-object specs: a spec writes its state's fields as 32-bit words
+// in a fixed order, instead of handing the engine a view to encode generically (which
+// walks every object, sorts its keys and tags every value) or a string (built, then copied
+// into words char by char). The encoding must be injective on the states the spec reaches:
+// every variable-length part is preceded by its length, every optional part by a tag, and
+// fixed-shape records are their fields in order. Parts a state shares with its successors
+// (immutable log items, segments, messages) can be encoded once and copied (`cached`).
+// A spec's tests check its encoding against the plain one (`sameStates`): equal words for
+// equal states, different words for different states, over every transition of a config.
+
+/** Writes words into the engine's buffer; past its end it only counts (`end` is then -1: the engine retries with a larger buffer). */
+export class WordWriter {
+  private buf: Int32Array = new Int32Array(0);
+  private n = 0;
+
+  /** Starts writing into out. */
+  begin(out: Int32Array): this {
+    this.buf = out;
+    this.n = 0;
+    return this;
+  }
+
+  /** The number of words written, or -1 when they did not fit. */
+  end(): number {
+    return this.n <= this.buf.length ? this.n : -1;
+  }
+
+  /** An integer (or a boolean, as 0/1). Numbers must be 32-bit integers. */
+  int(x: number | boolean): void {
+    if (this.n < this.buf.length) this.buf[this.n] = +x;
+    this.n++;
+  }
+
+  /** An integer or null (null as a tag no other value writes: two words). */
+  intOrNull(x: number | null): void {
+    if (x === null) {
+      this.int(0);
+      this.int(0);
+    } else {
+      this.int(1);
+      this.int(x);
+    }
+  }
+
+  /** A list of integers, its length first. */
+  ints(xs: readonly (number | boolean)[]): void {
+    this.int(xs.length);
+    for (let i = 0; i < xs.length; i++) this.int(xs[i]);
+  }
+
+  /** Words encoded before (a shared part's cached encoding), as they are. */
+  words(ws: Int32Array): void {
+    const n = this.n;
+    if (n + ws.length <= this.buf.length) this.buf.set(ws, n);
+    this.n = n + ws.length;
+  }
+}
+
+/**
+ * The encoding of a shared, immutable part, computed once per object: `write` encodes x
+ * with the writer it is given (a scratch one, grown as needed). Cache parts a step
+ * replaces rather than changes in place; the words must include whatever length or tag
+ * makes the part self-delimiting.
+ */
+export function cachedWords<T extends object>(write: (w: WordWriter, x: T) => void): (x: T) => Int32Array {
+  const memo = new WeakMap<T, Int32Array>();
+  const w = new WordWriter();
+  let scratch = new Int32Array(64);
+  return (x) => {
+    let ws = memo.get(x);
+    if (ws === undefined) {
+      for (;;) {
+        write(w.begin(scratch), x);
+        const n = w.end();
+        if (n >= 0) {
+          ws = scratch.slice(0, n);
+          break;
+        }
+        scratch = new Int32Array(scratch.length * 4);
+      }
+      memo.set(x, ws);
+    }
+    return ws;
+  };
+}
+
+/**
+ * Machine.encode from a function that writes a state with a WordWriter.
+ */
+export function wordEncoder<S>(write: (w: WordWriter, s: S) => void): (s: S, out: Int32Array) => number {
+  const w = new WordWriter();
+  return (s, out) => {
+    write(w.begin(out), s);
+    return w.end();
+  };
+}
+
+/**
+ * Whether a machine's `encode` partitions states exactly as `key` (a plain, canonical key:
+ * the spec's string view, or the engine's encoding of the whole state) does: equal keys ⇔
+ * equal words, over every successor of every state reachable from init (states deduplicated
+ * by key, so equal states reached along different paths are compared too). Returns the
+ * number of distinct states and the first pair that disagrees, if any. Tests run it on a
+ * spec's small configs.
+ */
+export function sameStates<S>(
+  machine: { init(): S[]; actions(s: S): unknown[]; next(s: S, a: any): S },
+  key: (s: S) => string,
+  encode: (s: S, out: Int32Array) => number,
+): { states: number; mismatch?: { a: S; b: S; why: string } } {
+  const byKey = new Map<string, string>();
+  const byWords = new Map<string, { s: S; key: string }>();
+  let out = new Int32Array(1024);
+  const frontier: S[] = [];
+  const visit = (s: S): { a: S; b: S; why: string } | undefined => {
+    let n = encode(s, out);
+    while (n < 0) {
+      out = new Int32Array(out.length * 2);
+      n = encode(s, out);
+    }
+    const words = out.subarray(0, n).join(',');
+    const k = key(s);
+    const known = byKey.get(k);
+    const other = byWords.get(words);
+    if (known !== undefined && known !== words) return { a: other?.s ?? s, b: s, why: 'equal states encode to different words' };
+    if (other && other.key !== k) return { a: other.s, b: s, why: 'different states encode to the same words' };
+    if (known === undefined) {
+      byKey.set(k, words);
+      byWords.set(words, { s, key: k });
+      frontier.push(s);
+    }
+    return undefined;
+  };
+  for (const s of machine.init()) {
+    const bad = visit(s);
+    if (bad) return { states: byKey.size, mismatch: bad };
+  }
+  for (let i = 0; i < frontier.length; i++) {
+    for (const a of machine.actions(frontier[i])) {
+      const bad = visit(machine.next(frontier[i], a));
+      if (bad) return { states: byKey.size, mismatch: bad };
+    }
+  }
+  return { states: byKey.size };
+}
