@@ -19,7 +19,7 @@ let running = false;
 export async function runInProcess(...args: string[]): Promise<CliRun> {
   if (running) throw new Error('runInProcess: one run at a time');
   running = true;
-  const program = buildProgram();
+  const program = await buildProgram();
   let stdout = '';
   let stderr = '';
   const out = process.stdout.write;

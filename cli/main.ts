@@ -2,4 +2,4 @@
 import { runCli } from './errors.ts';
 import { buildProgram } from './program.ts';
 
-process.exitCode = await runCli(buildProgram(), process.argv);
+process.exitCode = await runCli(await buildProgram(process.argv), process.argv);

@@ -1,24 +1,49 @@
 // The `interleave` program: every subcommand, each in its own module, registered here once
-// for cli/main.ts and for the tests that run the command in their own process.
+// for cli/main.ts and for the tests that run the command in their own process. A command
+// line that names a command loads only that command's module (the others import the
+// explorer, esbuild, the specs: hundreds of milliseconds of start-up that `interleave lin`
+// never uses); help, a bare or unknown command loads them all.
 import { Command } from 'commander';
-import * as check from './check.ts';
-import * as explore from './explore.ts';
-import * as init from './init.ts';
-import * as lin from './lin.ts';
-import * as list from './list.ts';
-import * as mutants from './mutants.ts';
 import { VERSION } from './package-root.ts';
-import * as run from './run.ts';
-import * as serve from './serve.ts';
-import * as validate from './validate.ts';
-import * as worker from './worker.ts';
 
-export function buildProgram(): Command {
+interface CommandModule {
+  register(program: Command): void;
+}
+
+/** Each command's module, in the order help lists them. */
+const COMMANDS: Record<string, () => Promise<CommandModule>> = {
+  check: () => import('./check.ts'),
+  explore: () => import('./explore.ts'),
+  mutants: () => import('./mutants.ts'),
+  lin: () => import('./lin.ts'),
+  list: () => import('./list.ts'),
+  run: () => import('./run.ts'),
+  validate: () => import('./validate.ts'),
+  serve: () => import('./serve.ts'),
+  init: () => import('./init.ts'),
+  worker: () => import('./worker.ts'),
+};
+
+/**
+ * The command `argv` (node, script, args...) runs, if its first word names one. The
+ * program's own options (--version, --help, --debug) take no value, so the first word
+ * that is not an option is the command.
+ */
+function commandOf(argv: readonly string[]): string | undefined {
+  const word = argv.slice(2).find((a) => !a.startsWith('-'));
+  return word !== undefined && Object.hasOwn(COMMANDS, word) ? word : undefined;
+}
+
+/** The program; with `argv`, only the command it names when it names one. */
+export async function buildProgram(argv?: readonly string[]): Promise<Command> {
+  const named = argv === undefined ? undefined : commandOf(argv);
+  const names = named === undefined ? Object.keys(COMMANDS) : [named];
+  const modules = await Promise.all(names.map((name) => COMMANDS[name]()));
   const program = new Command()
     .name('interleave')
     .description('Model-check distributed-storage protocol specs and check histories for linearizability.')
     .version(VERSION, '-V, --version', 'print the version')
     .exitOverride();
-  for (const command of [check, explore, mutants, lin, list, run, validate, serve, init, worker]) command.register(program);
+  for (const command of modules) command.register(program);
   return program;
 }

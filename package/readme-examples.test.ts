@@ -12,6 +12,7 @@ import { bundledSpecs, isModulePath } from '../cli/specs.ts';
 import { readmeBlocks, ROOT } from './readme-blocks.ts';
 
 const all = readmeBlocks();
+const program = await buildProgram();
 // In the repository (not under node_modules), so that `interleave/...` resolves to this checkout.
 const scratch = join(ROOT, '.scratch', `readme-examples-${process.pid}`);
 mkdirSync(scratch, { recursive: true });
@@ -56,7 +57,7 @@ function commandLines(): CommandLine[] {
       if (m) lines.push({ where: `${b.file}:${b.line + 1 + i}`, argv: words(m[1]!) });
     });
   }
-  for (const command of buildProgram().commands) {
+  for (const command of program.commands) {
     for (const [text] of helpOf(command)?.examples ?? []) {
       const m = COMMAND.exec(text);
       if (m) lines.push({ where: `interleave ${command.name()} --help`, argv: words(m[1]!) });
@@ -67,7 +68,6 @@ function commandLines(): CommandLine[] {
 
 /** What is wrong with a command line, or nothing. */
 function problems({ argv }: CommandLine): string[] {
-  const program = buildProgram();
   const [name, ...rest] = argv;
   const command = program.commands.find((c) => c.name() === name);
   if (!command) return [`no command ${name}`];

@@ -129,7 +129,8 @@ export function slice(round: number): number {
 
 /** The searches of some partitions, taking turns round by round. */
 export class Rounds {
-  private readonly searches = new Map<number, WglSearch<unknown>>();
+  /** The searches of the partitions started, by partition index. */
+  private readonly searches: (WglSearch<unknown> | undefined)[] = [];
   /** Unfinished partitions, in partition order. */
   private active: number[];
   round = 0;
@@ -151,20 +152,17 @@ export class Rounds {
   play(): { index: number; result: SearchResult }[] {
     this.round++;
     const finished: { index: number; result: SearchResult }[] = [];
+    let left = 0;
     for (const index of this.active) {
-      let search = this.searches.get(index);
-      if (search === undefined) {
-        search = new WglSearch(this.model, this.parts[index], this.options);
-        this.searches.set(index, search);
-      }
+      let search = this.searches[index];
+      if (search === undefined) search = this.searches[index] = new WglSearch(this.model, this.parts[index], this.options);
       const over = Date.now() > this.options.deadline ? (search.stop('timeout'), true) : search.run(slice(this.round));
       if (over) {
         finished.push({ index, result: search.result });
-        this.searches.delete(index);
-      }
+        this.searches[index] = undefined;
+      } else this.active[left++] = index;
     }
-    const ended = new Set(finished.map((f) => f.index));
-    this.active = this.active.filter((i) => !ended.has(i));
+    this.active.length = left;
     return finished;
   }
 }

@@ -3,6 +3,7 @@
 // closed, threaded on a doubly linked list held in typed arrays. An indeterminate
 // operation has a call entry and no return entry: nothing forces it to be linearized.
 
+import { Slab } from './slab.ts';
 import type { Operation } from './types.ts';
 
 export interface EntryList {
@@ -23,16 +24,21 @@ export interface EntryList {
   determinate: number;
 }
 
-export function buildEntries(ops: readonly Operation[]): EntryList {
+/** Bytes the entry arrays take per entry, roughly (the time buckets vary). */
+export const ENTRY_BYTES = 72;
+
+/** The entry list of `ops`; its arrays come from `slab` (the search's; default one of its own). */
+export function buildEntries(ops: readonly Operation[], slab?: Slab): EntryList {
   const n = ops.length;
   let determinate = 0;
   for (const o of ops) if (o.ret !== undefined) determinate++;
   const count = n + determinate;
+  const mem = slab ?? new Slab(ENTRY_BYTES * (count + 1));
   // The order is (time, calls first, operation): a stable counting sort on
   // rank(time) * 2 + (return ? 1 : 0), taking operations in index order. Integer times in
   // a range not much larger than the history are their own ranks; other times are ranked
   // by a native numeric sort (a comparator sort costs several times more).
-  const times = new Float64Array(count);
+  const times = mem.f64(count);
   let e = 0;
   let min = Infinity;
   let max = -Infinity;
@@ -46,7 +52,7 @@ export function buildEntries(ops: readonly Operation[]): EntryList {
     if ((ret ?? call) > max) max = ret ?? call;
     if (!Number.isInteger(call) || (ret !== undefined && !Number.isInteger(ret))) integers = false;
   }
-  const keyOf = new Int32Array(count);
+  const keyOf = mem.i32(count);
   let ranks: number;
   if (count > 0 && integers && max - min <= 4 * count + 64) {
     ranks = max - min + 1;
@@ -68,7 +74,7 @@ export function buildEntries(ops: readonly Operation[]): EntryList {
       keyOf[k] = 2 * lo;
     }
   }
-  const bucketStart = new Int32Array(2 * ranks + 1);
+  const bucketStart = mem.i32(2 * ranks + 1);
   e = 0;
   for (let i = 0; i < n; i++) {
     bucketStart[keyOf[e++] + 1]++;
@@ -80,13 +86,13 @@ export function buildEntries(ops: readonly Operation[]): EntryList {
   for (let b = 1; b <= 2 * ranks; b++) bucketStart[b] += bucketStart[b - 1];
 
   const head = count;
-  const next = new Int32Array(count + 1);
-  const prev = new Int32Array(count + 1);
-  const sortedOp = new Int32Array(count);
-  const sortedIsCall = new Uint8Array(count);
-  const sortedTime = new Float64Array(count);
-  const callEntry = new Int32Array(n);
-  const returnEntry = new Int32Array(n).fill(-1);
+  const next = mem.i32(count + 1);
+  const prev = mem.i32(count + 1);
+  const sortedOp = mem.i32(count);
+  const sortedIsCall = mem.u8(count);
+  const sortedTime = mem.f64(count);
+  const callEntry = mem.i32(n);
+  const returnEntry = mem.i32(n).fill(-1);
   e = 0;
   for (let i = 0; i < n; i++) {
     const c = bucketStart[keyOf[e++]]++;

@@ -15,9 +15,10 @@
 //   any later one wherever the later one fits);
 // - they are tried only after every determinate candidate (just in time, Lowe 2017).
 
-import { buildEntries } from './entries.ts';
+import { buildEntries, ENTRY_BYTES } from './entries.ts';
 import { hashValue, valueEqual } from './hash.ts';
 import { Memo, MemoFull } from './memo.ts';
+import { Slab } from './slab.ts';
 import { UNKNOWN, type Model, type Operation, type Refutation, type Verdict } from './types.ts';
 
 export interface SearchOptions {
@@ -82,18 +83,29 @@ const POLL_EVERY = 1023; // poll the clock and the cancel flag every 1024 iterat
  */
 const AFTER_PROOF = 1 << 14;
 
-/** Per-operation random words: the bitset's hash is the XOR of its members' words. */
+/**
+ * Per-operation random words: the bitset's hash is the XOR of its members' words. One
+ * stream for every search (a prefix of it for n operations), grown as needed and never
+ * written again once made.
+ */
+let zobristWords = new Int32Array(0);
 function zobrist(n: number): Int32Array {
-  const z = new Int32Array(n);
-  let x = 0x9e3779b9 | 0;
-  for (let i = 0; i < n; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    z[i] = x;
+  if (n > zobristWords.length) {
+    const z = new Int32Array(Math.max(n, 2 * zobristWords.length, 1024));
+    let x = 0x9e3779b9 | 0;
+    for (let i = 0; i < z.length; i++) {
+      x ^= x << 13;
+      x ^= x >>> 17;
+      x ^= x << 5;
+      z[i] = x;
+    }
+    zobristWords = z;
   }
-  return z;
+  return zobristWords.subarray(0, n);
 }
+
+/** Bytes a search's own arrays take per operation, roughly (Slab's first buffer). */
+const SEARCH_BYTES = 100;
 
 /**
  * One partition's search, resumable: `run(budget)` advances it by at most `budget`
@@ -111,6 +123,8 @@ function zobrist(n: number): Int32Array {
  * they are tried, and how far the trying got.
  */
 export class WglSearch<S> {
+  /** Where the search's arrays come from; given back when it finishes. */
+  private readonly slab: Slab;
   private readonly list: ReturnType<typeof buildEntries>;
   /** For each search operation, its index in the ops the search was given. */
   private readonly origin: Int32Array;
@@ -158,7 +172,7 @@ export class WglSearch<S> {
    */
   private readonly frameForced: Int32Array;
   /** A frame's candidates as gathered, before they are ordered (buildFrame's scratch). */
-  private scratch = new Int32Array(64);
+  private scratch = new Int32Array(16);
   /**
    * Twins: determinate updates with equal input and equal output (two writes of one value).
    * Of the twins among a frame's candidates only the one that returns first is tried: a
@@ -169,7 +183,7 @@ export class WglSearch<S> {
    * two update candidates), and each class's stamp and place in the frame being built.
    */
   private readonly twinClass: Int32Array | undefined;
-  private readonly twinReps: Map<number, number[]> = new Map();
+  private twinReps: Map<number, number[]> | undefined;
   private twinStamp = new Int32Array(8);
   private twinAt = new Int32Array(8);
   private frames = 0;
@@ -188,7 +202,15 @@ export class WglSearch<S> {
   /** Bit of indeterminate operation o: o + gap (their part starts on a word). */
   private readonly gap: number;
   private readonly zob: Int32Array;
-  private readonly memo: Memo<S>;
+  /**
+   * Made at the first dead end: until the search backtracks, every configuration it steps
+   * into holds one more operation than the last, so none can be met twice. A history
+   * decided without backtracking never pays for a memo; at the first dead end the
+   * configurations on the stack (all explored so far) go in.
+   */
+  private memo: Memo<S> | undefined;
+  /** Words of a bitset: the determinate part, then the indeterminate part. */
+  private readonly words: number;
   private readonly stackOp: Int32Array;
   private readonly stackState: S[];
   /** For each stack depth: the highest word holding a determinate bit (-1: none). */
@@ -237,10 +259,11 @@ export class WglSearch<S> {
   ) {
     const reduce = options.reductions !== false;
     const all = ops.length;
+    const slab = (this.slab = new Slab(SEARCH_BYTES * all + ENTRY_BYTES * (2 * all + 1) + 64));
     const dropped = reduce ? unobserved(model, ops) : undefined;
-    const readOnly = reduce ? readOnlyFlags(model, ops) : undefined;
+    const readOnly = reduce ? readOnlyFlags(model, ops, slab) : undefined;
     // Search order: determinate operations, then the indeterminate ones kept, each by call.
-    const kindOf = new Uint8Array(all);
+    const kindOf = slab.u8(all);
     let det = 0;
     let kept = 0;
     let inCallOrder = true;
@@ -258,7 +281,7 @@ export class WglSearch<S> {
       if (k !== IGNORED && k !== DROPPED) kept++;
     }
     const n = kept;
-    const origin = new Int32Array(n);
+    const origin = slab.i32(n);
     let d = 0;
     let x = det;
     for (let i = 0; i < all; i++) {
@@ -277,7 +300,7 @@ export class WglSearch<S> {
     const local = new Array<Operation>(n);
     this.inputs = new Array(n);
     this.outputs = new Array(n);
-    this.kind = new Uint8Array(n);
+    this.kind = slab.u8(n);
     const present = [false, false, false];
     for (let o = 0; o < n; o++) {
       const op = ops[origin[o]];
@@ -287,29 +310,30 @@ export class WglSearch<S> {
       this.kind[o] = kindOf[origin[o]];
       present[this.kind[o]] = true;
     }
-    this.list = buildEntries(local.slice(0, det));
-    this.retTime = new Float64Array(det);
+    this.list = buildEntries(local.slice(0, det), slab);
+    this.retTime = slab.f64(det);
     for (let o = 0; o < det; o++) this.retTime[o] = local[o].ret!;
-    this.twinClass = reduce && present[UPDATE] ? new Int32Array(det).fill(-1) : undefined;
-    this.call = Float64Array.from(local, (op) => op.call);
+    this.twinClass = reduce && present[UPDATE] ? slab.i32(det).fill(-1) : undefined;
+    this.call = slab.f64(n);
+    for (let o = 0; o < n; o++) this.call[o] = local[o].call;
     this.present = present;
     this.hinted = !reduce || model.priority === undefined;
     this.orderBy(undefined);
     this.refuteAsked = !reduce;
     // Groups of interchangeable indeterminate operations: equal inputs (plain WGL: none).
-    this.nextInGroup = new Int32Array(n).fill(-1);
-    this.indNext = new Int32Array(n + 1);
-    this.indPrev = new Int32Array(n + 1);
-    this.indSwap = new Int32Array(n).fill(-1);
-    const groups = new Map<number, number[]>();
+    this.nextInGroup = slab.i32(n).fill(-1);
+    this.indNext = slab.i32(n + 1);
+    this.indPrev = slab.i32(n + 1);
+    this.indSwap = slab.i32(n).fill(-1);
+    const groups = reduce && n > det ? new Map<number, number[]>() : undefined;
     const last: number[] = [];
     let tail = n;
     for (let o = det; o < n; o++) {
       let first = true;
       if (reduce) {
         const h = hashValue(this.inputs[o]);
-        let members = groups.get(h);
-        if (members === undefined) groups.set(h, (members = []));
+        let members = groups!.get(h);
+        if (members === undefined) groups!.set(h, (members = []));
         const g = members.find((m) => valueEqual(this.inputs[m], this.inputs[o]));
         if (g === undefined) members.push(o);
         else {
@@ -325,21 +349,21 @@ export class WglSearch<S> {
       }
     }
     this.indNext[tail] = -1;
-    this.cand = new Int32Array(Math.max(16, 4 * n));
-    this.frameStart = new Int32Array(n + 1);
-    this.frameEnd = new Int32Array(n + 1);
-    this.frameForced = new Int32Array(n + 1);
+    // A frame at depth d holds at most n - d candidates: n(n + 1) / 2 in all.
+    this.cand = slab.i32(Math.max(16, Math.min((n * (n + 1)) / 2, Math.max(64, 4 * n))));
+    this.frameStart = slab.i32(n + 1);
+    this.frameEnd = slab.i32(n + 1);
+    this.frameForced = slab.i32(n + 1);
     this.advise = reduce ? adviser(model, ops) : undefined;
-    this.stackPos = new Int32Array(n);
-    this.stackForced = new Uint8Array(n);
-    const words = this.detWords + ((n - this.det + 31) >>> 5);
-    this.bitset = new Uint32Array(Math.max(1, words));
+    this.stackPos = slab.i32(n);
+    this.stackForced = slab.u8(n);
+    this.words = this.detWords + ((n - this.det + 31) >>> 5);
+    this.bitset = slab.u32(Math.max(1, this.words));
     this.zob = zobrist(n);
-    this.memo = new Memo<S>(this.detWords, words, model.equal ? model.equal.bind(model) : Object.is, options.memoLimitBytes, 4 * n);
-    this.stackOp = new Int32Array(n);
-    this.best = new Int32Array(n);
+    this.stackOp = slab.i32(n);
+    this.best = slab.i32(n);
     this.stackState = new Array(n);
-    this.topWord = new Int32Array(n + 1);
+    this.topWord = slab.i32(n + 1);
     this.topWord[0] = -1;
     this.verbose = options.verbose === true;
     this.longestThrough = this.verbose ? new Array(n) : [];
@@ -375,13 +399,13 @@ export class WglSearch<S> {
   }
 
   private fail(err: unknown): void {
-    this.finish('unknown', 'model-error');
     const operation = this.current < 0 ? -1 : this.origin[this.current];
+    this.finish('unknown', 'model-error');
     this.outcome!.modelError = { operation, message: err instanceof Error ? err.message : String(err) };
   }
 
   private finish(verdict: Verdict, reason?: SearchResult['reason']): void {
-    const result: SearchResult = { verdict, explored: this.explored, cached: this.memo.size };
+    const result: SearchResult = { verdict, explored: this.explored, cached: this.memo === undefined ? this.explored : this.memo.size };
     if (reason) result.reason = reason;
     if (verdict === 'illegal' && this.proof !== undefined) result.proof = this.proof;
     const origin = this.origin;
@@ -394,6 +418,8 @@ export class WglSearch<S> {
       result.longest = (this.verbose ? distinctLongest(this.longestThrough, best) : [Array.from(best)]).map(back);
     }
     this.outcome = result;
+    // Nothing reads the arrays once there is an outcome (the result holds copies).
+    this.slab.release();
   }
 
   private snapshotBest(): void {
@@ -402,6 +428,32 @@ export class WglSearch<S> {
     this.bestLength = this.bestSp;
     this.lowWater = this.bestSp;
     this.bestSp = -1;
+  }
+
+  /** The memo, holding the configurations on the stack (depth sp, current state `state`). */
+  private startMemo(sp: number, state: S): Memo<S> {
+    const { model, det, detWords, words, zob, stackOp, stackState } = this;
+    const memo = new Memo<S>(detWords, words, model.equal ? model.equal.bind(model) : Object.is, this.options.memoLimitBytes, 4 * this.origin.length);
+    const hashState = model.hash === undefined ? undefined : model.hash.bind(model);
+    const bits = new Uint32Array(Math.max(1, words));
+    const lastMask = det % 32 === 0 ? 0xffffffff : 2 ** (det % 32) - 1;
+    let hash = 0;
+    let low = 0;
+    let top = -1;
+    for (let k = 0; k < sp; k++) {
+      const o = stackOp[k];
+      const b = o < det ? o : o + this.gap;
+      bits[b >>> 5] |= 1 << (b & 31);
+      hash ^= zob[o];
+      if (o < det) {
+        while (low < detWords && bits[low] === (low === detWords - 1 ? lastMask : 0xffffffff)) low++;
+        if (b >>> 5 > top) top = b >>> 5;
+      }
+      const after = k + 1 < sp ? stackState[k + 1] : state;
+      memo.add(hashState === undefined ? hash : hash ^ hashState(after), bits, low, top, after);
+    }
+    this.memo = memo;
+    return memo;
   }
 
   /** Verbose mode: credit the current stack to every operation on it (Porcupine's rule). */
@@ -553,8 +605,9 @@ export class WglSearch<S> {
     const input = this.inputs[o];
     const output = this.outputs[o];
     const h = (hashValue(input) * 31 + hashValue(output)) | 0;
-    let reps = this.twinReps.get(h);
-    if (reps === undefined) this.twinReps.set(h, (reps = []));
+    const twinReps = (this.twinReps ??= new Map());
+    let reps = twinReps.get(h);
+    if (reps === undefined) twinReps.set(h, (reps = []));
     let c = -1;
     for (const r of reps) {
       if (valueEqual(this.inputs[r], input) && valueEqual(this.outputs[r], output)) {
@@ -584,18 +637,35 @@ export class WglSearch<S> {
   private orderBy(priority: number[] | undefined): void {
     const n = this.origin.length;
     if (priority !== undefined) {
-      const hint = Float64Array.from(this.origin, (i) => priority[i]);
-      const byHint = Int32Array.from({ length: n }, (_, o) => o).sort((a, b) => hint[a] - hint[b] || a - b);
-      this.opOfRank = byHint;
-      this.hintRank = new Int32Array(n);
-      for (let r = 0; r < n; r++) this.hintRank[byHint[r]] = r;
+      const origin = this.origin;
+      const hint = new Array<number>(n);
+      const byHint = new Array<number>(n);
+      for (let o = 0; o < n; o++) {
+        hint[o] = priority[origin[o]];
+        byHint[o] = o;
+      }
+      byHint.sort((a, b) => hint[a] - hint[b] || a - b);
+      const opOfRank = (this.opOfRank = this.slab.i32(n));
+      const hintRank = (this.hintRank = this.slab.i32(n));
+      for (let r = 0; r < n; r++) {
+        opOfRank[r] = byHint[r];
+        hintRank[byHint[r]] = r;
+      }
     }
     this.byReturn = this.options.reductions !== false && this.hintRank === undefined;
     // With a hint, the model says where each update goes, indeterminate ones too (an
     // observed crashed enqueue belongs where its value left the queue, not where the search
     // first needs it): they share one pass, by hint.
-    const masks = this.hintRank === undefined ? [1 << READ_ONLY, 1 << UPDATE, 1 << INDETERMINATE] : [1 << READ_ONLY, (1 << UPDATE) | (1 << INDETERMINATE)];
-    this.passes = masks.filter((m) => [READ_ONLY, UPDATE, INDETERMINATE].some((k) => this.present[k] && (m & (1 << k)) !== 0));
+    const present = this.present;
+    const passes: number[] = [];
+    if (present[READ_ONLY]) passes.push(1 << READ_ONLY);
+    if (this.hintRank !== undefined) {
+      if (present[UPDATE] || present[INDETERMINATE]) passes.push((1 << UPDATE) | (1 << INDETERMINATE));
+    } else {
+      if (present[UPDATE]) passes.push(1 << UPDATE);
+      if (present[INDETERMINATE]) passes.push(1 << INDETERMINATE);
+    }
+    this.passes = passes;
   }
 
   private growCandidates(): void {
@@ -618,7 +688,7 @@ export class WglSearch<S> {
   }
 
   private loop(budget: number): boolean {
-    const { model, memo, bitset, zob, stackOp, stackState, stackForced, stackPos, inputs, outputs, verbose, det, detWords, gap, topWord, frameStart, frameEnd, frameForced, indNext, indPrev, nextInGroup, indSwap, call } = this;
+    const { model, bitset, zob, stackOp, stackState, stackForced, stackPos, inputs, outputs, verbose, det, detWords, gap, topWord, frameStart, frameEnd, frameForced, indNext, indPrev, nextInGroup, indSwap, call } = this;
     const { head, next, prev, callEntry, returnEntry } = this.list;
     const mustLinearize = this.list.determinate;
     const deadline = this.options.deadline ?? Infinity;
@@ -634,6 +704,7 @@ export class WglSearch<S> {
     let current = -1;
     let end = pos < 0 ? 0 : frameEnd[sp];
     let cand = this.cand;
+    let memo = this.memo;
     try {
       for (;;) {
         if (iterations >= stopAt) {
@@ -680,7 +751,7 @@ export class WglSearch<S> {
             if (isDet && w === low) while (low < detWords && bitset[low] === (low === detWords - 1 ? lastMask : 0xffffffff)) low++;
             const top = isDet && w > topWord[sp] ? w : topWord[sp];
             const nextHash = bitHash ^ zob[o];
-            if (memo.add(hashState === undefined ? nextHash : nextHash ^ hashState(r.state), bitset, low, top, r.state)) {
+            if (memo === undefined || memo.add(hashState === undefined ? nextHash : nextHash ^ hashState(r.state), bitset, low, top, r.state)) {
               explored++;
               stackOp[sp] = o;
               stackPos[sp] = pos;
@@ -733,6 +804,7 @@ export class WglSearch<S> {
           }
         }
         // A dead end: every candidate failed here.
+        if (memo === undefined) memo = this.startMemo(sp, state);
         if (!this.refuteAsked) {
           this.refuteAsked = true;
           this.proof = refutation(model, this.ops);
@@ -846,8 +918,8 @@ function unobserved(model: Model, ops: readonly Operation[]): boolean[] | undefi
  * The model's readOnly for every operation (1: read-only), with its output or UNKNOWN; a
  * readOnly that throws only costs the reduction for that operation.
  */
-function readOnlyFlags(model: Model, ops: readonly Operation[]): Uint8Array {
-  const flags = new Uint8Array(ops.length);
+function readOnlyFlags(model: Model, ops: readonly Operation[], slab: Slab): Uint8Array {
+  const flags = slab.u8(ops.length);
   const readOnly = model.readOnly;
   if (readOnly === undefined) return flags;
   for (let i = 0; i < ops.length; i++) {
