@@ -54,15 +54,53 @@ function closure(g: LinGhost): number[][] {
   return [...seen.values()];
 }
 
+// Ghosts are immutable and many states hold equal ones: equal ghosts are made one object
+// (interned by their content), and each (ghost, event) is worked out once. Pure caching:
+// the ghosts returned are the ones the plain functions would compute.
+const MEMO_LIMIT = 100_000;
+const interned = new Map<string, LinGhost>();
+const after = new WeakMap<LinGhost, Map<number, LinGhost | null>>();
+
+function intern(g: LinGhost): LinGhost {
+  const k = `${g.pend.join(',')}|${g.cfgs.join(';')}`;
+  const same = interned.get(k);
+  if (same) return same;
+  if (interned.size >= MEMO_LIMIT) interned.clear();
+  interned.set(k, g);
+  return g;
+}
+
+const INVOKE = 0;
+const RETURN = 1;
+const CRASH = 2;
+
+function memo(g: LinGhost, kind: number, client: number, value: number): LinGhost | undefined {
+  const key = (kind * 64 + client) * 65_536 + value + 1;
+  let known = after.get(g);
+  const hit = known?.get(key);
+  if (hit !== undefined) return hit ?? undefined;
+  const next = kind === INVOKE ? invoke(g, client, value) : kind === RETURN ? ret(g, client, value) : crash(g, client);
+  const kept = next === undefined ? null : intern(next);
+  if (!known) after.set(g, (known = new Map()));
+  known.set(key, kept);
+  return kept ?? undefined;
+}
+
 /** `value` 0 invokes a READ, v > 0 a WRITE(v). */
-export function linInvoke(g: LinGhost, client: number, value: number): LinGhost {
+export const linInvoke = (g: LinGhost, client: number, value: number): LinGhost => memo(g, INVOKE, client, value)!;
+
+/** The client's pending operation returns (`out`: the value read, ignored for a write). */
+export const linReturn = (g: LinGhost, client: number, out: number): LinGhost | undefined => memo(g, RETURN, client, out);
+
+export const linCrash = (g: LinGhost, client: number): LinGhost => memo(g, CRASH, client, 0)!;
+
+function invoke(g: LinGhost, client: number, value: number): LinGhost {
   const pend = g.pend.slice();
   pend[client] = value;
   return { pend, cfgs: g.cfgs };
 }
 
-/** The client's pending operation returns (`out`: the value read, ignored for a write). */
-export function linReturn(g: LinGhost, client: number, out: number): LinGhost | undefined {
+function ret(g: LinGhost, client: number, out: number): LinGhost | undefined {
   const isRead = g.pend[client] === 0;
   const kept: number[][] = [];
   for (const c of closure(g)) {
@@ -77,7 +115,7 @@ export function linReturn(g: LinGhost, client: number, out: number): LinGhost | 
   return { pend, cfgs: canon(kept) };
 }
 
-export function linCrash(g: LinGhost, client: number): LinGhost {
+function crash(g: LinGhost, client: number): LinGhost {
   if (g.pend[client] !== 0) return g; // a crashed write stays pending: it may still take effect
   const pend = g.pend.slice();
   pend[client] = -1;

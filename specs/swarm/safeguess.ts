@@ -234,3 +234,19 @@ const unitSteps = (cx: Cx): LocalStep<State>[] => [
 
 /** Every operation's local steps, each operation's in the order it takes them. */
 export const opSteps = (cx: Cx): LocalStep<State>[] => [...writeSteps(cx), ...readSteps(cx), ...unitSteps(cx)];
+
+/**
+ * The same steps by the kind of frame they advance: a process runs one operation at a
+ * time, so the guards of the other kinds' steps are false and need not be asked (a step's
+ * frame kind never changes within one pump: the frame only returns, to null).
+ */
+export function opStepsByKind(cx: Cx): Record<NonNullable<Proc['op']>['k'], LocalStep<State>[]> {
+  const unit = unitSteps(cx);
+  return {
+    W: writeSteps(cx),
+    R: readSteps(cx),
+    MR: unit.slice(0, 2),
+    MW: unit.slice(2, 4),
+    TL: unit.slice(4, 6),
+  };
+}
