@@ -96,13 +96,51 @@ function drop(cfgs: number[][], i: number): number[][] {
   );
 }
 
-export function monInvoke(model: SlotModel, m: Mon, op: MonOp): Mon {
+// Monitors are immutable and many states hold equal ones: equal monitors are made one
+// object (interned by their content, per model), and each (monitor, event) is worked out
+// once. Pure caching: the monitors returned are the ones the plain functions compute.
+const MEMO_LIMIT = 100_000;
+
+interface Memo {
+  interned: Map<string, Mon>;
+  after: WeakMap<Mon, Map<string, Mon>>;
+}
+const memos = new WeakMap<SlotModel, Memo>();
+
+const opKey = (o: MonOp): string => `${o.c},${o.f},${o.k},${o.v},${o.x ? 1 : 0}`;
+
+function memo(model: SlotModel, m: Mon, event: string, work: (model: SlotModel, m: Mon, a: MonOp | number, b: number) => Mon, a: MonOp | number, b: number): Mon {
+  let mm = memos.get(model);
+  if (!mm) memos.set(model, (mm = { interned: new Map(), after: new WeakMap() }));
+  let known = mm.after.get(m);
+  const hit = known?.get(event);
+  if (hit) return hit;
+  let next = work(model, m, a, b);
+  const k = `${next.ops.map(opKey).join(';')}|${next.cfgs.join(';')}|${next.bad}`;
+  const same = mm.interned.get(k);
+  if (same) next = same;
+  else {
+    if (mm.interned.size >= MEMO_LIMIT) mm.interned.clear();
+    mm.interned.set(k, next);
+  }
+  if (!known) mm.after.set(m, (known = new Map()));
+  known.set(event, next);
+  return next;
+}
+
+export const monInvoke = (model: SlotModel, m: Mon, op: MonOp): Mon => memo(model, m, `i${opKey(op)}`, invoke, op, 0);
+
+export const monReturn = (model: SlotModel, m: Mon, client: number, out: number): Mon => memo(model, m, `r${client},${out}`, ret, client, out);
+
+export const monCrash = (model: SlotModel, m: Mon, client: number): Mon => memo(model, m, `c${client}`, crash, client, 0);
+
+function invoke(model: SlotModel, m: Mon, op: MonOp | number): Mon {
   if (m.bad) return m;
-  const ops = [...m.ops, op];
+  const ops = [...m.ops, op as MonOp];
   return { ops, cfgs: close(model, ops, m.cfgs.map((c) => [...c, NO_OUT])), bad: '' };
 }
 
-export function monReturn(model: SlotModel, m: Mon, client: number, out: number): Mon {
+function ret(model: SlotModel, m: Mon, client: MonOp | number, out: number): Mon {
   if (m.bad) return m;
   const i = m.ops.findIndex((o) => o.c === client && !o.x);
   if (i < 0) throw new Error(`monitor: client ${client} returns without a pending operation`);
@@ -116,7 +154,7 @@ export function monReturn(model: SlotModel, m: Mon, client: number, out: number)
   return { ops, cfgs: drop(keep, i), bad: '' };
 }
 
-export function monCrash(model: SlotModel, m: Mon, client: number): Mon {
+function crash(model: SlotModel, m: Mon, client: MonOp | number): Mon {
   if (m.bad) return m;
   const i = m.ops.findIndex((o) => o.c === client && !o.x);
   if (i < 0) return m;
