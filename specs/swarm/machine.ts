@@ -18,7 +18,7 @@
 import type { Machine } from '../../checkers/explore/types.ts';
 import { NO_FAULTS, isDown } from '../kit/faults.ts';
 import { clientHistory, register, registerOp } from '../kit/history.ts';
-import { linInit } from '../kit/register-ghost.ts';
+import { monInit, registerSlot } from '../kit/object-ghost.ts';
 import { runLocal, tableMachine, type LocalStep } from '../kit/table.ts';
 import { context } from './context.ts';
 import { invariants, oscillation } from './invariants.ts';
@@ -61,7 +61,7 @@ export function buildMachine(cfg: SwarmConfig, variant?: string): Machine<State,
     g: {
       cR: BOTTOM, cW: BOTTOM, wInv: cx.mLayer ? [] : null,
       tlInv: Array.from({ length: cx.nLocks }, () => []), tlTrue: Array.from({ length: cx.nLocks }, () => []),
-      lin: cx.sgLayer ? linInit(nprocs) : null, rew: [], dbl: [], doneTs: 0,
+      lin: cx.sgLayer ? monInit(registerSlot) : null, rew: [], dbl: [], doneTs: 0,
     },
     viol: [],
   });

@@ -3,7 +3,7 @@
 
 import type { Faults } from '../kit/faults.ts';
 import type { StepAction } from '../kit/table.ts';
-import type { LinGhost } from '../kit/register-ghost.ts';
+import type { Mon } from '../kit/object-ghost.ts';
 
 export type Op =
   | { f: 'write'; v: number } // Safe-Guess WRITE of the value with write id v
@@ -115,7 +115,7 @@ export interface Ghost {
   wInv: number[] | null; // values of invoked M.WRITEs (MR-Valid; max-register layer only)
   tlInv: number[][]; // per lock: lock words (ts, mode) invoked
   tlTrue: number[][]; // per lock: lock words that returned True
-  lin: LinGhost | null; // SG-Lin (kit/register-ghost.ts)
+  lin: Mon | null; // SG-Lin (kit/object-ghost.ts, the register kept by client)
   rew: number[]; // guessed timestamps of writes that executed W11
   dbl: number[]; // timestamps read in two sequential iterations of one READ (SG-C3)
   doneTs: number; // max ts(w) (Definition C.1) over completed WRITEs
@@ -295,9 +295,13 @@ export function encode(s: State, out: Int32Array): number {
   for (const x of g.tlTrue) n = putList(out, n, x);
   if (g.lin === null) out[n++] = -1;
   else {
-    n = putList(out, n, g.lin.pend);
+    // never `bad`: a return with no linearization left is recorded in viol, the ghost kept
+    out[n++] = g.lin.ops.length;
+    for (const o of g.lin.ops) {
+      out[n++] = o.c; out[n++] = o.v; out[n++] = o.x ? 1 : 0; // f and k follow from v (0: a read)
+    }
     out[n++] = g.lin.cfgs.length;
-    for (const c of g.lin.cfgs) for (let i = 0; i < c.length; i++) out[n++] = c[i];
+    for (const c of g.lin.cfgs) n = putList(out, n, c);
   }
   n = putList(out, n, g.rew);
   n = putList(out, n, g.dbl);

@@ -5,7 +5,7 @@
 
 import { applyFault, faultChoices, isDown } from '../kit/faults.ts';
 import { distinct, keep, send, take } from '../kit/network.ts';
-import { linCrash } from '../kit/register-ghost.ts';
+import { monCrash, registerSlot } from '../kit/object-ghost.ts';
 import type { ActionTable } from '../kit/table.ts';
 import { tidOfProc, type Cx } from './context.ts';
 import { applyRead, applyWrite, deliverRead, deliverWriteAck, finishMRead, mWriteDone } from './maxreg.ts';
@@ -176,7 +176,7 @@ export function table(cx: Cx): ActionTable<State, SwarmAction> {
         },
         effect: (d, a) => {
           const pr = d.procs[a.p];
-          if (d.g.lin && pr.op && (pr.op.k === 'W' || pr.op.k === 'R')) d.g.lin = linCrash(d.g.lin, a.p);
+          if (d.g.lin && pr.op && (pr.op.k === 'W' || pr.op.k === 'R')) d.g.lin = monCrash(registerSlot, d.g.lin, a.p);
           Object.assign(pr, { op: null, mr: null, mrRes: -1, mw: -1, mwDone: false, bg: [], lk: null, lkRes: -1 });
           d.clients = applyFault(d.clients, 'crash', a.p);
           d.rsps = keep(d.rsps, (m) => m[0] !== a.p);
