@@ -171,5 +171,115 @@ export function idleClient(op: number, rec: Rec, log: LogEntry): Client {
  * are replaced, never changed, so they are shared.
  */
 export function copy(s: FuseeState): FuseeState {
-  return { ...s, rep: s.rep.slice(), cl: s.cl.slice() };
+  return { rep: s.rep.slice(), primary: s.primary, backups: s.backups, fenced: s.fenced, mnLeft: s.mnLeft, clLeft: s.clLeft, cl: s.cl.slice(), g: s.g, mon: s.mon };
+}
+
+// ---- the state as words (Machine.encode): every field, in a fixed order ----
+// Variable-length parts (the backups, clients, lists, strings, the monitor's operations and
+// configurations) carry their length first, so the words are a prefix code: two states get
+// the same words exactly when they are equal as plain data, as with the engine's generic
+// encoding (the same states, counts and counterexamples), at a fraction of its cost. Words
+// past the end of `out` are dropped by the typed array; the length tells the engine to
+// grow it and retry.
+
+const PC: Record<Pc, number> = { idle: 0, W1: 1, W2: 2, W3: 3, W4: 4, W5: 5, W6: 6, L1: 7, L2: 8, F1: 9, F2: 10, R2: 11, RF: 12, RF2: 13, down: 14 };
+
+function putList(out: Int32Array, n: number, xs: readonly number[]): number {
+  out[n++] = xs.length;
+  for (let i = 0; i < xs.length; i++) out[n++] = xs[i];
+  return n;
+}
+
+function putString(out: Int32Array, n: number, x: string): number {
+  out[n++] = x.length;
+  for (let i = 0; i < x.length; i++) out[n++] = x.charCodeAt(i);
+  return n;
+}
+
+function putClient(out: Int32Array, n: number, c: Client): number {
+  out[n++] = PC[c.pc];
+  out[n++] = c.op;
+  out[n++] = c.vOld;
+  out[n++] = c.vNew;
+  out[n++] = c.pr;
+  n = putList(out, n, c.bk);
+  n = putList(out, n, c.vl);
+  out[n++] = c.win;
+  out[n++] = c.rpc;
+  out[n++] = c.rd;
+  out[n++] = c.rec;
+  out[n++] = c.log[0];
+  out[n++] = c.log[1];
+  out[n++] = c.log[2];
+  return n;
+}
+
+// The ghost and the monitor are replaced, never changed, and shared by many states (the
+// monitor's equal values are one object, kit/object-ghost.ts), the successors of one state
+// above all: the words of the last one met are kept.
+interface Last<T> { x: T | null; w: Int32Array }
+const lastGhost: Last<Ghost> = { x: null, w: new Int32Array(0) };
+const lastMon: Last<Mon> = { x: null, w: new Int32Array(0) };
+let scratch = new Int32Array(1024);
+
+function wordsOf<T>(last: Last<T>, x: T, put: (out: Int32Array, x: T) => number): Int32Array {
+  if (last.x !== x) {
+    let n: number;
+    while ((n = put(scratch, x)) < 0) scratch = new Int32Array(scratch.length * 2);
+    last.x = x;
+    last.w = scratch.slice(0, n);
+  }
+  return last.w;
+}
+
+function putGhost(out: Int32Array, g: Ghost): number {
+  let n = 0;
+  out[n++] = g.rnd;
+  n = putList(out, n, g.ph);
+  out[n++] = g.props.length;
+  for (const x of g.props) n = putString(out, n, x);
+  out[n++] = g.wins.length;
+  for (const x of g.wins) n = putString(out, n, x);
+  n = putList(out, n, g.dead);
+  out[n++] = g.cur;
+  n = putString(out, n, g.snap);
+  out[n++] = g.fixing ? 1 : 0;
+  n = putString(out, n, g.tv);
+  return n <= out.length ? n : -1;
+}
+
+function putMon(out: Int32Array, m: Mon): number {
+  let n = 0;
+  out[n++] = m.ops.length;
+  for (const o of m.ops) {
+    out[n++] = o.c;
+    n = putString(out, n, o.f);
+    out[n++] = o.k;
+    out[n++] = o.v;
+    out[n++] = o.x ? 1 : 0;
+  }
+  out[n++] = m.cfgs.length;
+  for (const c of m.cfgs) n = putList(out, n, c);
+  n = putString(out, n, m.bad);
+  return n <= out.length ? n : -1;
+}
+
+function putWords(out: Int32Array, n: number, w: Int32Array): number {
+  if (n + w.length <= out.length) out.set(w, n);
+  return n + w.length;
+}
+
+/** Machine.encode: the words of s (see above); -1 when `out` is too short. */
+export function encode(s: FuseeState, out: Int32Array): number {
+  let n = putList(out, 0, s.rep);
+  out[n++] = s.primary;
+  n = putList(out, n, s.backups);
+  out[n++] = s.fenced ? 1 : 0;
+  out[n++] = s.mnLeft;
+  out[n++] = s.clLeft;
+  out[n++] = s.cl.length;
+  for (const c of s.cl) n = putClient(out, n, c);
+  n = putWords(out, n, wordsOf(lastGhost, s.g, putGhost));
+  n = putWords(out, n, wordsOf(lastMon, s.mon, putMon));
+  return n <= out.length ? n : -1;
 }

@@ -24,12 +24,17 @@ const IN_FLIGHT: ReadonlySet<Pc> = new Set(['W2', 'W3', 'W4', 'W5', 'W6', 'L1'])
 /** The op client c invokes next from its script; none in an open workload (the trace invokes, openInvoke). */
 const scriptOp = (cx: Cx, s: FuseeState, c: number): Op | undefined => (cx.open ? undefined : cx.cfg.clients[c][s.cl[c].op]);
 
-/** A step of client c enabled at program counter `pc` (and when `also` holds), one instance. */
-const guardAt = (pc: Pc, name: FuseeAction['step'], also?: (s: FuseeState, me: Client) => boolean): Step['enabled'] =>
-  (s, c, out) => {
+/**
+ * A step of client c enabled at program counter `pc` (and when `also` holds), one instance.
+ * Its action depends on c alone, so each is made once (actions never change).
+ */
+const guardAt = (pc: Pc, name: FuseeAction['step'], also?: (s: FuseeState, me: Client) => boolean): Step['enabled'] => {
+  const made: FuseeAction[] = [];
+  return (s, c, out) => {
     const me = s.cl[c];
-    if (me.pc === pc && (!also || also(s, me))) out.push(act(name, `${name}(c${c})`, c));
+    if (me.pc === pc && (!also || also(s, me))) out.push(made[c] ?? (made[c] = act(name, `${name}(c${c})`, c)));
   };
+};
 
 /** The restart of a write (Alg. 4 l.37, X§2.4, X§5.1 item 16): from l.6 with the same v_new, its log entry rewritten. */
 const retry = (me: Client): Partial<Client> => ({ pc: 'W1', vOld: NONE, pr: -1, bk: [], vl: [], win: Win.None, rpc: NONE, log: [me.vNew, 1, NONE] });

@@ -1,17 +1,24 @@
 // A just-in-time linearizability monitor for one sequential object whose state is a number
 // (a register, a slot of a KV store), kept as ghost state in the explored state, so that
-// linearizability is a state invariant every search engine checks (referenceBfs included);
-// the engine's own monitor, fed by the spec's `history`, checks the same history
-// independently. The object is the spec's (`SlotModel`: its initial state, what an
-// operation does and returns). ./register-ghost.ts is the special case of a register with
-// unique write values and per-client configurations (swarm); this one keeps the pending
-// operations in invocation order and any object (fusee's register and KV slot).
+// linearizability is a state invariant every search engine checks (referenceBfs included),
+// and a run can check it alone beside white-box invariants; the engine's own monitor, fed
+// by the spec's `history`, checks the same history independently. The object is the
+// spec's (`SlotModel`: its initial state, what an operation does and returns): fusee's
+// register and KV slot, swarm's register (`registerSlot`, SG-Lin). For a store of
+// independent keys, keep one per key.
 //
 // A configuration is (abstract object state, which pending operations are already
 // linearized, and the output each linearized one produced). Configurations are kept
 // closed under "linearize one more pending operation", so a return only filters.
 // A crashed operation stays pending for ever ("floating"): it may take effect once at any
 // later time, or never. A crashed read-only operation is dropped: it has no effect.
+// Pending operations are kept in invocation order, or (`SlotModel.byClient`) in client
+// order, for specs whose clients have one operation pending at a time: concurrent pending
+// operations may be linearized in any order anyway, so the two hold the same information,
+// and client order makes equal monitors equal data whatever order the operations came in.
+// Configurations are closed when an operation is invoked (fusee), or, with
+// `closeAtReturn`, only when one returns (swarm's register, as its ghost always did: the
+// monitor is part of the explored state, so how it is kept decides the state counts).
 
 /** One sequential object over a slot value (a number). */
 export interface SlotModel {
@@ -21,7 +28,28 @@ export interface SlotModel {
   /** Operations without effect can be dropped when their client crashes. */
   readOnly(op: MonOp): boolean;
   describe(op: MonOp, out?: number): string;
+  /** Keep pending operations in client order (one pending per client), not invocation order. */
+  readonly byClient?: boolean;
+  /**
+   * Close the configurations when an operation returns (the only time they are filtered),
+   * not when one is invoked: the same verdicts, but a monitor then also remembers the
+   * configurations of its last return, so equal histories may give more distinct monitors.
+   */
+  readonly closeAtReturn?: boolean;
 }
+
+/**
+ * A multi-writer register with initial value 0 (⊥) and unique written values v > 0, kept
+ * by client (swarm's SG-Lin): a write returns 0, a read the value.
+ */
+export const registerSlot: SlotModel = {
+  init: 0,
+  apply: (s, op) => (op.f === 'write' ? [op.v, 0] : [s, s]),
+  readOnly: (op) => op.f === 'read',
+  describe: (op, out) => (op.f === 'write' ? `write(v${op.v})` : `read() -> ${out === undefined ? '?' : out === 0 ? '⊥' : `v${out}`}`),
+  byClient: true,
+  closeAtReturn: true,
+};
 
 /** An operation: its client, its function (the model's: fusee's 'write', 'read', 'insert', ...), key (KV) and value written. */
 export interface MonOp {
@@ -96,17 +124,72 @@ function drop(cfgs: number[][], i: number): number[][] {
   );
 }
 
-export function monInvoke(model: SlotModel, m: Mon, op: MonOp): Mon {
-  if (m.bad) return m;
-  const ops = [...m.ops, op];
-  return { ops, cfgs: close(model, ops, m.cfgs.map((c) => [...c, NO_OUT])), bad: '' };
+// Monitors are immutable and many states hold equal ones: equal monitors are made one
+// object (interned by their content, per model), and each (monitor, event) is worked out
+// once. Pure caching: the monitors returned are the ones the plain functions compute.
+const MEMO_LIMIT = 100_000;
+
+interface Memo {
+  interned: Map<string, Mon>;
+  after: WeakMap<Mon, Map<string, Mon>>;
+}
+const memos = new WeakMap<SlotModel, Memo>();
+
+const opKey = (o: MonOp): string => `${o.c},${o.f},${o.k},${o.v},${o.x ? 1 : 0}`;
+
+function memo(model: SlotModel, m: Mon, event: string, work: (model: SlotModel, m: Mon, a: MonOp | number, b: number) => Mon, a: MonOp | number, b: number): Mon {
+  let mm = memos.get(model);
+  if (!mm) memos.set(model, (mm = { interned: new Map(), after: new WeakMap() }));
+  let known = mm.after.get(m);
+  const hit = known?.get(event);
+  if (hit) return hit;
+  let next = work(model, m, a, b);
+  const k = `${next.ops.map(opKey).join(';')}|${next.cfgs.join(';')}|${next.bad}`;
+  const same = mm.interned.get(k);
+  if (same) next = same;
+  else {
+    if (mm.interned.size >= MEMO_LIMIT) mm.interned.clear();
+    mm.interned.set(k, next);
+  }
+  if (!known) mm.after.set(m, (known = new Map()));
+  known.set(event, next);
+  return next;
 }
 
-export function monReturn(model: SlotModel, m: Mon, client: number, out: number): Mon {
+export const monInvoke = (model: SlotModel, m: Mon, op: MonOp): Mon => memo(model, m, `i${opKey(op)}`, invoke, op, 0);
+
+export const monReturn = (model: SlotModel, m: Mon, client: number, out: number): Mon => memo(model, m, `r${client},${out}`, ret, client, out);
+
+export const monCrash = (model: SlotModel, m: Mon, client: number): Mon => memo(model, m, `c${client}`, crash, client, 0);
+
+function invoke(model: SlotModel, m: Mon, op: MonOp | number): Mon {
+  if (m.bad) return m;
+  const o = op as MonOp;
+  let at = m.ops.length;
+  if (model.byClient) while (at > 0 && m.ops[at - 1].c > o.c) at--;
+  if (at === m.ops.length) {
+    const ops = [...m.ops, o];
+    const cfgs = m.cfgs.map((c) => [...c, NO_OUT]);
+    return { ops, cfgs: model.closeAtReturn ? cfgs : close(model, ops, cfgs), bad: '' };
+  }
+  // Inserted at `at`: its output slot and mask bit go in there, later ones move up.
+  const ops = [...m.ops.slice(0, at), o, ...m.ops.slice(at)];
+  const low = (1 << at) - 1;
+  const cfgs = m.cfgs.map((c) => {
+    const next = c.slice();
+    next.splice(OUT + at, 0, NO_OUT);
+    next[MASK] = (c[MASK] & low) | ((c[MASK] & ~low) << 1);
+    return next;
+  });
+  return { ops, cfgs: model.closeAtReturn ? canonical(cfgs) : close(model, ops, cfgs), bad: '' };
+}
+
+function ret(model: SlotModel, m: Mon, client: MonOp | number, out: number): Mon {
   if (m.bad) return m;
   const i = m.ops.findIndex((o) => o.c === client && !o.x);
   if (i < 0) throw new Error(`monitor: client ${client} returns without a pending operation`);
-  const keep = m.cfgs.filter((c) => c[MASK] & (1 << i) && c[OUT + i] === out);
+  const cfgs = model.closeAtReturn ? close(model, m.ops, m.cfgs) : m.cfgs;
+  const keep = cfgs.filter((c) => c[MASK] & (1 << i) && c[OUT + i] === out);
   const ops = m.ops.filter((_, j) => j !== i);
   if (keep.length === 0) {
     const pending = ops.map((o) => model.describe(o)).join(', ');
@@ -116,7 +199,7 @@ export function monReturn(model: SlotModel, m: Mon, client: number, out: number)
   return { ops, cfgs: drop(keep, i), bad: '' };
 }
 
-export function monCrash(model: SlotModel, m: Mon, client: number): Mon {
+function crash(model: SlotModel, m: Mon, client: MonOp | number): Mon {
   if (m.bad) return m;
   const i = m.ops.findIndex((o) => o.c === client && !o.x);
   if (i < 0) return m;

@@ -76,9 +76,11 @@ export interface TableMachine<S, A extends StepAction> {
 
 /**
  * actions() and next() from a table. `copy` is the spec's one copy of its state (the state
- * discipline, ./state.ts); `after` runs once after every effect (e.g. a derived field).
+ * discipline, ./state.ts); it gets the action too, so that a copy-on-write copy can copy
+ * only what that step writes (as phasedMachine's). `after` runs once after every effect
+ * (e.g. a derived field).
  */
-export function tableMachine<S, A extends StepAction>(table: ActionTable<S, A>, copy: (s: S) => S, after?: (d: S, a: A) => void): TableMachine<S, A> {
+export function tableMachine<S, A extends StepAction>(table: ActionTable<S, A>, copy: (s: S, a: A) => S, after?: (d: S, a: A) => void): TableMachine<S, A> {
   const effects = new Map<string, (d: S, a: A) => void>();
   const steps: StepBase<S, A>[] = [...table.perActor.flatMap((st): readonly StepBase<S, A>[] => (isGroup(st) ? st.steps : [st])), ...table.global];
   for (const st of steps) {
@@ -97,7 +99,7 @@ export function tableMachine<S, A extends StepAction>(table: ActionTable<S, A>, 
     next(s, a) {
       const effect = effects.get(a.step);
       if (!effect) throw new Error(`action table: no step "${a.step}"`);
-      const d = copy(s);
+      const d = copy(s, a);
       effect(d, a);
       after?.(d, a);
       return d;

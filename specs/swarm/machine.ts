@@ -18,14 +18,14 @@
 import type { Machine } from '../../checkers/explore/types.ts';
 import { NO_FAULTS, isDown } from '../kit/faults.ts';
 import { clientHistory, register, registerOp } from '../kit/history.ts';
-import { linInit } from '../kit/register-ghost.ts';
+import { monInit, registerSlot } from '../kit/object-ghost.ts';
 import { runLocal, tableMachine, type LocalStep } from '../kit/table.ts';
 import { context } from './context.ts';
 import { invariants, oscillation } from './invariants.ts';
 import { mLocalSteps } from './maxreg.ts';
 import { VARIANTS } from './mutants.ts';
-import { opSteps } from './safeguess.ts';
-import { copy, type OpFrame, type Proc, type State, type SwarmAction, type SwarmConfig } from './state.ts';
+import { opStepsByKind } from './safeguess.ts';
+import { copy, encode, type OpFrame, type Proc, type State, type SwarmAction, type SwarmConfig } from './state.ts';
 import { table } from './steps.ts';
 import { t9Step } from './tsl.ts';
 import { BOTTOM, NOLOCK, procName } from './tuple.ts';
@@ -33,10 +33,17 @@ import { BOTTOM, NOLOCK, procName } from './tuple.ts';
 export type { Op, State, SwarmAction, SwarmConfig } from './state.ts';
 
 export function buildMachine(cfg: SwarmConfig, variant?: string): Machine<State, SwarmAction> {
-  let local: LocalStep<State>[] = [];
-  const cx = context(cfg, VARIANTS.flags(variant), (d, p) => runLocal(local, d, p));
-  // p's local steps, in the order of one round: M's waits, T9, then its operation's next step
-  local = [...(cx.mSpec ? [] : mLocalSteps(cx)), t9Step(cx), ...opSteps(cx)];
+  // p's local steps, in the order of one round: M's waits, T9, then its operation's next
+  // step; only those of the kind of operation p runs (opStepsByKind: the others' guards are false)
+  let idle: LocalStep<State>[] = [];
+  let byKind = {} as Record<OpFrame['k'] & string, LocalStep<State>[]>;
+  const cx = context(cfg, VARIANTS.flags(variant), (d, p) => {
+    const op = d.procs[p].op;
+    runLocal(op === null ? idle : byKind[op.k], d, p);
+  });
+  idle = [...(cx.mSpec ? [] : mLocalSteps(cx)), t9Step(cx)];
+  const ops = opStepsByKind(cx);
+  byKind = { W: [...idle, ...ops.W], R: [...idle, ...ops.R], MR: [...idle, ...ops.MR], MW: [...idle, ...ops.MW], TL: [...idle, ...ops.TL] };
   const { n, nprocs } = cx;
 
   const proc = (): Proc => ({
@@ -54,7 +61,7 @@ export function buildMachine(cfg: SwarmConfig, variant?: string): Machine<State,
     g: {
       cR: BOTTOM, cW: BOTTOM, wInv: cx.mLayer ? [] : null,
       tlInv: Array.from({ length: cx.nLocks }, () => []), tlTrue: Array.from({ length: cx.nLocks }, () => []),
-      lin: cx.sgLayer ? linInit(nprocs) : null, rew: [], dbl: [], doneTs: 0,
+      lin: cx.sgLayer ? monInit(registerSlot) : null, rew: [], dbl: [], doneTs: 0,
     },
     viol: [],
   });
@@ -63,6 +70,7 @@ export function buildMachine(cfg: SwarmConfig, variant?: string): Machine<State,
   const machine: Machine<State, SwarmAction> = {
     init: () => [init()],
     ...tableMachine(table(cx), copy),
+    encode,
     invariants: cx.mut.HAZARD ? { 'SG-Lin': all['SG-Lin'], Oscillation: oscillation } : all,
     mayStop: (s) => s.viol.length > 0 || s.procs.every((pr, p) => isDown(s.clients, p) || (!pr.op && pr.pc === cfg.scripts[p].length && pr.bg.length === 0)),
     actor: (a) => (a.step === 'crashMN' ? `mn${a.x}` : procName(a.p)),

@@ -4,7 +4,7 @@
 // [read-wait], [cache-max], [invoke-inner-write], [inner-write-wait], [update-cache-r],
 // [update-cache-w].
 
-import { keep, remap, send } from '../kit/network.ts';
+import { compareMsg, send } from '../kit/network.ts';
 import { isDown } from '../kit/faults.ts';
 import { addSorted, popcount } from '../kit/state.ts';
 import type { LocalStep } from '../kit/table.ts';
@@ -42,21 +42,37 @@ export function startMRead(cx: Cx, d: State, p: number): void {
 
 /** Messages of p's finished M.READ (kind 0) or TRYLOCK (kind 2): still update the cache, count for nothing. */
 export function orphan(cx: Cx, d: State, p: number, kind: number): void {
-  const mine = (m: Req | Rsp) => m[0] === p && m[2] === kind;
   if (cx.cfg.late === 'drop') {
-    d.reqs = keep(d.reqs, (m) => !mine(m));
-    d.rsps = keep(d.rsps, (m) => !mine(m));
+    d.reqs = dropMine(d.reqs, p, kind);
+    d.rsps = dropMine(d.rsps, p, kind);
     return;
   }
-  const waiting = (m: Req | Rsp) => mine(m) && m[3] !== -1;
-  const orphaned = <M extends Req | Rsp>(m: M): M => {
-    if (!waiting(m)) return m;
+  d.reqs = orphaned(d.reqs, p, kind);
+  d.rsps = orphaned(d.rsps, p, kind);
+}
+
+// (Loops rather than closures: these run on most steps.)
+const isMine = (m: Req | Rsp, p: number, kind: number): boolean => m[0] === p && m[2] === kind;
+
+/** The bag without p's messages of that kind (and, given v, that value): delayed for ever. */
+function dropMine<M extends Req | Rsp>(bag: M[], p: number, kind: number, v?: number): M[] {
+  const out: M[] = [];
+  for (const m of bag) if (!(isMine(m, p, kind) && (v === undefined || m[3] === v))) out.push(m);
+  return out.length === bag.length ? bag : out;
+}
+
+/** The bag with p's messages of that kind marked orphans (slot -1), sorted again. */
+function orphaned<M extends Req | Rsp>(bag: M[], p: number, kind: number): M[] {
+  let out: M[] | undefined;
+  for (let i = 0; i < bag.length; i++) {
+    const m = bag[i];
+    if (!isMine(m, p, kind) || m[3] === -1) continue;
+    out ??= bag.slice();
     const o = m.slice();
     o[3] = -1;
-    return o as unknown as M;
-  };
-  if (d.reqs.some(waiting)) d.reqs = remap(d.reqs, orphaned);
-  if (d.rsps.some(waiting)) d.rsps = remap(d.rsps, orphaned);
+    out[i] = o as unknown as M;
+  }
+  return out === undefined ? bag : out.sort(compareMsg);
 }
 
 /** M.READ returns v: checked against the weak specification (MR-WR, MR-RR, MR-Valid; f.298-316). */
@@ -75,9 +91,8 @@ export function finishMRead(d: State, p: number, v: number): void {
 export function mWriteDone(cx: Cx, d: State, p: number, v: number): void {
   d.g.cW = Math.max(d.g.cW, v);
   if (cx.cfg.late === 'drop') {
-    const mine = (m: Req | Rsp) => m[0] === p && m[2] === MSG_WRITE && m[3] === v;
-    d.reqs = keep(d.reqs, (m) => !mine(m));
-    d.rsps = keep(d.rsps, (m) => !mine(m));
+    d.reqs = dropMine(d.reqs, p, MSG_WRITE, v);
+    d.rsps = dropMine(d.rsps, p, MSG_WRITE, v);
   }
 }
 

@@ -3,7 +3,7 @@
 // is invoked by an action (`invoke`) and then advances by local steps (`opSteps`), fused
 // into whatever step enables them.
 
-import { linInvoke, linReturn } from '../kit/register-ghost.ts';
+import { monInvoke, monReturn, registerSlot, type Mon } from '../kit/object-ghost.ts';
 import { addSorted } from '../kit/state.ts';
 import type { LocalStep } from '../kit/table.ts';
 import { fail, tidOfProc, type Cx } from './context.ts';
@@ -11,6 +11,15 @@ import { startMRead, startMWrite } from './maxreg.ts';
 import type { Proc, ReadFrame, State, WriteFrame } from './state.ts';
 import { startLock } from './tsl.ts';
 import { GUESSED, READ, VERIFIED, WRITE, clockOf, flagOf, lockWord, procName, showTs, ts, tsOfTuple, tuple, valOf, verified } from './tuple.ts';
+
+// SG-Lin's ghost (kit/object-ghost.ts, the register kept by client): a READ is invoked
+// with value 0, a WRITE(v) with v > 0; a return that leaves no linearization is undefined
+// (the caller records the failure and keeps the ghost).
+const linInvoke = (g: Mon, p: number, v: number): Mon => monInvoke(registerSlot, g, { c: p, f: v ? 'write' : 'read', k: 0, v, x: false });
+function linReturn(g: Mon, p: number, out: number): Mon | undefined {
+  const next = monReturn(registerSlot, g, p, out);
+  return next.bad ? undefined : next;
+}
 
 /** W5's choices: a clock above every one p used (Assumption 1), up to cmax. */
 export function guesses(cx: Cx, pr: Proc, p: number): number[] {
@@ -234,3 +243,19 @@ const unitSteps = (cx: Cx): LocalStep<State>[] => [
 
 /** Every operation's local steps, each operation's in the order it takes them. */
 export const opSteps = (cx: Cx): LocalStep<State>[] => [...writeSteps(cx), ...readSteps(cx), ...unitSteps(cx)];
+
+/**
+ * The same steps by the kind of frame they advance: a process runs one operation at a
+ * time, so the guards of the other kinds' steps are false and need not be asked (a step's
+ * frame kind never changes within one pump: the frame only returns, to null).
+ */
+export function opStepsByKind(cx: Cx): Record<NonNullable<Proc['op']>['k'], LocalStep<State>[]> {
+  const unit = unitSteps(cx);
+  return {
+    W: writeSteps(cx),
+    R: readSteps(cx),
+    MR: unit.slice(0, 2),
+    MW: unit.slice(2, 4),
+    TL: unit.slice(4, 6),
+  };
+}

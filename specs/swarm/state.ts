@@ -3,7 +3,7 @@
 
 import type { Faults } from '../kit/faults.ts';
 import type { StepAction } from '../kit/table.ts';
-import type { LinGhost } from '../kit/register-ghost.ts';
+import type { Mon } from '../kit/object-ghost.ts';
 
 export type Op =
   | { f: 'write'; v: number } // Safe-Guess WRITE of the value with write id v
@@ -115,7 +115,7 @@ export interface Ghost {
   wInv: number[] | null; // values of invoked M.WRITEs (MR-Valid; max-register layer only)
   tlInv: number[][]; // per lock: lock words (ts, mode) invoked
   tlTrue: number[][]; // per lock: lock words that returned True
-  lin: LinGhost | null; // SG-Lin (kit/register-ghost.ts)
+  lin: Mon | null; // SG-Lin (kit/object-ghost.ts, the register kept by client)
   rew: number[]; // guessed timestamps of writes that executed W11
   dbl: number[]; // timestamps read in two sequential iterations of one READ (SG-C3)
   doneTs: number; // max ts(w) (Definition C.1) over completed WRITEs
@@ -149,23 +149,164 @@ export interface SwarmAction extends StepAction {
   msg?: Req | Rsp;
 }
 
-const copyFrame = (o: OpFrame | null): OpFrame | null => (o === null ? null : o.k === 'R' ? { ...o, seen: o.seen.slice() } : { ...o });
+// Field by field rather than by spread: the copy runs on every step.
+function copyFrame(o: OpFrame): OpFrame {
+  switch (o.k) {
+    case 'W': return { k: 'W', v: o.v, w: o.w, st: o.st, m: o.m, fl: o.fl, wts: o.wts };
+    case 'R': return { k: 'R', seen: o.seen.slice(), it: o.it, st: o.st, m: o.m };
+    case 'MR': return { k: 'MR', st: o.st };
+    case 'MW': return { k: 'MW', v: o.v, st: o.st };
+    case 'TL': return { k: 'TL', w: o.w, st: o.st };
+  }
+}
 
-const copyProc = (pr: Proc): Proc => ({
-  ...pr, cache: pr.cache.slice(), op: copyFrame(pr.op), mr: pr.mr && { ...pr.mr }, lk: pr.lk && { ...pr.lk, rd: pr.lk.rd.slice() },
-});
+const copyMRead = (r: MRead): MRead => ({ ph: r.ph, got: r.got, v: r.v, frW: r.frW, frR: r.frR, snap: r.snap, mx: r.mx });
+const copyLock = (l: LockFrame): LockFrame => ({ q: l.q, w: l.w, rd: l.rd.slice(), dn: l.dn, abs: l.abs });
 
-/** The one copy next() makes: what steps change in place. Messages and sorted sets are shared. */
-export function copy(s: State): State {
+function copyProc(pr: Proc): Proc {
+  const c: Proc = {
+    pc: pr.pc, cache: pr.cache.slice(), lastC: pr.lastC, lastG: pr.lastG, op: pr.op && copyFrame(pr.op),
+    mr: pr.mr && copyMRead(pr.mr), mrRes: pr.mrRes, mw: pr.mw, mwDone: pr.mwDone, bg: pr.bg,
+    lk: pr.lk && copyLock(pr.lk), lkRes: pr.lkRes, last: pr.last,
+  };
+  if (pr.hist !== undefined) c.hist = pr.hist;
+  return c;
+}
+
+/**
+ * The one copy next() makes, copy-on-write by the step: a step changes only its own
+ * process (`a.p`; none for an MN crash), and only `apply` changes the MNs' registers and
+ * CAS objects, so the other processes and, but for `apply`, the registers and locks are
+ * shared. Messages and sorted sets are shared (never changed in place).
+ */
+export function copy(s: State, a: SwarmAction): State {
+  let procs = s.procs;
+  if (a.p >= 0) {
+    procs = s.procs.slice();
+    procs[a.p] = copyProc(s.procs[a.p]);
+  }
+  const applies = a.step === 'apply';
   return {
-    regs: s.regs.slice(),
+    regs: applies ? s.regs.slice() : s.regs,
     mns: s.mns,
-    locks: s.locks.map((l) => l.slice()),
-    procs: s.procs.map(copyProc),
+    locks: applies ? s.locks.map((l) => l.slice()) : s.locks,
+    procs,
     clients: s.clients,
     reqs: s.reqs.slice(),
     rsps: s.rsps.slice(),
     g: { ...s.g, tlInv: s.g.tlInv.slice(), tlTrue: s.g.tlTrue.slice() },
     viol: s.viol,
   };
+}
+
+// ---- the state as words (Machine.encode): every field, in a fixed order ----
+// Fixed-length parts (regs, cache, locks, seen, rd: their lengths follow from the config)
+// are written bare; variable ones (sets, the network, the ghost's configurations, the
+// violations) with their length first, so that the words are a prefix code: two states get
+// the same words exactly when they are equal as plain data, as with the engine's generic
+// encoding (the same states, counts and counterexamples), at a fraction of its cost.
+// Words past the end of `out` are dropped by the typed array; the length tells the engine
+// to grow it and retry.
+
+const ST: Record<string, number> = { W6: 0, W10: 1, W11: 2, R12: 0, R13: 1, R16: 2 };
+const KIND = { W: 1, R: 2, MR: 3, MW: 4, TL: 5 } as const;
+
+function putList(out: Int32Array, n: number, xs: readonly number[]): number {
+  out[n++] = xs.length;
+  for (let i = 0; i < xs.length; i++) out[n++] = xs[i];
+  return n;
+}
+
+function putString(out: Int32Array, n: number, x: string): number {
+  out[n++] = x.length;
+  for (let i = 0; i < x.length; i++) out[n++] = x.charCodeAt(i);
+  return n;
+}
+
+function putProc(out: Int32Array, n: number, pr: Proc): number {
+  out[n++] = pr.pc;
+  for (let i = 0; i < pr.cache.length; i++) out[n++] = pr.cache[i];
+  out[n++] = pr.lastC;
+  out[n++] = pr.lastG;
+  const op = pr.op;
+  if (op === null) out[n++] = 0;
+  else {
+    out[n++] = KIND[op.k];
+    switch (op.k) {
+      case 'W':
+        out[n++] = op.v; out[n++] = op.w; out[n++] = ST[op.st]; out[n++] = op.m; out[n++] = op.fl; out[n++] = op.wts;
+        break;
+      case 'R':
+        for (let i = 0; i < op.seen.length; i++) out[n++] = op.seen[i];
+        out[n++] = op.it; out[n++] = ST[op.st]; out[n++] = op.m;
+        break;
+      case 'MR': case 'TL':
+        if (op.k === 'TL') out[n++] = op.w;
+        out[n++] = op.st;
+        break;
+      case 'MW':
+        out[n++] = op.v; out[n++] = op.st;
+        break;
+    }
+  }
+  const mr = pr.mr;
+  if (mr === null) out[n++] = 0;
+  else {
+    out[n++] = 1;
+    out[n++] = mr.ph; out[n++] = mr.got; out[n++] = mr.v; out[n++] = mr.frW; out[n++] = mr.frR; out[n++] = mr.snap; out[n++] = mr.mx;
+  }
+  out[n++] = pr.mrRes;
+  out[n++] = pr.mw;
+  out[n++] = pr.mwDone ? 1 : 0;
+  n = putList(out, n, pr.bg);
+  const lk = pr.lk;
+  if (lk === null) out[n++] = 0;
+  else {
+    out[n++] = 1;
+    out[n++] = lk.q; out[n++] = lk.w;
+    for (let i = 0; i < lk.rd.length; i++) out[n++] = lk.rd[i];
+    out[n++] = lk.dn; out[n++] = lk.abs ? 1 : 0;
+  }
+  out[n++] = pr.lkRes;
+  out[n++] = pr.last;
+  if (pr.hist === undefined) out[n++] = -1;
+  else n = putList(out, n, pr.hist);
+  return n;
+}
+
+/** Machine.encode: the words of s (see above); -1 when `out` is too short. */
+export function encode(s: State, out: Int32Array): number {
+  let n = 0;
+  for (let i = 0; i < s.regs.length; i++) out[n++] = s.regs[i];
+  for (let i = 0; i < 5; i++) out[n++] = s.mns[i];
+  for (const l of s.locks) for (let i = 0; i < l.length; i++) out[n++] = l[i];
+  for (const pr of s.procs) n = putProc(out, n, pr);
+  for (let i = 0; i < 5; i++) out[n++] = s.clients[i];
+  out[n++] = s.reqs.length;
+  for (const m of s.reqs) n = putList(out, n, m);
+  out[n++] = s.rsps.length;
+  for (const m of s.rsps) n = putList(out, n, m);
+  const g = s.g;
+  out[n++] = g.cR;
+  out[n++] = g.cW;
+  if (g.wInv === null) out[n++] = -1;
+  else n = putList(out, n, g.wInv);
+  for (const x of g.tlInv) n = putList(out, n, x);
+  for (const x of g.tlTrue) n = putList(out, n, x);
+  if (g.lin === null) out[n++] = -1;
+  else {
+    // never `bad`: a return with no linearization left is recorded in viol, the ghost kept
+    out[n++] = g.lin.ops.length;
+    for (const o of g.lin.ops) {
+      out[n++] = o.c; out[n++] = o.v; out[n++] = o.x ? 1 : 0; // f and k follow from v (0: a read)
+    }
+    out[n++] = g.lin.cfgs.length;
+    for (const c of g.lin.cfgs) n = putList(out, n, c);
+  }
+  n = putList(out, n, g.rew);
+  n = putList(out, n, g.dbl);
+  out[n++] = g.doneTs;
+  out[n++] = s.viol.length;
+  for (const [prop, msg] of s.viol) n = putString(out, putString(out, n, prop), msg);
+  return n <= out.length ? n : -1;
 }

@@ -5,7 +5,7 @@
 
 import { applyFault, faultChoices, isDown } from '../kit/faults.ts';
 import { distinct, keep, send, take } from '../kit/network.ts';
-import { linCrash } from '../kit/register-ghost.ts';
+import { monCrash, registerSlot } from '../kit/object-ghost.ts';
 import type { ActionTable } from '../kit/table.ts';
 import { tidOfProc, type Cx } from './context.ts';
 import { applyRead, applyWrite, deliverRead, deliverWriteAck, finishMRead, mWriteDone } from './maxreg.ts';
@@ -24,6 +24,18 @@ function invokeLabel(cx: Cx, s: State, p: number, clock: number): string {
     case 'mwrite': return `M.WRITE(${P},${showTuple(op.v)})`;
     case 'trylock': return `T4_TRYLOCK(${P},${showLock(lockWord(ts(op.c, 1), op.mode))})`;
   }
+}
+
+// A message is immutable and shared by every state it is in flight in, so the action that
+// applies or delivers it is made once, on the first state that offers it (actions are
+// never changed; the engine only reads them).
+const applyOf = new WeakMap<Req, SwarmAction>();
+const deliverOf = new WeakMap<Rsp, SwarmAction>();
+
+function msgAction<M extends Req | Rsp>(known: WeakMap<M, SwarmAction>, m: M, step: 'apply' | 'deliver', label: (m: M) => string): SwarmAction {
+  let a = known.get(m);
+  if (a === undefined) known.set(m, (a = { label: label(m), step, p: m[0], x: m[1], msg: m }));
+  return a;
 }
 
 function reqLabel(m: Req): string {
@@ -50,6 +62,14 @@ function deliver(cx: Cx, d: State, m: Rsp): void {
 
 export function table(cx: Cx): ActionTable<State, SwarmAction> {
   const live = (s: State, p: number) => !isDown(s.clients, p);
+  // An invocation's action depends on the process, its script position and the guessed clock only.
+  const invokes = new Map<number, SwarmAction>();
+  const invokeAction = (s: State, p: number, x: number): SwarmAction => {
+    const key = (p * 1024 + s.procs[p].pc) * 1024 + x;
+    let a = invokes.get(key);
+    if (a === undefined) invokes.set(key, (a = { label: invokeLabel(cx, s, p, x), step: 'invoke', p, x }));
+    return a;
+  };
   return {
     actors: (s) => s.procs.length,
     perActor: [
@@ -59,7 +79,7 @@ export function table(cx: Cx): ActionTable<State, SwarmAction> {
           const pr = s.procs[p];
           if (!live(s, p) || pr.op || pr.pc >= cx.cfg.scripts[p].length) return;
           const clocks = cx.cfg.scripts[p][pr.pc].f === 'write' ? guesses(cx, pr, p) : [0];
-          for (const x of clocks) out.push({ label: invokeLabel(cx, s, p, x), step: 'invoke', p, x });
+          for (const x of clocks) out.push(invokeAction(s, p, x));
         },
         effect: (d, a) => invoke(cx, d, a.p, a.x),
       },
@@ -114,7 +134,7 @@ export function table(cx: Cx): ActionTable<State, SwarmAction> {
       {
         name: 'apply', cites: 'an MN applies a request: App. A read and A8 write, App. B T8 CAS',
         enabled: (s, out) => {
-          for (const m of distinct(s.reqs)) if (!isDown(s.mns, m[1])) out.push({ label: reqLabel(m), step: 'apply', p: m[0], x: m[1], msg: m });
+          for (const m of distinct(s.reqs)) if (!isDown(s.mns, m[1])) out.push(msgAction(applyOf, m, 'apply', reqLabel));
         },
         effect: (d, a) => {
           const m = a.msg as Req;
@@ -129,7 +149,7 @@ export function table(cx: Cx): ActionTable<State, SwarmAction> {
       {
         name: 'deliver', cites: 'a response reaches its process: App. A [update-cache-r], [update-cache-w]; App. B T8',
         enabled: (s, out) => {
-          for (const m of distinct(s.rsps)) out.push({ label: rspLabel(m), step: 'deliver', p: m[0], x: m[1], msg: m });
+          for (const m of distinct(s.rsps)) out.push(msgAction(deliverOf, m, 'deliver', rspLabel));
         },
         effect: (d, a) => {
           take(d.rsps, a.msg as Rsp);
@@ -156,7 +176,7 @@ export function table(cx: Cx): ActionTable<State, SwarmAction> {
         },
         effect: (d, a) => {
           const pr = d.procs[a.p];
-          if (d.g.lin && pr.op && (pr.op.k === 'W' || pr.op.k === 'R')) d.g.lin = linCrash(d.g.lin, a.p);
+          if (d.g.lin && pr.op && (pr.op.k === 'W' || pr.op.k === 'R')) d.g.lin = monCrash(registerSlot, d.g.lin, a.p);
           Object.assign(pr, { op: null, mr: null, mrRes: -1, mw: -1, mwDone: false, bg: [], lk: null, lkRes: -1 });
           d.clients = applyFault(d.clients, 'crash', a.p);
           d.rsps = keep(d.rsps, (m) => m[0] !== a.p);

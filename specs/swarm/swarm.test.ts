@@ -7,7 +7,7 @@ import { valOf } from './tuple.ts';
 import { spec } from './index.ts';
 import type { Baseline } from './equivalence.ts';
 import recorded from './equivalence.json' with { type: 'json' };
-import { linInit, linInvoke, linReturn } from '../kit/register-ghost.ts';
+import { monInit, monInvoke, monReturn, registerSlot, type Mon } from '../kit/object-ghost.ts';
 
 const config = (name: string) => {
   const c = spec.configs.find((x) => x.name === name);
@@ -144,20 +144,17 @@ describe('swarm', () => {
   });
 
   it('the ghost monitor rejects a, b, a and accepts a pending write taking effect late', () => {
-    let g = linInvoke(linInit(3), 0, 1)!;
-    g = linReturn(g, 0, 0)!;
-    g = linInvoke(g, 2, 0);
-    g = linReturn(g, 2, 1)!;
-    g = linInvoke(g, 1, 2);
-    g = linReturn(g, 1, 0)!;
-    g = linInvoke(g, 2, 0);
-    g = linReturn(g, 2, 2)!;
-    g = linInvoke(g, 2, 0);
-    expect(linReturn(g, 2, 1)).toBeUndefined();
-    let h = linInvoke(linInit(2), 0, 1); // never returns
-    h = linInvoke(h, 1, 0);
-    h = linReturn(h, 1, 0)!;
-    h = linInvoke(h, 1, 0);
-    expect(linReturn(h, 1, 1)).toBeDefined();
+    const inv = (g: Mon, c: number, v: number) => monInvoke(registerSlot, g, { c, f: v ? 'write' : 'read', k: 0, v, x: false });
+    const ret = (g: Mon, c: number, out: number) => monReturn(registerSlot, g, c, out);
+    let g = inv(monInit(registerSlot), 0, 1);
+    g = ret(g, 0, 0);
+    g = ret(inv(g, 2, 0), 2, 1);
+    g = ret(inv(g, 1, 2), 1, 0);
+    g = ret(inv(g, 2, 0), 2, 2);
+    expect(g.bad).toBe('');
+    expect(ret(inv(g, 2, 0), 2, 1).bad).toMatch(/no linearization/);
+    let h = inv(monInit(registerSlot), 0, 1); // never returns
+    h = ret(inv(h, 1, 0), 1, 0);
+    expect(ret(inv(h, 1, 0), 1, 1).bad).toBe('');
   });
 });
