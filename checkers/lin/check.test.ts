@@ -71,6 +71,16 @@ describe('model errors', () => {
     expect(r.verdict).toBe('unknown');
     expect(r.modelError?.message).toMatch(/left out/);
   });
+
+  it('parts in any order, or repeating an operation, are indexed as by identity', () => {
+    const h = [op(0, { f: 'write', value: 1 }, 0, 1, null), op(1, { f: 'read' }, 2, 3, 1), op(0, { f: 'write', value: 2 }, 4, 5, null)];
+    const reversed: Model = { ...models.register, name: 'reversed', partition: (ops) => [[...ops].reverse()] };
+    const r = checkHistorySync(reversed, h);
+    expect(r.verdict).toBe('ok');
+    expect(r.partitions.map((p) => p.operations)).toEqual([[2, 1, 0]]);
+    const twice: Model = { ...models.register, name: 'twice', partition: (ops) => [[...ops], ops.slice(0, 1)] };
+    expect(checkHistorySync(twice, h).modelError?.message).toMatch(/exactly once/);
+  });
 });
 
 describe('illegal histories are explained', () => {

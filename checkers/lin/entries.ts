@@ -30,8 +30,22 @@ export const ENTRY_BYTES = 72;
 /** The entry list of `ops`; its arrays come from `slab` (the search's; default one of its own). */
 export function buildEntries(ops: readonly Operation[], slab?: Slab): EntryList {
   const n = ops.length;
+  const call = new Float64Array(n);
+  const ret = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    call[i] = ops[i].call;
+    ret[i] = ops[i].ret ?? NaN;
+  }
+  return entriesOf(call, ret, n, slab);
+}
+
+/**
+ * As buildEntries, for operations 0 .. n-1 given by their call and return times (NaN: no
+ * return): one pass over plain arrays, no property reads.
+ */
+export function entriesOf(call: Float64Array, ret: Float64Array, n: number, slab?: Slab): EntryList {
   let determinate = 0;
-  for (const o of ops) if (o.ret !== undefined) determinate++;
+  for (let i = 0; i < n; i++) if (ret[i] === ret[i]) determinate++;
   const count = n + determinate;
   const mem = slab ?? new Slab(ENTRY_BYTES * (count + 1));
   // The order is (time, calls first, operation): a stable counting sort on
@@ -44,13 +58,14 @@ export function buildEntries(ops: readonly Operation[], slab?: Slab): EntryList 
   let max = -Infinity;
   let integers = true;
   for (let i = 0; i < n; i++) {
-    const call = ops[i].call;
-    const ret = ops[i].ret;
-    times[e++] = call;
-    if (ret !== undefined) times[e++] = ret;
-    if (call < min) min = call;
-    if ((ret ?? call) > max) max = ret ?? call;
-    if (!Number.isInteger(call) || (ret !== undefined && !Number.isInteger(ret))) integers = false;
+    const c = call[i];
+    const r = ret[i];
+    times[e++] = c;
+    if (r === r) times[e++] = r;
+    if (c < min) min = c;
+    const last = r === r ? r : c;
+    if (last > max) max = last;
+    if (!Number.isInteger(c) || (r === r && !Number.isInteger(r))) integers = false;
   }
   const keyOf = mem.i32(count);
   let ranks: number;
@@ -78,7 +93,7 @@ export function buildEntries(ops: readonly Operation[], slab?: Slab): EntryList 
   e = 0;
   for (let i = 0; i < n; i++) {
     bucketStart[keyOf[e++] + 1]++;
-    if (ops[i].ret !== undefined) {
+    if (ret[i] === ret[i]) {
       keyOf[e]++; // a return: after the calls of its time
       bucketStart[keyOf[e++] + 1]++;
     }
@@ -97,13 +112,13 @@ export function buildEntries(ops: readonly Operation[], slab?: Slab): EntryList 
   for (let i = 0; i < n; i++) {
     const c = bucketStart[keyOf[e++]]++;
     sortedOp[c] = i;
-    sortedTime[c] = ops[i].call;
+    sortedTime[c] = call[i];
     sortedIsCall[c] = 1;
     callEntry[i] = c;
-    if (ops[i].ret !== undefined) {
+    if (ret[i] === ret[i]) {
       const r = bucketStart[keyOf[e++]]++;
       sortedOp[r] = i;
-      sortedTime[r] = ops[i].ret!;
+      sortedTime[r] = ret[i];
       returnEntry[i] = r;
     }
   }

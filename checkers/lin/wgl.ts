@@ -15,7 +15,7 @@
 //   any later one wherever the later one fits);
 // - they are tried only after every determinate candidate (just in time, Lowe 2017).
 
-import { buildEntries, ENTRY_BYTES } from './entries.ts';
+import { ENTRY_BYTES, entriesOf, type EntryList } from './entries.ts';
 import { hashValue, valueEqual } from './hash.ts';
 import { Memo, MemoFull } from './memo.ts';
 import { Slab } from './slab.ts';
@@ -125,7 +125,7 @@ const SEARCH_BYTES = 100;
 export class WglSearch<S> {
   /** Where the search's arrays come from; given back when it finishes. */
   private readonly slab: Slab;
-  private readonly list: ReturnType<typeof buildEntries>;
+  private readonly list: EntryList;
   /** For each search operation, its index in the ops the search was given. */
   private readonly origin: Int32Array;
   private readonly inputs: unknown[];
@@ -310,12 +310,12 @@ export class WglSearch<S> {
       this.kind[o] = kindOf[origin[o]];
       present[this.kind[o]] = true;
     }
-    this.list = buildEntries(local.slice(0, det), slab);
     this.retTime = slab.f64(det);
     for (let o = 0; o < det; o++) this.retTime[o] = local[o].ret!;
-    this.twinClass = reduce && present[UPDATE] ? slab.i32(det).fill(-1) : undefined;
     this.call = slab.f64(n);
     for (let o = 0; o < n; o++) this.call[o] = local[o].call;
+    this.list = entriesOf(this.call, this.retTime, det, slab);
+    this.twinClass = reduce && present[UPDATE] ? slab.i32(det).fill(-1) : undefined;
     this.present = present;
     this.hinted = !reduce || model.priority === undefined;
     this.orderBy(undefined);
@@ -885,7 +885,9 @@ function priorities(model: Model, ops: readonly Operation[]): number[] | undefin
   if (model.priority === undefined) return undefined;
   try {
     const r = model.priority(ops);
-    return Array.isArray(r) && r.length === ops.length && r.every((x) => typeof x === 'number' && !Number.isNaN(x)) ? r : undefined;
+    if (!Array.isArray(r) || r.length !== ops.length) return undefined;
+    for (let i = 0; i < r.length; i++) if (typeof r[i] !== 'number' || r[i] !== r[i]) return undefined;
+    return r;
   } catch {
     return undefined;
   }

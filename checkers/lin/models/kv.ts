@@ -66,19 +66,21 @@ function unobserved(history: readonly Operation<KvInput, unknown>[]): boolean[] 
   const out = new Array<boolean>(history.length).fill(false);
   const keys = new KeyIndex();
   const pending: number[][] = [];
+  const gets: string[][] = [];
+  // One pass, each operation's fields read once; the gets of keys with nothing pending are
+  // collected too and never looked at.
   for (let i = 0; i < history.length; i++) {
     const op = history[i];
-    if (op.ret === undefined && (op.input.f === 'put' || op.input.f === 'append') && typeof op.input.value === 'string') {
-      (pending[keys.of(op.input.key)] ??= []).push(i);
+    const input = op.input;
+    const f = input.f;
+    if (op.ret === undefined) {
+      if ((f === 'put' || f === 'append') && typeof input.value === 'string') (pending[keys.of(input.key)] ??= []).push(i);
+    } else if (f === 'get') {
+      const output = op.output;
+      if (typeof output === 'string') (gets[keys.of(input.key)] ??= []).push(output);
     }
   }
   if (pending.length === 0) return out;
-  const gets: string[][] = [];
-  for (const op of history) {
-    if (op.ret === undefined || op.input.f !== 'get' || typeof op.output !== 'string') continue;
-    const k = keys.find(op.input.key);
-    if (k >= 0 && pending[k] !== undefined) (gets[k] ??= []).push(op.output);
-  }
   pending.forEach((ids, k) => {
     // One search in all the strings joined: a match across two of them only keeps an
     // operation that could have been dropped, never the reverse. Every substring of a
@@ -116,16 +118,6 @@ class KeyIndex {
     this.lastId = id;
     return id;
   }
-
-  /** The key's id, or -1 if it was never given one. */
-  find(key: unknown): number {
-    if (this.lastId >= 0 && key === this.lastKey) return this.lastId;
-    const id = this.ids.get(key);
-    if (id === undefined) return -1;
-    this.lastKey = key;
-    this.lastId = id;
-    return id;
-  }
 }
 
 /**
@@ -139,23 +131,43 @@ class KeyIndex {
 function priority(history: readonly Operation<KvInput, unknown>[]): number[] {
   const n = history.length;
   const out = new Array<number>(n);
+  // Each operation's fields are read once (the operations come in several shapes, so every
+  // property read is a slow one): its call, return and string, then plain arrays.
+  const call = new Float64Array(n);
+  const ret = new Float64Array(n);
+  const text = new Array<string>(n);
   const keys = new KeyIndex();
   const byKey: { puts: number[]; gets: number[]; appends: number[] }[] = [];
   let inCallOrder = true;
   for (let i = 0; i < n; i++) {
     const op = history[i];
-    out[i] = op.call;
-    if (i > 0 && op.call < history[i - 1].call) inCallOrder = false;
+    const c = (call[i] = out[i] = op.call);
+    if (i > 0 && c < call[i - 1]) inCallOrder = false;
     const input = op.input;
     const k = (byKey[keys.of(input.key)] ??= { puts: [], gets: [], appends: [] });
-    if (input.f === 'get') {
-      if (op.ret !== undefined && typeof op.output === 'string') k.gets.push(i);
-    } else if (typeof input.value === 'string') {
-      if (input.f === 'put') k.puts.push(i);
-      else if (input.f === 'append' && input.value !== '') k.appends.push(i);
+    const f = input.f;
+    if (f === 'get') {
+      const r = op.ret;
+      const output = op.output;
+      if (r !== undefined && typeof output === 'string') {
+        ret[i] = r;
+        text[i] = output;
+        k.gets.push(i);
+      }
+    } else {
+      const value = input.value;
+      if (typeof value === 'string') {
+        if (f === 'put') {
+          text[i] = value;
+          k.puts.push(i);
+        } else if (f === 'append' && value !== '') {
+          text[i] = value;
+          k.appends.push(i);
+        }
+      }
     }
   }
-  const byCall = (a: number, b: number): number => history[a].call - history[b].call || a - b;
+  const byCall = (a: number, b: number): number => call[a] - call[b] || a - b;
   const MAX = 2 ** 26; // offsets below this; epochs scale above it
   for (const { puts, gets, appends } of byKey) {
     if (!inCallOrder) {
@@ -166,7 +178,7 @@ function priority(history: readonly Operation<KvInput, unknown>[]): number[] {
     const epochOf = new Map<string, number>();
     const lengths: number[] = [];
     for (let e = 0; e < puts.length; e++) {
-      const v = history[puts[e]].input.value as string;
+      const v = text[puts[e]];
       epochOf.set(v, e + 1);
       if (v.length > 0 && !lengths.includes(v.length)) lengths.push(v.length);
     }
@@ -184,8 +196,8 @@ function priority(history: readonly Operation<KvInput, unknown>[]): number[] {
     const epochs = new Int32Array(gets.length);
     for (let k = 0; k < gets.length; k++) {
       const i = gets[k];
-      const e = (epochs[k] = epochOfString(history[i].output as string));
-      if (history[i].ret! < firstSeen[e]) firstSeen[e] = history[i].ret!;
+      const e = (epochs[k] = epochOfString(text[i]));
+      if (ret[i] < firstSeen[e]) firstSeen[e] = ret[i];
     }
     const order: number[] = [];
     for (let e = 1; e <= puts.length; e++) if (firstSeen[e] !== Infinity) order.push(e);
@@ -205,20 +217,20 @@ function priority(history: readonly Operation<KvInput, unknown>[]): number[] {
       }
       return lo * MAX + (MAX - 1);
     };
-    for (let e = 0; e < puts.length; e++) out[puts[e]] = rank[e + 1] >= 0 ? rank[e + 1] * MAX : lastEnd(history[puts[e]].call);
+    for (let e = 0; e < puts.length; e++) out[puts[e]] = rank[e + 1] >= 0 ? rank[e + 1] * MAX : lastEnd(call[puts[e]]);
     // Where each append sits: its offset in the longest string gets saw in its epoch (an
     // epoch's strings grow by appends; a value is in one epoch at most). Its epoch is the
     // one last seen by its call or a later one: the next 8 are searched.
     const longestIn = new Array<string>(puts.length + 1).fill('');
     for (let k = 0; k < gets.length; k++) {
-      const w = history[gets[k]].output as string;
+      const w = text[gets[k]];
       const e = epochs[k];
       if (w.length > longestIn[e].length) longestIn[e] = w;
     }
     const byRank = [0, ...order];
     for (const i of appends) {
-      const v = history[i].input.value as string;
-      const end = lastEnd(history[i].call);
+      const v = text[i];
+      const end = lastEnd(call[i]);
       out[i] = end;
       for (let r = Math.floor(end / MAX); r < byRank.length && r * MAX <= end + 8 * MAX; r++) {
         const at = longestIn[byRank[r]].indexOf(v);
