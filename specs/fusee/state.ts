@@ -5,6 +5,7 @@
 // steps of X§6.2.
 
 import type { StepAction } from '../kit/table.ts';
+import { putList, putString } from '../kit/words.ts';
 import type { Mon } from '../kit/object-ghost.ts';
 
 /** One client operation. Register level: write(v) / read. KV level: insert / delete / search of key k. */
@@ -183,18 +184,6 @@ export function copy(s: FuseeState): FuseeState {
 // grow it and retry.
 
 const PC: Record<Pc, number> = { idle: 0, W1: 1, W2: 2, W3: 3, W4: 4, W5: 5, W6: 6, L1: 7, L2: 8, F1: 9, F2: 10, R2: 11, RF: 12, RF2: 13, down: 14 };
-
-function putList(out: Int32Array, n: number, xs: readonly number[]): number {
-  out[n++] = xs.length;
-  for (let i = 0; i < xs.length; i++) out[n++] = xs[i];
-  return n;
-}
-
-function putString(out: Int32Array, n: number, x: string): number {
-  out[n++] = x.length;
-  for (let i = 0; i < x.length; i++) out[n++] = x.charCodeAt(i);
-  return n;
-}
 
 function putClient(out: Int32Array, n: number, c: Client): number {
   out[n++] = PC[c.pc];

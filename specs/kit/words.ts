@@ -57,6 +57,25 @@ export class WordWriter {
 }
 
 /**
+ * The same prefix code for specs that write by index into the engine's buffer (a
+ * hand-written `Machine.encode`): xs with its length first; returns the next free index.
+ * Writes past out's end are dropped by the typed array; the returned length tells the
+ * engine to grow the buffer and retry.
+ */
+export function putList(out: Int32Array, n: number, xs: readonly number[]): number {
+  out[n++] = xs.length;
+  for (let i = 0; i < xs.length; i++) out[n++] = xs[i];
+  return n;
+}
+
+/** A string as its length, then one UTF-16 code unit a word; returns the next free index. */
+export function putString(out: Int32Array, n: number, x: string): number {
+  out[n++] = x.length;
+  for (let i = 0; i < x.length; i++) out[n++] = x.charCodeAt(i);
+  return n;
+}
+
+/**
  * The encoding of a shared, immutable part, computed once per object: `write` encodes x
  * with the writer it is given (a scratch one, grown as needed). Cache parts a step
  * replaces rather than changes in place; the words must include whatever length or tag

@@ -6,6 +6,7 @@
 // messages (specs/kit/network.ts tuples) and NVM logs are replaced, never changed.
 
 import type { StepAction } from '../kit/table.ts';
+import { putList, putString } from '../kit/words.ts';
 
 /** The persistency half of <Lin, X> (§2.3). */
 export type Persistency = 'Synch' | 'Strict' | 'REnf' | 'Event' | 'Scope';
@@ -294,19 +295,6 @@ function code(x: string): number {
   let c = CODES.get(x);
   if (c === undefined) CODES.set(x, (c = CODES.size));
   return c;
-}
-
-/** Writes xs with its length first; returns the next free index. */
-function putList(out: Int32Array, n: number, xs: readonly number[]): number {
-  out[n++] = xs.length;
-  for (let i = 0; i < xs.length; i++) out[n++] = xs[i];
-  return n;
-}
-
-function putString(out: Int32Array, n: number, x: string): number {
-  out[n++] = x.length;
-  for (let i = 0; i < x.length; i++) out[n++] = x.charCodeAt(i);
-  return n;
 }
 
 /**

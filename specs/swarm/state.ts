@@ -3,6 +3,7 @@
 
 import type { Faults } from '../kit/faults.ts';
 import type { StepAction } from '../kit/table.ts';
+import { putList, putString } from '../kit/words.ts';
 import type { Mon } from '../kit/object-ghost.ts';
 
 export type Op =
@@ -210,18 +211,6 @@ export function copy(s: State, a: SwarmAction): State {
 
 const ST: Record<string, number> = { W6: 0, W10: 1, W11: 2, R12: 0, R13: 1, R16: 2 };
 const KIND = { W: 1, R: 2, MR: 3, MW: 4, TL: 5 } as const;
-
-function putList(out: Int32Array, n: number, xs: readonly number[]): number {
-  out[n++] = xs.length;
-  for (let i = 0; i < xs.length; i++) out[n++] = xs[i];
-  return n;
-}
-
-function putString(out: Int32Array, n: number, x: string): number {
-  out[n++] = x.length;
-  for (let i = 0; i < x.length; i++) out[n++] = x.charCodeAt(i);
-  return n;
-}
 
 function putProc(out: Int32Array, n: number, pr: Proc): number {
   out[n++] = pr.pc;
