@@ -44,6 +44,8 @@ class LocalCluster {
   readonly asserts: string[] = [];
   /** The clients' view, as the master broadcasts it (fixed without a master). */
   view: View = { epoch: 1, removed: new Set(), down: new Set() };
+  /** Every view the master broadcast, in order. */
+  readonly views: View[] = [];
   private viewWaiters: (() => void)[] = [];
   master: Master | undefined;
   /** Set at the end of a scenario: clients still running (waiting forever) give up. */
@@ -141,6 +143,7 @@ class LocalCluster {
       broadcast: (msg) => {
         if (msg.type !== 'view') return;
         this.view = { epoch: Number(msg.epoch), removed: new Set(msg.removed as number[]), down: new Set(msg.down as number[]) };
+        this.views.push(this.view);
         for (const w of this.viewWaiters.splice(0)) w();
       },
       assert: (ok, message) => {
@@ -517,6 +520,50 @@ describe('a round\u2019s parallel backup CASes are logged in the order the nodes
     const cas = (proc: string) => events.filter((e) => e.proc === proc && e.action === 'casBackup').map((e) => e.args?.mn);
     expect(cas('c2')).toEqual([b2, b1]); // W: the order of execution (backup order would be b1, b2)
     expect(cas('c1')).toEqual([b1, b2]);
+    expect(traceShapeErrors(events)).toEqual([]);
+    expect(c.asserts).toEqual([]);
+  });
+});
+
+describe('a memory node declared dead while an episode runs is handled by the next episode (Alg. 3)', () => {
+  // A harsh-stall `net` run: the episode for mn0's crash decided k0 with mn1 as its
+  // primary (it wrote k0's value into mn1), then mn1 was declared dead before the episode
+  // ended, and the reconfiguration dropped both. The epoch-2 view named mn2 as k0's
+  // primary, which no decision had made it: a writer of that epoch reads a primary the
+  // protocol's view does not have. Now mn1 stays down until the next episode, which runs at
+  // once, and clients go from epoch 1 to epoch 3.
+  it('k0 is decided with the node alive, the node dies before the episode ends: clients never get the intermediate view', async () => {
+    const layout = new Layout(['k0', 'k1'], 3, 3);
+    const c = new LocalCluster(layout, []);
+    const [p, b1, b2] = layout.replicas(0);
+    const master = c.startMaster();
+    const W = 1;
+    master.heartbeat('cp0', [W], [W]);
+    const w1 = valueOf(W, 1);
+    await c.client(W).write('k0', w1, 1);
+    // the master's first read of k1 in the episode waits until k0's primary has been declared dead
+    const k1Read = c.hold((v) => v.op === Op.Read && v.client === 0 && v.addr === layout.slotAddr(1));
+    c.dead.add(b2); // mn b2's crash: the episode (epoch 2)
+    await k1Read.reached;
+    expect(c.events().filter((e) => e.action === 'decide').map((e) => e.args?.key)).toEqual(['k0']); // k0 decided with p alive
+    c.dead.add(p);
+    await until(() => master.down.has(p), "the primary's death");
+    k1Read.release();
+    await until(() => master.epoch >= 2 && !master.busy(), 'the episodes');
+    expect(c.view.epoch).toBe(3);
+    expect([...c.view.removed].sort()).toEqual([p, b2].sort());
+    expect(c.views.map((v) => v.epoch).filter((e) => e === 2)).toEqual([]); // epoch 2 never reached a client
+    expect(c.views.some((v) => v.epoch === 1 && v.down.has(p))).toBe(true); // but p's death did, as down (FAIL)
+    const w2 = valueOf(W, 2);
+    await c.client(W).write('k0', w2, 2); // epoch 3: b1 is k0's primary, no backup left
+    master.stop();
+    expect(c.slot(b1)).toBe(w2);
+    const events = c.events();
+    expect(events.filter((e) => e.action === 'prepare').map((e) => e.args?.epoch)).toEqual([2, 3]);
+    expect(events.filter((e) => e.action === 'readPrimary').map((e) => [e.args?.mn, e.args?.epoch])).toEqual([
+      [p, 1],
+      [b1, 3],
+    ]);
     expect(traceShapeErrors(events)).toEqual([]);
     expect(c.asserts).toEqual([]);
   });
