@@ -568,3 +568,43 @@ describe('a memory node declared dead while an episode runs is handled by the ne
     expect(c.asserts).toEqual([]);
   });
 });
+
+describe('a step whose log write reached a replica is logged, also when an episode then aborts the redo', () => {
+  // A harsh-stall `net` run (seed 10): the master's redo of c2's write lost its round and
+  // reset its used bit; the reset reached two log replicas, the third hung (its node was
+  // being declared dead), and the episode aborted the redo before the loserReturn line.
+  // The restarted recovery found used = 0 and logged case c0; the trace had no step that
+  // took the entry there (the validator: the case of c2's log entry is "c1 redo", not c0).
+  it('the redo FINISHes, its reset reaches two replicas, the third node dies: loserReturn is logged before the restarted recovery\u2019s c0', async () => {
+    const layout = new Layout(['k0'], 3, 3);
+    const c = new LocalCluster(layout, []);
+    const [p, b1, b2] = layout.replicas(0);
+    const master = c.startMaster();
+    const [A, B, X] = [1, 2, 3]; // A's value is the smallest: A wins the Rule-3 split against X's redo
+    master.heartbeat('cp0', [A, B, X], [A, B, X]);
+    await c.client(B).write('k0', valueOf(B, 1), 1);
+    // X writes its log entry and reads the primary; its backup CASes never leave; then it crashes
+    c.hold(isCas(b1, X));
+    c.hold(isCas(b2, X));
+    void c.client(X).write('k0', valueOf(X, 1), 1).catch(() => undefined);
+    await until(() => c.events().some((e) => e.proc === 'c3' && e.action === 'readPrimary'), "X's primary read");
+    const redoB2 = c.hold(isCas(b2, 0));
+    master.heartbeat('cp0', [A, B], [A, B, X]); // X crashed: its process no longer lists it
+    await redoB2.reached; // the redo (case c1) CASed b1 to X's value; its CAS on b2 waits
+    await c.client(A).write('k0', valueOf(A, 1), 1); // [x, a]: A re-reads, wins Rule 3, fixes b1 up
+    const logNode = layout.logReplicas(X)[2];
+    const reset = c.hold((v) => v.op === Op.Write && v.client === 0 && v.mn === logNode && v.addr === layout.logAddr(X, 1) + E_VER);
+    redoB2.release(); // the redo sees [x, a], re-reads the primary (a): FINISH, resets its used bit
+    await reset.reached;
+    c.dead.add(logNode); // the third log replica's node dies: an episode aborts the redo
+    await until(() => master.stats.episodes >= 1, 'the episode');
+    reset.release();
+    await until(() => master.stats.recoveries >= 1 && !master.busy(), 'the recovery');
+    master.stop();
+    c.stopped = true;
+    const steps = c.events().filter((e) => e.proc === 'master/c3').map((e) => (e.action === 'recoverClient' ? `${e.action} ${e.args?.case}` : e.action));
+    expect(steps).toEqual(['recoverClient c1', 'readPrimary', 'casBackup', 'casBackup', 'reRead', 'loserReturn', 'recoverClient c0']);
+    expect([c.slot(p), c.slot(b1), c.slot(b2)].filter((_, i) => [p, b1, b2][i] !== logNode)).toEqual(Array(2).fill(valueOf(A, 1)));
+    expect(c.asserts).toEqual([]);
+  });
+});
