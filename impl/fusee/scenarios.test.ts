@@ -608,3 +608,34 @@ describe('a step whose log write reached a replica is logged, also when an episo
     expect(c.asserts).toEqual([]);
   });
 });
+
+describe('a reader of the backups logs values that all held at one moment (Alg. 4 l.4-8, one spec step)', () => {
+  // With the primary down, R reads both backups in parallel; its read of b1 executes, W
+  // (in flight since before the failure) CASes b1 then b2, then R's read of b2 executes.
+  // One line saying b1 = 0 (before W's b1 CAS) and b2 = w (after W's b2 CAS) puts R's
+  // step both before and after W's two steps, which W executed in that order: a cycle.
+  it('the reads are collected again until no backup changed in between: R reports [w, w] and returns w', async () => {
+    const { c, p, b1, b2 } = oneKeyCluster([]);
+    const [W, R] = [1, 2];
+    const w = valueOf(W, 1);
+    const wB1 = c.hold(isCas(b1, W));
+    const wB2 = c.hold(isCas(b2, W));
+    const wW = c.client(W).write('k0', w, 1);
+    await wB1.reached;
+    await wB2.reached;
+    c.view = { epoch: 1, removed: new Set(), down: new Set([p]) }; // the primary fails
+    const rB2 = c.hold((v) => v.op === Op.Read && v.client === R && v.mn === b2);
+    const read = c.client(R).read('k0', () => 0);
+    await rB2.reached;
+    await new Promise((r) => setTimeout(r, 20)); // R's read of b1 executes: 0
+    wB1.release();
+    await until(() => c.slot(b1) === w, "W's CAS on b1");
+    wB2.release();
+    await wW; // W: Rule 1, its primary CAS FAILs (ignored)
+    rB2.release();
+    expect(await read).toBe(w);
+    const lines = c.events().filter((e) => e.proc === 'c2' && e.action === 'readBackups');
+    expect(lines.map((e) => e.args?.results)).toEqual([{ [b1]: w, [b2]: w }]);
+    expect(c.asserts).toEqual([]);
+  });
+});

@@ -502,14 +502,29 @@ export class Snapshot {
       await this.env.viewChange(200);
     }
     // readBackups (Alg. 4 l.4-8): every alive backup of the view read at l.2; retried
-    // whole, in the newest epoch, when a fence interrupts it.
-    for (;;) {
+    // whole, in the newest epoch, when a fence interrupts it. The spec reads the backups in
+    // one step, and the trace logs one line for them: the reads are collected twice, and
+    // kept only when no backup changed in between (equal change counters), so that one
+    // moment had all the values the line reports (the moment the first collection ended).
+    // A single collection's reads execute apart, and a writer's CASes between them could
+    // be ordered on both sides of the line (a cycle: an INVALID verdict on a correct run).
+    const collect = (epoch: number) => Promise.all(bk.map((b) => this.verb(b, epoch, false, () => this.env.mem(b).read(epoch, slot, 1, t, id))));
+    const same = (x: Awaited<ReturnType<typeof collect>>, y: typeof x) =>
+      x.every((r, i) => {
+        const q = y[i];
+        return r.k === 'ok' ? q.k === 'ok' && q.counter === r.counter : r.k === q.k;
+      });
+    for (let attempt = 0; ; attempt++) {
       const epoch = this.env.view().epoch;
-      const res = await Promise.all(bk.map((b) => this.verb(b, epoch, false, () => this.env.mem(b).read(epoch, slot, 1, t, id))));
+      const first = await collect(epoch);
+      const res = first.some((r) => r.k === 'fenced') ? first : await collect(epoch);
       if (res.some((r) => r.k === 'fenced')) {
         await this.env.viewChange(200);
         continue;
       }
+      // Writers still in flight when the primary failed end soon (the master fences them),
+      // so this settles; the bound only keeps the loop finite.
+      if (!same(first, res) && attempt < 100) continue;
       const results: Record<string, number | 'FAIL'> = {};
       const saw: Record<string, number> = {};
       const vals: number[] = [];
