@@ -37,7 +37,7 @@ const server = new RpcServer({
   port: cfg.port,
   onRequest: (payload, reply) => {
     const m = decodeJson(payload) as Record<string, unknown> | undefined;
-    const view = () => ({ epoch: master.epoch, removed: [...master.removed], down: [...master.down] });
+    const view = () => master.clientView();
     switch (m?.type) {
       case 'register':
         // a logical client is known to the master before its first step

@@ -63,6 +63,19 @@ export class Master {
   private episodeWanted = false;
   private inEpisode = false;
   private viewWaiters: (() => void)[] = [];
+  /**
+   * The epoch and the removed nodes clients are told (`clientView`): those of the last
+   * episode that ended with no node declared dead while it ran. A node that dies during an
+   * episode, after the decisions of some keys read or wrote it, is not removed by that
+   * episode's reconfiguration: it stays down, the next episode runs at once and handles it,
+   * and clients go from the old view to the next episode's. The intermediate view would
+   * have no counterpart in the protocol: its roles drop the node for keys whose decision
+   * still had it (a harsh-stall run: k0 decided with mn1 as its primary, mn1 declared dead
+   * before the episode ended and dropped with mn0; a writer of that epoch would read mn2
+   * as k0's primary, which no decision made it).
+   */
+  private pubEpoch = 1;
+  private pubRemoved: ReadonlySet<number> = new Set();
   private stopped = false;
   /** M16's freshly allocated objects: op numbers above the client's own. */
   private fresh = OP_BITS / 2;
@@ -77,9 +90,15 @@ export class Master {
     return { epoch: this.epoch, removed: new Set(this.removed), down: new Set(this.down) };
   }
 
+  /** The view clients use: the published epoch and removed nodes; every other dead node is down (FAIL). */
+  clientView(): { epoch: number; removed: number[]; down: number[] } {
+    const down = [...this.removed, ...this.down].filter((mn) => !this.pubRemoved.has(mn));
+    return { epoch: this.pubEpoch, removed: [...this.pubRemoved], down };
+  }
+
   private viewChanged(): void {
     for (const w of this.viewWaiters.splice(0)) w();
-    this.o.broadcast({ type: 'view', epoch: this.epoch, removed: [...this.removed], down: [...this.down] });
+    this.o.broadcast({ type: 'view', ...this.clientView() });
   }
 
   private viewChange(ms: number): Promise<void> {
@@ -223,6 +242,8 @@ export class Master {
     this.inEpisode = true;
     this.stats.episodes++;
     const next = this.epoch + 1;
+    // The crashes this episode handles: a node declared dead from now on is the next one's.
+    const handled = [...this.down];
     // member_prepare_change (l.2-4): running recoveries are aborted, to restart after the
     // episode (X§3.2 "Gap found", the M15 fix); M15 lets them run on.
     const running = [...this.recoveries.values()];
@@ -279,11 +300,17 @@ export class Master {
       this.o.trace.step('master', 'decide', { key, value: s, wrote, saw });
     }
     // reconfigure and notify (l.8-10)
-    for (const mn of this.down) this.removed.add(mn);
-    this.down.clear();
+    for (const mn of handled) {
+      this.removed.add(mn);
+      this.down.delete(mn);
+    }
     this.epoch = next;
     this.decisions.set(next, chosen);
     this.inEpisode = false;
+    if (this.down.size === 0) {
+      this.pubEpoch = next;
+      this.pubRemoved = new Set(this.removed);
+    }
     this.viewChanged();
     for (let i = this.queries.length - 1; i >= 0; i--) {
       const q = this.queries[i];

@@ -44,6 +44,8 @@ class LocalCluster {
   readonly asserts: string[] = [];
   /** The clients' view, as the master broadcasts it (fixed without a master). */
   view: View = { epoch: 1, removed: new Set(), down: new Set() };
+  /** Every view the master broadcast, in order. */
+  readonly views: View[] = [];
   private viewWaiters: (() => void)[] = [];
   master: Master | undefined;
   /** Set at the end of a scenario: clients still running (waiting forever) give up. */
@@ -141,6 +143,7 @@ class LocalCluster {
       broadcast: (msg) => {
         if (msg.type !== 'view') return;
         this.view = { epoch: Number(msg.epoch), removed: new Set(msg.removed as number[]), down: new Set(msg.down as number[]) };
+        this.views.push(this.view);
         for (const w of this.viewWaiters.splice(0)) w();
       },
       assert: (ok, message) => {
@@ -518,6 +521,121 @@ describe('a round\u2019s parallel backup CASes are logged in the order the nodes
     expect(cas('c2')).toEqual([b2, b1]); // W: the order of execution (backup order would be b1, b2)
     expect(cas('c1')).toEqual([b1, b2]);
     expect(traceShapeErrors(events)).toEqual([]);
+    expect(c.asserts).toEqual([]);
+  });
+});
+
+describe('a memory node declared dead while an episode runs is handled by the next episode (Alg. 3)', () => {
+  // A harsh-stall `net` run: the episode for mn0's crash decided k0 with mn1 as its
+  // primary (it wrote k0's value into mn1), then mn1 was declared dead before the episode
+  // ended, and the reconfiguration dropped both. The epoch-2 view named mn2 as k0's
+  // primary, which no decision had made it: a writer of that epoch reads a primary the
+  // protocol's view does not have. Now mn1 stays down until the next episode, which runs at
+  // once, and clients go from epoch 1 to epoch 3.
+  it('k0 is decided with the node alive, the node dies before the episode ends: clients never get the intermediate view', async () => {
+    const layout = new Layout(['k0', 'k1'], 3, 3);
+    const c = new LocalCluster(layout, []);
+    const [p, b1, b2] = layout.replicas(0);
+    const master = c.startMaster();
+    const W = 1;
+    master.heartbeat('cp0', [W], [W]);
+    const w1 = valueOf(W, 1);
+    await c.client(W).write('k0', w1, 1);
+    // the master's first read of k1 in the episode waits until k0's primary has been declared dead
+    const k1Read = c.hold((v) => v.op === Op.Read && v.client === 0 && v.addr === layout.slotAddr(1));
+    c.dead.add(b2); // mn b2's crash: the episode (epoch 2)
+    await k1Read.reached;
+    expect(c.events().filter((e) => e.action === 'decide').map((e) => e.args?.key)).toEqual(['k0']); // k0 decided with p alive
+    c.dead.add(p);
+    await until(() => master.down.has(p), "the primary's death");
+    k1Read.release();
+    await until(() => master.epoch >= 2 && !master.busy(), 'the episodes');
+    expect(c.view.epoch).toBe(3);
+    expect([...c.view.removed].sort()).toEqual([p, b2].sort());
+    expect(c.views.map((v) => v.epoch).filter((e) => e === 2)).toEqual([]); // epoch 2 never reached a client
+    expect(c.views.some((v) => v.epoch === 1 && v.down.has(p))).toBe(true); // but p's death did, as down (FAIL)
+    const w2 = valueOf(W, 2);
+    await c.client(W).write('k0', w2, 2); // epoch 3: b1 is k0's primary, no backup left
+    master.stop();
+    expect(c.slot(b1)).toBe(w2);
+    const events = c.events();
+    expect(events.filter((e) => e.action === 'prepare').map((e) => e.args?.epoch)).toEqual([2, 3]);
+    expect(events.filter((e) => e.action === 'readPrimary').map((e) => [e.args?.mn, e.args?.epoch])).toEqual([
+      [p, 1],
+      [b1, 3],
+    ]);
+    expect(traceShapeErrors(events)).toEqual([]);
+    expect(c.asserts).toEqual([]);
+  });
+});
+
+describe('a step whose log write reached a replica is logged, also when an episode then aborts the redo', () => {
+  // A harsh-stall `net` run (seed 10): the master's redo of c2's write lost its round and
+  // reset its used bit; the reset reached two log replicas, the third hung (its node was
+  // being declared dead), and the episode aborted the redo before the loserReturn line.
+  // The restarted recovery found used = 0 and logged case c0; the trace had no step that
+  // took the entry there (the validator: the case of c2's log entry is "c1 redo", not c0).
+  it('the redo FINISHes, its reset reaches two replicas, the third node dies: loserReturn is logged before the restarted recovery\u2019s c0', async () => {
+    const layout = new Layout(['k0'], 3, 3);
+    const c = new LocalCluster(layout, []);
+    const [p, b1, b2] = layout.replicas(0);
+    const master = c.startMaster();
+    const [A, B, X] = [1, 2, 3]; // A's value is the smallest: A wins the Rule-3 split against X's redo
+    master.heartbeat('cp0', [A, B, X], [A, B, X]);
+    await c.client(B).write('k0', valueOf(B, 1), 1);
+    // X writes its log entry and reads the primary; its backup CASes never leave; then it crashes
+    c.hold(isCas(b1, X));
+    c.hold(isCas(b2, X));
+    void c.client(X).write('k0', valueOf(X, 1), 1).catch(() => undefined);
+    await until(() => c.events().some((e) => e.proc === 'c3' && e.action === 'readPrimary'), "X's primary read");
+    const redoB2 = c.hold(isCas(b2, 0));
+    master.heartbeat('cp0', [A, B], [A, B, X]); // X crashed: its process no longer lists it
+    await redoB2.reached; // the redo (case c1) CASed b1 to X's value; its CAS on b2 waits
+    await c.client(A).write('k0', valueOf(A, 1), 1); // [x, a]: A re-reads, wins Rule 3, fixes b1 up
+    const logNode = layout.logReplicas(X)[2];
+    const reset = c.hold((v) => v.op === Op.Write && v.client === 0 && v.mn === logNode && v.addr === layout.logAddr(X, 1) + E_VER);
+    redoB2.release(); // the redo sees [x, a], re-reads the primary (a): FINISH, resets its used bit
+    await reset.reached;
+    c.dead.add(logNode); // the third log replica's node dies: an episode aborts the redo
+    await until(() => master.stats.episodes >= 1, 'the episode');
+    reset.release();
+    await until(() => master.stats.recoveries >= 1 && !master.busy(), 'the recovery');
+    master.stop();
+    c.stopped = true;
+    const steps = c.events().filter((e) => e.proc === 'master/c3').map((e) => (e.action === 'recoverClient' ? `${e.action} ${e.args?.case}` : e.action));
+    expect(steps).toEqual(['recoverClient c1', 'readPrimary', 'casBackup', 'casBackup', 'reRead', 'loserReturn', 'recoverClient c0']);
+    expect([c.slot(p), c.slot(b1), c.slot(b2)].filter((_, i) => [p, b1, b2][i] !== logNode)).toEqual(Array(2).fill(valueOf(A, 1)));
+    expect(c.asserts).toEqual([]);
+  });
+});
+
+describe('a reader of the backups logs values that all held at one moment (Alg. 4 l.4-8, one spec step)', () => {
+  // With the primary down, R reads both backups in parallel; its read of b1 executes, W
+  // (in flight since before the failure) CASes b1 then b2, then R's read of b2 executes.
+  // One line saying b1 = 0 (before W's b1 CAS) and b2 = w (after W's b2 CAS) puts R's
+  // step both before and after W's two steps, which W executed in that order: a cycle.
+  it('the reads are collected again until no backup changed in between: R reports [w, w] and returns w', async () => {
+    const { c, p, b1, b2 } = oneKeyCluster([]);
+    const [W, R] = [1, 2];
+    const w = valueOf(W, 1);
+    const wB1 = c.hold(isCas(b1, W));
+    const wB2 = c.hold(isCas(b2, W));
+    const wW = c.client(W).write('k0', w, 1);
+    await wB1.reached;
+    await wB2.reached;
+    c.view = { epoch: 1, removed: new Set(), down: new Set([p]) }; // the primary fails
+    const rB2 = c.hold((v) => v.op === Op.Read && v.client === R && v.mn === b2);
+    const read = c.client(R).read('k0', () => 0);
+    await rB2.reached;
+    await new Promise((r) => setTimeout(r, 20)); // R's read of b1 executes: 0
+    wB1.release();
+    await until(() => c.slot(b1) === w, "W's CAS on b1");
+    wB2.release();
+    await wW; // W: Rule 1, its primary CAS FAILs (ignored)
+    rB2.release();
+    expect(await read).toBe(w);
+    const lines = c.events().filter((e) => e.proc === 'c2' && e.action === 'readBackups');
+    expect(lines.map((e) => e.args?.results)).toEqual([{ [b1]: w, [b2]: w }]);
     expect(c.asserts).toEqual([]);
   });
 });

@@ -98,6 +98,17 @@ export function executionOrder(batch: readonly (Step | undefined)[]): number[] {
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
+/** f, run at most once however often it is called. */
+function onceOnly(f: () => void): () => void {
+  let done = false;
+  return () => {
+    if (!done) {
+      done = true;
+      f();
+    }
+  };
+}
+
 /** Alg. 2's decisions. */
 export type Win = 'R1' | 'R2' | 'R3' | 'LOSE' | 'FINISH' | 'FAIL' | 'CANDIDATE';
 
@@ -185,22 +196,40 @@ export class Snapshot {
     }
   }
 
-  private async logWrite(epoch: number, op: number, fields: { ver: number; used: number; old: number }, full?: { vNew: number; key: number }): Promise<'ok' | 'fenced'> {
+  /**
+   * A WRITE of the log entry to its alive replicas, in parallel. `line` logs the step it
+   * belongs to, once, as soon as any replica took the write: recovery merges the copies and
+   * the most advanced one counts (`mergeEntry`), so the step has happened even when another
+   * replica refused it (a fence) or the step is then abandoned (a redo aborted by an
+   * episode; a client that stops as crashed). Logged only on completion, a redo's loser
+   * reset that reached one replica before the episode aborted it left no line, and the
+   * restarted recovery's c0 matched no step (a harsh-stall run: `recoverClient c2 c0`, the
+   * spec's c2 still in c1).
+   */
+  private async logWrite(epoch: number, op: number, fields: { ver: number; used: number; old: number }, full?: { vNew: number; key: number }, line?: () => void): Promise<'ok' | 'fenced'> {
     const { layout } = this.env;
     const owner = this.actor.logOwner;
     const base = layout.logAddr(owner, op);
     const alive = layout.logReplicas(owner).filter((mn) => !this.dead(mn));
     const words = full ? [full.vNew, full.key, fields.ver, fields.used, fields.old] : [fields.ver, fields.used, fields.old];
     const addr = full ? base : base + E_VER;
-    const res = await Promise.all(alive.map((mn) => this.verb(mn, epoch, true, () => this.env.mem(mn).write(epoch, addr, words, this.env.timeoutMs, this.actor.verbId))));
-    return res.some((r) => r.k === 'fenced') ? 'fenced' : 'ok';
+    const res = await Promise.allSettled(alive.map((mn) => this.verb(mn, epoch, true, () => this.env.mem(mn).write(epoch, addr, words, this.env.timeoutMs, this.actor.verbId))));
+    const done = res.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+    const reached = done.some((r) => r.k === 'ok');
+    if (reached) line?.();
+    const thrown = res.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (thrown) throw thrown.reason;
+    if (done.some((r) => r.k === 'fenced')) return 'fenced';
+    if (!reached) line?.(); // every replica FAILed: the write is done on the alive ones (none)
+    return 'ok';
   }
 
   /** A log write no fence may skip (the invocation, a loser's reset): retried in the new epoch. */
-  private async logWriteUnfenced(op: number, fields: { ver: number; used: number; old: number }, full?: { vNew: number; key: number }): Promise<void> {
+  private async logWriteUnfenced(op: number, fields: { ver: number; used: number; old: number }, full?: { vNew: number; key: number }, line?: () => void): Promise<void> {
+    const once = line && onceOnly(line);
     for (;;) {
       const epoch = this.env.view().epoch;
-      if ((await this.logWrite(epoch, op, fields, full)) === 'ok') return;
+      if ((await this.logWrite(epoch, op, fields, full, once)) === 'ok') return;
       await this.env.viewChange(200);
     }
   }
@@ -229,8 +258,7 @@ export class Snapshot {
       // empty, used = 1} in one RDMA_WRITE to every replica of the log, in the same
       // doorbell batch as the primary's read (l.6), which is logged after it.
       prefetched = readPrimary(this.env.view());
-      await this.logWriteUnfenced(op, { ver, used: 1, old: OLD_EMPTY }, { vNew, key: k });
-      this.trace('invoke', { key, value: vNew });
+      await this.logWriteUnfenced(op, { ver, used: 1, old: OLD_EMPTY }, { vNew, key: k }, () => this.trace('invoke', { key, value: vNew }));
     }
     let logOld = OLD_EMPTY;
     for (;;) {
@@ -268,20 +296,20 @@ export class Snapshot {
       if (s === vOld && !this.bugs.has('M13')) {
         // "the new write round is considered not started" [L309]: retry with the same
         // v_new, the log entry as at the invocation. M13 returns instead.
+        const reply = () => this.trace('failReply', { key, rpc: s });
         if (logOld !== OLD_EMPTY) {
           ver++;
-          await this.logWriteUnfenced(op, { ver, used: 1, old: OLD_EMPTY });
+          await this.logWriteUnfenced(op, { ver, used: 1, old: OLD_EMPTY }, undefined, reply);
           logOld = OLD_EMPTY;
-        }
-        this.trace('failReply', { key, rpc: s });
+        } else reply();
         continue;
       }
+      const reply = () => this.trace('failReply', { key, rpc: s });
       if (s !== vNew) {
         // Not chosen: reset the used bit as a loser does ([L276], X§2.5 item 3).
         ver++;
-        await this.logWriteUnfenced(op, { ver, used: 0, old: logOld });
-      }
-      this.trace('failReply', { key, rpc: s });
+        await this.logWriteUnfenced(op, { ver, used: 0, old: logOld }, undefined, reply);
+      } else reply();
       return 'ok';
     }
   }
@@ -375,14 +403,14 @@ export class Snapshot {
         // commitLog (Fig. 9 ③, A.4.2 [L806]): v_old into the log entry, once every backup
         // holds v_new and before the primary CAS.
         const ver = getVer() + 1;
-        const done = await this.logWrite(winnerEpoch(), op, { ver, used: 1, old: encodeOld(vOld) });
-        // Fenced, the write may still have reached some replicas: later log writes outrank it.
+        // Fenced, the write may still have reached some replicas (then it is logged, and the
+        // write goes to fail_query as one that committed): later log writes outrank it.
         setVer(ver);
         setOld(encodeOld(vOld));
-        if (done === 'fenced') return 'fenced';
-        this.trace('commitLog', { key, old: vOld });
-        return 'ok';
+        return this.logWrite(winnerEpoch(), op, { ver, used: 1, old: encodeOld(vOld) }, undefined, commitLine);
       };
+      // one line per round, also when M12 tries the commit again after a fence
+      const commitLine = onceOnly(() => this.trace('commitLog', { key, old: vOld }));
       const casPrimary = async (): Promise<'ok' | 'fenced'> => {
         // casPrimary (Alg. 1 l.12/15): CAS(v_old -> v_new) on the primary read at l.6. A
         // FAILed primary is ignored (X§5.1 item 6): the alive backups all hold v_new.
@@ -434,12 +462,12 @@ export class Snapshot {
       }
     }
     // loserReturn ([L276]): reset the used bit, return (LOSE after the wait, or FINISH). M7 keeps it set.
+    const loserReturn = () => this.trace('loserReturn', { key });
     if (!bugs.has('M7')) {
       const ver = getVer() + 1;
-      await this.logWriteUnfenced(op, { ver, used: 0, old: OLD_EMPTY });
       setVer(ver);
-    }
-    this.trace('loserReturn', { key });
+      await this.logWriteUnfenced(op, { ver, used: 0, old: OLD_EMPTY }, undefined, loserReturn);
+    } else loserReturn();
     return 'ok';
   }
 
@@ -474,14 +502,29 @@ export class Snapshot {
       await this.env.viewChange(200);
     }
     // readBackups (Alg. 4 l.4-8): every alive backup of the view read at l.2; retried
-    // whole, in the newest epoch, when a fence interrupts it.
-    for (;;) {
+    // whole, in the newest epoch, when a fence interrupts it. The spec reads the backups in
+    // one step, and the trace logs one line for them: the reads are collected twice, and
+    // kept only when no backup changed in between (equal change counters), so that one
+    // moment had all the values the line reports (the moment the first collection ended).
+    // A single collection's reads execute apart, and a writer's CASes between them could
+    // be ordered on both sides of the line (a cycle: an INVALID verdict on a correct run).
+    const collect = (epoch: number) => Promise.all(bk.map((b) => this.verb(b, epoch, false, () => this.env.mem(b).read(epoch, slot, 1, t, id))));
+    const same = (x: Awaited<ReturnType<typeof collect>>, y: typeof x) =>
+      x.every((r, i) => {
+        const q = y[i];
+        return r.k === 'ok' ? q.k === 'ok' && q.counter === r.counter : r.k === q.k;
+      });
+    for (let attempt = 0; ; attempt++) {
       const epoch = this.env.view().epoch;
-      const res = await Promise.all(bk.map((b) => this.verb(b, epoch, false, () => this.env.mem(b).read(epoch, slot, 1, t, id))));
+      const first = await collect(epoch);
+      const res = first.some((r) => r.k === 'fenced') ? first : await collect(epoch);
       if (res.some((r) => r.k === 'fenced')) {
         await this.env.viewChange(200);
         continue;
       }
+      // Writers still in flight when the primary failed end soon (the master fences them),
+      // so this settles; the bound only keeps the loop finite.
+      if (!same(first, res) && attempt < 100) continue;
       const results: Record<string, number | 'FAIL'> = {};
       const saw: Record<string, number> = {};
       const vals: number[] = [];

@@ -243,6 +243,45 @@ describe('fusee traces: corruptions are rejected with the right diagnosis', () =
   });
 });
 
+describe("fusee traces: a reader's older view (impl/fusee, a harsh-stall run)", () => {
+  // k0 on mn1 (primary), mn2, mn0. c2 CASes mn2 to 5 and crashes; mn0 crashes (c3's CAS of
+  // it FAILs before the fence that diverts c3); the master's episode writes 5 into mn1 and
+  // removes mn0; mn1 crashes next. A reader that has not heard of the reconfiguration reads
+  // the primary mn1 (FAIL) and the backups of its view, mn2 and mn0: mn0 FAILs. The spec's
+  // reader has the new view (backup mn2 only): the FAIL adds no value, so the trace matches
+  // (it did not before: the harsh-stall run H-m2500-s7-28378, its c10, in the report).
+  const trace = (results: Record<string, number | 'FAIL'>, saw: Record<string, number>): Files => [
+    {
+      name: 'trace.jsonl',
+      lines: [
+        { format: 'interleave-trace/1', spec: 'fusee', params: { r: 3, n: 3, replicas: { k0: [1, 2, 0] } } },
+        { proc: 'c2', seq: 1, action: 'invoke', args: { key: 'k0', value: 5 } },
+        { proc: 'c2', seq: 2, action: 'readPrimary', args: { key: 'k0', mn: 1, result: 0, backups: [2, 0], epoch: 1 }, obj: 'mn1/k0', objSaw: 0 },
+        { proc: 'c2', seq: 3, action: 'casBackup', args: { key: 'k0', mn: 2, expected: 0, swap: 5, prior: 0 }, obj: 'mn2/k0', objSeq: 1 },
+        { proc: 'c2', seq: 4, action: 'crashClient', args: { client: 'c2' } },
+        { proc: 'nemesis', seq: 1, action: 'crashMN', args: { mn: 0 } },
+        { proc: 'c3', seq: 1, action: 'invoke', args: { key: 'k0', value: 7 } },
+        { proc: 'c3', seq: 2, action: 'readPrimary', args: { key: 'k0', mn: 1, result: 0, backups: [2, 0], epoch: 1 }, obj: 'mn1/k0', objSaw: 0 },
+        { proc: 'c3', seq: 3, action: 'casBackup', args: { key: 'k0', mn: 0, expected: 0, swap: 7, prior: 'FAIL' } },
+        { proc: 'master', seq: 1, action: 'prepare', args: { epoch: 2 } },
+        { proc: 'master', seq: 2, action: 'decide', args: { key: 'k0', value: 5, wrote: { 'mn1/k0': 1 }, saw: { 'mn2/k0': 1 } } },
+        { proc: 'nemesis', seq: 2, action: 'crashMN', args: { mn: 1 } },
+        { proc: 'c3', seq: 4, action: 'failReply', args: { key: 'k0', rpc: 5 } },
+        { proc: 'c1', seq: 1, action: 'read', args: { key: 'k0', mn: 1, result: 'FAIL' } },
+        { proc: 'c1', seq: 2, action: 'readBackups', args: { key: 'k0', results, saw } },
+      ],
+    },
+  ];
+  const field = (r: ValidateResult): unknown => [r.verdict, (r.failure?.why as { field?: string } | undefined)?.field];
+
+  it('a FAIL of a node the master already removed matches; a value from it, or a missing alive backup, does not', () => {
+    expect(field(validate(trace({ 0: 'FAIL', 2: 5 }, { 'mn2/k0': 1 })))).toEqual(['valid', undefined]);
+    expect(field(validate(trace({ 2: 5 }, { 'mn2/k0': 1 })))).toEqual(['valid', undefined]);
+    expect(field(validate(trace({ 0: 5, 2: 5 }, { 'mn2/k0': 1 })))).toEqual(['invalid', 'args.results']);
+    expect(field(validate(trace({ 0: 'FAIL' }, {})))).toEqual(['invalid', 'args.results']);
+  });
+});
+
 describe('fusee traces: runs of mutants, validated against the correct spec', () => {
   // Mutants whose steps differ from the spec's in a run with a few crashes: each is caught in
   // some of 6 runs (the table in README.md counts 10 runs of each mutant).

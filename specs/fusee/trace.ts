@@ -452,13 +452,33 @@ function keyPartition(key: string, replicas: readonly number[], machine: Machine
         case 'readReply':
           return client(before, [step(t, kind, c)], [obs('args.rpc', `${cl}.rpc`, specValue(a.rpc), "the master's reply", a.rpc)]);
         case 'readBackups': {
+          // The nodes that answered must be the alive backups of the view read at l.2: only
+          // their values decide (Alg. 4 l.4-5, A.4.1 [L802]). A FAIL carries no value
+          // ([L532]): the reader may name a crashed node its own, older view still lists
+          // (clients learn the membership from the master [A.4, L792], after the master has
+          // reconfigured), or leave out a crashed backup; each FAIL is still checked against
+          // the replica (crashed in the spec).
           const results = a.results as Record<string, unknown>;
-          const rids = Object.keys(results).map(rid);
-          const bk = me ? me.bk : [];
-          const same = rids.length === bk.length && bk.every((b) => rids.includes(b));
+          const answered = Object.keys(results)
+            .filter((mn) => results[mn] !== FAIL)
+            .map(rid)
+            .sort((x, y) => x - y);
           return client(before,
             [step(t, kind, c)],
-            [obs('args.results', `${cl}.bk`, same ? bk : rids, `the backups ${who} read at l.2`), ...Object.entries(results).map(([mn, v]) => slotObs(t, `args.results.${mn}`, mn, v))],
+            [
+              {
+                field: 'args.results',
+                path: `${cl}.bk`,
+                what: `the alive backups ${who} read at l.2`,
+                expected: answered,
+                at: 'before',
+                read: (inner) => {
+                  const f2 = inner as FuseeState;
+                  return f2.cl[c].bk.filter((b) => f2.rep[b] !== CRASHED).sort((x, y) => x - y);
+                },
+              },
+              ...Object.entries(results).map(([mn, v]) => slotObs(t, `args.results.${mn}`, mn, v)),
+            ],
           );
         }
       }
