@@ -12,6 +12,8 @@
 //   npm run bench:explore            (node --import tsx --expose-gc bench/explore.ts)
 //   npm run bench:explore -- --repeat 3 (each run, SPIN's too, 3 times; the fastest kept:
 //                                        other work on a shared machine only slows a run)
+//   node --import tsx bench/explore.ts --one layout-1 [--shape 3,8]   one run (JSON), on the
+//       racy counter N=4, K=4 or another shape of SHAPES; --spin 3,8: SPIN alone on one
 //   npm run bench:explore -- --specs [--compare DIR] [--repeat 3]
 //       each seed spec's default configs (safety search with the monitor, as `interleave
 //       check` runs it, livelock search aside): states, CPU time, states per CPU second;
@@ -37,6 +39,16 @@ const EXPECTED = {
   racy: { states: 3_892_125, transitions: 13_955_872, depth: 32 },
   tpc: { states: 296_448, transitions: 1_735_809, depth: 22 },
 };
+/**
+ * Other shapes of the racy counter, so that a change is not judged on the one input it was
+ * tuned on: `--one layout-1 --shape 3,8` (or packed-1, plain-1) runs N=3, K=8 instead. Their
+ * counts were found by the packed, layout and plain searches alike.
+ */
+const SHAPES: Record<string, { states: number; transitions: number; depth: number }> = {
+  '3,8': { states: 3_405_259, transitions: 9_666_855, depth: 48 },
+  '2,40': { states: 7_576_537, transitions: 14_952_898, depth: 160 },
+  '5,2': { states: 384_466, transitions: 1_479_015, depth: 20 },
+};
 
 interface Figures {
   name: string;
@@ -58,26 +70,28 @@ interface Figures {
 
 const MODES = ['packed-1', 'packed-2', 'layout-1', 'plain-1', 'tpc-plain-1'] as const;
 
-async function one(mode: string): Promise<Figures> {
+async function one(mode: string, shape = `${N},${K}`): Promise<Figures> {
   const packed = new URL('../checkers/explore/fixtures/racy-counter-packed.ts', import.meta.url).href;
   const model = mode.startsWith('tpc') ? 'tpc' : 'racy';
+  const [n, k] = shape.split(',').map(Number);
+  const expected = shape === `${N},${K}` || model === 'tpc' ? EXPECTED[model] : SHAPES[shape];
+  if (expected === undefined) throw new Error(`--shape: one of ${Object.keys(SHAPES).join(' ')}, not ${shape}`);
   const t0 = performance.now();
   const c0 = process.cpuUsage();
   const r =
     mode === 'packed-1'
-      ? exploreSync(racyCounterPacked(N, K))
+      ? exploreSync(racyCounterPacked(n, k))
       : mode === 'packed-2'
-        ? await explore({ module: packed, export: 'racyCounterPacked', args: [N, K] }, { workers: 2 })
+        ? await explore({ module: packed, export: 'racyCounterPacked', args: [n, k] }, { workers: 2 })
         : mode === 'layout-1'
-          ? exploreSync(racyCounterLayout(N, K))
+          ? exploreSync(racyCounterLayout(n, k))
           : mode === 'tpc-plain-1'
             ? exploreSync(twoPhaseCommit(RMS))
-            : exploreSync(racyCounter(N, K));
+            : exploreSync(racyCounter(n, k));
   const seconds = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(c0);
-  const expected = EXPECTED[model];
   return {
-    name: mode,
+    name: shape === `${N},${K}` ? mode : `${mode} ${shape}`,
     model,
     cpuSeconds: (cpu.user + cpu.system) / 1e6,
     states: r.states,
@@ -99,10 +113,10 @@ function child(...args: string[]): string {
 }
 
 /** The racy counter in Promela: one process whose loop offers each of the 2N steps. */
-function promela(): string {
-  const decls = Array.from({ length: N }, (_, p) => `byte step${p}, t${p}, done${p};`).join('\n');
-  const steps = Array.from({ length: N }, (_, p) => [
-    `  :: atomic { step${p} == 0 && done${p} < ${K} -> t${p} = x; step${p} = 1 }`,
+function promela(n = N, k = K): string {
+  const decls = Array.from({ length: n }, (_, p) => `byte step${p}, t${p}, done${p};`).join('\n');
+  const steps = Array.from({ length: n }, (_, p) => [
+    `  :: atomic { step${p} == 0 && done${p} < ${k} -> t${p} = x; step${p} = 1 }`,
     `  :: atomic { step${p} == 1 -> x = t${p} + 1; t${p} = 0; step${p} = 0; done${p}++ }`,
   ]).flat();
   return `byte x;\n${decls}\nactive proctype main() {\n  do\n${steps.join('\n')}\n  od\n}\n`;
@@ -287,8 +301,12 @@ async function main(): Promise<void> {
   }
 }
 
-if (process.argv[2] === '--one') {
-  process.stdout.write(`${JSON.stringify(await one(process.argv[3]))}\n`);
+if (process.argv[2] === '--spin') {
+  // SPIN alone on a shape of the racy counter (`--spin 3,8`), as in the full run.
+  const [n, k] = process.argv[3].split(',').map(Number);
+  process.stdout.write(`${JSON.stringify(spin(promela(n, k)))}\n`);
+} else if (process.argv[2] === '--one') {
+  process.stdout.write(`${JSON.stringify(await one(process.argv[3], arg('--shape')))}\n`);
 } else if (process.argv[2] === '--spec-one') {
   process.stdout.write(`${JSON.stringify(await specRun(process.argv[3], process.argv[4]))}\n`);
 } else if (process.argv.includes('--specs')) {

@@ -38,10 +38,10 @@ class Frontier {
   push(w: Int32Array, id: number): void {
     if (this.size === this.ids.length) {
       const ids = new Int32Array(this.ids.length * 2);
-      ids.set(this.ids);
+      ids.set(this.ids.subarray(0, this.size));
       this.ids = ids;
       const words = new Int32Array(this.words.length * 2);
-      words.set(this.words);
+      words.set(this.words.subarray(0, this.size * this.width));
       this.words = words;
     }
     const W = this.width;
@@ -61,7 +61,10 @@ export function bfsLayout<S, A extends Action>(machine: Machine<S, A>, L: WordLa
   const run = new Run(machine, options);
   const store = run.store instanceof FingerprintStore ? run.store : undefined;
   const W = L.words;
+  // Two frontiers, swapped at each level: a level is written over memory an earlier one
+  // used, not fresh pages (which in a virtual machine cost more to touch than to write).
   let current = new Frontier(W);
+  let next = new Frontier(W);
   const inits = machine.init();
   for (let k = 0; k < inits.length && run.stopped === undefined; k++) {
     const id = run.add(inits[k], -1, k, 0);
@@ -78,7 +81,7 @@ export function bfsLayout<S, A extends Action>(machine: Machine<S, A>, L: WordLa
   const enabledOf: A[][] = [];
   const ends: number[] = [];
   for (let depth = 0; current.size > 0 && run.stopped === undefined; depth++) {
-    const next = new Frontier(W);
+    next.size = 0;
     const from = current.words;
     const ids = current.ids;
     if (depth >= run.maxDepth) {
@@ -143,7 +146,9 @@ export function bfsLayout<S, A extends Action>(machine: Machine<S, A>, L: WordLa
       enabledOf.fill(undefined as unknown as A[], 0, i1 - i0);
       i0 = i1;
     }
+    const done = current;
     current = next;
+    next = done;
   }
   return run.result('bfs');
 }

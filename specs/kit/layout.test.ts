@@ -33,6 +33,9 @@ describe('the typed state layout', () => {
       for (const o of options) expect(summary(exploreSync(racyCounterLayout(n, k), o))).toEqual(summary(exploreSync(racyCounter(n, k), o)));
       expect(exploreSync(racyCounterLayout(n, k)).states).toBe(referenceBfs(racyCounter(n, k)).states);
     }
+    // Levels of 879, 1,217, 924 and 1,035 states: a frontier (1,024 at first) grows while
+    // the other, reused from two levels back, still holds an older level's words.
+    expect(summary(exploreSync(racyCounterLayout(3, 3)))).toEqual(summary(exploreSync(racyCounter(3, 3))));
   });
 
   it('finds the same shortest counterexamples, shown as plain data', () => {
