@@ -294,7 +294,8 @@ function refute(history: readonly Operation<KvInput, unknown>[]): Refutation | u
     // The appends returned before the get's call, latest first, that were called after
     // `after` (a put's return): each value must be in s from `from` on.
     const required = (after: number, s: string, from: number): boolean => {
-      for (let a = done - 1, checked = 0; a >= 0 && checked < REQUIRED_APPENDS; a--, checked++) {
+      // By return, latest first: once one returned by `after`, none later was called after it.
+      for (let a = done - 1, checked = 0; a >= 0 && checked < REQUIRED_APPENDS && appends[a].ret > after; a--, checked++) {
         const A = appends[a];
         if (A.call > after && s.lastIndexOf(A.value) < from) return false;
       }
@@ -305,10 +306,11 @@ function refute(history: readonly Operation<KvInput, unknown>[]): Refutation | u
       const s = G.output as string;
       const call = G.call;
       const ret = G.ret!;
+      const before = latestCall;
       while (returned < putsByRet.length && putsByRet[returned].ret < call) latestCall = Math.max(latestCall, putsByRet[returned++].call);
       if (ret > reach) reach = ret;
       while (added < puts.length && puts[added].call <= reach) live.push(puts[added++]);
-      live = live.filter((p) => p.ret >= latestCall);
+      if (latestCall !== before) live = live.filter((p) => p.ret >= latestCall);
       while (done < appends.length && appends[done].ret < call) done++;
       let possible = latestCall === -Infinity && required(-Infinity, s, 0);
       for (let k = 0; k < live.length && !possible; k++) {
