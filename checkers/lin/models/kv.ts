@@ -244,6 +244,11 @@ function priority(history: readonly Operation<KvInput, unknown>[]): number[] {
   return out;
 }
 
+function ascending(xs: readonly number[]): boolean {
+  for (let i = 1; i < xs.length; i++) if (xs[i] < xs[i - 1]) return false;
+  return true;
+}
+
 /** Required appends checked per (get, put): enough for a proof, bounded for long strings. */
 const REQUIRED_APPENDS = 32;
 
@@ -279,10 +284,17 @@ function refute(history: readonly Operation<KvInput, unknown>[]): Refutation | u
   let found: { i: number; why: string } | undefined;
   for (const { puts, appends, gets, bad } of byKey) {
     if (bad) continue;
-    gets.sort((a, b) => history[a].call - history[b].call || a - b);
-    puts.sort((a, b) => a.call - b.call);
-    const putsByRet = puts.filter((p) => p.ret !== Infinity).sort((a, b) => a.ret - b.ret);
-    appends.sort((a, b) => a.ret - b.ret);
+    // Histories come in call order, mostly: sorted only when they are not.
+    const getCalls = gets.map((g) => history[g].call);
+    if (!ascending(getCalls)) {
+      const order = gets.map((_, k) => k).sort((a, b) => getCalls[a] - getCalls[b] || gets[a] - gets[b]);
+      const sorted = order.map((k) => gets[k]);
+      gets.splice(0, gets.length, ...sorted);
+    }
+    if (!ascending(puts.map((p) => p.call))) puts.sort((a, b) => a.call - b.call);
+    const putsByRet = puts.filter((p) => p.ret !== Infinity);
+    if (!ascending(putsByRet.map((p) => p.ret))) putsByRet.sort((a, b) => a.ret - b.ret);
+    if (!ascending(appends.map((p) => p.ret))) appends.sort((a, b) => a.ret - b.ret);
     // latestCall: the latest call of a put returned before the get's call; a put that
     // returned before it cannot be last (that put comes after it and before the get).
     let latestCall = -Infinity;
@@ -310,10 +322,15 @@ function refute(history: readonly Operation<KvInput, unknown>[]): Refutation | u
       while (returned < putsByRet.length && putsByRet[returned].ret < call) latestCall = Math.max(latestCall, putsByRet[returned++].call);
       if (ret > reach) reach = ret;
       while (added < puts.length && puts[added].call <= reach) live.push(puts[added++]);
-      if (latestCall !== before) live = live.filter((p) => p.ret >= latestCall);
+      if (latestCall !== before) {
+        let kept = 0;
+        for (const p of live) if (p.ret >= latestCall) live[kept++] = p;
+        live.length = kept;
+      }
       while (done < appends.length && appends[done].ret < call) done++;
       let possible = latestCall === -Infinity && required(-Infinity, s, 0);
-      for (let k = 0; k < live.length && !possible; k++) {
+      // The latest called first: the put last before a get is most often a recent one.
+      for (let k = live.length - 1; k >= 0 && !possible; k--) {
         const P = live[k];
         possible = P.call <= ret && s.startsWith(P.value) && required(P.ret, s, P.value.length);
       }
