@@ -240,7 +240,7 @@ describe('--timeout covers reading, and the memo budget is a flag', () => {
   });
 
   it('--memo-budget: hitting it gives unknown (exit 2) and says how to raise it', async () => {
-    const h = join(import.meta.dirname, '..', '..', 'shared', 'corpora', 'porcupine', 'kv', 'c10-bad.txt');
+    const h = join(import.meta.dirname, '..', '..', 'shared', 'corpora', 'porcupine', 'kv', 'c10-ok.txt');
     const r = await runInProcess('lin', h, '--model', 'kv-append-unpartitioned', '--memo-budget', '1');
     expect(r.code).toBe(2);
     expect(r.stdout).toMatch(/memo reached its memory budget/);

@@ -130,6 +130,105 @@ function checkRaw(text: string, file: string, line: number, maxDepth: number): b
   return negativeZero;
 }
 
+/** quickRaw's answers: the text is exact, with or without a -0; or ask checkRaw. */
+const CLEAN = 0;
+const NEGATIVE_ZERO = 1;
+const ASK_CHECK_RAW = 2;
+
+// quickRaw's scratch, reused line after line: each open container's first key (in
+// keyStart/keyEnd; -1: an array), and the keys of the open objects as text ranges.
+let openAt: Int32Array = new Int32Array(64);
+let keyStart: Int32Array = new Int32Array(256);
+let keyEnd: Int32Array = new Int32Array(256);
+/** Keys an object may have before quickRaw leaves it to checkRaw (it compares pairwise). */
+const QUICK_KEYS = 32;
+
+/**
+ * checkRaw's common case without allocating: unescaped keys compared as text ranges,
+ * integers of at most 15 characters (always exact) read without a slice. Anything it does
+ * not vouch for (an escaped key, a repeated or `__proto__` key, an inexact number, deep
+ * nesting, a wide object) is left to checkRaw, which says what is wrong. Linear, like
+ * checkRaw (keys compared with at most QUICK_KEYS others).
+ */
+function quickRaw(text: string, maxDepth: number): number {
+  let depth = 0;
+  let keys = 0;
+  let expectKey = false;
+  let answer = CLEAN;
+  const len = text.length;
+  for (let i = 0; i < len; ) {
+    const c = text.charCodeAt(i);
+    if (c === 34) {
+      let j = i + 1;
+      let escaped = false;
+      for (; j < len; j++) {
+        const d = text.charCodeAt(j);
+        if (d === 34) break;
+        if (d === 92) {
+          escaped = true;
+          j++;
+        }
+      }
+      if (expectKey) {
+        if (escaped) return ASK_CHECK_RAW;
+        const from = openAt[depth - 1];
+        const length = j - i - 1;
+        if (keys - from >= QUICK_KEYS || (length === FORBIDDEN_KEY.length && text.startsWith(FORBIDDEN_KEY, i + 1))) return ASK_CHECK_RAW;
+        for (let k = from; k < keys; k++) {
+          if (keyEnd[k] - keyStart[k] !== length) continue;
+          let same = true;
+          for (let a = keyStart[k], b = i + 1; same && a < keyEnd[k]; a++, b++) same = text.charCodeAt(a) === text.charCodeAt(b);
+          if (same) return ASK_CHECK_RAW;
+        }
+        if (keys === keyStart.length) {
+          keyStart = grown(keyStart);
+          keyEnd = grown(keyEnd);
+        }
+        keyStart[keys] = i + 1;
+        keyEnd[keys++] = j;
+        expectKey = false;
+      }
+      i = j + 1;
+    } else if (c === 45 || (c >= 48 && c <= 57)) {
+      let j = i + 1;
+      let integer = true;
+      for (; j < len; j++) {
+        const d = text.charCodeAt(j);
+        if (d >= 48 && d <= 57) continue;
+        if (d === 46 || d === 101 || d === 69 || d === 43 || d === 45) integer = false;
+        else break;
+      }
+      if (!integer || j - i > 15) {
+        const tok = text.slice(i, j);
+        if (inexactNumber(tok) !== undefined) return ASK_CHECK_RAW;
+        if (c === 45 && Number(tok) === 0) answer = NEGATIVE_ZERO;
+      } else if (c === 45 && j - i === 2 && text.charCodeAt(i + 1) === 48) answer = NEGATIVE_ZERO;
+      i = j;
+    } else {
+      if (c === 123 || c === 91) {
+        if (depth >= maxDepth) return ASK_CHECK_RAW;
+        if (depth === openAt.length) openAt = grown(openAt);
+        openAt[depth++] = c === 123 ? keys : -1;
+        expectKey = c === 123;
+      } else if (c === 125 || c === 93) {
+        const at = openAt[--depth];
+        if (at >= 0) keys = at;
+        expectKey = false;
+      } else if (c === 44) {
+        expectKey = depth > 0 && openAt[depth - 1] >= 0;
+      }
+      i++;
+    }
+  }
+  return answer;
+}
+
+function grown(a: Int32Array): Int32Array {
+  const b = new Int32Array(a.length * 2);
+  b.set(a);
+  return b;
+}
+
 /** Replaces -0 by 0 everywhere in v (JSON has one zero). */
 function positiveZero(v: unknown): unknown {
   if (typeof v === 'number') return v === 0 ? 0 : v;
@@ -155,5 +254,7 @@ export function parseJson(text: string, file: string, line: number, maxDepth: nu
   } catch (e) {
     throw new InputError(file, line, `a JSON object (${(e as Error).message})`);
   }
-  return checkRaw(text, file, line, maxDepth) ? positiveZero(value) : value;
+  const quick = quickRaw(text, maxDepth);
+  const negativeZero = quick === ASK_CHECK_RAW ? checkRaw(text, file, line, maxDepth) : quick === NEGATIVE_ZERO;
+  return negativeZero ? positiveZero(value) : value;
 }

@@ -1,10 +1,11 @@
 // The native JSON-lines format (traces/README.md): one operation per line, or one call or
 // return event per line; Jepsen's JSON form (one Jepsen op per line) is read too.
+import type { z } from 'zod';
 import type { Operation } from '../checkers/lin/types.ts';
 import { InputError } from './errors.ts';
 import { InputBuilder, JepsenPairing, type ImportCounts, type Input } from './history.ts';
 import type { Limits } from './limits.ts';
-import { JepsenOp, NativeCall, NativeEvent, NativeOperation, NativeReturn, expectedFromZod, show } from './schemas.ts';
+import { JepsenOp, NativeCall, NativeEvent, NativeOperation, NativeReturn, expectedFromZod, isNativeEvent, isNativeOperation, show } from './schemas.ts';
 import type { ImportModel, OpKind } from './vocabulary.ts';
 import { parseJson } from './json.ts';
 import type { HistorySink } from './sink.ts';
@@ -63,9 +64,7 @@ export class JsonlSink implements HistorySink {
   }
 
   private operation(obj: unknown, n: number): void {
-    const parsed = NativeOperation.safeParse(obj);
-    if (!parsed.success) throw new InputError(this.file, n, expectedFromZod(parsed.error, obj, 'json'));
-    const r = parsed.data;
+    const r = isNativeOperation(obj) ? obj : this.parse(NativeOperation, obj, n);
     if (r.return !== undefined && r.return < r.call) {
       throw new InputError(this.file, n, `"return" ≥ "call" (it returns at ${r.return}, before its call at ${r.call})`);
     }
@@ -106,11 +105,17 @@ export class JsonlSink implements HistorySink {
   }
 
   private event(obj: unknown, n: number): void {
-    const parsed = NativeEvent.safeParse(obj);
-    if (!parsed.success) throw new InputError(this.file, n, expectedFromZod(parsed.error, obj, 'json'));
+    const e = isNativeEvent(obj) ? obj : this.parse(NativeEvent, obj, n);
     const t = this.time++;
-    if (parsed.data.type === 'call') this.call(parsed.data, t, n);
-    else this.return(parsed.data, t, n);
+    if (e.type === 'call') this.call(e, t, n);
+    else this.return(e, t, n);
+  }
+
+  /** A record the hand-written check refused: zod's parse, or its account of what is wrong. */
+  private parse<T>(schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: z.ZodError } }, obj: unknown, n: number): T {
+    const parsed = schema.safeParse(obj);
+    if (!parsed.success) throw new InputError(this.file, n, expectedFromZod(parsed.error, obj, 'json'));
+    return parsed.data;
   }
 
   private call(e: NativeCall, t: number, n: number): void {

@@ -128,6 +128,29 @@ describe('models refute only what has no linearization', () => {
   }
 });
 
+describe('kv refutes only what has no linearization, up to 100 operations', () => {
+  // Longer histories than the small shapes, with the clients that make stale gets hard to
+  // search (issue 21: kv, 64 clients, a stale get); the oracle per key, memoised.
+  it('every refuted kv history of 20-100 operations is illegal by brute force', () => {
+    const model = models['kv-append-unpartitioned'];
+    const oracle = referenceModel('kv');
+    let refuted = 0;
+    let corrupted = 0;
+    for (let seed = 0; seed < 30; seed++) {
+      const ops = 20 + ((seed * 37) % 81);
+      const g = generateHistory({ family: 'kv', ops, clients: [2, 4, 8][seed % 3], keys: 2, seed, corrupt: seed % 4 === 0 ? 0 : 1, crashRate: 0.05, unique: seed % 5 !== 0 });
+      if (g.corruptions.length > 0) corrupted++;
+      const r = model.refute!(g.history);
+      if (r === undefined) continue;
+      refuted++;
+      const byKey = new Map<unknown, Operation[]>();
+      for (const op of g.history) byKey.set((op.input as { key: string }).key, [...(byKey.get((op.input as { key: string }).key) ?? []), op]);
+      expect([...byKey.values()].every((h) => bruteForce(oracle, h, { memo: true }).linearizable), `seed ${seed}`).toBe(false);
+    }
+    expect(refuted).toBeGreaterThan(corrupted / 3);
+  });
+});
+
 describe('models drop only what no one observed', () => {
   // The contract of Model.unobserved: the history is linearizable iff it is without them.
   for (const family of FAMILIES) {

@@ -245,12 +245,16 @@ export class WglSearch<S> {
   private outcome: SearchResult | undefined;
   /**
    * The model's proof that there is no linearization (Model.refute), if it gave one. Asked
-   * for at the first dead end (a search that never backtracks never pays for it); then
-   * the search stops AFTER_PROOF iterations later (proofAt).
+   * for once the search has backtracked for as many iterations as the history has
+   * operations since its first dead end (the hook is a pass over the history: a search
+   * that backtracks little never pays for it), or before it answers illegal; then the
+   * search stops AFTER_PROOF iterations later (proofAt).
    */
   private proof: Refutation | undefined;
   private refuteAsked: boolean;
   private proofAt = Infinity;
+  /** The iteration of the first dead end (-1: none yet). */
+  private firstDeadEnd = -1;
 
   constructor(
     private readonly model: Model<S>,
@@ -806,14 +810,24 @@ export class WglSearch<S> {
         // A dead end: every candidate failed here.
         if (memo === undefined) memo = this.startMemo(sp, state);
         if (!this.refuteAsked) {
-          this.refuteAsked = true;
-          this.proof = refutation(model, this.ops);
-          if (this.proof !== undefined) proofAt = this.proofAt = iterations + AFTER_PROOF;
+          // The refutation is a pass over the history: asked once the search has spent as
+          // many iterations backtracking (a search that backtracks a little and succeeds
+          // never pays for it), or when the search is about to say illegal without it.
+          if (this.firstDeadEnd < 0) this.firstDeadEnd = iterations;
+          if (iterations - this.firstDeadEnd >= this.ops.length || sp === 0) {
+            this.refuteAsked = true;
+            this.proof = refutation(model, this.ops);
+            if (this.proof !== undefined) proofAt = this.proofAt = iterations + AFTER_PROOF;
+          }
         }
         if (verbose) this.recordThrough(sp);
         if (this.bestSp >= 0) this.snapshotBest();
         for (;;) {
           if (sp === 0) {
+            if (!this.refuteAsked) {
+              this.refuteAsked = true;
+              this.proof = refutation(model, this.ops);
+            }
             this.save(sp, pos, linearizedDeterminate, bitHash, state, iterations, explored, bestDeterminate, fullWords);
             this.finish('illegal');
             return true;

@@ -13,7 +13,7 @@
 
 import { appendHash, fmix32, hashString, show } from '../hash.ts';
 import { IntPairMap } from '../intmap.ts';
-import { UNKNOWN, type Model, type Operation, type StepResult } from '../types.ts';
+import { UNKNOWN, type Model, type Operation, type Refutation, type StepResult } from '../types.ts';
 
 export interface KvInput {
   f: 'get' | 'put' | 'append';
@@ -244,6 +244,105 @@ function priority(history: readonly Operation<KvInput, unknown>[]): number[] {
   return out;
 }
 
+function ascending(xs: readonly number[]): boolean {
+  for (let i = 1; i < xs.length; i++) if (xs[i] < xs[i - 1]) return false;
+  return true;
+}
+
+/** Required appends checked per (get, put): enough for a proof, bounded for long strings. */
+const REQUIRED_APPENDS = 32;
+
+/**
+ * A get whose string no linearization can produce. At the get, the key's string is the
+ * value of the last put before it (P; none: '') followed by the appends between the two.
+ * P was called before the get returned, and no other put Q fits between them (Q called
+ * after P returned and returned before the get's call); every append called after P
+ * returned and returned before the get's call lies between them, so its value is in the
+ * string after P's. A get for which no P (nor none) passes these is refuted. Only the
+ * latest REQUIRED_APPENDS appends returned before the get's call are looked at (fewer
+ * checks refute less, never wrongly). Equal call and return times count as concurrent.
+ * Per get, the work is the puts that could still be last (returned after the latest call
+ * of a put returned before the get's call; crashed puts stay candidates).
+ */
+function refute(history: readonly Operation<KvInput, unknown>[]): Refutation | undefined {
+  interface Put { i: number; call: number; ret: number; value: string }
+  const keys = new KeyIndex();
+  const byKey: { puts: Put[]; appends: Put[]; gets: number[]; bad: boolean }[] = [];
+  for (let i = 0; i < history.length; i++) {
+    const op = history[i];
+    const input = op.input;
+    const k = (byKey[keys.of(input.key)] ??= { puts: [], appends: [], gets: [], bad: false });
+    const f = input.f;
+    if (f === 'get') {
+      if (op.ret !== undefined && typeof op.output === 'string') k.gets.push(i);
+    } else if ((f === 'put' || f === 'append') && typeof input.value === 'string') {
+      const ret = op.ret ?? Infinity;
+      if (f === 'put') k.puts.push({ i, call: op.call, ret, value: input.value });
+      else if (ret !== Infinity && input.value !== '') k.appends.push({ i, call: op.call, ret, value: input.value });
+    } else k.bad = true; // the step would throw: the search reports it
+  }
+  let found: { i: number; why: string } | undefined;
+  for (const { puts, appends, gets, bad } of byKey) {
+    if (bad) continue;
+    // Histories come in call order, mostly: sorted only when they are not.
+    const getCalls = gets.map((g) => history[g].call);
+    if (!ascending(getCalls)) {
+      const order = gets.map((_, k) => k).sort((a, b) => getCalls[a] - getCalls[b] || gets[a] - gets[b]);
+      const sorted = order.map((k) => gets[k]);
+      gets.splice(0, gets.length, ...sorted);
+    }
+    if (!ascending(puts.map((p) => p.call))) puts.sort((a, b) => a.call - b.call);
+    const putsByRet = puts.filter((p) => p.ret !== Infinity);
+    if (!ascending(putsByRet.map((p) => p.ret))) putsByRet.sort((a, b) => a.ret - b.ret);
+    if (!ascending(appends.map((p) => p.ret))) appends.sort((a, b) => a.ret - b.ret);
+    // latestCall: the latest call of a put returned before the get's call; a put that
+    // returned before it cannot be last (that put comes after it and before the get).
+    let latestCall = -Infinity;
+    let returned = 0;
+    let added = 0;
+    let done = 0;
+    let reach = -Infinity;
+    let live: Put[] = [];
+    // The appends returned before the get's call, latest first, that were called after
+    // `after` (a put's return): each value must be in s from `from` on.
+    const required = (after: number, s: string, from: number): boolean => {
+      // By return, latest first: once one returned by `after`, none later was called after it.
+      for (let a = done - 1, checked = 0; a >= 0 && checked < REQUIRED_APPENDS && appends[a].ret > after; a--, checked++) {
+        const A = appends[a];
+        if (A.call > after && s.lastIndexOf(A.value) < from) return false;
+      }
+      return true;
+    };
+    for (const g of gets) {
+      const G = history[g];
+      const s = G.output as string;
+      const call = G.call;
+      const ret = G.ret!;
+      const before = latestCall;
+      while (returned < putsByRet.length && putsByRet[returned].ret < call) latestCall = Math.max(latestCall, putsByRet[returned++].call);
+      if (ret > reach) reach = ret;
+      while (added < puts.length && puts[added].call <= reach) live.push(puts[added++]);
+      if (latestCall !== before) {
+        let kept = 0;
+        for (const p of live) if (p.ret >= latestCall) live[kept++] = p;
+        live.length = kept;
+      }
+      while (done < appends.length && appends[done].ret < call) done++;
+      let possible = latestCall === -Infinity && required(-Infinity, s, 0);
+      // The latest called first: the put last before a get is most often a recent one.
+      for (let k = live.length - 1; k >= 0 && !possible; k--) {
+        const P = live[k];
+        possible = P.call <= ret && s.startsWith(P.value) && required(P.ret, s, P.value.length);
+      }
+      if (!possible) {
+        if (found === undefined || ret < history[found.i].ret!) found = { i: g, why: `no put and the appends that must come between it and this get give ${show(s)}` };
+        break;
+      }
+    }
+  }
+  return found === undefined ? undefined : { operation: found.i, why: found.why };
+}
+
 /**
  * The values met during one check, hash-consed: each distinct string gets one small id,
  * and an append is looked up from (old id, suffix) without touching the old string. Map
@@ -390,6 +489,7 @@ export const kvAppend: Model<KvValue, KvInput, unknown> = {
   readOnly: (input) => input.f === 'get',
   unobserved,
   priority,
+  refute,
   hash: (s) => fmix32(s.hash),
   equal: (a, b) => a.equals(b),
   describeOperation,
@@ -449,6 +549,7 @@ export const kvAppendUnpartitioned: Model<KvMap, KvInput, unknown> = {
   readOnly: (input) => input.f === 'get',
   unobserved,
   priority,
+  refute,
   hash: (m) => m.hash,
   equal: mapEqual,
   describeOperation,
