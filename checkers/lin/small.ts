@@ -65,7 +65,8 @@ const firstByCall = new Int32Array(SMALL_MAX + 2);
 const firstByRet = new Int32Array(SMALL_MAX + 2);
 /** Frames stack up: at depth d at most n - d candidates. */
 const cand = new Int32Array(((SMALL_MAX + 1) * (SMALL_MAX + 2)) / 2);
-const candKey = new Int32Array(SMALL_MAX);
+/** Each candidate's place in the order (lower first); a frame is put in order lazily. */
+const candKey = new Int32Array(cand.length);
 /** The model's priority hint per operation (search numbering), and the operations by it. */
 const hintOf = new Float64Array(SMALL_MAX);
 const byHint = new Int32Array(SMALL_MAX);
@@ -202,7 +203,7 @@ function search<S>(model: Model<S>, ops: readonly Operation[], all: number): Sea
   let iterations = 0;
   let explored = 0;
   let memo = false;
-  let hinted = model.priority === undefined;
+  let hooked = false;
   let advise: ((state: S, input: unknown, output: unknown) => 'forced' | 'useless' | undefined) | undefined;
   let proof: Refutation | undefined;
   firstByCall[0] = 0;
@@ -224,14 +225,6 @@ function search<S>(model: Model<S>, ops: readonly Operation[], all: number): Sea
       firstByCall[sp + 1] = fc;
       firstByRet[sp + 1] = fr;
       const until = fr < det ? retAt[byRet[fr]] : Infinity;
-      if (!hinted) {
-        let orderable = 0;
-        for (let o = fc; o < n && callAt[o] <= until && orderable < 2; o++) if ((lin[o >>> 5] & (1 << (o & 31))) === 0 && kindOf[o] !== 0) orderable++;
-        if (orderable > 1) {
-          hinted = true;
-          hint(model, ops, n);
-        }
-      }
       const start = sp === 0 ? 0 : frameEnd[sp - 1];
       let top = start;
       let forced = start;
@@ -243,15 +236,8 @@ function search<S>(model: Model<S>, ops: readonly Operation[], all: number): Sea
           if (a === 'useless') continue;
           if (a === 'forced') key = o - 4 * SMALL_MAX;
         }
-        let j = top - 1;
-        while (j >= start && candKey[j - start] > key) {
-          cand[j + 1] = cand[j];
-          candKey[j + 1 - start] = candKey[j - start];
-          j--;
-        }
-        cand[j + 1] = o;
-        candKey[j + 1 - start] = key;
-        top++;
+        cand[top] = o;
+        candKey[top++] = key;
         if (key < SMALL_MAX) forced++;
       }
       frameStart[sp] = start;
@@ -269,7 +255,20 @@ function search<S>(model: Model<S>, ops: readonly Operation[], all: number): Sea
       }
       return illegal(bestLength, explored, proof, true);
     }
-    if (pos < frameEnd[sp]) {
+    const end = frameEnd[sp];
+    if (pos < end) {
+      // The next candidate in order: most frames try one or two of theirs, so they are
+      // ordered by selection as they are tried, not sorted when built.
+      let m = pos;
+      for (let k = pos + 1; k < end; k++) if (candKey[k] < candKey[m]) m = k;
+      if (m !== pos) {
+        const c = cand[m];
+        const ck = candKey[m];
+        cand[m] = cand[pos];
+        candKey[m] = candKey[pos];
+        cand[pos] = c;
+        candKey[pos] = ck;
+      }
       const o = cand[pos];
       const r = model.step(state as S, inputs[o], outputs[o]);
       if (!r.ok) {
@@ -304,13 +303,29 @@ function search<S>(model: Model<S>, ops: readonly Operation[], all: number): Sea
       bestLength = sp;
       for (let k = 0; k < sp; k++) best[k] = stackOp[k];
     }
+    if (!hooked) {
+      // From the first dead end on, the model's hint, its advice and its proof of illegal:
+      // a search that never backtracks pays for none of them (on small histories they cost
+      // more than the search). With a hint or advice the search starts again, so that
+      // every frame has them; it has taken at most n steps so far.
+      hooked = true;
+      const hinted = model.priority !== undefined && hint(model, ops, n);
+      advise = adviser(model, ops);
+      proof = refutation(model, ops);
+      if (hinted || advise !== undefined) {
+        for (let k = 0; k < sp; k++) stackState[k] = undefined;
+        for (let w = 0; w < words; w++) lin[w] = 0;
+        sp = 0;
+        pos = -1;
+        linDet = 0;
+        setHash = 0;
+        state = model.init();
+        continue;
+      }
+    }
     if (!memo) {
       memo = true;
       rememberStack(sp, state, words, model, equal);
-      // From the first dead end on, the model's advice and its proof of illegal (a search
-      // that never backtracks pays for neither).
-      advise = adviser(model, ops);
-      proof = refutation(model, ops);
     }
     for (;;) {
       if (sp === 0) {
@@ -344,12 +359,12 @@ function illegal(length: number, explored: number, proof: Refutation | undefined
 
 /**
  * The model's priority hint as the frames' order of updates and indeterminate operations
- * (one pass, by hint, then by call), as wgl.ts orders them. Asked for when a frame first
- * has two such candidates; a hook that throws or answers badly leaves the order by return.
+ * (one pass, by hint, then by call), as wgl.ts orders them; false when the hook throws or
+ * answers badly (the order stays by return).
  */
-function hint(model: Model, ops: readonly Operation[], n: number): void {
+function hint(model: Model, ops: readonly Operation[], n: number): boolean {
   const priority = priorities(model, ops);
-  if (priority === undefined) return;
+  if (priority === undefined) return false;
   let m = 0;
   for (let o = 0; o < n; o++) {
     if (kindOf[o] === 0) continue;
@@ -364,6 +379,7 @@ function hint(model: Model, ops: readonly Operation[], n: number): void {
     m++;
   }
   for (let r = 0; r < m; r++) sortKey[byHint[r]] = SMALL_MAX + r;
+  return true;
 }
 
 /** Adds the configuration (lin, state) under `key` unless it is there; true when added. */
