@@ -43,7 +43,9 @@ const retAt = new Float64Array(SMALL_MAX);
 const kindOf = new Uint8Array(SMALL_MAX);
 /** The order of candidates in a frame: kind first; updates by return, the others by call. */
 const sortKey = new Int32Array(SMALL_MAX);
+/** Per operation a random word: a set's hash is the XOR of its members' words. */
 const zob = new Int32Array(SMALL_MAX);
+for (let o = 0; o < SMALL_MAX; o++) zob[o] = fmix32(Math.imul(o + 1, 0x9e3779b1));
 /** Determinate operations by return. */
 const byRet = new Int32Array(SMALL_MAX);
 const inputs: unknown[] = new Array(SMALL_MAX).fill(undefined);
@@ -158,7 +160,6 @@ function search<S>(model: Model<S>, ops: readonly Operation[], all: number): Sea
   for (let o = 0; o < n; o++) {
     const op = ops[origin[o]];
     inputs[o] = op.input;
-    zob[o] = fmix32(Math.imul(o + 1, 0x9e3779b1));
     if (op.ret === undefined) {
       retAt[o] = Infinity;
       outputs[o] = UNKNOWN;
