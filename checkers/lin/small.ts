@@ -330,8 +330,6 @@ function search<S>(model: Model<S>, ops: readonly Operation[], all: number): Sea
     }
     for (;;) {
       if (sp === 0) {
-        const longest = new Array<number>(bestLength);
-        for (let k = 0; k < bestLength; k++) longest[k] = origin[best[k]];
         return illegal(bestLength, explored, proof, false);
       }
       sp--;
