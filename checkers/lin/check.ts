@@ -13,6 +13,7 @@ import { findModel, models } from './models/index.ts';
 import { fromNondeterministic } from './nondeterministic.ts';
 import type { CheckOptions, LinResult, Model, NondeterministicModel, Operation, PartitionReport } from './types.ts';
 import { UNKNOWN } from './types.ts';
+import { smallSearch } from './small.ts';
 import { WglSearch, type SearchResult } from './wgl.ts';
 
 export type ModelArg = Model | NondeterministicModel | string;
@@ -188,7 +189,15 @@ export class Rounds {
     let left = 0;
     for (const index of this.active) {
       let search = this.searches[index];
-      if (search === undefined) search = this.searches[index] = new WglSearch(this.model, this.parts[index], this.options);
+      if (search === undefined) {
+        // A small history first goes to small.ts's bounded search (undefined: too hard for it).
+        const quick = this.options.verbose ? undefined : smallSearch(this.model, this.parts[index]);
+        if (quick !== undefined) {
+          finished.push({ index, result: quick });
+          continue;
+        }
+        search = this.searches[index] = new WglSearch(this.model, this.parts[index], this.options);
+      }
       const over = Date.now() > this.options.deadline ? (search.stop('timeout'), true) : search.run(slice(this.round));
       if (over) {
         finished.push({ index, result: search.result });

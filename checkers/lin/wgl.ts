@@ -876,7 +876,7 @@ export class WglSearch<S> {
 type Advice = 'forced' | 'useless' | undefined;
 
 /** The model's advice; a hook that throws or answers oddly only costs the reduction. */
-function adviser<S>(model: Model<S>, ops: readonly Operation[]): ((state: S, input: unknown, output: unknown) => Advice) | undefined {
+export function adviser<S>(model: Model<S>, ops: readonly Operation[]): ((state: S, input: unknown, output: unknown) => Advice) | undefined {
   if (model.advice === undefined) return undefined;
   try {
     const advice = model.advice(ops);
@@ -895,7 +895,7 @@ function adviser<S>(model: Model<S>, ops: readonly Operation[]): ((state: S, inp
 }
 
 /** The model's priority hints; a hook that throws or answers badly only costs the order. */
-function priorities(model: Model, ops: readonly Operation[]): number[] | undefined {
+export function priorities(model: Model, ops: readonly Operation[]): number[] | undefined {
   if (model.priority === undefined) return undefined;
   try {
     const r = model.priority(ops);
@@ -908,7 +908,7 @@ function priorities(model: Model, ops: readonly Operation[]): number[] | undefin
 }
 
 /** The model's refutation; a hook that throws or answers badly is no proof. */
-function refutation(model: Model, ops: readonly Operation[]): Refutation | undefined {
+export function refutation(model: Model, ops: readonly Operation[]): Refutation | undefined {
   if (model.refute === undefined) return undefined;
   try {
     const r = model.refute(ops);
@@ -920,7 +920,7 @@ function refutation(model: Model, ops: readonly Operation[]): Refutation | undef
 }
 
 /** The model's unobserved verdicts; a hook that throws or answers badly only costs the reduction. */
-function unobserved(model: Model, ops: readonly Operation[]): boolean[] | undefined {
+export function unobserved(model: Model, ops: readonly Operation[]): boolean[] | undefined {
   if (model.unobserved === undefined || !ops.some((o) => o.ret === undefined)) return undefined;
   try {
     const r = model.unobserved(ops);

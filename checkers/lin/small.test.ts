@@ -1,0 +1,152 @@
+// small.ts held to brute force and to the general search (wgl.ts) on generated histories
+// of every family, ok and corrupted, with crashed operations; and the whole check with the
+// small search (the default) against the general search alone (verbose skips it).
+
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { bruteForce, isLinearization, referenceModel } from './brute-force.ts';
+import { FAMILIES, generateHistory, type Family, type GenerateOptions } from './generate.ts';
+import { checkHistorySync, models } from './index.ts';
+import { SMALL_MAX, smallSearch } from './small.ts';
+import { UNKNOWN, type Model, type Operation } from './types.ts';
+import { wglSearch } from './wgl.ts';
+
+/** The model the searches are held to on a whole history (kv: all keys in one map). */
+const whole: Record<Family, string> = {
+  register: 'register',
+  'cas-register': 'etcd-cas-register',
+  kv: 'kv-append-unpartitioned',
+  queue: 'queue',
+  set: 'set',
+};
+
+function shape(family: Family, maxOps: number, maxClients: number): fc.Arbitrary<GenerateOptions> {
+  return fc.record({
+    family: fc.constant(family),
+    seed: fc.integer(),
+    ops: fc.integer({ min: 1, max: maxOps }),
+    clients: fc.integer({ min: 1, max: maxClients }),
+    crashRate: fc.constantFrom(0, 0.1, 0.3),
+    effectRate: fc.constantFrom(0, 0.5, 1),
+    corrupt: fc.integer({ min: 0, max: 2 }),
+    tick: fc.integer({ min: 1, max: 3 }),
+    unique: fc.boolean(),
+    keys: fc.integer({ min: 1, max: 3 }),
+    values: fc.integer({ min: 2, max: 4 }),
+  });
+}
+
+/**
+ * A legal partial linearization: distinct operations, real-time order kept (nothing in it
+ * returned before the call of an operation placed earlier, nor left out while returning
+ * before the call of one placed), every step legal.
+ */
+function isPartial(model: Model, history: readonly Operation[], order: readonly number[]): boolean {
+  if (new Set(order).size !== order.length) return false;
+  const placed = new Set(order);
+  for (let b = 0; b < order.length; b++) {
+    const call = history[order[b]].call;
+    for (let i = 0; i < history.length; i++) {
+      const ret = history[i].ret;
+      if (ret !== undefined && ret < call && (!placed.has(i) || order.indexOf(i) > b)) return false;
+    }
+  }
+  let s = model.init();
+  for (const i of order) {
+    const op = history[i];
+    const r = model.step(s, op.input, op.ret === undefined ? UNKNOWN : op.output);
+    if (!r.ok) return false;
+    s = r.state;
+  }
+  return true;
+}
+
+describe('the small search', () => {
+  for (const family of FAMILIES) {
+    it(`${family}: brute force's verdict whenever it decides; ok with a linearization, illegal with a legal longest prefix`, () => {
+      const model = models[whole[family]];
+      const oracle = referenceModel(family);
+      const seen = { ok: 0, illegal: 0, crashed: 0, undecided: 0, proof: 0 };
+      fc.assert(
+        fc.property(shape(family, 10, 4), (s) => {
+          const { history } = generateHistory(s);
+          const expected = bruteForce(oracle, history).linearizable ? 'ok' : 'illegal';
+          if (history.some((o) => o.ret === undefined)) seen.crashed++;
+          const r = smallSearch(model, history);
+          if (r === undefined) {
+            seen.undecided++;
+            return;
+          }
+          seen[r.verdict as 'ok' | 'illegal']++;
+          expect(r.verdict).toBe(expected);
+          if (r.verdict === 'ok') expect(isLinearization(model, history, r.linearization!)).toBe(true);
+          else {
+            expect(isPartial(model, history, r.longest![0])).toBe(true);
+            if (r.proof !== undefined) seen.proof++;
+          }
+        }),
+        { numRuns: 300, seed: 20261123 },
+      );
+      expect(seen.ok).toBeGreaterThan(40);
+      expect(seen.illegal).toBeGreaterThan(40);
+      expect(seen.crashed).toBeGreaterThan(80);
+      expect(seen.undecided).toBeLessThan(20);
+    });
+  }
+
+  it('agrees with the general search on up to SMALL_MAX operations and 16 clients, and leaves some to it', () => {
+    const seen = { decided: 0, undecided: 0, illegal: 0, crashed: 0 };
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...FAMILIES).chain((f) => shape(f, SMALL_MAX, 16)),
+        (s) => {
+          const { history } = generateHistory(s);
+          const model = models[whole[s.family]];
+          if (history.some((o) => o.ret === undefined)) seen.crashed++;
+          const r = smallSearch(model, history);
+          if (r === undefined) {
+            seen.undecided++;
+            return;
+          }
+          seen.decided++;
+          const g = wglSearch(model, history, { deadline: Date.now() + 20_000 });
+          if (g.verdict !== 'unknown') expect(r.verdict).toBe(g.verdict);
+          if (r.verdict === 'ok') expect(isLinearization(model, history, r.linearization!)).toBe(true);
+          else {
+            seen.illegal++;
+            expect(isPartial(model, history, r.longest![0])).toBe(true);
+          }
+        },
+      ),
+      { numRuns: 60, seed: 20261124 },
+    );
+    expect(seen.decided).toBeGreaterThan(45);
+    expect(seen.illegal).toBeGreaterThan(15);
+    expect(seen.crashed).toBeGreaterThan(20);
+    expect(seen.undecided).toBeGreaterThan(0);
+  });
+
+  it('the whole check gives the verdict of the general search alone, partition by partition', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...FAMILIES).chain((f) => shape(f, 40, 8)),
+        (s) => {
+          const g = generateHistory(s);
+          const quick = checkHistorySync(g.model, g.history);
+          // verbose takes the general search only
+          const plain = checkHistorySync(g.model, g.history, { verbose: true });
+          expect(quick.verdict).toBe(plain.verdict);
+          expect(quick.partitions.map((p) => p.operations)).toEqual(plain.partitions.map((p) => p.operations));
+          for (const p of quick.partitions) {
+            if (p.verdict === 'ok') expect(isLinearization(models[g.model], p.operations.map((i) => g.history[i]), p.linearization!.map((i) => p.operations.indexOf(i)))).toBe(true);
+            if (p.verdict === 'illegal') {
+              expect(p.stuck).toBeDefined();
+              expect(p.longest![0].every((i) => p.operations.includes(i))).toBe(true);
+            }
+          }
+        },
+      ),
+      { numRuns: 80, seed: 20261125 },
+    );
+  });
+});

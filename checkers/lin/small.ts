@@ -1,0 +1,426 @@
+// The search for small (sub-)histories: WGL over at most SMALL_MAX operations, with a
+// bounded number of iterations, tried before the general search (wgl.ts). On a
+// 10-operation history the general search's setup (its typed arrays, the entry list, the
+// model's hints, the memo) costs several times the search itself; here the set of
+// linearized operations is a few 32-bit words, the candidates of a configuration are the
+// operations not yet linearized that were called by the first return still pending
+// (ops sorted by call: a scan from the first one not linearized), and every array is
+// this module's, reused by the next search of the thread. No Maps, no closures, no
+// hooks but `readOnly`, `unobserved` (only with crashed operations) and, for an illegal
+// verdict, `refute` (for the proof the report shows).
+//
+// The search is plain WGL with the reductions that need no hint: a read-only operation
+// that fits is linearized without trying the alternatives (forced, as in wgl.ts), crashed
+// read-only operations and those the model's `unobserved` drops are left out, and
+// determinate updates go by return (just in time). It gives up after BUDGET iterations
+// (undefined): the history then goes to the general search, whose hints, twins and
+// refutations are built for the hard ones. So a history decided here is decided by a
+// search the tests hold to brute force and to the general search; one that is not costs
+// at most BUDGET iterations more.
+
+import { fmix32 } from './hash.ts';
+import { UNKNOWN, type Model, type Operation, type Refutation } from './types.ts';
+import { adviser, priorities, refutation, unobserved, type SearchResult } from './wgl.ts';
+
+/** Operations in a (sub-)history this search takes on; longer ones go to wgl.ts directly. */
+export const SMALL_MAX = 128;
+
+/** Iterations (steps tried and dead ends met) before giving up, for n operations. */
+function budget(n: number): number {
+  return 1024 + 16 * n;
+}
+
+const MAX_BUDGET = budget(SMALL_MAX);
+const WORDS = SMALL_MAX >>> 5;
+
+// The search's arrays, for SMALL_MAX operations; a search on this thread reuses them.
+/** Per operation (search numbering: kept operations by call): index in the ops given. */
+const origin = new Int32Array(SMALL_MAX);
+const callAt = new Float64Array(SMALL_MAX);
+/** Return time (Infinity: indeterminate). */
+const retAt = new Float64Array(SMALL_MAX);
+/** 0 read-only, 1 determinate update, 2 indeterminate. */
+const kindOf = new Uint8Array(SMALL_MAX);
+/** The order of candidates in a frame: kind first; updates by return, the others by call. */
+const sortKey = new Int32Array(SMALL_MAX);
+/** Per operation a random word: a set's hash is the XOR of its members' words. */
+const zob = new Int32Array(SMALL_MAX);
+for (let o = 0; o < SMALL_MAX; o++) zob[o] = fmix32(Math.imul(o + 1, 0x9e3779b1));
+/** Determinate operations by return. */
+const byRet = new Int32Array(SMALL_MAX);
+const inputs: unknown[] = new Array(SMALL_MAX).fill(undefined);
+const outputs: unknown[] = new Array(SMALL_MAX).fill(undefined);
+/** Scratch per operation of the ops given: 1 read-only, 2 left out. */
+const flags = new Uint8Array(SMALL_MAX);
+/** The set of linearized operations. */
+const lin = new Uint32Array(WORDS);
+// Per depth: the operation linearized there, where it sits in its frame, the state before
+// it; the frame (cand[frameStart .. frameEnd), forced ones up to frameForced); the first
+// operation by call, and by return, that may not be linearized yet.
+const stackOp = new Int32Array(SMALL_MAX + 1);
+const stackPos = new Int32Array(SMALL_MAX + 1);
+const stackState: unknown[] = new Array(SMALL_MAX + 1).fill(undefined);
+const frameStart = new Int32Array(SMALL_MAX + 2);
+const frameEnd = new Int32Array(SMALL_MAX + 2);
+const frameForced = new Int32Array(SMALL_MAX + 2);
+const firstByCall = new Int32Array(SMALL_MAX + 2);
+const firstByRet = new Int32Array(SMALL_MAX + 2);
+/** Frames stack up: at depth d at most n - d candidates. */
+const cand = new Int32Array(((SMALL_MAX + 1) * (SMALL_MAX + 2)) / 2);
+/** Each candidate's place in the order (lower first); a frame is put in order lazily. */
+const candKey = new Int32Array(cand.length);
+/** The model's priority hint per operation (search numbering), and the operations by it. */
+const hintOf = new Float64Array(SMALL_MAX);
+const byHint = new Int32Array(SMALL_MAX);
+const best = new Int32Array(SMALL_MAX);
+
+// The memo: configurations (linearized set, state) explored, made at the first dead end
+// (until the search backtracks none can repeat). Open addressing; a slot is empty unless
+// it carries this search's stamp, so nothing is cleared between searches.
+const SLOTS = 1 << (32 - Math.clz32(2 * MAX_BUDGET));
+const slotStamp = new Int32Array(SLOTS);
+const slotKey = new Int32Array(SLOTS);
+const slotEntry = new Int32Array(SLOTS);
+const entryWords = new Uint32Array(MAX_BUDGET * WORDS);
+const entryState: unknown[] = new Array(MAX_BUDGET).fill(undefined);
+let stamp = 0;
+let entries = 0;
+
+/**
+ * Search `ops` (a partition) within the budget: the answer in indices into `ops`, or
+ * undefined when the history is not small, the budget ran out, or the model threw (the
+ * general search then reports what happened).
+ */
+export function smallSearch<S>(model: Model<S>, ops: readonly Operation[]): SearchResult | undefined {
+  const all = ops.length;
+  if (all > SMALL_MAX) return undefined;
+  try {
+    return search(model, ops, all);
+  } catch {
+    return undefined;
+  } finally {
+    release();
+  }
+}
+
+let used = 0;
+
+/** Let go of the states and values the last search held. */
+function release(): void {
+  for (let k = 0; k < used; k++) {
+    inputs[k] = undefined;
+    outputs[k] = undefined;
+  }
+  for (let k = 0; k <= used; k++) stackState[k] = undefined;
+  for (let e = 0; e < entries; e++) entryState[e] = undefined;
+  used = 0;
+  entries = 0;
+}
+
+function search<S>(model: Model<S>, ops: readonly Operation[], all: number): SearchResult | undefined {
+  // Which operations take part: determinate ones, and crashed ones that may have changed
+  // something someone saw.
+  let crashed = false;
+  const readOnly = model.readOnly;
+  for (let i = 0; i < all; i++) {
+    const op = ops[i];
+    const indeterminate = op.ret === undefined;
+    if (indeterminate) crashed = true;
+    let ro = false;
+    if (readOnly !== undefined) {
+      try {
+        ro = readOnly.call(model, op.input, indeterminate ? UNKNOWN : op.output) === true;
+      } catch {
+        ro = false;
+      }
+    }
+    flags[i] = ro ? (indeterminate ? 2 : 1) : 0;
+  }
+  if (crashed) {
+    const dropped = unobserved(model, ops);
+    if (dropped !== undefined) for (let i = 0; i < all; i++) if (dropped[i] === true && ops[i].ret === undefined) flags[i] = 2;
+  }
+  // Kept operations by call (then index): an insertion sort, as histories come nearly so.
+  let n = 0;
+  for (let i = 0; i < all; i++) {
+    if (flags[i] === 2) continue;
+    const c = ops[i].call;
+    let j = n - 1;
+    while (j >= 0 && callAt[j] > c) {
+      origin[j + 1] = origin[j];
+      callAt[j + 1] = callAt[j];
+      j--;
+    }
+    origin[j + 1] = i;
+    callAt[j + 1] = c;
+    n++;
+  }
+  used = n;
+  let det = 0;
+  for (let o = 0; o < n; o++) {
+    const op = ops[origin[o]];
+    inputs[o] = op.input;
+    if (op.ret === undefined) {
+      retAt[o] = Infinity;
+      outputs[o] = UNKNOWN;
+      kindOf[o] = 2;
+      sortKey[o] = 2 * SMALL_MAX + o;
+      continue;
+    }
+    const r = op.ret;
+    retAt[o] = r;
+    outputs[o] = op.output;
+    kindOf[o] = flags[origin[o]] === 1 ? 0 : 1;
+    let j = det - 1;
+    while (j >= 0 && retAt[byRet[j]] > r) {
+      byRet[j + 1] = byRet[j];
+      j--;
+    }
+    byRet[j + 1] = o;
+    det++;
+  }
+  for (let k = 0; k < det; k++) {
+    const o = byRet[k];
+    sortKey[o] = kindOf[o] === 0 ? o : SMALL_MAX + k;
+  }
+  const words = (n + 31) >>> 5;
+  for (let w = 0; w < words; w++) lin[w] = 0;
+  const hashState = model.hash;
+  const equal = model.equal;
+  const limit = budget(n);
+  stamp = (stamp + 1) | 0;
+  if (stamp === 0) {
+    slotStamp.fill(0);
+    stamp = 1;
+  }
+
+  let state = model.init() as unknown;
+  let sp = 0;
+  let pos = -1;
+  let linDet = 0;
+  let bestDet = -1;
+  let bestLength = 0;
+  let setHash = 0;
+  let iterations = 0;
+  let explored = 0;
+  let memo = false;
+  let hooked = false;
+  let advise: ((state: S, input: unknown, output: unknown) => 'forced' | 'useless' | undefined) | undefined;
+  let proof: Refutation | undefined;
+  firstByCall[0] = 0;
+  firstByRet[0] = 0;
+  for (;;) {
+    if (linDet === det) {
+      const linearization = new Array<number>(sp);
+      for (let k = 0; k < sp; k++) linearization[k] = origin[stackOp[k]];
+      return { verdict: 'ok', linearization, explored, cached: memo ? entries : explored };
+    }
+    if (pos < 0) {
+      // The frame: not linearized, called by the first return pending. Forced ones first
+      // (the model's advice, then read-only), then updates by return (or by the model's
+      // hint, indeterminate ones among them), then indeterminate ones by call.
+      let fc = firstByCall[sp];
+      while (fc < n && (lin[fc >>> 5] & (1 << (fc & 31))) !== 0) fc++;
+      let fr = firstByRet[sp];
+      while (fr < det && (lin[byRet[fr] >>> 5] & (1 << (byRet[fr] & 31))) !== 0) fr++;
+      firstByCall[sp + 1] = fc;
+      firstByRet[sp + 1] = fr;
+      const until = fr < det ? retAt[byRet[fr]] : Infinity;
+      const start = sp === 0 ? 0 : frameEnd[sp - 1];
+      let top = start;
+      let forced = start;
+      for (let o = fc; o < n && callAt[o] <= until; o++) {
+        if ((lin[o >>> 5] & (1 << (o & 31))) !== 0) continue;
+        let key = sortKey[o];
+        if (advise !== undefined && kindOf[o] !== 0) {
+          const a = advise(state as S, inputs[o], outputs[o]);
+          if (a === 'useless') continue;
+          if (a === 'forced') key = o - 4 * SMALL_MAX;
+        }
+        cand[top] = o;
+        candKey[top++] = key;
+        if (key < SMALL_MAX) forced++;
+      }
+      frameStart[sp] = start;
+      frameEnd[sp] = top;
+      frameForced[sp] = forced;
+      pos = start;
+    }
+    if (++iterations > limit) {
+      // Out of budget: with the model's proof the verdict is known, and the longest partial
+      // linearization found so far is shown (as wgl.ts does after AFTER_PROOF iterations).
+      if (proof === undefined) return undefined;
+      if (linDet > bestDet) {
+        bestLength = sp;
+        for (let k = 0; k < sp; k++) best[k] = stackOp[k];
+      }
+      return illegal(bestLength, explored, proof, true);
+    }
+    const end = frameEnd[sp];
+    if (pos < end) {
+      // The next candidate in order: most frames try one or two of theirs, so they are
+      // ordered by selection as they are tried, not sorted when built.
+      let m = pos;
+      for (let k = pos + 1; k < end; k++) if (candKey[k] < candKey[m]) m = k;
+      if (m !== pos) {
+        const c = cand[m];
+        const ck = candKey[m];
+        cand[m] = cand[pos];
+        candKey[m] = candKey[pos];
+        cand[pos] = c;
+        candKey[pos] = ck;
+      }
+      const o = cand[pos];
+      const r = model.step(state as S, inputs[o], outputs[o]);
+      if (!r.ok) {
+        pos++;
+        continue;
+      }
+      const w = o >>> 5;
+      const bit = 1 << (o & 31);
+      lin[w] |= bit;
+      const nextHash = setHash ^ zob[o];
+      if (memo && !remember(hashState === undefined ? nextHash : nextHash ^ hashState.call(model, r.state), words, r.state, equal, model)) {
+        lin[w] &= ~bit;
+        // A forced operation into an explored configuration: this one failed as that one did.
+        if (pos < frameForced[sp]) pos = frameEnd[sp];
+        else pos++;
+        continue;
+      }
+      explored++;
+      stackOp[sp] = o;
+      stackPos[sp] = pos;
+      stackState[sp] = state;
+      sp++;
+      state = r.state;
+      setHash = nextHash;
+      if (kindOf[o] !== 2) linDet++;
+      pos = -1;
+      continue;
+    }
+    // A dead end: every candidate failed here.
+    if (linDet > bestDet) {
+      bestDet = linDet;
+      bestLength = sp;
+      for (let k = 0; k < sp; k++) best[k] = stackOp[k];
+    }
+    if (!hooked) {
+      // From the first dead end on, the model's hint, its advice and its proof of illegal:
+      // a search that never backtracks pays for none of them (on small histories they cost
+      // more than the search). With a hint or advice the search starts again, so that
+      // every frame has them; it has taken at most n steps so far.
+      hooked = true;
+      const hinted = model.priority !== undefined && hint(model, ops, n);
+      advise = adviser(model, ops);
+      proof = refutation(model, ops);
+      if (hinted || advise !== undefined) {
+        for (let k = 0; k < sp; k++) stackState[k] = undefined;
+        for (let w = 0; w < words; w++) lin[w] = 0;
+        sp = 0;
+        pos = -1;
+        linDet = 0;
+        setHash = 0;
+        state = model.init();
+        continue;
+      }
+    }
+    if (!memo) {
+      memo = true;
+      rememberStack(sp, state, words, model, equal);
+    }
+    for (;;) {
+      if (sp === 0) {
+        return illegal(bestLength, explored, proof, false);
+      }
+      sp--;
+      const o = stackOp[sp];
+      state = stackState[sp];
+      stackState[sp] = undefined;
+      lin[o >>> 5] &= ~(1 << (o & 31));
+      setHash ^= zob[o];
+      if (kindOf[o] !== 2) linDet--;
+      pos = stackPos[sp] + 1;
+      // Backtracking over a forced operation: its configuration failed too.
+      if (stackPos[sp] >= frameForced[sp]) break;
+    }
+  }
+}
+
+/** The illegal verdict, with the best partial linearization best[0 .. length). */
+function illegal(length: number, explored: number, proof: Refutation | undefined, cutShort: boolean): SearchResult {
+  const longest = new Array<number>(length);
+  for (let k = 0; k < length; k++) longest[k] = origin[best[k]];
+  const result: SearchResult = { verdict: 'illegal', longest: [longest], explored, cached: entries };
+  if (proof !== undefined) result.proof = proof;
+  if (cutShort) result.cutShort = true;
+  return result;
+}
+
+/**
+ * The model's priority hint as the frames' order of updates and indeterminate operations
+ * (one pass, by hint, then by call), as wgl.ts orders them; false when the hook throws or
+ * answers badly (the order stays by return).
+ */
+function hint(model: Model, ops: readonly Operation[], n: number): boolean {
+  const priority = priorities(model, ops);
+  if (priority === undefined) return false;
+  let m = 0;
+  for (let o = 0; o < n; o++) {
+    if (kindOf[o] === 0) continue;
+    const h = priority[origin[o]];
+    let j = m - 1;
+    while (j >= 0 && hintOf[byHint[j]] > h) {
+      byHint[j + 1] = byHint[j];
+      j--;
+    }
+    byHint[j + 1] = o;
+    hintOf[o] = h;
+    m++;
+  }
+  for (let r = 0; r < m; r++) sortKey[byHint[r]] = SMALL_MAX + r;
+  return true;
+}
+
+/** Adds the configuration (lin, state) under `key` unless it is there; true when added. */
+function remember<S>(key: number, words: number, state: unknown, equal: Model<S>['equal'], model: Model<S>): boolean {
+  const mask = SLOTS - 1;
+  let slot = key & mask;
+  for (;;) {
+    if (slotStamp[slot] !== stamp) break;
+    if (slotKey[slot] === key) {
+      const e = slotEntry[slot];
+      let same = true;
+      for (let w = 0; w < words; w++) {
+        if (entryWords[e * words + w] !== lin[w]) {
+          same = false;
+          break;
+        }
+      }
+      if (same && (equal === undefined ? Object.is(entryState[e], state) : equal.call(model, entryState[e] as S, state as S))) return false;
+    }
+    slot = (slot + 1) & mask;
+  }
+  const e = entries++;
+  for (let w = 0; w < words; w++) entryWords[e * words + w] = lin[w];
+  entryState[e] = state;
+  slotStamp[slot] = stamp;
+  slotKey[slot] = key;
+  slotEntry[slot] = e;
+  return true;
+}
+
+/** The memo, made at the first dead end: the configurations on the stack (all explored so far). */
+function rememberStack<S>(sp: number, state: unknown, words: number, model: Model<S>, equal: Model<S>['equal']): void {
+  const hashState = model.hash;
+  const saved = lin.slice(0, words);
+  for (let w = 0; w < words; w++) lin[w] = 0;
+  let h = 0;
+  for (let k = 0; k < sp; k++) {
+    const o = stackOp[k];
+    lin[o >>> 5] |= 1 << (o & 31);
+    h ^= zob[o];
+    const after = k + 1 < sp ? stackState[k + 1] : state;
+    remember(hashState === undefined ? h : h ^ hashState.call(model, after as S), words, after, equal, model);
+  }
+  lin.set(saved);
+}
