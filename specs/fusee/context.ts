@@ -9,7 +9,7 @@ import { addSorted } from '../kit/state.ts';
 import type { Flags } from '../kit/variants.ts';
 import { historyInput, historyOutput, keyOf, kvSlotModel, OUT_OK, registerModel } from './models.ts';
 import type { Variant } from './mutants.ts';
-import { COMMITTED, CRASHED, FRESH, idleClient, NONE, Rec, type Client, type FuseeConfig, type FuseeState, type Ghost, type Op } from './state.ts';
+import { COMMITTED, CRASHED, copyClient, copyGhost, FRESH, idleClient, NONE, Rec, type Client, type FuseeConfig, type FuseeState, type Ghost, type Op } from './state.ts';
 
 export interface Cx {
   cfg: FuseeConfig;
@@ -56,18 +56,46 @@ export const opOf = (cx: Cx, s: FuseeState, c: number): Op => (cx.open ? OPEN_RE
 
 export const aliveBackups = (s: FuseeState): number[] => s.backups.filter((b) => s.rep[b] !== CRASHED);
 
-/** Replaces client c by a copy with `patch` applied (clients are never changed in place). */
+/**
+ * Replaces client c by a copy with `patch` applied (clients are never changed in place).
+ * Field by field: a spread of patches of many shapes was 4% of the explorer's time.
+ */
 export function setClient(d: FuseeState, c: number, patch: Partial<Client>): Client {
-  return (d.cl[c] = { ...d.cl[c], ...patch });
+  const me = copyClient(d.cl[c]);
+  if (patch.pc !== undefined) me.pc = patch.pc;
+  if (patch.op !== undefined) me.op = patch.op;
+  if (patch.vOld !== undefined) me.vOld = patch.vOld;
+  if (patch.vNew !== undefined) me.vNew = patch.vNew;
+  if (patch.pr !== undefined) me.pr = patch.pr;
+  if (patch.bk !== undefined) me.bk = patch.bk;
+  if (patch.vl !== undefined) me.vl = patch.vl;
+  if (patch.win !== undefined) me.win = patch.win;
+  if (patch.rpc !== undefined) me.rpc = patch.rpc;
+  if (patch.rd !== undefined) me.rd = patch.rd;
+  if (patch.rec !== undefined) me.rec = patch.rec;
+  if (patch.log !== undefined) me.log = patch.log;
+  return (d.cl[c] = me);
 }
 
 /** Records the first transition invariant broken (closed workloads only: the open one has no ghost). */
 export function broke(cx: Cx, d: FuseeState, msg: string): void {
-  if (!cx.open && d.g.tv === '') d.g = { ...d.g, tv: msg };
+  if (!cx.open && d.g.tv === '') setGhost(cx, d, { tv: msg });
 }
 
+/** Replaces the ghost by a copy with `patch` applied (field by field, as setClient). */
 export function setGhost(cx: Cx, d: FuseeState, patch: Partial<Ghost>): void {
-  if (!cx.open) d.g = { ...d.g, ...patch };
+  if (cx.open) return;
+  const g = copyGhost(d.g);
+  if (patch.rnd !== undefined) g.rnd = patch.rnd;
+  if (patch.ph !== undefined) g.ph = patch.ph;
+  if (patch.props !== undefined) g.props = patch.props;
+  if (patch.wins !== undefined) g.wins = patch.wins;
+  if (patch.dead !== undefined) g.dead = patch.dead;
+  if (patch.cur !== undefined) g.cur = patch.cur;
+  if (patch.snap !== undefined) g.snap = patch.snap;
+  if (patch.fixing !== undefined) g.fixing = patch.fixing;
+  if (patch.tv !== undefined) g.tv = patch.tv;
+  d.g = g;
 }
 
 /** A CAS on replica i; returns the prior value (CRASHED = FAIL). I17: no client CAS succeeds while fenced. */

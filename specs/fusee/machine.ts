@@ -40,22 +40,38 @@ export function buildMachine(config: FuseeConfig, variant?: string): FuseeMachin
     mon: monInit(cx.model),
   });
 
-  /** The client-level events of one step: those its effect reports while taking it. */
-  const observe = (before: FuseeState, a: FuseeAction): ObservedEvent[] => {
-    const ev: ObservedEvent[] = [];
-    cx.ev = ev;
+  // The client-level events of one step are those its effect reports while taking it
+  // (cx.ev). The engine's monitor asks for them just after next() made the step's state,
+  // so next() keeps the events of the step it took last, and observe() gives them for that
+  // very state (by identity) rather than taking the step a second time.
+  const NO_EVENTS = Object.freeze([]) as unknown as ObservedEvent[];
+  const taking: ObservedEvent[] = [];
+  const last = { before: null as FuseeState | null, a: null as FuseeAction | null, after: null as FuseeState | null, ev: NO_EVENTS };
+  const nextObserved = (before: FuseeState, a: FuseeAction): FuseeState => {
+    taking.length = 0;
+    cx.ev = taking;
+    let after: FuseeState;
     try {
-      next(before, a);
+      after = next(before, a);
     } finally {
       cx.ev = null;
     }
-    return ev;
+    last.before = before;
+    last.a = a;
+    last.after = after;
+    last.ev = taking.length === 0 ? NO_EVENTS : taking.slice();
+    return after;
+  };
+  const observe = (before: FuseeState, a: FuseeAction, after: FuseeState): readonly ObservedEvent[] => {
+    if (after === last.after && before === last.before && a === last.a) return last.ev;
+    nextObserved(before, a);
+    return last.ev;
   };
 
   return {
     init: () => [init()],
     actions,
-    next,
+    next: open ? next : nextObserved,
     encode,
     // The open workload keeps no ghosts, so the invariants (which read them) do not apply.
     invariants: open ? {} : invariants(cx.kv),

@@ -166,6 +166,14 @@ export function idleClient(op: number, rec: Rec, log: LogEntry): Client {
   return { pc: rec === Rec.Live ? 'idle' : 'down', op, vOld: NONE, vNew: NONE, pr: -1, bk: [], vl: [], win: Win.None, rpc: NONE, rd: 0, rec, log };
 }
 
+export const copyClient = (c: Client): Client => ({
+  pc: c.pc, op: c.op, vOld: c.vOld, vNew: c.vNew, pr: c.pr, bk: c.bk, vl: c.vl, win: c.win, rpc: c.rpc, rd: c.rd, rec: c.rec, log: c.log,
+});
+
+export const copyGhost = (g: Ghost): Ghost => ({
+  rnd: g.rnd, ph: g.ph, props: g.props, wins: g.wins, dead: g.dead, cur: g.cur, snap: g.snap, fixing: g.fixing, tv: g.tv,
+});
+
 /**
  * The one copy next() makes: the replicas, changed in place by CASes, and the client list,
  * whose entries steps replace (`setClient`). Clients, the view, the ghost and the monitor
@@ -205,20 +213,34 @@ function putClient(out: Int32Array, n: number, c: Client): number {
 
 // The ghost and the monitor are replaced, never changed, and shared by many states (the
 // monitor's equal values are one object, kit/object-ghost.ts), the successors of one state
-// above all: the words of the last one met are kept.
-interface Last<T> { x: T | null; w: Int32Array }
-const lastGhost: Last<Ghost> = { x: null, w: new Int32Array(0) };
-const lastMon: Last<Mon> = { x: null, w: new Int32Array(0) };
-let scratch = new Int32Array(1024);
+// above all, which mostly keep their parent's or make a new one: the words of the last
+// few met are kept, by identity, in buffers reused round robin (no allocation; a weak map
+// of every object's words cost more than it saved).
+const KEPT = 4;
+class Kept<T> {
+  private xs: (T | null)[] = Array(KEPT).fill(null);
+  private ws = Array.from({ length: KEPT }, () => new Int32Array(256));
+  private ns = new Int32Array(KEPT);
+  private next = 0;
+  constructor(private readonly put: (out: Int32Array, x: T) => number) {}
 
-function wordsOf<T>(last: Last<T>, x: T, put: (out: Int32Array, x: T) => number): Int32Array {
-  if (last.x !== x) {
-    let n: number;
-    while ((n = put(scratch, x)) < 0) scratch = new Int32Array(scratch.length * 2);
-    last.x = x;
-    last.w = scratch.slice(0, n);
+  /** Writes x's words at out[n..]; the new length (past out's end: the engine grows it). */
+  write(out: Int32Array, n: number, x: T): number {
+    let k = 0;
+    while (k < KEPT && this.xs[k] !== x) k++;
+    if (k === KEPT) {
+      k = this.next;
+      this.next = (k + 1) % KEPT;
+      let m: number;
+      while ((m = this.put(this.ws[k], x)) < 0) this.ws[k] = new Int32Array(this.ws[k].length * 2);
+      this.xs[k] = x;
+      this.ns[k] = m;
+    }
+    const m = this.ns[k];
+    const w = this.ws[k];
+    if (n + m <= out.length) for (let i = 0; i < m; i++) out[n + i] = w[i];
+    return n + m;
   }
-  return last.w;
 }
 
 function putGhost(out: Int32Array, g: Ghost): number {
@@ -253,10 +275,8 @@ function putMon(out: Int32Array, m: Mon): number {
   return n <= out.length ? n : -1;
 }
 
-function putWords(out: Int32Array, n: number, w: Int32Array): number {
-  if (n + w.length <= out.length) out.set(w, n);
-  return n + w.length;
-}
+const ghostWords = new Kept<Ghost>(putGhost);
+const monWords = new Kept<Mon>(putMon);
 
 /** Machine.encode: the words of s (see above); -1 when `out` is too short. */
 export function encode(s: FuseeState, out: Int32Array): number {
@@ -268,7 +288,7 @@ export function encode(s: FuseeState, out: Int32Array): number {
   out[n++] = s.clLeft;
   out[n++] = s.cl.length;
   for (const c of s.cl) n = putClient(out, n, c);
-  n = putWords(out, n, wordsOf(lastGhost, s.g, putGhost));
-  n = putWords(out, n, wordsOf(lastMon, s.mon, putMon));
+  n = ghostWords.write(out, n, s.g);
+  n = monWords.write(out, n, s.mon);
   return n <= out.length ? n : -1;
 }

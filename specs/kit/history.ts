@@ -45,22 +45,28 @@ export interface ClientOps<S, A extends Action> {
  * a crash when it crashes a client with one pending, and a return for every client whose
  * operation was pending before the step (or started by it) and is not after.
  */
+const NO_EVENTS = Object.freeze([]) as unknown as ObservedEvent[];
+
 export function clientHistory<S, A extends Action>(ops: ClientOps<S, A>): HistoryObserver<S, A> {
   return {
     model: ops.model,
     clients: ops.clients,
+    // Runs on every transition, most of which record nothing: the list is made only when
+    // there is an event (the shared empty one is never changed: the monitor only reads it).
     observe(before, a, after) {
-      const out: ObservedEvent[] = [];
+      let out = NO_EVENTS;
       const inv = ops.invoked(before, a);
-      if (inv) out.push({ kind: 'invoke', client: inv.client, input: inv.input });
+      if (inv) out = [{ kind: 'invoke', client: inv.client, input: inv.input }];
       const crashed = ops.crashed?.(before, a) ?? null;
       if (crashed !== null) {
-        for (const c of typeof crashed === 'number' ? [crashed] : crashed) if (ops.pending(before, c)) out.push({ kind: 'crash', client: c });
+        for (const c of typeof crashed === 'number' ? [crashed] : crashed) {
+          if (ops.pending(before, c)) (out === NO_EVENTS ? (out = []) : out).push({ kind: 'crash', client: c });
+        }
         return out;
       }
       for (let c = 0; c < ops.clients; c++) {
         if (!(ops.pending(before, c) || inv?.client === c) || ops.pending(after, c)) continue;
-        out.push({ kind: 'return', client: c, output: ops.output(after, c, before, a) });
+        (out === NO_EVENTS ? (out = []) : out).push({ kind: 'return', client: c, output: ops.output(after, c, before, a) });
       }
       return out;
     },

@@ -3,9 +3,9 @@ import { exploreSync } from '../../checkers/explore/index.ts';
 import type { Machine } from '../../checkers/explore/types.ts';
 import { NO_FAULTS, applyFault, faultChoices, isDown, isSuspected } from './faults.ts';
 import { clientHistory, register, registerOp } from './history.ts';
-import { answer, channels, consume, deliveries, distinct, enqueue, remap, send, take, type Msg } from './network.ts';
+import { answer, channels, consume, deliveries, distinct, enqueue, firstCopy, remap, send, sent, take, taken, type Msg } from './network.ts';
 import { monCrash, monInit, monInvoke, monReturn, registerSlot, type SlotModel } from './object-ghost.ts';
-import { addSorted, freezing, produce, removeSorted } from './state.ts';
+import { addSorted, freezing, produce, removeSorted, withAt } from './state.ts';
 import { actorActions, phasedMachine, runLocal, tableMachine, type ActionTable, type ActorStep, type LocalStep, type Phase, type StepAction } from './table.ts';
 import { variants } from './variants.ts';
 import { cachedWords, sameStates, wordEncoder } from './words.ts';
@@ -116,6 +116,23 @@ describe('kit/network', () => {
     expect(() => take(a, [9])).toThrow('no message [9] in flight');
     expect(remap(a, (m) => (m[0] === 0 ? [3] : m))).toEqual([[1], [2, 1], [3]]);
   });
+  it('sent and taken give the bag send and take make, as new arrays, the bag given unchanged', () => {
+    let a: readonly Msg[] = Object.freeze([]);
+    const b: Msg[] = [];
+    for (const m of [[2, 1], [0, 5], [2, 1], [1]]) {
+      const before = a;
+      a = Object.freeze(sent(a, m));
+      send(b, m);
+      expect(a).toEqual(b);
+      expect(before).not.toBe(a);
+    }
+    expect(a.map((_, i) => firstCopy(a, i))).toEqual([true, true, true, false]);
+    const c = taken(a, [2, 1]);
+    take(b, [2, 1]);
+    expect(c).toEqual(b);
+    expect(a).toHaveLength(4);
+    expect(() => taken(c, [9])).toThrow('no message [9] in flight');
+  });
   it('offers reordering, loss and duplication as options, and FIFO heads only', () => {
     const bag: Msg[] = [[1], [2]];
     expect(deliveries(bag, { order: 'bag' }).map((d) => d.kind + d.msg[0])).toEqual(['deliver1', 'deliver2']);
@@ -168,6 +185,12 @@ describe('kit/state', () => {
     expect(addSorted(same, 3)).toBe(same);
     expect(addSorted(['2:5', '1:9'], '10:1')).toEqual(['10:1', '2:5', '1:9'].sort());
     expect(removeSorted([1, 2, 3], 2)).toEqual([1, 3]);
+  });
+  it('withAt replaces one entry in a new array, and gives the same array when nothing changes', () => {
+    const xs = Object.freeze([1, 2, 3]);
+    expect(withAt(xs, 1, 2)).toBe(xs);
+    expect(withAt(xs, 1, 5)).toEqual([1, 5, 3]);
+    expect(xs).toEqual([1, 2, 3]);
   });
   it('freezing: a step that changes a part its copy shares throws; one that copies it does not', () => {
     type St = { xs: number[]; shared: number[] };

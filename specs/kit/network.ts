@@ -52,6 +52,38 @@ export function take<M extends Msg>(bag: M[], m: Msg): void {
   throw new Error(`network: no message [${m.join(',')}] in flight`);
 }
 
+/**
+ * The same bag as a new array, m added (the bag given is left as it was): for a spec whose
+ * copy shares the network between a state and its successors, so that a step that does
+ * not send or deliver copies nothing.
+ */
+export function sent<M extends Msg>(bag: readonly M[], m: M): M[] {
+  let lo = 0;
+  let hi = bag.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (compareMsg(bag[mid], m) <= 0) lo = mid + 1;
+    else hi = mid;
+  }
+  const out = bag.slice(0, lo);
+  out.push(m);
+  for (let i = lo; i < bag.length; i++) out.push(bag[i]);
+  return out;
+}
+
+/** The same bag as a new array, one copy of m taken out (the bag given is left as it was); an error if there is none. */
+export function taken<M extends Msg>(bag: readonly M[], m: Msg): M[] {
+  let at = bag.indexOf(m as M);
+  if (at < 0) for (let i = 0; i < bag.length && at < 0; i++) if (compareMsg(bag[i], m) === 0) at = i;
+  if (at < 0) throw new Error(`network: no message [${m.join(',')}] in flight`);
+  const out = bag.slice(0, at);
+  for (let i = at + 1; i < bag.length; i++) out.push(bag[i]);
+  return out;
+}
+
+/** Whether bag[i] is the first copy of its message: `distinct` without making a list (a guard's loop). */
+export const firstCopy = <M extends Msg>(bag: readonly M[], i: number): boolean => i === 0 || compareMsg(bag[i - 1], bag[i]) !== 0;
+
 /** Each distinct message once, in order: the delivery choices of a bag. */
 export function distinct<M extends Msg>(bag: readonly M[]): M[] {
   const out: M[] = [];

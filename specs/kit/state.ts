@@ -38,6 +38,14 @@ export function addSorted<T extends number | string>(xs: readonly T[], x: T): T[
 /** Numbers by value, strings by code unit. */
 const ascending = (a: number | string, b: number | string): number => (a < b ? -1 : a > b ? 1 : 0);
 
+/** xs with xs[i] = x: xs itself when it holds x there already, else a new array (for a part a copy shares). */
+export function withAt<T>(xs: readonly T[], i: number, x: T): T[] {
+  if (xs[i] === x) return xs as T[];
+  const out = xs.slice();
+  out[i] = x;
+  return out;
+}
+
 /** A new sorted set without x. */
 export const removeSorted = (xs: readonly number[], x: number): number[] => xs.filter((y) => y !== x);
 

@@ -50,17 +50,30 @@ export function invariants(cx: Cx): Record<string, Inv> {
   const nodes = Array.from({ length: N }, (_, n) => n);
   const keys = Array.from({ length: K }, (_, k) => k);
   const unlocked = (s: State, n: number, k: number) => s.rec[n][k].rd === NONE;
-  const allUnlocked = (s: State, k: number) => nodes.every((n) => unlocked(s, n, k));
-  const same = (s: State, k: number, f: 'vts' | 'gv' | 'gd') => nodes.every((n) => s.rec[n][k][f] === s.rec[0][k][f]);
+  const allUnlocked = (s: State, k: number) => {
+    for (let n = 0; n < N; n++) if (!unlocked(s, n, k)) return false;
+    return true;
+  };
+  const same = (s: State, k: number, f: 'vts' | 'gv' | 'gd') => {
+    for (let n = 1; n < N; n++) if (s.rec[n][k][f] !== s.rec[0][k][f]) return false;
+    return true;
+  };
   const list = (s: State, k: number, f: 'vts' | 'gv' | 'gd') => nodes.map((n) => `${NODE[n]}:${showTS(s.rec[n][k][f])}`).join(' ');
-  /** Coordinator write threads that have sent their INVs, with the node they run on. */
+  /**
+   * Coordinator write threads that have sent their INVs, with the node they run on. Four
+   * invariants ask in turn about the same state: the last state's list is kept.
+   */
+  let sentOf: State | null = null;
+  let sent: readonly { th: Coord; n: number }[] = NONE_SENT;
   const sentWrites = (s: State): readonly { th: Coord; n: number }[] => {
+    if (s === sentOf) return sent;
     let out: { th: Coord; n: number }[] | undefined;
     for (let c = 0; c < s.co.length; c++) {
       const th = s.co[c];
       if (th !== null && th.kind === 'write' && th.sent) (out ??= []).push({ th, n: cx.nodeOf(c) });
     }
-    return out ?? NONE_SENT;
+    sentOf = s;
+    return (sent = out ?? NONE_SENT);
   };
   const allAckC = (th: { ack: number }, n: number) => th.ack === cx.others(n);
   const allAckP = (th: { ack: number; ackP: number }, n: number) =>
@@ -190,14 +203,21 @@ export function invariants(cx: Cx): Record<string, Inv> {
   const coordHolds = new Set(['snatch', 'local', 'recheck', 'install', 'persist', 'ackWait', 'cspin', 'pspin', 'drain']);
   if (model === 'REnf') coordHolds.add('ackPWait');
   const follHolds = new Set(['snatch', 'local', 'persist', 'latePersist', 'cspin', 'pspin', 'wait']);
+  /** A thread on node n still holding k's RDLock for t (loops, not closures: I9 runs on every state). */
+  const holder = (s: State, n: number, k: number, t: number): boolean => {
+    for (let c = 0; c < s.co.length; c++) {
+      const th = s.co[c];
+      if (th && th.kind === 'write' && cx.nodeOf(c) === n && th.k === k && th.ts === t && th.sn && coordHolds.has(th.pc)) return true;
+    }
+    for (const f of s.fo) if (f.n === n && f.kind === 'write' && f.k === k && f.ts === t && f.sn && follHolds.has(f.pc)) return true;
+    return false;
+  };
   inv.I9 = pre((s) => {
     for (const n of nodes) {
       for (const k of keys) {
         const t = s.rec[n][k].rd;
         if (t === NONE) continue;
-        const live =
-          s.co.some((th, c) => th && th.kind === 'write' && cx.nodeOf(c) === n && th.k === k && th.ts === t && th.sn && coordHolds.has(th.pc)) ||
-          s.fo.some((f) => f.n === n && f.kind === 'write' && f.k === k && f.ts === t && f.sn && follHolds.has(f.pc));
+        const live = holder(s, n, k, t);
         if (!live) return `RDLock of ${KEY[k]} at ${NODE[n]} is owned by ${showTS(t)}, which has no thread left to release it`;
       }
     }
@@ -328,9 +348,15 @@ export function invariants(cx: Cx): Record<string, Inv> {
     }
     return true;
   });
+  const pMsgs = P_MSGS[model];
+  /** No persistency message about k (or a scope's) in flight. */
+  const quietFor = (s: State, k: number): boolean => {
+    for (const msg of s.net) if (pMsgs.includes(msg[0]) && (msg[1] === k || msg[1] === -1)) return false;
+    return true;
+  };
   inv.T3a = pre((s) => {
     for (const k of keys) {
-      const quiet = !s.net.some((msg) => P_MSGS[model].includes(msg[0]) && (msg[1] === k || msg[1] === -1));
+      const quiet = quietFor(s, k);
       if (allUnlocked(s, k) && quiet && !same(s, k, 'gd')) return `${KEY[k]} read-unlocked everywhere, no persistency message in flight, glb_durableTS ${list(s, k, 'gd')}`;
     }
     return true;

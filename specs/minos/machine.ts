@@ -35,6 +35,7 @@ function writesOf(cx: Cx): (s: State, a: MinosAction) => Writes {
   const coordinator = new Set(coordinatorSteps(cx).map((st) => st.name));
   const follower = new Set(followerSteps(cx).map((st) => st.name));
   const none: Writes = { n: -1, k: 0, co: NO_THREAD, fo: NO_THREAD };
+  const all: Writes = { n: ALL, k: 0, co: NO_THREAD, fo: NO_THREAD };
   return (s, a) => {
     if (coordinator.has(a.step)) {
       const k = s.co[a.i]!.k;
@@ -54,6 +55,8 @@ function writesOf(cx: Cx): (s: State, a: MinosAction) => Writes {
       }
       case 'vFIFOdequeue':
         return { n: a.i, k: a.k, co: NO_THREAD, fo: NO_THREAD };
+      case 'crash': // recovery replaces every record
+        return all;
       default: // the others write no record or thread in place (they add or replace them)
         return none;
     }

@@ -86,6 +86,19 @@ function recvVAL(cx: Cx, d: State, m: Msg): void {
 
 export function networkSteps(cx: Cx): Step[] {
   const dup = cx.cfg.duplicate === true;
+  // A message is immutable and shared by every state it is in flight in: its delivery's
+  // label is made once, on the first state that offers it (the guard runs on every state).
+  const linkOf = (m: Msg): string => {
+    const [, k, ts, from, to, sc] = m;
+    const what = k === -1 ? `sc${sc}` : `${KEY[k]}, ${showTS(ts)}`;
+    return `${NODE[to]}<-${NODE[from]}, ${what}`;
+  };
+  const recvLabels = new WeakMap<Msg, string>();
+  const recvLabel = (m: Msg): string => {
+    let label = recvLabels.get(m);
+    if (label === undefined) recvLabels.set(m, (label = `recv${cx.msgName(m[0])}(${linkOf(m)})`));
+    return label;
+  };
   return [
     {
       name: 'recv',
@@ -97,11 +110,10 @@ export function networkSteps(cx: Cx): Step[] {
           const m = s.net[j];
           if (j > 0 && sameMsg(s.net[j - 1], m)) continue;
           if (isVal(m) && valTarget(cx, s, m) < 0) continue;
-          const [t, k, ts, from, to, sc, copied] = m;
-          const what = k === -1 ? `sc${sc}` : `${KEY[k]}, ${showTS(ts)}`;
-          const link = `${NODE[to]}<-${NODE[from]}, ${what}`;
-          out.push({ step: 'recv', label: `recv${cx.msgName(t)}(${link})`, i: j, k });
-          if (dup && copied === 0 && isAck(m)) out.push({ step: 'duplicateACK', label: `duplicate${cx.msgName(t)}(${link})`, i: j, k });
+          const t = m[0];
+          const k = m[1];
+          out.push({ step: 'recv', label: recvLabel(m), i: j, k });
+          if (dup && m[6] === 0 && isAck(m)) out.push({ step: 'duplicateACK', label: `duplicate${cx.msgName(t)}(${linkOf(m)})`, i: j, k });
         }
       },
       effect(d, a) {

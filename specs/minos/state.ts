@@ -201,8 +201,9 @@ export function initialState(c: MinosConfig, writes: number, scopes: number): St
 /**
  * What a step writes in place, beyond the lists every step may change (network, background
  * persists, scripts' positions, ghosts), which `copy` always copies: at most one record
- * (rec[n][k]; n = -1: none), and the coordinator threads and follower threads to copy
- * (one index, ALL, or NO_THREAD). The rest is shared with the state before.
+ * (rec[n][k]; n = -1: none; n = ALL: every node's row, whose records the step replaces),
+ * and the coordinator threads and follower threads to copy (one index, ALL, or
+ * NO_THREAD). The rest is shared with the state before, the other nodes' rows included.
  */
 export interface Writes {
   n: number;
@@ -215,9 +216,12 @@ export const NO_THREAD = -1;
 
 /** The one copy of a step (specs/kit/state.ts): the parts `w` says the step writes; logs, messages and vFIFOs are replaced, never changed. */
 export function copy(s: State, w: Writes): State {
-  const rec = new Array<Rec[]>(s.rec.length);
-  for (let n = 0; n < rec.length; n++) rec[n] = s.rec[n].slice();
-  if (w.n >= 0) rec[w.n][w.k] = copyRec(rec[w.n][w.k]);
+  const rec = s.rec.slice();
+  if (w.n === ALL) for (let n = 0; n < rec.length; n++) rec[n] = s.rec[n].slice();
+  else if (w.n >= 0) {
+    rec[w.n] = s.rec[w.n].slice();
+    rec[w.n][w.k] = copyRec(rec[w.n][w.k]);
+  }
   const co = s.co.slice();
   for (let c = 0; c < co.length; c++) {
     const t = co[c];

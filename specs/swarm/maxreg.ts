@@ -4,12 +4,12 @@
 // [read-wait], [cache-max], [invoke-inner-write], [inner-write-wait], [update-cache-r],
 // [update-cache-w].
 
-import { compareMsg, send } from '../kit/network.ts';
+import { compareMsg, sent } from '../kit/network.ts';
 import { isDown } from '../kit/faults.ts';
-import { addSorted, popcount } from '../kit/state.ts';
+import { addSorted, popcount, withAt } from '../kit/state.ts';
 import type { LocalStep } from '../kit/table.ts';
 import { fail, quorumHas, type Cx } from './context.ts';
-import { MSG_READ, MSG_WRITE, type ReadRsp, type Req, type Rsp, type State, type WriteAck } from './state.ts';
+import { MSG_READ, MSG_WRITE, type Proc, type ReadRsp, type Req, type Rsp, type State, type WriteAck } from './state.ts';
 import { BOTTOM, procName, showTuple } from './tuple.ts';
 
 /** A4-A8 inner_write(v): write to every MN whose cached bound is below v. */
@@ -17,9 +17,9 @@ export function innerWrite(cx: Cx, d: State, p: number, v: number): void {
   const pr = d.procs[p];
   for (let i = 0; i < cx.n; i++) {
     if (pr.cache[i] >= v) continue; // A6
-    if (!isDown(d.mns, i)) send<Req>(d.reqs, [p, i, MSG_WRITE, v]); // A8; a request to a crashed MN is lost
+    if (!isDown(d.mns, i)) d.reqs = sent<Req>(d.reqs, [p, i, MSG_WRITE, v]); // A8; a request to a crashed MN is lost
     // M18: the cache records the write when it is issued, not on its ack ([update-cache-w])
-    if (cx.mut.M18) pr.cache[i] = Math.max(pr.cache[i], v);
+    if (cx.mut.M18) pr.cache = withAt(pr.cache, i, Math.max(pr.cache[i], v));
   }
 }
 
@@ -37,7 +37,7 @@ export function startMRead(cx: Cx, d: State, p: number): void {
   const pr = d.procs[p];
   pr.mr = { ph: 0, got: 0, v: -1, frW: d.g.cW, frR: d.g.cR, snap: Math.max(...pr.cache), mx: BOTTOM };
   if (cx.mSpec) return;
-  for (let i = 0; i < cx.n; i++) if (!isDown(d.mns, i)) send<Req>(d.reqs, [p, i, MSG_READ, 0]);
+  for (let i = 0; i < cx.n; i++) if (!isDown(d.mns, i)) d.reqs = sent<Req>(d.reqs, [p, i, MSG_READ, 0]);
 }
 
 /** Messages of p's finished M.READ (kind 0) or TRYLOCK (kind 2): still update the cache, count for nothing. */
@@ -108,7 +108,7 @@ export function applyWrite(d: State, p: number, c: number, v: number): WriteAck 
 /** [update-cache-r] (RESP-OVERWRITE: the response overwrites the cache instead of raising it). */
 export function deliverRead(cx: Cx, d: State, [p, c, , slot, v]: ReadRsp): void {
   const pr = d.procs[p];
-  pr.cache[c] = cx.mut['RESP-OVERWRITE'] ? v : Math.max(pr.cache[c], v);
+  pr.cache = withAt(pr.cache, c, cx.mut['RESP-OVERWRITE'] ? v : Math.max(pr.cache[c], v));
   if (slot === 0 && pr.mr && pr.mr.ph === 0) {
     pr.mr.got |= 1 << c;
     pr.mr.mx = Math.max(pr.mr.mx, v);
@@ -117,7 +117,14 @@ export function deliverRead(cx: Cx, d: State, [p, c, , slot, v]: ReadRsp): void 
 
 /** [update-cache-w]: the ack raises the cache. */
 export function deliverWriteAck(d: State, [p, c, , v]: WriteAck): void {
-  d.procs[p].cache[c] = Math.max(d.procs[p].cache[c], v);
+  const pr = d.procs[p];
+  pr.cache = withAt(pr.cache, c, Math.max(pr.cache[c], v));
+}
+
+/** Whether one of p's background writes is at a majority (a loop: guards run on every step). */
+function someAtQuorum(cx: Cx, pr: Proc): boolean {
+  for (let i = 0; i < pr.bg.length; i++) if (quorumHas(cx, pr, pr.bg[i])) return true;
+  return false;
 }
 
 /** App. A's waits, as local steps of process p (run by pump; absent when M is its specification). */
@@ -125,7 +132,7 @@ export function mLocalSteps(cx: Cx): LocalStep<State>[] {
   return [
     {
       name: 'background-write-done', cites: 'App. A [inner-write-wait], for W8/R17',
-      guard: (d, p) => d.procs[p].bg.some((v) => quorumHas(cx, d.procs[p], v)),
+      guard: (d, p) => someAtQuorum(cx, d.procs[p]),
       effect: (d, p) => {
         const pr = d.procs[p];
         for (const v of pr.bg) {

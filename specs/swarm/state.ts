@@ -95,7 +95,7 @@ export type OpFrame =
 
 export interface Proc {
   pc: number; // next script entry
-  cache: number[]; // App. A cache[1..n], lower bounds of the MNs' registers
+  cache: number[]; // App. A cache[1..n], lower bounds of the MNs' registers (replaced, never changed in place)
   lastC: number; // highest clock this process used (guesses and W11): Assumption 1
   lastG: number; // highest clock guessed (N7 only)
   op: OpFrame | null;
@@ -114,7 +114,7 @@ export interface Ghost {
   cR: number; // max value of completed M reads
   cW: number; // max value of completed M writes
   wInv: number[] | null; // values of invoked M.WRITEs (MR-Valid; max-register layer only)
-  tlInv: number[][]; // per lock: lock words (ts, mode) invoked
+  tlInv: number[][]; // per lock: lock words (ts, mode) invoked (both replaced, never changed in place)
   tlTrue: number[][]; // per lock: lock words that returned True
   lin: Mon | null; // SG-Lin (kit/object-ghost.ts, the register kept by client)
   rew: number[]; // guessed timestamps of writes that executed W11
@@ -128,7 +128,7 @@ export interface State {
   locks: number[][]; // locks[q][c]: CAS object c of TSL[q] (T1)
   procs: Proc[];
   clients: Faults; // client crashes
-  reqs: Req[]; // in flight, a sorted bag (kit/network.ts)
+  reqs: Req[]; // in flight, a sorted bag (kit/network.ts; replaced, never changed in place: sent, taken)
   rsps: Rsp[];
   g: Ghost;
   /**
@@ -166,7 +166,7 @@ const copyLock = (l: LockFrame): LockFrame => ({ q: l.q, w: l.w, rd: l.rd.slice(
 
 function copyProc(pr: Proc): Proc {
   const c: Proc = {
-    pc: pr.pc, cache: pr.cache.slice(), lastC: pr.lastC, lastG: pr.lastG, op: pr.op && copyFrame(pr.op),
+    pc: pr.pc, cache: pr.cache, lastC: pr.lastC, lastG: pr.lastG, op: pr.op && copyFrame(pr.op),
     mr: pr.mr && copyMRead(pr.mr), mrRes: pr.mrRes, mw: pr.mw, mwDone: pr.mwDone, bg: pr.bg,
     lk: pr.lk && copyLock(pr.lk), lkRes: pr.lkRes, last: pr.last,
   };
@@ -174,11 +174,17 @@ function copyProc(pr: Proc): Proc {
   return c;
 }
 
+const copyGhost = (g: Ghost): Ghost => ({
+  cR: g.cR, cW: g.cW, wInv: g.wInv, tlInv: g.tlInv, tlTrue: g.tlTrue, lin: g.lin, rew: g.rew, dbl: g.dbl, doneTs: g.doneTs,
+});
+
 /**
  * The one copy next() makes, copy-on-write by the step: a step changes only its own
  * process (`a.p`; none for an MN crash), and only `apply` changes the MNs' registers and
  * CAS objects, so the other processes and, but for `apply`, the registers and locks are
- * shared. Messages and sorted sets are shared (never changed in place).
+ * shared. The network, a process's cache, the ghost's lists and sorted sets are replaced,
+ * never changed in place (kit/network.ts `sent`/`taken`, kit/state.ts `withAt`), so they
+ * are shared too: a step that sends nothing copies no message list.
  */
 export function copy(s: State, a: SwarmAction): State {
   let procs = s.procs;
@@ -193,9 +199,9 @@ export function copy(s: State, a: SwarmAction): State {
     locks: applies ? s.locks.map((l) => l.slice()) : s.locks,
     procs,
     clients: s.clients,
-    reqs: s.reqs.slice(),
-    rsps: s.rsps.slice(),
-    g: { ...s.g, tlInv: s.g.tlInv.slice(), tlTrue: s.g.tlTrue.slice() },
+    reqs: s.reqs,
+    rsps: s.rsps,
+    g: copyGhost(s.g),
     viol: s.viol,
   };
 }

@@ -4,7 +4,7 @@
 // faults. What follows an action locally is fused into it (pump, machine.ts).
 
 import { applyFault, faultChoices, isDown } from '../kit/faults.ts';
-import { distinct, keep, send, take } from '../kit/network.ts';
+import { firstCopy, keep, sent, taken } from '../kit/network.ts';
 import { monCrash, registerSlot } from '../kit/object-ghost.ts';
 import type { ActionTable } from '../kit/table.ts';
 import { tidOfProc, type Cx } from './context.ts';
@@ -134,25 +134,27 @@ export function table(cx: Cx): ActionTable<State, SwarmAction> {
       {
         name: 'apply', cites: 'an MN applies a request: App. A read and A8 write, App. B T8 CAS',
         enabled: (s, out) => {
-          for (const m of distinct(s.reqs)) if (!isDown(s.mns, m[1])) out.push(msgAction(applyOf, m, 'apply', reqLabel));
+          const bag = s.reqs;
+          for (let i = 0; i < bag.length; i++) if (firstCopy(bag, i) && !isDown(s.mns, bag[i][1])) out.push(msgAction(applyOf, bag[i], 'apply', reqLabel));
         },
         effect: (d, a) => {
           const m = a.msg as Req;
-          take(d.reqs, m);
+          d.reqs = taken(d.reqs, m);
           const [p, c, kind] = m;
           const rsp: Rsp = kind === MSG_READ ? applyRead(d, p, c, m[3]) : kind === MSG_WRITE ? applyWrite(d, p, c, m[3]) : applyCas(d, m as CasReq);
           if (isDown(d.clients, p)) return; // requests of a crashed client still apply
           if (cx.cfg.fused && !(kind === MSG_READ && cx.cfg.splitReads)) deliver(cx, d, rsp);
-          else send(d.rsps, rsp);
+          else d.rsps = sent(d.rsps, rsp);
         },
       },
       {
         name: 'deliver', cites: 'a response reaches its process: App. A [update-cache-r], [update-cache-w]; App. B T8',
         enabled: (s, out) => {
-          for (const m of distinct(s.rsps)) out.push(msgAction(deliverOf, m, 'deliver', rspLabel));
+          const bag = s.rsps;
+          for (let i = 0; i < bag.length; i++) if (firstCopy(bag, i)) out.push(msgAction(deliverOf, bag[i], 'deliver', rspLabel));
         },
         effect: (d, a) => {
-          take(d.rsps, a.msg as Rsp);
+          d.rsps = taken(d.rsps, a.msg as Rsp);
           deliver(cx, d, a.msg as Rsp);
         },
       },

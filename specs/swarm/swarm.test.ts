@@ -8,6 +8,7 @@ import { spec } from './index.ts';
 import type { Baseline } from './equivalence.ts';
 import recorded from './equivalence.json' with { type: 'json' };
 import { monInit, monInvoke, monReturn, registerSlot, type Mon } from '../kit/object-ghost.ts';
+import { freezing } from '../kit/state.ts';
 
 const config = (name: string) => {
   const c = spec.configs.find((x) => x.name === name);
@@ -157,4 +158,17 @@ describe('swarm', () => {
     h = ret(inv(h, 1, 0), 1, 0);
     expect(ret(inv(h, 1, 0), 1, 1).bad).toBe('');
   });
+});
+
+// The step's copy shares the network, the other processes, a process's cache and the
+// ghost's lists (state.ts copy): with every state deep-frozen, a step that changed one of
+// them in place throws. Two small configs (the Safe-Guess ones take seconds frozen): split
+// requests and responses, CASes and the lock ghost; the max register's cache and writes.
+describe('swarm steps change only what their copy owns', () => {
+  for (const name of ['lock-n1', 'maxreg-n3-rr']) {
+    it(name, () => {
+      const r = run(freezing(spec.build(config(name))));
+      expect([r.status, r.states]).toEqual(['holds', configRecord(name).states]);
+    });
+  }
 });

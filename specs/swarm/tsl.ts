@@ -1,9 +1,9 @@
 // TSL, the timestamp lock (§3.3): built from n fallible CAS objects (App. B, T1-T12), or
 // its abstract specification (f.67) as an atomic nondeterministic object.
 
-import { send } from '../kit/network.ts';
+import { sent } from '../kit/network.ts';
 import { isDown } from '../kit/faults.ts';
-import { addSorted, popcount } from '../kit/state.ts';
+import { addSorted, popcount, withAt } from '../kit/state.ts';
 import type { LocalStep } from '../kit/table.ts';
 import { fail, type Cx } from './context.ts';
 import { orphan } from './maxreg.ts';
@@ -12,11 +12,11 @@ import { NOLOCK, lockMode, lockTs, lockWord, procName, showLock } from './tuple.
 
 /** T4-T8: TRYLOCK(w) on TSL[q]; one CAS loop per object, in parallel, the first CAS expecting ⊥. */
 export function startLock(cx: Cx, d: State, p: number, q: number, w: number): void {
-  d.g.tlInv[q] = addSorted(d.g.tlInv[q], w);
+  d.g.tlInv = withAt(d.g.tlInv, q, addSorted(d.g.tlInv[q], w));
   const abs = cx.cfg.lock === 'abstract';
   d.procs[p].lk = { q, w, rd: Array(cx.n).fill(NOLOCK), dn: 0, abs };
   if (abs) return;
-  for (let c = 0; c < cx.n; c++) if (!isDown(d.mns, c)) send<Req>(d.reqs, [p, c, MSG_CAS, 0, q, NOLOCK, w]);
+  for (let c = 0; c < cx.n; c++) if (!isDown(d.mns, c)) d.reqs = sent<Req>(d.reqs, [p, c, MSG_CAS, 0, q, NOLOCK, w]);
 }
 
 /** TRYLOCK returns r, checked against the two properties of f.67 (TL-TrueSafety, TL-Excl). */
@@ -29,7 +29,7 @@ export function finishLock(cx: Cx, d: State, p: number, r: number): void {
     if (!conflict) fail(d, 'TL-TrueSafety', `TSL[${q}].TRYLOCK${showLock(w)} by ${procName(p)} returned False with no conflicting call invoked`);
   } else {
     if (d.g.tlTrue[q].includes(opposite)) fail(d, 'TL-Excl', `TSL[${q}]: TRYLOCK${showLock(w)} and TRYLOCK${showLock(opposite)} both returned True`);
-    d.g.tlTrue[q] = addSorted(d.g.tlTrue[q], w);
+    d.g.tlTrue = withAt(d.g.tlTrue, q, addSorted(d.g.tlTrue[q], w));
   }
   if (!pr.lk!.abs) orphan(cx, d, p, MSG_CAS); // T9: loops still running stop; sent CASes may still land
   pr.lk = null;
@@ -79,7 +79,7 @@ export function deliverCas(cx: Cx, d: State, [p, c, , slot, prev, expected]: Cas
     if (cx.mut.M12) lk.rd[c] = lk.w;
     lk.dn |= 1 << c;
   } else if (cx.mut.M12 ? prev !== lk.w : prev === NOLOCK || lockTs(prev) < lockTs(lk.w)) {
-    send<Req>(d.reqs, [p, c, MSG_CAS, 0, lk.q, prev, lk.w]); // T6 guard holds: CAS again (M12: no guard)
+    d.reqs = sent<Req>(d.reqs, [p, c, MSG_CAS, 0, lk.q, prev, lk.w]); // T6 guard holds: CAS again (M12: no guard)
   } else lk.dn |= 1 << c;
 }
 
