@@ -1,7 +1,7 @@
 // ROWAN-KV state: plain data only. Names follow the paper and the extraction
 // (/work/shared/protocols/rowan.md §1.3): t-log, b-log, segment states, shard version,
 // CommitVer, CommitVerArray, MaxVerArray, configuration term.
-import { cachedWords, wordEncoder, type WordWriter } from '../kit/words.ts';
+import { cachedWords, SlotWords, wordEncoder, type WordWriter } from '../kit/words.ts';
 
 export type OpKind = 'put' | 'del' | 'get';
 export interface ClientOp {
@@ -546,9 +546,11 @@ function wServer(w: WordWriter, s: Server): void {
 }
 
 
+// a server a step does not write is shared with the state before (copy-on-write)
+const serverWords = new SlotWords(wServer);
+
 function wState(w: WordWriter, st: RowanState): void {
-  // a server a step does not write is shared with the state before: encoded once
-  for (const s of st.srv) wServer(w, s);
+  for (let i = 0; i < st.srv.length; i++) serverWords.put(w, i, st.srv[i]);
   const keys = Object.keys(st.ch);
   if (keys.length > 1) keys.sort();
   w.int(keys.length);
