@@ -212,19 +212,26 @@ interface Known {
   after: Map<string, MonitorState> | undefined;
 }
 
-/** One table per monitored machine: successors depend on its model. */
-function knownTable(): (m: MonitorState) => Known {
+/**
+ * One table per monitored machine (successors depend on its model), of the monitor states
+ * it made. A monitor state that is only encoded, such as a symmetry's renaming of one, is
+ * encoded each time and not kept.
+ */
+function knownTable(): { of(m: MonitorState): Known; words(m: MonitorState): Int32Array } {
   const table = new WeakMap<MonitorState, Known>();
   const w = new Words();
-  return (m) => {
-    let k = table.get(m);
-    if (k === undefined) {
-      w.reset();
-      encodeValue(w, m);
-      k = { words: w.buf.slice(0, w.length), after: undefined };
-      table.set(m, k);
-    }
-    return k;
+  const encode = (m: MonitorState) => {
+    w.reset();
+    encodeValue(w, m);
+    return w.buf.subarray(0, w.length);
+  };
+  return {
+    of(m) {
+      let k = table.get(m);
+      if (k === undefined) table.set(m, (k = { words: encode(m).slice(), after: undefined }));
+      return k;
+    },
+    words: (m) => table.get(m)?.words ?? encode(m),
   };
 }
 
@@ -287,9 +294,10 @@ export function withMonitor<S, A extends Action>(machine: Machine<S, A>): Machin
   // whose encoding is worked out once too (`known`).
   const interned = new Map<string, MonitorState>();
   const known = knownTable();
+  known.of(init0);
   const step = (m: MonitorState, e: ObservedEvent): MonitorState => {
     const ek = eventKey(e);
-    const info = known(m);
+    const info = known.of(m);
     const hit = info.after?.get(ek);
     if (hit) return hit;
     let next = advance(model, m, e);
@@ -300,6 +308,7 @@ export function withMonitor<S, A extends Action>(machine: Machine<S, A>): Machin
       if (interned.size >= MEMO_LIMIT) interned.clear();
       interned.set(k, next);
     }
+    known.of(next);
     (info.after ??= new Map()).set(ek, next);
     return next;
   };
@@ -336,7 +345,7 @@ export function withMonitor<S, A extends Action>(machine: Machine<S, A>): Machin
     wrapped.encode = (w, out) => {
       const n = inner(w.s, out);
       if (n < 0) return -1;
-      const words = known(w.m).words;
+      const words = known.words(w.m);
       if (n + words.length + 1 > out.length) return -1;
       out.set(words, n);
       out[n + words.length] = n;
