@@ -35,11 +35,22 @@ export interface MonitorState {
   configs: Config[];
 }
 
-/** A state of the monitored machine. `h` (the history in words) is not part of the view. */
+/**
+ * The history that led to a state, newest event first, each with the monitor state it met
+ * (to describe it in the model's words only when a counterexample is reported): a step
+ * adds one link and shares the rest.
+ */
+export interface HistoryLink {
+  prev: HistoryLink | null;
+  before: MonitorState;
+  e: ObservedEvent;
+}
+
+/** A state of the monitored machine. `h` (the history) is not part of the view. */
 export interface Monitored<S> {
   s: S;
   m: MonitorState;
-  h: readonly string[];
+  h: HistoryLink | null;
 }
 
 /** A model as a set-valued step, whatever its kind. */
@@ -195,6 +206,61 @@ function describeEvent(model: Stepper, m: MonitorState, e: ObservedEvent): strin
   }
 }
 
+/** What is worked out once per monitor state object: its canonical encoding, and its successors by event. */
+interface Known {
+  words: Int32Array;
+  after: Map<string, MonitorState> | undefined;
+}
+
+/**
+ * One table per monitored machine (successors depend on its model), of the monitor states
+ * it made. A monitor state that is only encoded, such as a symmetry's renaming of one, is
+ * encoded each time and not kept.
+ */
+function knownTable(): { of(m: MonitorState): Known; words(m: MonitorState): Int32Array } {
+  const table = new WeakMap<MonitorState, Known>();
+  const w = new Words();
+  const encode = (m: MonitorState) => {
+    w.reset();
+    encodeValue(w, m);
+    return w.buf.subarray(0, w.length);
+  };
+  return {
+    of(m) {
+      let k = table.get(m);
+      if (k === undefined) table.set(m, (k = { words: encode(m).slice(), after: undefined }));
+      return k;
+    },
+    words: (m) => table.get(m)?.words ?? encode(m),
+  };
+}
+
+/**
+ * An event as a string, equal for equal events. Inputs, like states, are never modified,
+ * and specs often hand the same input object again: its JSON is kept.
+ */
+const inputJson = new WeakMap<object, string>();
+
+function valueKey(v: unknown): string {
+  if (v === null || typeof v !== 'object') return canonicalJson(v);
+  let k = inputJson.get(v);
+  if (k === undefined) inputJson.set(v, (k = canonicalJson(v)));
+  return k;
+}
+
+function eventKey(e: ObservedEvent): string {
+  switch (e.kind) {
+    case 'invoke':
+      return `i${e.client}:${valueKey(e.input)}`;
+    case 'return':
+      return `r${e.client}:${valueKey(e.output)}`;
+    case 'crash':
+      return `c${e.client}`;
+    case 'fail':
+      return `f${e.client}`;
+  }
+}
+
 /** Distinct monitor states kept for sharing; beyond it, sharing starts afresh (results are unchanged). */
 const MEMO_LIMIT = 200_000;
 
@@ -218,17 +284,21 @@ export function withMonitor<S, A extends Action>(machine: Machine<S, A>): Machin
   if (LINEARIZABILITY in invariants) throw new Error(`withMonitor: the machine already has an invariant named '${LINEARIZABILITY}'`);
   invariants[LINEARIZABILITY] = (w) => {
     if (w.m.configs.length > 0) return true;
-    const steps = w.h.map((line, i) => `${i + 1}. ${line}`).join('; ');
+    const lines: string[] = [];
+    for (let l = w.h; l !== null; l = l.prev) lines.push(describeEvent(model, l.before, l.e));
+    const steps = lines.reverse().map((line, i) => `${i + 1}. ${line}`).join('; ');
     return `the history is not linearizable against the ${model.name} model: ${steps}`;
   };
   // Many spec states share a monitor state, and meet the same events: each (monitor
-  // state, event) is advanced once. Equal monitor states are made one object for that.
+  // state, event) is advanced once. Equal monitor states are made one object for that,
+  // whose encoding is worked out once too (`known`).
   const interned = new Map<string, MonitorState>();
-  const after = new WeakMap<MonitorState, Map<string, MonitorState>>();
+  const known = knownTable();
+  known.of(init0);
   const step = (m: MonitorState, e: ObservedEvent): MonitorState => {
-    const ek = canonicalJson(e);
-    let known = after.get(m);
-    const hit = known?.get(ek);
+    const ek = eventKey(e);
+    const info = known.of(m);
+    const hit = info.after?.get(ek);
     if (hit) return hit;
     let next = advance(model, m, e);
     const k = canonicalJson(next);
@@ -238,21 +308,22 @@ export function withMonitor<S, A extends Action>(machine: Machine<S, A>): Machin
       if (interned.size >= MEMO_LIMIT) interned.clear();
       interned.set(k, next);
     }
-    if (!known) after.set(m, (known = new Map()));
-    known.set(ek, next);
+    known.of(next);
+    (info.after ??= new Map()).set(ek, next);
     return next;
   };
   const wrapped: Machine<Monitored<S>, A> = {
-    init: () => machine.init().map((s) => ({ s, m: init0, h: [] })),
+    init: () => machine.init().map((s) => ({ s, m: init0, h: null })),
     actions: (w) => machine.actions(w.s),
     next(w, a) {
       const s = machine.next(w.s, a);
       const events = observer.observe(w.s, a, s);
       if (events.length === 0) return { s, m: w.m, h: w.h };
       let m = w.m;
-      const h = w.h.slice();
-      for (const e of events) {
-        h.push(describeEvent(model, m, e));
+      let h = w.h;
+      for (let i = 0; i < events.length; i++) {
+        const e = events[i];
+        h = { prev: h, before: m, e };
         // Once no linearization is left, none comes back: the set stays empty.
         m = step(m, e);
       }
@@ -271,14 +342,12 @@ export function withMonitor<S, A extends Action>(machine: Machine<S, A>): Machin
     // The spec's fast encoding, then the monitor's, then the length of the spec's part
     // (read from the end, it splits the two: the whole stays injective).
     const inner = machine.encode.bind(machine);
-    const words = new Words();
     wrapped.encode = (w, out) => {
       const n = inner(w.s, out);
       if (n < 0) return -1;
-      words.reset();
-      encodeValue(words, w.m);
+      const words = known.words(w.m);
       if (n + words.length + 1 > out.length) return -1;
-      out.set(words.buf.subarray(0, words.length), n);
+      out.set(words, n);
       out[n + words.length] = n;
       return n + words.length + 1;
     };

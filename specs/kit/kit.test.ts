@@ -8,7 +8,7 @@ import { monCrash, monInit, monInvoke, monReturn, registerSlot, type SlotModel }
 import { addSorted, freezing, produce, removeSorted, withAt } from './state.ts';
 import { actorActions, phasedMachine, runLocal, tableMachine, type ActionTable, type ActorStep, type LocalStep, type Phase, type StepAction } from './table.ts';
 import { variants } from './variants.ts';
-import { cachedWords, sameStates, wordEncoder } from './words.ts';
+import { cachedWords, sameStates, SlotWords, wordEncoder } from './words.ts';
 
 describe('kit/variants', () => {
   const V = variants('toy', ['M1', 'M2'] as const);
@@ -303,6 +303,24 @@ describe('words (Machine.encode for plain-object specs)', () => {
     expect([...big.subarray(0, 5)]).toEqual([1, 0, 2, 5, 6]);
     expect(calls).toBe(1);
     expect(encode({ a: 1, p: shared }, new Int32Array(4))).toBe(-1);
+  });
+  it('SlotWords copies the words of the object last written in a slot, and writes any other object afresh', () => {
+    let writes = 0;
+    const slots = new SlotWords<{ xs: number[] }>((w, p) => {
+      writes++;
+      w.ints(p.xs);
+    });
+    const encode = wordEncoder<{ xs: number[] }[]>((w, s) => s.forEach((p, i) => slots.put(w, i, p)));
+    const a = { xs: [1, 2] };
+    const b = { xs: [3] };
+    const out = new Int32Array(16);
+    const words = (s: { xs: number[] }[]) => [...out.subarray(0, encode(s, out))];
+    expect(words([a, b])).toEqual([2, 1, 2, 1, 3]);
+    expect(words([a, { xs: [4, 5, 6] }])).toEqual([2, 1, 2, 3, 4, 5, 6]);
+    expect(writes).toBe(3); // a's words copied the second time
+    expect(words([b, a])).toEqual([1, 3, 2, 1, 2]); // other objects in the slots: written
+    expect(encode([a, { xs: [7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7] }], out)).toBe(-1);
+    expect(words([a, b])).toEqual([2, 1, 2, 1, 3]);
   });
   it('sameStates finds two different states with the same words', () => {
     // a counter 0..3 whose encoding forgets the top bit: 0 and 2 collide

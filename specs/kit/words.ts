@@ -49,10 +49,57 @@ export class WordWriter {
   }
 
   /** Words encoded before (a shared part's cached encoding), as they are. */
-  words(ws: Int32Array): void {
+  words(ws: Int32Array, length = ws.length): void {
     const n = this.n;
-    if (n + ws.length <= this.buf.length) this.buf.set(ws, n);
-    this.n = n + ws.length;
+    const buf = this.buf;
+    if (n + length <= buf.length) for (let i = 0; i < length; i++) buf[n + i] = ws[i];
+    this.n = n + length;
+  }
+
+  /** The number of words written so far (a mark for `since`). */
+  mark(): number {
+    return this.n;
+  }
+
+  /** Copies the words written since `mark` into `into` (grown as needed; returned), or undefined if they did not fit the buffer. */
+  since(mark: number, into: Int32Array): Int32Array | undefined {
+    if (this.n > this.buf.length) return undefined;
+    if (into.length < this.n - mark) into = new Int32Array(Math.max(this.n - mark, 2 * into.length));
+    for (let i = mark; i < this.n; i++) into[i - mark] = this.buf[i];
+    return into;
+  }
+}
+
+/**
+ * The words last written for each slot (a server's place in the state), kept with the
+ * object they encode: successors of one state are encoded one after another and share
+ * (copy-on-write) the parts their step did not write, so the same object comes again in
+ * the same slot and its words are copied rather than written. Objects must never change
+ * once their state is made (the discipline of kit/state.ts). No weak map: the parts are
+ * short-lived and many.
+ */
+export class SlotWords<T extends object> {
+  private objs: (T | undefined)[] = [];
+  private bufs: Int32Array[] = [];
+  private lens: number[] = [];
+
+  constructor(private readonly write: (w: WordWriter, x: T) => void) {}
+
+  put(w: WordWriter, slot: number, x: T): void {
+    if (this.objs[slot] === x) {
+      w.words(this.bufs[slot], this.lens[slot]);
+      return;
+    }
+    const mark = w.mark();
+    this.write(w, x);
+    const kept = w.since(mark, this.bufs[slot] ?? new Int32Array(64));
+    if (kept === undefined) {
+      this.objs[slot] = undefined;
+      return;
+    }
+    this.objs[slot] = x;
+    this.bufs[slot] = kept;
+    this.lens[slot] = w.mark() - mark;
   }
 }
 

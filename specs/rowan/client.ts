@@ -4,6 +4,7 @@
 // alone (§2.5). Actor: client c (a.a, or a.b for the server's steps reject and get).
 import { act, type Cx, type RowanStep } from './context.ts';
 import { admit, curCfg, getAt } from './cluster.ts';
+import { clientW } from './state.ts';
 
 export function clientSteps(cx: Cx): Record<'invoke' | 'clientReturn' | 'refetchConfig' | 'clientTimeout' | 'reject' | 'get', RowanStep> {
   const { conf, mut } = cx;
@@ -19,7 +20,7 @@ export function clientSteps(cx: Cx): Record<'invoke' | 'clientReturn' | 'refetch
         if (cl.st === 'idle' && cl.pc < conf.clients[c].length) out.push(act('invoke', c));
       },
       effect: (d, a) => {
-        const cl = d.cl[a.a];
+        const cl = clientW(d, a.a);
         const op = conf.clients[a.a][cl.pc];
         cl.st = 'sent';
         cl.to = d.cm.cfgs[cl.term].dist[conf.keyShard[op.k]].p;
@@ -31,9 +32,9 @@ export function clientSteps(cx: Cx): Record<'invoke' | 'clientReturn' | 'refetch
         if (s.cl[c].st === 'reply') out.push(act('clientReturn', c));
       },
       effect: (d, a) => {
-        const cl = d.cl[a.a];
+        const cl = clientW(d, a.a);
         const op = conf.clients[a.a][cl.pc];
-        if (op.f !== 'get') d.acked.push({ sh: conf.keyShard[op.k], k: op.k, v: cl.v });
+        if (op.f !== 'get') d.acked = [...d.acked, { sh: conf.keyShard[op.k], k: op.k, v: cl.v }]; // shared: replaced
         next(cl, a.a);
       },
     },
@@ -43,7 +44,7 @@ export function clientSteps(cx: Cx): Record<'invoke' | 'clientReturn' | 'refetch
         if (s.cl[c].st === 'rej') out.push(act('refetchConfig', c));
       },
       effect: (d, a) => {
-        const cl = d.cl[a.a];
+        const cl = clientW(d, a.a);
         cl.term = d.cm.term;
         cl.to = d.cm.cfgs[cl.term].dist[conf.keyShard[conf.clients[a.a][cl.pc].k]].p;
         cl.st = 'sent';
@@ -62,7 +63,7 @@ export function clientSteps(cx: Cx): Record<'invoke' | 'clientReturn' | 'refetch
         }
       },
       effect: (d, a) => {
-        const cl = d.cl[a.a];
+        const cl = clientW(d, a.a);
         cl.term = d.cm.term;
         next(cl, a.a);
       },
@@ -74,7 +75,7 @@ export function clientSteps(cx: Cx): Record<'invoke' | 'clientReturn' | 'refetch
         if (cl.st === 'sent' && admit(s, conf, cl.to, c, mut) === 'reject') out.push(act('reject', cl.to, c));
       },
       effect: (d, a) => {
-        d.cl[a.b].st = 'rej';
+        clientW(d, a.b).st = 'rej';
       },
     },
     get: {
@@ -85,7 +86,7 @@ export function clientSteps(cx: Cx): Record<'invoke' | 'clientReturn' | 'refetch
         if (getAt(s, conf, cl.to, conf.clients[c][cl.pc].k, mut).ok) out.push(act('get', cl.to, c));
       },
       effect: (d, a) => {
-        const cl = d.cl[a.b];
+        const cl = clientW(d, a.b);
         const op = conf.clients[a.b][cl.pc];
         const { item } = getAt(d, conf, a.a, op.k, mut);
         cl.st = 'reply';

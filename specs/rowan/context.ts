@@ -25,12 +25,29 @@ export interface RowanAction extends StepAction {
   key?: string;
 }
 
+/**
+ * The action `step(a, b, key)`. Actions are plain immutable data, so each is made once
+ * and handed out again: guards run for every state, and most enable the
+ * same few actions.
+ */
 export const act = (step: string, a = -1, b = -1, key?: string): RowanAction => {
+  if (a < -1 || b < -1 || a >= ACT_SPAN - 1 || b >= ACT_SPAN - 1) return makeAct(step, a, b, key);
+  const group = key === undefined ? step : `${step}(${key}`;
+  let byArgs = acts.get(group);
+  if (byArgs === undefined) acts.set(group, (byArgs = []));
+  const i = (a + 1) * ACT_SPAN + b + 1;
+  return (byArgs[i] ??= makeAct(step, a, b, key));
+};
+
+const ACT_SPAN = 64;
+const acts = new Map<string, RowanAction[]>();
+
+function makeAct(step: string, a: number, b: number, key?: string): RowanAction {
   let args = a >= 0 ? String(a) : '';
   if (b >= 0) args = args ? `${args}, ${b}` : String(b);
   if (key !== undefined) args = args ? `${args}, ${key}` : key;
   return { label: `${step}(${args})`, step, a, b, key };
-};
+}
 
 /**
  * The servers a step may modify: next() copies only these (the others are shared with the

@@ -150,10 +150,7 @@ export function failoverSteps(cx: Cx): Record<'crash' | 'suspect' | 'newConfig' 
         if (!mut.M14)
           for (const x of servers)
             if (x !== a.a && !cfg.members.includes(x)) {
-              if (!d.dead.includes(qpKey(a.a, x))) {
-                d.dead.push(qpKey(a.a, x));
-                d.dead.sort();
-              }
+              if (!d.dead.includes(qpKey(a.a, x))) d.dead = [...d.dead, qpKey(a.a, x)].sort(); // shared: replaced
               dropChannels(d, (f, t) => (f === a.a && t === x) || (f === x && t === a.a));
             }
         s.promo = null;

@@ -25,12 +25,19 @@ function perState<T>(f: (st: RowanState) => T): (st: RowanState) => T {
   };
 }
 
-/** A server's entries in PM (logs.ts), listed once per server object: invariants see only finished states. */
-const pmLists = new WeakMap<Server, PmEntry[]>();
-function pmEntries(s: Server): PmEntry[] {
-  let list = pmLists.get(s);
-  if (!list) pmLists.set(s, (list = pmEntriesOf(s)));
-  return list;
+/**
+ * A server's entries in PM (logs.ts), listed once per server of the state the invariants
+ * are checking (servers are many and short-lived: a plain list, not a weak map per object).
+ */
+let pmState: RowanState | undefined;
+const pmLists: (PmEntry[] | undefined)[] = [];
+function pmEntries(s: Server, st: RowanState): PmEntry[] {
+  if (st !== pmState) {
+    pmState = st;
+    pmLists.length = 0;
+  }
+  const i = st.srv.indexOf(s);
+  return (pmLists[i] ??= pmEntriesOf(s));
 }
 
 /** Per shard, the alive, caught-up replicas of the shard in the CM's configuration. */
@@ -45,8 +52,16 @@ const caughtUp = (st: RowanState, sh: number): number[] => caughtUpAll(st)[sh];
  * Replica s durably has key k at version v or newer: an entry in PM, or a reclaimed
  * tombstone at least as new (tombGc: nothing older of the key was left when it went).
  */
-const holds = (s: Server, sh: number, k: number, v: number) =>
-  s.tomb[k] >= v || pmEntries(s).some(({ e }) => e.sh === sh && e.k === k && e.v >= v);
+function holds(st: RowanState, r: number, sh: number, k: number, v: number): boolean {
+  const s = st.srv[r];
+  if (s.tomb[k] >= v) return true;
+  const list = pmEntries(s, st);
+  for (let i = 0; i < list.length; i++) {
+    const e = list[i].e;
+    if (e.sh === sh && e.k === k && e.v >= v) return true;
+  }
+  return false;
+}
 
 /**
  * Entries that exist: in the PM of live members of the CM's configuration, or in flight. An
@@ -55,18 +70,22 @@ const holds = (s: Server, sh: number, k: number, v: number) =>
 const existing = perState((st: RowanState): Entry[] => {
   const out: Entry[] = [];
   const members = curCfg(st).members;
-  st.srv.forEach((s, i) => {
-    if (s.up && members.includes(i)) for (const { e } of pmEntries(s)) out.push(e);
-  });
-  for (const q of Object.values(st.ch)) for (const m of q) if (m.e.t !== 'C') out.push(m.e);
+  for (let i = 0; i < st.srv.length; i++) {
+    const s = st.srv[i];
+    if (s.up && members.includes(i)) for (const { e } of pmEntries(s, st)) out.push(e);
+  }
+  for (const key in st.ch) for (const m of st.ch[key]) if (m.e.t !== 'C') out.push(m.e);
   return out;
 });
 
 export function invariants(cx: Cx): Record<string, Inv> {
   const { conf, mut, nsh } = cx;
   const shards = [...Array(nsh).keys()];
-  const servingAt = perState((st: RowanState) =>
-    shards.flatMap((sh) => st.srv.flatMap((_s, i) => (serves(st, i, sh, mut) ? [{ i, sh }] : []))));
+  const servingAt = perState((st: RowanState) => {
+    const out: { i: number; sh: number }[] = [];
+    for (const sh of shards) for (let i = 0; i < st.srv.length; i++) if (serves(st, i, sh, mut)) out.push({ i, sh });
+    return out;
+  });
   const bad = (prefix: string): Inv => (st) => (st.bad.startsWith(prefix) ? st.bad : true);
 
   return {
@@ -74,7 +93,7 @@ export function invariants(cx: Cx): Record<string, Inv> {
     I1: (st) => {
       for (const w of st.acked)
         for (const r of caughtUp(st, w.sh))
-          if (!holds(st.srv[r], w.sh, w.k, w.v)) return `acked write k${w.k}@v${w.v} is not in the PM of replica ${r}`;
+          if (!holds(st, r, w.sh, w.k, w.v)) return `acked write k${w.k}@v${w.v} is not in the PM of replica ${r}`;
       return true;
     },
     // I2: whatever a serving primary makes visible is durable on every caught-up replica
@@ -84,7 +103,7 @@ export function invariants(cx: Cx): Record<string, Inv> {
           const it = st.srv[i].idx[k];
           if (!it) continue;
           for (const r of caughtUp(st, sh))
-            if (!holds(st.srv[r], sh, k, it.v)) return `primary ${i} shows k${k}@v${it.v}, not in the PM of replica ${r}`;
+            if (!holds(st, r, sh, k, it.v)) return `primary ${i} shows k${k}@v${it.v}, not in the PM of replica ${r}`;
         }
       return true;
     },
@@ -102,20 +121,24 @@ export function invariants(cx: Cx): Record<string, Inv> {
     I4: bad('I4'),
     // I5 (L264): (shard, version) identifies one entry
     I5: (st) => {
-      const seen = new Map<string, string>();
-      const all = existing(st).slice();
-      const members = curCfg(st).members;
-      st.srv.forEach((s, i) => {
-        if (!members.includes(i)) return;
-        for (const x of s.ctx) all.push(x.e);
-        if (s.promo) all.push(...s.promo.U);
-      });
-      for (const e of all) {
-        const id = `${e.sh}:${e.v}`;
-        const what = `${e.t} k${e.k}=${e.x}`;
+      // the entry first seen with each (shard, version)
+      const seen = new Map<number, Entry>();
+      const what = (e: Entry) => `${e.t} k${e.k}=${e.x}`;
+      const check = (e: Entry): string | undefined => {
+        const id = e.sh * 0x100000 + e.v;
         const other = seen.get(id);
-        if (other !== undefined && other !== what) return `version ${e.v} of shard ${e.sh} names both ${other} and ${what}`;
-        seen.set(id, what);
+        if (other === undefined) seen.set(id, e);
+        else if (other.t !== e.t || other.k !== e.k || other.x !== e.x) return `version ${e.v} of shard ${e.sh} names both ${what(other)} and ${what(e)}`;
+        return undefined;
+      };
+      let bad: string | undefined;
+      for (const e of existing(st)) if ((bad = check(e))) return bad;
+      const members = curCfg(st).members;
+      for (let i = 0; i < st.srv.length; i++) {
+        if (!members.includes(i)) continue;
+        const s = st.srv[i];
+        for (const x of s.ctx) if ((bad = check(x.e))) return bad;
+        if (s.promo) for (const e of s.promo.U) if ((bad = check(e))) return bad;
       }
       return true;
     },
@@ -138,7 +161,7 @@ export function invariants(cx: Cx): Record<string, Inv> {
             // a slot whose DMA is outstanding holds no entry yet
             if (e.t === 'C' || e.np === 2) continue;
             for (const r of caughtUp(st, e.sh))
-              if (!holds(st.srv[r], e.sh, e.k, e.v)) return `committed segment ${g.id} of ${i} holds k${e.k}@v${e.v}, missing at replica ${r}`;
+              if (!holds(st, r, e.sh, e.k, e.v)) return `committed segment ${g.id} of ${i} holds k${e.k}@v${e.v}, missing at replica ${r}`;
           }
         }
       }
@@ -154,7 +177,7 @@ export function invariants(cx: Cx): Record<string, Inv> {
           for (const e of ex) {
             if (e.sh !== sh || e.v > c) continue;
             for (const r of caughtUp(st, sh))
-              if (!holds(st.srv[r], sh, e.k, e.v)) return `server ${i} has CommitVer ${c} but v${e.v} is not at replica ${r}`;
+              if (!holds(st, r, sh, e.k, e.v)) return `server ${i} has CommitVer ${c} but v${e.v} is not at replica ${r}`;
           }
         }
       }
@@ -168,7 +191,7 @@ export function invariants(cx: Cx): Record<string, Inv> {
         const group = [i, ...cfgOf(st, i).dist[sh].bs].filter((r) => caughtUp(st, sh).includes(r));
         for (const k of keysOf(conf, sh)) {
           const tops = group.map((r) =>
-            pmEntries(st.srv[r]).reduce((m, { e }) => (e.sh === sh && e.k === k && e.v <= pv ? Math.max(m, e.v) : m), 0),
+            pmEntries(st.srv[r], st).reduce((m, { e }) => (e.sh === sh && e.k === k && e.v <= pv ? Math.max(m, e.v) : m), 0),
           );
           if (tops.some((t) => t !== tops[0])) return `after promotion of ${i}, replicas ${group} hold k${k} up to versions ${tops}`;
         }
@@ -184,7 +207,7 @@ export function invariants(cx: Cx): Record<string, Inv> {
         if (pv < 0) continue;
         for (const k of keysOf(conf, sh)) {
           const want = caughtUp(st, sh).reduce(
-            (m, r) => pmEntries(st.srv[r]).reduce((mm, { e }) => (e.sh === sh && e.k === k && e.v <= pv ? Math.max(mm, e.v) : mm), m),
+            (m, r) => pmEntries(st.srv[r], st).reduce((mm, { e }) => (e.sh === sh && e.k === k && e.v <= pv ? Math.max(mm, e.v) : mm), m),
             0,
           );
           if ((s.idx[k]?.v ?? 0) < want) return `promoted primary ${i} indexes k${k}@v${s.idx[k]?.v ?? 0} but replicas hold v${want}`;
@@ -207,7 +230,7 @@ export function invariants(cx: Cx): Record<string, Inv> {
             // entry and no older than anything digested
             let max = 0;
             let real = false;
-            for (const { e, seg, i } of pmEntries(s)) {
+            for (const { e, seg, i } of pmEntries(s, st)) {
               if (e.sh !== sh || e.k !== k) continue;
               if (digested(seg, i)) max = Math.max(max, e.v);
               if (e.v === it.v) real = true;
@@ -242,7 +265,7 @@ export function invariants(cx: Cx): Record<string, Inv> {
           if (!primary && !backup) continue;
           for (const k of keysOf(conf, sh)) {
             let del = 0;
-            for (const { e, seg, i } of pmEntries(s)) {
+            for (const { e, seg, i } of pmEntries(s, st)) {
               if (e.sh !== sh || e.k !== k || e.t !== 'D') continue;
               const applied = primary ? e.v <= s.done[k] : digested(seg, i);
               if (applied) del = Math.max(del, e.v);

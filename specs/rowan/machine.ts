@@ -93,6 +93,11 @@ export function buildMachine(conf: RowanConfig, variant?: string): Machine<S, Ro
       return b.up && !receiveBuffer(b, conf);
     });
 
+  // Each client's operations as the model's inputs, made once (the monitor keys on them).
+  const invocations = conf.clients.map((ops, c) =>
+    ops.map((op, pc) => ({ client: c, input: op.f === 'put' ? { f: 'put', key: `k${op.k}`, value: valueOf(c, pc) } : { f: op.f, key: `k${op.k}` } })),
+  );
+
   return {
     init: () => [initial(conf)],
     ...phasedMachine(table, (s, a) => copy(s, (writes.get(a.step) ?? otherwise)(s, a))),
@@ -103,12 +108,7 @@ export function buildMachine(conf: RowanConfig, variant?: string): Machine<S, Ro
     history: clientHistory<S, RowanAction>({
       model: rowanKvModel,
       clients: conf.clients.length,
-      invoked: (b, a) => {
-        if (a.step !== 'invoke') return null;
-        const pc = b.cl[a.a].pc;
-        const op = conf.clients[a.a][pc];
-        return { client: a.a, input: op.f === 'put' ? { f: 'put', key: `k${op.k}`, value: valueOf(a.a, pc) } : { f: op.f, key: `k${op.k}` } };
-      },
+      invoked: (b, a) => (a.step === 'invoke' ? invocations[a.a][b.cl[a.a].pc] : null),
       crashed: (_b, a) => (a.step === 'clientTimeout' ? a.a : null),
       pending,
       output: (after, c) => after.cl[c].out,

@@ -5,7 +5,7 @@
 import { act, type Cx, type RowanStep } from './context.ts';
 import { admit, cfgOf, serves } from './cluster.ts';
 import { apply, newSeg, rowanWrite } from './logs.ts';
-import { opId, segW, valueOf, type Ctx, type Entry, type RowanState, type Seg, type Server } from './state.ts';
+import { clientW, opId, segW, valueOf, type Ctx, type Entry, type RowanState, type Seg, type Server } from './state.ts';
 
 export function putSteps(cx: Cx): Record<'putStart' | 'putFinish' | 'tlogPersist' | 'tlogCommit' | 'sendCommitVer', RowanStep> {
   const { conf, mut, nsh } = cx;
@@ -47,7 +47,7 @@ export function putSteps(cx: Cx): Record<'putStart' | 'putFinish' | 'tlogPersist
       effect: (d, a) => {
         const p = d.srv[a.a];
         const c = a.b;
-        const cl = d.cl[c];
+        const cl = clientW(d, c);
         const op = conf.clients[c][cl.pc];
         const sh = conf.keyShard[op.k];
         const v = ++p.shardVersion[sh];
@@ -81,8 +81,9 @@ export function putSteps(cx: Cx): Record<'putStart' | 'putFinish' | 'tlogPersist
         // M9 breaks L353 at the primary: completion order wins
         if (!mut.M1) apply(d, p, ctx.e, loc, !mut.M9, mut);
         p.done[ctx.e.k] = Math.max(p.done[ctx.e.k], ctx.e.v);
-        const cl = d.cl[ctx.c];
-        if (cl.st === 'wait' && cl.to === a.a && opId(ctx.c, cl.pc) === ctx.op) {
+        const waiting = d.cl[ctx.c];
+        if (waiting.st === 'wait' && waiting.to === a.a && opId(ctx.c, waiting.pc) === ctx.op) {
+          const cl = clientW(d, ctx.c);
           cl.st = 'reply';
           cl.out = null;
           cl.v = ctx.e.v;

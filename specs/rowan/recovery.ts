@@ -7,7 +7,7 @@ import { act, type Cx, type RowanGlobalStep, type RowanStep } from './context.ts
 import { curCfg, keysOf, replicas, wipeDram } from './cluster.ts';
 import { maxVersion, rebuild, storeAndDigest } from './logs.ts';
 import { addSorted } from '../kit/state.ts';
-import { type Entry, type RowanState } from './state.ts';
+import { clientW, type Entry, type RowanState } from './state.ts';
 
 export function recoverySteps(cx: Cx): Record<'powerFailure' | 'cmMigrate' | 'migrateVersion' | 'migrateCopy' | 'migrateDone', RowanGlobalStep> & Record<'coldPush' | 'coldIndex', RowanStep> {
   const { conf, mut } = cx;
@@ -33,7 +33,10 @@ export function recoverySteps(cx: Cx): Record<'powerFailure' | 'cmMigrate' | 'mi
           s.cold = 1;
           s.segs = s.segs.map((g) => (g.es.some((e) => e.np) ? { ...g, es: g.es.filter((e) => e.np === 0) } : g));
         }
-        for (const cl of d.cl) if (cl.st === 'sent' || cl.st === 'wait' || cl.st === 'reply' || cl.st === 'rej') cl.st = 'lost';
+        for (let c = 0; c < d.cl.length; c++) {
+          const st = d.cl[c].st;
+          if (st === 'sent' || st === 'wait' || st === 'reply' || st === 'rej') clientW(d, c).st = 'lost';
+        }
       },
       writes: () => 'all',
     },

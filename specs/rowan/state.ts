@@ -1,7 +1,7 @@
 // ROWAN-KV state: plain data only. Names follow the paper and the extraction
 // (/work/shared/protocols/rowan.md §1.3): t-log, b-log, segment states, shard version,
 // CommitVer, CommitVerArray, MaxVerArray, configuration term.
-import { cachedWords, wordEncoder, type WordWriter } from '../kit/words.ts';
+import { cachedWords, SlotWords, wordEncoder, type WordWriter } from '../kit/words.ts';
 
 export type OpKind = 'put' | 'del' | 'get';
 export interface ClientOp {
@@ -231,7 +231,9 @@ export interface RowanState {
  * The copy next() starts from: only the servers the step writes are copied. Log entries, segments, index items, configurations,
  * messages and QP queues are never modified in place (a step that changes a segment
  * replaces it, see segW; one that sends or lands a message replaces the queue), so they
- * are shared; the containers around them are copied.
+ * are shared; the containers around them are copied. The destroyed QPs and the acked
+ * writes are shared too: the one step that adds to each replaces the list; so are the
+ * clients, until a step takes one to change with `clientW`.
  */
 export function copy(st: RowanState, writes: number[] | 'all'): RowanState {
   const ch: Record<string, Msg[]> = {};
@@ -243,12 +245,18 @@ export function copy(st: RowanState, writes: number[] | 'all'): RowanState {
   return {
     srv,
     ch,
-    dead: st.dead.slice(),
-    cl: st.cl.map((c) => ({ pc: c.pc, st: c.st, to: c.to, term: c.term, out: c.out, v: c.v })),
+    dead: st.dead,
+    cl: st.cl.slice(),
     cm: { term: cm.term, cfgs: cm.cfgs.slice(), down: cm.down.slice(), resp: cm.resp.slice(), phase: cm.phase, fails: cm.fails, cvLeft: cm.cvLeft, gcLeft: cm.gcLeft, pf: cm.pf, mig: cm.mig },
-    acked: st.acked.slice(),
+    acked: st.acked,
     bad: st.bad,
   };
+}
+
+/** Client c of the copy d, to change (a copy: clients are shared with the state before). */
+export function clientW(d: RowanState, c: number): Client {
+  const x = d.cl[c];
+  return (d.cl[c] = { pc: x.pc, st: x.st, to: x.to, term: x.term, out: x.out, v: x.v });
 }
 
 // A literal naming every field (not a spread): every server then has one shape, which
@@ -546,9 +554,11 @@ function wServer(w: WordWriter, s: Server): void {
 }
 
 
+// a server a step does not write is shared with the state before (copy-on-write)
+const serverWords = new SlotWords(wServer);
+
 function wState(w: WordWriter, st: RowanState): void {
-  // a server a step does not write is shared with the state before: encoded once
-  for (const s of st.srv) wServer(w, s);
+  for (let i = 0; i < st.srv.length; i++) serverWords.put(w, i, st.srv[i]);
   const keys = Object.keys(st.ch);
   if (keys.length > 1) keys.sort();
   w.int(keys.length);

@@ -130,6 +130,8 @@ export function buildShadowfax(config: ShadowfaxConfig, variant?: string): Machi
   const cx = context(config, VARIANTS.flags(variant));
   const { ops, firstOp } = cx;
   const steps = tableMachine(table(cx), copy);
+  // Each op as the model's input, made once (the monitor keys on them).
+  const invocations = ops.map((op, o) => ({ client: o, input: { f: op.f, key: op.k, value: op.arg } }));
   return {
     init: () => [initial(cx)],
     actions: config.roundTrip
@@ -149,11 +151,7 @@ export function buildShadowfax(config: ShadowfaxConfig, variant?: string): Machi
       model: shadowfaxKv(cx.keys.map((d) => initialValue(d))),
       // a client thread's pipelined ops are concurrent (§3.7), so each op is its own history client
       clients: ops.length,
-      invoked: (before, a) => {
-        if (a.step !== 'issue') return null;
-        const o = firstOp[a.c!] + before.clients[a.c!].next;
-        return { client: o, input: { f: ops[o].f, key: ops[o].k, value: ops[o].arg } };
-      },
+      invoked: (before, a) => (a.step === 'issue' ? invocations[firstOp[a.c!] + before.clients[a.c!].next] : null),
       pending: (s, o) => s.status[o] === 1,
       // an op completes only by its answer (clientRecv): the value is in the message delivered
       output: (_after, o, before, a) => {
