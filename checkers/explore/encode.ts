@@ -209,9 +209,12 @@ interface Shape {
   keys: string[];
   sorted: string[];
   codes: Int32Array;
+  /** Its number among the frontier's shapes (pack), with Object's prototype and with null; -1 until packed. */
+  packId: number;
+  nullPackId: number;
 }
 const shapesByFirstKey = new Map<string, Shape[]>();
-const EMPTY_SHAPE: Shape = { keys: [], sorted: [], codes: new Int32Array(0) };
+const EMPTY_SHAPE: Shape = { keys: [], sorted: [], codes: new Int32Array(0), packId: -1, nullPackId: -1 };
 
 function shapeOf(keys: string[]): Shape {
   if (keys.length === 0) return EMPTY_SHAPE;
@@ -227,7 +230,7 @@ function shapeOf(keys: string[]): Shape {
     return shape;
   }
   const sorted = keys.slice().sort();
-  const shape = { keys, sorted, codes: Int32Array.from(sorted, keyCode) };
+  const shape = { keys, sorted, codes: Int32Array.from(sorted, keyCode), packId: -1, nullPackId: -1 };
   if (list.length < 64) list.push(shape);
   return shape;
 }
@@ -329,4 +332,351 @@ export function makeEncoder<S>(machine: {
     out.reset();
     encodeValue(out, s);
   };
+}
+
+// ---------------------------------------------------------------------------------------
+// The frontier's encoding: a state packed into words so that it can be rebuilt exactly
+// (unpack(pack(s)) deep-equals s, keys and Map/Set entries in their insertion order), so
+// that a breadth-first search can queue its states as words rather than as objects that
+// survive young-generation collections. Unlike the canonical encoding above it is not
+// meant for comparing states: {a, b} and {b, a} pack differently. Each word carries a
+// 3-bit tag and a 29-bit payload:
+//   INT      a small integer (the payload)
+//   CONST    0 null, 1 undefined, 2 false, 3 true, 4 a bigint (its digits as a string
+//            follow), 5 a typed array (its kind, its byte length and its bytes follow)
+//   FLOAT    any other number: its 64 bits in the next two words (-0 and NaN too)
+//   STRING   payload >= 0: an interned string's number; < 0: ~length, the UTF-16 code
+//            units follow two to a word
+//   ARRAY    the length; the elements follow
+//   OBJECT   the shape's number (its keys in their order, its prototype: Object's or
+//            null); the values follow in that order
+//   MAP, SET the size; the entries (key then value) or members follow in insertion order
+// A state that holds anything else (a class instance, a holey array, a function, ...) is
+// not packed: pack returns false and the caller keeps the object itself.
+// Not seen by either encoding, so not kept: symbol-keyed and non-enumerable properties,
+// non-index properties of arrays, and sharing (a field that holds the same array as
+// another is rebuilt as a copy of it).
+
+const P_INT = 0;
+const P_CONST = 1;
+const P_FLOAT = 2;
+const P_STRING = 3;
+const P_ARRAY = 4;
+const P_OBJECT = 5;
+const P_MAP = 6;
+const P_SET = 7;
+const C_NULL = 0;
+const C_UNDEFINED = 1;
+const C_FALSE = 2;
+const C_TRUE = 3;
+const C_BIGINT = 4;
+const C_TYPED = 5;
+const SMALL = 1 << 28;
+/** Strings interned: at most this many, each at most INTERN_LENGTH long (memory stays bounded). */
+const INTERN_MAX = 1 << 16;
+const INTERN_LENGTH = 64;
+
+const internId = new Map<string, number>();
+const interned: string[] = [];
+
+/** An object shape of the frontier: its keys in order, and a function that builds one. */
+interface PackShape {
+  keys: string[];
+  nullProto: boolean;
+  build: () => object;
+}
+const packShapes: PackShape[] = [];
+const packShapeIds = new Map<string, number>();
+/** Shapes whose builder is compiled (an object literal); beyond this, a loop builds them. */
+const COMPILED_SHAPES = 4096;
+
+const TYPED = [Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array, Float32Array, Float64Array, BigInt64Array, BigUint64Array];
+
+let failed = false;
+
+/**
+ * Appends a packed copy of v to out and returns true; false (out.length unchanged) when
+ * v holds something unpack could not rebuild.
+ */
+export function pack(out: Words, v: unknown): boolean {
+  const o = O;
+  const b = B;
+  const n = N;
+  O = out;
+  B = out.buf;
+  N = out.length;
+  failed = false;
+  packValue(v);
+  if (!failed) out.length = N;
+  const ok = !failed;
+  O = o;
+  B = b;
+  N = n;
+  return ok;
+}
+
+function packChars(s: string): void {
+  const len = s.length;
+  if (len >= SMALL) {
+    failed = true;
+    return;
+  }
+  room(1 + ((len + 1) >> 1));
+  B[N++] = (~len << 3) | P_STRING;
+  let i = 0;
+  for (; i + 1 < len; i += 2) B[N++] = s.charCodeAt(i) | (s.charCodeAt(i + 1) << 16);
+  if (i < len) B[N++] = s.charCodeAt(i);
+}
+
+function packValue(v: unknown): void {
+  switch (typeof v) {
+    case 'number':
+      if ((v | 0) === v && v >= -SMALL && v < SMALL && (v !== 0 || 1 / v > 0)) {
+        room(1);
+        B[N++] = (v << 3) | P_INT;
+      } else {
+        f64[0] = v;
+        room(3);
+        B[N++] = P_FLOAT;
+        B[N++] = f64words[0];
+        B[N++] = f64words[1];
+      }
+      return;
+    case 'boolean':
+      room(1);
+      B[N++] = ((v ? C_TRUE : C_FALSE) << 3) | P_CONST;
+      return;
+    case 'string': {
+      const id = internId.get(v);
+      if (id !== undefined) {
+        room(1);
+        B[N++] = (id << 3) | P_STRING;
+      } else if (v.length <= INTERN_LENGTH && interned.length < INTERN_MAX) {
+        internId.set(v, interned.length);
+        room(1);
+        B[N++] = (interned.length << 3) | P_STRING;
+        interned.push(v);
+      } else packChars(v);
+      return;
+    }
+    case 'undefined':
+      room(1);
+      B[N++] = (C_UNDEFINED << 3) | P_CONST;
+      return;
+    case 'bigint':
+      room(1);
+      B[N++] = (C_BIGINT << 3) | P_CONST;
+      packChars(v.toString());
+      return;
+    case 'object':
+      break;
+    default:
+      failed = true;
+      return;
+  }
+  if (v === null) {
+    room(1);
+    B[N++] = (C_NULL << 3) | P_CONST;
+    return;
+  }
+  const proto = Object.getPrototypeOf(v);
+  if (proto === Array.prototype) {
+    const a = v as unknown[];
+    const len = a.length;
+    if (len >= SMALL) {
+      failed = true;
+      return;
+    }
+    room(1);
+    B[N++] = (len << 3) | P_ARRAY;
+    for (let i = 0; i < len && !failed; i++) {
+      const x = a[i];
+      if (typeof x === 'number' && (x | 0) === x && x >= -SMALL && x < SMALL && (x !== 0 || 1 / x > 0)) {
+        room(1);
+        B[N++] = (x << 3) | P_INT;
+      } else if (x === undefined && !(i in a)) failed = true;
+      else packValue(x);
+    }
+    return;
+  }
+  if (proto === Object.prototype || proto === null) {
+    const o = v as Record<string, unknown>;
+    const keys = Object.keys(o);
+    const id = packShapeOf(keys, proto === null);
+    room(1);
+    B[N++] = (id << 3) | P_OBJECT;
+    for (let i = 0; i < keys.length && !failed; i++) packValue(o[keys[i]]);
+    return;
+  }
+  if (proto === Map.prototype) {
+    const m = v as Map<unknown, unknown>;
+    if (m.size >= SMALL) {
+      failed = true;
+      return;
+    }
+    room(1);
+    B[N++] = (m.size << 3) | P_MAP;
+    for (const [k, x] of m) {
+      packValue(k);
+      packValue(x);
+    }
+    return;
+  }
+  if (proto === Set.prototype) {
+    const s = v as Set<unknown>;
+    if (s.size >= SMALL) {
+      failed = true;
+      return;
+    }
+    room(1);
+    B[N++] = (s.size << 3) | P_SET;
+    for (const x of s) packValue(x);
+    return;
+  }
+  const kind = ArrayBuffer.isView(v) ? TYPED.findIndex((T) => proto === T.prototype) : -1;
+  if (kind < 0) {
+    failed = true;
+    return;
+  }
+  const bytes = new Uint8Array((v as Uint8Array).buffer, (v as Uint8Array).byteOffset, (v as Uint8Array).byteLength);
+  room(3 + ((bytes.length + 3) >> 2));
+  B[N++] = (C_TYPED << 3) | P_CONST;
+  B[N++] = kind;
+  B[N++] = bytes.length;
+  for (let i = 0; i < bytes.length; i += 4) B[N++] = bytes[i] | (bytes[i + 1] << 8) | (bytes[i + 2] << 16) | (bytes[i + 3] << 24);
+}
+
+function packShapeOf(keys: string[], nullProto: boolean): number {
+  // A known shape (shapeOf's cache) without building a string.
+  const shape = shapeOf(keys);
+  const id = nullProto ? shape.nullPackId : shape.packId;
+  if (id >= 0) return id;
+  const name = `${nullProto ? 'n' : 'o'}${JSON.stringify(keys)}`;
+  let found = packShapeIds.get(name);
+  if (found === undefined) {
+    found = packShapes.length;
+    if (found >= SMALL) throw new Error('more than 2^28 object shapes in states');
+    packShapes.push({ keys, nullProto, build: builder(keys, nullProto, found < COMPILED_SHAPES) });
+    packShapeIds.set(name, found);
+  }
+  if (nullProto) shape.nullPackId = found;
+  else shape.packId = found;
+  return found;
+}
+
+/**
+ * A function that builds an object of the shape, taking its values from unpack's cursor:
+ * an object literal (so objects of one shape share their hidden class, as the spec's own
+ * literals do), or, past COMPILED_SHAPES shapes, a loop. Keys enter the source only as
+ * JSON string literals (a computed key for "__proto__", which a literal would take for
+ * the prototype).
+ */
+function builder(keys: string[], nullProto: boolean, compiled: boolean): () => object {
+  if (!compiled) {
+    return () => {
+      const o: Record<string, unknown> = nullProto ? Object.create(null) : {};
+      for (let i = 0; i < keys.length; i++) Object.defineProperty(o, keys[i], { value: take(), writable: true, enumerable: true, configurable: true });
+      return o;
+    };
+  }
+  const fields = keys.map((k) => `${k === '__proto__' ? `[${JSON.stringify(k)}]` : JSON.stringify(k)}: take()`);
+  if (nullProto) fields.unshift('__proto__: null');
+  return new Function('take', `return () => ({ ${fields.join(', ')} });`)(take) as () => object;
+}
+
+// unpack's cursor: the words and the next one to read.
+let R: Int32Array = new Int32Array(0);
+let P = 0;
+
+/** Rebuilds the value packed at words[at..]; returns it and sets `unpacked.end` to the word after it. */
+export function unpack(words: Int32Array, at: number): unknown {
+  const r = R;
+  const p = P;
+  R = words;
+  P = at;
+  const v = take();
+  unpacked.end = P;
+  R = r;
+  P = p;
+  return v;
+}
+export const unpacked = { end: 0 };
+
+function takeChars(w: number): string {
+  const len = ~(w >> 3);
+  let s = '';
+  let i = 0;
+  for (; i + 1 < len; i += 2) {
+    const x = R[P++];
+    s += String.fromCharCode(x & 0xffff, x >>> 16);
+  }
+  if (i < len) s += String.fromCharCode(R[P++] & 0xffff);
+  return s;
+}
+
+function take(): unknown {
+  const w = R[P++];
+  switch (w & 7) {
+    case P_INT:
+      return w >> 3;
+    case P_CONST:
+      switch (w >> 3) {
+        case C_NULL:
+          return null;
+        case C_UNDEFINED:
+          return undefined;
+        case C_FALSE:
+          return false;
+        case C_TRUE:
+          return true;
+        case C_BIGINT:
+          return BigInt(takeChars(R[P++]));
+        default: {
+          const T = TYPED[R[P++]];
+          const len = R[P++];
+          const bytes = new Uint8Array(len);
+          for (let i = 0; i < len; i += 4) {
+            const x = R[P++];
+            bytes[i] = x;
+            if (i + 1 < len) bytes[i + 1] = x >>> 8;
+            if (i + 2 < len) bytes[i + 2] = x >>> 16;
+            if (i + 3 < len) bytes[i + 3] = x >>> 24;
+          }
+          return new T(bytes.buffer);
+        }
+      }
+    case P_FLOAT:
+      f64words[0] = R[P++];
+      f64words[1] = R[P++];
+      return f64[0];
+    case P_STRING:
+      return w >= 0 ? interned[w >> 3] : takeChars(w);
+    case P_ARRAY: {
+      // Pushed rather than preallocated, so that V8 keeps the array packed (not holey).
+      const a: unknown[] = [];
+      for (let i = w >> 3; i > 0; i--) {
+        const x = R[P];
+        if ((x & 7) === P_INT) {
+          a.push(x >> 3);
+          P++;
+        } else a.push(take());
+      }
+      return a;
+    }
+    case P_OBJECT:
+      return packShapes[w >> 3].build();
+    case P_MAP: {
+      const m = new Map();
+      for (let i = w >> 3; i > 0; i--) {
+        const k = take();
+        m.set(k, take());
+      }
+      return m;
+    }
+    default: {
+      const s = new Set();
+      for (let i = w >> 3; i > 0; i--) s.add(take());
+      return s;
+    }
+  }
 }

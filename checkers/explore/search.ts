@@ -4,6 +4,7 @@
 // budgets, so that they count and report identically.
 
 import { fingerprint, makeEncoder, Words } from './encode.ts';
+import { Frontier } from './frontier.ts';
 import { bfsLayout, layoutOf } from './layout-search.ts';
 import { buildResult, Coverage } from './result.ts';
 import { ExactStore, FingerprintStore, type StateStore } from './store.ts';
@@ -68,15 +69,6 @@ export class Run<S, A extends Action> {
     this.encode(s, w);
     fingerprint(w.buf, w.length, this.fp);
     return this.insert(s, parent, index, depth);
-  }
-
-  /** BFS: queues successor t if add/insert gave it a number; false once the run must stop. */
-  queue(t: S, id: number, nextStates: S[], nextIds: number[]): boolean {
-    if (id >= 0) {
-      nextStates.push(t);
-      nextIds.push(id);
-    }
-    return this.stopped === undefined;
   }
 
   /**
@@ -165,42 +157,43 @@ export function bfs<S, A extends Action>(machine: Machine<S, A>, options: Explor
   const layout = layoutOf(machine);
   if (layout) return bfsLayout(machine, layout, options);
   const run = new Run(machine, options);
-  let states: S[] = [];
-  let ids: number[] = [];
+  // The level being expanded and the next one, swapped at each level.
+  let level = new Frontier<S>();
+  let next = new Frontier<S>();
   const inits = machine.init();
   for (let k = 0; k < inits.length && run.stopped === undefined; k++) {
     const id = run.add(inits[k], -1, k, 0);
-    if (id >= 0) {
-      states.push(inits[k]);
-      ids.push(id);
-    }
+    if (id >= 0) level.push(inits[k], id);
   }
   const batched = run.store instanceof FingerprintStore ? new Batch<S, A>(run.store) : undefined;
-  for (let depth = 0; states.length > 0 && run.stopped === undefined; depth++) {
-    let nextStates: S[] = [];
-    let nextIds: number[] = [];
+  for (let depth = 0; level.count > 0 && run.stopped === undefined; depth++) {
     if (batched && depth < run.maxDepth) {
-      batched.level(run, states, ids, depth, nextStates, nextIds);
+      batched.level(run, level, depth, next);
     } else {
-      for (let i = 0; i < states.length && run.stopped === undefined; i++) {
-        const s = states[i];
+      while (level.left > 0 && run.stopped === undefined) {
+        const id = level.id;
+        const s = level.shift();
         const enabled = machine.actions(s);
         if (depth >= run.maxDepth) {
           if (enabled.length > 0) run.depthCut = true;
-          else run.expand(s, ids[i], enabled);
+          else run.expand(s, id, enabled);
           continue;
         }
-        run.expand(s, ids[i], enabled);
-        run.tick(states.length - i + nextStates.length);
+        run.expand(s, id, enabled);
+        run.tick(level.left + 1 + next.count);
         for (let k = 0; k < enabled.length; k++) {
           run.transitions++;
           const t = machine.next(s, enabled[k]);
-          if (!run.queue(t, run.add(t, ids[i], k, depth + 1), nextStates, nextIds)) break;
+          const tid = run.add(t, id, k, depth + 1);
+          if (tid >= 0) next.push(t, tid);
+          if (run.stopped !== undefined) break;
         }
       }
     }
-    states = nextStates;
-    ids = nextIds;
+    const done = level;
+    done.clear();
+    level = next;
+    next = done;
   }
   return run.result('bfs');
 }
@@ -218,26 +211,38 @@ let touched = 0;
  * same checks as the plain loop above — the same states, numbers and counterexamples.
  */
 class Batch<S, A extends Action> {
+  private states: S[] = [];
+  private ids = new Int32Array(BATCH);
   private succ: S[] = [];
   private his = new Int32Array(256);
   private los = new Int32Array(256);
   private enabled: A[][] = [];
-  private ends: number[] = [];
+  private ends = new Int32Array(BATCH);
 
   constructor(private readonly store: FingerprintStore) {}
 
-  level(run: Run<S, A>, states: S[], ids: number[], depth: number, nextStates: S[], nextIds: number[]): void {
+  level(run: Run<S, A>, level: Frontier<S>, depth: number, next: Frontier<S>): void {
     const machine = run.machine;
     const w = run.words;
     const fp = run.fp;
-    for (let i0 = 0; i0 < states.length && run.stopped === undefined; ) {
-      // Successors of states[i0..i1) and their fingerprints. Should a spec's step throw,
-      // the batch ends before that state, which the next batch then meets first, exactly
-      // where the plain loop would have.
+    while ((level.left > 0 || this.hasPending) && run.stopped === undefined) {
+      // The next BATCH states, their successors and the successors' fingerprints. Should
+      // a spec's step throw, the batch ends before that state, which the next batch then
+      // meets first (as `pending`), exactly where the plain loop would have.
       let n = 0;
-      let i1 = i0;
-      for (; i1 < states.length && i1 - i0 < BATCH; i1++) {
-        const s = states[i1];
+      let b = 0;
+      for (; b < BATCH && (level.left > 0 || this.hasPending); b++) {
+        let s: S;
+        if (this.hasPending) {
+          s = this.pending as S;
+          this.ids[b] = this.pendingId;
+          this.pending = undefined;
+          this.hasPending = false;
+        } else {
+          this.ids[b] = level.id;
+          s = level.shift();
+        }
+        this.states[b] = s;
         try {
           const enabled = machine.actions(s);
           if (n + enabled.length > this.his.length) this.grow(n + enabled.length);
@@ -250,32 +255,43 @@ class Batch<S, A extends Action> {
             this.los[n] = fp[1];
             n++;
           }
-          this.enabled[i1 - i0] = enabled;
-          this.ends[i1 - i0] = n;
+          this.enabled[b] = enabled;
+          this.ends[b] = n;
         } catch (e) {
-          if (i1 === i0) throw e;
+          if (b === 0) throw e;
+          this.pending = s;
+          this.pendingId = this.ids[b];
+          this.hasPending = true;
           break;
         }
       }
-      touched ^= this.store.touch(this.his, i1 === i0 ? 0 : this.ends[i1 - i0 - 1]);
-      for (let i = i0; i < i1 && run.stopped === undefined; i++) {
-        const s = states[i];
-        const enabled = this.enabled[i - i0];
-        run.expand(s, ids[i], enabled);
-        run.tick(states.length - i + nextStates.length);
-        let j = i === i0 ? 0 : this.ends[i - i0 - 1];
+      touched ^= this.store.touch(this.his, b === 0 ? 0 : this.ends[b - 1]);
+      for (let i = 0; i < b && run.stopped === undefined; i++) {
+        const s = this.states[i];
+        const id = this.ids[i];
+        const enabled = this.enabled[i];
+        run.expand(s, id, enabled);
+        run.tick(level.left + b - i + next.count);
+        let j = i === 0 ? 0 : this.ends[i - 1];
         for (let k = 0; k < enabled.length; k++, j++) {
           run.transitions++;
           fp[0] = this.his[j];
           fp[1] = this.los[j];
           const t = this.succ[j];
-          if (!run.queue(t, run.insert(t, ids[i], k, depth + 1), nextStates, nextIds)) break;
+          const tid = run.insert(t, id, k, depth + 1);
+          if (tid >= 0) next.push(t, tid);
+          if (run.stopped !== undefined) break;
         }
       }
       this.succ.fill(undefined as S, 0, n);
-      i0 = i1;
+      this.states.fill(undefined as S, 0, b);
     }
   }
+
+  /** A state whose step threw mid-batch: it opens the next batch. */
+  private hasPending = false;
+  private pending: S | undefined = undefined;
+  private pendingId = 0;
 
   private grow(min: number): void {
     let size = this.his.length * 2;
