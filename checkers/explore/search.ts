@@ -3,7 +3,7 @@
 // bookkeeping in `Run`: the store, the trace log, the invariant checks, coverage and
 // budgets, so that they count and report identically.
 
-import { fingerprint, makeEncoder, Words } from './encode.ts';
+import { encodeValue, fingerprint, makeEncoder, NOT_CANONICAL, NOT_PACKED, NOT_UNPACKABLE, packState, Words } from './encode.ts';
 import { Frontier } from './frontier.ts';
 import { bfsLayout, layoutOf } from './layout-search.ts';
 import { buildResult, Coverage } from './result.ts';
@@ -157,18 +157,20 @@ export function bfs<S, A extends Action>(machine: Machine<S, A>, options: Explor
   const layout = layoutOf(machine);
   if (layout) return bfsLayout(machine, layout, options);
   const run = new Run(machine, options);
+  const keys = new Keys(run);
   // The level being expanded and the next one, swapped at each level.
   let level = new Frontier<S>();
   let next = new Frontier<S>();
   const inits = machine.init();
   for (let k = 0; k < inits.length && run.stopped === undefined; k++) {
-    const id = run.add(inits[k], -1, k, 0);
-    if (id >= 0) level.push(inits[k], id);
+    keys.clear();
+    const id = keys.insert(inits[k], -1, k, 0);
+    if (id >= 0) keys.queue(level, id, inits[k]);
   }
   const batched = run.store instanceof FingerprintStore ? new Batch<S, A>(run.store) : undefined;
   for (let depth = 0; level.count > 0 && run.stopped === undefined; depth++) {
     if (batched && depth < run.maxDepth) {
-      batched.level(run, level, depth, next);
+      batched.level(run, keys, level, depth, next);
     } else {
       while (level.left > 0 && run.stopped === undefined) {
         const id = level.id;
@@ -184,8 +186,9 @@ export function bfs<S, A extends Action>(machine: Machine<S, A>, options: Explor
         for (let k = 0; k < enabled.length; k++) {
           run.transitions++;
           const t = machine.next(s, enabled[k]);
-          const tid = run.add(t, id, k, depth + 1);
-          if (tid >= 0) next.push(t, tid);
+          keys.clear();
+          const tid = keys.insert(t, id, k, depth + 1);
+          if (tid >= 0) keys.queue(next, tid, t);
           if (run.stopped !== undefined) break;
         }
       }
@@ -196,6 +199,74 @@ export function bfs<S, A extends Action>(machine: Machine<S, A>, options: Explor
     next = done;
   }
   return run.result('bfs');
+}
+
+/**
+ * How bfs keys its states. A machine with neither `encode` nor `view` is keyed by its
+ * packed words (encode.ts's packState), which are canonical, so one pass makes both what
+ * the store hashes and keeps and what the frontier queues; should a state's packed words
+ * not be canonical (it holds a Map or a Set), the store gets encodeValue's words instead,
+ * after a word no packed state starts with. Other machines are keyed by their own
+ * encoding or view, and their new states packed for the frontier apart.
+ * Each state's packed words follow the previous one's in `words` (its object headers in
+ * `headers`) until clear(): a batch keeps its successors' words for their insertion.
+ */
+class Keys<S> {
+  readonly words = new Words();
+  readonly headers = new Words();
+  readonly packs: boolean;
+  /** The last keyed state's words, headers and packState verdict. */
+  from = 0;
+  to = 0;
+  hfrom = 0;
+  hto = 0;
+  verdict = 0;
+
+  constructor(private readonly run: Run<S, Action>) {
+    this.packs = run.machine.encode === undefined && run.machine.view === undefined;
+  }
+
+  clear(): void {
+    this.words.reset();
+    this.headers.reset();
+  }
+
+  /** Keys t: its fingerprint in run.fp, and, when the store needs them, its words in run.words or this.words from 0. */
+  key(t: S): void {
+    const run = this.run;
+    if (!this.packs) {
+      run.encode(t, run.words);
+      fingerprint(run.words.buf, run.words.length, run.fp);
+      return;
+    }
+    this.from = this.words.length;
+    this.hfrom = this.headers.length;
+    this.verdict = packState(this.words, t, this.headers);
+    this.to = this.words.length;
+    this.hto = this.headers.length;
+    if (this.verdict & NOT_CANONICAL) {
+      const w = run.words;
+      w.reset();
+      w.push(NOT_PACKED);
+      encodeValue(w, t);
+      fingerprint(w.buf, w.length, run.fp);
+    } else fingerprint(this.words.buf, this.to, run.fp, this.from);
+  }
+
+  /** run.insert for t, keyed here first (after clear(): the exact store reads words from 0). */
+  insert(t: S, parent: number, index: number, depth: number): number {
+    this.key(t);
+    return this.packs && !(this.verdict & NOT_CANONICAL)
+      ? this.run.insert(t, parent, index, depth, this.words.buf, this.to)
+      : this.run.insert(t, parent, index, depth);
+  }
+
+  /** Queues the state last keyed (t) on a frontier. */
+  queue(frontier: Frontier<S>, id: number, t: S): void {
+    if (!this.packs) frontier.push(t, id);
+    else if (this.verdict & NOT_UNPACKABLE) frontier.pushKept(t, id);
+    else frontier.pushPacked(id, this.words.buf, this.from, this.to, this.headers.buf, this.hfrom, this.hto);
+  }
 }
 
 /** States expanded together by the batched breadth-first level. */
@@ -216,14 +287,23 @@ class Batch<S, A extends Action> {
   private succ: S[] = [];
   private his = new Int32Array(256);
   private los = new Int32Array(256);
+  /** Per successor: where its packed words and headers start and end in Keys', its verdict. */
+  private from = new Int32Array(256);
+  private to = new Int32Array(256);
+  private hfrom = new Int32Array(256);
+  private hto = new Int32Array(256);
+  private verdicts = new Int32Array(256);
   private enabled: A[][] = [];
   private ends = new Int32Array(BATCH);
+  /** A state whose step threw mid-batch: it opens the next batch. */
+  private hasPending = false;
+  private pending: S | undefined = undefined;
+  private pendingId = 0;
 
   constructor(private readonly store: FingerprintStore) {}
 
-  level(run: Run<S, A>, level: Frontier<S>, depth: number, next: Frontier<S>): void {
+  level(run: Run<S, A>, keys: Keys<S>, level: Frontier<S>, depth: number, next: Frontier<S>): void {
     const machine = run.machine;
-    const w = run.words;
     const fp = run.fp;
     while ((level.left > 0 || this.hasPending) && run.stopped === undefined) {
       // The next BATCH states, their successors and the successors' fingerprints. Should
@@ -231,6 +311,7 @@ class Batch<S, A extends Action> {
       // meets first (as `pending`), exactly where the plain loop would have.
       let n = 0;
       let b = 0;
+      keys.clear();
       for (; b < BATCH && (level.left > 0 || this.hasPending); b++) {
         let s: S;
         if (this.hasPending) {
@@ -248,11 +329,15 @@ class Batch<S, A extends Action> {
           if (n + enabled.length > this.his.length) this.grow(n + enabled.length);
           for (let k = 0; k < enabled.length; k++) {
             const t = machine.next(s, enabled[k]);
-            run.encode(t, w);
-            fingerprint(w.buf, w.length, fp);
+            keys.key(t);
             this.succ[n] = t;
             this.his[n] = fp[0];
             this.los[n] = fp[1];
+            this.from[n] = keys.from;
+            this.to[n] = keys.to;
+            this.hfrom[n] = keys.hfrom;
+            this.hto[n] = keys.hto;
+            this.verdicts[n] = keys.verdict;
             n++;
           }
           this.enabled[b] = enabled;
@@ -266,6 +351,8 @@ class Batch<S, A extends Action> {
         }
       }
       touched ^= this.store.touch(this.his, b === 0 ? 0 : this.ends[b - 1]);
+      const words = keys.words.buf;
+      const headers = keys.headers.buf;
       for (let i = 0; i < b && run.stopped === undefined; i++) {
         const s = this.states[i];
         const id = this.ids[i];
@@ -278,8 +365,13 @@ class Batch<S, A extends Action> {
           fp[0] = this.his[j];
           fp[1] = this.los[j];
           const t = this.succ[j];
-          const tid = run.insert(t, id, k, depth + 1);
-          if (tid >= 0) next.push(t, tid);
+          // The fingerprint store reads the fingerprint only.
+          const tid = run.insert(t, id, k, depth + 1, words, 0);
+          if (tid >= 0) {
+            if (!keys.packs) next.push(t, tid);
+            else if (this.verdicts[j] & NOT_UNPACKABLE) next.pushKept(t, tid);
+            else next.pushPacked(tid, words, this.from[j], this.to[j], headers, this.hfrom[j], this.hto[j]);
+          }
           if (run.stopped !== undefined) break;
         }
       }
@@ -288,20 +380,21 @@ class Batch<S, A extends Action> {
     }
   }
 
-  /** A state whose step threw mid-batch: it opens the next batch. */
-  private hasPending = false;
-  private pending: S | undefined = undefined;
-  private pendingId = 0;
-
   private grow(min: number): void {
     let size = this.his.length * 2;
     while (size < min) size *= 2;
-    const his = new Int32Array(size);
-    const los = new Int32Array(size);
-    his.set(this.his);
-    los.set(this.los);
-    this.his = his;
-    this.los = los;
+    const bigger = (a: Int32Array) => {
+      const b = new Int32Array(size);
+      b.set(a);
+      return b;
+    };
+    this.his = bigger(this.his);
+    this.los = bigger(this.los);
+    this.from = bigger(this.from);
+    this.to = bigger(this.to);
+    this.hfrom = bigger(this.hfrom);
+    this.hto = bigger(this.hto);
+    this.verdicts = bigger(this.verdicts);
   }
 }
 
