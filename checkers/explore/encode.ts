@@ -406,7 +406,9 @@ const keySetIds = new Map<string, number>();
 const COMPILED_SHAPES = 4096;
 
 let H: Words = new Words();
+/** Where this state's words and headers start in O and H. */
 let start = 0;
+let hstart = 0;
 let verdict = 0;
 
 /**
@@ -423,6 +425,7 @@ export function packState(out: Words, v: unknown, headers: Words): number {
   N = out.length;
   H = headers;
   start = N;
+  hstart = headers.length;
   verdict = 0;
   packValue(v);
   out.length = N;
@@ -542,7 +545,7 @@ const lastShapes: Shape[] = new Array(64).fill(EMPTY_SHAPE);
 function packObject(o: Record<string, unknown>, nullProto: boolean): void {
   const keys = Object.keys(o);
   const h = H;
-  const slot = (h.length >> 1) & 63;
+  const slot = ((h.length - hstart) >> 1) & 63;
   let shape = lastShapes[slot];
   const known = shape.keys;
   let same = known.length === keys.length;
