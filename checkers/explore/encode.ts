@@ -361,8 +361,8 @@ export function makeEncoder<S>(machine: {
 // thread: the words are canonical within one thread, which is all one search compares.
 // Where they could not be canonical (a Map or a Set: their order is the insertion order)
 // packState says so, and the search hashes encodeValue's words instead; where they could
-// not be rebuilt (a class instance, a typed array, a holey array), it says so, and the
-// search keeps the object. Neither encoding sees symbol-keyed or non-enumerable
+// not be rebuilt (a class instance, a typed array, a holey array, a frozen state), it says
+// so, and the search keeps the object. Neither encoding sees symbol-keyed or non-enumerable
 // properties or non-index properties of arrays, so they are not kept; nor sharing (a
 // field holding the same array as another is rebuilt as a copy of it).
 
@@ -426,7 +426,10 @@ export function packState(out: Words, v: unknown, headers: Words): number {
   H = headers;
   start = N;
   hstart = headers.length;
-  verdict = 0;
+  // A frozen state (specs/kit's `freezing`, which makes a step that changes a part its
+  // copy shares throw) is kept, frozen; parts frozen in a state that is not are rebuilt
+  // unfrozen (checking every object would cost every state).
+  verdict = typeof v === 'object' && v !== null && Object.isFrozen(v) ? NOT_UNPACKABLE : 0;
   packValue(v);
   out.length = N;
   O = o;

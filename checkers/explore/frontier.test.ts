@@ -112,6 +112,9 @@ describe('packed states', () => {
     expect(packed(holey).words).toEqual(packed([1, undefined, 3]).words);
     expect(packed(new Int32Array([1, 2])).words).toEqual(packed([1, 2]).words);
     expect(packed(new Point(1)).words).toEqual(packed({ x: 1 }).words);
+    // A frozen state is kept as it is, so that a step changing it in place still throws.
+    expect(pack(new Words(), Object.freeze({ a: [1] }))).toBe(false);
+    expect(packed(Object.freeze({ a: [1] })).words).toEqual(packed({ a: [1] }).words);
     expect(() => packed({ f: () => 1 })).toThrow(/plain data/);
     expect(() => packed([Symbol('s')])).toThrow(/plain data/);
   });
