@@ -209,9 +209,14 @@ interface Shape {
   keys: string[];
   sorted: string[];
   codes: Int32Array;
+  /** Its number among the frontier's shapes (pack), with Object's prototype and with null; -1 until packed. */
+  packId: number;
+  nullPackId: number;
+  /** Its sorted keys' number among the key sets packState has met; -1 until met. */
+  keySet: number;
 }
 const shapesByFirstKey = new Map<string, Shape[]>();
-const EMPTY_SHAPE: Shape = { keys: [], sorted: [], codes: new Int32Array(0) };
+const EMPTY_SHAPE: Shape = { keys: [], sorted: [], codes: new Int32Array(0), packId: -1, nullPackId: -1, keySet: -1 };
 
 function shapeOf(keys: string[]): Shape {
   if (keys.length === 0) return EMPTY_SHAPE;
@@ -227,7 +232,7 @@ function shapeOf(keys: string[]): Shape {
     return shape;
   }
   const sorted = keys.slice().sort();
-  const shape = { keys, sorted, codes: Int32Array.from(sorted, keyCode) };
+  const shape = { keys, sorted, codes: Int32Array.from(sorted, keyCode), packId: -1, nullPackId: -1, keySet: -1 };
   if (list.length < 64) list.push(shape);
   return shape;
 }
@@ -253,15 +258,15 @@ function keyCode(key: string): number {
 }
 
 /**
- * The 64-bit fingerprint of words[0..n), as two 32-bit halves written to fp[0] (high) and
+ * The 64-bit fingerprint of words[from..n), as two 32-bit halves written to fp[0] (high) and
  * fp[1] (low). Two MurmurHash3-style lanes with different constants, cross-mixed at the
  * end. Neither half is ever 0: the stores use 0 to mean an empty slot (so a fingerprint
  * carries a little under 64 bits; the collision estimate uses 2^64 all the same).
  */
-export function fingerprint(words: Int32Array, n: number, fp: Int32Array): void {
+export function fingerprint(words: Int32Array, n: number, fp: Int32Array, from = 0): void {
   let h1 = 0x9747b28c | 0;
   let h2 = 0x5bd1e995 | 0;
-  for (let i = 0; i < n; i++) {
+  for (let i = from; i < n; i++) {
     let k = words[i];
     let k1 = Math.imul(k, 0xcc9e2d51);
     k1 = (k1 << 15) | (k1 >>> 17);
@@ -276,8 +281,8 @@ export function fingerprint(words: Int32Array, n: number, fp: Int32Array): void 
     h2 = (h2 << 19) | (h2 >>> 13);
     h2 = (Math.imul(h2, 5) + 0x38495ab5) | 0;
   }
-  h1 ^= n;
-  h2 ^= n;
+  h1 ^= n - from;
+  h2 ^= n - from;
   h1 = (h1 + h2) | 0;
   h2 = (h2 + h1) | 0;
   h1 = fmix(h1);
@@ -329,4 +334,408 @@ export function makeEncoder<S>(machine: {
     out.reset();
     encodeValue(out, s);
   };
+}
+
+// ---------------------------------------------------------------------------------------
+// Packing: a state as words it can be rebuilt from exactly (unpack(pack(s)) deep-equals s,
+// keys and Map and Set entries in their insertion order), so that a breadth-first search
+// can queue its states as words instead of objects that survive young-generation
+// collections. packState writes one stream for two ends. As written, each object's header
+// word names its set of keys and its values follow in the keys' sorted order: the words are
+// then a canonical, injective encoding of the state like the one above (two states have
+// the same words exactly when encodeValue gives them the same words), which a search can
+// hash and store. With the header words replaced by the shape words recorded beside them
+// (`headers`: offset, word), they are what unpack reads, which builds each object with
+// its keys in their order and its prototype. So a successor is encoded once for both.
+// Each word has a 3-bit tag and a 29-bit payload:
+//   INT      a small integer (the payload)
+//   CONST    0 null, 1 undefined, 2 false, 3 true, 4 a bigint (its digits follow, as an
+//            inline STRING)
+//   FLOAT    any other number: its 64 bits in the next two words (-0 and NaN too)
+//   STRING   payload >= 0: an interned string's number; < 0: ~length, the UTF-16 code
+//            units follow two to a word
+//   ARRAY    the length; the elements follow (a typed array's too, as encodeValue does)
+//   OBJECT   the key set's number (canonical) or the shape's (packed); the values follow
+//   MAP, SET the size; the entries (key then value) or members, in insertion order
+// Numbers of strings, key sets and shapes are given in the order first met, in this
+// thread: the words are canonical within one thread, which is all one search compares.
+// Where they could not be canonical (a Map or a Set: their order is the insertion order)
+// packState says so, and the search hashes encodeValue's words instead; where they could
+// not be rebuilt (a class instance, a typed array, a holey array, a frozen state), it says
+// so, and the search keeps the object. Neither encoding sees symbol-keyed or non-enumerable
+// properties or non-index properties of arrays, so they are not kept; nor sharing (a
+// field holding the same array as another is rebuilt as a copy of it).
+
+const P_INT = 0;
+const P_CONST = 1;
+const P_FLOAT = 2;
+const P_STRING = 3;
+const P_ARRAY = 4;
+const P_OBJECT = 5;
+const P_MAP = 6;
+const P_SET = 7;
+const C_NULL = 0;
+const C_UNDEFINED = 1;
+const C_FALSE = 2;
+const C_TRUE = 3;
+const C_BIGINT = 4;
+/** Never written by packState: marks a stream that is not packed (the frontier's kept objects, encodeValue's words). */
+export const NOT_PACKED = (6 << 3) | P_CONST;
+const SMALL = 1 << 28;
+/** Strings interned: at most this many, each at most INTERN_LENGTH long (memory stays bounded). */
+const INTERN_MAX = 1 << 16;
+const INTERN_LENGTH = 64;
+
+/** packState's verdict: bits saying the words are not canonical, or cannot be unpacked. */
+export const NOT_CANONICAL = 1;
+export const NOT_UNPACKABLE = 2;
+
+const internId = new Map<string, number>();
+const interned: string[] = [];
+
+/** An object shape: its keys in order, its prototype, and a function that builds one. */
+interface PackShape {
+  keys: string[];
+  nullProto: boolean;
+  build: () => object;
+}
+const packShapes: PackShape[] = [];
+const packShapeIds = new Map<string, number>();
+const keySetIds = new Map<string, number>();
+/** Shapes whose builder is compiled (an object literal); beyond this, a loop builds them. */
+const COMPILED_SHAPES = 4096;
+
+let H: Words = new Words();
+/** Where this state's words and headers start in O and H. */
+let start = 0;
+let hstart = 0;
+let verdict = 0;
+
+/**
+ * Appends v's words to out and the (offset from their start, shape word) of each of its
+ * objects to headers; returns 0, or NOT_CANONICAL and/or NOT_UNPACKABLE. Throws, as
+ * encodeValue does, on what is not plain data (a function, a symbol).
+ */
+export function packState(out: Words, v: unknown, headers: Words): number {
+  const o = O;
+  const b = B;
+  const n = N;
+  O = out;
+  B = out.buf;
+  N = out.length;
+  H = headers;
+  start = N;
+  hstart = headers.length;
+  // A frozen state (specs/kit's `freezing`, which makes a step that changes a part its
+  // copy shares throw) is kept, frozen; parts frozen in a state that is not are rebuilt
+  // unfrozen (checking every object would cost every state).
+  verdict = typeof v === 'object' && v !== null && Object.isFrozen(v) ? NOT_UNPACKABLE : 0;
+  packValue(v);
+  out.length = N;
+  O = o;
+  B = b;
+  N = n;
+  return verdict;
+}
+
+const scratch = new Words();
+
+/** Appends v's words, as unpack reads them, to out; false (nothing appended) if it cannot be unpacked. */
+export function pack(out: Words, v: unknown): boolean {
+  const from = out.length;
+  scratch.reset();
+  if (packState(out, v, scratch) & NOT_UNPACKABLE) {
+    out.length = from;
+    return false;
+  }
+  for (let i = 0; i < scratch.length; i += 2) out.buf[from + scratch.buf[i]] = scratch.buf[i + 1];
+  return true;
+}
+
+function packChars(s: string): void {
+  const len = s.length;
+  room(1 + ((len + 1) >> 1));
+  B[N++] = (~len << 3) | P_STRING;
+  let i = 0;
+  for (; i + 1 < len; i += 2) B[N++] = s.charCodeAt(i) | (s.charCodeAt(i + 1) << 16);
+  if (i < len) B[N++] = s.charCodeAt(i);
+}
+
+function packValue(v: unknown): void {
+  switch (typeof v) {
+    case 'number':
+      if ((v | 0) === v && v >= -SMALL && v < SMALL && (v !== 0 || 1 / v > 0)) {
+        room(1);
+        B[N++] = (v << 3) | P_INT;
+      } else {
+        f64[0] = v;
+        room(3);
+        B[N++] = P_FLOAT;
+        B[N++] = f64words[0];
+        B[N++] = f64words[1];
+      }
+      return;
+    case 'boolean':
+      room(1);
+      B[N++] = ((v ? C_TRUE : C_FALSE) << 3) | P_CONST;
+      return;
+    case 'string': {
+      const id = internId.get(v);
+      if (id !== undefined) {
+        room(1);
+        B[N++] = (id << 3) | P_STRING;
+      } else if (v.length <= INTERN_LENGTH && interned.length < INTERN_MAX) {
+        internId.set(v, interned.length);
+        room(1);
+        B[N++] = (interned.length << 3) | P_STRING;
+        interned.push(v);
+      } else if (v.length < SMALL) packChars(v);
+      else throw new RangeError(`a string of ${v.length} characters in a state is too long to store`);
+      return;
+    }
+    case 'undefined':
+      room(1);
+      B[N++] = (C_UNDEFINED << 3) | P_CONST;
+      return;
+    case 'bigint':
+      room(1);
+      B[N++] = (C_BIGINT << 3) | P_CONST;
+      packChars(v.toString());
+      return;
+    case 'object':
+      break;
+    default:
+      throw new TypeError(`a state must be plain data; found a ${typeof v}`);
+  }
+  if (v === null) {
+    room(1);
+    B[N++] = (C_NULL << 3) | P_CONST;
+    return;
+  }
+  const proto = Object.getPrototypeOf(v);
+  if (proto === Object.prototype) packObject(v as Record<string, unknown>, false);
+  else if (proto === Array.prototype) packArray(v as unknown[]);
+  else packOther(v, proto);
+}
+
+/** Arrays, typed arrays too (as encodeValue encodes them), element by element. */
+function packArray(a: ArrayLike<unknown>): void {
+  const len = a.length;
+  if (len >= SMALL) throw new RangeError(`an array of ${len} elements in a state is too long to store`);
+  // Room for the header and one word per element: small integers, the commonest
+  // elements, are then written without a check; others check for themselves.
+  room(1 + len);
+  B[N++] = (len << 3) | P_ARRAY;
+  for (let i = 0; i < len; i++) {
+    const x = a[i];
+    if (typeof x === 'number' && (x | 0) === x && x >= -SMALL && x < SMALL && (x !== 0 || 1 / x > 0)) B[N++] = (x << 3) | P_INT;
+    else {
+      // A hole reads as undefined, as in encodeValue, but would not be rebuilt as one.
+      if (x === undefined && !(i in a)) verdict |= NOT_UNPACKABLE;
+      packValue(x);
+      room(len - i);
+    }
+  }
+}
+
+/**
+ * The shape of the i-th object of the last state packed, at i mod 64: states of a search
+ * are alike, so the i-th object of the next one usually has the same shape.
+ */
+const lastShapes: Shape[] = new Array(64).fill(EMPTY_SHAPE);
+
+/** Objects: the values in the order of the sorted keys; the header word records the key set and (in `H`) the shape. */
+function packObject(o: Record<string, unknown>, nullProto: boolean): void {
+  const keys = Object.keys(o);
+  const h = H;
+  const slot = ((h.length - hstart) >> 1) & 63;
+  let shape = lastShapes[slot];
+  const known = shape.keys;
+  let same = known.length === keys.length;
+  for (let i = 0; same && i < keys.length; i++) same = known[i] === keys[i];
+  if (!same) lastShapes[slot] = shape = shapeOf(keys);
+  room(1 + keys.length);
+  if (h.length + 2 > h.buf.length) h.grow(h.length + 2);
+  h.buf[h.length++] = N - start;
+  h.buf[h.length++] = ((nullProto ? shape.nullPackId : shape.packId) >= 0 ? (nullProto ? shape.nullPackId : shape.packId) : packShapeOf(shape, nullProto)) * 8 + P_OBJECT;
+  B[N++] = ((shape.keySet >= 0 ? shape.keySet : keySetOf(shape)) << 3) | P_OBJECT;
+  const sorted = shape.sorted;
+  for (let i = 0; i < sorted.length; i++) {
+    const x = o[sorted[i]];
+    if (typeof x === 'number' && (x | 0) === x && x >= -SMALL && x < SMALL && (x !== 0 || 1 / x > 0)) B[N++] = (x << 3) | P_INT;
+    else {
+      // Plain arrays, the commonest field after numbers, without the dispatch.
+      if (typeof x === 'object' && x !== null && Object.getPrototypeOf(x) === Array.prototype) packArray(x as unknown[]);
+      else packValue(x);
+      room(sorted.length - i);
+    }
+  }
+}
+
+function packOther(v: object, proto: unknown): void {
+  if (Array.isArray(v) || (ArrayBuffer.isView(v) && !(v instanceof DataView))) {
+    // A subclass of Array, a typed array: encoded as encodeValue does, kept as objects.
+    verdict |= NOT_UNPACKABLE;
+    packArray(v as ArrayLike<unknown>);
+    return;
+  }
+  if (v instanceof Map || v instanceof Set) {
+    verdict |= NOT_CANONICAL;
+    if (proto !== Map.prototype && proto !== Set.prototype) verdict |= NOT_UNPACKABLE;
+    if (v.size >= SMALL) throw new RangeError(`a collection of ${v.size} entries in a state is too large to store`);
+    room(1);
+    if (v instanceof Map) {
+      B[N++] = (v.size << 3) | P_MAP;
+      for (const [k, x] of v) {
+        packValue(k);
+        packValue(x);
+      }
+    } else {
+      B[N++] = (v.size << 3) | P_SET;
+      for (const x of v) packValue(x);
+    }
+    return;
+  }
+  // Other objects are read by their keys, as encodeValue reads them, but could not be
+  // rebuilt with their class.
+  if (proto !== null) verdict |= NOT_UNPACKABLE;
+  packObject(v as Record<string, unknown>, proto === null);
+}
+
+function keySetOf(shape: Shape): number {
+  if (shape.keySet >= 0) return shape.keySet;
+  const name = JSON.stringify(shape.sorted);
+  let id = keySetIds.get(name);
+  if (id === undefined) {
+    id = keySetIds.size;
+    if (id >= SMALL) throw new RangeError('more than 2^28 sets of keys in states');
+    keySetIds.set(name, id);
+  }
+  shape.keySet = id;
+  return id;
+}
+
+function packShapeOf(shape: Shape, nullProto: boolean): number {
+  const known = nullProto ? shape.nullPackId : shape.packId;
+  if (known >= 0) return known;
+  const name = `${nullProto ? 'n' : 'o'}${JSON.stringify(shape.keys)}`;
+  let id = packShapeIds.get(name);
+  if (id === undefined) {
+    id = packShapes.length;
+    if (id >= SMALL) throw new RangeError('more than 2^28 object shapes in states');
+    packShapes.push({ keys: shape.keys, nullProto, build: builder(shape.keys, shape.sorted, nullProto, id < COMPILED_SHAPES) });
+    packShapeIds.set(name, id);
+  }
+  if (nullProto) shape.nullPackId = id;
+  else shape.packId = id;
+  return id;
+}
+
+/**
+ * A function that builds an object of a shape from unpack's cursor, whose values come in
+ * the order of the sorted keys: an object literal with the keys in their own order (so
+ * objects of one shape share a hidden class, as the spec's own literals do) or, past
+ * COMPILED_SHAPES shapes, a loop. Keys enter the source only as JSON string literals,
+ * and "__proto__" as a computed key (a literal would take it for the prototype).
+ */
+function builder(keys: string[], sorted: string[], nullProto: boolean, compiled: boolean): () => object {
+  const from = keys.map((k) => sorted.indexOf(k));
+  if (!compiled) {
+    return () => {
+      const values = sorted.map(() => take());
+      const o: Record<string, unknown> = nullProto ? Object.create(null) : {};
+      for (let i = 0; i < keys.length; i++) Object.defineProperty(o, keys[i], { value: values[from[i]], writable: true, enumerable: true, configurable: true });
+      return o;
+    };
+  }
+  const takes = sorted.map((_, i) => `const v${i} = take();`).join(' ');
+  const fields = keys.map((k, i) => `${k === '__proto__' ? `[${JSON.stringify(k)}]` : JSON.stringify(k)}: v${from[i]}`);
+  if (nullProto) fields.unshift('__proto__: null');
+  return new Function('take', `return () => { ${takes} return { ${fields.join(', ')} }; };`)(take) as () => object;
+}
+
+// unpack's cursor: the words and the next one to read.
+let R: Int32Array = new Int32Array(0);
+let P = 0;
+
+/** Rebuilds the value packed at words[at..]; returns it and sets `unpacked.end` to the word after it. */
+export function unpack(words: Int32Array, at: number): unknown {
+  const r = R;
+  const p = P;
+  R = words;
+  P = at;
+  const v = take();
+  unpacked.end = P;
+  R = r;
+  P = p;
+  return v;
+}
+export const unpacked = { end: 0 };
+
+function takeChars(w: number): string {
+  const len = ~(w >> 3);
+  let s = '';
+  let i = 0;
+  for (; i + 1 < len; i += 2) {
+    const x = R[P++];
+    s += String.fromCharCode(x & 0xffff, x >>> 16);
+  }
+  if (i < len) s += String.fromCharCode(R[P++] & 0xffff);
+  return s;
+}
+
+function take(): unknown {
+  const w = R[P++];
+  switch (w & 7) {
+    case P_INT:
+      return w >> 3;
+    case P_CONST:
+      switch (w >> 3) {
+        case C_NULL:
+          return null;
+        case C_UNDEFINED:
+          return undefined;
+        case C_FALSE:
+          return false;
+        case C_TRUE:
+          return true;
+        case C_BIGINT:
+          return BigInt(takeChars(R[P++]));
+        default:
+          throw new Error(`unpack: not a packed value at word ${P - 1}`);
+      }
+    case P_FLOAT:
+      f64words[0] = R[P++];
+      f64words[1] = R[P++];
+      return f64[0];
+    case P_STRING:
+      return w >= 0 ? interned[w >> 3] : takeChars(w);
+    case P_ARRAY: {
+      // Pushed rather than preallocated, so that V8 keeps the array packed (not holey).
+      const a: unknown[] = [];
+      for (let i = w >> 3; i > 0; i--) {
+        const x = R[P];
+        if ((x & 7) === P_INT) {
+          a.push(x >> 3);
+          P++;
+        } else a.push(take());
+      }
+      return a;
+    }
+    case P_OBJECT:
+      return packShapes[w >> 3].build();
+    case P_MAP: {
+      const m = new Map();
+      for (let i = w >> 3; i > 0; i--) {
+        const k = take();
+        m.set(k, take());
+      }
+      return m;
+    }
+    default: {
+      const s = new Set();
+      for (let i = w >> 3; i > 0; i--) s.add(take());
+      return s;
+    }
+  }
 }
