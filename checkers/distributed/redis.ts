@@ -163,14 +163,37 @@ export async function deleteRun(redis: Redis, runId: string): Promise<void> {
  */
 export const RUN_ALIVE_MS = 60_000;
 
-/** Deletes the registered runs whose coordinator is gone; returns their ids. */
+/**
+ * Deletes the runs whose coordinator is gone; returns their ids. A run is gone when it has
+ * no `alive` key: registered runs, and also keys of runs no longer registered, which a
+ * worker still busy with a removed run's task (or its queue's housekeeping) can write after
+ * the run was deleted. A coordinator sets `alive` before it writes any other key of its run,
+ * so a run being started is never taken for a gone one.
+ */
 export async function sweepDeadRuns(redis: Redis): Promise<string[]> {
-  const runs = await redis.smembers(RUNS);
-  if (runs.length === 0) return [];
+  const ids = new Set(await redis.smembers(RUNS));
+  const runKey = new RegExp(`^(?:${escape(keys('').prefix)}|${escape(`${QUEUE_PREFIX}:${queueName('')}`)})([^:]+):`);
+  for (const pattern of [`${keys('').prefix}*`, `${QUEUE_PREFIX}:${queueName('')}*`]) {
+    let cursor = '0';
+    do {
+      const [next, found] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+      cursor = next;
+      for (const key of found) {
+        const id = runKey.exec(key)?.[1];
+        if (id !== undefined) ids.add(id);
+      }
+    } while (cursor !== '0');
+  }
+  if (ids.size === 0) return [];
+  const runs = [...ids];
   const alive = await Promise.all(runs.map((id) => redis.exists(keys(id).alive)));
   const dead = runs.filter((_, i) => alive[i] === 0);
   for (const id of dead) await deleteRun(redis, id);
   return dead;
+}
+
+function escape(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 /** A worker beats at least this often; one silent for longer is presumed dead. */
