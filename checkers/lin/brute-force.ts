@@ -9,7 +9,8 @@
 // `referenceModel` gives each generated family's object as plain code over plain data,
 // written apart from models/: the oracle checks the models too.
 
-import type { Family } from './generate.ts';
+import fc from 'fast-check';
+import type { Family, GenerateOptions } from './generate.ts';
 import { UNKNOWN, type Model, type NondeterministicModel, type Operation } from './types.ts';
 
 export interface BruteForceAnswer {
@@ -100,6 +101,44 @@ export function bruteForceNondeterministic(model: NondeterministicModel, history
   return { linearizable, orders };
 }
 
+/** The model a search is held to the oracle with on a whole history (kv: all keys in one map). */
+export const wholeModel: Record<Family, string> = {
+  register: 'register',
+  'cas-register': 'etcd-cas-register',
+  kv: 'kv-append-unpartitioned',
+  queue: 'queue',
+  set: 'set',
+};
+
+/** Small generated histories for property tests: crashes and corruptions often. */
+export function historyShape(family: Family, o: { maxOps: number; maxClients: number; crashRates: readonly number[] }): fc.Arbitrary<GenerateOptions> {
+  return fc.record({
+    family: fc.constant(family),
+    seed: fc.integer(),
+    ops: fc.integer({ min: 1, max: o.maxOps }),
+    clients: fc.integer({ min: 1, max: o.maxClients }),
+    crashRate: fc.constantFrom(...o.crashRates),
+    effectRate: fc.constantFrom(0, 0.5, 1),
+    corrupt: fc.integer({ min: 0, max: 2 }),
+    tick: fc.integer({ min: 1, max: 3 }),
+    unique: fc.boolean(),
+    keys: fc.integer({ min: 1, max: 3 }),
+    values: fc.integer({ min: 2, max: 4 }),
+  });
+}
+
+/** Whether every step of `order` is legal for the model, from its initial state. */
+export function replays(model: Model, history: readonly Operation[], order: readonly number[]): boolean {
+  let s = model.init();
+  for (const i of order) {
+    const op = history[i];
+    const r = model.step(s, op.input, op.ret === undefined ? UNKNOWN : op.output);
+    if (!r.ok) return false;
+    s = r.state;
+  }
+  return true;
+}
+
 /** Whether `order` is a linearization of `history`: real time respected, every step legal. */
 export function isLinearization(model: Model, history: readonly Operation[], order: readonly number[]): boolean {
   const seen = new Set(order);
@@ -112,14 +151,7 @@ export function isLinearization(model: Model, history: readonly Operation[], ord
     }
   }
   // An unplaced indeterminate operation never took effect: nothing to check for it.
-  let s = model.init();
-  for (const i of order) {
-    const op = history[i];
-    const r = model.step(s, op.input, op.ret === undefined ? UNKNOWN : op.output);
-    if (!r.ok) return false;
-    s = r.state;
-  }
-  return true;
+  return replays(model, history, order);
 }
 
 /** JSON with object keys sorted: equal plain values, equal text. */

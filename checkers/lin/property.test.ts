@@ -5,7 +5,7 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { bruteForce, bruteForceNondeterministic, isLinearization, referenceModel } from './brute-force.ts';
+import { bruteForce, bruteForceNondeterministic, historyShape, isLinearization, referenceModel, wholeModel as whole } from './brute-force.ts';
 import { FAMILIES, generateHistory, type Family, type GenerateOptions } from './generate.ts';
 import { checkHistory, checkHistorySync, fromNondeterministic, models } from './index.ts';
 import type { Model, NondeterministicModel, Operation } from './types.ts';
@@ -13,29 +13,8 @@ import { wglSearch } from './wgl.ts';
 
 /** Small histories: up to `maxOps` operations, 1 to 4 clients, crashes and corruptions often. */
 function smallShape(family: Family, maxOps = 10): fc.Arbitrary<GenerateOptions> {
-  return fc.record({
-    family: fc.constant(family),
-    seed: fc.integer(),
-    ops: fc.integer({ min: 1, max: maxOps }),
-    clients: fc.integer({ min: 1, max: 4 }),
-    crashRate: fc.constantFrom(0, 0.1, 0.3, 0.5),
-    effectRate: fc.constantFrom(0, 0.5, 1),
-    corrupt: fc.integer({ min: 0, max: 2 }),
-    tick: fc.integer({ min: 1, max: 3 }),
-    unique: fc.boolean(),
-    keys: fc.integer({ min: 1, max: 3 }),
-    values: fc.integer({ min: 2, max: 4 }),
-  });
+  return historyShape(family, { maxOps, maxClients: 4, crashRates: [0, 0.1, 0.3, 0.5] });
 }
-
-/** The model WGL is held to on one whole history (kv: all keys in one map). */
-const whole: Record<Family, string> = {
-  register: 'register',
-  'cas-register': 'etcd-cas-register',
-  kv: 'kv-append-unpartitioned',
-  queue: 'queue',
-  set: 'set',
-};
 
 /** The model with its hooks counted, to see that the tests reach them. */
 function spied(model: Model, seen: Record<string, number>): Model {

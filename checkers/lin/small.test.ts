@@ -4,37 +4,14 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { bruteForce, isLinearization, referenceModel } from './brute-force.ts';
-import { FAMILIES, generateHistory, type Family, type GenerateOptions } from './generate.ts';
+import { bruteForce, historyShape, isLinearization, referenceModel, replays, wholeModel as whole } from './brute-force.ts';
+import { FAMILIES, generateHistory } from './generate.ts';
 import { checkHistorySync, models } from './index.ts';
 import { SMALL_MAX, smallSearch } from './small.ts';
-import { UNKNOWN, type Model, type Operation } from './types.ts';
+import type { Model, Operation } from './types.ts';
 import { wglSearch } from './wgl.ts';
 
-/** The model the searches are held to on a whole history (kv: all keys in one map). */
-const whole: Record<Family, string> = {
-  register: 'register',
-  'cas-register': 'etcd-cas-register',
-  kv: 'kv-append-unpartitioned',
-  queue: 'queue',
-  set: 'set',
-};
-
-function shape(family: Family, maxOps: number, maxClients: number): fc.Arbitrary<GenerateOptions> {
-  return fc.record({
-    family: fc.constant(family),
-    seed: fc.integer(),
-    ops: fc.integer({ min: 1, max: maxOps }),
-    clients: fc.integer({ min: 1, max: maxClients }),
-    crashRate: fc.constantFrom(0, 0.1, 0.3),
-    effectRate: fc.constantFrom(0, 0.5, 1),
-    corrupt: fc.integer({ min: 0, max: 2 }),
-    tick: fc.integer({ min: 1, max: 3 }),
-    unique: fc.boolean(),
-    keys: fc.integer({ min: 1, max: 3 }),
-    values: fc.integer({ min: 2, max: 4 }),
-  });
-}
+const CRASH_RATES = [0, 0.1, 0.3];
 
 /**
  * A legal partial linearization: distinct operations, real-time order kept (nothing in it
@@ -51,14 +28,7 @@ function isPartial(model: Model, history: readonly Operation[], order: readonly 
       if (ret !== undefined && ret < call && (!placed.has(i) || order.indexOf(i) > b)) return false;
     }
   }
-  let s = model.init();
-  for (const i of order) {
-    const op = history[i];
-    const r = model.step(s, op.input, op.ret === undefined ? UNKNOWN : op.output);
-    if (!r.ok) return false;
-    s = r.state;
-  }
-  return true;
+  return replays(model, history, order);
 }
 
 describe('the small search', () => {
@@ -68,7 +38,7 @@ describe('the small search', () => {
       const oracle = referenceModel(family);
       const seen = { ok: 0, illegal: 0, crashed: 0, undecided: 0, proof: 0 };
       fc.assert(
-        fc.property(shape(family, 10, 4), (s) => {
+        fc.property(historyShape(family, { maxOps: 10, maxClients: 4, crashRates: CRASH_RATES }), (s) => {
           const { history } = generateHistory(s);
           const expected = bruteForce(oracle, history).linearizable ? 'ok' : 'illegal';
           if (history.some((o) => o.ret === undefined)) seen.crashed++;
@@ -98,7 +68,7 @@ describe('the small search', () => {
     const seen = { decided: 0, undecided: 0, illegal: 0, crashed: 0 };
     fc.assert(
       fc.property(
-        fc.constantFrom(...FAMILIES).chain((f) => shape(f, SMALL_MAX, 16)),
+        fc.constantFrom(...FAMILIES).chain((f) => historyShape(f, { maxOps: SMALL_MAX, maxClients: 16, crashRates: CRASH_RATES })),
         (s) => {
           const { history } = generateHistory(s);
           const model = models[whole[s.family]];
@@ -129,7 +99,7 @@ describe('the small search', () => {
   it('the whole check gives the verdict of the general search alone, partition by partition', () => {
     fc.assert(
       fc.property(
-        fc.constantFrom(...FAMILIES).chain((f) => shape(f, 40, 8)),
+        fc.constantFrom(...FAMILIES).chain((f) => historyShape(f, { maxOps: 40, maxClients: 8, crashRates: CRASH_RATES })),
         (s) => {
           const g = generateHistory(s);
           const quick = checkHistorySync(g.model, g.history);

@@ -23,8 +23,8 @@ export const sameMsg = (a: Msg, b: Msg): boolean => compareMsg(a, b) === 0;
 
 // ---- the bag ----
 
-/** Adds m, keeping the bag sorted (stable among equal messages: duplicates are allowed). */
-export function send<M extends Msg>(bag: M[], m: M): void {
+/** Where m goes in the sorted bag: after every message not greater (stable among equals). */
+function insertionPoint(bag: readonly Msg[], m: Msg): number {
   let lo = 0;
   let hi = bag.length;
   while (lo < hi) {
@@ -32,24 +32,26 @@ export function send<M extends Msg>(bag: M[], m: M): void {
     if (compareMsg(bag[mid], m) <= 0) lo = mid + 1;
     else hi = mid;
   }
-  bag.splice(lo, 0, m);
+  return lo;
 }
 
-/** Removes one copy of m; an error if there is none (a delivery of a message not in flight). */
-export function take<M extends Msg>(bag: M[], m: Msg): void {
+/** Where one copy of m lies in the bag; an error if there is none (a delivery of a message not in flight). */
+function indexOf(bag: readonly Msg[], m: Msg): number {
   // Most deliveries pass the very tuple that is in the bag (distinct's): found by identity.
-  const at = bag.indexOf(m as M);
-  if (at >= 0) {
-    bag.splice(at, 1);
-    return;
-  }
-  for (let i = 0; i < bag.length; i++) {
-    if (compareMsg(bag[i], m) === 0) {
-      bag.splice(i, 1);
-      return;
-    }
-  }
+  const at = bag.indexOf(m);
+  if (at >= 0) return at;
+  for (let i = 0; i < bag.length; i++) if (compareMsg(bag[i], m) === 0) return i;
   throw new Error(`network: no message [${m.join(',')}] in flight`);
+}
+
+/** Adds m, keeping the bag sorted (stable among equal messages: duplicates are allowed). */
+export function send<M extends Msg>(bag: M[], m: M): void {
+  bag.splice(insertionPoint(bag, m), 0, m);
+}
+
+/** Removes one copy of m; an error if there is none. */
+export function take<M extends Msg>(bag: M[], m: Msg): void {
+  bag.splice(indexOf(bag, m), 1);
 }
 
 /**
@@ -58,13 +60,7 @@ export function take<M extends Msg>(bag: M[], m: Msg): void {
  * not send or deliver copies nothing.
  */
 export function sent<M extends Msg>(bag: readonly M[], m: M): M[] {
-  let lo = 0;
-  let hi = bag.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (compareMsg(bag[mid], m) <= 0) lo = mid + 1;
-    else hi = mid;
-  }
+  const lo = insertionPoint(bag, m);
   const out = bag.slice(0, lo);
   out.push(m);
   for (let i = lo; i < bag.length; i++) out.push(bag[i]);
@@ -73,9 +69,7 @@ export function sent<M extends Msg>(bag: readonly M[], m: M): M[] {
 
 /** The same bag as a new array, one copy of m taken out (the bag given is left as it was); an error if there is none. */
 export function taken<M extends Msg>(bag: readonly M[], m: Msg): M[] {
-  let at = bag.indexOf(m as M);
-  if (at < 0) for (let i = 0; i < bag.length && at < 0; i++) if (compareMsg(bag[i], m) === 0) at = i;
-  if (at < 0) throw new Error(`network: no message [${m.join(',')}] in flight`);
+  const at = indexOf(bag, m);
   const out = bag.slice(0, at);
   for (let i = at + 1; i < bag.length; i++) out.push(bag[i]);
   return out;
