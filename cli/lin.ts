@@ -9,13 +9,13 @@ import { checkHistory, DEFAULT_MEMO_LIMIT_MB, findModel, models } from '../check
 import { UNKNOWN, type LinResult, type Model, type Operation, type Verdict } from '../checkers/lin/types.ts';
 import { renderLinReport } from '../checkers/report/lin-html.ts';
 import { renderLinText } from '../checkers/report/lin-text.ts';
-import { FORMATS, importHistoryFile, ReadTimeout, type Format, type ImportedHistory } from '../traces/index.ts';
+import { FORMATS, importHistoryFile, ReadTimeout, type Format, type ImportedHistory } from '../traces/import.ts';
 import { withErrors, writeAfterVerdict } from './errors.ts';
 import { RedisUnavailable } from '../checkers/distributed/redis.ts';
 import { EXIT, UsageError } from './exit.ts';
 import { capWorkers, integer, seconds, workers } from './flags.ts';
 import { JSON_HELP, withHelp } from './help.ts';
-import { envelopeText } from './json.ts';
+import { envelopeText } from './envelope.ts';
 import { checkOutputDir, checkOutputPath, OutputError, prepareOutputDir, writeOutput } from './output.ts';
 
 export interface LinOptions {
