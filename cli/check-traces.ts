@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { checkHistory, models } from '../checkers/lin/index.ts';
 import type { Verdict } from '../checkers/lin/types.ts';
-import { FORMATS, importHistoryFile, InputError, type Format } from '../traces/index.ts';
+import { FORMATS, importHistoryFile, InputError, type Format } from '../traces/import.ts';
 import { PACKAGE_ROOT } from './package-root.ts';
 
 export const BUNDLED_DIR = join(PACKAGE_ROOT, 'traces', 'bundled');

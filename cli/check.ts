@@ -12,7 +12,7 @@ import { EXIT } from './exit.ts';
 import { runSpecJobs, specJobs } from './conformance.ts';
 import { capWorkers, workers } from './flags.ts';
 import { JSON_HELP, withHelp } from './help.ts';
-import { printJson } from './json.ts';
+import { printJson } from './envelope.ts';
 import { junitXml, type JunitSuite } from './junit.ts';
 import { mutantRow, mutantSuite, mutantSummary, MutantTable, writeJunit, type MutantRow } from './mutants.ts';
 import { checkOutputPath } from './output.ts';

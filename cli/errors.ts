@@ -4,9 +4,9 @@
 // --debug or INTERLEAVE_DEBUG=1) so that no caller mistakes a crash for a verdict.
 import { CommanderError, type Command } from 'commander';
 import { SpecError, UnsupportedOption } from '../checkers/explore/errors.ts';
-import { InputError, ReadTimeout } from '../traces/index.ts';
+import { InputError, ReadTimeout } from '../traces/errors.ts';
 import { EXIT, UsageError } from './exit.ts';
-import { startClock } from './json.ts';
+import { startClock } from './envelope.ts';
 import { OutputError, writeOutput, type OutputGuard } from './output.ts';
 
 /** What a user's spec module threw: its error, not ours (exit 65); --debug prints the stack. */

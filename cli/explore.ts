@@ -16,7 +16,7 @@ import { EXIT, UsageError } from './exit.ts';
 import { capWorkers, integer, seconds, workers } from './flags.ts';
 import { JSON_HELP, withHelp } from './help.ts';
 import { itfPath, planItf } from './itf-output.ts';
-import { printJson } from './json.ts';
+import { printJson } from './envelope.ts';
 import { checkOutputPath } from './output.ts';
 import { terminalProgress, type TerminalProgress } from './progress.ts';
 import { configOf, mutantOf, resolveSpec, type ResolvedSpec } from './specs.ts';

@@ -149,30 +149,6 @@ export const CommandJsonSchemas = {
   validate: envelopeSchema(z.looseObject({ verdict: z.enum(['valid', 'invalid', 'inconclusive']) })),
 };
 
-/** JSON for results whose states hold Maps, Sets or bigints (written as ITF does). */
-export function jsonReplacer(_key: string, v: unknown): unknown {
-  if (v instanceof Map) return { '#map': [...v] };
-  if (v instanceof Set) return { '#set': [...v] };
-  if (typeof v === 'bigint') return { '#bigint': v.toString() };
-  if (v === undefined) return null;
-  if (ArrayBuffer.isView(v) && !(v instanceof DataView)) return Array.from(v as unknown as ArrayLike<unknown>);
-  return v;
-}
-
-let started = performance.now();
-
-/** Starts the clock of `elapsedMs` (runCli, at the start of each command line). */
-export function startClock(): void {
-  started = performance.now();
-}
-
-/** The envelope as text: one JSON document, ending in a newline. */
-export function envelopeText(command: string, exitCode: number, result: unknown): string {
-  const envelope: Envelope = { command, version: VERSION, exitCode, elapsedMs: Math.round((performance.now() - started) * 10) / 10, result };
-  return `${JSON.stringify(envelope, jsonReplacer, 2)}\n`;
-}
-
-/** Prints a command's --json output on stdout. */
-export function printJson(command: string, exitCode: number, result: unknown, out: (s: string) => void = (s) => void process.stdout.write(s)): void {
-  out(envelopeText(command, exitCode, result));
-}
+// The envelope's writer lives in envelope.ts, without zod, so that a command's start-up
+// does not load zod's schemas; re-exported here for consumers of `interleave/cli`.
+export { envelopeText, jsonReplacer, printJson, startClock } from './envelope.ts';

@@ -7,15 +7,13 @@ import { basename, dirname, join } from 'node:path';
 import { Option, type Command } from 'commander';
 import { checkHistory, DEFAULT_MEMO_LIMIT_MB, findModel, models } from '../checkers/lin/index.ts';
 import { UNKNOWN, type LinResult, type Model, type Operation, type Verdict } from '../checkers/lin/types.ts';
-import { renderLinReport } from '../checkers/report/lin-html.ts';
 import { renderLinText } from '../checkers/report/lin-text.ts';
-import { FORMATS, importHistoryFile, ReadTimeout, type Format, type ImportedHistory } from '../traces/index.ts';
+import { FORMATS, importHistoryFile, ReadTimeout, type Format, type ImportedHistory } from '../traces/import.ts';
 import { withErrors, writeAfterVerdict } from './errors.ts';
-import { RedisUnavailable } from '../checkers/distributed/redis.ts';
 import { EXIT, UsageError } from './exit.ts';
 import { capWorkers, integer, seconds, workers } from './flags.ts';
 import { JSON_HELP, withHelp } from './help.ts';
-import { envelopeText } from './json.ts';
+import { envelopeText } from './envelope.ts';
 import { checkOutputDir, checkOutputPath, OutputError, prepareOutputDir, writeOutput } from './output.ts';
 
 export interface LinOptions {
@@ -148,7 +146,7 @@ async function linOrThrow(file: string, options: LinOptions, io: Io): Promise<nu
   const timeoutMs = deadline === undefined ? undefined : Math.max(0, deadline - Date.now());
   let result: LinResult;
   if (options.redis !== undefined) {
-    const { linThroughRedis, unavailableExit } = await import('./distributed.ts');
+    const [{ linThroughRedis, unavailableExit }, { RedisUnavailable }] = await Promise.all([import('./distributed.ts'), import('../checkers/distributed/redis.ts')]);
     try {
       result = await linThroughRedis(modelName, history.operations, { timeoutMs, memoLimitMB }, options.redis, options.workersPerHost ?? 1);
     } catch (e) {
@@ -161,6 +159,8 @@ async function linOrThrow(file: string, options: LinOptions, io: Io): Promise<nu
   let outputError: string | undefined;
   let windowsWritten = 0;
   if (options.html !== undefined) {
+    // The report's modules only when a report is asked for (start-up: issue 21).
+    const { renderLinReport } = await import('../checkers/report/lin-html.ts');
     try {
       const report = renderLinReport(result, history.operations, model, { file: history.file, windows: { dir: basename(windowsDir!), main: basename(options.html) } });
       if (report.windows.length > 0) {

@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { models } from '../checkers/lin/models/index.ts';
 import { EXIT } from './exit.ts';
 import { JSON_HELP, withHelp } from './help.ts';
-import { printJson } from './json.ts';
+import { printJson } from './envelope.ts';
 import { bundledSpecs, resolveSpec, type ResolvedSpec } from './specs.ts';
 
 export function listJson(list: readonly ResolvedSpec[]) {

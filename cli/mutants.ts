@@ -12,7 +12,7 @@ import { runSpecJobs, specJobs, type SpecJob } from './conformance.ts';
 import { EXIT } from './exit.ts';
 import { capWorkers, workers } from './flags.ts';
 import { JSON_HELP, withHelp } from './help.ts';
-import { printJson } from './json.ts';
+import { printJson } from './envelope.ts';
 import { junitXml, type JunitSuite } from './junit.ts';
 import { checkOutputPath } from './output.ts';
 import { writeAfterVerdict } from './errors.ts';

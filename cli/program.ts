@@ -2,7 +2,7 @@
 // for cli/main.ts and for the tests that run the command in their own process. A command
 // line that names a command loads only that command's module (the others import the
 // explorer, esbuild, the specs: hundreds of milliseconds of start-up that `interleave lin`
-// never uses); help, a bare or unknown command loads them all.
+// never uses); `--version` alone loads none; help, a bare or unknown command loads them all.
 import { Command } from 'commander';
 import { VERSION } from './package-root.ts';
 
@@ -34,10 +34,16 @@ function commandOf(argv: readonly string[]): string | undefined {
   return word !== undefined && Object.hasOwn(COMMANDS, word) ? word : undefined;
 }
 
+/** Only asks for the version: `interleave -V` / `--version` (and --debug), no command word, no help. */
+function versionOnly(argv: readonly string[]): boolean {
+  const args = argv.slice(2).filter((a) => a !== '--debug');
+  return args.length > 0 && args.every((a) => a === '-V' || a === '--version');
+}
+
 /** The program; with `argv`, only the command it names when it names one. */
 export async function buildProgram(argv?: readonly string[]): Promise<Command> {
   const named = argv === undefined ? undefined : commandOf(argv);
-  const names = named === undefined ? Object.keys(COMMANDS) : [named];
+  const names = argv !== undefined && versionOnly(argv) ? [] : named === undefined ? Object.keys(COMMANDS) : [named];
   const modules = await Promise.all(names.map((name) => COMMANDS[name]()));
   const program = new Command()
     .name('interleave')

@@ -12,7 +12,7 @@ import type { RunOptions } from '../impl/harness/types.ts';
 import { installSignalHandlers, liveProcessGroups } from '../impl/kit/supervisor.ts';
 import { withErrors } from './errors.ts';
 import { EXIT, UsageError } from './exit.ts';
-import { envelopeText } from './json.ts';
+import { envelopeText } from './envelope.ts';
 import { prepareOutputDir, writeOutput } from './output.ts';
 import { validateRunTrace } from './validate.ts';
 

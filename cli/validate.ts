@@ -10,7 +10,7 @@ import type { TraceValidation } from '../impl/harness/types.ts';
 import { findSpec, specs } from '../specs/index.ts';
 import { withErrors } from './errors.ts';
 import { EXIT, UsageError } from './exit.ts';
-import { envelopeText } from './json.ts';
+import { envelopeText } from './envelope.ts';
 import { integer, seconds } from './flags.ts';
 import { checkOutputPath, writeOutput } from './output.ts';
 

@@ -5,7 +5,7 @@ import { EdnFormStream, EdnMap, type Form } from './edn.ts';
 import { InputError } from './errors.ts';
 import { InputBuilder, JepsenPairing, type ImportCounts } from './history.ts';
 import type { Limits } from './limits.ts';
-import { JepsenOp, expectedFromZod } from './schemas.ts';
+import { schemas } from './lazy-schemas.ts';
 import type { HistorySink } from './sink.ts';
 import { ednToJs, Spellings } from './values.ts';
 import type { ImportModel } from './vocabulary.ts';
@@ -35,6 +35,7 @@ export class EdnSink implements HistorySink {
       return v === undefined ? undefined : ednToJs(v, this.file, line, spellings);
     };
     const obj = { process: field('process'), type: field('type'), f: field('f'), key: field('key', this.spellings.key), value: field('value', this.spellings.value) };
+    const { JepsenOp, expectedFromZod } = schemas();
     const parsed = JepsenOp.safeParse(obj);
     if (!parsed.success) throw new InputError(this.file, line, expectedFromZod(parsed.error, obj, 'edn'));
     this.pairing.push({ ...parsed.data, line });

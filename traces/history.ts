@@ -3,7 +3,7 @@
 // the same process (prior-art.md §2: :ok happened, :fail did not, :info may have).
 import type { Operation } from '../checkers/lin/types.ts';
 import { InputError } from './errors.ts';
-import { show } from './schemas.ts';
+import { show } from './records.ts';
 import { setMembers } from './values.ts';
 import { describeVocabulary, isIndependent, vocabularyOf, type ImportModel, type OpKind, type Vocabulary } from './vocabulary.ts';
 

@@ -156,17 +156,25 @@ function quickRaw(text: string, maxDepth: number): number {
   let expectKey = false;
   let answer = CLEAN;
   const len = text.length;
+  // Without a backslash in the line, a string ends at the next quote: found by indexOf,
+  // not a character at a time (strings are most of a history's text).
+  const plain = text.indexOf('\\') === -1;
   for (let i = 0; i < len; ) {
     const c = text.charCodeAt(i);
     if (c === 34) {
       let j = i + 1;
       let escaped = false;
-      for (; j < len; j++) {
-        const d = text.charCodeAt(j);
-        if (d === 34) break;
-        if (d === 92) {
-          escaped = true;
-          j++;
+      if (plain) {
+        j = text.indexOf('"', j);
+        if (j === -1) j = len;
+      } else {
+        for (; j < len; j++) {
+          const d = text.charCodeAt(j);
+          if (d === 34) break;
+          if (d === 92) {
+            escaped = true;
+            j++;
+          }
         }
       }
       if (expectKey) {

@@ -1,6 +1,7 @@
 // The zod schemas of every history record the importers accept, and the translation of a
 // zod failure into the "what was expected" of an InputError.
 import { z } from 'zod';
+import { show, type FieldStyle } from './records.ts';
 
 const client = z.union([z.number().int().nonnegative(), z.string().min(1)], {
   error: 'an integer ≥ 0 or a non-empty string',
@@ -62,64 +63,14 @@ export const JepsenOp = z.object({
   value: z.unknown().optional(),
 });
 
-// The native records' schemas written out by hand, for JSON values (what JSON.parse
-// returns): each says yes exactly when the zod schema's safeParse succeeds. Importers try
-// these first and ask zod only for a record they refuse, to say what is wrong: zod's
-// parse of an object per line was a third of reading a 100,000-line history (issue 21).
-// schemas.test.ts holds each to its zod schema.
-
-const OPERATION_KEYS = new Set(['client', 'input', 'call', 'return', 'output', 'status']);
-const CALL_KEYS = new Set(['type', 'id', 'client', 'input']);
-const RETURN_KEYS = new Set(['type', 'id', 'client', 'output', 'status']);
-const INPUT_KEYS = new Set(['f', 'key', 'value']);
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function onlyKeys(o: Record<string, unknown>, keys: Set<string>): boolean {
-  for (const k in o) if (!Object.hasOwn(o, k) || !keys.has(k)) return false;
-  return true;
-}
-
-function isClient(v: unknown): boolean {
-  return typeof v === 'string' ? v.length > 0 : typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
-}
-
-function isTime(v: unknown): boolean {
-  return typeof v === 'number' && Number.isFinite(v) && v >= 0;
-}
-
-function isStatus(v: unknown): boolean {
-  return v === undefined || v === 'ok' || v === 'info' || v === 'fail';
-}
-
-function isNativeInput(v: unknown): boolean {
-  if (!isPlainObject(v) || !onlyKeys(v, INPUT_KEYS)) return false;
-  return typeof v.f === 'string' && v.f.length > 0 && (v.key === undefined || typeof v.key === 'string');
-}
-
-/** NativeOperation.safeParse(v).success, for a JSON value. */
-export function isNativeOperation(v: unknown): v is NativeOperation {
-  if (!isPlainObject(v) || !onlyKeys(v, OPERATION_KEYS)) return false;
-  return isClient(v.client) && isNativeInput(v.input) && isTime(v.call) && (v.return === undefined || isTime(v.return)) && isStatus(v.status);
-}
-
-/** NativeEvent.safeParse(v).success, for a JSON value. */
-export function isNativeEvent(v: unknown): v is NativeCall | NativeReturn {
-  if (!isPlainObject(v)) return false;
-  if (v.type === 'call') return onlyKeys(v, CALL_KEYS) && isClient(v.id) && isClient(v.client) && isNativeInput(v.input);
-  if (v.type === 'return') return onlyKeys(v, RETURN_KEYS) && isClient(v.id) && (v.client === undefined || isClient(v.client)) && isStatus(v.status);
-  return false;
-}
-
 export type NativeOperation = z.infer<typeof NativeOperation>;
 export type NativeCall = z.infer<typeof NativeCall>;
 export type NativeReturn = z.infer<typeof NativeReturn>;
 export type JepsenOp = z.infer<typeof JepsenOp>;
 
-/** A field path written the way the format writes it: "input"."f" or :process. */
-export type FieldStyle = 'json' | 'edn';
+// The hand-written checks live in records.ts (without zod); re-exported for the tests and
+// protocol-trace.ts.
+export { isNativeEvent, isNativeOperation, show, type FieldStyle } from './records.ts';
 
 function fieldName(path: readonly PropertyKey[], style: FieldStyle): string {
   return path.map((p) => (style === 'edn' ? `:${String(p)}` : JSON.stringify(String(p)))).join(' → ');
@@ -132,17 +83,6 @@ function valueAt(data: unknown, path: readonly PropertyKey[]): unknown {
     v = Object.hasOwn(v, p) ? (v as Record<PropertyKey, unknown>)[p] : undefined;
   }
   return v;
-}
-
-export function show(v: unknown): string {
-  if (v === undefined) return 'nothing';
-  let s: string;
-  try {
-    s = typeof v === 'bigint' ? `${v}` : (JSON.stringify(v) ?? String(v));
-  } catch {
-    s = String(v);
-  }
-  return s.length > 60 ? `${s.slice(0, 57)}...` : s;
 }
 
 /** The first zod issue as an expectation: `"call" to be a time ≥ 0 (got -1)`. */
