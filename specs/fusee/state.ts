@@ -175,12 +175,23 @@ export const copyGhost = (g: Ghost): Ghost => ({
 });
 
 /**
- * The one copy next() makes: the replicas, changed in place by CASes, and the client list,
- * whose entries steps replace (`setClient`). Clients, the view, the ghost and the monitor
- * are replaced, never changed, so they are shared.
+ * The one copy next() makes: the client list, whose entries steps replace (`setClient`);
+ * the replicas, which CASes change in place, are copied by the step's first change of them
+ * (`ownRep`: most steps change none). Clients, the view, the ghost and the monitor are
+ * replaced, never changed, so they are shared.
  */
 export function copy(s: FuseeState): FuseeState {
-  return { rep: s.rep.slice(), primary: s.primary, backups: s.backups, fenced: s.fenced, mnLeft: s.mnLeft, clLeft: s.clLeft, cl: s.cl.slice(), g: s.g, mon: s.mon };
+  ownedRep = null;
+  return { rep: s.rep, primary: s.primary, backups: s.backups, fenced: s.fenced, mnLeft: s.mnLeft, clLeft: s.clLeft, cl: s.cl.slice(), g: s.g, mon: s.mon };
+}
+
+/** The replicas the step being taken copied (on its first change), null before that. */
+let ownedRep: number[] | null = null;
+
+/** The replicas of d for a step to change: a copy, made on the step's first change. */
+export function ownRep(d: FuseeState): number[] {
+  if (d.rep !== ownedRep) ownedRep = d.rep = d.rep.slice();
+  return d.rep;
 }
 
 // ---- the state as words (Machine.encode): every field, in a fixed order ----

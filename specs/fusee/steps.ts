@@ -12,7 +12,7 @@ import type { ActionTable, ActorStep, GlobalStep } from '../kit/table.ts';
 import { aliveBackups, cas, checkI11, isWrite, loserResponds, newRound, observeInvoke, opOf, primaryChanged, readOut, respond, setClient, setGhost, broke, type Cx } from './context.ts';
 import { describeOp, keyOf, OUT_FULL, OUT_OK } from './models.ts';
 import { decided, evaluate, rule3 } from './rules.ts';
-import { act, COMMITTED, CRASHED, FRESH, idleClient, NONE, Rec, Win, type Client, type FuseeAction, type FuseeState, type Op, type Pc } from './state.ts';
+import { act, COMMITTED, CRASHED, FRESH, idleClient, NONE, ownRep, Rec, Win, type Client, type FuseeAction, type FuseeState, type Op, type Pc } from './state.ts';
 
 type Step = ActorStep<FuseeState, FuseeAction>;
 type Global = GlobalStep<FuseeState, FuseeAction>;
@@ -381,7 +381,7 @@ function masterSteps(cx: Cx): Global[] {
 function decide(cx: Cx, d: FuseeState, s: number): void {
   const alive = [d.primary, ...d.backups].filter((i) => d.rep[i] !== CRASHED);
   const pOld = d.rep[d.primary];
-  for (const i of [...aliveBackups(d), d.primary]) if (d.rep[i] !== CRASHED) d.rep[i] = s; // backups before primary
+  for (const i of [...aliveBackups(d), d.primary]) if (d.rep[i] !== CRASHED) ownRep(d)[i] = s; // backups before primary
   if (pOld !== CRASHED && pOld !== s && !cx.kv && d.g.ph.includes(s)) broke(cx, d, `I2: the master installs ${s} in the primary a second time`);
   d.primary = alive[0];
   d.backups = alive.slice(1);
@@ -429,7 +429,7 @@ function environmentSteps(cx: Cx): Global[] {
         for (const i of s.backups) if (s.rep[i] !== CRASHED) out.push(crashMNs.get(i) ?? crashMNs.put(i, act('crashMN', `crashMN(r${i})`, -1, i)));
       },
       effect: (d, a) => {
-        d.rep[a.x] = CRASHED;
+        ownRep(d)[a.x] = CRASHED;
         d.mnLeft--;
       },
     },
