@@ -9,7 +9,7 @@ import { addSorted } from '../kit/state.ts';
 import type { Flags } from '../kit/variants.ts';
 import { historyInput, historyOutput, keyOf, kvSlotModel, OUT_OK, registerModel } from './models.ts';
 import type { Variant } from './mutants.ts';
-import { COMMITTED, CRASHED, copyClient, copyGhost, FRESH, idleClient, NONE, Rec, type Client, type FuseeConfig, type FuseeState, type Ghost, type Op } from './state.ts';
+import { COMMITTED, CRASHED, copyClient, copyGhost, FRESH, idleClient, NONE, ownRep, Rec, type Client, type FuseeConfig, type FuseeState, type Ghost, type Op } from './state.ts';
 
 export interface Cx {
   cfg: FuseeConfig;
@@ -103,7 +103,7 @@ export function cas(cx: Cx, d: FuseeState, i: number, expected: number, swap: nu
   const prior = d.rep[i];
   if (prior === CRASHED || prior !== expected) return prior;
   if (d.fenced && prior !== swap) broke(cx, d, `I17: ${who} CAS on r${i} succeeded while the master is fenced`);
-  d.rep[i] = swap;
+  ownRep(d)[i] = swap;
   return prior;
 }
 

@@ -22,15 +22,23 @@ export function evaluate(cx: Cx, d: FuseeState, c: number): void {
   const m = vl.length;
   if (m === 0) return void decided(cx, d, c, vl, Win.R1); // X§5.1 item 5: no backups left, CAS the primary directly
   const len = mut.M22 ? m + 1 : m; // M22 counts the primary in Len(v_list) (control)
-  const counts = new Map<number, number>();
-  for (const v of vl) counts.set(v, (counts.get(v) ?? 0) + 1);
+  // v_maj: the most frequent value, the first to occur among equally frequent ones
+  // (a loop over the few backups: this runs on every completed snapshot)
   let vMaj = vl[0];
-  for (const [v, n] of counts) if (n > counts.get(vMaj)!) vMaj = v;
-  const cntMaj = counts.get(vMaj)!;
+  let cntMaj = count(vl, vMaj);
+  for (let i = 1; i < m; i++) {
+    const v = vl[i];
+    if (vl.indexOf(v) < i) continue;
+    const n = count(vl, v);
+    if (n > cntMaj) {
+      vMaj = v;
+      cntMaj = n;
+    }
+  }
   if (cntMaj === len) return void decided(cx, d, c, vl, vMaj === me.vNew ? Win.R1 : Win.Lose); // Alg. 2 l.6 Rule 1
   if (mut.M3) {
     // M3: Rule 2 as "modified a (non-strict) majority of backups" [L229], 2*cnt >= m.
-    if (2 * (counts.get(me.vNew) ?? 0) >= len) return void decided(cx, d, c, vl, Win.R2);
+    if (2 * count(vl, me.vNew) >= len) return void decided(cx, d, c, vl, Win.R2);
     if (2 * cntMaj >= len) return void decided(cx, d, c, vl, Win.Lose);
   }
   if (2 * cntMaj > len) return void decided(cx, d, c, vl, vMaj === me.vNew ? Win.R2 : Win.Lose); // Alg. 2 l.8 Rule 2
@@ -38,6 +46,13 @@ export function evaluate(cx: Cx, d: FuseeState, c: number): void {
   if (mut.M1) return void decided(cx, d, c, vl, Win.Lose); // M1 drops Rule 3: nobody wins a split
   if (mut.M2) return void decided(cx, d, c, vl, rule3(cx, vl, me.vNew)); // M2 skips the re-read of Alg. 2 l.12-16
   setClient(d, c, { vl, pc: 'W3' });
+}
+
+/** How many entries of vl are v. */
+function count(vl: readonly number[], v: number): number {
+  let n = 0;
+  for (let i = 0; i < vl.length; i++) if (vl[i] === v) n++;
+  return n;
 }
 
 /** Alg. 2 l.17: Rule 3 goes to the writer of the minimal value. */

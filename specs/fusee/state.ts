@@ -5,7 +5,7 @@
 // steps of X§6.2.
 
 import type { StepAction } from '../kit/table.ts';
-import { putList, putString } from '../kit/words.ts';
+import { ByteWords, KeptBytes } from '../kit/words.ts';
 import type { Mon } from '../kit/object-ghost.ts';
 
 /** One client operation. Register level: write(v) / read. KV level: insert / delete / search of key k. */
@@ -175,120 +175,103 @@ export const copyGhost = (g: Ghost): Ghost => ({
 });
 
 /**
- * The one copy next() makes: the replicas, changed in place by CASes, and the client list,
- * whose entries steps replace (`setClient`). Clients, the view, the ghost and the monitor
- * are replaced, never changed, so they are shared.
+ * The one copy next() makes: the client list, whose entries steps replace (`setClient`);
+ * the replicas, which CASes change in place, are copied by the step's first change of them
+ * (`ownRep`: most steps change none). Clients, the view, the ghost and the monitor are
+ * replaced, never changed, so they are shared.
  */
 export function copy(s: FuseeState): FuseeState {
-  return { rep: s.rep.slice(), primary: s.primary, backups: s.backups, fenced: s.fenced, mnLeft: s.mnLeft, clLeft: s.clLeft, cl: s.cl.slice(), g: s.g, mon: s.mon };
+  ownedRep = null;
+  return { rep: s.rep, primary: s.primary, backups: s.backups, fenced: s.fenced, mnLeft: s.mnLeft, clLeft: s.clLeft, cl: s.cl.slice(), g: s.g, mon: s.mon };
+}
+
+/** The replicas the step being taken copied (on its first change), null before that. */
+let ownedRep: number[] | null = null;
+
+/** The replicas of d for a step to change: a copy, made on the step's first change. */
+export function ownRep(d: FuseeState): number[] {
+  if (d.rep !== ownedRep) ownedRep = d.rep = d.rep.slice();
+  return d.rep;
 }
 
 // ---- the state as words (Machine.encode): every field, in a fixed order ----
 // Variable-length parts (the backups, clients, lists, strings, the monitor's operations and
-// configurations) carry their length first, so the words are a prefix code: two states get
+// configurations) carry their length first, so the code is a prefix code: two states get
 // the same words exactly when they are equal as plain data, as with the engine's generic
-// encoding (the same states, counts and counterexamples), at a fraction of its cost. Words
-// past the end of `out` are dropped by the typed array; the length tells the engine to
-// grow it and retry.
+// encoding (the same states, counts and counterexamples), at a fraction of its cost. Small
+// integers are one byte each (kit/words.ts `ByteWords`): a state is some 40 words, not
+// 130-200, and the engine's hashing and storing of each state is linear in its words.
 
 const PC: Record<Pc, number> = { idle: 0, W1: 1, W2: 2, W3: 3, W4: 4, W5: 5, W6: 6, L1: 7, L2: 8, F1: 9, F2: 10, R2: 11, RF: 12, RF2: 13, down: 14 };
 
-function putClient(out: Int32Array, n: number, c: Client): number {
-  out[n++] = PC[c.pc];
-  out[n++] = c.op;
-  out[n++] = c.vOld;
-  out[n++] = c.vNew;
-  out[n++] = c.pr;
-  n = putList(out, n, c.bk);
-  n = putList(out, n, c.vl);
-  out[n++] = c.win;
-  out[n++] = c.rpc;
-  out[n++] = c.rd;
-  out[n++] = c.rec;
-  out[n++] = c.log[0];
-  out[n++] = c.log[1];
-  out[n++] = c.log[2];
-  return n;
+function putClient(w: ByteWords, c: Client): void {
+  w.int(PC[c.pc]);
+  w.int(c.op);
+  w.int(c.vOld);
+  w.int(c.vNew);
+  w.int(c.pr);
+  w.ints(c.bk);
+  w.ints(c.vl);
+  w.int(c.win);
+  w.int(c.rpc);
+  w.int(c.rd);
+  w.int(c.rec);
+  w.int(c.log[0]);
+  w.int(c.log[1]);
+  w.int(c.log[2]);
 }
 
-// The ghost and the monitor are replaced, never changed, and shared by many states (the
-// monitor's equal values are one object, kit/object-ghost.ts), the successors of one state
-// above all, which mostly keep their parent's or make a new one: the words of the last
-// few met are kept, by identity, in buffers reused round robin (no allocation; a weak map
-// of every object's words cost more than it saved).
-const KEPT = 4;
-class Kept<T> {
-  private xs: (T | null)[] = Array(KEPT).fill(null);
-  private ws = Array.from({ length: KEPT }, () => new Int32Array(256));
-  private ns = new Int32Array(KEPT);
-  private next = 0;
-  constructor(private readonly put: (out: Int32Array, x: T) => number) {}
-
-  /** Writes x's words at out[n..]; the new length (past out's end: the engine grows it). */
-  write(out: Int32Array, n: number, x: T): number {
-    let k = 0;
-    while (k < KEPT && this.xs[k] !== x) k++;
-    if (k === KEPT) {
-      k = this.next;
-      this.next = (k + 1) % KEPT;
-      let m: number;
-      while ((m = this.put(this.ws[k], x)) < 0) this.ws[k] = new Int32Array(this.ws[k].length * 2);
-      this.xs[k] = x;
-      this.ns[k] = m;
-    }
-    const m = this.ns[k];
-    const w = this.ws[k];
-    if (n + m <= out.length) for (let i = 0; i < m; i++) out[n + i] = w[i];
-    return n + m;
-  }
+// Clients, the ghost and the monitor are replaced, never changed, and shared by many
+// states (the monitor's equal values are one object, kit/object-ghost.ts), the successors
+// of one state above all, which mostly keep their parent's or make a new one: the words of
+// the last few met are kept by identity (kit/words.ts `KeptBytes`; a weak map of every
+// object's words cost more than it saved).
+function putGhost(w: ByteWords, g: Ghost): void {
+  w.int(g.rnd);
+  w.ints(g.ph);
+  w.int(g.props.length);
+  for (const x of g.props) w.string(x);
+  w.int(g.wins.length);
+  for (const x of g.wins) w.string(x);
+  w.ints(g.dead);
+  w.int(g.cur);
+  w.string(g.snap);
+  w.int(g.fixing ? 1 : 0);
+  w.string(g.tv);
 }
 
-function putGhost(out: Int32Array, g: Ghost): number {
-  let n = 0;
-  out[n++] = g.rnd;
-  n = putList(out, n, g.ph);
-  out[n++] = g.props.length;
-  for (const x of g.props) n = putString(out, n, x);
-  out[n++] = g.wins.length;
-  for (const x of g.wins) n = putString(out, n, x);
-  n = putList(out, n, g.dead);
-  out[n++] = g.cur;
-  n = putString(out, n, g.snap);
-  out[n++] = g.fixing ? 1 : 0;
-  n = putString(out, n, g.tv);
-  return n <= out.length ? n : -1;
-}
-
-function putMon(out: Int32Array, m: Mon): number {
-  let n = 0;
-  out[n++] = m.ops.length;
+function putMon(w: ByteWords, m: Mon): void {
+  w.int(m.ops.length);
   for (const o of m.ops) {
-    out[n++] = o.c;
-    n = putString(out, n, o.f);
-    out[n++] = o.k;
-    out[n++] = o.v;
-    out[n++] = o.x ? 1 : 0;
+    w.int(o.c);
+    w.string(o.f);
+    w.int(o.k);
+    w.int(o.v);
+    w.int(o.x ? 1 : 0);
   }
-  out[n++] = m.cfgs.length;
-  for (const c of m.cfgs) n = putList(out, n, c);
-  n = putString(out, n, m.bad);
-  return n <= out.length ? n : -1;
+  w.int(m.cfgs.length);
+  for (const c of m.cfgs) w.ints(c);
+  w.string(m.bad);
 }
 
-const ghostWords = new Kept<Ghost>(putGhost);
-const monWords = new Kept<Mon>(putMon);
+const ghostWords = new KeptBytes<Ghost>(putGhost, 1, 4);
+const monWords = new KeptBytes<Mon>(putMon, 1, 4);
+/** Clients by their slot; a config has a handful (the open workload more: those past 8 are written afresh). */
+const clientWords = new KeptBytes<Client>(putClient, 8, 2);
+const bytes = new ByteWords();
 
 /** Machine.encode: the words of s (see above); -1 when `out` is too short. */
 export function encode(s: FuseeState, out: Int32Array): number {
-  let n = putList(out, 0, s.rep);
-  out[n++] = s.primary;
-  n = putList(out, n, s.backups);
-  out[n++] = s.fenced ? 1 : 0;
-  out[n++] = s.mnLeft;
-  out[n++] = s.clLeft;
-  out[n++] = s.cl.length;
-  for (const c of s.cl) n = putClient(out, n, c);
-  n = ghostWords.write(out, n, s.g);
-  n = monWords.write(out, n, s.mon);
-  return n <= out.length ? n : -1;
+  const w = bytes.begin(out);
+  w.ints(s.rep);
+  w.int(s.primary);
+  w.ints(s.backups);
+  w.int(s.fenced ? 1 : 0);
+  w.int(s.mnLeft);
+  w.int(s.clLeft);
+  w.int(s.cl.length);
+  for (let c = 0; c < s.cl.length; c++) clientWords.write(w, s.cl[c], c);
+  ghostWords.write(w, s.g);
+  monWords.write(w, s.mon);
+  return w.end();
 }

@@ -12,7 +12,7 @@ import type { ActionTable, ActorStep, GlobalStep } from '../kit/table.ts';
 import { aliveBackups, cas, checkI11, isWrite, loserResponds, newRound, observeInvoke, opOf, primaryChanged, readOut, respond, setClient, setGhost, broke, type Cx } from './context.ts';
 import { describeOp, keyOf, OUT_FULL, OUT_OK } from './models.ts';
 import { decided, evaluate, rule3 } from './rules.ts';
-import { act, COMMITTED, CRASHED, FRESH, idleClient, NONE, Rec, Win, type Client, type FuseeAction, type FuseeState, type Op, type Pc } from './state.ts';
+import { act, COMMITTED, CRASHED, FRESH, idleClient, NONE, ownRep, Rec, Win, type Client, type FuseeAction, type FuseeState, type Op, type Pc } from './state.ts';
 
 type Step = ActorStep<FuseeState, FuseeAction>;
 type Global = GlobalStep<FuseeState, FuseeAction>;
@@ -36,6 +36,25 @@ const guardAt = (pc: Pc, name: FuseeAction['step'], also?: (s: FuseeState, me: C
   };
 };
 
+/**
+ * Actions by a small key (client, replica, value …): each made, and its label built, once
+ * per machine, since actions never change; a guard that makes them anew for every state
+ * it is asked about costs an object and a label each time (and the engine's coverage a
+ * lookup of a new string).
+ */
+class Made {
+  private readonly m = new Map<number, FuseeAction>();
+  get(key: number): FuseeAction | undefined {
+    return this.m.get(key);
+  }
+  put(key: number, a: FuseeAction): FuseeAction {
+    this.m.set(key, a);
+    return a;
+  }
+}
+/** A key for (client, index, replica), each under 64 (else the action is made afresh, uncached). */
+const key3 = (c: number, i: number, b: number): number => (i < 64 && b < 64 && b >= 0 ? (c * 64 + i) * 64 + b : -1);
+
 /** The restart of a write (Alg. 4 l.37, X§2.4, X§5.1 item 16): from l.6 with the same v_new, its log entry rewritten. */
 const retry = (me: Client): Partial<Client> => ({ pc: 'W1', vOld: NONE, pr: -1, bk: [], vl: [], win: Win.None, rpc: NONE, log: [me.vNew, 1, NONE] });
 
@@ -48,14 +67,24 @@ export function recoveryCase(s: FuseeState, me: Client): string {
   return s.rep[s.primary] === old ? 'c2' : 'c3';
 }
 
+const CASES = ['committed', 'c0', 'c1 redo', 'c2', 'c3'];
+
 function clientSteps(cx: Cx): Step[] {
   const { mut } = cx;
+  const invokes = new Made();
+  const reads = new Made();
+  const casBackups = new Made();
+  const fixups = new Made();
+  const readBackups = new Made();
+  const recovers = new Made();
   return [
     {
       name: 'invoke', at: 'idle', cites: 'X§2.5 step 1, Fig. 9 ①: the KV object and its log entry {old empty, used = 1} in one RDMA_WRITE',
       enabled: (s, c, out) => {
         const op = scriptOp(cx, s, c);
-        if (s.cl[c].pc === 'idle' && op && isWrite(op)) out.push(act('invoke', `invoke(c${c}, ${describeOp(op)})`, c));
+        if (s.cl[c].pc !== 'idle' || !op || !isWrite(op)) return;
+        const k = c * 1024 + s.cl[c].op;
+        out.push(invokes.get(k) ?? invokes.put(k, act('invoke', `invoke(c${c}, ${describeOp(op)})`, c)));
       },
       effect: (d, a) => {
         const op: Op = cx.open ? { f: 'write', v: a.x } : cx.cfg.clients[a.c][d.cl[a.c].op];
@@ -69,8 +98,8 @@ function clientSteps(cx: Cx): Step[] {
       enabled: (s, c, out) => {
         const op = scriptOp(cx, s, c);
         if (s.cl[c].pc !== 'idle' || !op || isWrite(op)) return;
-        if (mut.M4) s.backups.forEach((b) => out.push(act('read', `read(c${c}, r${b})`, c, b)));
-        else out.push(act('read', `read(c${c})`, c));
+        if (mut.M4) for (const b of s.backups) out.push(act('read', `read(c${c}, r${b})`, c, b));
+        else out.push(reads.get(c) ?? reads.put(c, act('read', `read(c${c})`, c)));
       },
       effect: (d, a) => {
         const op = opOf(cx, d, a.c);
@@ -112,7 +141,8 @@ function clientSteps(cx: Cx): Step[] {
         if (me.pc !== 'W2') return;
         for (let i = 0; i < me.bk.length; i++) {
           if (me.vl[i] !== NONE) continue;
-          out.push(act('casBackup', `casBackup(c${c}, r${me.bk[i]})`, c, i));
+          const k = key3(c, i, me.bk[i]);
+          out.push((k >= 0 ? casBackups.get(k) : undefined) ?? casBackups.put(k, act('casBackup', `casBackup(c${c}, r${me.bk[i]})`, c, i)));
           if (cx.cfg.casOrder === 'fixed') break;
         }
       },
@@ -147,7 +177,8 @@ function clientSteps(cx: Cx): Step[] {
         if (me.pc !== 'W4') return;
         for (let i = 0; i < me.bk.length; i++) {
           if (me.vl[i] === me.vNew) continue;
-          out.push(act('fixup', `fixup(c${c}, r${me.bk[i]})`, c, i));
+          const k = key3(c, i, me.bk[i]);
+          out.push((k >= 0 ? fixups.get(k) : undefined) ?? fixups.put(k, act('fixup', `fixup(c${c}, r${me.bk[i]})`, c, i)));
           if (cx.cfg.casOrder === 'fixed') break;
         }
       },
@@ -235,7 +266,7 @@ function clientSteps(cx: Cx): Step[] {
         const me = s.cl[c];
         if (me.pc !== 'R2') return;
         if (mut["M4'"]) me.bk.filter((b) => s.rep[b] !== CRASHED).forEach((b) => out.push(act('readBackups', `readBackups(c${c}, r${b})`, c, b)));
-        else out.push(act('readBackups', `readBackups(c${c})`, c));
+        else out.push(readBackups.get(c) ?? readBackups.put(c, act('readBackups', `readBackups(c${c})`, c)));
       },
       effect: (d, a) => {
         const me = d.cl[a.c];
@@ -255,7 +286,10 @@ function clientSteps(cx: Cx): Step[] {
       name: 'recoverClient', at: 'down', cites: 'Alg. 3 l.13-26 RecoverClient on the tail log entry (§5.3 [L311-319], Fig. 9 c0-c3)',
       enabled: (s, c, out) => {
         const me = s.cl[c];
-        if (me.pc === 'down' && me.rec === Rec.Pending && !s.fenced && !roleCrashed(s)) out.push(act('recoverClient', `recoverClient(c${c}, ${recoveryCase(s, me)})`, c));
+        if (me.pc !== 'down' || me.rec !== Rec.Pending || s.fenced || roleCrashed(s)) return;
+        const kase = recoveryCase(s, me);
+        const k = c * 8 + CASES.indexOf(kase);
+        out.push(recovers.get(k) ?? recovers.put(k, act('recoverClient', `recoverClient(c${c}, ${kase})`, c)));
       },
       effect: (d, a) => recoverClient(cx, d, a.c),
     },
@@ -287,7 +321,17 @@ function recoverClient(cx: Cx, d: FuseeState, c: number): void {
   done();
 }
 
-const roleCrashed = (s: FuseeState): boolean => s.rep[s.primary] === CRASHED || s.backups.some((i) => s.rep[i] === CRASHED);
+function roleCrashed(s: FuseeState): boolean {
+  if (s.rep[s.primary] === CRASHED) return true;
+  for (const i of s.backups) if (s.rep[i] === CRASHED) return true;
+  return false;
+}
+
+/** A client waits for the master (a writer's or a reader's fail_query). */
+function queried(s: FuseeState): boolean {
+  for (const me of s.cl) if (me.pc === 'F1' || me.pc === 'RF') return true;
+  return false;
+}
 
 /** Alg. 3 l.5: the values of the alive backups, or the primary's when none is alive. */
 function choices(cx: Cx, s: FuseeState): number[] {
@@ -299,6 +343,8 @@ function choices(cx: Cx, s: FuseeState): number[] {
 
 function masterSteps(cx: Cx): Global[] {
   const { mut } = cx;
+  const prepare = act('prepare', 'prepare(master)');
+  const decides = new Made();
   return [
     {
       // Triggered by an MN crash in the slot's roles or a pending fail_query. In an open
@@ -307,7 +353,7 @@ function masterSteps(cx: Cx): Global[] {
       // fences this slot too, and the master then decides it like any other.
       name: 'prepare', cites: 'Alg. 3 l.2-4, A.4.1 disconnection phase [L794-798]: member_prepare_change fences the slot',
       enabled: (s, out) => {
-        if (!s.fenced && (roleCrashed(s) || s.cl.some((me) => me.pc === 'F1' || me.pc === 'RF') || cx.open)) out.push(act('prepare', 'prepare(master)'));
+        if (!s.fenced && (roleCrashed(s) || queried(s) || cx.open)) out.push(prepare);
       },
       // In-flight writes are diverted to fail_query (a winner not yet done is "deemed also as
       // a loser" [L798]); running recoveries are aborted, to restart afterwards.
@@ -324,7 +370,7 @@ function masterSteps(cx: Cx): Global[] {
     {
       name: 'decide', cites: 'Alg. 3 l.5-10: choose s, write it to every alive replica, commit write(s)\'s log, reconfigure, reply',
       enabled: (s, out) => {
-        if (s.fenced) for (const v of choices(cx, s)) out.push(act('decide', `decide(master, ${v})`, -1, v));
+        if (s.fenced) for (const v of choices(cx, s)) out.push(decides.get(v) ?? decides.put(v, act('decide', `decide(master, ${v})`, -1, v)));
       },
       effect: (d, a) => decide(cx, d, a.x),
     },
@@ -335,7 +381,7 @@ function masterSteps(cx: Cx): Global[] {
 function decide(cx: Cx, d: FuseeState, s: number): void {
   const alive = [d.primary, ...d.backups].filter((i) => d.rep[i] !== CRASHED);
   const pOld = d.rep[d.primary];
-  for (const i of [...aliveBackups(d), d.primary]) if (d.rep[i] !== CRASHED) d.rep[i] = s; // backups before primary
+  for (const i of [...aliveBackups(d), d.primary]) if (d.rep[i] !== CRASHED) ownRep(d)[i] = s; // backups before primary
   if (pOld !== CRASHED && pOld !== s && !cx.kv && d.g.ph.includes(s)) broke(cx, d, `I2: the master installs ${s} in the primary a second time`);
   d.primary = alive[0];
   d.backups = alive.slice(1);
@@ -352,14 +398,16 @@ function decide(cx: Cx, d: FuseeState, s: number): void {
 }
 
 function environmentSteps(cx: Cx): Global[] {
+  const crashClients = new Made();
+  const crashMNs = new Made();
   return [
     {
       name: 'crashClient', cites: 'crash-stop [L295]: a client crashes at any point; its pending op becomes indeterminate',
       enabled: (s, out) => {
         if (s.clLeft <= 0) return;
-        s.cl.forEach((me, c) => {
-          if ((cx.open || cx.writers[c]) && me.rec === Rec.Live) out.push(act('crashClient', `crashClient(c${c})`, c));
-        });
+        for (let c = 0; c < s.cl.length; c++) {
+          if ((cx.open || cx.writers[c]) && s.cl[c].rec === Rec.Live) out.push(crashClients.get(c) ?? crashClients.put(c, act('crashClient', `crashClient(c${c})`, c)));
+        }
       },
       effect: (d, a) => {
         const me = d.cl[a.c];
@@ -377,10 +425,11 @@ function environmentSteps(cx: Cx): Global[] {
       name: 'crashMN', cites: 'an MN crash [L532]: the replica FAILs every verb from now on; at most r-1 [L297], while anything runs',
       enabled: (s, out) => {
         if (s.mnLeft <= 0 || !(cx.open || busy(cx, s))) return;
-        for (const i of [s.primary, ...s.backups]) if (s.rep[i] !== CRASHED) out.push(act('crashMN', `crashMN(r${i})`, -1, i));
+        if (s.rep[s.primary] !== CRASHED) out.push(crashMNs.get(s.primary) ?? crashMNs.put(s.primary, act('crashMN', `crashMN(r${s.primary})`, -1, s.primary)));
+        for (const i of s.backups) if (s.rep[i] !== CRASHED) out.push(crashMNs.get(i) ?? crashMNs.put(i, act('crashMN', `crashMN(r${i})`, -1, i)));
       },
       effect: (d, a) => {
-        d.rep[a.x] = CRASHED;
+        ownRep(d)[a.x] = CRASHED;
         d.mnLeft--;
       },
     },
@@ -389,7 +438,11 @@ function environmentSteps(cx: Cx): Global[] {
 
 /** Some client has an operation pending or to come, or a recovery to run. */
 function busy(cx: Cx, s: FuseeState): boolean {
-  return s.cl.some((me, c) => me.rec === Rec.Pending || me.rec === Rec.Redo || (me.rec === Rec.Live && (me.pc !== 'idle' || scriptOp(cx, s, c) !== undefined || cx.open)));
+  for (let c = 0; c < s.cl.length; c++) {
+    const me = s.cl[c];
+    if (me.rec === Rec.Pending || me.rec === Rec.Redo || (me.rec === Rec.Live && (me.pc !== 'idle' || scriptOp(cx, s, c) !== undefined || cx.open))) return true;
+  }
+  return false;
 }
 
 export function table(cx: Cx): ActionTable<FuseeState, FuseeAction> {

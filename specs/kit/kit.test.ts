@@ -8,7 +8,7 @@ import { monCrash, monInit, monInvoke, monReturn, registerSlot, type SlotModel }
 import { addSorted, freezing, produce, removeSorted, withAt } from './state.ts';
 import { actorActions, phasedMachine, runLocal, tableMachine, type ActionTable, type ActorStep, type LocalStep, type Phase, type StepAction } from './table.ts';
 import { variants } from './variants.ts';
-import { cachedWords, sameStates, SlotWords, wordEncoder } from './words.ts';
+import { ByteWords, cachedWords, KeptBytes, sameStates, SlotWords, wordEncoder } from './words.ts';
 
 describe('kit/variants', () => {
   const V = variants('toy', ['M1', 'M2'] as const);
@@ -321,6 +321,52 @@ describe('words (Machine.encode for plain-object specs)', () => {
     expect(words([b, a])).toEqual([1, 3, 2, 1, 2]); // other objects in the slots: written
     expect(encode([a, { xs: [7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7] }], out)).toBe(-1);
     expect(words([a, b])).toEqual([2, 1, 2, 1, 3]);
+  });
+  it('ByteWords: different lists of integers (each size class and its bounds) give different words; -1 when they do not fit', () => {
+    const edges = [-(2 ** 31), -9, -8, -1, 0, 1, 231, 232, 233, 487, 488, 4071, 4072, 65535, 2 ** 31 - 1];
+    const lists: number[][] = [[]];
+    for (const x of edges) {
+      lists.push([x]);
+      for (const y of edges) lists.push([x, y], [x, 0, y]);
+    }
+    const w = new ByteWords();
+    const out = new Int32Array(16);
+    const seen = new Map<string, string>();
+    for (const xs of lists) {
+      w.begin(out).ints(xs);
+      const key = out.subarray(0, w.end()).join(',');
+      expect(seen.get(key), `${xs} and ${seen.get(key)}`).toBeUndefined();
+      seen.set(key, xs.join(','));
+    }
+    expect(seen.size).toBe(lists.length);
+    w.begin(out).ints([0, 1, 2]); // one word: length and three bytes
+    expect(w.end()).toBe(1);
+    w.begin(new Int32Array(2)).ints([-(2 ** 31), -(2 ** 31)]); // 1 + 5 + 5 bytes: three words
+    expect(w.end()).toBe(-1);
+  });
+  it('KeptBytes copies the words of an object met again in its slot, the same words as writing it afresh', () => {
+    let writes = 0;
+    const put = (w: ByteWords, p: { xs: number[] }) => {
+      writes++;
+      w.ints(p.xs);
+    };
+    const kept = new KeptBytes(put, 2, 2);
+    const bw = new ByteWords();
+    const out = new Int32Array(16);
+    const words = (s: { xs: number[] }[], fresh = false) => {
+      bw.begin(out).int(s.length);
+      s.forEach((p, i) => (fresh ? (bw.align(), put(bw, p), bw.align()) : kept.write(bw, p, i)));
+      return [...out.subarray(0, bw.end())];
+    };
+    const a = { xs: [1, 5000] };
+    const b = { xs: [3] };
+    const c = { xs: [4, 4] };
+    expect(words([a, b])).toEqual(words([a, b], true));
+    writes = 0;
+    expect(words([a, c])).toEqual(words([a, c], true));
+    expect(words([a, b])).toEqual(words([a, b], true));
+    expect(writes).toBe(5); // kept: c alone (a, and b in its slot's other way, copied); afresh: four
+    expect(words([b, a])).toEqual(words([b, a], true)); // other objects in the slots: written
   });
   it('sameStates finds two different states with the same words', () => {
     // a counter 0..3 whose encoding forgets the top bit: 0 and 2 collide

@@ -123,6 +123,160 @@ export function putString(out: Int32Array, n: number, x: string): number {
 }
 
 /**
+ * The same prefix code, packed, four bytes a word: each integer in [-8, 231] (a seed
+ * spec's counters, program counters, replica indices, small values, ASCII) is one byte
+ * (0-239), one in [232, 4071] (packed tuples, timestamps) two (240-254, then the low
+ * byte), any other 32-bit integer the escape byte 255 and its four bytes. Fewer words make the
+ * engine's hashing, comparing and storing of every state cheaper (it is linear in the
+ * words). `align` pads the word in progress with zero bytes, at a place the code fixes (a
+ * decoder knows where it is), so it stays decodable; `words` appends a block written by
+ * another ByteWords (a shared part encoded once), aligned. The whole encoding of a state
+ * must be a prefix code (lengths before lists, fixed order), so that a shorter state's
+ * zero padding cannot read as a longer state's bytes. Writes by index into the engine's
+ * buffer; past its end it only counts (`end` is then -1: the engine retries larger).
+ */
+export class ByteWords {
+  private buf: Int32Array = new Int32Array(0);
+  /** buf's bytes (made again only when the engine hands over another buffer). */
+  private u8: Uint8Array = new Uint8Array(0);
+  /** The next byte. */
+  private p = 0;
+
+  begin(out: Int32Array): this {
+    if (out !== this.buf) {
+      this.buf = out;
+      this.u8 = new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
+    }
+    this.p = 0;
+    return this;
+  }
+
+  /** The number of words written (the last one padded), or -1 when they did not fit. */
+  end(): number {
+    this.align();
+    return this.p <= this.u8.length ? this.p >> 2 : -1;
+  }
+
+  /** A 32-bit integer (a boolean as 0/1). Bytes past the buffer's end are dropped, only counted. */
+  int(x: number): void {
+    const u8 = this.u8;
+    let p = this.p;
+    if (x >= -8 && x <= 231) u8[p++] = x + 8;
+    else if (x >= 232 && x < 232 + 15 * 256) {
+      u8[p++] = 240 + ((x - 232) >> 8);
+      u8[p++] = (x - 232) & 255;
+    } else {
+      u8[p++] = 255;
+      u8[p++] = x & 255;
+      u8[p++] = (x >>> 8) & 255;
+      u8[p++] = (x >>> 16) & 255;
+      u8[p++] = x >>> 24;
+    }
+    this.p = p;
+  }
+
+  /** A list of integers, its length first. */
+  ints(xs: readonly number[]): void {
+    this.int(xs.length);
+    for (let i = 0; i < xs.length; i++) this.int(xs[i]);
+  }
+
+  /** A string, its length first, then its UTF-16 code units. */
+  string(x: string): void {
+    this.int(x.length);
+    for (let i = 0; i < x.length; i++) this.int(x.charCodeAt(i));
+  }
+
+  /** Pads the word in progress with zero bytes. */
+  align(): void {
+    const u8 = this.u8;
+    while ((this.p & 3) !== 0) u8[this.p++] = 0;
+  }
+
+  /** Aligns, and gives the number of words written so far (a mark for `since`). */
+  mark(): number {
+    this.align();
+    return this.p >> 2;
+  }
+
+  /** Aligns, and copies the words written since `mark` into `into` (grown as needed; returned), or undefined if they did not fit the buffer. */
+  since(mark: number, into: Int32Array): Int32Array | undefined {
+    const n = this.mark();
+    if (n > this.buf.length) return undefined;
+    if (into.length < n - mark) into = new Int32Array(Math.max(n - mark, 2 * into.length));
+    for (let i = mark; i < n; i++) into[i - mark] = this.buf[i];
+    return into;
+  }
+
+  /** The first `length` words of ws (written by `since`), after aligning. */
+  words(ws: Int32Array, length: number): void {
+    this.align();
+    const n = this.p >> 2;
+    const buf = this.buf;
+    if (n + length <= buf.length) for (let i = 0; i < length; i++) buf[n + i] = ws[i];
+    this.p += length << 2;
+  }
+}
+
+/**
+ * ByteWords of shared, immutable parts, kept by identity: per slot (a client's place in the
+ * state, or one slot for a part the state has once) the last `ways` objects met there and
+ * their words, a miss replacing the entry after the one used last, no allocation. Successors of one state are encoded one
+ * after another and share every part their step did not replace, so most parts are met
+ * again in the same slot and copied rather than written (no weak map: such parts are many
+ * and short-lived). Objects must never change once their state is made (kit/state.ts).
+ */
+export class KeptBytes<T extends object> {
+  private readonly xs: (T | null)[];
+  private readonly ws: Int32Array[];
+  private readonly ns: Int32Array;
+  private readonly last: Int32Array;
+
+  constructor(
+    private readonly put: (w: ByteWords, x: T) => void,
+    private readonly slots = 1,
+    private readonly ways = 1,
+  ) {
+    this.xs = Array(slots * ways).fill(null);
+    this.ws = Array.from({ length: slots * ways }, () => new Int32Array(16));
+    this.ns = new Int32Array(slots * ways);
+    this.last = new Int32Array(slots);
+  }
+
+  /** Appends x's words to w (aligned); a slot past `slots` is written afresh. */
+  write(w: ByteWords, x: T, slot = 0): void {
+    if (slot >= this.slots) {
+      w.align();
+      this.put(w, x);
+      w.align();
+      return;
+    }
+    const base = slot * this.ways;
+    for (let k = 0; k < this.ways; k++) {
+      if (this.xs[base + k] === x) {
+        this.last[slot] = k;
+        return w.words(this.ws[base + k], this.ns[base + k]);
+      }
+    }
+    // Not the one used last (with two ways, the least recently used): a state's part
+    // and its successor's replacement alternate, the parent's coming back.
+    const j = (this.last[slot] + 1) % this.ways;
+    this.last[slot] = j;
+    const k = base + j;
+    const mark = w.mark();
+    this.put(w, x);
+    const kept = w.since(mark, this.ws[k]);
+    if (kept === undefined) {
+      this.xs[k] = null;
+      return;
+    }
+    this.xs[k] = x;
+    this.ws[k] = kept;
+    this.ns[k] = w.mark() - mark;
+  }
+}
+
+/**
  * The encoding of a shared, immutable part, computed once per object: `write` encodes x
  * with the writer it is given (a scratch one, grown as needed). Cache parts a step
  * replaces rather than changes in place; the words must include whatever length or tag

@@ -10,15 +10,19 @@ import { VERIFIED, flagOf, procName, showTuple, tsOfTuple } from './tuple.ts';
 const RECORDED = ['SG-Lin', 'SG-LockRewriteExcl', 'SG-C3', 'SG-FastFresh', 'MR-Valid', 'MR-RR', 'MR-WR', 'TL-Excl', 'TL-TrueSafety', 'TL-S1'];
 
 export function invariants(cx: Cx): Record<string, (s: State) => Check> {
-  const fromViol = (name: string) => (s: State): Check => s.viol.find((v) => v[0] === name)?.[1] ?? true;
+  // Each runs on every state, which mostly has no violation: a loop, no closure.
+  const fromViol = (name: string) => (s: State): Check => {
+    for (let i = 0; i < s.viol.length; i++) if (s.viol[i][0] === name) return s.viol[i][1];
+    return true;
+  };
   const inv: Record<string, (s: State) => Check> = {};
   for (const name of RECORDED) inv[name] = fromViol(name);
   // §6.3: a tuple whose write rewrote its timestamp (W11) is never VERIFIED anywhere
   inv['SG-VerifiedFinal'] = (s) => {
     if (s.g.rew.length === 0) return true;
-    const bad = (x: number) => flagOf(x) === VERIFIED && s.g.rew.includes(tsOfTuple(x));
-    const found = s.regs.find(bad) ?? s.g.wInv?.find(bad) ?? s.procs.flatMap((pr) => [...pr.cache, ...pr.bg, pr.mw]).find(bad)
-      ?? s.reqs.find((m) => m[2] === 1 && bad(m[3]))?.[3];
+    // Where a tuple can be, in this order: the registers, the invoked M.WRITEs, each
+    // process's cache, background writes and foreground M.WRITE, the write requests.
+    const found = verifiedRewritten(s);
     return found === undefined ? true : `${showTuple(found)} is VERIFIED although its write rewrote that timestamp (W11)`;
   };
   // Lemma C.5 (f.518-530): bounded wait-freedom of READ, as an invariant on its iteration counter
@@ -40,10 +44,26 @@ export function invariants(cx: Cx): Record<string, (s: State) => Check> {
   };
   inv['MR-S2'] = (s) => {
     const v = Math.max(s.g.cR, s.g.cW);
-    const at = s.regs.filter((r) => r >= v).length;
+    let at = 0;
+    for (let i = 0; i < s.regs.length; i++) if (s.regs[i] >= v) at++;
     return at >= cx.maj ? true : `the completed M value ${showTuple(v)} is held by ${at} < ${cx.maj} MNs`;
   };
   return inv;
+}
+
+/** The first tuple SG-VerifiedFinal forbids (VERIFIED, of a timestamp rewritten at W11), if any. */
+function verifiedRewritten(s: State): number | undefined {
+  const rew = s.g.rew;
+  const bad = (x: number): boolean => flagOf(x) === VERIFIED && rew.includes(tsOfTuple(x));
+  for (const x of s.regs) if (bad(x)) return x;
+  for (const x of s.g.wInv ?? []) if (bad(x)) return x;
+  for (const pr of s.procs) {
+    for (const x of pr.cache) if (bad(x)) return x;
+    for (const x of pr.bg) if (bad(x)) return x;
+    if (bad(pr.mw)) return pr.mw;
+  }
+  for (const m of s.reqs) if (m[2] === 1 && bad(m[3])) return m[3];
+  return undefined;
 }
 
 /** §7.1 (HAZARD only): one process's reads return a, then b, then a again. */

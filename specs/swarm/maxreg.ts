@@ -9,7 +9,7 @@ import { isDown } from '../kit/faults.ts';
 import { addSorted, popcount, withAt } from '../kit/state.ts';
 import type { LocalStep } from '../kit/table.ts';
 import { fail, quorumHas, type Cx } from './context.ts';
-import { MSG_READ, MSG_WRITE, type Proc, type ReadRsp, type Req, type Rsp, type State, type WriteAck } from './state.ts';
+import { MSG_READ, MSG_WRITE, ownGhost, type Proc, type ReadRsp, type Req, type Rsp, type State, type WriteAck } from './state.ts';
 import { BOTTOM, procName, showTuple } from './tuple.ts';
 
 /** A4-A8 inner_write(v): write to every MN whose cached bound is below v. */
@@ -26,7 +26,7 @@ export function innerWrite(cx: Cx, d: State, p: number, v: number): void {
 /** M.WRITE(v), in the foreground (W6, W11, a script's mwrite) or the background (W8, R17). */
 export function startMWrite(cx: Cx, d: State, p: number, v: number, background: boolean): void {
   const pr = d.procs[p];
-  if (d.g.wInv && (cx.mSpec || !background)) d.g.wInv = addSorted(d.g.wInv, v);
+  if (d.g.wInv && (cx.mSpec || !background)) ownGhost(d).wInv = addSorted(d.g.wInv, v);
   if (!cx.mSpec) innerWrite(cx, d, p, v);
   if (background) pr.bg = addSorted(pr.bg, v);
   else pr.mw = v;
@@ -82,14 +82,14 @@ export function finishMRead(d: State, p: number, v: number): void {
   if (v < r.frW) fail(d, 'MR-WR', `M.READ by ${procName(p)} returned ${showTuple(v)} below the completed M.WRITE ${showTuple(r.frW)}`);
   if (v < r.frR) fail(d, 'MR-RR', `M.READ by ${procName(p)} returned ${showTuple(v)} below an earlier M.READ's ${showTuple(r.frR)}`);
   if (d.g.wInv && v !== BOTTOM && !d.g.wInv.includes(v)) fail(d, 'MR-Valid', `M.READ returned ${showTuple(v)}, never written`);
-  d.g.cR = Math.max(d.g.cR, v);
+  ownGhost(d).cR = Math.max(d.g.cR, v);
   pr.mr = null;
   pr.mrRes = v;
 }
 
 /** An M.WRITE of v completed (with late: 'drop', its leftover messages are delayed for ever). */
 export function mWriteDone(cx: Cx, d: State, p: number, v: number): void {
-  d.g.cW = Math.max(d.g.cW, v);
+  ownGhost(d).cW = Math.max(d.g.cW, v);
   if (cx.cfg.late === 'drop') {
     d.reqs = dropMine(d.reqs, p, MSG_WRITE, v);
     d.rsps = dropMine(d.rsps, p, MSG_WRITE, v);

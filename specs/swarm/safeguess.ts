@@ -8,7 +8,7 @@ import { addSorted } from '../kit/state.ts';
 import type { LocalStep } from '../kit/table.ts';
 import { fail, tidOfProc, type Cx } from './context.ts';
 import { startMRead, startMWrite } from './maxreg.ts';
-import type { Proc, ReadFrame, State, WriteFrame } from './state.ts';
+import { ownGhost, type Proc, type ReadFrame, type State, type WriteFrame } from './state.ts';
 import { startLock } from './tsl.ts';
 import { GUESSED, READ, VERIFIED, WRITE, clockOf, flagOf, lockWord, procName, showTs, ts, tsOfTuple, tuple, valOf, verified } from './tuple.ts';
 
@@ -44,7 +44,7 @@ export function invoke(cx: Cx, d: State, p: number, clock: number): void {
       pr.lastC = Math.max(pr.lastC, clock);
       pr.lastG = clock;
       const w = tuple(ts(clock, tidOfProc(p)), GUESSED, op.v);
-      if (d.g.lin) d.g.lin = linInvoke(d.g.lin, p, op.v);
+      if (d.g.lin) ownGhost(d).lin = linInvoke(d.g.lin, p, op.v);
       pr.op = { k: 'W', v: op.v, w, st: 'W6', m: -1, fl: d.g.doneTs, wts: -1 };
       // W6: M.READ ∥ M.WRITE(w) (N4: write first, read after)
       startMWrite(cx, d, p, w, false);
@@ -52,7 +52,7 @@ export function invoke(cx: Cx, d: State, p: number, clock: number): void {
       break;
     }
     case 'read':
-      if (d.g.lin) d.g.lin = linInvoke(d.g.lin, p, 0);
+      if (d.g.lin) ownGhost(d).lin = linInvoke(d.g.lin, p, 0);
       pr.op = { k: 'R', seen: Array(cx.nprocs + 1).fill(-1), it: 0, st: 'R12', m: -1 }; // R11
       break;
     case 'mread':
@@ -69,11 +69,11 @@ export function invoke(cx: Cx, d: State, p: number, clock: number): void {
 }
 
 function retWrite(d: State, p: number, tsw: number): void {
-  d.g.doneTs = Math.max(d.g.doneTs, tsw);
+  ownGhost(d).doneTs = Math.max(d.g.doneTs, tsw);
   if (d.g.lin) {
     const next = linReturn(d.g.lin, p, 0);
     if (!next) fail(d, 'SG-Lin', `WRITE by ${procName(p)} cannot be linearized`);
-    else d.g.lin = next;
+    else ownGhost(d).lin = next;
   }
   d.procs[p].op = null;
 }
@@ -83,7 +83,7 @@ function retRead(cx: Cx, d: State, p: number, val: number): void {
   if (d.g.lin) {
     const next = linReturn(d.g.lin, p, val);
     if (!next) fail(d, 'SG-Lin', `READ by ${procName(p)} returned ${val ? `v${val}` : '⊥'}: the register history is not linearizable`);
-    else d.g.lin = next;
+    else ownGhost(d).lin = next;
   }
   pr.last = val;
   if (cx.mut.HAZARD) pr.hist = [...(pr.hist ?? []), val];
@@ -95,7 +95,7 @@ function rewrite(cx: Cx, d: State, p: number, op: WriteFrame): void {
   const tid = tidOfProc(p);
   const g = tsOfTuple(op.w);
   if (d.g.tlTrue[tid].includes(lockWord(g, READ))) fail(d, 'SG-LockRewriteExcl', `${procName(p)} rewrites ${showTs(g)} that a reader locked`);
-  d.g.rew = addSorted(d.g.rew, g);
+  ownGhost(d).rew = addSorted(d.g.rew, g);
   // M7: the rewrite's timestamp is derived from the guess, not from m
   const clock = cx.mut.M7 ? clockOf(g) + 1 : clockOf(tsOfTuple(op.m)) + 1;
   d.procs[p].lastC = Math.max(d.procs[p].lastC, clock);
@@ -211,7 +211,7 @@ const readSteps = (cx: Cx): LocalStep<State>[] => [
       if (flagOf(m) === VERIFIED || cx.mut.HAZARD) return retRead(cx, d, p, valOf(m)); // R14
       const t = tsOfTuple(m) & 15;
       const twice = op.seen[t] === m;
-      if (twice) d.g.dbl = addSorted(d.g.dbl, tsOfTuple(m));
+      if (twice) ownGhost(d).dbl = addSorted(d.g.dbl, tsOfTuple(m));
       if (!twice && !cx.mut.M5) return endIteration(cx, d, p, op); // M5: lock on the first sight
       if (cx.mut.M3) return retRead(cx, d, p, valOf(m)); // M3: return without locking
       startLock(cx, d, p, cx.mut.M9 ? 0 : t, lockWord(tsOfTuple(m), READ)); // R16: the writer's lock

@@ -3,7 +3,7 @@
 
 import type { Faults } from '../kit/faults.ts';
 import type { StepAction } from '../kit/table.ts';
-import { putList, putString } from '../kit/words.ts';
+import { ByteWords, KeptBytes } from '../kit/words.ts';
 import type { Mon } from '../kit/object-ghost.ts';
 
 export type Op =
@@ -178,30 +178,51 @@ const copyGhost = (g: Ghost): Ghost => ({
   cR: g.cR, cW: g.cW, wInv: g.wInv, tlInv: g.tlInv, tlTrue: g.tlTrue, lin: g.lin, rew: g.rew, dbl: g.dbl, doneTs: g.doneTs,
 });
 
+/** The ghost the step being taken made (its first change copied it), null before that. */
+let ownedGhost: Ghost | null = null;
+
+/**
+ * The ghost of d for a step to change: a copy, made on the step's first change (the
+ * state's copy shares its parent's ghost, which most steps leave as it is).
+ */
+export function ownGhost(d: State): Ghost {
+  if (d.g !== ownedGhost) ownedGhost = d.g = copyGhost(d.g);
+  return d.g;
+}
+
 /**
  * The one copy next() makes, copy-on-write by the step: a step changes only its own
- * process (`a.p`; none for an MN crash), and only `apply` changes the MNs' registers and
- * CAS objects, so the other processes and, but for `apply`, the registers and locks are
- * shared. The network, a process's cache, the ghost's lists and sorted sets are replaced,
- * never changed in place (kit/network.ts `sent`/`taken`, kit/state.ts `withAt`), so they
- * are shared too: a step that sends nothing copies no message list.
+ * process (`a.p`; none for an MN crash), only the `apply` of a write changes a register and
+ * only that of a CAS one lock's CAS objects, so the other processes, the registers but
+ * for a write and the other locks are shared; the ghost is copied by the step's first
+ * change of it (`ownGhost`). The network, a process's cache, the ghost's lists and sorted
+ * sets are replaced, never changed in place (kit/network.ts `sent`/`taken`, kit/state.ts
+ * `withAt`), so they are shared too: a step that sends nothing copies no message list.
  */
 export function copy(s: State, a: SwarmAction): State {
+  ownedGhost = null;
   let procs = s.procs;
   if (a.p >= 0) {
     procs = s.procs.slice();
     procs[a.p] = copyProc(s.procs[a.p]);
   }
-  const applies = a.step === 'apply';
+  // Only an A8 write changes a register and only a T8 CAS one CAS object (of TSL[q]).
+  const kind = a.step === 'apply' ? (a.msg as Req)[2] : -1;
+  let locks = s.locks;
+  if (kind === MSG_CAS) {
+    const q = (a.msg as CasReq)[4];
+    locks = s.locks.slice();
+    locks[q] = s.locks[q].slice();
+  }
   return {
-    regs: applies ? s.regs.slice() : s.regs,
+    regs: kind === MSG_WRITE ? s.regs.slice() : s.regs,
     mns: s.mns,
-    locks: applies ? s.locks.map((l) => l.slice()) : s.locks,
+    locks,
     procs,
     clients: s.clients,
     reqs: s.reqs,
     rsps: s.rsps,
-    g: copyGhost(s.g),
+    g: s.g,
     viol: s.viol,
   };
 }
@@ -209,99 +230,119 @@ export function copy(s: State, a: SwarmAction): State {
 // ---- the state as words (Machine.encode): every field, in a fixed order ----
 // Fixed-length parts (regs, cache, locks, seen, rd: their lengths follow from the config)
 // are written bare; variable ones (sets, the network, the ghost's configurations, the
-// violations) with their length first, so that the words are a prefix code: two states get
+// violations) with their length first, so that the code is a prefix code: two states get
 // the same words exactly when they are equal as plain data, as with the engine's generic
 // encoding (the same states, counts and counterexamples), at a fraction of its cost.
-// Words past the end of `out` are dropped by the typed array; the length tells the engine
-// to grow it and retry.
+// Integers are one or two bytes each (kit/words.ts `ByteWords`: the packed tuples are
+// under 4,072), so a state is some 40 words rather than 110-190, and the engine's hashing
+// and storing of each state is linear in its words. Processes, the network and the
+// register ghost are replaced, never changed in place, and mostly shared by the successors
+// of one state: their words are kept by identity (`KeptBytes`) and copied.
 
 const ST: Record<string, number> = { W6: 0, W10: 1, W11: 2, R12: 0, R13: 1, R16: 2 };
 const KIND = { W: 1, R: 2, MR: 3, MW: 4, TL: 5 } as const;
 
-function putProc(out: Int32Array, n: number, pr: Proc): number {
-  out[n++] = pr.pc;
-  for (let i = 0; i < pr.cache.length; i++) out[n++] = pr.cache[i];
-  out[n++] = pr.lastC;
-  out[n++] = pr.lastG;
+function putProc(w: ByteWords, pr: Proc): void {
+  w.int(pr.pc);
+  for (let i = 0; i < pr.cache.length; i++) w.int(pr.cache[i]);
+  w.int(pr.lastC);
+  w.int(pr.lastG);
   const op = pr.op;
-  if (op === null) out[n++] = 0;
+  if (op === null) w.int(0);
   else {
-    out[n++] = KIND[op.k];
+    w.int(KIND[op.k]);
     switch (op.k) {
       case 'W':
-        out[n++] = op.v; out[n++] = op.w; out[n++] = ST[op.st]; out[n++] = op.m; out[n++] = op.fl; out[n++] = op.wts;
+        w.int(op.v); w.int(op.w); w.int(ST[op.st]); w.int(op.m); w.int(op.fl); w.int(op.wts);
         break;
       case 'R':
-        for (let i = 0; i < op.seen.length; i++) out[n++] = op.seen[i];
-        out[n++] = op.it; out[n++] = ST[op.st]; out[n++] = op.m;
+        for (let i = 0; i < op.seen.length; i++) w.int(op.seen[i]);
+        w.int(op.it); w.int(ST[op.st]); w.int(op.m);
         break;
       case 'MR': case 'TL':
-        if (op.k === 'TL') out[n++] = op.w;
-        out[n++] = op.st;
+        if (op.k === 'TL') w.int(op.w);
+        w.int(op.st);
         break;
       case 'MW':
-        out[n++] = op.v; out[n++] = op.st;
+        w.int(op.v); w.int(op.st);
         break;
     }
   }
   const mr = pr.mr;
-  if (mr === null) out[n++] = 0;
+  if (mr === null) w.int(0);
   else {
-    out[n++] = 1;
-    out[n++] = mr.ph; out[n++] = mr.got; out[n++] = mr.v; out[n++] = mr.frW; out[n++] = mr.frR; out[n++] = mr.snap; out[n++] = mr.mx;
+    w.int(1);
+    w.int(mr.ph); w.int(mr.got); w.int(mr.v); w.int(mr.frW); w.int(mr.frR); w.int(mr.snap); w.int(mr.mx);
   }
-  out[n++] = pr.mrRes;
-  out[n++] = pr.mw;
-  out[n++] = pr.mwDone ? 1 : 0;
-  n = putList(out, n, pr.bg);
+  w.int(pr.mrRes);
+  w.int(pr.mw);
+  w.int(pr.mwDone ? 1 : 0);
+  w.ints(pr.bg);
   const lk = pr.lk;
-  if (lk === null) out[n++] = 0;
+  if (lk === null) w.int(0);
   else {
-    out[n++] = 1;
-    out[n++] = lk.q; out[n++] = lk.w;
-    for (let i = 0; i < lk.rd.length; i++) out[n++] = lk.rd[i];
-    out[n++] = lk.dn; out[n++] = lk.abs ? 1 : 0;
+    w.int(1);
+    w.int(lk.q); w.int(lk.w);
+    for (let i = 0; i < lk.rd.length; i++) w.int(lk.rd[i]);
+    w.int(lk.dn); w.int(lk.abs ? 1 : 0);
   }
-  out[n++] = pr.lkRes;
-  out[n++] = pr.last;
-  if (pr.hist === undefined) out[n++] = -1;
-  else n = putList(out, n, pr.hist);
-  return n;
+  w.int(pr.lkRes);
+  w.int(pr.last);
+  if (pr.hist === undefined) w.int(-1);
+  else w.ints(pr.hist);
 }
+
+function putMsgs(w: ByteWords, ms: readonly (readonly number[])[]): void {
+  w.int(ms.length);
+  for (const m of ms) w.ints(m as number[]);
+}
+
+function putLin(w: ByteWords, lin: Mon): void {
+  // never `bad`: a return with no linearization left is recorded in viol, the ghost kept
+  w.int(lin.ops.length);
+  for (const o of lin.ops) {
+    w.int(o.c); w.int(o.v); w.int(o.x ? 1 : 0); // f and k follow from v (0: a read)
+  }
+  w.int(lin.cfgs.length);
+  for (const c of lin.cfgs) w.ints(c);
+}
+
+const bytes = new ByteWords();
+/** Processes by their slot (a config has at most a handful; those past 8 are written afresh). */
+const procWords = new KeptBytes<Proc>(putProc, 8, 2);
+/** The requests (slot 0) and the responses (slot 1). */
+const msgWords = new KeptBytes<readonly (readonly number[])[]>(putMsgs, 2, 2);
+const linWords = new KeptBytes<Mon>(putLin, 1, 4);
 
 /** Machine.encode: the words of s (see above); -1 when `out` is too short. */
 export function encode(s: State, out: Int32Array): number {
-  let n = 0;
-  for (let i = 0; i < s.regs.length; i++) out[n++] = s.regs[i];
-  for (let i = 0; i < 5; i++) out[n++] = s.mns[i];
-  for (const l of s.locks) for (let i = 0; i < l.length; i++) out[n++] = l[i];
-  for (const pr of s.procs) n = putProc(out, n, pr);
-  for (let i = 0; i < 5; i++) out[n++] = s.clients[i];
-  out[n++] = s.reqs.length;
-  for (const m of s.reqs) n = putList(out, n, m);
-  out[n++] = s.rsps.length;
-  for (const m of s.rsps) n = putList(out, n, m);
+  const w = bytes.begin(out);
+  for (let i = 0; i < s.regs.length; i++) w.int(s.regs[i]);
+  for (let i = 0; i < 5; i++) w.int(s.mns[i]);
+  for (const l of s.locks) for (let i = 0; i < l.length; i++) w.int(l[i]);
+  for (let p = 0; p < s.procs.length; p++) procWords.write(w, s.procs[p], p);
+  for (let i = 0; i < 5; i++) w.int(s.clients[i]);
+  msgWords.write(w, s.reqs, 0);
+  msgWords.write(w, s.rsps, 1);
   const g = s.g;
-  out[n++] = g.cR;
-  out[n++] = g.cW;
-  if (g.wInv === null) out[n++] = -1;
-  else n = putList(out, n, g.wInv);
-  for (const x of g.tlInv) n = putList(out, n, x);
-  for (const x of g.tlTrue) n = putList(out, n, x);
-  if (g.lin === null) out[n++] = -1;
+  w.int(g.cR);
+  w.int(g.cW);
+  if (g.wInv === null) w.int(-1);
+  else w.ints(g.wInv);
+  for (const x of g.tlInv) w.ints(x);
+  for (const x of g.tlTrue) w.ints(x);
+  if (g.lin === null) w.int(-1);
   else {
-    // never `bad`: a return with no linearization left is recorded in viol, the ghost kept
-    out[n++] = g.lin.ops.length;
-    for (const o of g.lin.ops) {
-      out[n++] = o.c; out[n++] = o.v; out[n++] = o.x ? 1 : 0; // f and k follow from v (0: a read)
-    }
-    out[n++] = g.lin.cfgs.length;
-    for (const c of g.lin.cfgs) n = putList(out, n, c);
+    w.int(0);
+    linWords.write(w, g.lin);
   }
-  n = putList(out, n, g.rew);
-  n = putList(out, n, g.dbl);
-  out[n++] = g.doneTs;
-  out[n++] = s.viol.length;
-  for (const [prop, msg] of s.viol) n = putString(out, putString(out, n, prop), msg);
-  return n <= out.length ? n : -1;
+  w.ints(g.rew);
+  w.ints(g.dbl);
+  w.int(g.doneTs);
+  w.int(s.viol.length);
+  for (const [prop, msg] of s.viol) {
+    w.string(prop);
+    w.string(msg);
+  }
+  return w.end();
 }

@@ -3,14 +3,14 @@
 // network's steps (an MN applies a request, a response reaches its process) and the
 // faults. What follows an action locally is fused into it (pump, machine.ts).
 
-import { applyFault, faultChoices, isDown } from '../kit/faults.ts';
+import { applyFault, crashesOf, faultChoices, isDown } from '../kit/faults.ts';
 import { firstCopy, keep, sent, taken } from '../kit/network.ts';
 import { monCrash, registerSlot } from '../kit/object-ghost.ts';
 import type { ActionTable } from '../kit/table.ts';
 import { tidOfProc, type Cx } from './context.ts';
 import { applyRead, applyWrite, deliverRead, deliverWriteAck, finishMRead, mWriteDone } from './maxreg.ts';
 import { guesses, invoke } from './safeguess.ts';
-import { MSG_READ, MSG_WRITE, type CasReq, type CasRsp, type ReadRsp, type Req, type Rsp, type State, type SwarmAction, type WriteAck } from './state.ts';
+import { MSG_READ, MSG_WRITE, ownGhost, type CasReq, type CasRsp, type ReadRsp, type Req, type Rsp, type State, type SwarmAction, type WriteAck } from './state.ts';
 import { applyCas, deliverCas, finishLock, lockAllowed } from './tsl.ts';
 import { BOTTOM, lockWord, procName, showLock, showTs, showTuple, ts } from './tuple.ts';
 
@@ -60,14 +60,36 @@ function deliver(cx: Cx, d: State, m: Rsp): void {
   cx.pump(d, m[0]);
 }
 
+const STEP_CODE: Record<string, number> = { 'M.READ-returns': 0, 'M.WRITE-returns': 1, 'M.WRITE-background-returns': 2, 'TRYLOCK-returns': 3 };
+
 export function table(cx: Cx): ActionTable<State, SwarmAction> {
   const live = (s: State, p: number) => !isDown(s.clients, p);
   // An invocation's action depends on the process, its script position and the guessed clock only.
-  const invokes = new Map<number, SwarmAction>();
-  const invokeAction = (s: State, p: number, x: number): SwarmAction => {
-    const key = (p * 1024 + s.procs[p].pc) * 1024 + x;
-    let a = invokes.get(key);
-    if (a === undefined) invokes.set(key, (a = { label: invokeLabel(cx, s, p, x), step: 'invoke', p, x }));
+  // The guessed clocks depend on its last clock and guess too (guesses), so the list of
+  // a process's invocations is made once per (process, position, last clock, last guess).
+  const invokes = new Map<number, SwarmAction[]>();
+  const invokeActions = (s: State, p: number): SwarmAction[] => {
+    const pr = s.procs[p];
+    const key = ((p * 1024 + pr.pc) * 1024 + pr.lastC) * 1024 + pr.lastG;
+    let as = invokes.get(key);
+    if (as === undefined) {
+      const clocks = cx.cfg.scripts[p][pr.pc].f === 'write' ? guesses(cx, pr, p) : [0];
+      invokes.set(key, (as = clocks.map((x): SwarmAction => ({ label: invokeLabel(cx, s, p, x), step: 'invoke', p, x }))));
+    }
+    return as;
+  };
+  // Crashes: one action per member, made once.
+  const crashMNs = Array.from({ length: cx.n }, (_, i): SwarmAction => ({ label: `crashMN(mn${i})`, step: 'crashMN', p: -1, x: i }));
+  const crashClients = Array.from({ length: cx.nprocs }, (_, p): SwarmAction => ({ label: `crashClient(${procName(p)})`, step: 'crashClient', p, x: 0 }));
+  const busy = (s: State, p: number): boolean => s.procs[p].op !== null || s.procs[p].bg.length > 0;
+  // The specification objects' answers: one action per (process, value), made once.
+  const answers = new Map<number, SwarmAction>();
+  // `id` tells the actions of one step and process apart (a tuple; a lock word and result)
+  const answer = (step: SwarmAction['step'], p: number, id: number, x: number, label: () => string): SwarmAction => {
+    if (id < 0 || id >= 65536) return { label: label(), step, p, x };
+    const key = (p * 8 + STEP_CODE[step]) * 65536 + id;
+    let a = answers.get(key);
+    if (a === undefined) answers.set(key, (a = { label: label(), step, p, x }));
     return a;
   };
   return {
@@ -78,8 +100,7 @@ export function table(cx: Cx): ActionTable<State, SwarmAction> {
         enabled: (s, p, out) => {
           const pr = s.procs[p];
           if (!live(s, p) || pr.op || pr.pc >= cx.cfg.scripts[p].length) return;
-          const clocks = cx.cfg.scripts[p][pr.pc].f === 'write' ? guesses(cx, pr, p) : [0];
-          for (const x of clocks) out.push(invokeAction(s, p, x));
+          for (const a of invokeActions(s, p)) out.push(a);
         },
         effect: (d, a) => invoke(cx, d, a.p, a.x),
       },
@@ -89,8 +110,10 @@ export function table(cx: Cx): ActionTable<State, SwarmAction> {
           const mr = s.procs[p].mr;
           if (!cx.mSpec || !live(s, p) || !mr) return;
           const floor = Math.max(mr.frW, mr.frR);
-          for (const v of [BOTTOM, ...s.g.wInv!]) {
-            if (v >= floor) out.push({ label: `M.READ_returns(${procName(p)},${showTuple(v)})`, step: 'M.READ-returns', p, x: v });
+          const inv = s.g.wInv!;
+          for (let i = -1; i < inv.length; i++) {
+            const v = i < 0 ? BOTTOM : inv[i];
+            if (v >= floor) out.push(answer('M.READ-returns', p, v, v, () => `M.READ_returns(${procName(p)},${showTuple(v)})`));
           }
         },
         effect: (d, a) => { finishMRead(d, a.p, a.x); cx.pump(d, a.p); },
@@ -99,7 +122,7 @@ export function table(cx: Cx): ActionTable<State, SwarmAction> {
         name: 'M.WRITE-returns', cites: 'M as its specification: a WRITE returns at any time',
         enabled: (s, p, out) => {
           const mw = s.procs[p].mw;
-          if (cx.mSpec && live(s, p) && mw >= 0) out.push({ label: `M.WRITE_returns(${procName(p)},${showTuple(mw)})`, step: 'M.WRITE-returns', p, x: mw });
+          if (cx.mSpec && live(s, p) && mw >= 0) out.push(answer('M.WRITE-returns', p, mw, mw, () => `M.WRITE_returns(${procName(p)},${showTuple(mw)})`));
         },
         effect: (d, a) => {
           mWriteDone(cx, d, a.p, a.x);
@@ -112,7 +135,7 @@ export function table(cx: Cx): ActionTable<State, SwarmAction> {
         name: 'M.WRITE-background-returns', cites: 'M as its specification: the background writes of W8 and R17 return at any time',
         enabled: (s, p, out) => {
           if (!cx.mSpec || !live(s, p)) return;
-          for (const v of s.procs[p].bg) out.push({ label: `M.WRITE_returns(${procName(p)},${showTuple(v)},background)`, step: 'M.WRITE-background-returns', p, x: v });
+          for (const v of s.procs[p].bg) out.push(answer('M.WRITE-background-returns', p, v, v, () => `M.WRITE_returns(${procName(p)},${showTuple(v)},background)`));
         },
         effect: (d, a) => {
           mWriteDone(cx, d, a.p, a.x);
@@ -125,7 +148,8 @@ export function table(cx: Cx): ActionTable<State, SwarmAction> {
         enabled: (s, p, out) => {
           const lk = s.procs[p].lk;
           if (!live(s, p) || !lk?.abs) return;
-          for (const r of lockAllowed(s, lk)) out.push({ label: `TRYLOCK_returns(${procName(p)},${showLock(lk.w)},${r ? 'True' : 'False'})`, step: 'TRYLOCK-returns', p, x: r });
+          // the action names the lock word too: one per (process, word, result)
+          for (const r of lockAllowed(s, lk)) out.push(answer('TRYLOCK-returns', p, lk.w * 2 + r, r, () => `TRYLOCK_returns(${procName(p)},${showLock(lk.w)},${r ? 'True' : 'False'})`));
         },
         effect: (d, a) => { finishLock(cx, d, a.p, a.x); cx.pump(d, a.p); },
       },
@@ -161,7 +185,8 @@ export function table(cx: Cx): ActionTable<State, SwarmAction> {
       {
         name: 'crashMN', cites: 'up to f < n/2 MNs crash (App. A); requests to a crashed MN are lost',
         enabled: (s, out) => {
-          for (const { member } of faultChoices(s.mns, cx.n, { crash: cx.cfg.f })) out.push({ label: `crashMN(mn${member})`, step: 'crashMN', p: -1, x: member });
+          if (crashesOf(s.mns) >= cx.cfg.f) return;
+          for (const { member } of faultChoices(s.mns, cx.n, { crash: cx.cfg.f })) out.push(crashMNs[member]);
         },
         effect: (d, a) => {
           d.mns = applyFault(d.mns, 'crash', a.x);
@@ -171,14 +196,12 @@ export function table(cx: Cx): ActionTable<State, SwarmAction> {
       {
         name: 'crashClient', cites: 'a client crashes mid-operation: its requests in flight still land (Lemma C.5 "for ever")',
         enabled: (s, out) => {
-          const busy = (p: number) => s.procs[p].op !== null || s.procs[p].bg.length > 0;
-          for (const { member } of faultChoices(s.clients, cx.nprocs, { crash: cx.cfg.clientCrashes }, busy)) {
-            out.push({ label: `crashClient(${procName(member)})`, step: 'crashClient', p: member, x: 0 });
-          }
+          if (crashesOf(s.clients) >= cx.cfg.clientCrashes) return;
+          for (const { member } of faultChoices(s.clients, cx.nprocs, { crash: cx.cfg.clientCrashes }, (p) => busy(s, p))) out.push(crashClients[member]);
         },
         effect: (d, a) => {
           const pr = d.procs[a.p];
-          if (d.g.lin && pr.op && (pr.op.k === 'W' || pr.op.k === 'R')) d.g.lin = monCrash(registerSlot, d.g.lin, a.p);
+          if (d.g.lin && pr.op && (pr.op.k === 'W' || pr.op.k === 'R')) ownGhost(d).lin = monCrash(registerSlot, d.g.lin, a.p);
           Object.assign(pr, { op: null, mr: null, mrRes: -1, mw: -1, mwDone: false, bg: [], lk: null, lkRes: -1 });
           d.clients = applyFault(d.clients, 'crash', a.p);
           d.rsps = keep(d.rsps, (m) => m[0] !== a.p);

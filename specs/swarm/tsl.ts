@@ -7,12 +7,12 @@ import { addSorted, popcount, withAt } from '../kit/state.ts';
 import type { LocalStep } from '../kit/table.ts';
 import { fail, type Cx } from './context.ts';
 import { orphan } from './maxreg.ts';
-import { MSG_CAS, type CasReq, type CasRsp, type LockFrame, type Req, type State } from './state.ts';
+import { MSG_CAS, ownGhost, type CasReq, type CasRsp, type LockFrame, type Req, type State } from './state.ts';
 import { NOLOCK, lockMode, lockTs, lockWord, procName, showLock } from './tuple.ts';
 
 /** T4-T8: TRYLOCK(w) on TSL[q]; one CAS loop per object, in parallel, the first CAS expecting ⊥. */
 export function startLock(cx: Cx, d: State, p: number, q: number, w: number): void {
-  d.g.tlInv = withAt(d.g.tlInv, q, addSorted(d.g.tlInv[q], w));
+  ownGhost(d).tlInv = withAt(d.g.tlInv, q, addSorted(d.g.tlInv[q], w));
   const abs = cx.cfg.lock === 'abstract';
   d.procs[p].lk = { q, w, rd: Array(cx.n).fill(NOLOCK), dn: 0, abs };
   if (abs) return;
@@ -29,7 +29,7 @@ export function finishLock(cx: Cx, d: State, p: number, r: number): void {
     if (!conflict) fail(d, 'TL-TrueSafety', `TSL[${q}].TRYLOCK${showLock(w)} by ${procName(p)} returned False with no conflicting call invoked`);
   } else {
     if (d.g.tlTrue[q].includes(opposite)) fail(d, 'TL-Excl', `TSL[${q}]: TRYLOCK${showLock(w)} and TRYLOCK${showLock(opposite)} both returned True`);
-    d.g.tlTrue = withAt(d.g.tlTrue, q, addSorted(d.g.tlTrue[q], w));
+    ownGhost(d).tlTrue = withAt(d.g.tlTrue, q, addSorted(d.g.tlTrue[q], w));
   }
   if (!pr.lk!.abs) orphan(cx, d, p, MSG_CAS); // T9: loops still running stop; sent CASes may still land
   pr.lk = null;
