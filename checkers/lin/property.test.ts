@@ -221,14 +221,16 @@ describe('nondeterministic models', () => {
 describe('lazy frames', () => {
   // A frame built only when the search comes back to it must change nothing: the same
   // configurations, the same verdict and linearization, the same longest prefix.
-  it('register and cas-register: the same search with and without them', () => {
+  it('register, cas-register (no hint), kv and set (a hint): the same search with and without them', () => {
     let backtracked = 0;
+    const families: Family[] = ['register', 'cas-register', 'kv', 'set'];
     for (let k = 0; k < 40; k++) {
-      const family = k % 2 === 0 ? 'register' : 'cas-register';
-      const shape = { family, ops: 60 + 7 * k, clients: [2, 4, 16, 8][k % 4], seed: 9100 + k, corrupt: k % 3 === 0 ? 1 : 0, crashRate: [0.005, 0.1][k % 2], tick: 1 + (k % 3) } as GenerateOptions;
-      const { history, model } = generateHistory(shape);
-      const lazy = wglSearch(models[model], history, { lazyFrames: true });
-      const eager = wglSearch(models[model], history, { lazyFrames: false });
+      const family = families[k % 4];
+      const shape = { family, ops: 60 + 7 * k, clients: [2, 4, 12, 8][(k >> 2) % 4], seed: 9100 + k, corrupt: k % 3 === 0 ? 1 : 0, crashRate: [0.005, 0.1][k % 2], tick: 1 + (k % 3) } as GenerateOptions;
+      const { history } = generateHistory(shape);
+      const model = models[whole[family]];
+      const lazy = wglSearch(model, history, { lazyFrames: true });
+      const eager = wglSearch(model, history, { lazyFrames: false });
       expect({ ...lazy, proof: undefined }).toEqual({ ...eager, proof: undefined });
       if (lazy.explored > history.length) backtracked++;
     }

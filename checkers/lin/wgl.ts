@@ -327,7 +327,7 @@ export class WglSearch<S> {
     this.twinClass = reduce && present[UPDATE] ? slab.i32(det).fill(-1) : undefined;
     this.present = present;
     this.hinted = !reduce || model.priority === undefined;
-    this.lazyFrames = reduce && options.lazyFrames !== false && model.priority === undefined && model.advice === undefined;
+    this.lazyFrames = reduce && options.lazyFrames !== false && model.advice === undefined;
     if (this.lazyFrames) {
       // Determinate operations whose return time another's shares (1).
       const tied = (this.tiedReturn = slab.u8(det));
@@ -672,6 +672,7 @@ export class WglSearch<S> {
     // Otherwise the frame is built and tries them again, counting them then.
     this.lazyTried = 0;
     if (e === -1) return -1;
+    if (this.hintRank !== undefined) return this.firstByHint(state, e, tried);
     const f = entryOp[e];
     // Returns tied with another's would be ordered by call in the frame: built then.
     if (kind[f] !== UPDATE || this.tiedReturn![f] === 1) return -1;
@@ -681,6 +682,50 @@ export class WglSearch<S> {
     this.lazyTried = tried;
     this.lazyStep = r;
     return f;
+  }
+
+  /**
+   * With the model's hint, the first of the frame after its read-only candidates (none
+   * fits; `firstReturn` the first return entry): the update or indeterminate candidate
+   * first by hint, unless a twin of it is a candidate too (the frame drops one of them).
+   */
+  private firstByHint(state: S, firstReturn: number, tried: number): number {
+    const { next, isCall, head, time } = this.list;
+    const entryOp = this.list.op;
+    const { kind, indNext, call } = this;
+    const hintRank = this.hintRank!;
+    const until = time[firstReturn];
+    let best = -1;
+    let bestRank = Infinity;
+    for (let e = next[head]; e !== firstReturn; e = next[e]) {
+      const o = entryOp[e];
+      if (kind[o] !== READ_ONLY && hintRank[o] < bestRank) {
+        best = o;
+        bestRank = hintRank[o];
+      }
+    }
+    for (let x = indNext[indNext.length - 1]; x !== -1 && call[x] <= until; x = indNext[x]) {
+      if (hintRank[x] < bestRank) {
+        best = x;
+        bestRank = hintRank[x];
+      }
+    }
+    if (best < 0) return -1;
+    if (kind[best] === UPDATE && this.twinClass !== undefined) {
+      const twinClass = this.twinClass;
+      const c = twinClass[best] < 0 ? this.classify(best) : twinClass[best];
+      for (let e = next[head]; e !== firstReturn; e = next[e]) {
+        const o = entryOp[e];
+        if (o === best || kind[o] !== UPDATE) continue;
+        if ((twinClass[o] < 0 ? this.classify(o) : twinClass[o]) === c) return -1;
+      }
+    }
+    this.current = best;
+    const r = this.model.step(state, this.inputs[best], this.outputs[best]);
+    if (!r.ok) return -1;
+    this.lazyTried = tried;
+    this.lazyStep = r;
+    return best;
   }
 
   /** Of each class of twins among the gathered candidates, all but the first to return become -1. */
@@ -844,7 +889,7 @@ export class WglSearch<S> {
         // A lazy frame: its first candidate found without building it (see firstCandidate).
         let lazy = -1;
         if (pos < 0) {
-          if (resume < 0 && this.lazyFrames) {
+          if (resume < 0 && this.lazyFrames && this.hinted) {
             current = -2; // firstCandidate names the operation a model error comes from
             lazy = this.firstCandidate(state);
             iterations += this.lazyTried;
