@@ -67,9 +67,10 @@ export interface SearchResult {
  * - INDETERMINATE: tried only when no determinate operation fits, linearized just in time.
  * - IGNORED: indeterminate and read-only: it constrains nothing and is never linearized.
  * Within a kind, candidates go by the model's priority hint, then by call; without a hint,
- * determinate updates go by return. Of twin updates (equal input and output) only the
- * first to return is a candidate. Plain WGL puts every operation in one kind (UPDATE), in
- * call order.
+ * determinate updates go by return, except that when the operation whose return is first
+ * pending does not fit, the updates after which it fits come first. Of twin updates
+ * (equal input and output) only the first to return is a candidate. Plain WGL puts every
+ * operation in one kind (UPDATE), in call order.
  */
 const READ_ONLY = 0;
 const UPDATE = 1;
