@@ -224,7 +224,7 @@ describe('lazy frames', () => {
   it('register, cas-register (no hint), kv and set (a hint): the same search with and without them', () => {
     let backtracked = 0;
     const families: Family[] = ['register', 'cas-register', 'kv', 'set'];
-    for (let k = 0; k < 40; k++) {
+    for (let k = 0; k < 28; k++) {
       const family = families[k % 4];
       const shape = { family, ops: 60 + 7 * k, clients: [2, 4, 12, 8][(k >> 2) % 4], seed: 9100 + k, corrupt: k % 3 === 0 ? 1 : 0, crashRate: [0.005, 0.1][k % 2], tick: 1 + (k % 3) } as GenerateOptions;
       const { history } = generateHistory(shape);

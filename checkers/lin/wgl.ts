@@ -644,7 +644,8 @@ export class WglSearch<S> {
    * first of its twins, and no reordering since it fits). Otherwise the frame is built.
    * The same candidates in the same order: the same search.
    */
-  private readonly lazyFrames: boolean;
+  private lazyFrames: boolean;
+  private lazyMisses = 0;
   private tiedReturn: Uint8Array | undefined;
   /** The step of the candidate firstCandidate found, and the steps it tried (iterations). */
   private lazyStep: { ok: boolean; state: S } | undefined;
@@ -894,6 +895,9 @@ export class WglSearch<S> {
             current = -2; // firstCandidate names the operation a model error comes from
             lazy = this.firstCandidate(state);
             iterations += this.lazyTried;
+            // Where the first candidate seldom fits, the frame is built anyway after the
+            // scan: give lazy frames up (the search stays the same).
+            if (lazy < 0 && ++this.lazyMisses >= 64 && 2 * this.lazyMisses > explored) this.lazyFrames = false;
           }
           if (lazy < 0) {
             end = this.buildFrame(sp, state);
