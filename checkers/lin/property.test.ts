@@ -51,7 +51,7 @@ function spied(model: Model, seen: Record<string, number>): Model {
 describe('WGL agrees with brute force', () => {
   for (const family of FAMILIES) {
     it(`${family}: same verdict with and without reductions, and every ok comes with a valid linearization`, () => {
-      const seen: Record<string, number> = { ok: 0, illegal: 0, crashed: 0, dropped: 0, forced: 0, useless: 0, refuted: 0 };
+      const seen: Record<string, number> = { ok: 0, illegal: 0, crashed: 0, dropped: 0, forced: 0, useless: 0, dead: 0, refuted: 0 };
       const model = spied(models[whole[family]], seen);
       const oracle = referenceModel(family);
       fc.assert(
@@ -79,6 +79,7 @@ describe('WGL agrees with brute force', () => {
       if (family === 'queue') {
         expect(seen.forced).toBeGreaterThan(20);
         expect(seen.useless).toBeGreaterThan(20);
+        expect(seen.dead).toBeGreaterThan(20);
       }
     });
   }
@@ -214,5 +215,25 @@ describe('nondeterministic models', () => {
     ];
     expect(checkHistorySync(lossy, h).verdict).toBe('ok');
     expect(checkHistorySync('register', h).verdict).toBe('illegal');
+  });
+});
+
+describe('lazy frames', () => {
+  // A frame built only when the search comes back to it must change nothing: the same
+  // configurations, the same verdict and linearization, the same longest prefix.
+  it('register, cas-register (no hint), kv and set (a hint): the same search with and without them', () => {
+    let backtracked = 0;
+    const families: Family[] = ['register', 'cas-register', 'kv', 'set'];
+    for (let k = 0; k < 28; k++) {
+      const family = families[k % 4];
+      const shape = { family, ops: 60 + 7 * k, clients: [2, 4, 12, 8][(k >> 2) % 4], seed: 9100 + k, corrupt: k % 3 === 0 ? 1 : 0, crashRate: [0.005, 0.1][k % 2], tick: 1 + (k % 3) } as GenerateOptions;
+      const { history } = generateHistory(shape);
+      const model = models[whole[family]];
+      const lazy = wglSearch(model, history, { lazyFrames: true });
+      const eager = wglSearch(model, history, { lazyFrames: false });
+      expect({ ...lazy, proof: undefined }).toEqual({ ...eager, proof: undefined });
+      if (lazy.explored > history.length) backtracked++;
+    }
+    expect(backtracked).toBeGreaterThan(5);
   });
 });

@@ -98,9 +98,11 @@ export interface Model<S = any, I = any, O = any> {
    * there. 'useless' only when no linearization of the rest starts with it: the search
    * skips it there. Anything else: no advice. A queue forces a crashed dequeue when its head
    * holds a value no dequeue returned (nothing else can remove it), and calls it useless
-   * when the head holds a value enqueued once that a dequeue returns.
+   * when the head holds a value enqueued once that a dequeue returns. 'dead': useless, and
+   * more: if this operation's return comes first among the operations not yet linearized,
+   * no linearization of the rest exists (the search gives up the configuration at once).
    */
-  advice?(history: readonly Operation<I, O>[]): ((state: S, input: I, output: O | Unknown) => 'forced' | 'useless' | undefined) | undefined;
+  advice?(history: readonly Operation<I, O>[]): ((state: S, input: I, output: O | Unknown) => 'forced' | 'useless' | 'dead' | undefined) | undefined;
   /**
    * A proof, found without searching, that a (sub-)history has no linearization: an
    * operation with a known output that no linearization can include (its index), and why.

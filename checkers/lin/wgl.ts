@@ -35,6 +35,8 @@ export interface SearchOptions {
    * candidate tried in call order; the tests hold the two to the same verdicts.
    */
   reductions?: boolean;
+  /** Lazy frames (default true; false for the tests, which hold the two to the same search). */
+  lazyFrames?: boolean;
 }
 
 /** The search's answer; operation numbers are indices into the ops it was given. */
@@ -65,9 +67,10 @@ export interface SearchResult {
  * - INDETERMINATE: tried only when no determinate operation fits, linearized just in time.
  * - IGNORED: indeterminate and read-only: it constrains nothing and is never linearized.
  * Within a kind, candidates go by the model's priority hint, then by call; without a hint,
- * determinate updates go by return. Of twin updates (equal input and output) only the
- * first to return is a candidate. Plain WGL puts every operation in one kind (UPDATE), in
- * call order.
+ * determinate updates go by return, except that when the operation whose return is first
+ * pending does not fit, the updates after which it fits come first. Of twin updates
+ * (equal input and output) only the first to return is a candidate. Plain WGL puts every
+ * operation in one kind (UPDATE), in call order.
  */
 const READ_ONLY = 0;
 const UPDATE = 1;
@@ -75,6 +78,9 @@ const INDETERMINATE = 2;
 const IGNORED = 3;
 /** Indeterminate, and the model says no operation could have observed it. */
 const DROPPED = 4;
+
+/** stackPos of a lazy frame (one not built: its candidate was found without it). */
+const LAZY = -2;
 
 const POLL_EVERY = 1023; // poll the clock and the cancel flag every 1024 iterations
 /**
@@ -322,6 +328,18 @@ export class WglSearch<S> {
     this.twinClass = reduce && present[UPDATE] ? slab.i32(det).fill(-1) : undefined;
     this.present = present;
     this.hinted = !reduce || model.priority === undefined;
+    this.lazyFrames = reduce && options.lazyFrames !== false && model.advice === undefined;
+    if (this.lazyFrames) {
+      // Determinate operations whose return time another's shares (1).
+      const tied = (this.tiedReturn = slab.u8(det));
+      const { next, isCall, head, time, op } = this.list;
+      let last = -1;
+      for (let e = next[head]; e !== -1; e = next[e]) {
+        if (isCall[e] === 1) continue;
+        if (last >= 0 && time[last] === time[e]) tied[op[last]] = tied[op[e]] = 1;
+        last = e;
+      }
+    }
     this.orderBy(undefined);
     this.refuteAsked = !reduce;
     // Groups of interchangeable indeterminate operations: equal inputs (plain WGL: none).
@@ -358,7 +376,7 @@ export class WglSearch<S> {
     this.frameStart = slab.i32(n + 1);
     this.frameEnd = slab.i32(n + 1);
     this.frameForced = slab.i32(n + 1);
-    this.advise = reduce ? adviser(model, ops) : undefined;
+    this.advise = reduce ? fullAdviser(model, ops) : undefined;
     this.stackPos = slab.i32(n);
     this.stackForced = slab.u8(n);
     this.words = this.detWords + ((n - this.det + 31) >>> 5);
@@ -488,9 +506,11 @@ export class WglSearch<S> {
     let top = start;
     // Indeterminate operations are candidates when called before the first return left.
     let until = Infinity;
+    let firstReturn = -1;
     for (let e = next[head]; e !== -1; e = next[e]) {
       if (isCall[e] === 0) {
         until = time[e];
+        firstReturn = entryOp[e];
         break;
       }
     }
@@ -526,6 +546,9 @@ export class WglSearch<S> {
     // With advice: the forced operations first, and the useless ones left out (-1 in the
     // scratch). Read-only ones are forced anyway, and come first in the next pass.
     if (advise !== undefined) {
+      // The operation whose return is first pending, if the advice calls it dead here:
+      // no linearization of the rest, so no candidates.
+      if (firstReturn >= 0 && kind[firstReturn] !== READ_ONLY && advise(state, inputs[firstReturn], outputs[firstReturn]) === 'dead') count = 0;
       for (let k = 0; k < count; k++) {
         const o = scratch[k];
         if (o < 0 || kind[o] === READ_ONLY) continue;
@@ -570,12 +593,141 @@ export class WglSearch<S> {
           }
           cand[j + 1] = o;
         }
+        if (firstReturn >= 0) this.enablersFirst(from, top, state, firstReturn);
       }
     }
     this.frameStart[sp] = start;
     this.frameEnd[sp] = top;
     this.frameForced[sp] = forcedEnd;
     return top;
+  }
+
+  /**
+   * Lowe's just in time, for the operation whose return is first pending (`goal`): when it
+   * does not fit in `state`, the updates after which it fits go first (stably; the rest
+   * keep their order). The order only: no candidate is dropped.
+   */
+  private enablersFirst(from: number, top: number, state: S, goal: number): void {
+    const { model, inputs, outputs } = this;
+    const cand = this.cand;
+    try {
+      if (model.step(state, inputs[goal], outputs[goal]).ok) return;
+    } catch {
+      return;
+    }
+    let enablers = 0;
+    const rest = this.restScratch.length >= top - from ? this.restScratch : (this.restScratch = new Int32Array(2 * (top - from)));
+    let r = 0;
+    for (let i = from; i < top; i++) {
+      const o = cand[i];
+      let enables = false;
+      try {
+        const s = model.step(state, inputs[o], outputs[o]);
+        enables = s.ok && model.step(s.state, inputs[goal], outputs[goal]).ok;
+      } catch {
+        enables = false;
+      }
+      if (enables) cand[from + enablers++] = o;
+      else rest[r++] = o;
+    }
+    for (let k = 0; k < r; k++) cand[from + enablers + k] = rest[k];
+  }
+
+  private restScratch = new Int32Array(16);
+
+  /**
+   * Lazy frames (no hint, no advice): most configurations of a long history take the first
+   * candidate of their frame and never come back, so the frame is not built until the
+   * search backtracks into it. Its first candidate is found without it: the first
+   * read-only call that fits (forced, so the frame is never needed), else the operation
+   * whose return is first pending when it is an update that fits (first by return, the
+   * first of its twins, and no reordering since it fits). Otherwise the frame is built.
+   * The same candidates in the same order: the same search.
+   */
+  private lazyFrames: boolean;
+  private lazyMisses = 0;
+  private tiedReturn: Uint8Array | undefined;
+  /** The step of the candidate firstCandidate found, and the steps it tried (iterations). */
+  private lazyStep: { ok: boolean; state: S } | undefined;
+  private lazyTried = 0;
+  /** The candidate a lazy frame tried, when the search comes back to build it (-1: none). */
+  private resume = -1;
+
+  private firstCandidate(state: S): number {
+    const { next, isCall, head } = this.list;
+    const entryOp = this.list.op;
+    const { kind, inputs, outputs, model } = this;
+    let tried = 0;
+    let e = next[head];
+    for (; e !== -1 && isCall[e] === 1; e = next[e]) {
+      const o = entryOp[e];
+      if (kind[o] !== READ_ONLY) continue;
+      tried++;
+      this.current = o;
+      const r = model.step(state, inputs[o], outputs[o]);
+      if (r.ok) {
+        this.lazyTried = tried - 1;
+        this.lazyStep = r;
+        return o;
+      }
+    }
+    // Otherwise the frame is built and tries them again, counting them then.
+    this.lazyTried = 0;
+    if (e === -1) return -1;
+    if (this.hintRank !== undefined) return this.firstByHint(state, e, tried);
+    const f = entryOp[e];
+    // Returns tied with another's would be ordered by call in the frame: built then.
+    if (kind[f] !== UPDATE || this.tiedReturn![f] === 1) return -1;
+    this.current = f;
+    const r = model.step(state, inputs[f], outputs[f]);
+    if (!r.ok) return -1;
+    this.lazyTried = tried;
+    this.lazyStep = r;
+    return f;
+  }
+
+  /**
+   * With the model's hint, the first of the frame after its read-only candidates (none
+   * fits; `firstReturn` the first return entry): the update or indeterminate candidate
+   * first by hint, unless a twin of it is a candidate too (the frame drops one of them).
+   */
+  private firstByHint(state: S, firstReturn: number, tried: number): number {
+    const { next, isCall, head, time } = this.list;
+    const entryOp = this.list.op;
+    const { kind, indNext, call } = this;
+    const hintRank = this.hintRank!;
+    const until = time[firstReturn];
+    let best = -1;
+    let bestRank = Infinity;
+    for (let e = next[head]; e !== firstReturn; e = next[e]) {
+      const o = entryOp[e];
+      if (kind[o] !== READ_ONLY && hintRank[o] < bestRank) {
+        best = o;
+        bestRank = hintRank[o];
+      }
+    }
+    for (let x = indNext[indNext.length - 1]; x !== -1 && call[x] <= until; x = indNext[x]) {
+      if (hintRank[x] < bestRank) {
+        best = x;
+        bestRank = hintRank[x];
+      }
+    }
+    if (best < 0) return -1;
+    if (kind[best] === UPDATE && this.twinClass !== undefined) {
+      const twinClass = this.twinClass;
+      const c = twinClass[best] < 0 ? this.classify(best) : twinClass[best];
+      for (let e = next[head]; e !== firstReturn; e = next[e]) {
+        const o = entryOp[e];
+        if (o === best || kind[o] !== UPDATE) continue;
+        if ((twinClass[o] < 0 ? this.classify(o) : twinClass[o]) === c) return -1;
+      }
+    }
+    this.current = best;
+    const r = this.model.step(state, this.inputs[best], this.outputs[best]);
+    if (!r.ok) return -1;
+    this.lazyTried = tried;
+    this.lazyStep = r;
+    return best;
   }
 
   /** Of each class of twins among the gathered candidates, all but the first to return become -1. */
@@ -679,7 +831,8 @@ export class WglSearch<S> {
   }
 
   /** The loop's registers, kept between runs (a closure would box them in a context). */
-  private save(sp: number, pos: number, linearizedDeterminate: number, bitHash: number, state: S, iterations: number, explored: number, bestDeterminate: number, fullWords: number): void {
+  private save(sp: number, pos: number, linearizedDeterminate: number, bitHash: number, state: S, iterations: number, explored: number, bestDeterminate: number, fullWords: number, resume: number): void {
+    this.resume = resume;
     this.sp = sp;
     this.pos = pos;
     this.linearizedDeterminate = linearizedDeterminate;
@@ -707,43 +860,66 @@ export class WglSearch<S> {
     const lastMask = det % 32 === 0 ? 0xffffffff : 2 ** (det % 32) - 1;
     let current = -1;
     let end = pos < 0 ? 0 : frameEnd[sp];
+    let resume = this.resume;
     let cand = this.cand;
     let memo = this.memo;
     try {
       for (;;) {
         if (iterations >= stopAt) {
-          this.save(sp, pos, linearizedDeterminate, bitHash, state, iterations, explored, bestDeterminate, fullWords);
+          this.save(sp, pos, linearizedDeterminate, bitHash, state, iterations, explored, bestDeterminate, fullWords, resume);
           return false;
         }
         if ((++iterations & POLL_EVERY) === 0) {
           if (iterations >= proofAt) {
-            this.save(sp, pos, linearizedDeterminate, bitHash, state, iterations, explored, bestDeterminate, fullWords);
+            this.save(sp, pos, linearizedDeterminate, bitHash, state, iterations, explored, bestDeterminate, fullWords, resume);
             this.finish('illegal');
             this.outcome!.cutShort = true;
             return true;
           }
           if (Date.now() > deadline || (cancelled !== undefined && cancelled())) {
-            this.save(sp, pos, linearizedDeterminate, bitHash, state, iterations, explored, bestDeterminate, fullWords);
+            this.save(sp, pos, linearizedDeterminate, bitHash, state, iterations, explored, bestDeterminate, fullWords, resume);
             this.finish('unknown', Date.now() > deadline ? 'timeout' : 'cancelled');
             return true;
           }
         }
         if (linearizedDeterminate === mustLinearize) {
-          this.save(sp, pos, linearizedDeterminate, bitHash, state, iterations, explored, bestDeterminate, fullWords);
+          this.save(sp, pos, linearizedDeterminate, bitHash, state, iterations, explored, bestDeterminate, fullWords, resume);
           if (verbose) this.recordThrough(sp);
           this.finish('ok');
           return true;
         }
+        // A lazy frame: its first candidate found without building it (see firstCandidate).
+        let lazy = -1;
         if (pos < 0) {
-          end = this.buildFrame(sp, state);
-          cand = this.cand;
-          pos = frameStart[sp];
+          if (resume < 0 && this.lazyFrames && this.hinted) {
+            current = -2; // firstCandidate names the operation a model error comes from
+            lazy = this.firstCandidate(state);
+            iterations += this.lazyTried;
+            // Where the first candidate seldom fits, the frame is built anyway after the
+            // scan: give lazy frames up (the search stays the same).
+            if (lazy < 0 && ++this.lazyMisses >= 64 && 2 * this.lazyMisses > explored) this.lazyFrames = false;
+          }
+          if (lazy < 0) {
+            end = this.buildFrame(sp, state);
+            cand = this.cand;
+            pos = frameStart[sp];
+            if (resume >= 0) {
+              // Back in a frame that was lazy: on after the candidate it tried.
+              for (let k = pos; k < end; k++) {
+                if (cand[k] === resume) {
+                  pos = k + 1;
+                  break;
+                }
+              }
+              resume = -1;
+            }
+          }
         }
         let deadEnd = true;
-        if (pos < end) {
-          const o = cand[pos];
+        if (lazy >= 0 || pos < end) {
+          const o = lazy >= 0 ? lazy : cand[pos];
           current = o;
-          const r = step(state, inputs[o], outputs[o]);
+          const r = lazy >= 0 ? this.lazyStep! : step(state, inputs[o], outputs[o]);
           deadEnd = false;
           if (r.ok) {
             const isDet = o < det;
@@ -758,9 +934,17 @@ export class WglSearch<S> {
             if (memo === undefined || memo.add(hashState === undefined ? nextHash : nextHash ^ hashState(r.state), bitset, low, top, r.state)) {
               explored++;
               stackOp[sp] = o;
-              stackPos[sp] = pos;
               stackState[sp] = state;
-              stackForced[sp] = pos < frameForced[sp] ? 1 : 0;
+              if (lazy >= 0) {
+                // Nothing of the frame is on the candidate stack; a read-only candidate is forced.
+                const at = sp === 0 ? 0 : frameEnd[sp - 1];
+                frameStart[sp] = frameEnd[sp] = frameForced[sp] = at;
+                stackPos[sp] = LAZY;
+                stackForced[sp] = this.kind[o] === READ_ONLY ? 1 : 0;
+              } else {
+                stackPos[sp] = pos;
+                stackForced[sp] = pos < frameForced[sp] ? 1 : 0;
+              }
               sp++;
               topWord[sp] = top;
               fullWords = low;
@@ -798,9 +982,19 @@ export class WglSearch<S> {
               continue;
             }
             bitset[w] &= ~bit;
-            // A forced operation that fits leads to an explored configuration: this one is
-            // as good as that one, which failed.
-            deadEnd = pos < frameForced[sp];
+            if (lazy >= 0) {
+              // Explored before. Read-only: forced, so the frame fails with it; an update:
+              // the frame is built and tried on after it.
+              if (this.kind[o] !== READ_ONLY) {
+                resume = o;
+                continue;
+              }
+              deadEnd = true;
+            } else {
+              // A forced operation that fits leads to an explored configuration: this one is
+              // as good as that one, which failed.
+              deadEnd = pos < frameForced[sp];
+            }
           }
           if (!deadEnd) {
             pos++;
@@ -828,7 +1022,7 @@ export class WglSearch<S> {
               this.refuteAsked = true;
               this.proof = refutation(model, this.ops);
             }
-            this.save(sp, pos, linearizedDeterminate, bitHash, state, iterations, explored, bestDeterminate, fullWords);
+            this.save(sp, pos, linearizedDeterminate, bitHash, state, iterations, explored, bestDeterminate, fullWords, resume);
             this.finish('illegal');
             return true;
           }
@@ -862,21 +1056,39 @@ export class WglSearch<S> {
           pos = stackPos[sp] + 1;
           end = frameEnd[sp];
           // Backtracking over a forced operation: its configuration failed too.
-          if (stackForced[sp] === 0) break;
+          if (stackForced[sp] === 0) {
+            if (stackPos[sp] === LAZY) {
+              pos = -1;
+              resume = o;
+            }
+            break;
+          }
         }
       }
     } catch (err) {
-      this.current = current;
+      if (current !== -2) this.current = current;
       throw err;
     }
   }
 }
 
-/** What the model's advice may say of a step in a state. */
-type Advice = 'forced' | 'useless' | undefined;
+/** What the model's advice may say of a step in a state (types.ts, Model.advice). */
+type Advice = 'forced' | 'useless' | 'dead' | undefined;
 
-/** The model's advice; a hook that throws or answers oddly only costs the reduction. */
-export function adviser<S>(model: Model<S>, ops: readonly Operation[]): ((state: S, input: unknown, output: unknown) => Advice) | undefined {
+/**
+ * The model's advice, 'dead' read as 'useless' (for a search that does not know which
+ * return is first pending); a hook that throws or answers oddly only costs the reduction.
+ */
+export function adviser<S>(model: Model<S>, ops: readonly Operation[]): ((state: S, input: unknown, output: unknown) => 'forced' | 'useless' | undefined) | undefined {
+  const advise = fullAdviser(model, ops);
+  if (advise === undefined) return undefined;
+  return (state, input, output) => {
+    const a = advise(state, input, output);
+    return a === 'dead' ? 'useless' : a;
+  };
+}
+
+function fullAdviser<S>(model: Model<S>, ops: readonly Operation[]): ((state: S, input: unknown, output: unknown) => Advice) | undefined {
   if (model.advice === undefined) return undefined;
   try {
     const advice = model.advice(ops);
@@ -884,7 +1096,7 @@ export function adviser<S>(model: Model<S>, ops: readonly Operation[]): ((state:
     return (state, input, output) => {
       try {
         const a = advice(state, input, output);
-        return a === 'forced' || a === 'useless' ? a : undefined;
+        return a === 'forced' || a === 'useless' || a === 'dead' ? a : undefined;
       } catch {
         return undefined;
       }

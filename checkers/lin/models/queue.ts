@@ -104,8 +104,14 @@ function priority(history: readonly Operation<QueueInput, unknown>[]): number[] 
  * anything takes u. This is what keeps the search from trying every order of concurrent
  * enqueues on a history that turns out illegal: a wrong order dies at the enqueue, not
  * at the dequeue that finds it wrong.
+ *
+ * That enqueue is 'dead', not just useless: when its return is the first pending, every
+ * dequeue that could take u is called after D's return, so after the enqueue's (D comes
+ * after the enqueue, so its return is pending too): none of them can come before the
+ * enqueue, and u never leaves in time. The same holds for D itself (x its value): a value
+ * ahead of x (the whole queue while x is not in it) that cannot leave before D returns.
  */
-function advice(history: readonly Operation<QueueInput, unknown>[]): ((q: QueueState, input: QueueInput, output: unknown) => 'forced' | 'useless' | undefined) | undefined {
+function advice(history: readonly Operation<QueueInput, unknown>[]): ((q: QueueState, input: QueueInput, output: unknown) => 'forced' | 'useless' | 'dead' | undefined) | undefined {
   const returned = new ValueCounts();
   const enqueued = new ValueCounts();
   /** Per value: the return of the one dequeue that returned it, the earliest call of one. */
@@ -150,7 +156,19 @@ function advice(history: readonly Operation<QueueInput, unknown>[]): ((q: QueueS
       const by = lookup(leaveBy, input.value, mustLeaveBy);
       if (by === Infinity) return undefined;
       const items = q.items;
-      for (let i = items.length - 1; i >= 0; i--) if (lookup(leaves, items[i], leavesFrom) > by) return 'useless';
+      for (let i = items.length - 1; i >= 0; i--) if (lookup(leaves, items[i], leavesFrom) > by) return 'dead';
+      return undefined;
+    }
+    if (input.f === 'dequeue' && output !== UNKNOWN && output !== null) {
+      // The dequeue D that returned x (enqueued once, returned once): every value ahead of x
+      // (the whole queue while x is not in it) must leave before D, so before D's return.
+      const by = lookup(leaveBy, output, mustLeaveBy);
+      if (by === Infinity || q.items.length === 0) return undefined;
+      const items = q.items;
+      for (let i = 0; i < items.length; i++) {
+        if (valueEqual(items[i], output)) return undefined;
+        if (lookup(leaves, items[i], leavesFrom) > by) return 'dead';
+      }
       return undefined;
     }
     if (!crashedDequeues || input.f !== 'dequeue' || output !== UNKNOWN) return undefined;
