@@ -18,7 +18,7 @@
 // the state itself (an operation that returned without effect, like a failed cas).
 
 import { SpecError } from './errors.ts';
-import { encodeValue, Words } from './encode.ts';
+import { encodeValue, fingerprint, Words } from './encode.ts';
 import { canonicalJson } from './reference.ts';
 import type { Action, Check, Machine, ObservedEvent, Symmetry } from './types.ts';
 import { UNKNOWN, type Model, type NondeterministicModel } from '../lin/types.ts';
@@ -206,59 +206,115 @@ function describeEvent(model: Stepper, m: MonitorState, e: ObservedEvent): strin
   }
 }
 
-/** What is worked out once per monitor state object: its canonical encoding, and its successors by event. */
+// What the monitor works out once per distinct monitor state, kept on the (interned)
+// object itself under a symbol, which no encoding, JSON or equality sees: its canonical
+// words, their 128-bit hash, and its successors by event id. A monitor state that did not
+// come from this table (a symmetry's renaming of one, a state moved between workers) has
+// none: it is encoded on the spot, or, to be advanced, replaced by its interned twin.
+const KNOWN = Symbol('monitor state: words and successors');
+
 interface Known {
   words: Int32Array;
-  after: Map<string, MonitorState> | undefined;
+  /** Two 64-bit fingerprints of `words` (the second over the words in reverse order). */
+  hash: Int32Array;
+  after: Map<number, MonitorState>;
+}
+
+const knownOf = (m: MonitorState): Known | undefined => (m as { [KNOWN]?: Known })[KNOWN];
+
+const scratch = new Words();
+
+function monitorWords(m: MonitorState): Int32Array {
+  scratch.reset();
+  encodeValue(scratch, m);
+  return scratch.buf.subarray(0, scratch.length);
+}
+
+function hashWords(words: Int32Array): Int32Array {
+  const hash = new Int32Array(4);
+  fingerprint(words, words.length, hash);
+  const reversed = words.slice().reverse();
+  const fp = new Int32Array(2);
+  fingerprint(reversed, reversed.length, fp);
+  hash[2] = fp[0];
+  hash[3] = fp[1];
+  return hash;
 }
 
 /**
- * One table per monitored machine (successors depend on its model), of the monitor states
- * it made. A monitor state that is only encoded, such as a symmetry's renaming of one, is
- * encoded each time and not kept.
+ * Events as small numbers, equal for equal events: the kind, the client and the id of the
+ * input (invoke) or output (return). Values are numbered by content: primitives by
+ * themselves, flat objects of strings, finite numbers, booleans and null by their fields
+ * in insertion order, anything else by its canonical JSON (kept per object: specs often
+ * hand the same input object again). Two equal values may get two ids (the same fields in
+ * another order); that only costs a second advance() of the same (monitor state, event),
+ * never a wrong successor: equal ids always mean equal values.
  */
-function knownTable(): { of(m: MonitorState): Known; words(m: MonitorState): Int32Array } {
-  const table = new WeakMap<MonitorState, Known>();
-  const w = new Words();
-  const encode = (m: MonitorState) => {
-    w.reset();
-    encodeValue(w, m);
-    return w.buf.subarray(0, w.length);
-  };
-  return {
-    of(m) {
-      let k = table.get(m);
-      if (k === undefined) table.set(m, (k = { words: encode(m).slice(), after: undefined }));
-      return k;
-    },
-    words: (m) => table.get(m)?.words ?? encode(m),
-  };
-}
+class EventIds {
+  private readonly primitive = new Map<unknown, number>();
+  private readonly byKey = new Map<string, number>();
+  private readonly byObject = new WeakMap<object, number>();
 
-/**
- * An event as a string, equal for equal events. Inputs, like states, are never modified,
- * and specs often hand the same input object again: its JSON is kept.
- */
-const inputJson = new WeakMap<object, string>();
+  constructor(private readonly clients: number) {}
 
-function valueKey(v: unknown): string {
-  if (v === null || typeof v !== 'object') return canonicalJson(v);
-  let k = inputJson.get(v);
-  if (k === undefined) inputJson.set(v, (k = canonicalJson(v)));
-  return k;
-}
-
-function eventKey(e: ObservedEvent): string {
-  switch (e.kind) {
-    case 'invoke':
-      return `i${e.client}:${valueKey(e.input)}`;
-    case 'return':
-      return `r${e.client}:${valueKey(e.output)}`;
-    case 'crash':
-      return `c${e.client}`;
-    case 'fail':
-      return `f${e.client}`;
+  /** The event's id, or -1 for an event with a client the observer does not declare. */
+  of(e: ObservedEvent): number {
+    const c = e.client;
+    if (!(Number.isInteger(c) && c >= 0 && c < this.clients)) return -1;
+    let kind: number;
+    let value = 0;
+    switch (e.kind) {
+      case 'invoke':
+        kind = 0;
+        value = this.value(e.input);
+        break;
+      case 'return':
+        kind = 1;
+        value = this.value(e.output);
+        break;
+      case 'crash':
+        kind = 2;
+        break;
+      default:
+        kind = 3;
+    }
+    return (value * 4 + kind) * this.clients + c;
   }
+
+  private value(v: unknown): number {
+    if (v === null || typeof v !== 'object') {
+      let id = this.primitive.get(v);
+      if (id === undefined) this.primitive.set(v, (id = this.primitive.size + this.byKey.size));
+      return id;
+    }
+    let id = this.byObject.get(v);
+    if (id !== undefined) return id;
+    const flat = flatKey(v);
+    const key = flat ?? `c${canonicalJson(v)}`;
+    id = this.byKey.get(key);
+    if (id === undefined) this.byKey.set(key, (id = this.primitive.size + this.byKey.size));
+    // A flat object is keyed cheaply again; only others are remembered by identity.
+    if (flat === undefined) this.byObject.set(v, id);
+    return id;
+  }
+}
+
+/** A plain object whose fields are strings, finite numbers other than -0, booleans or null, as its fields in insertion order; else undefined. */
+function flatKey(o: object): string | undefined {
+  const proto = Object.getPrototypeOf(o);
+  if (proto !== Object.prototype && proto !== null) return undefined;
+  let key = 'f';
+  for (const k in o) {
+    if (!Object.prototype.hasOwnProperty.call(o, k)) return undefined;
+    const v = (o as Record<string, unknown>)[k];
+    let part: string;
+    if (typeof v === 'string') part = JSON.stringify(v);
+    else if (typeof v === 'number' && Number.isFinite(v) && !Object.is(v, -0)) part = String(v);
+    else if (v === null || typeof v === 'boolean') part = String(v);
+    else return undefined;
+    key += `${JSON.stringify(k)}:${part},`;
+  }
+  return key;
 }
 
 /** Distinct monitor states kept for sharing; beyond it, sharing starts afresh (results are unchanged). */
@@ -271,13 +327,14 @@ export const LINEARIZABILITY = 'linearizability';
  * The machine whose states carry the linearizability monitor, with an invariant
  * 'linearizability' that fails when no linearization of the history so far exists. The
  * view is [the inner view, the monitor state]. Symmetry groups are carried over; those
- * that rename clients (`clients: true`) rename them in the monitor too.
+ * that rename clients (`clients: true`) rename them in the monitor too. `exact`: the
+ * search stores whole encodings (the exact store), so the monitor's part of a state's
+ * encoding is its canonical words rather than their hash.
  */
-export function withMonitor<S, A extends Action>(machine: Machine<S, A>): Machine<Monitored<S>, A> {
+export function withMonitor<S, A extends Action>(machine: Machine<S, A>, { exact = false }: { exact?: boolean } = {}): Machine<Monitored<S>, A> {
   const observer = machine.history;
   if (!observer) throw new Error('withMonitor: the machine has no history observer');
   const model = stepper(observer.model);
-  const init0 = initialMonitor(model, observer.clients);
   const innerView = (s: S): unknown => (machine.view ? machine.view(s) : s);
   const invariants: Record<string, (w: Monitored<S>) => Check> = Object.create(null);
   for (const [name, inv] of Object.entries(machine.invariants)) invariants[name] = (w) => inv(w.s);
@@ -289,29 +346,46 @@ export function withMonitor<S, A extends Action>(machine: Machine<S, A>): Machin
     const steps = lines.reverse().map((line, i) => `${i + 1}. ${line}`).join('; ');
     return `the history is not linearizable against the ${model.name} model: ${steps}`;
   };
-  // Many spec states share a monitor state, and meet the same events: each (monitor
-  // state, event) is advanced once. Equal monitor states are made one object for that,
-  // whose encoding is worked out once too (`known`).
+  // Many spec states share a monitor state, and meet the same events: equal monitor
+  // states are made one object, whose words are worked out once, and each (monitor state,
+  // event) is advanced once.
   const interned = new Map<string, MonitorState>();
-  const known = knownTable();
-  known.of(init0);
+  const intern = (m: MonitorState, key: string = canonicalJson(m)): MonitorState => {
+    const same = interned.get(key);
+    if (same !== undefined) return same;
+    if (interned.size >= MEMO_LIMIT) interned.clear();
+    // A copy of our own to hang the words on (the given object may be frozen, or another's).
+    const own: MonitorState = { pending: m.pending, configs: m.configs };
+    const words = monitorWords(own).slice();
+    const known: Known = { words, hash: hashWords(words), after: new Map() };
+    Object.defineProperty(own, KNOWN, { value: known });
+    interned.set(key, own);
+    return own;
+  };
+  const ids = new EventIds(observer.clients);
+  const init0 = intern(initialMonitor(model, observer.clients));
   const step = (m: MonitorState, e: ObservedEvent): MonitorState => {
-    const ek = eventKey(e);
-    const info = known.of(m);
-    const hit = info.after?.get(ek);
-    if (hit) return hit;
-    let next = advance(model, m, e);
-    const k = canonicalJson(next);
-    const same = interned.get(k);
-    if (same) next = same;
-    else {
-      if (interned.size >= MEMO_LIMIT) interned.clear();
-      interned.set(k, next);
+    const id = ids.of(e);
+    if (id < 0) return advance(model, m, e); // throws: the event names an undeclared client
+    let known = knownOf(m);
+    if (known === undefined) {
+      m = intern(m);
+      known = knownOf(m)!;
     }
-    known.of(next);
-    (info.after ??= new Map()).set(ek, next);
+    let next = known.after.get(id);
+    if (next === undefined) {
+      next = intern(advance(model, m, e));
+      known.after.set(id, next);
+    }
     return next;
   };
+  // The monitor's part of a state's words: all of its canonical words for the exact store,
+  // which compares whole encodings; their 128-bit hash for the fingerprint store, which
+  // hashes the whole encoding to 64 bits anyway (two distinct monitor states share the
+  // hash with probability about k^2 / 2^129 among k of them: a few hundred in the seed specs).
+  const partOf = exact
+    ? (m: MonitorState) => knownOf(m)?.words ?? monitorWords(m)
+    : (m: MonitorState) => knownOf(m)?.hash ?? hashWords(monitorWords(m));
   const wrapped: Machine<Monitored<S>, A> = {
     init: () => machine.init().map((s) => ({ s, m: init0, h: null })),
     actions: (w) => machine.actions(w.s),
@@ -339,13 +413,13 @@ export function withMonitor<S, A extends Action>(machine: Machine<S, A>): Machin
   if (machine.actionNames) wrapped.actionNames = machine.actionNames;
   if (machine.footprint) wrapped.footprint = (w, a) => machine.footprint!(w.s, a);
   if (machine.encode) {
-    // The spec's fast encoding, then the monitor's, then the length of the spec's part
-    // (read from the end, it splits the two: the whole stays injective).
+    // The spec's fast encoding, then the monitor's part (`partOf`), then the length of the
+    // spec's part (read from the end, it splits the two: the whole stays injective).
     const inner = machine.encode.bind(machine);
     wrapped.encode = (w, out) => {
       const n = inner(w.s, out);
       if (n < 0) return -1;
-      const words = known.words(w.m);
+      const words = partOf(w.m);
       if (n + words.length + 1 > out.length) return -1;
       out.set(words, n);
       out[n + words.length] = n;

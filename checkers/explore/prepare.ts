@@ -13,7 +13,7 @@ import type { Action, ExploreOptions, Machine } from './types.ts';
 export function prepare<S, A extends Action>(machine: Machine<S, A>, options: ExploreOptions): Machine<any, A> {
   let m: Machine<any, A> = machine;
   // Incremental linearizability by default whenever the spec records a history.
-  if (machine.history && (options.linearizability ?? 'incremental') === 'incremental') m = shown(withMonitor(m));
+  if (machine.history && (options.linearizability ?? 'incremental') === 'incremental') m = shown(withMonitor(m, { exact: options.store === 'exact' }));
   if (machine.history && options.linearizability === 'histories') m = shown(withHistories(m));
   if (options.symmetry) {
     if (!machine.symmetry?.length) throw new UnsupportedOption('symmetry: the spec declares no symmetry groups (Machine.symmetry), so there is nothing to reduce by');

@@ -268,6 +268,26 @@ describe('kit/object-ghost', () => {
     expect(other).toEqual(m);
     expect(monReturn(registerSlot, m, 1, 1).bad).toBe('');
   });
+  it('works out each (monitor, event) once, and only equal events share a successor', () => {
+    // Values on either side of where event keys change form (numbers packed into one key,
+    // strings beyond), all met from the same monitors: a write of x then a read returning y
+    // is linearizable exactly when x = y, and each invoke's operation is the one kept.
+    const values = [0, 1, -1, 1023, 1024, -(1 << 19), (1 << 19) - 1, 1 << 19, 2 ** 39, -(2 ** 39), 2.5];
+    const m0 = monInit(reg);
+    for (const k of [0, 1023, 1024]) {
+      for (const x of values) {
+        for (const y of values) {
+          const w = { c: 0, f: 'write', k, v: x, x: false };
+          let m = monInvoke(reg, m0, w);
+          expect(m.ops).toEqual([w]);
+          m = monReturn(reg, m, 0, 0);
+          m = monInvoke(reg, m, op(1, 'read'));
+          m = monReturn(reg, m, 1, y);
+          expect(m.bad === '').toBe(x === y);
+        }
+      }
+    }
+  });
   it('lets a crashed write take effect later, once', () => {
     let m = monInvoke(reg, monInit(reg), op(0, 'write', 1));
     m = monCrash(reg, m, 0);

@@ -127,20 +127,48 @@ function drop(cfgs: number[][], i: number): number[][] {
 // Monitors are immutable and many states hold equal ones: equal monitors are made one
 // object (interned by their content, per model), and each (monitor, event) is worked out
 // once. Pure caching: the monitors returned are the ones the plain functions compute.
+// An interned monitor keeps its successors under a symbol (no encoding, JSON or equality
+// sees it; a Map can still be filled once its holder is frozen); others, such as
+// monInit's, in a weak map. Events are keyed by a number where their fields are small
+// integers (the common case), else by a string.
 const MEMO_LIMIT = 100_000;
+const AFTER = Symbol('monitor successors by event');
 
 interface Memo {
   interned: Map<string, Mon>;
-  after: WeakMap<Mon, Map<string, Mon>>;
+  after: WeakMap<Mon, Map<number | string, Mon>>;
 }
 const memos = new WeakMap<SlotModel, Memo>();
 
 const opKey = (o: MonOp): string => `${o.c},${o.f},${o.k},${o.v},${o.x ? 1 : 0}`;
 
-function memo(model: SlotModel, m: Mon, event: string, work: (model: SlotModel, m: Mon, a: MonOp | number, b: number) => Mon, a: MonOp | number, b: number): Mon {
+/** Distinct operation names (`MonOp.f`), numbered for event keys. */
+const fIds = new Map<string, number>();
+
+// kind (0 invoke, 1 return, 2 crash) + 4 * (client + 1024 * payload): injective for
+// integer payloads, clients below 1024, and exact while the payload is below 2^40.
+const smallClient = (c: number): boolean => Number.isInteger(c) && c >= 0 && c < 1024;
+const eventNumber = (kind: number, c: number, payload: number): number => kind + 4 * (c + 1024 * payload);
+
+function invokeKey(o: MonOp): number | string {
+  let f = fIds.get(o.f);
+  if (f === undefined && fIds.size < 64) fIds.set(o.f, (f = fIds.size));
+  // payload: x (1 bit), f (6 bits), k (10 bits), v + 2^19 (20 bits)
+  if (f !== undefined && smallClient(o.c) && Number.isInteger(o.k) && o.k >= 0 && o.k < 1024 && Number.isInteger(o.v) && o.v >= -(1 << 19) && o.v < 1 << 19) {
+    return eventNumber(0, o.c, (o.x ? 1 : 0) + 2 * (f + 64 * (o.k + 1024 * (o.v + (1 << 19)))));
+  }
+  return `i${opKey(o)}`;
+}
+
+const returnKey = (c: number, out: number): number | string =>
+  smallClient(c) && Number.isInteger(out) && Math.abs(out) < 2 ** 39 ? eventNumber(1, c, out) : `r${c},${out}`;
+
+const crashKey = (c: number): number | string => (smallClient(c) ? eventNumber(2, c, 0) : `c${c}`);
+
+function memo(model: SlotModel, m: Mon, event: number | string, work: (model: SlotModel, m: Mon, a: MonOp | number, b: number) => Mon, a: MonOp | number, b: number): Mon {
   let mm = memos.get(model);
   if (!mm) memos.set(model, (mm = { interned: new Map(), after: new WeakMap() }));
-  let known = mm.after.get(m);
+  let known = (m as { [AFTER]?: Map<number | string, Mon> })[AFTER] ?? mm.after.get(m);
   const hit = known?.get(event);
   if (hit) return hit;
   let next = work(model, m, a, b);
@@ -149,6 +177,7 @@ function memo(model: SlotModel, m: Mon, event: string, work: (model: SlotModel, 
   if (same) next = same;
   else {
     if (mm.interned.size >= MEMO_LIMIT) mm.interned.clear();
+    if (Object.isExtensible(next)) Object.defineProperty(next, AFTER, { value: new Map() });
     mm.interned.set(k, next);
   }
   if (!known) mm.after.set(m, (known = new Map()));
@@ -156,11 +185,11 @@ function memo(model: SlotModel, m: Mon, event: string, work: (model: SlotModel, 
   return next;
 }
 
-export const monInvoke = (model: SlotModel, m: Mon, op: MonOp): Mon => memo(model, m, `i${opKey(op)}`, invoke, op, 0);
+export const monInvoke = (model: SlotModel, m: Mon, op: MonOp): Mon => memo(model, m, invokeKey(op), invoke, op, 0);
 
-export const monReturn = (model: SlotModel, m: Mon, client: number, out: number): Mon => memo(model, m, `r${client},${out}`, ret, client, out);
+export const monReturn = (model: SlotModel, m: Mon, client: number, out: number): Mon => memo(model, m, returnKey(client, out), ret, client, out);
 
-export const monCrash = (model: SlotModel, m: Mon, client: number): Mon => memo(model, m, `c${client}`, crash, client, 0);
+export const monCrash = (model: SlotModel, m: Mon, client: number): Mon => memo(model, m, crashKey(client), crash, client, 0);
 
 function invoke(model: SlotModel, m: Mon, op: MonOp | number): Mon {
   if (m.bad) return m;
