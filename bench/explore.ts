@@ -10,8 +10,10 @@
 // all threads) and by wall time: on a loaded machine wall time mostly measures the load.
 //
 //   npm run bench:explore            (node --import tsx --expose-gc bench/explore.ts)
-//   npm run bench:explore -- --repeat 3 (each run, SPIN's too, 3 times; the fastest kept:
-//                                        other work on a shared machine only slows a run)
+//       5 rounds; in each, SPIN and each of our runs of the same model in turn (SPIN first
+//       in even rounds, last in odd ones); ratios are SPIN's median CPU time over ours, every
+//       run counted, with the per-round ratios' spread printed beside them (bench/README.md)
+//   npm run bench:explore -- --repeat 7 [--only layout-1,plain-1]   7 rounds; some runs only
 //   node --import tsx bench/explore.ts --one layout-1 [--shape 3,8]   one run (JSON), on the
 //       racy counter N=4, K=4 or another shape of SHAPES; --spin 3,8: SPIN alone on one
 //   npm run bench:explore -- --specs [--compare DIR] [--repeat 3]
@@ -129,12 +131,18 @@ interface Spin {
   memoryMB?: number;
 }
 
-function spin(model: string): Spin | undefined {
+/** SPIN's verifier for a model, compiled once (pan.c with gcc): the directory it is in, or undefined without SPIN or gcc. */
+function compileSpin(model: string): string | undefined {
   if (spawnSync('spin', ['-V']).status !== 0 || spawnSync('gcc', ['--version']).status !== 0) return undefined;
   const dir = mkdtempSync(join(tmpdir(), 'interleave-spin-'));
   writeFileSync(join(dir, 'model.pml'), model);
   execFileSync('spin', ['-a', 'model.pml'], { cwd: dir });
   execFileSync('gcc', ['-O2', '-DNOREDUCE', '-DSAFETY', '-DMEMLIM=4096', '-o', 'pan', 'pan.c'], { cwd: dir });
+  return dir;
+}
+
+/** One run of a compiled verifier. */
+function runSpin(dir: string): Spin {
   // -E: the loop blocks once every process is done, which SPIN would report as an invalid
   // end state (our spec simply has no mayStop, so terminal states are allowed).
   const t0 = performance.now();
@@ -152,10 +160,15 @@ function spin(model: string): Spin | undefined {
   };
 }
 
+function spin(model: string): Spin | undefined {
+  const dir = compileSpin(model);
+  return dir === undefined ? undefined : runSpin(dir);
+}
+
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 const arg = (name: string) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined);
+/** --specs: runs of each tree, the fastest kept. */
 const repeat = Math.max(1, Number(arg('--repeat') ?? 1) || 1);
-const fastest = <T extends { cpuSeconds: number }>(runs: T[]): T => runs.reduce((a, b) => (b.cpuSeconds < a.cpuSeconds ? b : a));
 const loadLine = async () => {
   const os = await import('node:os');
   return `load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')} on ${os.cpus().length} cores`;
@@ -257,45 +270,90 @@ async function specsMain(): Promise<void> {
   if (mismatch) process.exitCode = 1;
 }
 
+/** The middle value (the mean of the two middle ones for an even count). */
+const median = (xs: number[]): number => {
+  const s = xs.slice().sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 === 1 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+const range = (xs: number[], digits = 2) => `${fmt(Math.min(...xs), digits)}-${fmt(Math.max(...xs), digits)}`;
+
+/**
+ * The measurement rule (bench/README.md): `rounds` rounds; in each, SPIN and each of our
+ * runs of the same model, one after the other, SPIN first in even rounds and last in odd
+ * ones, so that a slow spell of the machine (or of SPIN's own: its time on a quiet machine
+ * spreads 4.2-6.3 s) falls on both sides alike. Each ratio is SPIN's median CPU time over
+ * ours, over every run (none dropped); the spread of the per-round ratios is printed
+ * beside it.
+ */
 async function main(): Promise<void> {
+  const rounds = Math.max(1, Number(arg('--repeat') ?? 5) || 1);
+  const only = arg('--only')?.split(',');
+  const modes = MODES.filter((m) => !only || only.includes(m));
   console.log(`racy counter N=${N}, K=${K}: expecting ${fmt(EXPECTED.racy.states)} states, ${fmt(EXPECTED.racy.transitions)} transitions, depth ${EXPECTED.racy.depth}; two-phase commit, ${RMS} resource managers: ${fmt(EXPECTED.tpc.states)} states`);
+  console.log(`${rounds} rounds, SPIN and ours alternating; medians over all runs`);
   console.log(`before the runs: ${await loadLine()} (other work on the machine slows every figure, wall time most)`);
-  // Interleaved (ours, then SPIN, in turn), so that a slow spell of the machine hits both.
-  const runs = Array.from({ length: repeat }, () => ({
-    rows: MODES.map((m) => JSON.parse(child('--one', m)) as Figures),
-    spin: { racy: spin(promela()), tpc: spin(twoPhaseCommitPromela(RMS)) },
-  }));
+  const pan = { racy: compileSpin(promela()), tpc: compileSpin(twoPhaseCommitPromela(RMS)) };
+  const ours = new Map<string, Figures[]>(modes.map((m) => [m, []]));
+  const spins = { racy: [] as Spin[], tpc: [] as Spin[] };
+  for (let r = 0; r < rounds; r++) {
+    for (const model of ['racy', 'tpc'] as const) {
+      const mine = modes.filter((m) => (m.startsWith('tpc') ? 'tpc' : 'racy') === model);
+      if (mine.length === 0) continue;
+      const dir = pan[model];
+      const runSpinOnce = () => {
+        if (dir !== undefined) spins[model].push(runSpin(dir));
+      };
+      if (r % 2 === 0) runSpinOnce();
+      for (const m of mine) ours.get(m)!.push(JSON.parse(child('--one', m)) as Figures);
+      if (r % 2 === 1) runSpinOnce();
+    }
+    console.log(`round ${r + 1} of ${rounds} done: ${await loadLine()}`);
+  }
   console.log(`after the runs: ${await loadLine()}`);
-  const rows = MODES.map((_, i) => fastest(runs.map((r) => r.rows[i])));
-  const baseline = (model: 'racy' | 'tpc') => {
-    const spins = runs.map((r) => r.spin[model]).filter((b) => b !== undefined && Number.isFinite(b.states));
-    return spins.length > 0 ? fastest(spins as Spin[]) : undefined;
-  };
-  if (repeat > 1) console.log(`fastest (by CPU time) of ${repeat} runs of each, SPIN's too`);
   console.log('');
-  console.log('run          correct  states/s  (search only)  wall time  cpu time  states/cpu-s  peak RSS  store B/state  store+trace B/state');
-  for (const r of rows) {
+  console.log('run          correct   cpu s (median)  cpu s (range)   wall s (median)  states/cpu-s  peak RSS (median, max)  store B/state  store+trace B/state');
+  for (const m of modes) {
+    const runs = ours.get(m)!;
+    const cpu = median(runs.map((x) => x.cpuSeconds));
+    const last = runs[runs.length - 1];
     console.log(
-      `${r.name.padEnd(12)} ${String(r.correct).padEnd(8)} ${fmt(r.statesPerSecond).padStart(9)}  ${fmt(r.searchStatesPerSecond).padStart(13)}  ${fmt(r.seconds, 2).padStart(7)} s  ${fmt(r.cpuSeconds, 2).padStart(6)} s  ${fmt(r.states / r.cpuSeconds).padStart(12)}  ${fmt(r.peakMB).padStart(5)} MB  ${fmt(r.storeBytesPerState ?? NaN, 1).padStart(13)}  ${fmt(r.bytesPerState ?? NaN, 1).padStart(19)}`,
+      `${m.padEnd(12)} ${String(runs.every((x) => x.correct)).padEnd(8)} ${fmt(cpu, 2).padStart(9)} s  ${range(runs.map((x) => x.cpuSeconds)).padStart(13)} s  ${fmt(median(runs.map((x) => x.seconds)), 2).padStart(9)} s  ${fmt(last.states / cpu).padStart(12)}  ${fmt(median(runs.map((x) => x.peakMB))).padStart(5)}, ${fmt(Math.max(...runs.map((x) => x.peakMB))).padStart(5)} MB  ${fmt(last.storeBytesPerState ?? NaN, 1).padStart(17)}  ${fmt(last.bytesPerState ?? NaN, 1).padStart(19)}`,
     );
   }
   console.log('');
   for (const model of ['racy', 'tpc'] as const) {
-    const b = baseline(model);
-    if (!b) {
+    const mine = modes.filter((m) => (m.startsWith('tpc') ? 'tpc' : 'racy') === model);
+    if (mine.length === 0) continue;
+    const b = spins[model].filter((x) => Number.isFinite(x.cpuSeconds) && Number.isFinite(x.states));
+    if (b.length === 0) {
       console.log(`${model}: SPIN (and gcc) not installed: no baseline in this run (the issue measured SPIN 6.5.2 at 0.90 M states/s on the racy counter, quiet machine)`);
       continue;
     }
-    console.log(`SPIN, ${model === 'racy' ? 'racy counter' : 'two-phase commit'}: ${fmt(b.states)} states stored, ${fmt(b.seconds, 2)} s wall, ${fmt(b.cpuSeconds, 2)} s cpu (${fmt(b.states / b.cpuSeconds)} states/cpu-s), ${fmt(b.memoryMB ?? NaN)} MB`);
-    for (const r of rows.filter((x) => x.model === model)) {
-      console.log(`  ${r.name}: ${fmt(b.cpuSeconds / r.cpuSeconds, 2)}x SPIN's rate by CPU time, ${fmt(b.seconds / r.seconds, 2)}x by wall time (${fmt(r.searchStatesPerSecond / (b.states / b.seconds), 2)}x without worker start-up); peak memory ${fmt(r.peakMB / (b.memoryMB ?? NaN), 2)}x SPIN's`);
+    const cpu = median(b.map((x) => x.cpuSeconds));
+    const wall = median(b.map((x) => x.seconds));
+    const mem = median(b.map((x) => x.memoryMB ?? NaN));
+    console.log(
+      `SPIN, ${model === 'racy' ? 'racy counter' : 'two-phase commit'}: ${fmt(b[0].states)} states stored; cpu s median ${fmt(cpu, 2)} (${range(b.map((x) => x.cpuSeconds))} over ${b.length} runs: ${b.map((x) => fmt(x.cpuSeconds, 2)).join(' ')}), ${fmt(b[0].states / cpu)} states/cpu-s, wall median ${fmt(wall, 2)} s, ${fmt(mem)} MB`,
+    );
+    for (const m of mine) {
+      const runs = ours.get(m)!;
+      const c = median(runs.map((x) => x.cpuSeconds));
+      // Per round: SPIN's run of that round over ours (rounds where SPIN's output could not be read are left out).
+      const pairs = runs.flatMap((x, i) => {
+        const s = spins[model][i];
+        return s && Number.isFinite(s.cpuSeconds) ? [s.cpuSeconds / x.cpuSeconds] : [];
+      });
+      console.log(
+        `  ${m}: ${fmt(cpu / c, 2)}x SPIN's rate by median CPU time (per round ${range(pairs)}, median ${fmt(median(pairs), 2)}; ours ${runs.map((x) => fmt(x.cpuSeconds, 2)).join(' ')}), ${fmt(wall / median(runs.map((x) => x.seconds)), 2)}x by median wall time; peak memory ${fmt(median(runs.map((x) => x.peakMB)) / mem, 2)}x SPIN's`,
+      );
     }
   }
-  const one = rows.find((r) => r.name === 'packed-1');
-  const two = rows.find((r) => r.name === 'packed-2');
-  if (one && two) console.log(`  speed-up of 2 workers over 1 (packed, wall): ${fmt(one.seconds / two.seconds, 2)}x`);
+  const one = ours.get('packed-1');
+  const two = ours.get('packed-2');
+  if (one?.length && two?.length) console.log(`  speed-up of 2 workers over 1 (packed, median wall): ${fmt(median(one.map((x) => x.seconds)) / median(two.map((x) => x.seconds)), 2)}x`);
   console.log(`targets (issue 22): plain racy counter >= 0.5x SPIN, layout >= 1.5x; (issue 8) packed 1 worker >= 1.0x, 2 workers >= 1.6x, store <= 16 bytes per distinct state`);
-  if (rows.some((r) => !r.correct)) {
+  if ([...ours.values()].some((runs) => runs.some((r) => !r.correct))) {
     console.error('a run did not find exactly the expected states, transitions and depth');
     process.exitCode = 1;
   }

@@ -123,9 +123,12 @@ export function bfsLayout<S, A extends Action>(machine: Machine<S, A>, L: WordLa
       }
       if (store) touched ^= store.touch(his, n);
       for (let i = i0; i < i1 && run.stopped === undefined; i++) {
-        for (let j = 0, at = i * W; j < W; j++) sw[j] = from[at + j];
         const enabled = enabledOf[i - i0];
         const id = ids[i];
+        // The state's words are loaded again only when needed: for the deadlock check, or
+        // to step to a new successor (most states have one, but a state has many known).
+        let loaded = enabled.length === 0;
+        if (loaded) for (let j = 0, at = i * W; j < W; j++) sw[j] = from[at + j];
         run.expand(s, id, enabled);
         run.tick(current.size - i + next.size);
         let m = i === i0 ? 0 : ends[i - i0 - 1];
@@ -136,6 +139,10 @@ export function bfsLayout<S, A extends Action>(machine: Machine<S, A>, L: WordLa
           // Most successors are known (and the fingerprint store needs no words to say so);
           // a new one is stepped again, which is cheaper than keeping every successor.
           if (store && store.has(dw, W, fp)) continue;
+          if (!loaded) {
+            for (let j = 0, at = i * W; j < W; j++) sw[j] = from[at + j];
+            loaded = true;
+          }
           for (let j = 0; j < W; j++) dw[j] = sw[j];
           L.step(d, enabled[k]);
           const t = run.insert(d, id, k, depth + 1, dw, W);

@@ -5,12 +5,16 @@
 import { collisionProbability } from './store.ts';
 import type { Action, Counterexample, CoverageEntry, ExploreResult } from './types.ts';
 
+/** Positions of an enabled list that count() remembers labels for. */
+const SLOTS = 64;
+
 /** How often each action family (the label up to '(') was enabled in an expanded state. */
 export class Coverage {
   /** label or family name -> index into families / counts */
   private readonly familyOf = new Map<string, number>();
   private readonly families: string[] = [];
-  private readonly counts: number[] = [];
+  /** Per family, times enabled (a typed array: count() adds to it for every enabled action). */
+  private counts = new Float64Array(16);
 
   /** `names`: the families the spec declares (Machine.actionNames), listed even if never enabled. */
   constructor(names: readonly string[] = []) {
@@ -22,24 +26,57 @@ export class Coverage {
     if (f === undefined) {
       f = this.families.length;
       this.families.push(name);
-      this.counts.push(0);
+      if (f === this.counts.length) {
+        const grown = new Float64Array(2 * f);
+        grown.set(this.counts);
+        this.counts = grown;
+      }
       this.familyOf.set(name, f);
     }
     return f;
   }
 
+  /**
+   * The two labels last met at each position of an enabled list (mod SLOTS), with their
+   * families: states of a search enable much the same actions in the same places, so a
+   * label is mostly one of those two, and comparing it with them (the same string, or a
+   * short one of the same length) costs less than hashing it for the Map, which a spec
+   * that builds its labels anew at every step (`p${p}.read`) would make it do each time.
+   */
+  private readonly labels: (string | undefined)[] = new Array(2 * SLOTS).fill(undefined);
+  private readonly labelFamilies = new Int32Array(2 * SLOTS);
+
   /** Counts the actions enabled in an expanded state, by family. */
   count(enabled: readonly Action[]): void {
+    const labels = this.labels;
+    const families = this.labelFamilies;
+    let counts = this.counts;
     for (let i = 0; i < enabled.length; i++) {
       const label = enabled[i].label;
-      let f = this.familyOf.get(label);
-      if (f === undefined) {
-        const paren = label.indexOf('(');
-        f = this.family(paren < 0 ? label : label.slice(0, paren));
-        this.familyOf.set(label, f);
+      const at = 2 * (i & (SLOTS - 1));
+      let f: number;
+      if (label === labels[at]) f = families[at];
+      else if (label === labels[at + 1]) f = families[at + 1];
+      else {
+        f = this.familyOfLabel(label);
+        labels[at + 1] = labels[at];
+        families[at + 1] = families[at];
+        labels[at] = label;
+        families[at] = f;
+        counts = this.counts;
       }
-      this.counts[f]++;
+      counts[f]++;
     }
+  }
+
+  private familyOfLabel(label: string): number {
+    let f = this.familyOf.get(label);
+    if (f === undefined) {
+      const paren = label.indexOf('(');
+      f = this.family(paren < 0 ? label : label.slice(0, paren));
+      this.familyOf.set(label, f);
+    }
+    return f;
   }
 
   /** Adds another search's counts (a worker's `entries()`). */

@@ -48,6 +48,38 @@ describe('fingerprint tables', () => {
     expect(seen.size).toBeGreaterThan(15_000);
   });
 
+  it('has() then add() (which takes the slot has() found empty) answers as a Set does, with other adds between them', () => {
+    const store = new FingerprintStore(16);
+    const seen = new Set<string>();
+    const fp = new Int32Array(2);
+    const none = new Int32Array(0);
+    let wrong = 0;
+    for (let i = 0; i < fps.length; i++) {
+      const [h, l] = fps[i];
+      fp[0] = h;
+      fp[1] = l;
+      const key = `${h},${l}`;
+      if (store.has(none, 0, fp) !== seen.has(key)) wrong++;
+      if (i % 3 === 0) {
+        // Another fingerprint with the same home first (it may take the slot has() found).
+        const [, l2] = fps[(i * 7) % fps.length];
+        fp[1] = l2 ^ 0x55;
+        if (store.add(none, 0, fp) === seen.has(`${h},${l2 ^ 0x55}`)) wrong++;
+        seen.add(`${h},${l2 ^ 0x55}`);
+        fp[1] = l;
+      }
+      if (store.add(none, 0, fp) === seen.has(key)) wrong++;
+      seen.add(key);
+    }
+    for (const [h, l] of [...fps, ...absent]) {
+      fp[0] = h;
+      fp[1] = l;
+      if (store.has(none, 0, fp) !== seen.has(`${h},${l}`)) wrong++;
+    }
+    expect(wrong).toBe(0);
+    expect(store.size).toBe(seen.size);
+  });
+
   it('the shared table, grown as the parallel search grows it, answers as a Set does', () => {
     let capacity = 16;
     const memory = new TableMemory(8 * capacity);

@@ -105,12 +105,27 @@ export class FingerprintStore implements StateStore {
     return this.addFingerprint(fp[0], fp[1]);
   }
 
+  /**
+   * Where has() last found a fingerprint missing (its empty slot), until the next add: a
+   * search asks has() and then adds the new state, which then takes that slot without a
+   * second probe.
+   */
+  private missHi = 0;
+  private missLo = 0;
+  private missAt = -1;
+
   has(_words: Int32Array, _n: number, fp: Int32Array): boolean {
     const t = this.table;
     const cap = this.capacity;
-    for (let i = home(fp[0], cap); t[2 * i] !== 0; i = i + 1 === cap ? 0 : i + 1) {
-      if (t[2 * i] === fp[0] && t[2 * i + 1] === fp[1]) return true;
+    const hi = fp[0];
+    const lo = fp[1];
+    let i = home(hi, cap);
+    for (; t[2 * i] !== 0; i = i + 1 === cap ? 0 : i + 1) {
+      if (t[2 * i] === hi && t[2 * i + 1] === lo) return true;
     }
+    this.missHi = hi;
+    this.missLo = lo;
+    this.missAt = i;
     return false;
   }
 
@@ -129,13 +144,15 @@ export class FingerprintStore implements StateStore {
   addFingerprint(hi: number, lo: number): boolean {
     const t = this.table;
     const cap = this.capacity;
-    let i = home(hi, cap);
-    for (;;) {
-      const j = 2 * i;
-      const h = t[j];
-      if (h === 0) break;
-      if (h === hi && t[j + 1] === lo) return false;
-      i = i + 1 === cap ? 0 : i + 1;
+    let i = this.missAt;
+    this.missAt = -1;
+    if (i < 0 || hi !== this.missHi || lo !== this.missLo) {
+      for (i = home(hi, cap); ; i = i + 1 === cap ? 0 : i + 1) {
+        const j = 2 * i;
+        const h = t[j];
+        if (h === 0) break;
+        if (h === hi && t[j + 1] === lo) return false;
+      }
     }
     t[2 * i] = hi;
     t[2 * i + 1] = lo;

@@ -1,0 +1,39 @@
+// Coverage counting (result.ts) against a plain count by label family: labels made anew at
+// every step or shared, empty, many families, long enabled lists (its cache of recent
+// labels per position must never give a label another's family).
+
+import { describe, expect, it } from 'vitest';
+import { Coverage } from './result.ts';
+import type { Action } from './types.ts';
+
+describe('Coverage', () => {
+  it('counts each family as a plain Map count would', () => {
+    let x = 0x1234567;
+    const rnd = (n: number) => {
+      x ^= x << 13;
+      x ^= x >>> 17;
+      x ^= x << 5;
+      return (x >>> 0) % n;
+    };
+    const names = ['a', 'b', 'send', 'recv', ''];
+    const coverage = new Coverage(['declared', 'a']);
+    const expected = new Map<string, number>([['declared', 0], ['a', 0]]);
+    for (let s = 0; s < 5000; s++) {
+      const enabled: Action[] = [];
+      for (let k = rnd(s % 10 === 0 ? 150 : 8); k > 0; k--) {
+        const r = rnd(40);
+        // New strings every time (as `p${p}.read` makes them), with arguments or without,
+        // some of the same length as others.
+        const label = r < 25 ? `${names[r % names.length]}(${rnd(3)})` : r < 35 ? `f${rnd(30)}` : `${names[r % names.length]}`;
+        enabled.push({ label });
+        const paren = label.indexOf('(');
+        const family = paren < 0 ? label : label.slice(0, paren);
+        expected.set(family, (expected.get(family) ?? 0) + 1);
+      }
+      coverage.count(enabled);
+    }
+    const plain = [...expected].map(([family, enabled]) => ({ family, enabled })).sort((a, b) => (a.family < b.family ? -1 : a.family > b.family ? 1 : 0));
+    expect(coverage.list()).toEqual(plain);
+    expect(plain.length).toBeGreaterThan(16);
+  });
+});
