@@ -41,7 +41,7 @@ function memberTexts(output: unknown[]): string[] {
 
 /** What a read returned, in ids: sorted, without duplicates; the sum of their hashes. */
 interface Members {
-  ids: Int32Array;
+  ids: readonly number[];
   hash: number;
 }
 
@@ -87,9 +87,19 @@ class SetCheck {
     if (!Array.isArray(output)) throw new Error(`set: read must return an array of members, got ${show(output)}`);
     let m = this.outputs.get(output);
     if (m === undefined) {
-      const ids = Int32Array.from(new Set(memberTexts(output).map((t) => this.id(t)))).sort();
+      // Ids sorted (insertion: reads are short or come nearly in id order), duplicates dropped.
+      const texts = memberTexts(output);
+      const ids: number[] = [];
+      for (let k = 0; k < texts.length; k++) {
+        const id = this.id(texts[k]);
+        let j = ids.length - 1;
+        while (j >= 0 && ids[j] > id) j--;
+        if (j >= 0 && ids[j] === id) continue;
+        if (j === ids.length - 1) ids.push(id);
+        else ids.splice(j + 1, 0, id);
+      }
       let hash = 0;
-      for (const id of ids) hash = (hash + memberHash(id)) | 0;
+      for (let k = 0; k < ids.length; k++) hash = (hash + memberHash(ids[k])) | 0;
       m = { ids, hash };
       this.outputs.set(output, m);
     }
