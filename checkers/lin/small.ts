@@ -346,6 +346,8 @@ function search<S>(model: Model<S>, ops: readonly Operation[], all: number): Sea
     }
     for (;;) {
       if (sp === 0) {
+        // The report of an illegal verdict carries the model's proof when it has one.
+        if (!hooked) proof = refutation(model, ops);
         return illegal(bestLength, explored, proof, false);
       }
       sp--;
