@@ -89,12 +89,13 @@ async function measureInProcess(options: GenerateOptions, impl: string | undefin
     return { r, ms: performance.now() - t0, cpuMs: (c1.user + c1.system) / 1000 };
   };
   // Repeated as lin-child.ts repeats (a few repeats leave a 10-operation check in V8's
-  // interpreter: that is not the warm time), for at most 0.3 s (checks under 20 ms) or 1 s.
+  // interpreter: that is not the warm time), for at most 0.3 s (checks under 20 ms) or 1 s,
+  // at most 10,000 times (lin-child.ts's MAX_REPEATS; the same for every checker).
   const first = once();
   let warmMs = NaN;
   let spent = first.ms;
   const budget = first.ms < 20 ? 300 : 1000;
-  for (let k = 0; k < 1000 && first.ms < 1000 && spent < budget; k++) {
+  for (let k = 0; k < 10_000 && first.ms < 1000 && spent < budget; k++) {
     const again = once().ms;
     spent += again;
     warmMs = Math.min(again, Number.isNaN(warmMs) ? Infinity : warmMs);

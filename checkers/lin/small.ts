@@ -105,6 +105,17 @@ export function smallSearch<S>(model: Model<S>, ops: readonly Operation[]): Sear
 
 let used = 0;
 
+/** An empty memo (a new stamp: no slot is this search's). */
+function forget(): void {
+  for (let e = 0; e < entries; e++) entryState[e] = undefined;
+  entries = 0;
+  stamp = (stamp + 1) | 0;
+  if (stamp === 0) {
+    slotStamp.fill(0);
+    stamp = 1;
+  }
+}
+
 /** Let go of the states and values the last search held. */
 function release(): void {
   for (let k = 0; k < used; k++) {
@@ -187,12 +198,10 @@ function search<S>(model: Model<S>, ops: readonly Operation[], all: number): Sea
   for (let w = 0; w < words; w++) lin[w] = 0;
   const hashState = model.hash;
   const equal = model.equal;
-  const limit = budget(n);
-  stamp = (stamp + 1) | 0;
-  if (stamp === 0) {
-    slotStamp.fill(0);
-    stamp = 1;
-  }
+  // The budget counts again from the restart with the hooks (which comes n iterations
+  // after the first dead end).
+  let limit = budget(n);
+  forget();
 
   let state = model.init() as unknown;
   let sp = 0;
@@ -205,6 +214,7 @@ function search<S>(model: Model<S>, ops: readonly Operation[], all: number): Sea
   let explored = 0;
   let memo = false;
   let hooked = false;
+  let hookAt = Infinity;
   let advise: ((state: S, input: unknown, output: unknown) => 'forced' | 'useless' | undefined) | undefined;
   let proof: Refutation | undefined;
   firstByCall[0] = 0;
@@ -249,6 +259,7 @@ function search<S>(model: Model<S>, ops: readonly Operation[], all: number): Sea
     if (++iterations > limit) {
       // Out of budget: with the model's proof the verdict is known, and the longest partial
       // linearization found so far is shown (as wgl.ts does after AFTER_PROOF iterations).
+      if (!hooked) proof = refutation(model, ops);
       if (proof === undefined) return undefined;
       if (linDet > bestDet) {
         bestLength = sp;
@@ -304,11 +315,17 @@ function search<S>(model: Model<S>, ops: readonly Operation[], all: number): Sea
       bestLength = sp;
       for (let k = 0; k < sp; k++) best[k] = stackOp[k];
     }
-    if (!hooked) {
-      // From the first dead end on, the model's hint, its advice and its proof of illegal:
-      // a search that never backtracks pays for none of them (on small histories they cost
-      // more than the search). With a hint or advice the search starts again, so that
-      // every frame has them; it has taken at most n steps so far.
+    if (!memo) {
+      memo = true;
+      rememberStack(sp, state, words, model, equal);
+      hookAt = iterations + n;
+    }
+    if (!hooked && iterations >= hookAt) {
+      // Once the search has backtracked for n iterations past its first dead end, the
+      // model's hint, its advice and its proof of illegal: a search that backtracks a
+      // little pays for none of them (on small histories they cost more than the search).
+      // With a hint or advice the search starts again, so that every frame has them, with
+      // a new memo (the old one holds the stack's configurations, not all explored).
       hooked = true;
       const hinted = model.priority !== undefined && hint(model, ops, n);
       advise = adviser(model, ops);
@@ -321,15 +338,16 @@ function search<S>(model: Model<S>, ops: readonly Operation[], all: number): Sea
         linDet = 0;
         setHash = 0;
         state = model.init();
+        forget();
+        memo = false;
+        limit = iterations + budget(n);
         continue;
       }
     }
-    if (!memo) {
-      memo = true;
-      rememberStack(sp, state, words, model, equal);
-    }
     for (;;) {
       if (sp === 0) {
+        // The report of an illegal verdict carries the model's proof when it has one.
+        if (!hooked) proof = refutation(model, ops);
         return illegal(bestLength, explored, proof, false);
       }
       sp--;

@@ -167,12 +167,10 @@ function priority(history: readonly Operation<KvInput, unknown>[]): number[] {
       }
     }
   }
-  const byCall = (a: number, b: number): number => call[a] - call[b] || a - b;
-  const MAX = 2 ** 26; // offsets below this; epochs scale above it
   for (const { puts, gets, appends } of byKey) {
     if (!inCallOrder) {
-      puts.sort(byCall);
-      gets.sort(byCall);
+      sortByCall(puts, call);
+      sortByCall(gets, call);
     }
     // A put opens an epoch: the strings that start with its value (0: before any put).
     const epochOf = new Map<string, number>();
@@ -182,13 +180,6 @@ function priority(history: readonly Operation<KvInput, unknown>[]): number[] {
       epochOf.set(v, e + 1);
       if (v.length > 0 && !lengths.includes(v.length)) lengths.push(v.length);
     }
-    const epochOfString = (w: string): number => {
-      for (const l of lengths) {
-        const e = epochOf.get(w.slice(0, l));
-        if (e !== undefined) return e;
-      }
-      return 0;
-    };
     // Epochs in the order of the first return of a get that saw them (concurrent puts
     // take effect in any order of their calls; a long get may have seen a late epoch);
     // `seen[r]`: the time by which the epoch of rank r + 1 had been seen.
@@ -196,7 +187,7 @@ function priority(history: readonly Operation<KvInput, unknown>[]): number[] {
     const epochs = new Int32Array(gets.length);
     for (let k = 0; k < gets.length; k++) {
       const i = gets[k];
-      const e = (epochs[k] = epochOfString(text[i]));
+      const e = (epochs[k] = epochOfString(text[i], lengths, epochOf));
       if (ret[i] < firstSeen[e]) firstSeen[e] = ret[i];
     }
     const order: number[] = [];
@@ -206,18 +197,7 @@ function priority(history: readonly Operation<KvInput, unknown>[]): number[] {
     rank[0] = 0;
     order.forEach((e, r) => (rank[e] = r + 1));
     const seen = order.map((e) => firstSeen[e]);
-    /** The end of the epoch last seen by time t: where updates no get saw go. */
-    const lastEnd = (t: number): number => {
-      let lo = 0;
-      let hi = seen.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if (seen[mid] <= t) lo = mid + 1;
-        else hi = mid;
-      }
-      return lo * MAX + (MAX - 1);
-    };
-    for (let e = 0; e < puts.length; e++) out[puts[e]] = rank[e + 1] >= 0 ? rank[e + 1] * MAX : lastEnd(call[puts[e]]);
+    for (let e = 0; e < puts.length; e++) out[puts[e]] = rank[e + 1] >= 0 ? rank[e + 1] * MAX : lastEnd(seen, call[puts[e]]);
     // Where each append sits: its offset in the longest string gets saw in its epoch (an
     // epoch's strings grow by appends; a value is in one epoch at most). Its epoch is the
     // one last seen by its call or a later one: the next 8 are searched.
@@ -230,7 +210,7 @@ function priority(history: readonly Operation<KvInput, unknown>[]): number[] {
     const byRank = [0, ...order];
     for (const i of appends) {
       const v = text[i];
-      const end = lastEnd(call[i]);
+      const end = lastEnd(seen, call[i]);
       out[i] = end;
       for (let r = Math.floor(end / MAX); r < byRank.length && r * MAX <= end + 8 * MAX; r++) {
         const at = longestIn[byRank[r]].indexOf(v);
@@ -244,6 +224,34 @@ function priority(history: readonly Operation<KvInput, unknown>[]): number[] {
   return out;
 }
 
+/** Offsets in an epoch are below MAX; epochs scale above it. */
+const MAX = 2 ** 26;
+
+function sortByCall(ids: number[], call: Float64Array): void {
+  ids.sort((a, b) => call[a] - call[b] || a - b);
+}
+
+/** The epoch of a get's string: the put whose value starts it (0: none). */
+function epochOfString(w: string, lengths: readonly number[], epochOf: ReadonlyMap<string, number>): number {
+  for (const l of lengths) {
+    const e = epochOf.get(w.slice(0, l));
+    if (e !== undefined) return e;
+  }
+  return 0;
+}
+
+/** The end of the epoch last seen by time t (seen: by when each epoch was, ascending): where updates no get saw go. */
+function lastEnd(seen: readonly number[], t: number): number {
+  let lo = 0;
+  let hi = seen.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (seen[mid] <= t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo * MAX + (MAX - 1);
+}
+
 function ascending(xs: readonly number[]): boolean {
   for (let i = 1; i < xs.length; i++) if (xs[i] < xs[i - 1]) return false;
   return true;
@@ -251,6 +259,27 @@ function ascending(xs: readonly number[]): boolean {
 
 /** Required appends checked per (get, put): enough for a proof, bounded for long strings. */
 const REQUIRED_APPENDS = 32;
+
+interface Put {
+  i: number;
+  call: number;
+  ret: number;
+  value: string;
+}
+
+/**
+ * Whether the appends returned before the get's call (appends[0 .. done), by return),
+ * latest first, that were called after `after` (a put's return) each have their value in
+ * s from `from` on.
+ */
+function required(appends: readonly Put[], done: number, after: number, s: string, from: number): boolean {
+  // By return, latest first: once one returned by `after`, none later was called after it.
+  for (let a = done - 1, checked = 0; a >= 0 && checked < REQUIRED_APPENDS && appends[a].ret > after; a--, checked++) {
+    const A = appends[a];
+    if (A.call > after && s.lastIndexOf(A.value) < from) return false;
+  }
+  return true;
+}
 
 /**
  * A get whose string no linearization can produce. At the get, the key's string is the
@@ -265,7 +294,6 @@ const REQUIRED_APPENDS = 32;
  * of a put returned before the get's call; crashed puts stay candidates).
  */
 function refute(history: readonly Operation<KvInput, unknown>[]): Refutation | undefined {
-  interface Put { i: number; call: number; ret: number; value: string }
   const keys = new KeyIndex();
   const byKey: { puts: Put[]; appends: Put[]; gets: number[]; bad: boolean }[] = [];
   for (let i = 0; i < history.length; i++) {
@@ -303,16 +331,6 @@ function refute(history: readonly Operation<KvInput, unknown>[]): Refutation | u
     let done = 0;
     let reach = -Infinity;
     let live: Put[] = [];
-    // The appends returned before the get's call, latest first, that were called after
-    // `after` (a put's return): each value must be in s from `from` on.
-    const required = (after: number, s: string, from: number): boolean => {
-      // By return, latest first: once one returned by `after`, none later was called after it.
-      for (let a = done - 1, checked = 0; a >= 0 && checked < REQUIRED_APPENDS && appends[a].ret > after; a--, checked++) {
-        const A = appends[a];
-        if (A.call > after && s.lastIndexOf(A.value) < from) return false;
-      }
-      return true;
-    };
     for (const g of gets) {
       const G = history[g];
       const s = G.output as string;
@@ -328,11 +346,11 @@ function refute(history: readonly Operation<KvInput, unknown>[]): Refutation | u
         live.length = kept;
       }
       while (done < appends.length && appends[done].ret < call) done++;
-      let possible = latestCall === -Infinity && required(-Infinity, s, 0);
+      let possible = latestCall === -Infinity && required(appends, done, -Infinity, s, 0);
       // The latest called first: the put last before a get is most often a recent one.
       for (let k = live.length - 1; k >= 0 && !possible; k--) {
         const P = live[k];
-        possible = P.call <= ret && s.startsWith(P.value) && required(P.ret, s, P.value.length);
+        possible = P.call <= ret && s.startsWith(P.value) && required(appends, done, P.ret, s, P.value.length);
       }
       if (!possible) {
         if (found === undefined || ret < history[found.i].ret!) found = { i: g, why: `no put and the appends that must come between it and this get give ${show(s)}` };

@@ -118,6 +118,24 @@ describe('set, queue, mutex', () => {
     expect(set.step(s, { f: 'read' }, [1]).ok).toBe(false);
   });
 
+  it('set: a number is the member its text names (0 and -0 one, NaN and null one, 1 and "1" two); a read may repeat members', () => {
+    const s = run(set, [[{ f: 'add', value: -0 }, null], [{ f: 'add', value: NaN }, null], [{ f: 'add', value: 1 }, null]]);
+    expect(set.step(s, { f: 'read' }, [null, 1, 0]).ok).toBe(true);
+    expect(set.step(s, { f: 'read' }, [0, 0, 1, null, 1]).ok).toBe(true);
+    expect(set.step(s, { f: 'read' }, [0, null, '1']).ok).toBe(false);
+    expect(set.describeState!(s)).toBe('{0, 1, null}');
+  });
+
+  it('set: a small history answered illegal without backtracking carries the proof', () => {
+    const h: Operation[] = [
+      { client: 0, input: { f: 'add', value: 1 }, call: 0, ret: 1, output: null },
+      { client: 1, input: { f: 'read' }, call: 2, ret: 3, output: [] },
+    ];
+    const r = checkHistorySync('set', h);
+    expect(r.verdict).toBe('illegal');
+    expect(r.partitions[0].proof).toEqual({ operation: 1, why: 'an add of 1 returned at 1, before the read\'s call, and members stay' });
+  });
+
   it('queue: FIFO, null when empty', () => {
     const s = run(queue, [[{ f: 'enqueue', value: 1 }, null], [{ f: 'enqueue', value: 2 }, null]]);
     expect(queue.step(s, { f: 'dequeue' }, 2).ok).toBe(false);

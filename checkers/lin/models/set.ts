@@ -41,7 +41,7 @@ function memberTexts(output: unknown[]): string[] {
 
 /** What a read returned, in ids: sorted, without duplicates; the sum of their hashes. */
 interface Members {
-  ids: Int32Array;
+  ids: readonly number[];
   hash: number;
 }
 
@@ -49,7 +49,12 @@ interface Members {
 class SetCheck {
   readonly texts: string[] = [];
   private readonly ids = new Map<string, number>();
+  /** Finite numbers' ids (0 and -0 have one text, "0", and one key). */
+  private readonly numbers = new Map<number, number>();
   private readonly outputs = new WeakMap<object, Members>();
+  /** The read asked about last (a search tries one read in several states). */
+  private lastOutput: unknown = undefined;
+  private lastMembers: Members | undefined = undefined;
   readonly empty: SetState;
 
   constructor() {
@@ -66,33 +71,60 @@ class SetCheck {
     return id;
   }
 
+  /** An added value's id: a finite number's without building its text again. */
+  idOf(value: unknown): number {
+    if (typeof value === 'number' && Number.isFinite(value)) {
+      let id = this.numbers.get(value);
+      if (id === undefined) this.numbers.set(value, (id = this.id(String(value))));
+      return id;
+    }
+    return this.id(canonical(value));
+  }
+
   /** A read's output as members (computed once per output array). */
   members(output: unknown): Members {
+    if (output === this.lastOutput) return this.lastMembers!;
     if (!Array.isArray(output)) throw new Error(`set: read must return an array of members, got ${show(output)}`);
     let m = this.outputs.get(output);
     if (m === undefined) {
-      const ids = Int32Array.from(new Set(memberTexts(output).map((t) => this.id(t)))).sort();
+      // Ids sorted (insertion: reads are short or come nearly in id order), duplicates dropped.
+      const texts = memberTexts(output);
+      const ids: number[] = [];
+      for (let k = 0; k < texts.length; k++) {
+        const id = this.id(texts[k]);
+        let j = ids.length - 1;
+        while (j >= 0 && ids[j] > id) j--;
+        if (j >= 0 && ids[j] === id) continue;
+        if (j === ids.length - 1) ids.push(id);
+        else ids.splice(j + 1, 0, id);
+      }
       let hash = 0;
-      for (const id of ids) hash = (hash + memberHash(id)) | 0;
+      for (let k = 0; k < ids.length; k++) hash = (hash + memberHash(ids[k])) | 0;
       m = { ids, hash };
       this.outputs.set(output, m);
     }
+    this.lastOutput = output;
+    this.lastMembers = m;
     return m;
   }
 }
 
-const EMPTY_IDS = new Int32Array(0);
+/** Shared by every empty state, never written. */
+const EMPTY_IDS: readonly number[] = [];
 
 function memberHash(id: number): number {
   return fmix32(Math.imul(id + 1, 0x9e3779b1));
 }
 
-/** Ids 0 .. prefix-1, and `rest` (sorted, each above prefix). */
+/**
+ * Ids 0 .. prefix-1, and `rest` (sorted, each above prefix). `rest` is a plain array: a
+ * search makes a state at most steps, and a typed array costs several times as much to make.
+ */
 export class SetState {
   constructor(
     readonly check: SetCheck,
     readonly prefix: number,
-    readonly rest: Int32Array,
+    readonly rest: readonly number[],
     readonly hash: number,
   ) {}
 
@@ -117,22 +149,24 @@ export class SetState {
   with(id: number): SetState {
     if (this.has(id)) return this;
     const hash = (this.hash + memberHash(id)) | 0;
+    const old = this.rest;
     let prefix = this.prefix;
-    let rest: Int32Array;
+    let rest: readonly number[];
     if (id === prefix) {
       prefix++;
       let k = 0;
-      while (k < this.rest.length && this.rest[k] === prefix) {
+      while (k < old.length && old[k] === prefix) {
         prefix++;
         k++;
       }
-      rest = k === 0 ? this.rest : this.rest.slice(k);
+      rest = k === 0 ? old : old.slice(k);
     } else {
-      rest = new Int32Array(this.rest.length + 1);
+      const next: number[] = [];
       let k = 0;
-      while (k < this.rest.length && this.rest[k] < id) rest[k] = this.rest[k++];
-      rest[k] = id;
-      rest.set(this.rest.subarray(k), k + 1);
+      while (k < old.length && old[k] < id) next.push(old[k++]);
+      next.push(id);
+      while (k < old.length) next.push(old[k++]);
+      rest = next;
     }
     return new SetState(this.check, prefix, rest, hash);
   }
@@ -157,8 +191,9 @@ export class SetState {
   texts(): string[] {
     const ids: number[] = [];
     for (let id = 0; id < this.prefix; id++) ids.push(id);
-    ids.push(...this.rest);
-    return ids.map((id) => this.check.texts[id]).sort();
+    for (const id of this.rest) ids.push(id);
+    const texts = this.check.texts;
+    return ids.map((id) => texts[id]).sort();
   }
 }
 
@@ -167,11 +202,32 @@ export class SetState {
  * after such an add, and removing it changes no read's result.
  */
 function unobserved(history: readonly Operation<SetInput, unknown>[]): boolean[] {
-  const seen = new Set<string>();
-  for (const op of history) {
-    if (op.ret !== undefined && op.input.f === 'read' && Array.isArray(op.output)) for (const t of memberTexts(op.output)) seen.add(t);
+  const n = history.length;
+  const out = new Array<boolean>(n).fill(false);
+  /** Crashed adds by their value's text, until a read is found that returned it. */
+  let pending: Map<string, number[]> | undefined;
+  for (let i = 0; i < n; i++) {
+    const op = history[i];
+    if (op.ret !== undefined || op.input.f !== 'add') continue;
+    const t = canonical(op.input.value);
+    pending ??= new Map();
+    const ids = pending.get(t);
+    if (ids === undefined) pending.set(t, [i]);
+    else ids.push(i);
+    out[i] = true;
   }
-  return history.map((op) => op.ret === undefined && op.input.f === 'add' && !seen.has(canonical(op.input.value)));
+  // The last reads are the largest sets: most values are found in the first one looked at.
+  for (let i = n - 1; i >= 0 && pending !== undefined && pending.size > 0; i--) {
+    const op = history[i];
+    if (op.ret === undefined || op.input.f !== 'read' || !Array.isArray(op.output)) continue;
+    for (const t of memberTexts(op.output)) {
+      const ids = pending.get(t);
+      if (ids === undefined) continue;
+      for (const j of ids) out[j] = false;
+      pending.delete(t);
+    }
+  }
+  return out;
 }
 
 /**
@@ -181,18 +237,25 @@ function unobserved(history: readonly Operation<SetInput, unknown>[]): boolean[]
  * calls and returns, so adds are tried in the order the reads saw them.
  */
 function priority(history: readonly Operation<SetInput, unknown>[]): number[] {
+  const n = history.length;
+  const out = new Array<number>(n);
   const firstSeen = new Map<string, number>();
-  const size = new Map<Operation<SetInput, unknown>, number>();
-  for (const op of history) {
+  for (let i = 0; i < n; i++) {
+    const op = history[i];
+    out[i] = Infinity;
     if (op.ret === undefined || op.input.f !== 'read' || !Array.isArray(op.output)) continue;
     const members = new Set(memberTexts(op.output));
-    size.set(op, members.size);
+    const size = (out[i] = members.size);
     for (const c of members) {
       const at = firstSeen.get(c);
-      if (at === undefined || members.size < at) firstSeen.set(c, members.size);
+      if (at === undefined || size < at) firstSeen.set(c, size);
     }
   }
-  return history.map((op) => (op.input.f === 'add' ? (firstSeen.get(canonical(op.input.value)) ?? Infinity) - 0.5 : (size.get(op) ?? Infinity)));
+  for (let i = 0; i < n; i++) {
+    const input = history[i].input;
+    if (input.f === 'add') out[i] = (firstSeen.get(canonical(input.value)) ?? Infinity) - 0.5;
+  }
+  return out;
 }
 
 /**
@@ -204,7 +267,8 @@ function refute(history: readonly Operation<SetInput, unknown>[]): Refutation | 
   const firstCall = new Map<string, number>();
   /** Per member: the earliest return of an add of it (known to have happened). */
   const firstRet = new Map<string, number>();
-  for (const op of history) {
+  for (let i = 0; i < history.length; i++) {
+    const op = history[i];
     if (op.input.f !== 'add') continue;
     const t = canonical(op.input.value);
     const c = firstCall.get(t);
@@ -213,21 +277,11 @@ function refute(history: readonly Operation<SetInput, unknown>[]): Refutation | 
     if (op.ret !== undefined && (r === undefined || op.ret < r)) firstRet.set(t, op.ret);
   }
   const rets = Float64Array.from(firstRet.values()).sort();
-  /** How many members an add put in for good before time t. */
-  const inBefore = (t: number): number => {
-    let lo = 0;
-    let hi = rets.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (rets[mid] < t) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  };
   let found: Refutation | undefined;
   let foundRet = Infinity;
-  history.forEach((op, i) => {
-    if (op.ret === undefined || op.input.f !== 'read' || !Array.isArray(op.output) || op.ret >= foundRet) return;
+  reads: for (let i = 0; i < history.length; i++) {
+    const op = history[i];
+    if (op.ret === undefined || op.input.f !== 'read' || !Array.isArray(op.output) || op.ret >= foundRet) continue;
     const members = new Set(memberTexts(op.output));
     let before = 0;
     for (const t of members) {
@@ -235,28 +289,40 @@ function refute(history: readonly Operation<SetInput, unknown>[]): Refutation | 
       if (c === undefined || c > op.ret) {
         found = { operation: i, why: c === undefined ? `no add puts ${t} in the set` : `the first add of ${t} is called at ${c}, after the read's return` };
         foundRet = op.ret;
-        return;
+        continue reads;
       }
       const r = firstRet.get(t);
       if (r !== undefined && r < op.call) before++;
     }
-    if (before === inBefore(op.call)) return;
+    if (before === countBelow(rets, op.call)) continue;
     for (const [t, r] of firstRet) {
       if (r < op.call && !members.has(t)) {
         found = { operation: i, why: `an add of ${t} returned at ${r}, before the read's call, and members stay` };
         foundRet = op.ret;
-        return;
+        continue reads;
       }
     }
-  });
+  }
   return found;
+}
+
+/** How many of the sorted times are before t: the members an add put in for good by then. */
+function countBelow(sorted: Float64Array, t: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid] < t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 export const set: Model<SetState, SetInput, unknown> = {
   name: 'set',
   init: () => new SetCheck().empty,
   step(s, input, output) {
-    if (input.f === 'add') return { ok: true, state: s.with(s.check.id(canonical(input.value))) };
+    if (input.f === 'add') return { ok: true, state: s.with(s.check.idOf(input.value)) };
     if (input.f === 'read') {
       if (output === UNKNOWN) return { ok: true, state: s };
       return { ok: s.is(s.check.members(output)), state: s };
