@@ -7,7 +7,7 @@ import type { GlobalStep } from '../kit/table.ts';
 import { breakInv, describeOp, entryOf, rangeOf, rangesOf, sourceThreadName, type Cx } from './context.ts';
 import { takeSnapshot } from './recovery.ts';
 import { collectSamples, conditionalInsert } from './storage.ts';
-import { allClientsW, ctrlW, dataW, listW, R, S, T, type Item, type ShadowfaxAction, type Source, type SourceThread, type State } from './state.ts';
+import { allClientsW, ctrlW, dataW, listW, metaW, R, S, T, type Item, type ShadowfaxAction, type Source, type SourceThread, type State } from './state.ts';
 
 type Global = GlobalStep<State, ShadowfaxAction>;
 
@@ -44,6 +44,7 @@ function swapRoles(cx: Cx, s: State): void {
   s.src = idleSource(cx, tgt.log, 0, [{ view: tgt.view, phase: 'NORMAL' }]); // head 0: no tiers, all in memory
   s.tgt = { phase: 'NORMAL', view: src.threads[0].view, log: src.log, tailStart: 0, pended: [] };
   const other = (srv: number) => 1 - srv;
+  metaW(s);
   s.meta.owner = s.meta.owner.map(other);
   s.meta.view.reverse();
   s.meta.rangesAt = s.meta.rangesAt.map(([srv, v, r]) => [other(srv), v, r]);
@@ -106,7 +107,7 @@ export const sourceSteps = (cx: Cx): { migrate: Global; threadRefresh: Global; s
       // B4: the return trip (scale-down, L213, L235) has T as its source and S as its target
       if (d.migrations === 1) swapRoles(cx, d);
       d.migrations++;
-      d.meta.owner[0] = T;
+      metaW(d).owner[0] = T;
       if (!cx.mut.M13) {
         d.meta.view[S]++;
         if (!cx.mut.M14) d.meta.view[T]++;
@@ -162,7 +163,7 @@ export const sourceSteps = (cx: Cx): { migrate: Global; threadRefresh: Global; s
         ctrlW(d).push({ rpc: 'CompleteMigration' });
         if (cx.crashes) src.phase = 'COMPLETE';
         else {
-          d.meta.dep!.srcDone = true;
+          metaW(d).dep!.srcDone = true;
           src.phase = 'DONE';
         }
       }
@@ -222,7 +223,7 @@ export const targetSteps = (cx: Cx): { tgtRecvControl: Global; tgtRecvData: Glob
         const unapplied = d.data.reduce((n, ch) => n + ch.length, 0);
         if (unapplied > 0) breakInv(d, 'INV-COMPLETE', `T entered T_COMPLETE with ${unapplied} record batch(es) still in flight`);
         tgt.phase = 'T_COMPLETE';
-        if (!cx.crashes) d.meta.dep!.tgtDone = true;
+        if (!cx.crashes) metaW(d).dep!.tgtDone = true;
       }
     },
   },

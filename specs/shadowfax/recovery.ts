@@ -8,7 +8,7 @@
 import type { GlobalStep } from '../kit/table.ts';
 import { refreshFromMeta, send } from './client.ts';
 import { initialValue, rangesOf, type Cx } from './context.ts';
-import { clientW, listW, S, SERVER_NAMES, T, type ShadowfaxAction, type Snapshot, type State } from './state.ts';
+import { clientW, listW, metaW, S, SERVER_NAMES, T, type ShadowfaxAction, type Snapshot, type State } from './state.ts';
 
 type Global = GlobalStep<State, ShadowfaxAction>;
 
@@ -91,7 +91,7 @@ function resetServer(s: State, srv: number, phase: 'idle' | 'done'): void {
 
 /** L223: cancel the migration: R back to S, both views bumped, both servers restored. */
 function cancelMigration(cx: Cx, s: State, crashed: number, restartCrashed: boolean): void {
-  s.meta.dep!.cancelled = true;
+  metaW(s).dep!.cancelled = true;
   s.meta.owner[0] = S;
   s.meta.view[S]++;
   s.meta.view[T]++;
@@ -163,8 +163,8 @@ function completionSteps(cx: Cx, srv: number): [Global, Global] {
         if (cx.crashes && complete(s) && !flag(s.meta.dep!) && (s.post[srv] || cx.mut.M22)) out.push({ label: `${side}SetFlag()`, step: `${side}SetFlag` });
       },
       effect: (d) => {
-        if (srv === S) d.meta.dep!.srcDone = true;
-        else d.meta.dep!.tgtDone = true;
+        if (srv === S) metaW(d).dep!.srcDone = true;
+        else metaW(d).dep!.tgtDone = true;
         finishComplete(d);
       },
     },
@@ -227,7 +227,7 @@ export function recoverySteps(cx: Cx): Global[] {
       },
       effect: (d) => {
         d.gone = { ...d.meta.dep! };
-        d.meta.dep = null;
+        metaW(d).dep = null;
       },
     },
   ];

@@ -280,16 +280,16 @@ function copyMeta(meta: Meta): Meta {
 }
 
 /**
- * The copy next() makes. The clients, the channels (requests, responses, control, data,
+ * The copy next() makes. The metadata store, the clients, the channels (requests, responses, control, data,
  * compacted records), the broken step invariants, the servers up and the checkpoints are shared with the state before: a step takes the one it changes
- * with `clientW`, `reqW`, `respW`, `ctrlW`, `dataW`, `compactedW`, `listW`, which copy it (and the
+ * with `metaW`, `clientW`, `reqW`, `respW`, `ctrlW`, `dataW`, `compactedW`, `listW`, which copy it (and the
  * lists around it) the first time in the step and hand out that copy after.
  */
 export function copy(s: State): State {
   const tgt = s.tgt;
   mine.length = 0;
   return {
-    meta: copyMeta(s.meta),
+    meta: s.meta,
     src: copySource(s.src),
     tgt: { phase: tgt.phase, view: tgt.view, log: tgt.log.slice(), tailStart: tgt.tailStart, pended: tgt.pended.slice() },
     clients: s.clients,
@@ -356,6 +356,9 @@ export function dataW(d: State, t: number): Item[][] {
 
 /** A list of the copy d that few steps change (broken step invariants, servers up, checkpoints), to change. */
 export const listW = <K extends 'broken' | 'up' | 'pre' | 'post'>(d: State, k: K): State[K] => (d[k] = own(d[k] as unknown[], slice) as State[K]);
+
+/** The metadata store of the copy d, to change (owner, views, rangesAt and the dependency copied). */
+export const metaW = (d: State): Meta => (d.meta = own(d.meta, copyMeta));
 
 /** The records compaction ships, in the copy d, to change. */
 export const compactedW = (d: State): Item[] => (d.compacted = own(d.compacted, slice));
