@@ -55,7 +55,7 @@ function swapRoles(cx: Cx, s: State): void {
     cl.sessions.reverse();
   }
   for (const channels of [...s.req, ...s.resp]) channels.reverse();
-  for (const perServer of [listW(s, 'up'), s.execd, listW(s, 'pre'), listW(s, 'post')]) perServer.reverse();
+  for (const perServer of [listW(s, 'up'), listW(s, 'execd'), listW(s, 'pre'), listW(s, 'post')]) perServer.reverse();
 }
 
 /** Whether the source's current phase has done its work, so that the phase driver may advance. */

@@ -35,11 +35,11 @@ function dropConnections(s: State, srv: number): void {
  */
 function restore(cx: Cx, s: State, srv: number, snap: Snapshot, replay: Set<number>): void {
   const rolledBack = s.execd[srv].filter((o) => !snap.execd.includes(o));
-  s.execd[srv] = snap.execd.slice();
+  listW(s, 'execd')[srv] = snap.execd.slice();
   if (srv === S) s.src.log = snap.log.slice();
   else s.tgt.log = snap.log.slice();
   for (const o of rolledBack) {
-    s.execs[o]--;
+    listW(s, 'execs')[o]--;
     s.applied = s.applied.filter(([x]) => x !== o);
     replay.add(o);
   }

@@ -5,7 +5,7 @@
 import type { GlobalStep, MemberStep } from '../kit/table.ts';
 import { breakInv, describeOp, rangeOf, serverName, sourceThreadName, type Cx } from './context.ts';
 import { blobRead, lookup, store } from './storage.ts';
-import { R, RANGE_NAMES, reqW, respW, S, T, type Lookup, type ShadowfaxAction, type State } from './state.ts';
+import { execdW, listW, R, RANGE_NAMES, reqW, respW, S, T, type Lookup, type ShadowfaxAction, type State } from './state.ts';
 
 type Member = MemberStep<State, ShadowfaxAction>;
 type Global = GlobalStep<State, ShadowfaxAction>;
@@ -16,12 +16,12 @@ function apply(cx: Cx, s: State, srv: number, o: number, found: number | null): 
   if (found !== s.A[op.k]) {
     breakInv(s, 'INV-FRESH', `${serverName(s, srv)} executed ${describeOp(cx, o)} on ${cx.keys[op.k].name} = ${found ?? 'NOT_FOUND'}, but the latest write left ${s.A[op.k] ?? 'NOT_FOUND'}`);
   }
-  s.execs[o]++;
-  s.execd[srv].push(o);
+  listW(s, 'execs')[o]++;
+  execdW(s, srv).push(o);
   if (op.f === 'read') return { out: found };
   const write = op.f === 'upsert' ? op.arg : (found ?? 0) + op.arg;
-  s.A[op.k] = write;
-  s.applied.push([o, op.k, write]);
+  listW(s, 'A')[op.k] = write;
+  listW(s, 'applied').push([o, op.k, write]);
   return { out: null, write };
 }
 

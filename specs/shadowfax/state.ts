@@ -281,7 +281,8 @@ function copyMeta(meta: Meta): Meta {
 
 /**
  * The copy next() makes. The metadata store, the clients, the channels (requests, responses, control, data,
- * compacted records), the broken step invariants, the servers up and the checkpoints are shared with the state before: a step takes the one it changes
+ * compacted records), the broken step invariants, the servers up, the checkpoints and the
+ * ghosts of executions (A, execs, execd, applied) are shared with the state before: a step takes the one it changes
  * with `metaW`, `clientW`, `reqW`, `respW`, `ctrlW`, `dataW`, `compactedW`, `listW`, which copy it (and the
  * lists around it) the first time in the step and hand out that copy after.
  */
@@ -300,17 +301,17 @@ export function copy(s: State): State {
     compacted: s.compacted,
     migrations: s.migrations,
     swapped: s.swapped,
-    A: s.A.slice(),
-    execs: s.execs.slice(),
+    A: s.A,
+    execs: s.execs,
     status: s.status.slice(),
     sentTag: s.sentTag.slice(),
     broken: s.broken,
     up: s.up,
     crashesLeft: s.crashesLeft,
-    execd: s.execd.map(slice),
+    execd: s.execd,
     pre: s.pre,
     post: s.post,
-    applied: s.applied.slice(),
+    applied: s.applied,
     gone: s.gone,
     deciding: s.deciding,
   };
@@ -354,8 +355,14 @@ export function dataW(d: State, t: number): Item[][] {
   return (perThread[t] = own(perThread[t], slice));
 }
 
-/** A list of the copy d that few steps change (broken step invariants, servers up, checkpoints), to change. */
-export const listW = <K extends 'broken' | 'up' | 'pre' | 'post'>(d: State, k: K): State[K] => (d[k] = own(d[k] as unknown[], slice) as State[K]);
+/** A list of the copy d that few steps change (broken step invariants, servers up, checkpoints, the ghosts of executions), to change. */
+export const listW = <K extends 'broken' | 'up' | 'pre' | 'post' | 'A' | 'execs' | 'execd' | 'applied'>(d: State, k: K): State[K] => (d[k] = own(d[k] as unknown[], slice) as State[K]);
+
+/** The ops server srv executed, in the copy d, to change. */
+export function execdW(d: State, srv: number): number[] {
+  const perServer = listW(d, 'execd');
+  return (perServer[srv] = own(perServer[srv], slice));
+}
 
 /** The metadata store of the copy d, to change (owner, views, rangesAt and the dependency copied). */
 export const metaW = (d: State): Meta => (d.meta = own(d.meta, copyMeta));
