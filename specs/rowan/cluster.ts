@@ -4,7 +4,7 @@
 // copy they are given).
 import type { Flags } from '../kit/variants.ts';
 import type { Variant } from './mutants.ts';
-import type { Cfg, Dist, Item, RowanConfig, RowanState, Server } from './state.ts';
+import { chW, type Cfg, type Dist, type Item, type Msg, type RowanConfig, type RowanState, type Server } from './state.ts';
 
 export const cfgOf = (st: RowanState, s: number): Cfg => st.cm.cfgs[st.srv[s].term];
 export const curCfg = (st: RowanState): Cfg => st.cm.cfgs[st.cm.term];
@@ -101,8 +101,9 @@ export const parseChan = (key: string): readonly [number, number] => {
 };
 
 export function dropChannels(st: RowanState, pred: (from: number, to: number) => boolean) {
+  let ch: Record<string, Msg[]> | undefined;
   for (const key of Object.keys(st.ch)) {
     const [from, to] = parseChan(key);
-    if (pred(from, to)) delete st.ch[key];
+    if (pred(from, to)) delete (ch ??= chW(st))[key];
   }
 }

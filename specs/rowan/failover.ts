@@ -7,7 +7,7 @@
 import { act, type Cx, type RowanGlobalStep, type RowanStep } from './context.ts';
 import { cfgOf, curCfg, dropChannels, parseChan, wipeDram } from './cluster.ts';
 import { addSorted } from '../kit/state.ts';
-import { qpKey, type Dist, type RowanState } from './state.ts';
+import { cmW, own, qpKey, type Dist, type RowanState } from './state.ts';
 
 export function failoverSteps(cx: Cx): Record<'crash' | 'suspect' | 'newConfig' | 'commit', RowanStep> & Record<'leaseExpire' | 'cmNewConfig' | 'cmCommit', RowanGlobalStep> {
   const { conf, mut, nsh, servers } = cx;
@@ -68,8 +68,9 @@ export function failoverSteps(cx: Cx): Record<'crash' | 'suspect' | 'newConfig' 
         s.up = false;
         wipeDram(s, conf);
         dropChannels(d, (_f, to) => to === a.a);
-        d.cm.down = addSorted(d.cm.down, a.a);
-        d.cm.fails--;
+        const cm = cmW(d);
+        cm.down = addSorted(cm.down, a.a);
+        cm.fails--;
       },
     },
     suspect: {
@@ -79,8 +80,9 @@ export function failoverSteps(cx: Cx): Record<'crash' | 'suspect' | 'newConfig' 
         if (f >= 0 && conf.failKinds.includes('suspect') && !s.cm.down.includes(f)) out.push(act('suspect', f));
       },
       effect: (d, a) => {
-        d.cm.down = addSorted(d.cm.down, a.a);
-        d.cm.fails--;
+        const cm = cmW(d);
+        cm.down = addSorted(cm.down, a.a);
+        cm.fails--;
       },
     },
     leaseExpire: {
@@ -98,7 +100,7 @@ export function failoverSteps(cx: Cx): Record<'crash' | 'suspect' | 'newConfig' 
         for (const f of s.cm.down) if (curCfg(s).members.includes(f)) for (const n of primaryChoices(s, f)) out.push(act('cmNewConfig', f, n));
       },
       effect: (d, a) => {
-        const { cm } = d;
+        const cm = cmW(d);
         const f = a.a;
         const old = curCfg(d);
         const dist = baseDist(d, f).map((x) => ({ p: x.p, bs: [...x.bs] }));
@@ -155,7 +157,8 @@ export function failoverSteps(cx: Cx): Record<'crash' | 'suspect' | 'newConfig' 
             }
         s.promo = null;
         s.rerep = null;
-        d.cm.resp = addSorted(d.cm.resp, a.a);
+        const cm = cmW(d);
+        cm.resp = addSorted(cm.resp, a.a);
       },
     },
     cmCommit: {
@@ -165,8 +168,9 @@ export function failoverSteps(cx: Cx): Record<'crash' | 'suspect' | 'newConfig' 
       },
       effect: (d) => {
         const cfg = curCfg(d);
-        d.cm.phase = 'stable';
-        d.cm.down = d.cm.down.filter((x) => cfg.members.includes(x));
+        const cm = cmW(d);
+        cm.phase = 'stable';
+        cm.down = cm.down.filter((x) => cfg.members.includes(x));
       },
     },
     commit: {
@@ -186,7 +190,7 @@ export function failoverSteps(cx: Cx): Record<'crash' | 'suspect' | 'newConfig' 
           if (cfg.rb === a.a) continue;
           if (was.dist[sh].p === a.a && !s.shardBlocked[sh]) continue;
           // M5 breaks L296: the new primary does not block the shard while its index is built
-          s.shardBlocked[sh] = !mut.M5;
+          own(s, 'shardBlocked')[sh] = !mut.M5;
           s.promo = { sh, coll: [], U: [], sc: [] };
         }
       },

@@ -78,6 +78,24 @@ const existing = perState((st: RowanState): Entry[] => {
   return out;
 });
 
+/**
+ * I5's check of one entry against those seen before in the same state (`seen`, emptied per
+ * state): the entry first seen with each (shard, version) is the one the others must match.
+ * A plain list: a state holds a few dozen entries at most.
+ */
+const seen: Entry[] = [];
+function sameId(e: Entry): string | undefined {
+  for (let j = 0; j < seen.length; j++) {
+    const other = seen[j];
+    if (other.sh !== e.sh || other.v !== e.v) continue;
+    if (other.t !== e.t || other.k !== e.k || other.x !== e.x) return `version ${e.v} of shard ${e.sh} names both ${what(other)} and ${what(e)}`;
+    return undefined;
+  }
+  seen.push(e);
+  return undefined;
+}
+const what = (e: Entry) => `${e.t} k${e.k}=${e.x}`;
+
 export function invariants(cx: Cx): Record<string, Inv> {
   const { conf, mut, nsh } = cx;
   const shards = [...Array(nsh).keys()];
@@ -121,24 +139,15 @@ export function invariants(cx: Cx): Record<string, Inv> {
     I4: bad('I4'),
     // I5 (L264): (shard, version) identifies one entry
     I5: (st) => {
-      // the entry first seen with each (shard, version)
-      const seen = new Map<number, Entry>();
-      const what = (e: Entry) => `${e.t} k${e.k}=${e.x}`;
-      const check = (e: Entry): string | undefined => {
-        const id = e.sh * 0x100000 + e.v;
-        const other = seen.get(id);
-        if (other === undefined) seen.set(id, e);
-        else if (other.t !== e.t || other.k !== e.k || other.x !== e.x) return `version ${e.v} of shard ${e.sh} names both ${what(other)} and ${what(e)}`;
-        return undefined;
-      };
+      seen.length = 0;
       let bad: string | undefined;
-      for (const e of existing(st)) if ((bad = check(e))) return bad;
+      for (const e of existing(st)) if ((bad = sameId(e))) return bad;
       const members = curCfg(st).members;
       for (let i = 0; i < st.srv.length; i++) {
         if (!members.includes(i)) continue;
         const s = st.srv[i];
-        for (const x of s.ctx) if ((bad = check(x.e))) return bad;
-        if (s.promo) for (const e of s.promo.U) if ((bad = check(e))) return bad;
+        for (const x of s.ctx) if ((bad = sameId(x.e))) return bad;
+        if (s.promo) for (const e of s.promo.U) if ((bad = sameId(e))) return bad;
       }
       return true;
     },
@@ -248,8 +257,9 @@ export function invariants(cx: Cx): Record<string, Inv> {
     // I12 (C3, L294, L308): at most one server serves a shard
     I12: (st) => {
       for (const sh of shards) {
-        const who = st.srv.flatMap((_s, i) => (serves(st, i, sh, mut) ? [i] : []));
-        if (who.length > 1) return `servers ${who} all serve shard ${sh}`;
+        let n = 0;
+        for (let i = 0; i < st.srv.length; i++) if (serves(st, i, sh, mut)) n++;
+        if (n > 1) return `servers ${st.srv.flatMap((_s, i) => (serves(st, i, sh, mut) ? [i] : []))} all serve shard ${sh}`;
       }
       return true;
     },

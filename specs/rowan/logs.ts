@@ -4,7 +4,7 @@
 import type { Flags } from '../kit/variants.ts';
 import type { Variant } from './mutants.ts';
 import { addSorted } from '../kit/state.ts';
-import { qpKey, type Entry, type Msg, type RowanConfig, type RowanState, type Seg, type Server } from './state.ts';
+import { chW, ctxW, qpKey, type Entry, type Msg, type RowanConfig, type RowanState, type Seg, type Server } from './state.ts';
 
 export interface PmEntry {
   e: Entry;
@@ -114,12 +114,13 @@ export function rowanWrite(st: RowanState, s: number, w: number, b: number, m: M
   if (st.dead.includes(qpKey(s, b))) return false; // G5: destroyed QP, error completion
   if (!st.srv[b].up) return true; // never lands; the sender waits
   const key = `${s}.${w}>${b}`;
-  st.ch[key] = [...(st.ch[key] ?? []), m]; // queues are shared between states: replaced, not changed
+  chW(st)[key] = [...(st.ch[key] ?? []), m]; // queues are shared between states: replaced, not changed
   return true;
 }
 
 /** The READ completion at the sender; after a retry (L274) only the retry's ACK counts. */
 export function ack(st: RowanState, from: number, op: number, b: number, r = 0) {
-  const ctx = st.srv[from].up ? st.srv[from].ctx.find((x) => x.op === op) : undefined;
-  if (ctx && (r === 1 || !ctx.rt.includes(b))) ctx.acks = addSorted(ctx.acks, b);
+  const i = st.srv[from].up ? st.srv[from].ctx.findIndex((x) => x.op === op) : -1;
+  const ctx = i >= 0 ? st.srv[from].ctx[i] : undefined;
+  if (ctx && (r === 1 || !ctx.rt.includes(b))) ctxW(st.srv[from], i).acks = addSorted(ctx.acks, b);
 }

@@ -7,7 +7,7 @@ import { act, type Cx, type RowanStep } from './context.ts';
 import { cfgOf, curCfg, keysOf } from './cluster.ts';
 import { apply, maxVersion, newSeg, storeAndDigest } from './logs.ts';
 import { addSorted } from '../kit/state.ts';
-import { segW, type Entry, type RowanState } from './state.ts';
+import { cmW, own, segW, type Entry, type RowanState } from './state.ts';
 
 export function promotionSteps(cx: Cx): Record<'promoCollect' | 'promoScatter' | 'promoFinish' | 'rerepCopy' | 'rerepDone' | 'rerepStart', RowanStep> {
   const { conf, mut, nsh } = cx;
@@ -80,11 +80,12 @@ export function promotionSteps(cx: Cx): Record<'promoCollect' | 'promoScatter' |
         const seg = newSeg(n, 'r', 'using', pr.U.map((e) => ({ ...e, np: 0 })));
         seg.es.forEach((e, i) => apply(d, n, e, `${seg.id}.${i}`, !mut.M10, mut));
         // M8 breaks L296: the shard version is not raised above the gathered maximum
-        if (!mut.M8) n.shardVersion[sh] = Math.max(n.shardVersion[sh], maxVersion(n, sh));
-        n.commitVer[sh] = n.shardVersion[sh];
-        n.promoVer[sh] = n.shardVersion[sh];
-        for (const k of keysOf(conf, sh)) n.done[k] = n.idx[k]?.v ?? 0;
-        n.shardBlocked[sh] = false;
+        if (!mut.M8) own(n, 'shardVersion')[sh] = Math.max(n.shardVersion[sh], maxVersion(n, sh));
+        own(n, 'commitVer')[sh] = n.shardVersion[sh];
+        own(n, 'promoVer')[sh] = n.shardVersion[sh];
+        const done = own(n, 'done');
+        for (const k of keysOf(conf, sh)) done[k] = n.idx[k]?.v ?? 0;
+        own(n, 'shardBlocked')[sh] = false;
         n.promo = null;
       },
     },
@@ -121,7 +122,7 @@ export function promotionSteps(cx: Cx): Record<'promoCollect' | 'promoScatter' |
         const p = d.srv[a.a];
         const rr = p.rerep!;
         const cfg = curCfg(d);
-        d.cm.cfgs[d.cm.term] = { ...cfg, lag: cfg.lag.map((l, sh) => (sh === rr.sh ? l.filter((x) => x !== rr.r) : l)) };
+        cmW(d).cfgs[d.cm.term] = { ...cfg, lag: cfg.lag.map((l, sh) => (sh === rr.sh ? l.filter((x) => x !== rr.r) : l)) };
         p.rerep = null;
       },
     },

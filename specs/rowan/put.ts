@@ -5,7 +5,7 @@
 import { act, type Cx, type RowanStep } from './context.ts';
 import { admit, cfgOf, serves } from './cluster.ts';
 import { apply, newSeg, rowanWrite } from './logs.ts';
-import { clientW, opId, segW, valueOf, type Ctx, type Entry, type RowanState, type Seg, type Server } from './state.ts';
+import { clientW, cmW, opId, own, segW, valueOf, type Ctx, type Entry, type RowanState, type Seg, type Server } from './state.ts';
 
 export function putSteps(cx: Cx): Record<'putStart' | 'putFinish' | 'tlogPersist' | 'tlogCommit' | 'sendCommitVer', RowanStep> {
   const { conf, mut, nsh } = cx;
@@ -50,7 +50,7 @@ export function putSteps(cx: Cx): Record<'putStart' | 'putFinish' | 'tlogPersist
         const cl = clientW(d, c);
         const op = conf.clients[c][cl.pc];
         const sh = conf.keyShard[op.k];
-        const v = ++p.shardVersion[sh];
+        const v = ++own(p, 'shardVersion')[sh];
         const x = op.f === 'put' ? valueOf(c, cl.pc) : 0;
         const e: Entry = { t: op.f === 'put' ? 'P' : 'D', sh, v, k: op.k, x, np: 0 };
         const open = p.segs.find((g) => g.log === 't' && g.st === 'using' && g.es.length < conf.segCap);
@@ -80,7 +80,7 @@ export function putSteps(cx: Cx): Record<'putStart' | 'putFinish' | 'tlogPersist
         const loc = `${seg.id}.${seg.es.findIndex((e) => e.sh === ctx.e.sh && e.v === ctx.e.v)}`;
         // M9 breaks L353 at the primary: completion order wins
         if (!mut.M1) apply(d, p, ctx.e, loc, !mut.M9, mut);
-        p.done[ctx.e.k] = Math.max(p.done[ctx.e.k], ctx.e.v);
+        own(p, 'done')[ctx.e.k] = Math.max(p.done[ctx.e.k], ctx.e.v);
         const waiting = d.cl[ctx.c];
         if (waiting.st === 'wait' && waiting.to === a.a && opId(ctx.c, waiting.pc) === ctx.op) {
           const cl = clientW(d, ctx.c);
@@ -123,10 +123,10 @@ export function putSteps(cx: Cx): Record<'putStart' | 'putFinish' | 'tlogPersist
       effect: (d, a) => {
         const p = d.srv[a.a];
         const w = watermark(p, a.b);
-        p.commitVer[a.b] = w;
+        own(p, 'commitVer')[a.b] = w;
         const e: Entry = { t: 'C', sh: a.b, v: 0, k: -1, x: w, np: 0 };
         for (const b of cfgOf(d, a.a).dist[a.b].bs) rowanWrite(d, a.a, 0, b, { e, op: -1 });
-        d.cm.cvLeft--;
+        cmW(d).cvLeft--;
       },
     },
   };

@@ -7,7 +7,7 @@ import { act, type Cx, type RowanGlobalStep, type RowanStep } from './context.ts
 import { curCfg, keysOf, replicas, wipeDram } from './cluster.ts';
 import { maxVersion, rebuild, storeAndDigest } from './logs.ts';
 import { addSorted } from '../kit/state.ts';
-import { clientW, type Entry, type RowanState } from './state.ts';
+import { clientW, cmW, own, type Entry, type RowanState } from './state.ts';
 
 export function recoverySteps(cx: Cx): Record<'powerFailure' | 'cmMigrate' | 'migrateVersion' | 'migrateCopy' | 'migrateDone', RowanGlobalStep> & Record<'coldPush' | 'coldIndex', RowanStep> {
   const { conf, mut } = cx;
@@ -25,7 +25,7 @@ export function recoverySteps(cx: Cx): Record<'powerFailure' | 'cmMigrate' | 'mi
         if (cm.pf && cm.phase === 'stable' && cm.mig !== 1 && s.srv.every((v) => !v.promo)) out.push(act('powerFailure'));
       },
       effect: (d) => {
-        d.cm.pf = false;
+        cmW(d).pf = false;
         d.ch = {};
         for (const s of d.srv) {
           if (!s.up) continue;
@@ -66,10 +66,11 @@ export function recoverySteps(cx: Cx): Record<'powerFailure' | 'cmMigrate' | 'mi
         rebuild(d, s, conf, mine, mut);
         for (const sh of mine)
           if (cfg.dist[sh].p === a.a) {
-            s.shardVersion[sh] = maxVersion(s, sh);
-            s.commitVer[sh] = 0;
+            own(s, 'shardVersion')[sh] = maxVersion(s, sh);
+            own(s, 'commitVer')[sh] = 0;
           }
-        for (let k = 0; k < conf.keyShard.length; k++) s.done[k] = s.idx[k]?.v ?? 0;
+        const done = own(s, 'done');
+        for (let k = 0; k < conf.keyShard.length; k++) done[k] = s.idx[k]?.v ?? 0;
         s.cold = 0;
       },
     },
@@ -85,9 +86,10 @@ export function recoverySteps(cx: Cx): Record<'powerFailure' | 'cmMigrate' | 'mi
         const prev = old.dist[0];
         const dist = old.dist.map((x, sh) => (sh === 0 ? { p: a.b, bs: prev.bs.filter((y) => y !== a.b) } : x));
         const lag = old.lag.map((l, sh) => (sh === 0 ? [...l, a.b].sort() : l));
-        d.cm.term++;
-        d.cm.cfgs.push({ members: old.members, dist, lag, mig: { src: a.a, tgt: a.b, sh: 0, prev }, rb: -1, fo: false });
-        d.cm.mig = 1;
+        const cm = cmW(d);
+        cm.term++;
+        cm.cfgs.push({ members: old.members, dist, lag, mig: { src: a.a, tgt: a.b, sh: 0, prev }, rb: -1, fo: false });
+        cm.mig = 1;
       },
     },
     migrateVersion: {
@@ -101,9 +103,9 @@ export function recoverySteps(cx: Cx): Record<'powerFailure' | 'cmMigrate' | 'mi
       effect: (d, a) => {
         const s = d.srv[a.a];
         const t = d.srv[a.b];
-        t.migVer[0] = s.shardVersion[0];
+        own(t, 'migVer')[0] = s.shardVersion[0];
         // M20a breaks L308: the target does not continue the source's counter
-        if (!mut.M20a) t.shardVersion[0] = Math.max(t.shardVersion[0], s.shardVersion[0]);
+        if (!mut.M20a) own(t, 'shardVersion')[0] = Math.max(t.shardVersion[0], s.shardVersion[0]);
         s.migSent = true;
       },
       writes: (_s, a) => [a.a, a.b],
@@ -123,7 +125,7 @@ export function recoverySteps(cx: Cx): Record<'powerFailure' | 'cmMigrate' | 'mi
         if (item) {
           const e: Entry = { t: item.d ? 'D' : 'P', sh: 0, v: item.v, k: a.b, x: item.x, np: 0 };
           storeAndDigest(d, t, [e], 'using', true, mut);
-          t.done[a.b] = Math.max(t.done[a.b], item.v);
+          own(t, 'done')[a.b] = Math.max(t.done[a.b], item.v);
         }
         s.migCopied = addSorted(s.migCopied, a.b);
       },
@@ -138,8 +140,9 @@ export function recoverySteps(cx: Cx): Record<'powerFailure' | 'cmMigrate' | 'mi
       },
       effect: (d) => {
         const cfg = curCfg(d);
-        d.cm.cfgs[d.cm.term] = { ...cfg, mig: null, lag: cfg.lag.map((l, sh) => (sh === 0 ? l.filter((x) => x !== conf.migrate!.tgt) : l)) };
-        d.cm.mig = 2;
+        const cm = cmW(d);
+        cm.cfgs[cm.term] = { ...cfg, mig: null, lag: cfg.lag.map((l, sh) => (sh === 0 ? l.filter((x) => x !== conf.migrate!.tgt) : l)) };
+        cm.mig = 2;
         const src = d.srv[conf.migrate!.src];
         for (const k of keysOf(conf, 0)) src.idx[k] = null;
       },

@@ -7,7 +7,7 @@ import { act, type Cx, type RowanGlobalStep, type RowanStep } from './context.ts
 import { cfgOf, parseChan } from './cluster.ts';
 import { ack, apply, canSkipTail, newSeg, parse, pmEntries, receiveBuffer, rowanWrite } from './logs.ts';
 import { addSorted } from '../kit/state.ts';
-import { segW, type Entry, type RowanState, type Seg } from './state.ts';
+import { chW, cmW, ctxW, own, segW, type Entry, type RowanState, type Seg } from './state.ts';
 
 export function rowanLogSteps(cx: Cx): Record<'rnicLand' | 'allocSlot' | 'rnicLandNext', RowanGlobalStep> & Record<'dmaDone' | 'retry' | 'readFlush' | 'markUsed' | 'digest' | 'commitSegment' | 'cleanFix' | 'cleanCopy', RowanStep> {
   const { conf, mut, nsh } = cx;
@@ -17,9 +17,10 @@ export function rowanLogSteps(cx: Cx): Record<'rnicLand' | 'allocSlot' | 'rnicLa
   function land(d: RowanState, a: { step: string; a: number; key?: string }) {
     const b = d.srv[a.a];
     const [from] = parseChan(a.key!);
-    const [m, ...rest] = d.ch[a.key!];
-    if (rest.length === 0) delete d.ch[a.key!];
-    else d.ch[a.key!] = rest;
+    const ch = chW(d);
+    const [m, ...rest] = ch[a.key!];
+    if (rest.length === 0) delete ch[a.key!];
+    else ch[a.key!] = rest;
     if (a.step === 'rnicLandNext') segW(b, b.cur).sk = true;
     const seg = segW(b, receiveBuffer(b, conf)!.id);
     b.cur = seg.id;
@@ -28,12 +29,12 @@ export function rowanLogSteps(cx: Cx): Record<'rnicLand' | 'allocSlot' | 'rnicLa
     const cfg = cfgOf(d, a.a);
     if (!cfg.members.includes(from) && (d.cm.term > b.term || d.cm.phase === 'stable') && !d.bad)
       d.bad = `I13: an entry from evicted server ${from} landed at ${a.a} after term ${b.term} committed`;
-    if (conf.dma) b.dma.push({ seg: seg.id, slot: seg.es.length - 1, from, op: m.op, r: m.r ?? 0 });
+    if (conf.dma) own(b, 'dma').push({ seg: seg.id, slot: seg.es.length - 1, from, op: m.op, r: m.r ?? 0 });
     else if (!conf.split || mut.M3) {
       // M3 breaks L174-L178: ACK on SEND completion, before the persisting READ
       if (m.op >= 0) ack(d, from, m.op, a.a);
     }
-    if (conf.split) b.unflushed.push({ seg: seg.id, slot: seg.es.length - 1, from, op: m.op });
+    if (conf.split) own(b, 'unflushed').push({ seg: seg.id, slot: seg.es.length - 1, from, op: m.op });
   }
 
   /** One landing step per non-empty QP whose receiver is up and has a buffer for it. */
@@ -92,7 +93,7 @@ export function rowanLogSteps(cx: Cx): Record<'rnicLand' | 'allocSlot' | 'rnicLa
         const [sid, slot] = a.key!.split('.').map(Number);
         const i = b.dma.findIndex((x) => x.seg === sid && x.slot === slot);
         const x = b.dma[i];
-        b.dma.splice(i, 1);
+        own(b, 'dma').splice(i, 1);
         const g = segW(b, sid);
         g.es[slot] = { ...g.es[slot], np: 0 };
         if (x.op >= 0) ack(d, x.from, x.op, a.a, x.r);
@@ -114,7 +115,7 @@ export function rowanLogSteps(cx: Cx): Record<'rnicLand' | 'allocSlot' | 'rnicLa
       },
       effect: (d, a) => {
         const p = d.srv[a.a];
-        const ctx = p.ctx.find((x) => x.op === Number(a.key))!;
+        const ctx = ctxW(p, p.ctx.findIndex((x) => x.op === Number(a.key)));
         ctx.rt = addSorted(ctx.rt, a.b);
         if (!rowanWrite(d, a.a, ctx.c % conf.workers, a.b, { e: ctx.e, op: ctx.op, r: 1 })) ctx.err = true;
       },
@@ -139,11 +140,14 @@ export function rowanLogSteps(cx: Cx): Record<'rnicLand' | 'allocSlot' | 'rnicLa
       name: 'markUsed', cites: 'L272-L274: the first 64 bits of a later segment are non-zero (after the 2 ms wait)',
       enabled: (s, b, out) => {
         if (!threads(s, b)) return;
-        const blog = blogOf(s, b);
-        blog.forEach((g, i) => {
-          const later = blog.slice(i + 1).some((h) => h.es.length > 0 && h.es[0].np !== 2);
-          if (g.st === 'using' && later && waited(s, b, g)) out.push(act('markUsed', b, g.id));
-        });
+        // a later b-log segment has its first slot written (not an outstanding DMA): the last such one
+        const segs = s.srv[b].segs;
+        let last = -1;
+        for (let j = segs.length - 1; j >= 0 && last < 0; j--) if (segs[j].log === 'b' && segs[j].es.length > 0 && segs[j].es[0].np !== 2) last = j;
+        for (let j = 0; j < last; j++) {
+          const g = segs[j];
+          if (g.log === 'b' && g.st === 'using' && waited(s, b, g)) out.push(act('markUsed', b, g.id));
+        }
       },
       effect: (d, a) => {
         segW(d.srv[a.a], a.b).st = 'used';
@@ -152,7 +156,7 @@ export function rowanLogSteps(cx: Cx): Record<'rnicLand' | 'allocSlot' | 'rnicLa
     digest: {
       name: 'digest', cites: '§2.8, L278-L282: digest a used segment in slot order (conditional update, CommitVerArray, MaxVerArray)',
       enabled: (s, b, out) => {
-        if (threads(s, b)) for (const g of blogOf(s, b)) if (g.st === 'used' && !g.dg) out.push(act('digest', b, g.id));
+        if (threads(s, b)) for (const g of s.srv[b].segs) if (g.log === 'b' && g.st === 'used' && !g.dg) out.push(act('digest', b, g.id));
       },
       effect: (d, a) => {
         const b = d.srv[a.a];
@@ -161,7 +165,7 @@ export function rowanLogSteps(cx: Cx): Record<'rnicLand' | 'allocSlot' | 'rnicLa
         for (const { e, i } of parse(seg, mut)) {
           // a slot whose DMA is still outstanding fails its checksum (L253): skipped
           if (e.np === 2) seg.bad = [...(seg.bad ?? []), i];
-          else if (e.t === 'C') b.commitVerArray[e.sh] = Math.max(b.commitVerArray[e.sh], e.x);
+          else if (e.t === 'C') own(b, 'commitVerArray')[e.sh] = Math.max(b.commitVerArray[e.sh], e.x);
           else {
             // M10 breaks L353 at the backup: b-log order is taken as the serialization
             apply(d, b, e, `${seg.id}.${i}`, !mut.M10, mut);
@@ -213,7 +217,7 @@ export function rowanLogSteps(cx: Cx): Record<'rnicLand' | 'allocSlot' | 'rnicLa
         const dst = newSeg(s, 'c', 'committed', keep.map((e) => ({ ...e })));
         s.clean = { seg: seg.id, moved: keep.map((e, i) => ({ k: e.k, v: e.v, loc: `${dst.id}.${i}`, e })) };
         if (reclaim.length) s.clean.rm = reclaim.map(({ e, loc }) => ({ k: e.k, v: e.v, loc }));
-        d.cm.gcLeft--;
+        cmW(d).gcLeft--;
       },
     },
   };
@@ -229,7 +233,7 @@ export function rowanLogSteps(cx: Cx): Record<'rnicLand' | 'allocSlot' | 'rnicLa
     for (const m of cl.rm ?? [])
       if (s.idx[m.k]?.loc === m.loc) {
         s.idx[m.k] = null;
-        s.tomb[m.k] = Math.max(s.tomb[m.k], m.v);
+        own(s, 'tomb')[m.k] = Math.max(s.tomb[m.k], m.v);
       }
     const seg = segW(s, cl.seg);
     for (const { e, i } of parse(seg, mut))

@@ -231,34 +231,54 @@ export interface RowanState {
  * The copy next() starts from: only the servers the step writes are copied. Log entries, segments, index items, configurations,
  * messages and QP queues are never modified in place (a step that changes a segment
  * replaces it, see segW; one that sends or lands a message replaces the queue), so they
- * are shared; the containers around them are copied. The destroyed QPs and the acked
- * writes are shared too: the one step that adds to each replaces the list; so are the
- * clients, until a step takes one to change with `clientW`.
+ * are shared; the containers around them are copied. The QP channels, the CM, the clients,
+ * the destroyed QPs and the acked writes are shared with the state before too, until a
+ * step takes them to change (`chW`, `cmW`, `clientW`) or replaces them: most steps write
+ * none of them, and a part shared is a part whose words are copied, not written (encode).
  */
 export function copy(st: RowanState, writes: number[] | 'all'): RowanState {
-  const ch: Record<string, Msg[]> = {};
-  for (const key in st.ch) ch[key] = st.ch[key];
   const srv = st.srv.slice();
   if (writes === 'all') for (let i = 0; i < srv.length; i++) srv[i] = copyServer(srv[i]);
-  else for (const i of writes) srv[i] = copyServer(st.srv[i]);
-  const cm = st.cm;
-  return {
-    srv,
-    ch,
-    dead: st.dead,
-    cl: st.cl.slice(),
-    cm: { term: cm.term, cfgs: cm.cfgs.slice(), down: cm.down.slice(), resp: cm.resp.slice(), phase: cm.phase, fails: cm.fails, cvLeft: cm.cvLeft, gcLeft: cm.gcLeft, pf: cm.pf, mig: cm.mig },
-    acked: st.acked,
-    bad: st.bad,
-  };
+  else for (let j = 0; j < writes.length; j++) srv[writes[j]] = copyServer(st.srv[writes[j]]);
+  return { srv, ch: st.ch, dead: st.dead, cl: st.cl, cm: st.cm, acked: st.acked, bad: st.bad };
 }
 
-/** Client c of the copy d, to change (a copy: clients are shared with the state before). */
+/** Client c of the copy d, to change (a copy, in a copy of the list: clients are shared with the state before). */
 export function clientW(d: RowanState, c: number): Client {
   const x = d.cl[c];
+  d.cl = d.cl.slice();
   return (d.cl[c] = { pc: x.pc, st: x.st, to: x.to, term: x.term, out: x.out, v: x.v });
 }
 
+/** The CM of the copy d, to change (a copy: the CM is shared with the state before; its lists are replaced, never changed, except cfgs, copied here). */
+export function cmW(d: RowanState): CM {
+  const cm = d.cm;
+  return (d.cm = { term: cm.term, cfgs: cm.cfgs.slice(), down: cm.down, resp: cm.resp, phase: cm.phase, fails: cm.fails, cvLeft: cm.cvLeft, gcLeft: cm.gcLeft, pf: cm.pf, mig: cm.mig });
+}
+
+/** The QP channels of the copy d, to change (a copy of the map; the queues in it are replaced, never changed). */
+export function chW(d: RowanState): Record<string, Msg[]> {
+  const ch: Record<string, Msg[]> = {};
+  for (const key in d.ch) ch[key] = d.ch[key];
+  return (d.ch = ch);
+}
+
+/** A server's lists that copyServer shares with the state before: a step changing one in place takes it with `own`. */
+type Shared = 'shardVersion' | 'commitVer' | 'commitVerArray' | 'shardBlocked' | 'promoVer' | 'migVer' | 'done' | 'tomb' | 'unflushed' | 'dma';
+
+/** List f of server s (a server of the copy), to change in place: a copy of it, in s. */
+export function own<K extends Shared>(s: Server, f: K): Server[K] {
+  return (s[f] = s[f].slice() as Server[K]);
+}
+
+/** Context i of server s (a server of the copy), to change: a copy (contexts are shared with the state before; their lists are replaced, never changed). */
+export function ctxW(s: Server, i: number): Ctx {
+  const c = s.ctx[i];
+  return (s.ctx[i] = { op: c.op, c: c.c, e: c.e, bs: c.bs, acks: c.acks, err: c.err, rt: c.rt });
+}
+
+// The servers a step writes are copied; what is shared with the state before (segments,
+// contexts, the lists of `Shared`) is copied by the step that changes it.
 // A literal naming every field (not a spread): every server then has one shape, which
 // keeps copying and reading it fast.
 function copyServer(s: Server): Server {
@@ -268,20 +288,20 @@ function copyServer(s: Server): Server {
     term: s.term,
     com: s.com,
     idx: s.idx.slice(),
-    shardVersion: s.shardVersion.slice(),
-    commitVer: s.commitVer.slice(),
-    commitVerArray: s.commitVerArray.slice(),
-    shardBlocked: s.shardBlocked.slice(),
-    promoVer: s.promoVer.slice(),
-    migVer: s.migVer.slice(),
-    done: s.done.slice(),
-    ctx: s.ctx.map((c) => ({ op: c.op, c: c.c, e: c.e, bs: c.bs.slice(), acks: c.acks.slice(), err: c.err, rt: c.rt.slice() })),
+    shardVersion: s.shardVersion,
+    commitVer: s.commitVer,
+    commitVerArray: s.commitVerArray,
+    shardBlocked: s.shardBlocked,
+    promoVer: s.promoVer,
+    migVer: s.migVer,
+    done: s.done,
+    ctx: s.ctx.slice(),
     segs: s.segs.slice(),
     nextSeg: s.nextSeg,
     cur: s.cur,
-    unflushed: s.unflushed.slice(),
-    dma: s.dma.slice(),
-    tomb: s.tomb.slice(),
+    unflushed: s.unflushed,
+    dma: s.dma,
+    tomb: s.tomb,
     promo: s.promo && { sh: s.promo.sh, coll: s.promo.coll.slice(), U: s.promo.U.slice(), sc: s.promo.sc.slice() },
     rerep: s.rerep && { sh: s.rerep.sh, r: s.rerep.r, seg: s.rerep.seg, done: s.rerep.done.slice() },
     cold: s.cold,
@@ -453,11 +473,6 @@ const cfgWords = cachedWords<Cfg>((w, cfg) => {
   } else w.int(0);
 });
 
-const msgWords = cachedWords<Msg>((w, m) => {
-  w.int(m.op);
-  wEntry(w, m.e);
-  w.int(m.r ? 1 : 0);
-});
 
 
 function wServer(w: WordWriter, s: Server): void {
@@ -554,12 +569,8 @@ function wServer(w: WordWriter, s: Server): void {
 }
 
 
-// a server a step does not write is shared with the state before (copy-on-write)
-const serverWords = new SlotWords(wServer);
-
-function wState(w: WordWriter, st: RowanState): void {
-  for (let i = 0; i < st.srv.length; i++) serverWords.put(w, i, st.srv[i]);
-  const keys = Object.keys(st.ch);
+function wChannels(w: WordWriter, chs: Record<string, Msg[]>): void {
+  const keys = Object.keys(chs);
   if (keys.length > 1) keys.sort();
   w.int(keys.length);
   for (const key of keys) {
@@ -567,17 +578,18 @@ function wState(w: WordWriter, st: RowanState): void {
     w.int(from);
     w.int(worker);
     w.int(to);
-    const q = st.ch[key];
+    const q = chs[key];
     w.int(q.length);
-    for (const m of q) w.words(msgWords(m));
+    for (const m of q) {
+      w.int(m.op);
+      wEntry(w, m.e);
+      w.int(m.r ? 1 : 0);
+    }
   }
-  w.int(st.dead.length);
-  for (const d of st.dead) {
-    const [a, b] = pair(d);
-    w.int(a);
-    w.int(b);
-  }
-  for (const c of st.cl) {
+}
+
+function wClients(w: WordWriter, cl: Client[]): void {
+  for (const c of cl) {
     w.int(c.pc);
     w.int(CLIENT_STATES[c.st]);
     w.int(c.to);
@@ -585,7 +597,9 @@ function wState(w: WordWriter, st: RowanState): void {
     w.intOrNull(c.out);
     w.int(c.v);
   }
-  const cm = st.cm;
+}
+
+function wCm(w: WordWriter, cm: CM): void {
   w.int(cm.term);
   w.int(cm.phase === 'new');
   w.ints(cm.down);
@@ -597,6 +611,26 @@ function wState(w: WordWriter, st: RowanState): void {
   w.int(cm.mig);
   w.int(cm.cfgs.length);
   for (const cfg of cm.cfgs) w.words(cfgWords(cfg));
+}
+
+// Successors of one state share (copy-on-write, `copy`) every part their step did not
+// write: each part's words are kept with the object and copied when it comes again.
+const serverWords = new SlotWords(wServer);
+const channelWords = new SlotWords(wChannels);
+const clientWords = new SlotWords(wClients);
+const cmWords = new SlotWords(wCm);
+
+function wState(w: WordWriter, st: RowanState): void {
+  for (let i = 0; i < st.srv.length; i++) serverWords.put(w, i, st.srv[i]);
+  channelWords.put(w, 0, st.ch);
+  w.int(st.dead.length);
+  for (const d of st.dead) {
+    const [a, b] = pair(d);
+    w.int(a);
+    w.int(b);
+  }
+  clientWords.put(w, 0, st.cl);
+  cmWords.put(w, 0, st.cm);
   w.int(st.acked.length);
   for (const a of st.acked) {
     w.int(a.sh);

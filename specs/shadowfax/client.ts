@@ -4,14 +4,14 @@
 
 import type { ActorStep, MemberStep } from '../kit/table.ts';
 import { breakInv, describeOp, rangeBit, rangeOf, rangesOf, serverName, type Cx } from './context.ts';
-import type { Client, ShadowfaxAction, State } from './state.ts';
+import { clientW, reqW, respW, type Client, type ShadowfaxAction, type State } from './state.ts';
 
 type Actor = ActorStep<State, ShadowfaxAction>;
 type Member = MemberStep<State, ShadowfaxAction>;
 
 /** Route an op by the cached mapping into its session (§3.1); with batch size 1, send it. */
 export function send(cx: Cx, s: State, c: number, o: number): void {
-  const cl = s.clients[c];
+  const cl = clientW(s, c);
   const srv = cl.owner[rangeBit(rangeOf(cx, cx.ops[o].k))];
   cl.sessions[srv].inflight.push(o);
   cl.sessions[srv].buffer.push(o);
@@ -20,7 +20,7 @@ export function send(cx: Cx, s: State, c: number, o: number): void {
 
 /** ClientSend (§6.2): cut a batch from the session's buffer, tagged with the session's view. */
 function cutBatch(cx: Cx, s: State, c: number, srv: number): void {
-  const session = s.clients[c].sessions[srv];
+  const session = clientW(s, c).sessions[srv];
   const batch = session.buffer.splice(0, cx.batchSize);
   const written = s.meta.rangesAt.filter(([sv, v]) => sv === srv && v === session.view).map(([, , r]) => r);
   for (const o of batch) {
@@ -29,10 +29,10 @@ function cutBatch(cx: Cx, s: State, c: number, srv: number): void {
       breakInv(s, 'INV-BATCHKEYS', `c${c + 1} sent ${describeOp(cx, o)} to ${serverName(s, srv)} tagged view ${session.view}, whose ranges do not hold ${cx.keys[cx.ops[o].k].name}`);
     }
   }
-  s.req[c][srv].push({ ops: batch, tag: session.view });
+  reqW(s, c, srv).push({ ops: batch, tag: session.view });
 }
 
-/** §3.1: the client's cached ownership map and its sessions' views, from the metadata store. */
+/** §3.1: the client's cached ownership map and its sessions' views, from the metadata store (cl: taken with clientW). */
 export function refreshFromMeta(cx: Cx, s: State, cl: Client): void {
   cl.owner = s.meta.owner.slice();
   cl.views = s.meta.view.slice();
@@ -56,7 +56,7 @@ export const issueStep = (cx: Cx): Actor => ({
   },
   effect: (d, a) => {
     const c = a.c!;
-    const o = cx.firstOp[c] + d.clients[c].next++;
+    const o = cx.firstOp[c] + clientW(d, c).next++;
     d.status[o] = 1;
     send(cx, d, c, o);
   },
@@ -76,8 +76,8 @@ export const clientRecvStep: Member = {
     if (s.resp[c][srv].length > 0) out.push({ label: `clientRecv(c${c + 1}←${serverName(s, srv)})`, step: 'clientRecv', c, s: srv });
   },
   effect: (d, a) => {
-    const r = d.resp[a.c!][a.s!].shift()!;
-    const session = d.clients[a.c!].sessions[a.s!];
+    const r = respW(d, a.c!, a.s!).shift()!;
+    const session = clientW(d, a.c!).sessions[a.s!];
     if (!session.inflight.includes(r.op)) return; // answer to an op already reissued
     if ('rejected' in r) {
       // the rejection of a batch sent before the op's latest reissue is already handled
@@ -117,7 +117,7 @@ export const handleViewChangeStep = (cx: Cx): Actor => ({
   },
   effect: (d, a) => {
     const c = a.c!;
-    const cl = d.clients[c];
+    const cl = clientW(d, c);
     // M16: no refresh, so the suffix goes back to the stale owner with the old tag
     if (!cx.mut.M16) refreshFromMeta(cx, d, cl);
     const reissue: number[] = [];

@@ -3,7 +3,7 @@
 
 import type { Flags } from '../kit/variants.ts';
 import type { Variant } from './mutants.ts';
-import { R, SERVER_NAMES, type KeyDef, type Op, type ShadowfaxConfig, type State } from './state.ts';
+import { listW, R, SERVER_NAMES, type KeyDef, type Op, type ShadowfaxConfig, type State } from './state.ts';
 
 export interface Cx {
   config: ShadowfaxConfig;
@@ -70,5 +70,6 @@ export function describeOp(cx: Cx, o: number): string {
 
 /** Records a step invariant's failure (the first message per property), checked as a state invariant. */
 export function breakInv(s: State, name: string, message: string): void {
-  if (!s.broken.some(([n]) => n === name)) s.broken.push([name, message]);
+  for (const [n] of s.broken) if (n === name) return;
+  listW(s, 'broken').push([name, message]);
 }

@@ -25,18 +25,18 @@ function rangesAt(s: State, srv: number, v: number): number {
 /** canExecute(s, r) of §4.2: would this server execute an op on range r if one arrived now? */
 function canExecute(cx: Cx, s: State, srv: number, r: number): boolean {
   if (!s.up[srv]) return false;
-  const ranges = (v: number) => rangesAt(s, srv, v);
   if (srv === S) {
-    const pendingOnR = s.src.pendingIO.some((p) => (rangeOf(cx, cx.ops[p.op].k) & r) !== 0);
-    return pendingOnR || s.src.threads.some((th) => (ranges(th.view) & r) !== 0) || (cx.mut.M1 && r === R);
+    for (const p of s.src.pendingIO) if ((rangeOf(cx, cx.ops[p.op].k) & r) !== 0) return true;
+    for (const th of s.src.threads) if ((rangesAt(s, srv, th.view) & r) !== 0) return true;
+    return cx.mut.M1 && r === R;
   }
   if (r === R) return s.tgt.phase === 'T_RECEIVE' || s.tgt.phase === 'T_COMPLETE' || (cx.mut.M5 && s.tgt.phase === 'T_PREPARE');
-  return (ranges(s.tgt.view) & r) !== 0;
+  return (rangesAt(s, srv, s.tgt.view) & r) !== 0;
 }
 
 const stepInvariant = (name: string) => (s: State): Check => {
-  const hit = s.broken.find(([n]) => n === name);
-  return hit ? hit[1] : true;
+  for (const [n, message] of s.broken) if (n === name) return message;
+  return true;
 };
 
 export function invariants(cx: Cx): Record<string, (s: State) => Check> {
@@ -51,13 +51,19 @@ export function invariants(cx: Cx): Record<string, (s: State) => Check> {
     },
     // L148, L177: one set of ranges per (server, view), in the metadata store and in every session
     'INV-VIEWID': (s) => {
-      for (const [srv, v, r] of s.meta.rangesAt) {
-        const other = s.meta.rangesAt.find(([x, y, q]) => x === srv && y === v && q !== r);
-        if (other) return `view ${v} of ${serverName(s, srv)} names two range sets`;
+      const at = s.meta.rangesAt;
+      for (const [srv, v, r] of at) {
+        for (const [x, y, q] of at) if (x === srv && y === v && q !== r) return `view ${v} of ${serverName(s, srv)} names two range sets`;
       }
-      for (const [c, cl] of s.clients.entries()) {
-        for (const [srv, session] of cl.sessions.entries()) {
-          const written = s.meta.rangesAt.find(([x, y]) => x === srv && y === session.view);
+      for (let c = 0; c < s.clients.length; c++) {
+        const sessions = s.clients[c].sessions;
+        for (let srv = 0; srv < sessions.length; srv++) {
+          const session = sessions[srv];
+          let written: [number, number, number] | undefined;
+          for (const x of at) if (x[0] === srv && x[1] === session.view) {
+            written = x;
+            break;
+          }
           if (written && written[2] !== session.ranges) return `c${c + 1}'s session to ${serverName(s, srv)} pairs view ${session.view} with other ranges than that view's`;
         }
       }

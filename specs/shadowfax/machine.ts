@@ -70,9 +70,11 @@ function initial(cx: Cx): State {
  * a partition) and the administrator's migrate() are never obliged to happen. Classes
  * are named physically, so on B4's return trip T drives the phases.
  */
+/** A server's physical name in the role srv of the migration under way. */
+const physical = (swapped: boolean | undefined, srv: number) => SERVER_NAMES[swapped ? 1 - srv : srv];
+
 function fairness(a: ShadowfaxAction): string | undefined {
   const c = a.c !== undefined ? `c${a.c + 1}` : '';
-  const name = (srv: number) => SERVER_NAMES[a.swapped ? 1 - srv : srv];
   switch (a.step) {
     case 'issue':
     case 'clientSend':
@@ -80,18 +82,18 @@ function fairness(a: ShadowfaxAction): string | undefined {
       return c;
     case 'serverRecvBatch':
     case 'serverRecvBatchSplit':
-      return `${c}→${name(a.s!)}`;
+      return `${c}→${physical(a.swapped, a.s!)}`;
     case 'clientRecv':
-      return `${name(a.s!)}→${c}`;
+      return `${physical(a.swapped, a.s!)}→${c}`;
     case 'threadRefresh':
     case 'sendChunk':
     case 'serverCompleteIO':
     case 'installSampleCopy':
       return sourceThreadName(a.swapped, a.t!);
     case 'tgtRecvControl':
-      return `${name(S)}→${name(T)} control`;
+      return `${physical(a.swapped, S)}→${physical(a.swapped, T)} control`;
     case 'tgtRecvData':
-      return `${sourceThreadName(a.swapped, a.t!)}→${name(T)} data`;
+      return `${sourceThreadName(a.swapped, a.t!)}→${physical(a.swapped, T)} data`;
     case 'ownerRecvCompacted':
       return 'S→T compacted';
     case 'tgtRetryPended':
@@ -110,7 +112,7 @@ function fairness(a: ShadowfaxAction): string | undefined {
     case 'suspectCrashed':
       return undefined;
     default: // srcAdvance, srcCheckpoint, srcSetFlag, evict, flush, compact, truncate
-      return name(S);
+      return physical(a.swapped, S);
   }
 }
 

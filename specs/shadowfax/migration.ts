@@ -7,7 +7,7 @@ import type { GlobalStep } from '../kit/table.ts';
 import { breakInv, describeOp, entryOf, rangeOf, rangesOf, sourceThreadName, type Cx } from './context.ts';
 import { takeSnapshot } from './recovery.ts';
 import { collectSamples, conditionalInsert } from './storage.ts';
-import { R, S, T, type Item, type ShadowfaxAction, type Source, type SourceThread, type State } from './state.ts';
+import { allClientsW, ctrlW, dataW, listW, metaW, R, S, T, type Item, type ShadowfaxAction, type Source, type SourceThread, type State } from './state.ts';
 
 type Global = GlobalStep<State, ShadowfaxAction>;
 
@@ -44,16 +44,18 @@ function swapRoles(cx: Cx, s: State): void {
   s.src = idleSource(cx, tgt.log, 0, [{ view: tgt.view, phase: 'NORMAL' }]); // head 0: no tiers, all in memory
   s.tgt = { phase: 'NORMAL', view: src.threads[0].view, log: src.log, tailStart: 0, pended: [] };
   const other = (srv: number) => 1 - srv;
+  metaW(s);
   s.meta.owner = s.meta.owner.map(other);
   s.meta.view.reverse();
   s.meta.rangesAt = s.meta.rangesAt.map(([srv, v, r]) => [other(srv), v, r]);
+  allClientsW(s);
   for (const cl of s.clients) {
     cl.owner = cl.owner.map(other);
     cl.views.reverse();
     cl.sessions.reverse();
   }
   for (const channels of [...s.req, ...s.resp]) channels.reverse();
-  for (const perServer of [s.up, s.execd, s.pre, s.post]) perServer.reverse();
+  for (const perServer of [listW(s, 'up'), listW(s, 'execd'), listW(s, 'pre'), listW(s, 'post')]) perServer.reverse();
 }
 
 /** Whether the source's current phase has done its work, so that the phase driver may advance. */
@@ -83,7 +85,7 @@ function sendTransferedOwnership(cx: Cx, s: State): void {
         : `the sample of ${cx.keys[(stale as { k: number }).k].name} is stale`;
     breakInv(s, 'INV-TRANSFER', `TransferedOwnership sent while ${why}`);
   }
-  s.ctrl.push({ rpc: 'TransferedOwnership', samples });
+  ctrlW(s).push({ rpc: 'TransferedOwnership', samples });
 }
 
 function enterReceive(s: State): void {
@@ -105,7 +107,7 @@ export const sourceSteps = (cx: Cx): { migrate: Global; threadRefresh: Global; s
       // B4: the return trip (scale-down, L213, L235) has T as its source and S as its target
       if (d.migrations === 1) swapRoles(cx, d);
       d.migrations++;
-      d.meta.owner[0] = T;
+      metaW(d).owner[0] = T;
       if (!cx.mut.M13) {
         d.meta.view[S]++;
         if (!cx.mut.M14) d.meta.view[T]++;
@@ -148,7 +150,7 @@ export const sourceSteps = (cx: Cx): { migrate: Global; threadRefresh: Global; s
       if (src.phase === 'SAMPLING') {
         // L182: Prepare sends PrepForTransfer; M4 collects the samples already here
         if (cx.mut.M4) src.earlySamples = collectSamples(cx, d);
-        d.ctrl.push({ rpc: 'PrepForTransfer' });
+        ctrlW(d).push({ rpc: 'PrepForTransfer' });
         src.phase = 'PREPARE';
       } else if (src.phase === 'PREPARE') {
         src.phase = 'TRANSFER'; // L183
@@ -158,10 +160,10 @@ export const sourceSteps = (cx: Cx): { migrate: Global; threadRefresh: Global; s
         src.phase = 'MIGRATE';
       } else if (src.phase === 'MIGRATE') {
         // L185: CompleteMigration, then the source's completion flag (after a checkpoint, L221)
-        d.ctrl.push({ rpc: 'CompleteMigration' });
+        ctrlW(d).push({ rpc: 'CompleteMigration' });
         if (cx.crashes) src.phase = 'COMPLETE';
         else {
-          d.meta.dep!.srcDone = true;
+          metaW(d).dep!.srcDone = true;
           src.phase = 'DONE';
         }
       }
@@ -190,7 +192,8 @@ export const sourceSteps = (cx: Cx): { migrate: Global; threadRefresh: Global; s
       const indir: Item[] = onDisk ? [{ indir: e, range: R, addr: onDisk.addr }] : [];
       // M11: the indirection and the in-memory records travel in separate batches
       const batches = cx.mut.M11 && indir.length && records.length ? [indir, records] : [[...indir, ...records]];
-      for (const b of batches) d.data[a.t!].push(b);
+      const q = dataW(d, a.t!);
+      for (const b of batches) q.push(b);
       src.batchesSent += batches.length;
     },
   },
@@ -204,7 +207,7 @@ export const targetSteps = (cx: Cx): { tgtRecvControl: Global; tgtRecvData: Glob
     },
     effect: (d) => {
       const tgt = d.tgt;
-      const msg = d.ctrl.shift()!;
+      const msg = ctrlW(d).shift()!;
       if (msg.rpc === 'PrepForTransfer') {
         // L182: the target adopts vT' and pends R ops
         if (tgt.phase === 'NORMAL') {
@@ -220,7 +223,7 @@ export const targetSteps = (cx: Cx): { tgtRecvControl: Global; tgtRecvData: Glob
         const unapplied = d.data.reduce((n, ch) => n + ch.length, 0);
         if (unapplied > 0) breakInv(d, 'INV-COMPLETE', `T entered T_COMPLETE with ${unapplied} record batch(es) still in flight`);
         tgt.phase = 'T_COMPLETE';
-        if (!cx.crashes) d.meta.dep!.tgtDone = true;
+        if (!cx.crashes) metaW(d).dep!.tgtDone = true;
       }
     },
   },
@@ -233,7 +236,7 @@ export const targetSteps = (cx: Cx): { tgtRecvControl: Global; tgtRecvData: Glob
       });
     },
     effect: (d, a) => {
-      const batch = d.data[a.t!].shift()!;
+      const batch = dataW(d, a.t!).shift()!;
       if (d.tgt.phase === 'NORMAL' || d.tgt.phase === 'T_PREPARE') enterReceive(d);
       for (const it of batch) {
         if ('k' in it) conditionalInsert(cx, d, it.k, it.v);

@@ -8,7 +8,7 @@
 import type { GlobalStep } from '../kit/table.ts';
 import { refreshFromMeta, send } from './client.ts';
 import { initialValue, rangesOf, type Cx } from './context.ts';
-import { S, SERVER_NAMES, T, type ShadowfaxAction, type Snapshot, type State } from './state.ts';
+import { clientW, listW, metaW, S, SERVER_NAMES, T, type ShadowfaxAction, type Snapshot, type State } from './state.ts';
 
 type Global = GlobalStep<State, ShadowfaxAction>;
 
@@ -16,8 +16,13 @@ type Global = GlobalStep<State, ShadowfaxAction>;
 export const takeSnapshot = (s: State, srv: number): Snapshot => ({ log: (srv === S ? s.src.log : s.tgt.log).slice(), execd: s.execd[srv].slice() });
 
 function dropConnections(s: State, srv: number): void {
-  s.req.forEach((r) => (r[srv] = []));
-  s.resp.forEach((r) => (r[srv] = []));
+  const cut = (r: unknown[][]) => {
+    const x = r.slice();
+    x[srv] = [];
+    return x;
+  };
+  s.req = s.req.map(cut) as State['req'];
+  s.resp = s.resp.map(cut) as State['resp'];
   s.ctrl = [];
   s.data = s.data.map(() => []);
   if (srv === S) s.src.pendingIO = [];
@@ -30,11 +35,11 @@ function dropConnections(s: State, srv: number): void {
  */
 function restore(cx: Cx, s: State, srv: number, snap: Snapshot, replay: Set<number>): void {
   const rolledBack = s.execd[srv].filter((o) => !snap.execd.includes(o));
-  s.execd[srv] = snap.execd.slice();
+  listW(s, 'execd')[srv] = snap.execd.slice();
   if (srv === S) s.src.log = snap.log.slice();
   else s.tgt.log = snap.log.slice();
   for (const o of rolledBack) {
-    s.execs[o]--;
+    listW(s, 'execs')[o]--;
     s.applied = s.applied.filter(([x]) => x !== o);
     replay.add(o);
   }
@@ -46,7 +51,8 @@ function restore(cx: Cx, s: State, srv: number, snap: Snapshot, replay: Set<numb
 
 /** Clients reissue what a restarted server lost or rolled back (CPR replay, L227, L388). */
 function replayClients(cx: Cx, s: State, restarted: number[], replay: Set<number>): void {
-  s.clients.forEach((cl, c) => {
+  for (let c = 0; c < s.clients.length; c++) {
+    const cl = clientW(s, c);
     const reissue: number[] = [];
     for (const srv of restarted) {
       const session = cl.sessions[srv];
@@ -67,7 +73,7 @@ function replayClients(cx: Cx, s: State, restarted: number[], replay: Set<number
       s.status[o] = 1;
       send(cx, s, c, o);
     }
-  });
+  }
 }
 
 /** Views come from the metadata store after recovery, never from a checkpoint (§1.7). */
@@ -85,7 +91,7 @@ function resetServer(s: State, srv: number, phase: 'idle' | 'done'): void {
 
 /** L223: cancel the migration: R back to S, both views bumped, both servers restored. */
 function cancelMigration(cx: Cx, s: State, crashed: number, restartCrashed: boolean): void {
-  s.meta.dep!.cancelled = true;
+  metaW(s).dep!.cancelled = true;
   s.meta.owner[0] = S;
   s.meta.view[S]++;
   s.meta.view[T]++;
@@ -100,7 +106,7 @@ function cancelMigration(cx: Cx, s: State, crashed: number, restartCrashed: bool
     resetServer(s, srv, srv === S ? 'done' : 'idle');
   }
   if (!restored.includes(S)) s.src.phase = 'DONE';
-  if (restartCrashed) s.up[crashed] = true;
+  if (restartCrashed) listW(s, 'up')[crashed] = true;
   replayClients(cx, s, restored.filter((x) => x !== T || restartCrashed), replay);
 }
 
@@ -112,7 +118,7 @@ function recoverIndependently(cx: Cx, s: State, srv: number): void {
   const d = s.meta.dep;
   const committed = s.migrations > 0 && (d ? d.srcDone && d.tgtDone : !s.gone?.cancelled);
   resetServer(s, srv, committed || (d?.cancelled && srv === S) ? 'done' : 'idle');
-  s.up[srv] = true;
+  listW(s, 'up')[srv] = true;
   replayClients(cx, s, [srv], replay);
 }
 
@@ -147,7 +153,7 @@ function completionSteps(cx: Cx, srv: number): [Global, Global] {
         if (cx.crashes && complete(s) && !s.post[srv] && (!cx.mut.M22 || flag(s.meta.dep!))) out.push({ label: `${side}Checkpoint()`, step: `${side}Checkpoint` });
       },
       effect: (d) => {
-        d.post[srv] = takeSnapshot(d, srv);
+        listW(d, 'post')[srv] = takeSnapshot(d, srv);
         finishComplete(d);
       },
     },
@@ -157,8 +163,8 @@ function completionSteps(cx: Cx, srv: number): [Global, Global] {
         if (cx.crashes && complete(s) && !flag(s.meta.dep!) && (s.post[srv] || cx.mut.M22)) out.push({ label: `${side}SetFlag()`, step: `${side}SetFlag` });
       },
       effect: (d) => {
-        if (srv === S) d.meta.dep!.srcDone = true;
-        else d.meta.dep!.tgtDone = true;
+        if (srv === S) metaW(d).dep!.srcDone = true;
+        else metaW(d).dep!.tgtDone = true;
         finishComplete(d);
       },
     },
@@ -174,7 +180,7 @@ export function recoverySteps(cx: Cx): Global[] {
       name: 'crash', cites: '§1.8: a crash loses volatile state and every connection of the server',
       enabled: perServer('crash', (s, srv) => on && s.up[srv] && s.crashesLeft > 0),
       effect: (d, a) => {
-        d.up[a.s!] = false;
+        listW(d, 'up')[a.s!] = false;
         d.crashesLeft--;
         dropConnections(d, a.s!);
       },
@@ -221,7 +227,7 @@ export function recoverySteps(cx: Cx): Global[] {
       },
       effect: (d) => {
         d.gone = { ...d.meta.dep! };
-        d.meta.dep = null;
+        metaW(d).dep = null;
       },
     },
   ];

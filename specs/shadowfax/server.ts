@@ -5,7 +5,7 @@
 import type { GlobalStep, MemberStep } from '../kit/table.ts';
 import { breakInv, describeOp, rangeOf, serverName, sourceThreadName, type Cx } from './context.ts';
 import { blobRead, lookup, store } from './storage.ts';
-import { R, RANGE_NAMES, S, T, type Lookup, type ShadowfaxAction, type State } from './state.ts';
+import { execdW, listW, R, RANGE_NAMES, reqW, respW, S, T, type Lookup, type ShadowfaxAction, type State } from './state.ts';
 
 type Member = MemberStep<State, ShadowfaxAction>;
 type Global = GlobalStep<State, ShadowfaxAction>;
@@ -16,16 +16,16 @@ function apply(cx: Cx, s: State, srv: number, o: number, found: number | null): 
   if (found !== s.A[op.k]) {
     breakInv(s, 'INV-FRESH', `${serverName(s, srv)} executed ${describeOp(cx, o)} on ${cx.keys[op.k].name} = ${found ?? 'NOT_FOUND'}, but the latest write left ${s.A[op.k] ?? 'NOT_FOUND'}`);
   }
-  s.execs[o]++;
-  s.execd[srv].push(o);
+  listW(s, 'execs')[o]++;
+  execdW(s, srv).push(o);
   if (op.f === 'read') return { out: found };
   const write = op.f === 'upsert' ? op.arg : (found ?? 0) + op.arg;
-  s.A[op.k] = write;
-  s.applied.push([o, op.k, write]);
+  listW(s, 'A')[op.k] = write;
+  listW(s, 'applied').push([o, op.k, write]);
   return { out: null, write };
 }
 
-const respond = (s: State, c: number, srv: number, o: number, out: number | null) => void s.resp[c][srv].push({ op: o, out });
+const respond = (s: State, c: number, srv: number, o: number, out: number | null) => void respW(s, c, srv).push({ op: o, out });
 
 /**
  * A source thread executes an accepted op (§2.3: sampling copies apply in SAMPLING). A
@@ -105,18 +105,18 @@ export const serverRecvSteps = (cx: Cx): Member[] => [
       // L148: equal views execute the whole batch; any other tag is rejected with the server's view
       const c = a.c!;
       const srv = a.s!;
-      const { ops: batch, tag } = d.req[c][srv].shift()!;
+      const { ops: batch, tag } = reqW(d, c, srv).shift()!;
       if (srv === S) {
         const t = cx.config.clients[c].sThread;
         const view = d.src.threads[t].view;
         // M1: the source skips the check and keeps serving R after its cut
-        if (tag !== view && !cx.mut.M1) return void d.resp[c][S].push({ op: batch[0], rejected: view, tag });
+        if (tag !== view && !cx.mut.M1) return void respW(d, c, S).push({ op: batch[0], rejected: view, tag });
         for (const o of batch) executeAtSource(cx, d, t, c, o);
         return;
       }
       // M6: the prototype's rule, accepting batches tagged with a newer view (§1.4)
       const accept = cx.mut.M6 ? tag >= d.tgt.view : tag === d.tgt.view;
-      if (!accept) return void d.resp[c][T].push({ op: batch[0], rejected: d.tgt.view, tag });
+      if (!accept) return void respW(d, c, T).push({ op: batch[0], rejected: d.tgt.view, tag });
       for (const o of batch) {
         if (targetDecision(cx, d, o) === 'execute') executeAtTarget(cx, d, c, o);
         else d.tgt.pended.push({ op: o, c });
@@ -137,11 +137,11 @@ export const serverRecvSteps = (cx: Cx): Member[] => [
       // the first op runs, the thread enters Transfer, the rest of the batch is rejected whole
       const c = a.c!;
       const t = cx.config.clients[c].sThread;
-      const { ops: batch, tag } = d.req[c][S].shift()!;
+      const { ops: batch, tag } = reqW(d, c, S).shift()!;
       executeAtSource(cx, d, t, c, batch[0]);
       d.src.threads[t] = { phase: 'TRANSFER', view: d.meta.view[S] };
       breakInv(d, 'INV-REJECT-ATOMIC', `s${t + 1} executed ${describeOp(cx, batch[0])} and then rejected its batch`);
-      d.resp[c][S].push({ op: batch[0], rejected: d.src.threads[t].view, tag });
+      respW(d, c, S).push({ op: batch[0], rejected: d.src.threads[t].view, tag });
     },
   },
 ];

@@ -1,5 +1,5 @@
 import { copyEach } from '../kit/state.ts';
-import { cachedWords, wordEncoder, type WordWriter } from '../kit/words.ts';
+import { cachedWords, SlotWords, wordEncoder, type WordWriter } from '../kit/words.ts';
 import type { StepAction } from '../kit/table.ts';
 
 // The state of the Shadowfax model: two servers (source S, target T), the metadata store,
@@ -279,34 +279,106 @@ function copyMeta(meta: Meta): Meta {
   return { owner: meta.owner.slice(), view: meta.view.slice(), rangesAt: meta.rangesAt.slice(), dep };
 }
 
+/**
+ * The copy next() makes. The metadata store, the clients, the channels (requests, responses, control, data,
+ * compacted records), the broken step invariants, the servers up, the checkpoints and the
+ * ghosts of executions (A, execs, execd, applied) are shared with the state before: a step takes the one it changes
+ * with `metaW`, `clientW`, `reqW`, `respW`, `ctrlW`, `dataW`, `compactedW`, `listW`, which copy it (and the
+ * lists around it) the first time in the step and hand out that copy after.
+ */
 export function copy(s: State): State {
   const tgt = s.tgt;
+  mine.length = 0;
   return {
-    meta: copyMeta(s.meta),
+    meta: s.meta,
     src: copySource(s.src),
     tgt: { phase: tgt.phase, view: tgt.view, log: tgt.log.slice(), tailStart: tgt.tailStart, pended: tgt.pended.slice() },
-    clients: copyEach(s.clients, copyClient),
-    req: s.req.map((perServer) => perServer.map(slice)),
-    resp: s.resp.map((perServer) => perServer.map(slice)),
-    ctrl: s.ctrl.slice(),
-    data: s.data.map(slice),
-    compacted: s.compacted.slice(),
+    clients: s.clients,
+    req: s.req,
+    resp: s.resp,
+    ctrl: s.ctrl,
+    data: s.data,
+    compacted: s.compacted,
     migrations: s.migrations,
     swapped: s.swapped,
-    A: s.A.slice(),
-    execs: s.execs.slice(),
+    A: s.A,
+    execs: s.execs,
     status: s.status.slice(),
     sentTag: s.sentTag.slice(),
-    broken: s.broken.slice(),
-    up: s.up.slice(),
+    broken: s.broken,
+    up: s.up,
     crashesLeft: s.crashesLeft,
-    execd: s.execd.map(slice),
-    pre: s.pre.slice(),
-    post: s.post.slice(),
-    applied: s.applied.slice(),
+    execd: s.execd,
+    pre: s.pre,
+    post: s.post,
+    applied: s.applied,
     gone: s.gone,
     deciding: s.deciding,
   };
+}
+
+/** The parts copied in the step under way (since the last `copy`): few, so a plain list. */
+const mine: unknown[] = [];
+function own<T extends object>(x: T, copyOne: (x: T) => T): T {
+  if (mine.includes(x)) return x;
+  const y = copyOne(x);
+  mine.push(y);
+  return y;
+}
+
+/** Client c of the copy d, to change. */
+export function clientW(d: State, c: number): Client {
+  d.clients = own(d.clients, slice);
+  return (d.clients[c] = own(d.clients[c], copyClient));
+}
+
+/** The FIFO of requests from client c to server srv in the copy d, to change. */
+export function reqW(d: State, c: number, srv: number): Request[] {
+  const perClient = (d.req = own(d.req, slice));
+  const perServer = (perClient[c] = own(perClient[c], slice));
+  return (perServer[srv] = own(perServer[srv], slice));
+}
+
+/** The FIFO of responses from server srv to client c in the copy d, to change. */
+export function respW(d: State, c: number, srv: number): Response[] {
+  const perClient = (d.resp = own(d.resp, slice));
+  const perServer = (perClient[c] = own(perClient[c], slice));
+  return (perServer[srv] = own(perServer[srv], slice));
+}
+
+/** The control channel S→T of the copy d, to change. */
+export const ctrlW = (d: State): Control[] => (d.ctrl = own(d.ctrl, slice));
+
+/** Source thread t's data channel of the copy d, to change. */
+export function dataW(d: State, t: number): Item[][] {
+  const perThread = (d.data = own(d.data, slice));
+  return (perThread[t] = own(perThread[t], slice));
+}
+
+/** A list of the copy d that few steps change (broken step invariants, servers up, checkpoints, the ghosts of executions), to change. */
+export const listW = <K extends 'broken' | 'up' | 'pre' | 'post' | 'A' | 'execs' | 'execd' | 'applied'>(d: State, k: K): State[K] => (d[k] = own(d[k] as unknown[], slice) as State[K]);
+
+/** The ops server srv executed, in the copy d, to change. */
+export function execdW(d: State, srv: number): number[] {
+  const perServer = listW(d, 'execd');
+  return (perServer[srv] = own(perServer[srv], slice));
+}
+
+/** The metadata store of the copy d, to change (owner, views, rangesAt and the dependency copied). */
+export const metaW = (d: State): Meta => (d.meta = own(d.meta, copyMeta));
+
+/** The records compaction ships, in the copy d, to change. */
+export const compactedW = (d: State): Item[] => (d.compacted = own(d.compacted, slice));
+
+/** Every client and channel of the copy d, to change (a role swap or a crash rewrites them all). */
+export function allClientsW(d: State): void {
+  for (let c = 0; c < d.clients.length; c++) {
+    clientW(d, c);
+    for (let srv = 0; srv < d.req[c].length; srv++) {
+      reqW(d, c, srv);
+      respW(d, c, srv);
+    }
+  }
 }
 
 
@@ -323,7 +395,8 @@ const TARGET_PHASES: Record<TargetPhase, number> = { NORMAL: 0, T_PREPARE: 1, T_
 const COMPACTION: Record<Source['compaction'], number> = { no: 0, shipping: 1, done: 2 };
 const RPCS: Record<Control['rpc'], number> = { PrepForTransfer: 0, TransferedOwnership: 1, CompleteMigration: 2 };
 
-const itemWords = cachedWords<Item>((w, it) => {
+// An item is three or four words: written, not looked up (a weak map costs more).
+function wItem(w: WordWriter, it: Item): void {
   if ('indir' in it) {
     w.int(2);
     w.int(it.indir);
@@ -334,11 +407,11 @@ const itemWords = cachedWords<Item>((w, it) => {
     w.int(it.k);
     w.intOrNull(it.v);
   }
-});
+}
 
 function wItems(w: WordWriter, xs: readonly Item[]): void {
   w.int(xs.length);
-  for (let i = 0; i < xs.length; i++) w.words(itemWords(xs[i]));
+  for (let i = 0; i < xs.length; i++) wItem(w, xs[i]);
 }
 
 function wNums(w: WordWriter, xs: readonly (number | null)[]): void {
@@ -364,22 +437,38 @@ function wSnapshot(w: WordWriter, x: Snapshot | null): void {
   }
 }
 
-const requestWords = cachedWords<Request>((w, r) => {
-  w.ints(r.ops);
-  w.int(r.tag);
-});
-
-const responseWords = cachedWords<Response>((w, r) => {
-  w.int(r.op);
-  if ('rejected' in r) {
-    w.int(2);
-    w.int(r.rejected);
-    w.int(r.tag);
-  } else {
-    w.int(1);
-    w.intOrNull(r.out);
+function wRequests(w: WordWriter, req: Request[][][]): void {
+  for (const perServer of req) {
+    w.int(perServer.length);
+    for (const q of perServer) {
+      w.int(q.length);
+      for (const r of q) {
+        w.ints(r.ops);
+        w.int(r.tag);
+      }
+    }
   }
-});
+}
+
+function wResponses(w: WordWriter, resp: Response[][][]): void {
+  for (const perServer of resp) {
+    w.int(perServer.length);
+    for (const q of perServer) {
+      w.int(q.length);
+      for (const r of q) {
+        w.int(r.op);
+        if ('rejected' in r) {
+          w.int(2);
+          w.int(r.rejected);
+          w.int(r.tag);
+        } else {
+          w.int(1);
+          w.intOrNull(r.out);
+        }
+      }
+    }
+  }
+}
 
 const controlWords = cachedWords<Control>((w, c) => {
   w.int(RPCS[c.rpc]);
@@ -445,6 +534,12 @@ function wClient(w: WordWriter, cl: Client): void {
   w.int(cl.next);
 }
 
+// The clients and the channels are shared with the state before until a step takes them
+// (copy): their words are kept with them and copied when the same part comes again.
+const clientWords = new SlotWords(wClient);
+const requestWords = new SlotWords(wRequests);
+const responseWords = new SlotWords(wResponses);
+
 function wState(w: WordWriter, s: State): void {
   const meta = s.meta;
   w.ints(meta.owner);
@@ -468,21 +563,9 @@ function wState(w: WordWriter, s: State): void {
     w.int(p.c);
   }
   w.int(s.clients.length);
-  for (const cl of s.clients) wClient(w, cl);
-  for (const perServer of s.req) {
-    w.int(perServer.length);
-    for (const q of perServer) {
-      w.int(q.length);
-      for (const r of q) w.words(requestWords(r));
-    }
-  }
-  for (const perServer of s.resp) {
-    w.int(perServer.length);
-    for (const q of perServer) {
-      w.int(q.length);
-      for (const r of q) w.words(responseWords(r));
-    }
-  }
+  for (let c = 0; c < s.clients.length; c++) clientWords.put(w, c, s.clients[c]);
+  requestWords.put(w, 0, s.req);
+  responseWords.put(w, 0, s.resp);
   w.int(s.ctrl.length);
   for (const c of s.ctrl) w.words(controlWords(c));
   w.int(s.data.length);

@@ -7,7 +7,7 @@ import type { GlobalStep } from '../kit/table.ts';
 import { breakInv, rangeBit, type Cx } from './context.ts';
 import { targetDecision } from './server.ts';
 import { blobRead, lookup } from './storage.ts';
-import { S, T, type Item, type ShadowfaxAction, type State } from './state.ts';
+import { compactedW, S, T, type Item, type ShadowfaxAction, type State } from './state.ts';
 
 type Global = GlobalStep<State, ShadowfaxAction>;
 
@@ -57,7 +57,7 @@ export const tierSteps = (cx: Cx): Record<'tgtFetchIndirection' | 'compact' | 't
         if (d.meta.owner[rangeBit(def.range)] === S) return;
         const versions = src.log.flatMap((it, addr) => ('k' in it && it.k === k && addr < src.head ? [it] : []));
         if (versions.length === 0) return;
-        d.compacted.push(cx.mut.M25 ? versions[0] : versions[versions.length - 1]); // M25: the oldest
+        compactedW(d).push(cx.mut.M25 ? versions[0] : versions[versions.length - 1]); // M25: the oldest
       });
       if (d.compacted.length === 0) src.compaction = 'done';
     },
@@ -77,7 +77,7 @@ export const tierSteps = (cx: Cx): Record<'tgtFetchIndirection' | 'compact' | 't
       if (cx.config.compaction && s.up[T] && s.compacted.length > 0) out.push({ label: 'ownerRecvCompacted(T)', step: 'ownerRecvCompacted' });
     },
     effect: (d) => {
-      const it = d.compacted.shift() as Extract<Item, { k: number }>;
+      const it = compactedW(d).shift() as Extract<Item, { k: number }>;
       const at = lookup(cx, d.tgt.log, it.k, d.tgt.tailStart);
       if ((at.kind === 'indir' && !at.outOfRange) || cx.mut.M26) {
         d.tgt.log.push({ k: it.k, v: it.v });
