@@ -8,7 +8,7 @@ import {
   backgroundPersist, broadcast, finish, install, persistNvm, readValue, respond, scopeDurableHere, scopeItems,
   type Cx,
 } from './context.ts';
-import { INV, KEY, NODE, VAL, VAL_C, VAL_P, showTS, type Coord, type MinosAction, type Rec, type State } from './state.ts';
+import { INV, KEY, NODE, VAL, VAL_C, VAL_P, ghostOf, showTS, type Coord, type MinosAction, type Rec, type State } from './state.ts';
 
 type Step = ActorStep<State, MinosAction>;
 
@@ -211,7 +211,7 @@ export function coordinatorSteps(cx: Cx): Step[] {
     // [PERSIST]sc: all [ACK_P]sc and this node's own persists of the scope (M16: not those)
     coordStep(cx, 'allACK_P_sc', 'persistWait', 'Scope [PERSIST]sc [L168]', 'allACK_P_sc', (d, c, th) => {
       broadcast(cx, d, VAL_P, cx.nodeOf(c), -1, th.sc, 0, th.sc);
-      d.g.pd[th.sc] = 1;
+      ghostOf(d).pd[th.sc] = 1;
       respond(d, c, th);
       finish(d, c);
     }, (s, c, th) => {

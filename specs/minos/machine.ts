@@ -12,21 +12,22 @@ import { invariants } from './invariants.ts';
 import { VARIANTS } from './mutants.ts';
 import { coordinatorSteps } from './coordinator.ts';
 import { followerSteps } from './follower.ts';
-import { ALL, KEY, NODE, NO_THREAD, cmpBg, cmpFoll, copy, encode, encodeWords, initialState, showTS, type MinosAction, type MinosConfig, type State, type Writes } from './state.ts';
+import { ACK_P, ALL, INV, KEY, NODE, NO_THREAD, PERSIST, cmpBg, cmpFoll, copy, encode, encodeWords, ghostOf, initialState, showTS, type MinosAction, type MinosConfig, type State, type Writes } from './state.ts';
 import { phases } from './steps.ts';
 
-/** I2 (an action property): volatileTS, glb_volatileTS, glb_durableTS never decrease; the breach is kept in a ghost. */
-function checkI2(cx: Cx, s: State, d: State): void {
-  for (let n = 0; n < cx.N && !d.g.i2; n++) {
-    for (let k = 0; k < cx.cfg.keys; k++) {
-      const b = s.rec[n][k];
-      const x = d.rec[n][k];
-      const name = x.vts < b.vts ? 'volatileTS' : x.gv < b.gv ? 'glb_volatileTS' : x.gd < b.gd ? 'glb_durableTS' : '';
-      if (name) {
-        const [before, after] = name === 'volatileTS' ? [b.vts, x.vts] : name === 'glb_volatileTS' ? [b.gv, x.gv] : [b.gd, x.gd];
-        d.g.i2 = `I2: ${name} of ${KEY[k]} at ${NODE[n]} went from ${showTS(before)} to ${showTS(after)}`;
-      }
-    }
+/**
+ * I2 (an action property): volatileTS, glb_volatileTS, glb_durableTS never decrease; the
+ * breach is kept in a ghost. Only the record the step wrote in place can have changed (the
+ * others are shared with s, `Writes`); the crash, which replaces them all, is not checked.
+ */
+function checkI2(d: State, s: State, n: number, k: number): void {
+  if (d.g.i2) return;
+  const b = s.rec[n][k];
+  const x = d.rec[n][k];
+  const name = x.vts < b.vts ? 'volatileTS' : x.gv < b.gv ? 'glb_volatileTS' : x.gd < b.gd ? 'glb_durableTS' : '';
+  if (name) {
+    const [before, after] = name === 'volatileTS' ? [b.vts, x.vts] : name === 'glb_volatileTS' ? [b.gv, x.gv] : [b.gd, x.gd];
+    ghostOf(d).i2 = `I2: ${name} of ${KEY[k]} at ${NODE[n]} went from ${showTS(before)} to ${showTS(after)}`;
   }
 }
 
@@ -36,25 +37,38 @@ function writesOf(cx: Cx): (s: State, a: MinosAction) => Writes {
   const follower = new Set(followerSteps(cx).map((st) => st.name));
   const none: Writes = { n: -1, k: 0, co: NO_THREAD, fo: NO_THREAD };
   const all: Writes = { n: ALL, k: 0, co: NO_THREAD, fo: NO_THREAD };
+  const ackTo: Writes = { n: -1, k: 0, co: ALL, fo: NO_THREAD };
+  // One Writes, filled per step: copy reads it at once.
+  const w: Writes = { n: -1, k: 0, co: NO_THREAD, fo: NO_THREAD };
+  const set = (n: number, k: number, co: number, fo: number): Writes => {
+    w.n = n;
+    w.k = k;
+    w.co = co;
+    w.fo = fo;
+    return w;
+  };
   return (s, a) => {
     if (coordinator.has(a.step)) {
       const k = s.co[a.i]!.k;
-      return { n: k >= 0 ? cx.nodeOf(a.i) : -1, k, co: a.i, fo: NO_THREAD };
+      return set(k >= 0 ? cx.nodeOf(a.i) : -1, k, a.i, NO_THREAD);
     }
     if (follower.has(a.step)) {
       const f = s.fo[a.i];
-      return { n: f.k >= 0 ? f.n : -1, k: f.k, co: NO_THREAD, fo: a.i };
+      return set(f.k >= 0 ? f.n : -1, f.k, NO_THREAD, a.i);
     }
     switch (a.step) {
       case 'clientWrite_L4': // GenTS's issued version
-        return { n: cx.nodeOf(a.i), k: a.k, co: NO_THREAD, fo: NO_THREAD };
+        return set(cx.nodeOf(a.i), a.k, NO_THREAD, NO_THREAD);
       case 'recv': {
-        // an ACK fills sender sets of its node's coordinators; a VAL runs Step l/m on its follower's record
-        const [, k, , , to] = s.net[a.i];
-        return { n: k >= 0 ? to : -1, k, co: ALL, fo: ALL };
+        // an ACK fills sender sets of its node's coordinators; a VAL runs Step l/m on its
+        // follower's record (at the receiver, of the message's key); an INV or PERSIST adds a thread
+        const [t, k, , , to] = s.net[a.i];
+        if (t <= ACK_P) return ackTo;
+        if (t === INV || t === PERSIST) return none;
+        return set(k >= 0 ? to : -1, k, NO_THREAD, ALL);
       }
       case 'vFIFOdequeue':
-        return { n: a.i, k: a.k, co: NO_THREAD, fo: NO_THREAD };
+        return set(a.i, a.k, NO_THREAD, NO_THREAD);
       case 'crash': // recovery replaces every record
         return all;
       default: // the others write no record or thread in place (they add or replace them)
@@ -66,15 +80,22 @@ function writesOf(cx: Cx): (s: State, a: MinosAction) => Writes {
 /** actions() and next() of one context (trace validation builds one per key, whose scripts grow). */
 export function stepsMachine(cx: Cx): { actions(s: State): MinosAction[]; next(s: State, a: MinosAction): State } {
   const writes = writesOf(cx);
-  const table = phasedMachine(phases(cx), (s, a) => copy(s, writes(s, a)));
+  let n = -1;
+  let k = 0;
+  const table = phasedMachine(phases(cx), (s, a) => {
+    const w = writes(s, a);
+    n = w.n;
+    k = w.k;
+    return copy(s, w);
+  });
   return {
     actions: table.actions,
     next(s, a) {
       const d = table.next(s, a);
-      if (!d.crashed) checkI2(cx, s, d);
+      if (!d.crashed && n >= 0) checkI2(d, s, n, k);
       // threads and background persists are sets: kept sorted (the network keeps itself sorted)
-      d.fo.sort(cmpFoll);
-      d.bg.sort(cmpBg);
+      if (d.fo !== s.fo) d.fo.sort(cmpFoll);
+      if (d.bg !== s.bg) d.bg.sort(cmpBg);
       return d;
     },
   };

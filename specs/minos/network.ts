@@ -7,7 +7,7 @@
 import { sameMsg, send as bagSend } from '../kit/network.ts';
 import type { GlobalStep } from '../kit/table.ts';
 import type { Cx } from './context.ts';
-import { ACK_P, INV, KEY, NODE, NONE, PERSIST, VAL, VAL_C, VAL_P, msgItems, showTS, type MinosAction, type Msg, type State } from './state.ts';
+import { ACK_P, INV, KEY, NODE, NONE, PERSIST, VAL, VAL_C, VAL_P, foOf, msgItems, netOf, showTS, type MinosAction, type Msg, type State } from './state.ts';
 
 type Step = GlobalStep<State, MinosAction>;
 
@@ -37,7 +37,7 @@ function recvINV(cx: Cx, d: State, m: Msg): void {
   const [, k, ts, from, to, sc, , v] = m;
   const r = d.rec[to][k];
   const obsolete = !cx.mut.M4 && cx.obsolete(r, ts);
-  d.fo.push({ n: to, kind: 'write', k, ts, v, from, pc: obsolete ? 'cspin' : 'snatch', tau: obsolete ? cx.cur(r) : NONE, sn: false, need: 0, sc, items: [] });
+  foOf(d).push({ n: to, kind: 'write', k, ts, v, from, pc: obsolete ? 'cspin' : 'snatch', tau: obsolete ? cx.cur(r) : NONE, sn: false, need: 0, sc, items: [] });
 }
 
 /**
@@ -63,17 +63,17 @@ function recvVAL(cx: Cx, d: State, m: Msg): void {
   const f = d.fo[i];
   if (f.pc === 'discard') {
     f.need--;
-    if (f.need === 0) d.fo.splice(i, 1);
+    if (f.need === 0) foOf(d).splice(i, 1);
     return;
   }
   if (f.pc === 'waitVP') {
-    d.fo.splice(i, 1); // [VAL_P]sc ends the PERSIST transaction
+    foOf(d).splice(i, 1); // [VAL_P]sc ends the PERSIST transaction
     return;
   }
   const r = d.rec[f.n][f.k];
   if (f.pc === 'waitP') {
     r.gd = cx.glb(r.gd, f.ts); // Strict Step m
-    d.fo.splice(i, 1);
+    foOf(d).splice(i, 1);
     return;
   }
   // Step l (Line 41): glb update, then Lines 42-43
@@ -81,7 +81,7 @@ function recvVAL(cx: Cx, d: State, m: Msg): void {
   if (cx.model === 'Synch' || cx.model === 'REnf') r.gd = cx.glb(r.gd, f.ts);
   cx.releaseIfOwner(r, f.ts);
   if (cx.model === 'Strict') f.pc = 'waitP';
-  else d.fo.splice(i, 1);
+  else foOf(d).splice(i, 1);
 }
 
 export function networkSteps(cx: Cx): Step[] {
@@ -118,9 +118,9 @@ export function networkSteps(cx: Cx): Step[] {
       },
       effect(d, a) {
         const m = d.net[a.i];
-        d.net.splice(a.i, 1);
+        netOf(d).splice(a.i, 1);
         if (m[0] === INV) recvINV(cx, d, m);
-        else if (m[0] === PERSIST) d.fo.push({ n: m[4], kind: 'persist', k: -1, ts: NONE, v: 0, from: m[3], pc: 'flush', tau: NONE, sn: false, need: 0, sc: m[5], items: msgItems(m) });
+        else if (m[0] === PERSIST) foOf(d).push({ n: m[4], kind: 'persist', k: -1, ts: NONE, v: 0, from: m[3], pc: 'flush', tau: NONE, sn: false, need: 0, sc: m[5], items: msgItems(m) });
         else if (isAck(m)) recvACK(cx, d, m);
         else recvVAL(cx, d, m);
       },
@@ -132,10 +132,11 @@ export function networkSteps(cx: Cx): Step[] {
       enabled: () => {},
       effect(d, a) {
         const [t, k, ts, from, to, sc, , v, ...items] = d.net[a.i];
-        d.net.splice(a.i, 1);
+        const net = netOf(d);
+        net.splice(a.i, 1);
         const twin: Msg = [t, k, ts, from, to, sc, 1, v, ...items];
-        bagSend(d.net, twin);
-        bagSend(d.net, twin);
+        bagSend(net, twin);
+        bagSend(net, twin);
       },
     },
   ];

@@ -199,11 +199,13 @@ export function initialState(c: MinosConfig, writes: number, scopes: number): St
 }
 
 /**
- * What a step writes in place, beyond the lists every step may change (network, background
- * persists, scripts' positions, ghosts), which `copy` always copies: at most one record
- * (rec[n][k]; n = -1: none; n = ALL: every node's row, whose records the step replaces),
- * and the coordinator threads and follower threads to copy (one index, ALL, or
- * NO_THREAD). The rest is shared with the state before, the other nodes' rows included.
+ * What a step writes in place: at most one record (rec[n][k]; n = -1: none; n = ALL: every
+ * node's row, whose records the step replaces), and the coordinator threads and follower
+ * threads to copy (one index, ALL, or NO_THREAD). The rest is shared with the state before,
+ * the other nodes' rows included. The lists a step may change as a whole (network,
+ * background persists, scripts' positions, NVM logs, ghosts, the thread lists) are shared
+ * too until the step first writes one: it asks for it with `netOf`, `bgOf`, `clOf`,
+ * `nvmOf`, `ghostOf`, `coOf`, `foOf`, which copy it then (copy-on-write).
  */
 export interface Writes {
   n: number;
@@ -214,35 +216,69 @@ export interface Writes {
 export const ALL = -2;
 export const NO_THREAD = -1;
 
+/** The state the step being taken was copied from: a list of d still === its list is shared with it. */
+let base: State | undefined;
+
 /** The one copy of a step (specs/kit/state.ts): the parts `w` says the step writes; logs, messages and vFIFOs are replaced, never changed. */
 export function copy(s: State, w: Writes): State {
-  const rec = s.rec.slice();
-  if (w.n === ALL) for (let n = 0; n < rec.length; n++) rec[n] = s.rec[n].slice();
-  else if (w.n >= 0) {
+  base = s;
+  let rec = s.rec;
+  if (w.n === ALL) {
+    rec = s.rec.slice();
+    for (let n = 0; n < rec.length; n++) rec[n] = s.rec[n].slice();
+  } else if (w.n >= 0) {
+    rec = s.rec.slice();
     rec[w.n] = s.rec[w.n].slice();
     rec[w.n][w.k] = copyRec(rec[w.n][w.k]);
   }
-  const co = s.co.slice();
-  for (let c = 0; c < co.length; c++) {
-    const t = co[c];
-    if (t !== null && (w.co === ALL || w.co === c)) co[c] = copyCoord(t);
+  let co = s.co;
+  if (w.co !== NO_THREAD) {
+    co = s.co.slice();
+    for (let c = 0; c < co.length; c++) {
+      const t = co[c];
+      if (t !== null && (w.co === ALL || w.co === c)) co[c] = copyCoord(t);
+    }
   }
-  const fo = s.fo.slice();
-  if (w.fo === ALL) for (let i = 0; i < fo.length; i++) fo[i] = copyFoll(fo[i]);
-  else if (w.fo >= 0) fo[w.fo] = copyFoll(fo[w.fo]);
-  const g = s.g;
-  return {
-    rec,
-    nvm: s.nvm.slice(),
-    co,
-    cl: s.cl.slice(),
-    fo,
-    net: s.net.slice(),
-    bg: s.bg.slice(),
-    crashed: s.crashed,
-    pr: s.pr,
-    g: { wts: g.wts.slice(), wst: g.wst.slice(), readMax: g.readMax.slice(), pd: g.pd.slice(), i2: g.i2, i11: g.i11, lin: g.lin },
-  };
+  let fo = s.fo;
+  if (w.fo === ALL) {
+    fo = s.fo.slice();
+    for (let i = 0; i < fo.length; i++) fo[i] = copyFoll(fo[i]);
+  } else if (w.fo >= 0) {
+    fo = s.fo.slice();
+    fo[w.fo] = copyFoll(fo[w.fo]);
+  }
+  return { rec, nvm: s.nvm, co, cl: s.cl, fo, net: s.net, bg: s.bg, crashed: s.crashed, pr: s.pr, g: s.g };
+}
+
+// Copy-on-write of the step's copy d: each list the first time the step writes it.
+export function netOf(d: State): Msg[] {
+  if (d.net === base!.net) d.net = d.net.slice();
+  return d.net;
+}
+export function bgOf(d: State): Bg[] {
+  if (d.bg === base!.bg) d.bg = d.bg.slice();
+  return d.bg;
+}
+export function clOf(d: State): number[] {
+  if (d.cl === base!.cl) d.cl = d.cl.slice();
+  return d.cl;
+}
+export function nvmOf(d: State): number[][] {
+  if (d.nvm === base!.nvm) d.nvm = d.nvm.slice();
+  return d.nvm;
+}
+export function coOf(d: State): (Coord | null)[] {
+  if (d.co === base!.co) d.co = d.co.slice();
+  return d.co;
+}
+export function foOf(d: State): Foll[] {
+  if (d.fo === base!.fo) d.fo = d.fo.slice();
+  return d.fo;
+}
+export function ghostOf(d: State): Ghost {
+  const g = d.g;
+  if (g === base!.g) d.g = { wts: g.wts.slice(), wst: g.wst.slice(), readMax: g.readMax.slice(), pd: g.pd.slice(), i2: g.i2, i11: g.i11, lin: g.lin };
+  return d.g;
 }
 
 // Field by field (one object shape each), which is cheaper than a spread.

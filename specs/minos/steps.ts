@@ -9,7 +9,7 @@ import { broadcast, checkI11, maxDone, persistNvm, readValue, scopeItems, type C
 import { coordinatorSteps } from './coordinator.ts';
 import { followerSteps } from './follower.ts';
 import { networkSteps } from './network.ts';
-import { KEY, NODE, NONE, PERSIST, mkTS, showTS, ver, type MinosAction, type Op, type State } from './state.ts';
+import { KEY, NODE, NONE, PERSIST, bgOf, coOf, ghostOf, mkTS, showTS, ver, type MinosAction, type Op, type State } from './state.ts';
 
 type Step = ActorStep<State, MinosAction>;
 
@@ -45,9 +45,10 @@ function clientSteps(cx: Cx): Step[] {
         if (!faithful) r.iss = v;
         const w = writeOf[c][d.cl[c]];
         const ts = mkTS(v, n);
-        d.g.wts[w] = ts;
-        d.g.wst[w] = 1;
-        d.co[c] = { kind: 'write', k: a.k, w, ts, pc: 'check', tau: NONE, sn: false, sent: false, resp: false, ack: 0, ackP: 0, low, sc: writes[w].sc };
+        const g = ghostOf(d);
+        g.wts[w] = ts;
+        g.wst[w] = 1;
+        coOf(d)[c] = { kind: 'write', k: a.k, w, ts, pc: 'check', tau: NONE, sn: false, sent: false, resp: false, ack: 0, ackP: 0, low, sc: writes[w].sc };
       },
     },
     {
@@ -61,7 +62,7 @@ function clientSteps(cx: Cx): Step[] {
         const c = a.i;
         const sc = cx.cfg.clients[c].ops[d.cl[c]].sc ?? 0;
         const items = mut['S-GAP'] ? [] : scopeItems(cx, d, sc);
-        d.co[c] = { kind: 'persist', k: -1, w: -1, ts: NONE, pc: 'persistWait', tau: NONE, sn: false, sent: true, resp: false, ack: 0, ackP: 0, low: 0, sc };
+        coOf(d)[c] = { kind: 'persist', k: -1, w: -1, ts: NONE, pc: 'persistWait', tau: NONE, sn: false, sent: true, resp: false, ack: 0, ackP: 0, low: 0, sc };
         broadcast(cx, d, PERSIST, cx.nodeOf(c), -1, sc, 0, sc, items);
       },
     },
@@ -76,7 +77,7 @@ function clientSteps(cx: Cx): Step[] {
       },
       effect(d, a) {
         const low = maxDone(cx, d, a.k);
-        if (mut.M21) d.co[a.i] = { kind: 'read', k: a.k, w: -1, ts: NONE, pc: 'load', tau: NONE, sn: false, sent: false, resp: false, ack: 0, ackP: 0, low, sc: 0 };
+        if (mut.M21) coOf(d)[a.i] = { kind: 'read', k: a.k, w: -1, ts: NONE, pc: 'load', tau: NONE, sn: false, sent: false, resp: false, ack: 0, ackP: 0, low, sc: 0 };
         else readValue(cx, d, a.i, a.k, low);
       },
     },
@@ -111,7 +112,7 @@ function crash(cx: Cx, d: State): void {
   d.fo = [];
   d.net = [];
   d.bg = [];
-  d.g.wst = d.g.wst.map((x) => (x === 1 ? 3 : x));
+  ghostOf(d).wst = d.g.wst.map((x) => (x === 1 ? 3 : x));
   d.crashed = true;
 }
 
@@ -129,7 +130,7 @@ function systemSteps(cx: Cx): GlobalStep<State, MinosAction>[] {
       },
       effect(d, a) {
         const [n, k, ts, v] = d.bg[a.i];
-        d.bg.splice(a.i, 1);
+        bgOf(d).splice(a.i, 1);
         persistNvm(d, n, k, ts, v);
       },
     },
