@@ -8,7 +8,7 @@ import {
   backgroundPersist, broadcast, finish, install, persistNvm, readValue, respond, scopeDurableHere, scopeItems,
   type Cx,
 } from './context.ts';
-import { INV, KEY, NODE, VAL, VAL_C, VAL_P, ghostOf, showTS, type Coord, type MinosAction, type Rec, type State } from './state.ts';
+import { ActionCache, INV, KEY, NODE, VAL, VAL_C, VAL_P, actionKey, ghostOf, showTS, type Coord, type MinosAction, type Rec, type State } from './state.ts';
 
 type Step = ActorStep<State, MinosAction>;
 
@@ -29,6 +29,7 @@ function coordStep(
   guard?: (s: State, c: number, th: Coord) => boolean,
 ): Step {
   const who = (c: number) => `c${c}@${NODE[cx.nodeOf(c)]}`;
+  const made = new ActionCache();
   return {
     name,
     cites,
@@ -36,8 +37,13 @@ function coordStep(
     enabled(s, c, out) {
       const th = s.co[c];
       if (th === null || th.pc !== pc || (guard !== undefined && !guard(s, c, th))) return;
-      const what = th.kind === 'persist' ? `sc${th.sc}` : `${KEY[th.k]}, ${showTS(th.ts)}`;
-      out.push({ step: name, label: `${label}(${who(c)}, ${what})`, i: c, k: th.k });
+      const key = actionKey(c, 0, th.k, th.ts, th.sc);
+      let a = made.get(key);
+      if (a === undefined) {
+        const what = th.kind === 'persist' ? `sc${th.sc}` : `${KEY[th.k]}, ${showTS(th.ts)}`;
+        a = made.keep(key, { step: name, label: `${label}(${who(c)}, ${what})`, i: c, k: th.k });
+      }
+      out.push(a);
     },
     effect: (d, a) => effect(d, a.i, d.co[a.i]!),
   };

@@ -93,11 +93,12 @@ export function networkSteps(cx: Cx): Step[] {
     const what = k === -1 ? `sc${sc}` : `${KEY[k]}, ${showTS(ts)}`;
     return `${NODE[to]}<-${NODE[from]}, ${what}`;
   };
-  const recvLabels = new WeakMap<Msg, string>();
-  const recvLabel = (m: Msg): string => {
-    let label = recvLabels.get(m);
-    if (label === undefined) recvLabels.set(m, (label = `recv${cx.msgName(m[0])}(${linkOf(m)})`));
-    return label;
+  // So is its delivery action at each place in the bag it takes.
+  const recvs = new WeakMap<Msg, { label: string; at: MinosAction[] }>();
+  const recvAction = (m: Msg, j: number): MinosAction => {
+    let made = recvs.get(m);
+    if (made === undefined) recvs.set(m, (made = { label: `recv${cx.msgName(m[0])}(${linkOf(m)})`, at: [] }));
+    return (made.at[j] ??= { step: 'recv', label: made.label, i: j, k: m[1] });
   };
   return [
     {
@@ -110,10 +111,8 @@ export function networkSteps(cx: Cx): Step[] {
           const m = s.net[j];
           if (j > 0 && sameMsg(s.net[j - 1], m)) continue;
           if (isVal(m) && valTarget(cx, s, m) < 0) continue;
-          const t = m[0];
-          const k = m[1];
-          out.push({ step: 'recv', label: recvLabel(m), i: j, k });
-          if (dup && m[6] === 0 && isAck(m)) out.push({ step: 'duplicateACK', label: `duplicate${cx.msgName(t)}(${linkOf(m)})`, i: j, k });
+          out.push(recvAction(m, j));
+          if (dup && m[6] === 0 && isAck(m)) out.push({ step: 'duplicateACK', label: `duplicate${cx.msgName(m[0])}(${linkOf(m)})`, i: j, k: m[1] });
         }
       },
       effect(d, a) {

@@ -6,7 +6,7 @@
 // messages (specs/kit/network.ts tuples) and NVM logs are replaced, never changed.
 
 import type { StepAction } from '../kit/table.ts';
-import { putList, putString } from '../kit/words.ts';
+import { putString } from '../kit/words.ts';
 
 /** The persistency half of <Lin, X> (§2.3). */
 export type Persistency = 'Synch' | 'Strict' | 'REnf' | 'Event' | 'Scope';
@@ -178,8 +178,31 @@ export interface State {
 
 export interface MinosAction extends StepAction {
   /** client (its coordinator thread), follower-thread index, message index, bg index, or node (by step). */
-  i: number;
-  k: number;
+  readonly i: number;
+  readonly k: number;
+}
+
+/**
+ * Actions are immutable, so a step makes each of its actions once and offers the same
+ * object in every state that enables it (no label built per state): the number that tells
+ * a step's actions apart, from what its label and fields are made of (the actor's index i,
+ * a node n, a key k, a TS, a scope). -1 when out of range: such an action is not kept.
+ */
+export function actionKey(i: number, n: number, k: number, ts: number, sc: number): number {
+  if (i >= 128 || n >= 8 || k >= 1022 || sc >= 1024 || ts >= 1 << 20) return -1;
+  return (((ts + 2) * 1024 + (k + 2)) * 1024 + sc) * 1024 + i * 8 + n;
+}
+
+/** A step's actions made so far, by actionKey. */
+export class ActionCache {
+  private readonly made = new Map<number, MinosAction>();
+  get(key: number): MinosAction | undefined {
+    return this.made.get(key);
+  }
+  keep(key: number, a: MinosAction): MinosAction {
+    if (key >= 0) this.made.set(key, a);
+    return a;
+  }
 }
 
 export function initialState(c: MinosConfig, writes: number, scopes: number): State {
@@ -337,75 +360,95 @@ function code(x: string): number {
   return c;
 }
 
+/** Copies a list of numbers into out at n, its length first; returns the next free index. */
+function list(out: Int32Array, n: number, xs: readonly number[]): number {
+  const len = xs.length;
+  out[n++] = len;
+  for (let i = 0; i < len; i++) out[n + i] = xs[i];
+  return n + len;
+}
+
 /**
  * An injective encoding of a state into out (equal states give equal words, different ones
  * different words, as `encode` gives different strings): every list with its length first.
  * Returns the number of words, or -1 when out is too small (writes past its end are
- * dropped by the typed array; the engine retries with a larger one).
+ * dropped by the typed array; the engine retries with a larger one). Plain indexed loops:
+ * this runs on every successor.
  */
 export function encodeWords(s: State, out: Int32Array): number {
   let n = 0;
-  out[n++] = s.rec.length;
-  for (const row of s.rec) {
+  const rec = s.rec;
+  out[n++] = rec.length;
+  for (let i = 0; i < rec.length; i++) {
+    const row = rec[i];
     out[n++] = row.length;
-    for (const r of row) {
-      out[n++] = r.val;
-      out[n++] = r.vts;
-      out[n++] = r.gv;
-      out[n++] = r.gd;
-      out[n++] = r.rd;
-      out[n++] = r.wr;
-      out[n++] = r.iss;
-      n = putList(out, n, r.vq);
+    for (let j = 0; j < row.length; j++) {
+      const r = row[j];
+      out[n] = r.val;
+      out[n + 1] = r.vts;
+      out[n + 2] = r.gv;
+      out[n + 3] = r.gd;
+      out[n + 4] = r.rd;
+      out[n + 5] = r.wr;
+      out[n + 6] = r.iss;
+      n = list(out, n + 7, r.vq);
     }
   }
-  out[n++] = s.nvm.length;
-  for (const log of s.nvm) n = putList(out, n, log);
-  out[n++] = s.co.length;
-  for (const t of s.co) {
+  const nvm = s.nvm;
+  out[n++] = nvm.length;
+  for (let i = 0; i < nvm.length; i++) n = list(out, n, nvm[i]);
+  const co = s.co;
+  out[n++] = co.length;
+  for (let c = 0; c < co.length; c++) {
+    const t = co[c];
     if (t === null) {
       out[n++] = -1;
       continue;
     }
-    out[n++] = code(t.kind);
-    out[n++] = t.k;
-    out[n++] = t.w;
-    out[n++] = t.ts;
-    out[n++] = code(t.pc);
-    out[n++] = t.tau;
-    out[n++] = +t.sn | (+t.sent << 1) | (+t.resp << 2);
-    out[n++] = t.ack;
-    out[n++] = t.ackP;
-    out[n++] = t.low;
-    out[n++] = t.sc;
+    out[n] = code(t.kind);
+    out[n + 1] = t.k;
+    out[n + 2] = t.w;
+    out[n + 3] = t.ts;
+    out[n + 4] = code(t.pc);
+    out[n + 5] = t.tau;
+    out[n + 6] = +t.sn | (+t.sent << 1) | (+t.resp << 2);
+    out[n + 7] = t.ack;
+    out[n + 8] = t.ackP;
+    out[n + 9] = t.low;
+    out[n + 10] = t.sc;
+    n += 11;
   }
-  n = putList(out, n, s.cl);
-  out[n++] = s.fo.length;
-  for (const f of s.fo) {
-    out[n++] = f.n;
-    out[n++] = code(f.kind);
-    out[n++] = f.k;
-    out[n++] = f.ts;
-    out[n++] = f.v;
-    out[n++] = f.from;
-    out[n++] = code(f.pc);
-    out[n++] = f.tau;
-    out[n++] = +f.sn;
-    out[n++] = f.need;
-    out[n++] = f.sc;
-    n = putList(out, n, f.items);
+  n = list(out, n, s.cl);
+  const fo = s.fo;
+  out[n++] = fo.length;
+  for (let i = 0; i < fo.length; i++) {
+    const f = fo[i];
+    out[n] = f.n;
+    out[n + 1] = code(f.kind);
+    out[n + 2] = f.k;
+    out[n + 3] = f.ts;
+    out[n + 4] = f.v;
+    out[n + 5] = f.from;
+    out[n + 6] = code(f.pc);
+    out[n + 7] = f.tau;
+    out[n + 8] = +f.sn;
+    out[n + 9] = f.need;
+    out[n + 10] = f.sc;
+    n = list(out, n + 11, f.items);
   }
-  out[n++] = s.net.length;
-  for (const m of s.net) n = putList(out, n, m);
-  out[n++] = s.bg.length;
-  for (const b of s.bg) n = putList(out, n, b);
+  const net = s.net;
+  out[n++] = net.length;
+  for (let i = 0; i < net.length; i++) n = list(out, n, net[i]);
+  const bg = s.bg;
+  out[n++] = bg.length;
+  for (let i = 0; i < bg.length; i++) n = list(out, n, bg[i]);
   out[n++] = +s.crashed;
-  n = putList(out, n, s.pr);
+  n = list(out, n, s.pr);
   const g = s.g;
-  n = putList(out, n, g.wts);
-  n = putList(out, n, g.wst);
-  n = putList(out, n, g.readMax);
-  n = putList(out, n, g.pd);
+  n = list(out, n, g.wts);
+  n = list(out, n, g.wst);
+  n = list(out, n, g.readMax);
+  n = list(out, n, g.pd);
   n = putString(out, n, g.i2);
   n = putString(out, n, g.i11);
   n = putString(out, n, g.lin);

@@ -9,7 +9,7 @@ import { broadcast, checkI11, maxDone, persistNvm, readValue, scopeItems, type C
 import { coordinatorSteps } from './coordinator.ts';
 import { followerSteps } from './follower.ts';
 import { networkSteps } from './network.ts';
-import { KEY, NODE, NONE, PERSIST, bgOf, coOf, ghostOf, mkTS, showTS, ver, type MinosAction, type Op, type State } from './state.ts';
+import { ActionCache, KEY, NODE, NONE, PERSIST, actionKey, bgOf, coOf, ghostOf, mkTS, showTS, ver, type MinosAction, type Op, type State } from './state.ts';
 
 type Step = ActorStep<State, MinosAction>;
 
@@ -23,6 +23,11 @@ function nextOp(cx: Cx, s: State, c: number, f: Op['f']): Op | undefined {
 function clientSteps(cx: Cx): Step[] {
   const { mut, writeOf, writes } = cx;
   const who = (c: number) => `c${c}@${NODE[cx.nodeOf(c)]}`;
+  // A client's next operation is its script's: each action made once per (client, place in the script).
+  const writesMade = new ActionCache();
+  const persistsMade = new ActionCache();
+  const readsMade = new ActionCache();
+  const at = (s: State, c: number) => actionKey(c, 0, 0, s.cl[c], 0);
   return [
     {
       // Line 4: GenTS reads volatileTS and adds one [L102]. Fixed: an atomic per-key
@@ -32,7 +37,9 @@ function clientSteps(cx: Cx): Step[] {
       cites: 'Fig. 2 Line 4, GenTS [L102], [L116]; §3.4 of the extraction',
       enabled(s, c, out) {
         const op = nextOp(cx, s, c, 'write');
-        if (op) out.push({ step: 'clientWrite_L4', label: `clientWrite_L4(${who(c)}, ${KEY[op.key ?? 0]}, v${writeOf[c][s.cl[c]] + 1})`, i: c, k: op.key ?? 0 });
+        if (!op) return;
+        const key = at(s, c);
+        out.push(writesMade.get(key) ?? writesMade.keep(key, { step: 'clientWrite_L4', label: `clientWrite_L4(${who(c)}, ${KEY[op.key ?? 0]}, v${writeOf[c][s.cl[c]] + 1})`, i: c, k: op.key ?? 0 }));
       },
       effect(d, a) {
         const c = a.i;
@@ -56,7 +63,9 @@ function clientSteps(cx: Cx): Step[] {
       cites: 'Scope [PERSIST]sc [L168]: to every follower, carrying the scope\'s (key, TS_WR) (the S-GAP fix)',
       enabled(s, c, out) {
         const op = nextOp(cx, s, c, 'persist');
-        if (op) out.push({ step: 'clientPersist', label: `clientPersist(${who(c)}, sc${op.sc})`, i: c, k: -1 });
+        if (!op) return;
+        const key = at(s, c);
+        out.push(persistsMade.get(key) ?? persistsMade.keep(key, { step: 'clientPersist', label: `clientPersist(${who(c)}, sc${op.sc})`, i: c, k: -1 }));
       },
       effect(d, a) {
         const c = a.i;
@@ -73,7 +82,9 @@ function clientSteps(cx: Cx): Step[] {
       enabled(s, c, out) {
         const op = nextOp(cx, s, c, 'read');
         const k = op?.key ?? 0;
-        if (op && s.rec[cx.nodeOf(c)][k].rd === NONE) out.push({ step: 'read', label: `${mut.M21 ? 'readCheck' : 'read'}(${who(c)}, ${KEY[k]})`, i: c, k });
+        if (!op || s.rec[cx.nodeOf(c)][k].rd !== NONE) return;
+        const key = at(s, c);
+        out.push(readsMade.get(key) ?? readsMade.keep(key, { step: 'read', label: `${mut.M21 ? 'readCheck' : 'read'}(${who(c)}, ${KEY[k]})`, i: c, k }));
       },
       effect(d, a) {
         const low = maxDone(cx, d, a.k);
@@ -118,6 +129,10 @@ function crash(cx: Cx, d: State): void {
 
 function systemSteps(cx: Cx): GlobalStep<State, MinosAction>[] {
   const { N, cfg } = cx;
+  const persists = new ActionCache();
+  const dequeues = new ActionCache();
+  const reads = new ActionCache();
+  const crashAction: MinosAction = { step: 'crash', label: 'crash', i: 0, k: 0 };
   return [
     {
       name: 'backgroundPersist',
@@ -125,7 +140,8 @@ function systemSteps(cx: Cx): GlobalStep<State, MinosAction>[] {
       enabled(s, out) {
         for (let j = 0; j < s.bg.length; j++) {
           const [n, k, ts] = s.bg[j];
-          out.push({ step: 'backgroundPersist', label: `backgroundPersist(${NODE[n]}, ${KEY[k]}, ${showTS(ts)})`, i: j, k });
+          const key = actionKey(j, n, k, ts, 0);
+          out.push(persists.get(key) ?? persists.keep(key, { step: 'backgroundPersist', label: `backgroundPersist(${NODE[n]}, ${KEY[k]}, ${showTS(ts)})`, i: j, k }));
         }
       },
       effect(d, a) {
@@ -143,7 +159,9 @@ function systemSteps(cx: Cx): GlobalStep<State, MinosAction>[] {
         for (let n = 0; n < N; n++) {
           for (let k = 0; k < cfg.keys; k++) {
             const q = s.rec[n][k].vq;
-            if (q.length) out.push({ step: 'vFIFOdequeue', label: `vFIFOdequeue(${NODE[n]}, ${KEY[k]}, ${showTS(q[0])})`, i: n, k });
+            if (!q.length) continue;
+            const key = actionKey(0, n, k, q[0], 0);
+            out.push(dequeues.get(key) ?? dequeues.keep(key, { step: 'vFIFOdequeue', label: `vFIFOdequeue(${NODE[n]}, ${KEY[k]}, ${showTS(q[0])})`, i: n, k }));
           }
         }
       },
@@ -162,7 +180,7 @@ function systemSteps(cx: Cx): GlobalStep<State, MinosAction>[] {
       name: 'crash',
       cites: '§1.5 of the extraction: one full-system crash, enabled anywhere; recovery per replica or system-level',
       enabled(s, out) {
-        if (cfg.crash && !s.crashed) out.push({ step: 'crash', label: 'crash', i: 0, k: 0 });
+        if (cfg.crash && !s.crashed) out.push(crashAction);
       },
       effect: (d) => crash(cx, d),
     },
@@ -176,7 +194,8 @@ function systemSteps(cx: Cx): GlobalStep<State, MinosAction>[] {
         if (idx >= N * cfg.keys) return;
         const n = Math.floor(idx / cfg.keys);
         const k = idx % cfg.keys;
-        out.push({ step: 'recoveredRead', label: `recoveredRead(${NODE[n]}, ${KEY[k]})`, i: n, k });
+        const key = actionKey(0, n, k, 0, 0);
+        out.push(reads.get(key) ?? reads.keep(key, { step: 'recoveredRead', label: `recoveredRead(${NODE[n]}, ${KEY[k]})`, i: n, k }));
       },
       effect(d, a) {
         d.pr = [...d.pr, a.i, a.k, d.rec[a.i][a.k].val];
