@@ -6,7 +6,7 @@
 import { send as bagSend } from '../kit/network.ts';
 import type { Flags } from '../kit/variants.ts';
 import type { Variant } from './mutants.ts';
-import { KEY, MSG, NODE, NONE, bgOf, clOf, coOf, ghostOf, mkMsg, maxNvm, netOf, nvmOf, showTS, ver, type Coord, type MinosConfig, type MsgType, type Rec, type State } from './state.ts';
+import { KEY, MSG, NODE, NONE, NO_ITEMS, bgOf, clOf, coOf, ghostOf, mkMsg, maxNvm, netOf, nvmOf, showTS, ver, type Coord, type MinosConfig, type MsgType, type Rec, type State } from './state.ts';
 
 /** A write of the config: its client, key and scope. */
 export interface WriteDef {
@@ -105,12 +105,12 @@ export function context(cfg: MinosConfig, mut: Flags<Variant>, variant: string |
 
 // --- effects shared by several steps ------------------------------------------------------
 
-export function send(d: State, t: MsgType, from: number, to: number, k: number, ts: number, v = 0, sc = 0, items: readonly number[] = []): void {
+export function send(d: State, t: MsgType, from: number, to: number, k: number, ts: number, v = 0, sc = 0, items: readonly number[] = NO_ITEMS): void {
   bagSend(netOf(d), mkMsg(t, k, ts, from, to, v, sc, items));
 }
 
 /** One message to every other node (a broadcast is one step: the crash is full-system). */
-export function broadcast(cx: Cx, d: State, t: MsgType, from: number, k: number, ts: number, v = 0, sc = 0, items: readonly number[] = []): void {
+export function broadcast(cx: Cx, d: State, t: MsgType, from: number, k: number, ts: number, v = 0, sc = 0, items: readonly number[] = NO_ITEMS): void {
   for (let m = 0; m < cx.N; m++) if (m !== from) send(d, t, from, m, k, ts, v, sc, items);
 }
 

@@ -7,7 +7,7 @@
 import { sameMsg, send as bagSend } from '../kit/network.ts';
 import type { GlobalStep } from '../kit/table.ts';
 import type { Cx } from './context.ts';
-import { ACK_P, INV, KEY, NODE, NONE, PERSIST, VAL, VAL_C, VAL_P, foOf, msgItems, netOf, showTS, type MinosAction, type Msg, type State } from './state.ts';
+import { ACK_P, INV, KEY, NODE, NONE, NO_ITEMS, PERSIST, VAL, VAL_C, VAL_P, foOf, msgItems, netOf, showTS, type MinosAction, type Msg, type State } from './state.ts';
 
 type Step = GlobalStep<State, MinosAction>;
 
@@ -37,7 +37,7 @@ function recvINV(cx: Cx, d: State, m: Msg): void {
   const [, k, ts, from, to, sc, , v] = m;
   const r = d.rec[to][k];
   const obsolete = !cx.mut.M4 && cx.obsolete(r, ts);
-  foOf(d).push({ n: to, kind: 'write', k, ts, v, from, pc: obsolete ? 'cspin' : 'snatch', tau: obsolete ? cx.cur(r) : NONE, sn: false, need: 0, sc, items: [] });
+  foOf(d).push({ n: to, kind: 'write', k, ts, v, from, pc: obsolete ? 'cspin' : 'snatch', tau: obsolete ? cx.cur(r) : NONE, sn: false, need: 0, sc, items: NO_ITEMS });
 }
 
 /**

@@ -91,7 +91,10 @@ export type MsgType = typeof ACK | typeof ACK_C | typeof ACK_P | typeof INV | ty
  * the scope's writes, flat [key, ts, ...].
  */
 export type Msg = readonly [t: MsgType, k: number, ts: number, from: number, to: number, sc: number, dup: number, v: number, ...items: number[]];
-export const mkMsg = (t: MsgType, k: number, ts: number, from: number, to: number, v: number, sc: number, items: readonly number[]): Msg => [t, k, ts, from, to, sc, 0, v, ...items];
+export const mkMsg = (t: MsgType, k: number, ts: number, from: number, to: number, v: number, sc: number, items: readonly number[]): Msg =>
+  items.length === 0 ? [t, k, ts, from, to, sc, 0, v] : [t, k, ts, from, to, sc, 0, v, ...items];
+/** No items (a shared empty list: a default `[]` would be a new array per call). */
+export const NO_ITEMS: readonly number[] = [];
 export const msgItems = (m: Msg): number[] => m.slice(8);
 
 /** A coordinator thread (client-write, [PERSIST]sc, or the split read of M21). */
@@ -134,7 +137,7 @@ export interface Foll {
   /** Discarded VALs still to come for a write cut short at Line 27. */
   need: number;
   sc: number;
-  items: number[];
+  items: readonly number[];
 }
 
 /** A background persist not yet done (Step d off the critical path). */

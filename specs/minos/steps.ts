@@ -204,10 +204,14 @@ function systemSteps(cx: Cx): GlobalStep<State, MinosAction>[] {
   ];
 }
 
+/** A client with no thread running: only its next operation's steps (which have no place) may be enabled. */
+const IDLE = '';
+
 export function phases(cx: Cx): Phase<State, MinosAction>[] {
   return [
-    { actors: (s) => s.co.length, steps: [...coordinatorSteps(cx), ...clientSteps(cx)] },
-    { actors: (s) => s.fo.length, steps: followerSteps(cx) },
+    // a client's steps at its thread's place (coordinator.ts), or its next operation when it has none
+    { actors: (s) => s.co.length, steps: [...coordinatorSteps(cx), ...clientSteps(cx)], at: (s, c) => s.co[c]?.pc ?? IDLE },
+    { actors: (s) => s.fo.length, steps: followerSteps(cx), at: (s, i) => s.fo[i].pc },
     ...networkSteps(cx),
     ...systemSteps(cx),
   ];
