@@ -327,9 +327,6 @@ export function maxNvm(s: State, n: number, k: number): number {
   return m;
 }
 
-export const durableAll = (s: State, k: number, t: number): boolean => s.nvm.every((_, n) => maxNvm(s, n, k) >= t);
-export const durableSome = (s: State, k: number, t: number): boolean => s.nvm.some((_, n) => maxNvm(s, n, k) >= t);
-
 /** A compact canonical encoding of a state (the explorer's view): numbers joined, each part tagged. */
 export function encode(s: State): string {
   let out = '';
