@@ -12,6 +12,7 @@ import { invariants } from './invariants.ts';
 import { VARIANTS } from './mutants.ts';
 import { coordinatorSteps } from './coordinator.ts';
 import { followerSteps } from './follower.ts';
+import { valTarget } from './network.ts';
 import { ACK_P, ALL, INV, KEY, NODE, NO_THREAD, PERSIST, cmpBg, cmpFoll, copy, encode, encodeWords, ghostOf, initialState, showTS, type MinosAction, type MinosConfig, type State, type Writes } from './state.ts';
 import { phases } from './steps.ts';
 
@@ -33,11 +34,14 @@ function checkI2(d: State, s: State, n: number, k: number): void {
 
 /** What each kind of step writes in place (state.ts `Writes`): its thread's record and the thread itself. */
 function writesOf(cx: Cx): (s: State, a: MinosAction) => Writes {
-  const coordinator = new Set(coordinatorSteps(cx).map((st) => st.name));
-  const follower = new Set(followerSteps(cx).map((st) => st.name));
+  const COORDINATOR = 1;
+  const FOLLOWER = 2;
+  const threadOf = new Map<string, number>([...coordinatorSteps(cx).map((st) => [st.name, COORDINATOR] as const), ...followerSteps(cx).map((st) => [st.name, FOLLOWER] as const)]);
   const none: Writes = { n: -1, k: 0, co: NO_THREAD, fo: NO_THREAD };
   const all: Writes = { n: ALL, k: 0, co: NO_THREAD, fo: NO_THREAD };
-  const ackTo: Writes = { n: -1, k: 0, co: ALL, fo: NO_THREAD };
+  // An ACK to node n fills the sender sets of n's coordinators: n's one client, or every client when several share n.
+  const clientsAt = Array.from({ length: cx.N }, (_, n) => cx.cfg.clients.flatMap((cl, c) => (cl.node === n ? [c] : [])));
+  const ackTo = clientsAt.map((cs): Writes => ({ n: -1, k: 0, co: cs.length === 1 ? cs[0] : cs.length === 0 ? NO_THREAD : ALL, fo: NO_THREAD }));
   // One Writes, filled per step: copy reads it at once.
   const w: Writes = { n: -1, k: 0, co: NO_THREAD, fo: NO_THREAD };
   const set = (n: number, k: number, co: number, fo: number): Writes => {
@@ -48,11 +52,12 @@ function writesOf(cx: Cx): (s: State, a: MinosAction) => Writes {
     return w;
   };
   return (s, a) => {
-    if (coordinator.has(a.step)) {
+    const thread = threadOf.get(a.step);
+    if (thread === COORDINATOR) {
       const k = s.co[a.i]!.k;
       return set(k >= 0 ? cx.nodeOf(a.i) : -1, k, a.i, NO_THREAD);
     }
-    if (follower.has(a.step)) {
+    if (thread === FOLLOWER) {
       const f = s.fo[a.i];
       return set(f.k >= 0 ? f.n : -1, f.k, NO_THREAD, a.i);
     }
@@ -60,12 +65,14 @@ function writesOf(cx: Cx): (s: State, a: MinosAction) => Writes {
       case 'clientWrite_L4': // GenTS's issued version
         return set(cx.nodeOf(a.i), a.k, NO_THREAD, NO_THREAD);
       case 'recv': {
-        // an ACK fills sender sets of its node's coordinators; a VAL runs Step l/m on its
-        // follower's record (at the receiver, of the message's key); an INV or PERSIST adds a thread
-        const [t, k, , , to] = s.net[a.i];
-        if (t <= ACK_P) return ackTo;
+        // an ACK fills sender sets of its node's coordinators; a VAL runs Step l/m on the
+        // follower it is for and its record (at the receiver, of the message's key); an INV or PERSIST adds a thread
+        const m = s.net[a.i];
+        const t = m[0];
+        const k = m[1];
+        if (t <= ACK_P) return ackTo[m[4]];
         if (t === INV || t === PERSIST) return none;
-        return set(k >= 0 ? to : -1, k, NO_THREAD, ALL);
+        return set(k >= 0 ? m[4] : -1, k, NO_THREAD, valTarget(cx, s, m));
       }
       case 'vFIFOdequeue':
         return set(a.i, a.k, NO_THREAD, NO_THREAD);

@@ -12,7 +12,7 @@ import { ACK_P, INV, KEY, NODE, NONE, NO_ITEMS, PERSIST, VAL, VAL_C, VAL_P, foOf
 type Step = GlobalStep<State, MinosAction>;
 
 /** The follower thread a VAL-type message m is for, or -1. */
-function valTarget(cx: Cx, s: State, m: Msg): number {
+export function valTarget(cx: Cx, s: State, m: Msg): number {
   const [t, k, ts, from, to, sc] = m;
   for (let i = 0; i < s.fo.length; i++) {
     const f = s.fo[i];

@@ -68,7 +68,7 @@ export interface Rec {
   /** Highest version this node's GenTS issued for the key (the atomic-GenTS fix, §3.4). */
   iss: number;
   /** MINOS-O vFIFO for this record, flat [ts, val, ts, val, ...], head first (replaced, never changed). */
-  vq: number[];
+  vq: readonly number[];
 }
 
 /** Message types, numbered in the order of their names (the network's sort order). */

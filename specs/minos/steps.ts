@@ -9,7 +9,7 @@ import { broadcast, checkI11, maxDone, persistNvm, readValue, scopeItems, type C
 import { coordinatorSteps } from './coordinator.ts';
 import { followerSteps } from './follower.ts';
 import { networkSteps } from './network.ts';
-import { ActionCache, KEY, NODE, NONE, PERSIST, actionKey, bgOf, coOf, ghostOf, mkTS, showTS, ver, type MinosAction, type Op, type State } from './state.ts';
+import { ActionCache, KEY, NODE, NONE, NO_ITEMS, PERSIST, actionKey, bgOf, coOf, ghostOf, mkTS, showTS, ver, type MinosAction, type Op, type State } from './state.ts';
 
 type Step = ActorStep<State, MinosAction>;
 
@@ -98,25 +98,22 @@ function clientSteps(cx: Cx): Step[] {
 /** The full-system crash (§1.5): volatile state, threads, vFIFOs and messages are lost; each node recovers from the NVM logs. */
 function crash(cx: Cx, d: State): void {
   const { N, cfg } = cx;
-  const best = (ns: number[], k: number): [number, number] => {
-    let ts = 0;
-    let val = 0;
-    for (const n of ns) {
-      const log = d.nvm[n];
-      for (let i = 0; i < log.length; i += 3) {
-        if (log[i] === k && (log[i + 1] > ts || (log[i + 1] === ts && log[i + 2] > val))) {
-          ts = log[i + 1];
-          val = log[i + 2];
-        }
-      }
-    }
-    return [ts, val];
-  };
-  const allNodes = Array.from({ length: N }, (_, n) => n);
+  const system = cfg.recovery === 'system';
   for (let n = 0; n < N; n++) {
     for (let k = 0; k < cfg.keys; k++) {
-      const [ts, val] = best(cfg.recovery === 'system' ? allNodes : [n], k);
-      d.rec[n][k] = { val, vts: ts, gv: ts, gd: ts, rd: NONE, wr: 0, iss: ver(ts), vq: [] };
+      // the max-TS entry of k (and of its values, the largest) in node n's log, or in every log
+      let ts = 0;
+      let val = 0;
+      for (let p = system ? 0 : n; p < (system ? N : n + 1); p++) {
+        const log = d.nvm[p];
+        for (let i = 0; i < log.length; i += 3) {
+          if (log[i] === k && (log[i + 1] > ts || (log[i + 1] === ts && log[i + 2] > val))) {
+            ts = log[i + 1];
+            val = log[i + 2];
+          }
+        }
+      }
+      d.rec[n][k] = { val, vts: ts, gv: ts, gd: ts, rd: NONE, wr: 0, iss: ver(ts), vq: NO_ITEMS };
     }
   }
   d.co = d.co.map(() => null);
