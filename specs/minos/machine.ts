@@ -5,6 +5,7 @@
 // protocol at the step the extraction's §6 names (mutants.ts).
 
 import type { Machine } from '../../checkers/explore/types.ts';
+import { sortShort } from '../kit/state.ts';
 import { phasedMachine } from '../kit/table.ts';
 import { context, type Cx } from './context.ts';
 import { observer } from './history.ts';
@@ -101,8 +102,8 @@ export function stepsMachine(cx: Cx): { actions(s: State): MinosAction[]; next(s
       const d = table.next(s, a);
       if (!d.crashed && n >= 0) checkI2(d, s, n, k);
       // threads and background persists are sets: kept sorted (the network keeps itself sorted)
-      if (d.fo !== s.fo) d.fo.sort(cmpFoll);
-      if (d.bg !== s.bg) d.bg.sort(cmpBg);
+      if (d.fo !== s.fo) sortShort(d.fo, cmpFoll);
+      if (d.bg !== s.bg) sortShort(d.bg, cmpBg);
       return d;
     },
   };
