@@ -53,6 +53,12 @@ export function sortShort<T>(xs: T[], cmp: (a: T, b: T) => number): T[] {
   return xs;
 }
 
+/** Removes xs[i] in place (splice would allocate the list of what it removed). */
+export function removeAt<T>(xs: T[], i: number): void {
+  for (let j = i + 1; j < xs.length; j++) xs[j - 1] = xs[j];
+  xs.pop();
+}
+
 /** Numbers by value, strings by code unit. */
 const ascending = (a: number | string, b: number | string): number => (a < b ? -1 : a > b ? 1 : 0);
 

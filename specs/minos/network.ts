@@ -5,6 +5,7 @@
 // `duplicate` (the B-synch-dup config, M28) puts a second copy of an ACK in flight.
 
 import { sameMsg, send as bagSend } from '../kit/network.ts';
+import { removeAt } from '../kit/state.ts';
 import type { GlobalStep } from '../kit/table.ts';
 import type { Cx } from './context.ts';
 import { ACK_P, INV, KEY, NODE, NONE, NO_ITEMS, PERSIST, VAL, VAL_C, VAL_P, foOf, msgItems, netOf, showTS, type MinosAction, type Msg, type State } from './state.ts';
@@ -63,17 +64,17 @@ function recvVAL(cx: Cx, d: State, m: Msg): void {
   const f = d.fo[i];
   if (f.pc === 'discard') {
     f.need--;
-    if (f.need === 0) foOf(d).splice(i, 1);
+    if (f.need === 0) removeAt(foOf(d), i);
     return;
   }
   if (f.pc === 'waitVP') {
-    foOf(d).splice(i, 1); // [VAL_P]sc ends the PERSIST transaction
+    removeAt(foOf(d), i); // [VAL_P]sc ends the PERSIST transaction
     return;
   }
   const r = d.rec[f.n][f.k];
   if (f.pc === 'waitP') {
     r.gd = cx.glb(r.gd, f.ts); // Strict Step m
-    foOf(d).splice(i, 1);
+    removeAt(foOf(d), i);
     return;
   }
   // Step l (Line 41): glb update, then Lines 42-43
@@ -81,7 +82,7 @@ function recvVAL(cx: Cx, d: State, m: Msg): void {
   if (cx.model === 'Synch' || cx.model === 'REnf') r.gd = cx.glb(r.gd, f.ts);
   cx.releaseIfOwner(r, f.ts);
   if (cx.model === 'Strict') f.pc = 'waitP';
-  else foOf(d).splice(i, 1);
+  else removeAt(foOf(d), i);
 }
 
 export function networkSteps(cx: Cx): Step[] {
@@ -117,7 +118,7 @@ export function networkSteps(cx: Cx): Step[] {
       },
       effect(d, a) {
         const m = d.net[a.i];
-        netOf(d).splice(a.i, 1);
+        removeAt(netOf(d), a.i);
         if (m[0] === INV) recvINV(cx, d, m);
         else if (m[0] === PERSIST) foOf(d).push({ n: m[4], kind: 'persist', k: -1, ts: NONE, v: 0, from: m[3], pc: 'flush', tau: NONE, sn: false, need: 0, sc: m[5], items: msgItems(m) });
         else if (isAck(m)) recvACK(cx, d, m);
@@ -132,7 +133,7 @@ export function networkSteps(cx: Cx): Step[] {
       effect(d, a) {
         const [t, k, ts, from, to, sc, , v, ...items] = d.net[a.i];
         const net = netOf(d);
-        net.splice(a.i, 1);
+        removeAt(net, a.i);
         const twin: Msg = [t, k, ts, from, to, sc, 1, v, ...items];
         bagSend(net, twin);
         bagSend(net, twin);

@@ -192,8 +192,9 @@ export interface MinosAction extends StepAction {
  * a node n, a key k, a TS, a scope). -1 when out of range: such an action is not kept.
  */
 export function actionKey(i: number, n: number, k: number, ts: number, sc: number): number {
-  if (i >= 128 || n >= 8 || k >= 1022 || sc >= 1024 || ts >= 1 << 20) return -1;
-  return (((ts + 2) * 1024 + (k + 2)) * 1024 + sc) * 1024 + i * 8 + n;
+  // within 30 bits, a small integer (a larger key would be a heap number, made on every call)
+  if (i >= 128 || n >= 8 || k >= 14 || sc >= 16 || ts >= 4094) return -1;
+  return ((ts + 2) << 18) | (sc << 14) | ((k + 2) << 10) | (i << 3) | n;
 }
 
 /** A step's actions made so far, by actionKey. */

@@ -4,6 +4,7 @@
 // network's deliveries, the background persists, MINOS-O's vFIFO dequeues, the full-system
 // crash and, after it, the post-crash reads.
 
+import { removeAt } from '../kit/state.ts';
 import type { ActorStep, GlobalStep, Phase } from '../kit/table.ts';
 import { broadcast, checkI11, maxDone, persistNvm, readValue, scopeItems, type Cx } from './context.ts';
 import { coordinatorSteps } from './coordinator.ts';
@@ -143,7 +144,7 @@ function systemSteps(cx: Cx): GlobalStep<State, MinosAction>[] {
       },
       effect(d, a) {
         const [n, k, ts, v] = d.bg[a.i];
-        bgOf(d).splice(a.i, 1);
+        removeAt(bgOf(d), a.i);
         persistNvm(d, n, k, ts, v);
       },
     },
