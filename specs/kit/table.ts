@@ -206,7 +206,8 @@ export function phasedMachine<S, A extends StepAction>(phases: readonly Phase<S,
           continue;
         }
         const n = ph.actors(s);
-        for (let p = 0; p < n; p++) for (const st of stepsOf[i]!(s, p)) enable(st, s, p, out);
+        const steps = stepsOf[i]! as (s: S, actor: number) => readonly ActorStep<S, A>[]; // a phase has no groups
+        for (let p = 0; p < n; p++) for (const st of steps(s, p)) st.enabled(s, p, out);
       }
       return out;
     },

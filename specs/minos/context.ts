@@ -191,9 +191,7 @@ export function readValue(cx: Cx, d: State, c: number, k: number, low: number): 
 /** The scope's writes, for the fixed [PERSIST]sc: [key, TS] pairs whose TS is known. */
 export function scopeItems(cx: Cx, s: State, sc: number): number[] {
   const items: number[] = [];
-  cx.writes.forEach((w, i) => {
-    if (w.sc === sc && s.g.wts[i] !== NONE) items.push(w.k, s.g.wts[i]);
-  });
+  for (let i = 0; i < cx.writes.length; i++) if (cx.writes[i].sc === sc && s.g.wts[i] !== NONE) items.push(cx.writes[i].k, s.g.wts[i]);
   return items;
 }
 
@@ -203,7 +201,7 @@ export function scopeItems(cx: Cx, s: State, sc: number): number[] {
  * write's TS, which covers writes cut short as obsolete (the S-GAP fix, §3.2).
  */
 export function scopeDurableHere(cx: Cx, s: State, n: number, sc: number, items: readonly number[]): boolean {
-  if (s.bg.some((b) => b[0] === n && b[4] === sc)) return false;
+  for (let i = 0; i < s.bg.length; i++) if (s.bg[i][0] === n && s.bg[i][4] === sc) return false;
   if (cx.mut['S-GAP']) return true;
   for (let i = 0; i < items.length; i += 2) if (maxNvm(s, n, items[i]) < items[i + 1]) return false;
   return true;

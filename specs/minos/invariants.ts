@@ -7,7 +7,7 @@
 
 import type { Check } from '../../checkers/explore/types.ts';
 import { tagOf, type Cx } from './context.ts';
-import { ACK, ACK_C, ACK_P, INV, KEY, MSG, NODE, NONE, PERSIST, VAL, VAL_C, VAL_P, maxNvm, nid, showTS, ver, type Coord, type MsgType, type State } from './state.ts';
+import { ACK, ACK_C, ACK_P, INV, KEY, MSG, NODE, NONE, PERSIST, VAL, VAL_C, VAL_P, maxNvm, showTS, TSN, type Coord, type MsgType, type State } from './state.ts';
 
 type Inv = (s: State) => Check;
 
@@ -269,15 +269,17 @@ export function invariants(cx: Cx): Record<string, Inv> {
     return true;
   });
   inv.I11 = (s) => s.g.i11 || true;
-  const tsOk = (t: number) => t >= 0 && ver(t) <= maxVers - 1 && nid(t) < N;
+  // ver(t) <= maxVers - 1 and nid(t) < N, for t >= 0, without the division
+  const tsOk = (t: number) => t >= 0 && t < maxVers * TSN && t % TSN < N;
+  let allowedTypes = 0;
+  for (const t of MSGS[model]) allowedTypes |= 1 << t;
   inv.I12 = (s) => {
-    const allowed = MSGS[model];
     for (let i = 0; i < s.net.length; i++) {
       const m = s.net[i];
       const t = m[0];
       const k = m[1];
       const ts = m[2];
-      if (!allowed.includes(t)) return `message ${MSG[t]} is not one of <Lin, ${model}>'s`;
+      if (((allowedTypes >> t) & 1) === 0) return `message ${MSG[t]} is not one of <Lin, ${model}>'s`;
       if (k >= 0 && !tsOk(ts)) return `message ${MSG[t]} carries TS ${showTS(ts)} out of range`;
     }
     for (const n of nodes) {
