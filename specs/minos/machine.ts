@@ -40,9 +40,6 @@ function writesOf(cx: Cx): (s: State, a: MinosAction) => Writes {
   const threadOf = new Map<string, number>([...coordinatorSteps(cx).map((st) => [st.name, COORDINATOR] as const), ...followerSteps(cx).map((st) => [st.name, FOLLOWER] as const)]);
   const none: Writes = { n: -1, k: 0, co: NO_THREAD, fo: NO_THREAD };
   const all: Writes = { n: ALL, k: 0, co: NO_THREAD, fo: NO_THREAD };
-  // An ACK to node n fills the sender sets of n's coordinators: n's one client, or every client when several share n.
-  const clientsAt = Array.from({ length: cx.N }, (_, n) => cx.cfg.clients.flatMap((cl, c) => (cl.node === n ? [c] : [])));
-  const ackTo = clientsAt.map((cs): Writes => ({ n: -1, k: 0, co: cs.length === 1 ? cs[0] : cs.length === 0 ? NO_THREAD : ALL, fo: NO_THREAD }));
   // One Writes, filled per step: copy reads it at once.
   const w: Writes = { n: -1, k: 0, co: NO_THREAD, fo: NO_THREAD };
   const set = (n: number, k: number, co: number, fo: number): Writes => {
@@ -66,13 +63,13 @@ function writesOf(cx: Cx): (s: State, a: MinosAction) => Writes {
       case 'clientWrite_L4': // GenTS's issued version
         return set(cx.nodeOf(a.i), a.k, NO_THREAD, NO_THREAD);
       case 'recv': {
-        // an ACK fills sender sets of its node's coordinators; a VAL runs Step l/m on the
-        // follower it is for and its record (at the receiver, of the message's key); an INV or PERSIST adds a thread
+        // a VAL runs Step l/m on the follower it is for and its record (at the receiver, of
+        // the message's key); an INV or PERSIST adds a thread; an ACK copies the coordinators
+        // whose sender sets it fills itself (network.ts recvACK, `coordOf`)
         const m = s.net[a.i];
         const t = m[0];
         const k = m[1];
-        if (t <= ACK_P) return ackTo[m[4]];
-        if (t === INV || t === PERSIST) return none;
+        if (t <= ACK_P || t === INV || t === PERSIST) return none;
         return set(k >= 0 ? m[4] : -1, k, NO_THREAD, valTarget(cx, s, m));
       }
       case 'vFIFOdequeue':

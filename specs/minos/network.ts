@@ -8,7 +8,7 @@ import { sameMsg, send as bagSend } from '../kit/network.ts';
 import { removeAt } from '../kit/state.ts';
 import type { GlobalStep } from '../kit/table.ts';
 import type { Cx } from './context.ts';
-import { ACK_P, INV, KEY, NODE, NONE, NO_ITEMS, PERSIST, VAL, VAL_C, VAL_P, foOf, msgItems, netOf, showTS, type MinosAction, type Msg, type State } from './state.ts';
+import { ACK_P, INV, KEY, NODE, NONE, NO_ITEMS, PERSIST, VAL, VAL_C, VAL_P, coordOf, foOf, msgItems, netOf, showTS, type MinosAction, type Msg, type State } from './state.ts';
 
 type Step = GlobalStep<State, MinosAction>;
 
@@ -48,10 +48,11 @@ function recvINV(cx: Cx, d: State, m: Msg): void {
 function recvACK(cx: Cx, d: State, m: Msg): void {
   const [t, k, ts, from, to, sc] = m;
   for (let c = 0; c < d.co.length; c++) {
-    const th = d.co[c];
-    if (!th || cx.nodeOf(c) !== to) continue;
-    const mine = k === -1 ? th.kind === 'persist' && th.sc === sc : th.kind === 'write' && th.sent && th.k === k && th.ts === ts;
+    const shared = d.co[c];
+    if (!shared || cx.nodeOf(c) !== to) continue;
+    const mine = k === -1 ? shared.kind === 'persist' && shared.sc === sc : shared.kind === 'write' && shared.sent && shared.k === k && shared.ts === ts;
     if (!mine) continue;
+    const th = coordOf(d, c);
     const bit = 1 << from;
     if (t === ACK_P) th.ackP = cx.mut.M28 ? th.ackP + 1 : th.ackP | bit;
     else th.ack = cx.mut.M28 ? th.ack + 1 : th.ack | bit; // M28: counted, not a sender set

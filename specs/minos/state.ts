@@ -298,6 +298,12 @@ export function coOf(d: State): (Coord | null)[] {
   if (d.co === base!.co) d.co = d.co.slice();
   return d.co;
 }
+/** Coordinator thread c of d, copied the first time the step writes it (a step that may fill several threads' sender sets). */
+export function coordOf(d: State, c: number): Coord {
+  const co = coOf(d);
+  if (co[c] === base!.co[c]) co[c] = copyCoord(co[c]!);
+  return co[c]!;
+}
 export function foOf(d: State): Foll[] {
   if (d.fo === base!.fo) d.fo = d.fo.slice();
   return d.fo;
