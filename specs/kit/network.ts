@@ -46,7 +46,10 @@ function indexOf(bag: readonly Msg[], m: Msg): number {
 
 /** Adds m, keeping the bag sorted (stable among equal messages: duplicates are allowed). */
 export function send<M extends Msg>(bag: M[], m: M): void {
-  bag.splice(insertionPoint(bag, m), 0, m);
+  const at = insertionPoint(bag, m);
+  bag.push(m);
+  for (let i = bag.length - 1; i > at; i--) bag[i] = bag[i - 1];
+  bag[at] = m;
 }
 
 /** Removes one copy of m; an error if there is none. */

@@ -35,6 +35,30 @@ export function addSorted<T extends number | string>(xs: readonly T[], x: T): T[
   return [...xs, x].sort(ascending);
 }
 
+/**
+ * Sorts xs in place, stably (the same order as Array.prototype.sort), by insertion: for
+ * the short, nearly sorted sets a step changes (one element added or changed), where
+ * Array.prototype.sort's work arrays, allocated on every call, cost more than the sort.
+ */
+export function sortShort<T>(xs: T[], cmp: (a: T, b: T) => number): T[] {
+  for (let i = 1; i < xs.length; i++) {
+    const x = xs[i];
+    let j = i - 1;
+    while (j >= 0 && cmp(xs[j], x) > 0) {
+      xs[j + 1] = xs[j];
+      j--;
+    }
+    xs[j + 1] = x;
+  }
+  return xs;
+}
+
+/** Removes xs[i] in place (splice would allocate the list of what it removed). */
+export function removeAt<T>(xs: T[], i: number): void {
+  for (let j = i + 1; j < xs.length; j++) xs[j - 1] = xs[j];
+  xs.pop();
+}
+
 /** Numbers by value, strings by code unit. */
 const ascending = (a: number | string, b: number | string): number => (a < b ? -1 : a > b ? 1 : 0);
 

@@ -174,9 +174,13 @@ export function runLocal<S>(steps: readonly LocalStep<S>[], d: S, actor: number,
  * A table in phases, for a protocol whose steps fall into stages of one round (clients,
  * then primaries, then the network, then the control plane …): each phase is either one
  * global step or a group of actor steps enumerated per actor of the group (actor-major,
- * table order within an actor); phases in order. `ActionTable` is the two-phase case.
+ * table order within an actor); phases in order. `ActionTable` is the two-phase case. A
+ * group's optional `at` is the table's: where actor p is, so that only the guards of the
+ * steps of that place (and of those without one) are asked.
  */
-export type Phase<S, A extends StepAction> = GlobalStep<S, A> | { readonly actors: (s: S) => number; readonly steps: readonly ActorStep<S, A>[] };
+export type Phase<S, A extends StepAction> =
+  | GlobalStep<S, A>
+  | { readonly actors: (s: S) => number; readonly steps: readonly ActorStep<S, A>[]; readonly at?: (s: S, actor: number) => string };
 
 /**
  * actions() and next() from phases. `copy` gets the action too, so that a spec whose copy
@@ -191,16 +195,19 @@ export function phasedMachine<S, A extends StepAction>(phases: readonly Phase<S,
       effects.set(st.name, st.effect);
     }
   }
+  const stepsOf = phases.map((ph) => ('steps' in ph ? actorSteps({ actors: ph.actors, at: ph.at, perActor: ph.steps, global: [] }) : undefined));
   return {
     actions(s) {
       const out: A[] = [];
-      for (const ph of phases) {
+      for (let i = 0; i < phases.length; i++) {
+        const ph = phases[i];
         if (!('steps' in ph)) {
           ph.enabled(s, out);
           continue;
         }
         const n = ph.actors(s);
-        for (let p = 0; p < n; p++) for (const st of ph.steps) st.enabled(s, p, out);
+        const steps = stepsOf[i]! as (s: S, actor: number) => readonly ActorStep<S, A>[]; // a phase has no groups
+        for (let p = 0; p < n; p++) for (const st of steps(s, p)) st.enabled(s, p, out);
       }
       return out;
     },

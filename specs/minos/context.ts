@@ -6,7 +6,7 @@
 import { send as bagSend } from '../kit/network.ts';
 import type { Flags } from '../kit/variants.ts';
 import type { Variant } from './mutants.ts';
-import { KEY, MSG, NODE, NONE, mkMsg, maxNvm, showTS, ver, type Coord, type MinosConfig, type MsgType, type Rec, type State } from './state.ts';
+import { KEY, MSG, NODE, NONE, NO_ITEMS, bgOf, clOf, coOf, ghostOf, mkMsg, maxNvm, netOf, nvmOf, showTS, ver, type Coord, type MinosConfig, type MsgType, type Rec, type State } from './state.ts';
 
 /** A write of the config: its client, key and scope. */
 export interface WriteDef {
@@ -105,12 +105,12 @@ export function context(cfg: MinosConfig, mut: Flags<Variant>, variant: string |
 
 // --- effects shared by several steps ------------------------------------------------------
 
-export function send(d: State, t: MsgType, from: number, to: number, k: number, ts: number, v = 0, sc = 0, items: readonly number[] = []): void {
-  bagSend(d.net, mkMsg(t, k, ts, from, to, v, sc, items));
+export function send(d: State, t: MsgType, from: number, to: number, k: number, ts: number, v = 0, sc = 0, items: readonly number[] = NO_ITEMS): void {
+  bagSend(netOf(d), mkMsg(t, k, ts, from, to, v, sc, items));
 }
 
 /** One message to every other node (a broadcast is one step: the crash is full-system). */
-export function broadcast(cx: Cx, d: State, t: MsgType, from: number, k: number, ts: number, v = 0, sc = 0, items: readonly number[] = []): void {
+export function broadcast(cx: Cx, d: State, t: MsgType, from: number, k: number, ts: number, v = 0, sc = 0, items: readonly number[] = NO_ITEMS): void {
   for (let m = 0; m < cx.N; m++) if (m !== from) send(d, t, from, m, k, ts, v, sc, items);
 }
 
@@ -126,18 +126,18 @@ export function persistNvm(d: State, n: number, k: number, ts: number, v: number
   const next = log.slice(0, i);
   next.push(k, ts, v);
   for (let j = i; j < log.length; j++) next.push(log[j]);
-  d.nvm[n] = next;
+  nvmOf(d)[n] = next;
 }
 
 /** Step d in the background (REnf, Event, Scope; Event/Scope followers' Line 39). */
 export function backgroundPersist(cx: Cx, d: State, n: number, k: number, ts: number, v: number, sc: number): void {
   if (cx.mut.M27 && cx.model === 'Event') return; // M27: the background persist is never scheduled
-  d.bg.push([n, k, ts, v, sc]);
+  bgOf(d).push([n, k, ts, v, sc]);
 }
 
 /** Records I11's breach (an install only raises volatileTS), the first one. */
 export function checkI11(d: State, n: number, ts: number, r: Rec): void {
-  if (!(ts > r.vts) && !d.g.i11) d.g.i11 = `I11: ${NODE[n]} installs ${showTS(ts)} over volatileTS ${showTS(r.vts)}`;
+  if (!(ts > r.vts) && !d.g.i11) ghostOf(d).i11 = `I11: ${NODE[n]} installs ${showTS(ts)} over volatileTS ${showTS(r.vts)}`;
 }
 
 /** The local-write (Line 12 / 34): LLC and volatileTS under WRLock, or the vFIFO in MINOS-O. */
@@ -166,33 +166,32 @@ export const tagOf = (s: State, val: number): number => (val === 0 ? 0 : s.g.wts
 export function respond(d: State, c: number, th: Coord): void {
   if (th.resp) return;
   th.resp = true;
-  d.cl[c]++;
+  clOf(d)[c]++;
   if (th.kind !== 'write') return;
-  d.g.wst[th.w] = 2;
-  if (!(th.ts > th.low) && !d.g.lin) {
-    d.g.lin = `H-Lin-TS: write ${th.w + 1} by c${c} returned with TS ${showTS(th.ts)}, not above ${showTS(th.low)} of an operation completed before it was invoked`;
+  const g = ghostOf(d);
+  g.wst[th.w] = 2;
+  if (!(th.ts > th.low) && !g.lin) {
+    g.lin = `H-Lin-TS: write ${th.w + 1} by c${c} returned with TS ${showTS(th.ts)}, not above ${showTS(th.low)} of an operation completed before it was invoked`;
   }
 }
 
 export function finish(d: State, c: number): void {
-  d.co[c] = null;
+  coOf(d)[c] = null;
 }
 
 /** A read returns: H-Lin-TS (its tag is at least every tag completed before its invocation, `low`). */
 export function readValue(cx: Cx, d: State, c: number, k: number, low: number): void {
   const val = d.rec[cx.nodeOf(c)][k].val;
   const tag = tagOf(d, val);
-  if (tag < low && !d.g.lin) d.g.lin = `H-Lin-TS: c${c} read ${KEY[k]} = v${val} (TS ${showTS(tag)}) after an operation with TS ${showTS(low)} completed`;
-  if (tag > d.g.readMax[k]) d.g.readMax[k] = tag;
-  d.cl[c]++;
+  if (tag < low && !d.g.lin) ghostOf(d).lin = `H-Lin-TS: c${c} read ${KEY[k]} = v${val} (TS ${showTS(tag)}) after an operation with TS ${showTS(low)} completed`;
+  if (tag > d.g.readMax[k]) ghostOf(d).readMax[k] = tag;
+  clOf(d)[c]++;
 }
 
 /** The scope's writes, for the fixed [PERSIST]sc: [key, TS] pairs whose TS is known. */
 export function scopeItems(cx: Cx, s: State, sc: number): number[] {
   const items: number[] = [];
-  cx.writes.forEach((w, i) => {
-    if (w.sc === sc && s.g.wts[i] !== NONE) items.push(w.k, s.g.wts[i]);
-  });
+  for (let i = 0; i < cx.writes.length; i++) if (cx.writes[i].sc === sc && s.g.wts[i] !== NONE) items.push(cx.writes[i].k, s.g.wts[i]);
   return items;
 }
 
@@ -202,7 +201,7 @@ export function scopeItems(cx: Cx, s: State, sc: number): number[] {
  * write's TS, which covers writes cut short as obsolete (the S-GAP fix, §3.2).
  */
 export function scopeDurableHere(cx: Cx, s: State, n: number, sc: number, items: readonly number[]): boolean {
-  if (s.bg.some((b) => b[0] === n && b[4] === sc)) return false;
+  for (let i = 0; i < s.bg.length; i++) if (s.bg[i][0] === n && s.bg[i][4] === sc) return false;
   if (cx.mut['S-GAP']) return true;
   for (let i = 0; i < items.length; i += 2) if (maxNvm(s, n, items[i]) < items[i + 1]) return false;
   return true;

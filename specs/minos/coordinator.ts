@@ -8,7 +8,7 @@ import {
   backgroundPersist, broadcast, finish, install, persistNvm, readValue, respond, scopeDurableHere, scopeItems,
   type Cx,
 } from './context.ts';
-import { INV, KEY, NODE, VAL, VAL_C, VAL_P, showTS, type Coord, type MinosAction, type Rec, type State } from './state.ts';
+import { ActionCache, INV, KEY, NODE, VAL, VAL_C, VAL_P, actionKey, ghostOf, showTS, type Coord, type MinosAction, type Rec, type State } from './state.ts';
 
 type Step = ActorStep<State, MinosAction>;
 
@@ -29,6 +29,7 @@ function coordStep(
   guard?: (s: State, c: number, th: Coord) => boolean,
 ): Step {
   const who = (c: number) => `c${c}@${NODE[cx.nodeOf(c)]}`;
+  const made = new ActionCache();
   return {
     name,
     cites,
@@ -36,8 +37,13 @@ function coordStep(
     enabled(s, c, out) {
       const th = s.co[c];
       if (th === null || th.pc !== pc || (guard !== undefined && !guard(s, c, th))) return;
-      const what = th.kind === 'persist' ? `sc${th.sc}` : `${KEY[th.k]}, ${showTS(th.ts)}`;
-      out.push({ step: name, label: `${label}(${who(c)}, ${what})`, i: c, k: th.k });
+      const key = actionKey(c, 0, th.k, th.ts, th.sc);
+      let a = made.get(key);
+      if (a === undefined) {
+        const what = th.kind === 'persist' ? `sc${th.sc}` : `${KEY[th.k]}, ${showTS(th.ts)}`;
+        a = made.keep(key, { step: name, label: `${label}(${who(c)}, ${what})`, i: c, k: th.k });
+      }
+      out.push(a);
     },
     effect: (d, a) => effect(d, a.i, d.co[a.i]!),
   };
@@ -211,7 +217,7 @@ export function coordinatorSteps(cx: Cx): Step[] {
     // [PERSIST]sc: all [ACK_P]sc and this node's own persists of the scope (M16: not those)
     coordStep(cx, 'allACK_P_sc', 'persistWait', 'Scope [PERSIST]sc [L168]', 'allACK_P_sc', (d, c, th) => {
       broadcast(cx, d, VAL_P, cx.nodeOf(c), -1, th.sc, 0, th.sc);
-      d.g.pd[th.sc] = 1;
+      ghostOf(d).pd[th.sc] = 1;
       respond(d, c, th);
       finish(d, c);
     }, (s, c, th) => {

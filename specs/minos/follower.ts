@@ -5,7 +5,7 @@
 
 import type { ActorStep } from '../kit/table.ts';
 import { backgroundPersist, install, persistNvm, scopeDurableHere, send, type Cx } from './context.ts';
-import { ACK, ACK_C, ACK_P, KEY, NODE, showTS, type Foll, type MinosAction, type State } from './state.ts';
+import { ACK, ACK_C, ACK_P, ActionCache, KEY, NODE, actionKey, showTS, type Foll, type MinosAction, type State } from './state.ts';
 
 type Step = ActorStep<State, MinosAction>;
 
@@ -19,6 +19,7 @@ function follStep(
   guard?: (s: State, f: Foll) => boolean,
   kind: Foll['kind'] = 'write',
 ): Step {
+  const made = new ActionCache();
   return {
     name,
     cites,
@@ -26,8 +27,13 @@ function follStep(
     enabled(s, i, out) {
       const f = s.fo[i];
       if (f.pc !== pc || f.kind !== kind || (guard !== undefined && !guard(s, f))) return;
-      const what = f.kind === 'persist' ? `${NODE[f.n]}, sc${f.sc}` : `${NODE[f.n]}, ${KEY[f.k]}, ${showTS(f.ts)}`;
-      out.push({ step: name, label: `${label}(${what})`, i, k: f.k });
+      const key = actionKey(i, f.n, f.k, f.ts, f.sc);
+      let a = made.get(key);
+      if (a === undefined) {
+        const what = f.kind === 'persist' ? `${NODE[f.n]}, sc${f.sc}` : `${NODE[f.n]}, ${KEY[f.k]}, ${showTS(f.ts)}`;
+        a = made.keep(key, { step: name, label: `${label}(${what})`, i, k: f.k });
+      }
+      out.push(a);
     },
     effect: (d, a) => effect(d, d.fo[a.i]),
   };

@@ -7,7 +7,7 @@
 
 import type { Check } from '../../checkers/explore/types.ts';
 import { tagOf, type Cx } from './context.ts';
-import { ACK, ACK_C, ACK_P, INV, KEY, MSG, NODE, NONE, PERSIST, VAL, VAL_C, VAL_P, durableAll, durableSome, maxNvm, nid, showTS, ver, type Coord, type MsgType, type State } from './state.ts';
+import { ACK, ACK_C, ACK_P, INV, KEY, MSG, NODE, NONE, PERSIST, VAL, VAL_C, VAL_P, maxNvm, showTS, TSN, type Coord, type MsgType, type State } from './state.ts';
 
 type Inv = (s: State) => Check;
 
@@ -26,8 +26,6 @@ const P_MSGS: Record<string, MsgType[]> = {
   Event: [],
   Scope: [PERSIST, ACK_P, VAL_P],
 };
-
-const NONE_SENT: readonly { th: Coord; n: number }[] = [];
 
 /** The value of the last NVM entry of (k, ts) before entry i of log n, logs in node order (undefined: none). */
 function lastBefore(nvm: readonly number[][], n: number, i: number, k: number, ts: number): number | undefined {
@@ -60,20 +58,57 @@ export function invariants(cx: Cx): Record<string, Inv> {
   };
   const list = (s: State, k: number, f: 'vts' | 'gv' | 'gd') => nodes.map((n) => `${NODE[n]}:${showTS(s.rec[n][k][f])}`).join(' ');
   /**
-   * Coordinator write threads that have sent their INVs, with the node they run on. Four
-   * invariants ask in turn about the same state: the last state's list is kept.
+   * Coordinator write threads that have sent their INVs (`sentTh`), with the node each runs
+   * on (`sentAt`); returns how many. Several invariants ask in turn about the same state:
+   * the last state's are kept.
    */
   let sentOf: State | null = null;
-  let sent: readonly { th: Coord; n: number }[] = NONE_SENT;
-  const sentWrites = (s: State): readonly { th: Coord; n: number }[] => {
-    if (s === sentOf) return sent;
-    let out: { th: Coord; n: number }[] | undefined;
+  let sentCount = 0;
+  const sentTh: Coord[] = [];
+  const sentAt: number[] = [];
+  const sentWrites = (s: State): number => {
+    if (s === sentOf) return sentCount;
+    sentCount = 0;
     for (let c = 0; c < s.co.length; c++) {
       const th = s.co[c];
-      if (th !== null && th.kind === 'write' && th.sent) (out ??= []).push({ th, n: cx.nodeOf(c) });
+      if (th !== null && th.kind === 'write' && th.sent) {
+        sentTh[sentCount] = th;
+        sentAt[sentCount++] = cx.nodeOf(c);
+      }
     }
     sentOf = s;
-    return (sent = out ?? NONE_SENT);
+    return sentCount;
+  };
+  /**
+   * Per key, the lowest and the highest of the nodes' durable versions (maxNvm): durable at
+   * every node / at some node. NVM logs are replaced, never changed, and a step that
+   * persists nothing shares them: the last logs' figures are kept.
+   */
+  let durableOf: readonly (readonly number[])[] | null = null;
+  const lowest = Array<number>(K).fill(0);
+  const highest = Array<number>(K).fill(0);
+  const durable = (s: State): void => {
+    if (s.nvm === durableOf) return;
+    for (let k = 0; k < K; k++) {
+      let lo = Infinity;
+      let hi = -Infinity;
+      for (let n = 0; n < s.nvm.length; n++) {
+        const t = maxNvm(s, n, k);
+        if (t < lo) lo = t;
+        if (t > hi) hi = t;
+      }
+      lowest[k] = lo;
+      highest[k] = hi;
+    }
+    durableOf = s.nvm;
+  };
+  const durableAll = (s: State, k: number, t: number): boolean => {
+    durable(s);
+    return lowest[k] >= t;
+  };
+  const durableSome = (s: State, k: number, t: number): boolean => {
+    durable(s);
+    return highest[k] >= t;
   };
   const allAckC = (th: { ack: number }, n: number) => th.ack === cx.others(n);
   const allAckP = (th: { ack: number; ackP: number }, n: number) =>
@@ -83,9 +118,7 @@ export function invariants(cx: Cx): Record<string, Inv> {
   const pre = (f: Inv): Inv => (s) => (s.crashed ? true : f(s));
   const ackedMax = (s: State, k: number) => {
     let t = 0;
-    writes.forEach((w, i) => {
-      if (w.k === k && s.g.wst[i] === 2 && s.g.wts[i] > t) t = s.g.wts[i];
-    });
+    for (let i = 0; i < writes.length; i++) if (writes[i].k === k && s.g.wst[i] === 2 && s.g.wts[i] > t) t = s.g.wts[i];
     return t;
   };
 
@@ -189,7 +222,9 @@ export function invariants(cx: Cx): Record<string, Inv> {
     });
   }
   inv.I8 = pre((s) => {
-    for (const { th, n: c } of sentWrites(s)) {
+    for (let j = 0, J = sentWrites(s); j < J; j++) {
+      const th = sentTh[j];
+      const c = sentAt[j];
       const hidden = !allAckC(th, c) || ((model === 'Synch' || model === 'REnf') && !allAckP(th, c));
       if (!hidden) continue;
       for (const n of nodes) {
@@ -234,11 +269,17 @@ export function invariants(cx: Cx): Record<string, Inv> {
     return true;
   });
   inv.I11 = (s) => s.g.i11 || true;
-  const tsOk = (t: number) => t >= 0 && ver(t) <= maxVers - 1 && nid(t) < N;
+  // ver(t) <= maxVers - 1 and nid(t) < N, for t >= 0, without the division
+  const tsOk = (t: number) => t >= 0 && t < maxVers * TSN && t % TSN < N;
+  let allowedTypes = 0;
+  for (const t of MSGS[model]) allowedTypes |= 1 << t;
   inv.I12 = (s) => {
-    const allowed = MSGS[model];
-    for (const [t, k, ts] of s.net) {
-      if (!allowed.includes(t)) return `message ${MSG[t]} is not one of <Lin, ${model}>'s`;
+    for (let i = 0; i < s.net.length; i++) {
+      const m = s.net[i];
+      const t = m[0];
+      const k = m[1];
+      const ts = m[2];
+      if (((allowedTypes >> t) & 1) === 0) return `message ${MSG[t]} is not one of <Lin, ${model}>'s`;
       if (k >= 0 && !tsOk(ts)) return `message ${MSG[t]} carries TS ${showTS(ts)} out of range`;
     }
     for (const n of nodes) {
@@ -282,9 +323,10 @@ export function invariants(cx: Cx): Record<string, Inv> {
   }
   const scopeFloor = (s: State, k: number) => {
     let t = 0;
-    writes.forEach((w, i) => {
+    for (let i = 0; i < writes.length; i++) {
+      const w = writes[i];
       if (w.k === k && w.sc > 0 && s.g.pd[w.sc] === 1 && s.g.wts[i] > t) t = s.g.wts[i];
-    });
+    }
     return t;
   };
   if (model === 'Scope') {
@@ -316,8 +358,8 @@ export function invariants(cx: Cx): Record<string, Inv> {
   inv['H-Lin-TS'] = (s) => s.g.lin || true;
   // §4.4 liveness, bounded: once nothing is left to do, every installed version is durable everywhere.
   inv['Eventually-DurableAll'] = (s) => {
-    if (s.crashed || s.net.length || s.bg.length || s.fo.length || s.co.some((t) => t)) return true;
-    if (s.cl.some((i, c) => i < cfg.clients[c].ops.length)) return true;
+    if (s.crashed || s.net.length || s.bg.length || s.fo.length) return true;
+    for (let c = 0; c < s.co.length; c++) if (s.co[c] || s.cl[c] < cfg.clients[c].ops.length) return true;
     for (const k of keys) {
       const t = Math.max(...nodes.map((n) => s.rec[n][k].vts));
       if (!durableAll(s, k, t)) return `all done, but ${KEY[k]} ${showTS(t)} is not durable at every node`;
@@ -335,14 +377,18 @@ export function invariants(cx: Cx): Record<string, Inv> {
     return true;
   });
   inv.T2b = pre((s) => {
-    for (const { th, n } of sentWrites(s)) {
+    for (let j = 0, J = sentWrites(s); j < J; j++) {
+      const th = sentTh[j];
+      const n = sentAt[j];
       if (!allAckC(th, n)) continue;
       for (const p of nodes) if (cx.cur(s.rec[p][th.k]) < th.ts) return `all ACK_Cs for ${showTS(th.ts)} but ${NODE[p]} has volatileTS ${showTS(s.rec[p][th.k].vts)}`;
     }
     return true;
   });
   inv.T2c = pre((s) => {
-    for (const { th, n } of sentWrites(s)) {
+    for (let j = 0, J = sentWrites(s); j < J; j++) {
+      const th = sentTh[j];
+      const n = sentAt[j];
       if (allAckC(th, n)) continue;
       for (const p of nodes) if (s.rec[p][th.k].gv === th.ts) return `not all ACK_Cs for ${showTS(th.ts)} but glb_volatileTS at ${NODE[p]} is already it`;
     }
@@ -363,7 +409,9 @@ export function invariants(cx: Cx): Record<string, Inv> {
   });
   if (hasPAcks) {
     inv.T3b = pre((s) => {
-      for (const { th, n } of sentWrites(s)) {
+      for (let j = 0, J = sentWrites(s); j < J; j++) {
+        const th = sentTh[j];
+        const n = sentAt[j];
         if (allAckP(th, n)) continue;
         for (const p of nodes) if (s.rec[p][th.k].gd === th.ts) return `not all ACK_Ps for ${showTS(th.ts)} but glb_durableTS at ${NODE[p]} is already it`;
       }
@@ -372,7 +420,9 @@ export function invariants(cx: Cx): Record<string, Inv> {
   }
   if (mut['T2b-literal']) {
     inv['T2b-literal'] = pre((s) => {
-      for (const { th, n } of sentWrites(s)) {
+      for (let j = 0, J = sentWrites(s); j < J; j++) {
+        const th = sentTh[j];
+        const n = sentAt[j];
         if (allAckC(th, n) && !same(s, th.k, 'vts')) return `all consistency ACKs for ${showTS(th.ts)}, volatileTS ${list(s, th.k, 'vts')}`;
       }
       return true;
@@ -380,7 +430,9 @@ export function invariants(cx: Cx): Record<string, Inv> {
   }
   if (mut['T2c-literal']) {
     inv['T2c-literal'] = pre((s) => {
-      for (const { th, n } of sentWrites(s)) {
+      for (let j = 0, J = sentWrites(s); j < J; j++) {
+        const th = sentTh[j];
+        const n = sentAt[j];
         if (!allAckC(th, n) && !same(s, th.k, 'gv')) return `not all consistency ACKs for ${showTS(th.ts)}, glb_volatileTS ${list(s, th.k, 'gv')}`;
       }
       return true;
@@ -394,7 +446,9 @@ export function invariants(cx: Cx): Record<string, Inv> {
   }
   if (mut['T3b-literal']) {
     inv['T3b-literal'] = pre((s) => {
-      for (const { th, n } of sentWrites(s)) {
+      for (let j = 0, J = sentWrites(s); j < J; j++) {
+        const th = sentTh[j];
+        const n = sentAt[j];
         if (hasPAcks && !allAckP(th, n) && !same(s, th.k, 'gd')) return `not all persistency ACKs for ${showTS(th.ts)}, glb_durableTS ${list(s, th.k, 'gd')}`;
       }
       return true;

@@ -5,6 +5,7 @@
 // protocol at the step the extraction's §6 names (mutants.ts).
 
 import type { Machine } from '../../checkers/explore/types.ts';
+import { sortShort } from '../kit/state.ts';
 import { phasedMachine } from '../kit/table.ts';
 import { context, type Cx } from './context.ts';
 import { observer } from './history.ts';
@@ -12,49 +13,67 @@ import { invariants } from './invariants.ts';
 import { VARIANTS } from './mutants.ts';
 import { coordinatorSteps } from './coordinator.ts';
 import { followerSteps } from './follower.ts';
-import { ALL, KEY, NODE, NO_THREAD, cmpBg, cmpFoll, copy, encode, encodeWords, initialState, showTS, type MinosAction, type MinosConfig, type State, type Writes } from './state.ts';
+import { valTarget } from './network.ts';
+import { ACK_P, ALL, INV, KEY, NODE, NO_THREAD, PERSIST, cmpBg, cmpFoll, copy, encode, encodeWords, ghostOf, initialState, showTS, type MinosAction, type MinosConfig, type State, type Writes } from './state.ts';
 import { phases } from './steps.ts';
 
-/** I2 (an action property): volatileTS, glb_volatileTS, glb_durableTS never decrease; the breach is kept in a ghost. */
-function checkI2(cx: Cx, s: State, d: State): void {
-  for (let n = 0; n < cx.N && !d.g.i2; n++) {
-    for (let k = 0; k < cx.cfg.keys; k++) {
-      const b = s.rec[n][k];
-      const x = d.rec[n][k];
-      const name = x.vts < b.vts ? 'volatileTS' : x.gv < b.gv ? 'glb_volatileTS' : x.gd < b.gd ? 'glb_durableTS' : '';
-      if (name) {
-        const [before, after] = name === 'volatileTS' ? [b.vts, x.vts] : name === 'glb_volatileTS' ? [b.gv, x.gv] : [b.gd, x.gd];
-        d.g.i2 = `I2: ${name} of ${KEY[k]} at ${NODE[n]} went from ${showTS(before)} to ${showTS(after)}`;
-      }
-    }
+/**
+ * I2 (an action property): volatileTS, glb_volatileTS, glb_durableTS never decrease; the
+ * breach is kept in a ghost. Only the record the step wrote in place can have changed (the
+ * others are shared with s, `Writes`); the crash, which replaces them all, is not checked.
+ */
+function checkI2(d: State, s: State, n: number, k: number): void {
+  if (d.g.i2) return;
+  const b = s.rec[n][k];
+  const x = d.rec[n][k];
+  const name = x.vts < b.vts ? 'volatileTS' : x.gv < b.gv ? 'glb_volatileTS' : x.gd < b.gd ? 'glb_durableTS' : '';
+  if (name) {
+    const [before, after] = name === 'volatileTS' ? [b.vts, x.vts] : name === 'glb_volatileTS' ? [b.gv, x.gv] : [b.gd, x.gd];
+    ghostOf(d).i2 = `I2: ${name} of ${KEY[k]} at ${NODE[n]} went from ${showTS(before)} to ${showTS(after)}`;
   }
 }
 
 /** What each kind of step writes in place (state.ts `Writes`): its thread's record and the thread itself. */
 function writesOf(cx: Cx): (s: State, a: MinosAction) => Writes {
-  const coordinator = new Set(coordinatorSteps(cx).map((st) => st.name));
-  const follower = new Set(followerSteps(cx).map((st) => st.name));
+  const COORDINATOR = 1;
+  const FOLLOWER = 2;
+  const threadOf = new Map<string, number>([...coordinatorSteps(cx).map((st) => [st.name, COORDINATOR] as const), ...followerSteps(cx).map((st) => [st.name, FOLLOWER] as const)]);
   const none: Writes = { n: -1, k: 0, co: NO_THREAD, fo: NO_THREAD };
   const all: Writes = { n: ALL, k: 0, co: NO_THREAD, fo: NO_THREAD };
+  // One Writes, filled per step: copy reads it at once.
+  const w: Writes = { n: -1, k: 0, co: NO_THREAD, fo: NO_THREAD };
+  const set = (n: number, k: number, co: number, fo: number): Writes => {
+    w.n = n;
+    w.k = k;
+    w.co = co;
+    w.fo = fo;
+    return w;
+  };
   return (s, a) => {
-    if (coordinator.has(a.step)) {
+    const thread = threadOf.get(a.step);
+    if (thread === COORDINATOR) {
       const k = s.co[a.i]!.k;
-      return { n: k >= 0 ? cx.nodeOf(a.i) : -1, k, co: a.i, fo: NO_THREAD };
+      return set(k >= 0 ? cx.nodeOf(a.i) : -1, k, a.i, NO_THREAD);
     }
-    if (follower.has(a.step)) {
+    if (thread === FOLLOWER) {
       const f = s.fo[a.i];
-      return { n: f.k >= 0 ? f.n : -1, k: f.k, co: NO_THREAD, fo: a.i };
+      return set(f.k >= 0 ? f.n : -1, f.k, NO_THREAD, a.i);
     }
     switch (a.step) {
       case 'clientWrite_L4': // GenTS's issued version
-        return { n: cx.nodeOf(a.i), k: a.k, co: NO_THREAD, fo: NO_THREAD };
+        return set(cx.nodeOf(a.i), a.k, NO_THREAD, NO_THREAD);
       case 'recv': {
-        // an ACK fills sender sets of its node's coordinators; a VAL runs Step l/m on its follower's record
-        const [, k, , , to] = s.net[a.i];
-        return { n: k >= 0 ? to : -1, k, co: ALL, fo: ALL };
+        // a VAL runs Step l/m on the follower it is for and its record (at the receiver, of
+        // the message's key); an INV or PERSIST adds a thread; an ACK copies the coordinators
+        // whose sender sets it fills itself (network.ts recvACK, `coordOf`)
+        const m = s.net[a.i];
+        const t = m[0];
+        const k = m[1];
+        if (t <= ACK_P || t === INV || t === PERSIST) return none;
+        return set(k >= 0 ? m[4] : -1, k, NO_THREAD, valTarget(cx, s, m));
       }
       case 'vFIFOdequeue':
-        return { n: a.i, k: a.k, co: NO_THREAD, fo: NO_THREAD };
+        return set(a.i, a.k, NO_THREAD, NO_THREAD);
       case 'crash': // recovery replaces every record
         return all;
       default: // the others write no record or thread in place (they add or replace them)
@@ -66,15 +85,22 @@ function writesOf(cx: Cx): (s: State, a: MinosAction) => Writes {
 /** actions() and next() of one context (trace validation builds one per key, whose scripts grow). */
 export function stepsMachine(cx: Cx): { actions(s: State): MinosAction[]; next(s: State, a: MinosAction): State } {
   const writes = writesOf(cx);
-  const table = phasedMachine(phases(cx), (s, a) => copy(s, writes(s, a)));
+  let n = -1;
+  let k = 0;
+  const table = phasedMachine(phases(cx), (s, a) => {
+    const w = writes(s, a);
+    n = w.n;
+    k = w.k;
+    return copy(s, w);
+  });
   return {
     actions: table.actions,
     next(s, a) {
       const d = table.next(s, a);
-      if (!d.crashed) checkI2(cx, s, d);
+      if (!d.crashed && n >= 0) checkI2(d, s, n, k);
       // threads and background persists are sets: kept sorted (the network keeps itself sorted)
-      d.fo.sort(cmpFoll);
-      d.bg.sort(cmpBg);
+      if (d.fo !== s.fo) sortShort(d.fo, cmpFoll);
+      if (d.bg !== s.bg) sortShort(d.bg, cmpBg);
       return d;
     },
   };

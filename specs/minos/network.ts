@@ -5,14 +5,15 @@
 // `duplicate` (the B-synch-dup config, M28) puts a second copy of an ACK in flight.
 
 import { sameMsg, send as bagSend } from '../kit/network.ts';
+import { removeAt } from '../kit/state.ts';
 import type { GlobalStep } from '../kit/table.ts';
 import type { Cx } from './context.ts';
-import { ACK_P, INV, KEY, NODE, NONE, PERSIST, VAL, VAL_C, VAL_P, msgItems, showTS, type MinosAction, type Msg, type State } from './state.ts';
+import { ACK_P, INV, KEY, NODE, NONE, NO_ITEMS, PERSIST, VAL, VAL_C, VAL_P, coordOf, foOf, msgItems, netOf, showTS, type MinosAction, type Msg, type State } from './state.ts';
 
 type Step = GlobalStep<State, MinosAction>;
 
 /** The follower thread a VAL-type message m is for, or -1. */
-function valTarget(cx: Cx, s: State, m: Msg): number {
+export function valTarget(cx: Cx, s: State, m: Msg): number {
   const [t, k, ts, from, to, sc] = m;
   for (let i = 0; i < s.fo.length; i++) {
     const f = s.fo[i];
@@ -37,7 +38,7 @@ function recvINV(cx: Cx, d: State, m: Msg): void {
   const [, k, ts, from, to, sc, , v] = m;
   const r = d.rec[to][k];
   const obsolete = !cx.mut.M4 && cx.obsolete(r, ts);
-  d.fo.push({ n: to, kind: 'write', k, ts, v, from, pc: obsolete ? 'cspin' : 'snatch', tau: obsolete ? cx.cur(r) : NONE, sn: false, need: 0, sc, items: [] });
+  foOf(d).push({ n: to, kind: 'write', k, ts, v, from, pc: obsolete ? 'cspin' : 'snatch', tau: obsolete ? cx.cur(r) : NONE, sn: false, need: 0, sc, items: NO_ITEMS });
 }
 
 /**
@@ -47,10 +48,11 @@ function recvINV(cx: Cx, d: State, m: Msg): void {
 function recvACK(cx: Cx, d: State, m: Msg): void {
   const [t, k, ts, from, to, sc] = m;
   for (let c = 0; c < d.co.length; c++) {
-    const th = d.co[c];
-    if (!th || cx.nodeOf(c) !== to) continue;
-    const mine = k === -1 ? th.kind === 'persist' && th.sc === sc : th.kind === 'write' && th.sent && th.k === k && th.ts === ts;
+    const shared = d.co[c];
+    if (!shared || cx.nodeOf(c) !== to) continue;
+    const mine = k === -1 ? shared.kind === 'persist' && shared.sc === sc : shared.kind === 'write' && shared.sent && shared.k === k && shared.ts === ts;
     if (!mine) continue;
+    const th = coordOf(d, c);
     const bit = 1 << from;
     if (t === ACK_P) th.ackP = cx.mut.M28 ? th.ackP + 1 : th.ackP | bit;
     else th.ack = cx.mut.M28 ? th.ack + 1 : th.ack | bit; // M28: counted, not a sender set
@@ -63,17 +65,17 @@ function recvVAL(cx: Cx, d: State, m: Msg): void {
   const f = d.fo[i];
   if (f.pc === 'discard') {
     f.need--;
-    if (f.need === 0) d.fo.splice(i, 1);
+    if (f.need === 0) removeAt(foOf(d), i);
     return;
   }
   if (f.pc === 'waitVP') {
-    d.fo.splice(i, 1); // [VAL_P]sc ends the PERSIST transaction
+    removeAt(foOf(d), i); // [VAL_P]sc ends the PERSIST transaction
     return;
   }
   const r = d.rec[f.n][f.k];
   if (f.pc === 'waitP') {
     r.gd = cx.glb(r.gd, f.ts); // Strict Step m
-    d.fo.splice(i, 1);
+    removeAt(foOf(d), i);
     return;
   }
   // Step l (Line 41): glb update, then Lines 42-43
@@ -81,7 +83,7 @@ function recvVAL(cx: Cx, d: State, m: Msg): void {
   if (cx.model === 'Synch' || cx.model === 'REnf') r.gd = cx.glb(r.gd, f.ts);
   cx.releaseIfOwner(r, f.ts);
   if (cx.model === 'Strict') f.pc = 'waitP';
-  else d.fo.splice(i, 1);
+  else removeAt(foOf(d), i);
 }
 
 export function networkSteps(cx: Cx): Step[] {
@@ -93,11 +95,12 @@ export function networkSteps(cx: Cx): Step[] {
     const what = k === -1 ? `sc${sc}` : `${KEY[k]}, ${showTS(ts)}`;
     return `${NODE[to]}<-${NODE[from]}, ${what}`;
   };
-  const recvLabels = new WeakMap<Msg, string>();
-  const recvLabel = (m: Msg): string => {
-    let label = recvLabels.get(m);
-    if (label === undefined) recvLabels.set(m, (label = `recv${cx.msgName(m[0])}(${linkOf(m)})`));
-    return label;
+  // So is its delivery action at each place in the bag it takes.
+  const recvs = new WeakMap<Msg, { label: string; at: MinosAction[] }>();
+  const recvAction = (m: Msg, j: number): MinosAction => {
+    let made = recvs.get(m);
+    if (made === undefined) recvs.set(m, (made = { label: `recv${cx.msgName(m[0])}(${linkOf(m)})`, at: [] }));
+    return (made.at[j] ??= { step: 'recv', label: made.label, i: j, k: m[1] });
   };
   return [
     {
@@ -110,17 +113,15 @@ export function networkSteps(cx: Cx): Step[] {
           const m = s.net[j];
           if (j > 0 && sameMsg(s.net[j - 1], m)) continue;
           if (isVal(m) && valTarget(cx, s, m) < 0) continue;
-          const t = m[0];
-          const k = m[1];
-          out.push({ step: 'recv', label: recvLabel(m), i: j, k });
-          if (dup && m[6] === 0 && isAck(m)) out.push({ step: 'duplicateACK', label: `duplicate${cx.msgName(t)}(${linkOf(m)})`, i: j, k });
+          out.push(recvAction(m, j));
+          if (dup && m[6] === 0 && isAck(m)) out.push({ step: 'duplicateACK', label: `duplicate${cx.msgName(m[0])}(${linkOf(m)})`, i: j, k: m[1] });
         }
       },
       effect(d, a) {
         const m = d.net[a.i];
-        d.net.splice(a.i, 1);
+        removeAt(netOf(d), a.i);
         if (m[0] === INV) recvINV(cx, d, m);
-        else if (m[0] === PERSIST) d.fo.push({ n: m[4], kind: 'persist', k: -1, ts: NONE, v: 0, from: m[3], pc: 'flush', tau: NONE, sn: false, need: 0, sc: m[5], items: msgItems(m) });
+        else if (m[0] === PERSIST) foOf(d).push({ n: m[4], kind: 'persist', k: -1, ts: NONE, v: 0, from: m[3], pc: 'flush', tau: NONE, sn: false, need: 0, sc: m[5], items: msgItems(m) });
         else if (isAck(m)) recvACK(cx, d, m);
         else recvVAL(cx, d, m);
       },
@@ -132,10 +133,11 @@ export function networkSteps(cx: Cx): Step[] {
       enabled: () => {},
       effect(d, a) {
         const [t, k, ts, from, to, sc, , v, ...items] = d.net[a.i];
-        d.net.splice(a.i, 1);
+        const net = netOf(d);
+        removeAt(net, a.i);
         const twin: Msg = [t, k, ts, from, to, sc, 1, v, ...items];
-        bagSend(d.net, twin);
-        bagSend(d.net, twin);
+        bagSend(net, twin);
+        bagSend(net, twin);
       },
     },
   ];

@@ -6,7 +6,7 @@
 // messages (specs/kit/network.ts tuples) and NVM logs are replaced, never changed.
 
 import type { StepAction } from '../kit/table.ts';
-import { putList, putString } from '../kit/words.ts';
+import { putString } from '../kit/words.ts';
 
 /** The persistency half of <Lin, X> (§2.3). */
 export type Persistency = 'Synch' | 'Strict' | 'REnf' | 'Event' | 'Scope';
@@ -68,7 +68,7 @@ export interface Rec {
   /** Highest version this node's GenTS issued for the key (the atomic-GenTS fix, §3.4). */
   iss: number;
   /** MINOS-O vFIFO for this record, flat [ts, val, ts, val, ...], head first (replaced, never changed). */
-  vq: number[];
+  vq: readonly number[];
 }
 
 /** Message types, numbered in the order of their names (the network's sort order). */
@@ -91,7 +91,10 @@ export type MsgType = typeof ACK | typeof ACK_C | typeof ACK_P | typeof INV | ty
  * the scope's writes, flat [key, ts, ...].
  */
 export type Msg = readonly [t: MsgType, k: number, ts: number, from: number, to: number, sc: number, dup: number, v: number, ...items: number[]];
-export const mkMsg = (t: MsgType, k: number, ts: number, from: number, to: number, v: number, sc: number, items: readonly number[]): Msg => [t, k, ts, from, to, sc, 0, v, ...items];
+export const mkMsg = (t: MsgType, k: number, ts: number, from: number, to: number, v: number, sc: number, items: readonly number[]): Msg =>
+  items.length === 0 ? [t, k, ts, from, to, sc, 0, v] : [t, k, ts, from, to, sc, 0, v, ...items];
+/** No items (a shared empty list: a default `[]` would be a new array per call). */
+export const NO_ITEMS: readonly number[] = [];
 export const msgItems = (m: Msg): number[] => m.slice(8);
 
 /** A coordinator thread (client-write, [PERSIST]sc, or the split read of M21). */
@@ -134,7 +137,7 @@ export interface Foll {
   /** Discarded VALs still to come for a write cut short at Line 27. */
   need: number;
   sc: number;
-  items: number[];
+  items: readonly number[];
 }
 
 /** A background persist not yet done (Step d off the critical path). */
@@ -178,8 +181,32 @@ export interface State {
 
 export interface MinosAction extends StepAction {
   /** client (its coordinator thread), follower-thread index, message index, bg index, or node (by step). */
-  i: number;
-  k: number;
+  readonly i: number;
+  readonly k: number;
+}
+
+/**
+ * Actions are immutable, so a step makes each of its actions once and offers the same
+ * object in every state that enables it (no label built per state): the number that tells
+ * a step's actions apart, from what its label and fields are made of (the actor's index i,
+ * a node n, a key k, a TS, a scope). -1 when out of range: such an action is not kept.
+ */
+export function actionKey(i: number, n: number, k: number, ts: number, sc: number): number {
+  // within 30 bits, a small integer (a larger key would be a heap number, made on every call)
+  if (i >= 128 || n >= 8 || k >= 14 || sc >= 16 || ts >= 4094) return -1;
+  return ((ts + 2) << 18) | (sc << 14) | ((k + 2) << 10) | (i << 3) | n;
+}
+
+/** A step's actions made so far, by actionKey. */
+export class ActionCache {
+  private readonly made = new Map<number, MinosAction>();
+  get(key: number): MinosAction | undefined {
+    return this.made.get(key);
+  }
+  keep(key: number, a: MinosAction): MinosAction {
+    if (key >= 0) this.made.set(key, a);
+    return a;
+  }
 }
 
 export function initialState(c: MinosConfig, writes: number, scopes: number): State {
@@ -199,11 +226,13 @@ export function initialState(c: MinosConfig, writes: number, scopes: number): St
 }
 
 /**
- * What a step writes in place, beyond the lists every step may change (network, background
- * persists, scripts' positions, ghosts), which `copy` always copies: at most one record
- * (rec[n][k]; n = -1: none; n = ALL: every node's row, whose records the step replaces),
- * and the coordinator threads and follower threads to copy (one index, ALL, or
- * NO_THREAD). The rest is shared with the state before, the other nodes' rows included.
+ * What a step writes in place: at most one record (rec[n][k]; n = -1: none; n = ALL: every
+ * node's row, whose records the step replaces), and the coordinator threads and follower
+ * threads to copy (one index, ALL, or NO_THREAD). The rest is shared with the state before,
+ * the other nodes' rows included. The lists a step may change as a whole (network,
+ * background persists, scripts' positions, NVM logs, ghosts, the thread lists) are shared
+ * too until the step first writes one: it asks for it with `netOf`, `bgOf`, `clOf`,
+ * `nvmOf`, `ghostOf`, `coOf`, `foOf`, which copy it then (copy-on-write).
  */
 export interface Writes {
   n: number;
@@ -214,35 +243,75 @@ export interface Writes {
 export const ALL = -2;
 export const NO_THREAD = -1;
 
+/** The state the step being taken was copied from: a list of d still === its list is shared with it. */
+let base: State | undefined;
+
 /** The one copy of a step (specs/kit/state.ts): the parts `w` says the step writes; logs, messages and vFIFOs are replaced, never changed. */
 export function copy(s: State, w: Writes): State {
-  const rec = s.rec.slice();
-  if (w.n === ALL) for (let n = 0; n < rec.length; n++) rec[n] = s.rec[n].slice();
-  else if (w.n >= 0) {
+  base = s;
+  let rec = s.rec;
+  if (w.n === ALL) {
+    rec = s.rec.slice();
+    for (let n = 0; n < rec.length; n++) rec[n] = s.rec[n].slice();
+  } else if (w.n >= 0) {
+    rec = s.rec.slice();
     rec[w.n] = s.rec[w.n].slice();
     rec[w.n][w.k] = copyRec(rec[w.n][w.k]);
   }
-  const co = s.co.slice();
-  for (let c = 0; c < co.length; c++) {
-    const t = co[c];
-    if (t !== null && (w.co === ALL || w.co === c)) co[c] = copyCoord(t);
+  let co = s.co;
+  if (w.co !== NO_THREAD) {
+    co = s.co.slice();
+    for (let c = 0; c < co.length; c++) {
+      const t = co[c];
+      if (t !== null && (w.co === ALL || w.co === c)) co[c] = copyCoord(t);
+    }
   }
-  const fo = s.fo.slice();
-  if (w.fo === ALL) for (let i = 0; i < fo.length; i++) fo[i] = copyFoll(fo[i]);
-  else if (w.fo >= 0) fo[w.fo] = copyFoll(fo[w.fo]);
-  const g = s.g;
-  return {
-    rec,
-    nvm: s.nvm.slice(),
-    co,
-    cl: s.cl.slice(),
-    fo,
-    net: s.net.slice(),
-    bg: s.bg.slice(),
-    crashed: s.crashed,
-    pr: s.pr,
-    g: { wts: g.wts.slice(), wst: g.wst.slice(), readMax: g.readMax.slice(), pd: g.pd.slice(), i2: g.i2, i11: g.i11, lin: g.lin },
-  };
+  let fo = s.fo;
+  if (w.fo === ALL) {
+    fo = s.fo.slice();
+    for (let i = 0; i < fo.length; i++) fo[i] = copyFoll(fo[i]);
+  } else if (w.fo >= 0) {
+    fo = s.fo.slice();
+    fo[w.fo] = copyFoll(fo[w.fo]);
+  }
+  return { rec, nvm: s.nvm, co, cl: s.cl, fo, net: s.net, bg: s.bg, crashed: s.crashed, pr: s.pr, g: s.g };
+}
+
+// Copy-on-write of the step's copy d: each list the first time the step writes it.
+export function netOf(d: State): Msg[] {
+  if (d.net === base!.net) d.net = d.net.slice();
+  return d.net;
+}
+export function bgOf(d: State): Bg[] {
+  if (d.bg === base!.bg) d.bg = d.bg.slice();
+  return d.bg;
+}
+export function clOf(d: State): number[] {
+  if (d.cl === base!.cl) d.cl = d.cl.slice();
+  return d.cl;
+}
+export function nvmOf(d: State): number[][] {
+  if (d.nvm === base!.nvm) d.nvm = d.nvm.slice();
+  return d.nvm;
+}
+export function coOf(d: State): (Coord | null)[] {
+  if (d.co === base!.co) d.co = d.co.slice();
+  return d.co;
+}
+/** Coordinator thread c of d, copied the first time the step writes it (a step that may fill several threads' sender sets). */
+export function coordOf(d: State, c: number): Coord {
+  const co = coOf(d);
+  if (co[c] === base!.co[c]) co[c] = copyCoord(co[c]!);
+  return co[c]!;
+}
+export function foOf(d: State): Foll[] {
+  if (d.fo === base!.fo) d.fo = d.fo.slice();
+  return d.fo;
+}
+export function ghostOf(d: State): Ghost {
+  const g = d.g;
+  if (g === base!.g) d.g = { wts: g.wts.slice(), wst: g.wst.slice(), readMax: g.readMax.slice(), pd: g.pd.slice(), i2: g.i2, i11: g.i11, lin: g.lin };
+  return d.g;
 }
 
 // Field by field (one object shape each), which is cheaper than a spread.
@@ -264,9 +333,6 @@ export function maxNvm(s: State, n: number, k: number): number {
   for (let i = 0; i < log.length; i += 3) if (log[i] === k && log[i + 1] > m) m = log[i + 1];
   return m;
 }
-
-export const durableAll = (s: State, k: number, t: number): boolean => s.nvm.every((_, n) => maxNvm(s, n, k) >= t);
-export const durableSome = (s: State, k: number, t: number): boolean => s.nvm.some((_, n) => maxNvm(s, n, k) >= t);
 
 /** A compact canonical encoding of a state (the explorer's view): numbers joined, each part tagged. */
 export function encode(s: State): string {
@@ -301,75 +367,98 @@ function code(x: string): number {
   return c;
 }
 
+/** A thread's kind, as `code` numbers it, without the lookup. */
+const kindCode = (kind: Coord['kind']): number => (kind === 'write' ? 0 : kind === 'persist' ? 1 : 2);
+
+/** Copies a list of numbers into out at n, its length first; returns the next free index. */
+function list(out: Int32Array, n: number, xs: readonly number[]): number {
+  const len = xs.length;
+  out[n++] = len;
+  for (let i = 0; i < len; i++) out[n + i] = xs[i];
+  return n + len;
+}
+
 /**
  * An injective encoding of a state into out (equal states give equal words, different ones
  * different words, as `encode` gives different strings): every list with its length first.
  * Returns the number of words, or -1 when out is too small (writes past its end are
- * dropped by the typed array; the engine retries with a larger one).
+ * dropped by the typed array; the engine retries with a larger one). Plain indexed loops:
+ * this runs on every successor.
  */
 export function encodeWords(s: State, out: Int32Array): number {
   let n = 0;
-  out[n++] = s.rec.length;
-  for (const row of s.rec) {
+  const rec = s.rec;
+  out[n++] = rec.length;
+  for (let i = 0; i < rec.length; i++) {
+    const row = rec[i];
     out[n++] = row.length;
-    for (const r of row) {
-      out[n++] = r.val;
-      out[n++] = r.vts;
-      out[n++] = r.gv;
-      out[n++] = r.gd;
-      out[n++] = r.rd;
-      out[n++] = r.wr;
-      out[n++] = r.iss;
-      n = putList(out, n, r.vq);
+    for (let j = 0; j < row.length; j++) {
+      const r = row[j];
+      out[n] = r.val;
+      out[n + 1] = r.vts;
+      out[n + 2] = r.gv;
+      out[n + 3] = r.gd;
+      out[n + 4] = r.rd;
+      out[n + 5] = r.wr;
+      out[n + 6] = r.iss;
+      n = list(out, n + 7, r.vq);
     }
   }
-  out[n++] = s.nvm.length;
-  for (const log of s.nvm) n = putList(out, n, log);
-  out[n++] = s.co.length;
-  for (const t of s.co) {
+  const nvm = s.nvm;
+  out[n++] = nvm.length;
+  for (let i = 0; i < nvm.length; i++) n = list(out, n, nvm[i]);
+  const co = s.co;
+  out[n++] = co.length;
+  for (let c = 0; c < co.length; c++) {
+    const t = co[c];
     if (t === null) {
       out[n++] = -1;
       continue;
     }
-    out[n++] = code(t.kind);
-    out[n++] = t.k;
-    out[n++] = t.w;
-    out[n++] = t.ts;
-    out[n++] = code(t.pc);
-    out[n++] = t.tau;
-    out[n++] = +t.sn | (+t.sent << 1) | (+t.resp << 2);
-    out[n++] = t.ack;
-    out[n++] = t.ackP;
-    out[n++] = t.low;
-    out[n++] = t.sc;
+    out[n] = kindCode(t.kind);
+    out[n + 1] = t.k;
+    out[n + 2] = t.w;
+    out[n + 3] = t.ts;
+    out[n + 4] = code(t.pc);
+    out[n + 5] = t.tau;
+    out[n + 6] = +t.sn | (+t.sent << 1) | (+t.resp << 2);
+    out[n + 7] = t.ack;
+    out[n + 8] = t.ackP;
+    out[n + 9] = t.low;
+    out[n + 10] = t.sc;
+    n += 11;
   }
-  n = putList(out, n, s.cl);
-  out[n++] = s.fo.length;
-  for (const f of s.fo) {
-    out[n++] = f.n;
-    out[n++] = code(f.kind);
-    out[n++] = f.k;
-    out[n++] = f.ts;
-    out[n++] = f.v;
-    out[n++] = f.from;
-    out[n++] = code(f.pc);
-    out[n++] = f.tau;
-    out[n++] = +f.sn;
-    out[n++] = f.need;
-    out[n++] = f.sc;
-    n = putList(out, n, f.items);
+  n = list(out, n, s.cl);
+  const fo = s.fo;
+  out[n++] = fo.length;
+  for (let i = 0; i < fo.length; i++) {
+    const f = fo[i];
+    out[n] = f.n;
+    out[n + 1] = kindCode(f.kind);
+    out[n + 2] = f.k;
+    out[n + 3] = f.ts;
+    out[n + 4] = f.v;
+    out[n + 5] = f.from;
+    out[n + 6] = code(f.pc);
+    out[n + 7] = f.tau;
+    out[n + 8] = +f.sn;
+    out[n + 9] = f.need;
+    out[n + 10] = f.sc;
+    n = list(out, n + 11, f.items);
   }
-  out[n++] = s.net.length;
-  for (const m of s.net) n = putList(out, n, m);
-  out[n++] = s.bg.length;
-  for (const b of s.bg) n = putList(out, n, b);
+  const net = s.net;
+  out[n++] = net.length;
+  for (let i = 0; i < net.length; i++) n = list(out, n, net[i]);
+  const bg = s.bg;
+  out[n++] = bg.length;
+  for (let i = 0; i < bg.length; i++) n = list(out, n, bg[i]);
   out[n++] = +s.crashed;
-  n = putList(out, n, s.pr);
+  n = list(out, n, s.pr);
   const g = s.g;
-  n = putList(out, n, g.wts);
-  n = putList(out, n, g.wst);
-  n = putList(out, n, g.readMax);
-  n = putList(out, n, g.pd);
+  n = list(out, n, g.wts);
+  n = list(out, n, g.wst);
+  n = list(out, n, g.readMax);
+  n = list(out, n, g.pd);
   n = putString(out, n, g.i2);
   n = putString(out, n, g.i11);
   n = putString(out, n, g.lin);

@@ -4,12 +4,13 @@
 // network's deliveries, the background persists, MINOS-O's vFIFO dequeues, the full-system
 // crash and, after it, the post-crash reads.
 
+import { removeAt } from '../kit/state.ts';
 import type { ActorStep, GlobalStep, Phase } from '../kit/table.ts';
 import { broadcast, checkI11, maxDone, persistNvm, readValue, scopeItems, type Cx } from './context.ts';
 import { coordinatorSteps } from './coordinator.ts';
 import { followerSteps } from './follower.ts';
 import { networkSteps } from './network.ts';
-import { KEY, NODE, NONE, PERSIST, mkTS, showTS, ver, type MinosAction, type Op, type State } from './state.ts';
+import { ActionCache, KEY, NODE, NONE, NO_ITEMS, PERSIST, actionKey, bgOf, coOf, ghostOf, mkTS, showTS, ver, type MinosAction, type Op, type State } from './state.ts';
 
 type Step = ActorStep<State, MinosAction>;
 
@@ -23,6 +24,11 @@ function nextOp(cx: Cx, s: State, c: number, f: Op['f']): Op | undefined {
 function clientSteps(cx: Cx): Step[] {
   const { mut, writeOf, writes } = cx;
   const who = (c: number) => `c${c}@${NODE[cx.nodeOf(c)]}`;
+  // A client's next operation is its script's: each action made once per (client, place in the script).
+  const writesMade = new ActionCache();
+  const persistsMade = new ActionCache();
+  const readsMade = new ActionCache();
+  const at = (s: State, c: number) => actionKey(c, 0, 0, s.cl[c], 0);
   return [
     {
       // Line 4: GenTS reads volatileTS and adds one [L102]. Fixed: an atomic per-key
@@ -32,7 +38,9 @@ function clientSteps(cx: Cx): Step[] {
       cites: 'Fig. 2 Line 4, GenTS [L102], [L116]; §3.4 of the extraction',
       enabled(s, c, out) {
         const op = nextOp(cx, s, c, 'write');
-        if (op) out.push({ step: 'clientWrite_L4', label: `clientWrite_L4(${who(c)}, ${KEY[op.key ?? 0]}, v${writeOf[c][s.cl[c]] + 1})`, i: c, k: op.key ?? 0 });
+        if (!op) return;
+        const key = at(s, c);
+        out.push(writesMade.get(key) ?? writesMade.keep(key, { step: 'clientWrite_L4', label: `clientWrite_L4(${who(c)}, ${KEY[op.key ?? 0]}, v${writeOf[c][s.cl[c]] + 1})`, i: c, k: op.key ?? 0 }));
       },
       effect(d, a) {
         const c = a.i;
@@ -45,9 +53,10 @@ function clientSteps(cx: Cx): Step[] {
         if (!faithful) r.iss = v;
         const w = writeOf[c][d.cl[c]];
         const ts = mkTS(v, n);
-        d.g.wts[w] = ts;
-        d.g.wst[w] = 1;
-        d.co[c] = { kind: 'write', k: a.k, w, ts, pc: 'check', tau: NONE, sn: false, sent: false, resp: false, ack: 0, ackP: 0, low, sc: writes[w].sc };
+        const g = ghostOf(d);
+        g.wts[w] = ts;
+        g.wst[w] = 1;
+        coOf(d)[c] = { kind: 'write', k: a.k, w, ts, pc: 'check', tau: NONE, sn: false, sent: false, resp: false, ack: 0, ackP: 0, low, sc: writes[w].sc };
       },
     },
     {
@@ -55,13 +64,15 @@ function clientSteps(cx: Cx): Step[] {
       cites: 'Scope [PERSIST]sc [L168]: to every follower, carrying the scope\'s (key, TS_WR) (the S-GAP fix)',
       enabled(s, c, out) {
         const op = nextOp(cx, s, c, 'persist');
-        if (op) out.push({ step: 'clientPersist', label: `clientPersist(${who(c)}, sc${op.sc})`, i: c, k: -1 });
+        if (!op) return;
+        const key = at(s, c);
+        out.push(persistsMade.get(key) ?? persistsMade.keep(key, { step: 'clientPersist', label: `clientPersist(${who(c)}, sc${op.sc})`, i: c, k: -1 }));
       },
       effect(d, a) {
         const c = a.i;
         const sc = cx.cfg.clients[c].ops[d.cl[c]].sc ?? 0;
         const items = mut['S-GAP'] ? [] : scopeItems(cx, d, sc);
-        d.co[c] = { kind: 'persist', k: -1, w: -1, ts: NONE, pc: 'persistWait', tau: NONE, sn: false, sent: true, resp: false, ack: 0, ackP: 0, low: 0, sc };
+        coOf(d)[c] = { kind: 'persist', k: -1, w: -1, ts: NONE, pc: 'persistWait', tau: NONE, sn: false, sent: true, resp: false, ack: 0, ackP: 0, low: 0, sc };
         broadcast(cx, d, PERSIST, cx.nodeOf(c), -1, sc, 0, sc, items);
       },
     },
@@ -72,11 +83,13 @@ function clientSteps(cx: Cx): Step[] {
       enabled(s, c, out) {
         const op = nextOp(cx, s, c, 'read');
         const k = op?.key ?? 0;
-        if (op && s.rec[cx.nodeOf(c)][k].rd === NONE) out.push({ step: 'read', label: `${mut.M21 ? 'readCheck' : 'read'}(${who(c)}, ${KEY[k]})`, i: c, k });
+        if (!op || s.rec[cx.nodeOf(c)][k].rd !== NONE) return;
+        const key = at(s, c);
+        out.push(readsMade.get(key) ?? readsMade.keep(key, { step: 'read', label: `${mut.M21 ? 'readCheck' : 'read'}(${who(c)}, ${KEY[k]})`, i: c, k }));
       },
       effect(d, a) {
         const low = maxDone(cx, d, a.k);
-        if (mut.M21) d.co[a.i] = { kind: 'read', k: a.k, w: -1, ts: NONE, pc: 'load', tau: NONE, sn: false, sent: false, resp: false, ack: 0, ackP: 0, low, sc: 0 };
+        if (mut.M21) coOf(d)[a.i] = { kind: 'read', k: a.k, w: -1, ts: NONE, pc: 'load', tau: NONE, sn: false, sent: false, resp: false, ack: 0, ackP: 0, low, sc: 0 };
         else readValue(cx, d, a.i, a.k, low);
       },
     },
@@ -86,37 +99,38 @@ function clientSteps(cx: Cx): Step[] {
 /** The full-system crash (§1.5): volatile state, threads, vFIFOs and messages are lost; each node recovers from the NVM logs. */
 function crash(cx: Cx, d: State): void {
   const { N, cfg } = cx;
-  const best = (ns: number[], k: number): [number, number] => {
-    let ts = 0;
-    let val = 0;
-    for (const n of ns) {
-      const log = d.nvm[n];
-      for (let i = 0; i < log.length; i += 3) {
-        if (log[i] === k && (log[i + 1] > ts || (log[i + 1] === ts && log[i + 2] > val))) {
-          ts = log[i + 1];
-          val = log[i + 2];
-        }
-      }
-    }
-    return [ts, val];
-  };
-  const allNodes = Array.from({ length: N }, (_, n) => n);
+  const system = cfg.recovery === 'system';
   for (let n = 0; n < N; n++) {
     for (let k = 0; k < cfg.keys; k++) {
-      const [ts, val] = best(cfg.recovery === 'system' ? allNodes : [n], k);
-      d.rec[n][k] = { val, vts: ts, gv: ts, gd: ts, rd: NONE, wr: 0, iss: ver(ts), vq: [] };
+      // the max-TS entry of k (and of its values, the largest) in node n's log, or in every log
+      let ts = 0;
+      let val = 0;
+      for (let p = system ? 0 : n; p < (system ? N : n + 1); p++) {
+        const log = d.nvm[p];
+        for (let i = 0; i < log.length; i += 3) {
+          if (log[i] === k && (log[i + 1] > ts || (log[i + 1] === ts && log[i + 2] > val))) {
+            ts = log[i + 1];
+            val = log[i + 2];
+          }
+        }
+      }
+      d.rec[n][k] = { val, vts: ts, gv: ts, gd: ts, rd: NONE, wr: 0, iss: ver(ts), vq: NO_ITEMS };
     }
   }
   d.co = d.co.map(() => null);
   d.fo = [];
   d.net = [];
   d.bg = [];
-  d.g.wst = d.g.wst.map((x) => (x === 1 ? 3 : x));
+  ghostOf(d).wst = d.g.wst.map((x) => (x === 1 ? 3 : x));
   d.crashed = true;
 }
 
 function systemSteps(cx: Cx): GlobalStep<State, MinosAction>[] {
   const { N, cfg } = cx;
+  const persists = new ActionCache();
+  const dequeues = new ActionCache();
+  const reads = new ActionCache();
+  const crashAction: MinosAction = { step: 'crash', label: 'crash', i: 0, k: 0 };
   return [
     {
       name: 'backgroundPersist',
@@ -124,12 +138,13 @@ function systemSteps(cx: Cx): GlobalStep<State, MinosAction>[] {
       enabled(s, out) {
         for (let j = 0; j < s.bg.length; j++) {
           const [n, k, ts] = s.bg[j];
-          out.push({ step: 'backgroundPersist', label: `backgroundPersist(${NODE[n]}, ${KEY[k]}, ${showTS(ts)})`, i: j, k });
+          const key = actionKey(j, n, k, ts, 0);
+          out.push(persists.get(key) ?? persists.keep(key, { step: 'backgroundPersist', label: `backgroundPersist(${NODE[n]}, ${KEY[k]}, ${showTS(ts)})`, i: j, k }));
         }
       },
       effect(d, a) {
         const [n, k, ts, v] = d.bg[a.i];
-        d.bg.splice(a.i, 1);
+        removeAt(bgOf(d), a.i);
         persistNvm(d, n, k, ts, v);
       },
     },
@@ -142,7 +157,9 @@ function systemSteps(cx: Cx): GlobalStep<State, MinosAction>[] {
         for (let n = 0; n < N; n++) {
           for (let k = 0; k < cfg.keys; k++) {
             const q = s.rec[n][k].vq;
-            if (q.length) out.push({ step: 'vFIFOdequeue', label: `vFIFOdequeue(${NODE[n]}, ${KEY[k]}, ${showTS(q[0])})`, i: n, k });
+            if (!q.length) continue;
+            const key = actionKey(0, n, k, q[0], 0);
+            out.push(dequeues.get(key) ?? dequeues.keep(key, { step: 'vFIFOdequeue', label: `vFIFOdequeue(${NODE[n]}, ${KEY[k]}, ${showTS(q[0])})`, i: n, k }));
           }
         }
       },
@@ -161,7 +178,7 @@ function systemSteps(cx: Cx): GlobalStep<State, MinosAction>[] {
       name: 'crash',
       cites: '§1.5 of the extraction: one full-system crash, enabled anywhere; recovery per replica or system-level',
       enabled(s, out) {
-        if (cfg.crash && !s.crashed) out.push({ step: 'crash', label: 'crash', i: 0, k: 0 });
+        if (cfg.crash && !s.crashed) out.push(crashAction);
       },
       effect: (d) => crash(cx, d),
     },
@@ -175,7 +192,8 @@ function systemSteps(cx: Cx): GlobalStep<State, MinosAction>[] {
         if (idx >= N * cfg.keys) return;
         const n = Math.floor(idx / cfg.keys);
         const k = idx % cfg.keys;
-        out.push({ step: 'recoveredRead', label: `recoveredRead(${NODE[n]}, ${KEY[k]})`, i: n, k });
+        const key = actionKey(0, n, k, 0, 0);
+        out.push(reads.get(key) ?? reads.keep(key, { step: 'recoveredRead', label: `recoveredRead(${NODE[n]}, ${KEY[k]})`, i: n, k }));
       },
       effect(d, a) {
         d.pr = [...d.pr, a.i, a.k, d.rec[a.i][a.k].val];
@@ -184,10 +202,14 @@ function systemSteps(cx: Cx): GlobalStep<State, MinosAction>[] {
   ];
 }
 
+/** A client with no thread running: only its next operation's steps (which have no place) may be enabled. */
+const IDLE = '';
+
 export function phases(cx: Cx): Phase<State, MinosAction>[] {
   return [
-    { actors: (s) => s.co.length, steps: [...coordinatorSteps(cx), ...clientSteps(cx)] },
-    { actors: (s) => s.fo.length, steps: followerSteps(cx) },
+    // a client's steps at its thread's place (coordinator.ts), or its next operation when it has none
+    { actors: (s) => s.co.length, steps: [...coordinatorSteps(cx), ...clientSteps(cx)], at: (s, c) => s.co[c]?.pc ?? IDLE },
+    { actors: (s) => s.fo.length, steps: followerSteps(cx), at: (s, i) => s.fo[i].pc },
     ...networkSteps(cx),
     ...systemSteps(cx),
   ];
