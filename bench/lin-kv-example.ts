@@ -19,7 +19,7 @@
 // The history is read back from JSON so that its strings are flat, as a file gives them.
 
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -32,13 +32,24 @@ const EXAMPLES: Record<string, Omit<GenerateOptions, 'corrupt'>> = {
 
 const args = process.argv.slice(2);
 if (args[0] === '--write') {
+  if (!args[1]) {
+    console.error('lin-kv-example: --write needs a directory');
+    process.exit(64);
+  }
+  mkdirSync(args[1], { recursive: true });
   for (const [name, options] of Object.entries(EXAMPLES)) {
     for (const corrupt of [0, 1]) {
       const g = generateHistory({ ...options, corrupt });
       const lines = g.history.map((o) =>
         JSON.stringify({ client: o.client, input: o.input, call: o.call, ...(o.ret !== undefined ? { return: o.ret, output: o.output, status: 'ok' } : { status: 'info' }) }),
       );
-      writeFileSync(join(args[1], `${name}-${corrupt ? 'bad' : 'ok'}.jsonl`), lines.join('\n') + '\n');
+      const file = join(args[1], `${name}-${corrupt ? 'bad' : 'ok'}.jsonl`);
+      try {
+        writeFileSync(file, lines.join('\n') + '\n', { flag: 'wx' }); // never over an existing file
+      } catch (e) {
+        console.error(`lin-kv-example: cannot write ${file}: ${(e as NodeJS.ErrnoException).code === 'EEXIST' ? 'it exists (pick a new directory)' : (e as Error).message}`);
+        process.exit(73);
+      }
     }
   }
 } else if (args[0] === '--processes') {
