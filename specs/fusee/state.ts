@@ -5,7 +5,7 @@
 // steps of X§6.2.
 
 import type { StepAction } from '../kit/table.ts';
-import { ByteWords, KeptBytes } from '../kit/words.ts';
+import { ByteWords, KeptWords } from '../kit/words.ts';
 import type { Mon } from '../kit/object-ghost.ts';
 
 /** One client operation. Register level: write(v) / read. KV level: insert / delete / search of key k. */
@@ -224,7 +224,7 @@ function putClient(w: ByteWords, c: Client): void {
 // Clients, the ghost and the monitor are replaced, never changed, and shared by many
 // states (the monitor's equal values are one object, kit/object-ghost.ts), the successors
 // of one state above all, which mostly keep their parent's or make a new one: the words of
-// the last few met are kept by identity (kit/words.ts `KeptBytes`; a weak map of every
+// the last few met are kept by identity (kit/words.ts `KeptWords`; a weak map of every
 // object's words cost more than it saved).
 function putGhost(w: ByteWords, g: Ghost): void {
   w.int(g.rnd);
@@ -254,10 +254,10 @@ function putMon(w: ByteWords, m: Mon): void {
   w.string(m.bad);
 }
 
-const ghostWords = new KeptBytes<Ghost>(putGhost, 1, 4);
-const monWords = new KeptBytes<Mon>(putMon, 1, 4);
+const ghostWords = new KeptWords(putGhost, 4);
+const monWords = new KeptWords(putMon, 4);
 /** Clients by their slot; a config has a handful (the open workload more: those past 8 are written afresh). */
-const clientWords = new KeptBytes<Client>(putClient, 8, 2);
+const clientWords = new KeptWords(putClient, 2);
 const bytes = new ByteWords();
 
 /** Machine.encode: the words of s (see above); -1 when `out` is too short. */

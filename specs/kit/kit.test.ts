@@ -8,7 +8,7 @@ import { monCrash, monInit, monInvoke, monReturn, registerSlot, type SlotModel }
 import { addSorted, freezing, produce, removeSorted, withAt } from './state.ts';
 import { actorActions, phasedMachine, runLocal, tableMachine, type ActionTable, type ActorStep, type LocalStep, type Phase, type StepAction } from './table.ts';
 import { variants } from './variants.ts';
-import { ByteWords, cachedWords, KeptBytes, sameStates, SlotWords, wordEncoder } from './words.ts';
+import { ByteWords, cachedWords, KeptWords, sameStates, wordEncoder, type WordWriter } from './words.ts';
 
 describe('kit/variants', () => {
   const V = variants('toy', ['M1', 'M2'] as const);
@@ -324,13 +324,13 @@ describe('words (Machine.encode for plain-object specs)', () => {
     expect(calls).toBe(1);
     expect(encode({ a: 1, p: shared }, new Int32Array(4))).toBe(-1);
   });
-  it('SlotWords copies the words of the object last written in a slot, and writes any other object afresh', () => {
+  it('KeptWords over a WordWriter copies the words of the object last written in a slot, and writes any other object afresh', () => {
     let writes = 0;
-    const slots = new SlotWords<{ xs: number[] }>((w, p) => {
+    const slots = new KeptWords((w: WordWriter, p: { xs: number[] }) => {
       writes++;
       w.ints(p.xs);
     });
-    const encode = wordEncoder<{ xs: number[] }[]>((w, s) => s.forEach((p, i) => slots.put(w, i, p)));
+    const encode = wordEncoder<{ xs: number[] }[]>((w, s) => s.forEach((p, i) => slots.write(w, p, i)));
     const a = { xs: [1, 2] };
     const b = { xs: [3] };
     const out = new Int32Array(16);
@@ -364,13 +364,13 @@ describe('words (Machine.encode for plain-object specs)', () => {
     w.begin(new Int32Array(2)).ints([-(2 ** 31), -(2 ** 31)]); // 1 + 5 + 5 bytes: three words
     expect(w.end()).toBe(-1);
   });
-  it('KeptBytes copies the words of an object met again in its slot, the same words as writing it afresh', () => {
+  it('KeptWords over ByteWords copies the words of an object met again in its slot, the same words as writing it afresh', () => {
     let writes = 0;
     const put = (w: ByteWords, p: { xs: number[] }) => {
       writes++;
       w.ints(p.xs);
     };
-    const kept = new KeptBytes(put, 2, 2);
+    const kept = new KeptWords(put, 2);
     const bw = new ByteWords();
     const out = new Int32Array(16);
     const words = (s: { xs: number[] }[], fresh = false) => {

@@ -71,39 +71,6 @@ export class WordWriter {
 }
 
 /**
- * The words last written for each slot (a server's place in the state), kept with the
- * object they encode: successors of one state are encoded one after another and share
- * (copy-on-write) the parts their step did not write, so the same object comes again in
- * the same slot and its words are copied rather than written. Objects must never change
- * once their state is made (the discipline of kit/state.ts). No weak map: the parts are
- * short-lived and many.
- */
-export class SlotWords<T extends object> {
-  private objs: (T | undefined)[] = [];
-  private bufs: Int32Array[] = [];
-  private lens: number[] = [];
-
-  constructor(private readonly write: (w: WordWriter, x: T) => void) {}
-
-  put(w: WordWriter, slot: number, x: T): void {
-    if (this.objs[slot] === x) {
-      w.words(this.bufs[slot], this.lens[slot]);
-      return;
-    }
-    const mark = w.mark();
-    this.write(w, x);
-    const kept = w.since(mark, this.bufs[slot] ?? new Int32Array(64));
-    if (kept === undefined) {
-      this.objs[slot] = undefined;
-      return;
-    }
-    this.objs[slot] = x;
-    this.bufs[slot] = kept;
-    this.lens[slot] = w.mark() - mark;
-  }
-}
-
-/**
  * The same prefix code for specs that write by index into the engine's buffer (a
  * hand-written `Machine.encode`): xs with its length first; returns the next free index.
  * Writes past out's end are dropped by the typed array; the returned length tells the
@@ -219,48 +186,48 @@ export class ByteWords {
 }
 
 /**
- * ByteWords of shared, immutable parts, kept by identity: per slot (a client's place in the
- * state, or one slot for a part the state has once) the last `ways` objects met there and
- * their words, a miss replacing the entry after the one used last, no allocation. Successors of one state are encoded one
- * after another and share every part their step did not replace, so most parts are met
- * again in the same slot and copied rather than written (no weak map: such parts are many
- * and short-lived). Objects must never change once their state is made (kit/state.ts).
+ * The words of shared, immutable parts, kept by identity: per slot (a server's or a
+ * client's place in the state, or slot 0 for a part the state has once) the last `ways`
+ * objects met there with their words, a miss replacing the entry after the one used last.
+ * Successors of one state are encoded one after another and share (copy-on-write) every
+ * part their step did not replace, so most parts are met again in the same slot and their
+ * words copied rather than written. Objects must never change once their state is made
+ * (kit/state.ts). No weak map: such parts are many and short-lived. Works over either
+ * writer (WordWriter, ByteWords: its words aligned, so kept words equal written ones).
  */
-export class KeptBytes<T extends object> {
-  private readonly xs: (T | null)[];
-  private readonly ws: Int32Array[];
-  private readonly ns: Int32Array;
-  private readonly last: Int32Array;
+export class KeptWords<W extends PartWriter, T extends object> {
+  private readonly xs: (T | null)[] = [];
+  private readonly ws: Int32Array[] = [];
+  private readonly ns: number[] = [];
+  private readonly last: number[] = [];
 
   constructor(
-    private readonly put: (w: ByteWords, x: T) => void,
-    private readonly slots = 1,
+    private readonly put: (w: W, x: T) => void,
     private readonly ways = 1,
-  ) {
-    this.xs = Array(slots * ways).fill(null);
-    this.ws = Array.from({ length: slots * ways }, () => new Int32Array(16));
-    this.ns = new Int32Array(slots * ways);
-    this.last = new Int32Array(slots);
-  }
+  ) {}
 
-  /** Appends x's words to w (aligned); a slot past `slots` is written afresh. */
-  write(w: ByteWords, x: T, slot = 0): void {
-    if (slot >= this.slots) {
-      w.align();
-      this.put(w, x);
-      w.align();
-      return;
+  /** Appends x's words to w: copied when x is one of the objects kept for the slot. */
+  write(w: W, x: T, slot = 0): void {
+    const ways = this.ways;
+    const base = slot * ways;
+    while (this.last.length <= slot) {
+      this.last.push(0);
+      for (let k = 0; k < ways; k++) {
+        this.xs.push(null);
+        this.ws.push(new Int32Array(16));
+        this.ns.push(0);
+      }
     }
-    const base = slot * this.ways;
-    for (let k = 0; k < this.ways; k++) {
-      if (this.xs[base + k] === x) {
-        this.last[slot] = k;
-        return w.words(this.ws[base + k], this.ns[base + k]);
+    for (let k = base; k < base + ways; k++) {
+      if (this.xs[k] === x) {
+        this.last[slot] = k - base;
+        w.words(this.ws[k], this.ns[k]);
+        return;
       }
     }
     // Not the one used last (with two ways, the least recently used): a state's part
     // and its successor's replacement alternate, the parent's coming back.
-    const j = (this.last[slot] + 1) % this.ways;
+    const j = ways === 1 ? 0 : (this.last[slot] + 1) % ways;
     this.last[slot] = j;
     const k = base + j;
     const mark = w.mark();
@@ -274,6 +241,13 @@ export class KeptBytes<T extends object> {
     this.ws[k] = kept;
     this.ns[k] = w.mark() - mark;
   }
+}
+
+/** What KeptWords needs of a writer. */
+interface PartWriter {
+  mark(): number;
+  since(mark: number, into: Int32Array): Int32Array | undefined;
+  words(ws: Int32Array, length: number): void;
 }
 
 /**

@@ -1,7 +1,7 @@
 // ROWAN-KV state: plain data only. Names follow the paper and the extraction
 // (/work/shared/protocols/rowan.md §1.3): t-log, b-log, segment states, shard version,
 // CommitVer, CommitVerArray, MaxVerArray, configuration term.
-import { cachedWords, SlotWords, wordEncoder, type WordWriter } from '../kit/words.ts';
+import { cachedWords, KeptWords, wordEncoder, type WordWriter } from '../kit/words.ts';
 
 export type OpKind = 'put' | 'del' | 'get';
 export interface ClientOp {
@@ -615,22 +615,22 @@ function wCm(w: WordWriter, cm: CM): void {
 
 // Successors of one state share (copy-on-write, `copy`) every part their step did not
 // write: each part's words are kept with the object and copied when it comes again.
-const serverWords = new SlotWords(wServer);
-const channelWords = new SlotWords(wChannels);
-const clientWords = new SlotWords(wClients);
-const cmWords = new SlotWords(wCm);
+const serverWords = new KeptWords(wServer);
+const channelWords = new KeptWords(wChannels);
+const clientWords = new KeptWords(wClients);
+const cmWords = new KeptWords(wCm);
 
 function wState(w: WordWriter, st: RowanState): void {
-  for (let i = 0; i < st.srv.length; i++) serverWords.put(w, i, st.srv[i]);
-  channelWords.put(w, 0, st.ch);
+  for (let i = 0; i < st.srv.length; i++) serverWords.write(w, st.srv[i], i);
+  channelWords.write(w, st.ch);
   w.int(st.dead.length);
   for (const d of st.dead) {
     const [a, b] = pair(d);
     w.int(a);
     w.int(b);
   }
-  clientWords.put(w, 0, st.cl);
-  cmWords.put(w, 0, st.cm);
+  clientWords.write(w, st.cl);
+  cmWords.write(w, st.cm);
   w.int(st.acked.length);
   for (const a of st.acked) {
     w.int(a.sh);

@@ -1,5 +1,5 @@
 import { copyEach } from '../kit/state.ts';
-import { cachedWords, SlotWords, wordEncoder, type WordWriter } from '../kit/words.ts';
+import { cachedWords, KeptWords, wordEncoder, type WordWriter } from '../kit/words.ts';
 import type { StepAction } from '../kit/table.ts';
 
 // The state of the Shadowfax model: two servers (source S, target T), the metadata store,
@@ -536,9 +536,9 @@ function wClient(w: WordWriter, cl: Client): void {
 
 // The clients and the channels are shared with the state before until a step takes them
 // (copy): their words are kept with them and copied when the same part comes again.
-const clientWords = new SlotWords(wClient);
-const requestWords = new SlotWords(wRequests);
-const responseWords = new SlotWords(wResponses);
+const clientWords = new KeptWords(wClient);
+const requestWords = new KeptWords(wRequests);
+const responseWords = new KeptWords(wResponses);
 
 function wState(w: WordWriter, s: State): void {
   const meta = s.meta;
@@ -563,9 +563,9 @@ function wState(w: WordWriter, s: State): void {
     w.int(p.c);
   }
   w.int(s.clients.length);
-  for (let c = 0; c < s.clients.length; c++) clientWords.put(w, c, s.clients[c]);
-  requestWords.put(w, 0, s.req);
-  responseWords.put(w, 0, s.resp);
+  for (let c = 0; c < s.clients.length; c++) clientWords.write(w, s.clients[c], c);
+  requestWords.write(w, s.req);
+  responseWords.write(w, s.resp);
   w.int(s.ctrl.length);
   for (const c of s.ctrl) w.words(controlWords(c));
   w.int(s.data.length);

@@ -3,7 +3,7 @@
 
 import type { Faults } from '../kit/faults.ts';
 import type { StepAction } from '../kit/table.ts';
-import { ByteWords, KeptBytes } from '../kit/words.ts';
+import { ByteWords, KeptWords } from '../kit/words.ts';
 import type { Mon } from '../kit/object-ghost.ts';
 
 export type Op =
@@ -237,7 +237,7 @@ export function copy(s: State, a: SwarmAction): State {
 // under 4,072), so a state is some 40 words rather than 110-190, and the engine's hashing
 // and storing of each state is linear in its words. Processes, the network and the
 // register ghost are replaced, never changed in place, and mostly shared by the successors
-// of one state: their words are kept by identity (`KeptBytes`) and copied.
+// of one state: their words are kept by identity (`KeptWords`) and copied.
 
 const ST: Record<string, number> = { W6: 0, W10: 1, W11: 2, R12: 0, R13: 1, R16: 2 };
 const KIND = { W: 1, R: 2, MR: 3, MW: 4, TL: 5 } as const;
@@ -309,10 +309,10 @@ function putLin(w: ByteWords, lin: Mon): void {
 
 const bytes = new ByteWords();
 /** Processes by their slot (a config has at most a handful; those past 8 are written afresh). */
-const procWords = new KeptBytes<Proc>(putProc, 8, 2);
+const procWords = new KeptWords(putProc, 2);
 /** The requests (slot 0) and the responses (slot 1). */
-const msgWords = new KeptBytes<readonly (readonly number[])[]>(putMsgs, 2, 2);
-const linWords = new KeptBytes<Mon>(putLin, 1, 4);
+const msgWords = new KeptWords(putMsgs, 2);
+const linWords = new KeptWords(putLin, 4);
 
 /** Machine.encode: the words of s (see above); -1 when `out` is too short. */
 export function encode(s: State, out: Int32Array): number {
