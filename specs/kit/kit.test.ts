@@ -3,7 +3,7 @@ import { exploreSync } from '../../checkers/explore/index.ts';
 import type { Machine } from '../../checkers/explore/types.ts';
 import { NO_FAULTS, applyFault, faultChoices, isDown, isSuspected } from './faults.ts';
 import { clientHistory, register, registerOp } from './history.ts';
-import { answer, channels, consume, deliveries, distinct, enqueue, firstCopy, remap, send, sent, take, taken, type Msg } from './network.ts';
+import { answer, channels, consume, deliveries, distinct, enqueue, firstCopy, Interned, remap, send, sent, take, taken, type Msg } from './network.ts';
 import { monCrash, monInit, monInvoke, monReturn, registerSlot, type SlotModel } from './object-ghost.ts';
 import { addSorted, freezing, produce, removeSorted, withAt } from './state.ts';
 import { actorActions, phasedMachine, runLocal, tableMachine, type ActionTable, type ActorStep, type LocalStep, type Phase, type StepAction } from './table.ts';
@@ -132,6 +132,13 @@ describe('kit/network', () => {
     expect(c).toEqual(b);
     expect(a).toHaveLength(4);
     expect(() => taken(c, [9])).toThrow('no message [9] in flight');
+  });
+  it('interns messages by content: one tuple per message, across growth', () => {
+    const t = new Interned<Msg>();
+    const first = Array.from({ length: 600 }, (_, i) => t.of([i % 7, i, -1]));
+    first.forEach((m, i) => expect(t.of([i % 7, i, -1])).toBe(m));
+    expect(t.of([1, 2])).not.toBe(t.of([1, 2, 0]));
+    expect(t.of([1, 2])).toEqual([1, 2]);
   });
   it('offers reordering, loss and duplication as options, and FIFO heads only', () => {
     const bag: Msg[] = [[1], [2]];

@@ -164,3 +164,53 @@ export function answer<M extends Msg>(fused: boolean, rsp: M, bag: M[], deliver:
   if (fused) deliver(rsp);
   else send(bag, rsp);
 }
+
+// ---- one tuple per message ----
+
+/**
+ * Messages interned by content: `of(m)` returns the first tuple met with m's fields, so
+ * that equal messages sent on different paths are one object, and whatever a spec keys by
+ * a message's identity (the action that delivers it, its label, its words) is made once
+ * per message rather than once per send. An open-addressed table over the fields' hash;
+ * it only grows, by the distinct messages a config sends (a few hundred to thousands).
+ */
+export class Interned<M extends Msg> {
+  private slots: (M | undefined)[] = new Array(256);
+  private count = 0;
+
+  of(m: M): M {
+    const slots = this.slots;
+    const mask = slots.length - 1;
+    for (let i = hashMsg(m) & mask; ; i = (i + 1) & mask) {
+      const x = slots[i];
+      if (x === undefined) break;
+      if (x === m || compareMsg(x, m) === 0) return x;
+    }
+    if (2 * (this.count + 1) > slots.length) this.grow();
+    const s = this.slots;
+    const k = s.length - 1;
+    let i = hashMsg(m) & k;
+    while (s[i] !== undefined) i = (i + 1) & k;
+    s[i] = m;
+    this.count++;
+    return m;
+  }
+
+  private grow(): void {
+    const old = this.slots;
+    this.slots = new Array(old.length * 2);
+    const k = this.slots.length - 1;
+    for (const x of old) {
+      if (x === undefined) continue;
+      let i = hashMsg(x) & k;
+      while (this.slots[i] !== undefined) i = (i + 1) & k;
+      this.slots[i] = x;
+    }
+  }
+}
+
+function hashMsg(m: Msg): number {
+  let h = m.length;
+  for (let i = 0; i < m.length; i++) h = Math.imul(h ^ m[i], 0x9e3779b1) + i;
+  return (h ^ (h >>> 15)) >>> 0;
+}

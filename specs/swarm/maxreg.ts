@@ -9,7 +9,7 @@ import { isDown } from '../kit/faults.ts';
 import { addSorted, popcount, withAt } from '../kit/state.ts';
 import type { LocalStep } from '../kit/table.ts';
 import { fail, quorumHas, type Cx } from './context.ts';
-import { MSG_READ, MSG_WRITE, ownGhost, type Proc, type ReadRsp, type Req, type Rsp, type State, type WriteAck } from './state.ts';
+import { MSG_READ, MSG_WRITE, ownGhost, request, response, type Proc, type ReadRsp, type Req, type Rsp, type State, type WriteAck } from './state.ts';
 import { BOTTOM, procName, showTuple } from './tuple.ts';
 
 /** A4-A8 inner_write(v): write to every MN whose cached bound is below v. */
@@ -17,7 +17,7 @@ export function innerWrite(cx: Cx, d: State, p: number, v: number): void {
   const pr = d.procs[p];
   for (let i = 0; i < cx.n; i++) {
     if (pr.cache[i] >= v) continue; // A6
-    if (!isDown(d.mns, i)) d.reqs = sent<Req>(d.reqs, [p, i, MSG_WRITE, v]); // A8; a request to a crashed MN is lost
+    if (!isDown(d.mns, i)) d.reqs = sent<Req>(d.reqs, request([p, i, MSG_WRITE, v])); // A8; a request to a crashed MN is lost
     // M18: the cache records the write when it is issued, not on its ack ([update-cache-w])
     if (cx.mut.M18) pr.cache = withAt(pr.cache, i, Math.max(pr.cache[i], v));
   }
@@ -37,7 +37,7 @@ export function startMRead(cx: Cx, d: State, p: number): void {
   const pr = d.procs[p];
   pr.mr = { ph: 0, got: 0, v: -1, frW: d.g.cW, frR: d.g.cR, snap: Math.max(...pr.cache), mx: BOTTOM };
   if (cx.mSpec) return;
-  for (let i = 0; i < cx.n; i++) if (!isDown(d.mns, i)) d.reqs = sent<Req>(d.reqs, [p, i, MSG_READ, 0]);
+  for (let i = 0; i < cx.n; i++) if (!isDown(d.mns, i)) d.reqs = sent<Req>(d.reqs, request([p, i, MSG_READ, 0]));
 }
 
 /** Messages of p's finished M.READ (kind 0) or TRYLOCK (kind 2): still update the cache, count for nothing. */
@@ -47,8 +47,8 @@ export function orphan(cx: Cx, d: State, p: number, kind: number): void {
     d.rsps = dropMine(d.rsps, p, kind);
     return;
   }
-  d.reqs = orphaned(d.reqs, p, kind);
-  d.rsps = orphaned(d.rsps, p, kind);
+  d.reqs = orphaned(d.reqs, p, kind, request);
+  d.rsps = orphaned(d.rsps, p, kind, response);
 }
 
 // (Loops rather than closures: these run on most steps.)
@@ -62,7 +62,7 @@ function dropMine<M extends Req | Rsp>(bag: M[], p: number, kind: number, v?: nu
 }
 
 /** The bag with p's messages of that kind marked orphans (slot -1), sorted again. */
-function orphaned<M extends Req | Rsp>(bag: M[], p: number, kind: number): M[] {
+function orphaned<M extends Req | Rsp>(bag: M[], p: number, kind: number, intern: (m: M) => M): M[] {
   let out: M[] | undefined;
   for (let i = 0; i < bag.length; i++) {
     const m = bag[i];
@@ -70,7 +70,7 @@ function orphaned<M extends Req | Rsp>(bag: M[], p: number, kind: number): M[] {
     out ??= bag.slice();
     const o = m.slice();
     o[3] = -1;
-    out[i] = o as unknown as M;
+    out[i] = intern(o as unknown as M);
   }
   return out === undefined ? bag : out.sort(compareMsg);
 }
@@ -97,12 +97,12 @@ export function mWriteDone(cx: Cx, d: State, p: number, v: number): void {
 }
 
 /** An MN applies a read: its register's value goes back (A1). */
-export const applyRead = (d: State, p: number, c: number, slot: number): ReadRsp => [p, c, MSG_READ, slot, d.regs[c]];
+export const applyRead = (d: State, p: number, c: number, slot: number): ReadRsp => response([p, c, MSG_READ, slot, d.regs[c]]);
 
 /** An MN applies A8's write: a fallible max register keeps the max. */
 export function applyWrite(d: State, p: number, c: number, v: number): WriteAck {
   d.regs[c] = Math.max(d.regs[c], v);
-  return [p, c, MSG_WRITE, v];
+  return response([p, c, MSG_WRITE, v]);
 }
 
 /** [update-cache-r] (RESP-OVERWRITE: the response overwrites the cache instead of raising it). */

@@ -3,6 +3,7 @@
 
 import type { Faults } from '../kit/faults.ts';
 import type { StepAction } from '../kit/table.ts';
+import { Interned } from '../kit/network.ts';
 import { ByteWords, KeptWords } from '../kit/words.ts';
 import type { Mon } from '../kit/object-ghost.ts';
 
@@ -62,6 +63,13 @@ export type WriteAck = readonly [p: number, mn: number, kind: 1, v: number];
 export type CasRsp = readonly [p: number, mn: number, kind: 2, slot: number, prev: number, expected: number];
 export type Req = ReadReq | WriteReq | CasReq;
 export type Rsp = ReadRsp | WriteAck | CasRsp;
+
+// One tuple per message (kit/network.ts `Interned`): the action that applies or delivers a
+// message, and its label, are made once per message, not once per send.
+const requests = new Interned<Req>();
+const responses = new Interned<Rsp>();
+export const request = <M extends Req>(m: M): M => requests.of(m) as M;
+export const response = <M extends Rsp>(m: M): M => responses.of(m) as M;
 
 // ---- the processes ----
 

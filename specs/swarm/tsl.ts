@@ -7,7 +7,7 @@ import { addSorted, popcount, withAt } from '../kit/state.ts';
 import type { LocalStep } from '../kit/table.ts';
 import { fail, type Cx } from './context.ts';
 import { orphan } from './maxreg.ts';
-import { MSG_CAS, ownGhost, type CasReq, type CasRsp, type LockFrame, type Req, type State } from './state.ts';
+import { MSG_CAS, ownGhost, request, response, type CasReq, type CasRsp, type LockFrame, type Req, type State } from './state.ts';
 import { NOLOCK, lockMode, lockTs, lockWord, procName, showLock } from './tuple.ts';
 
 /** T4-T8: TRYLOCK(w) on TSL[q]; one CAS loop per object, in parallel, the first CAS expecting ⊥. */
@@ -16,7 +16,7 @@ export function startLock(cx: Cx, d: State, p: number, q: number, w: number): vo
   const abs = cx.cfg.lock === 'abstract';
   d.procs[p].lk = { q, w, rd: Array(cx.n).fill(NOLOCK), dn: 0, abs };
   if (abs) return;
-  for (let c = 0; c < cx.n; c++) if (!isDown(d.mns, c)) d.reqs = sent<Req>(d.reqs, [p, c, MSG_CAS, 0, q, NOLOCK, w]);
+  for (let c = 0; c < cx.n; c++) if (!isDown(d.mns, c)) d.reqs = sent<Req>(d.reqs, request([p, c, MSG_CAS, 0, q, NOLOCK, w]));
 }
 
 /** TRYLOCK returns r, checked against the two properties of f.67 (TL-TrueSafety, TL-Excl). */
@@ -67,7 +67,7 @@ export function applyCas(d: State, [p, c, , slot, q, expected, nw]: CasReq): Cas
     if (prev !== NOLOCK && lockTs(prev) >= lockTs(nw)) fail(d, 'TL-S1', `TSL[${q}] object ${c} went from ${showLock(prev)} to ${showLock(nw)}`);
     d.locks[q][c] = nw;
   }
-  return [p, c, MSG_CAS, slot, prev, expected];
+  return response([p, c, MSG_CAS, slot, prev, expected]);
 }
 
 /** T8 at the process: the CAS returned its previous content; T6's guard decides whether to CAS again. */
@@ -79,7 +79,7 @@ export function deliverCas(cx: Cx, d: State, [p, c, , slot, prev, expected]: Cas
     if (cx.mut.M12) lk.rd[c] = lk.w;
     lk.dn |= 1 << c;
   } else if (cx.mut.M12 ? prev !== lk.w : prev === NOLOCK || lockTs(prev) < lockTs(lk.w)) {
-    d.reqs = sent<Req>(d.reqs, [p, c, MSG_CAS, 0, lk.q, prev, lk.w]); // T6 guard holds: CAS again (M12: no guard)
+    d.reqs = sent<Req>(d.reqs, request([p, c, MSG_CAS, 0, lk.q, prev, lk.w])); // T6 guard holds: CAS again (M12: no guard)
   } else lk.dn |= 1 << c;
 }
 
