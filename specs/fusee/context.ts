@@ -9,7 +9,7 @@ import { addSorted } from '../kit/state.ts';
 import type { Flags } from '../kit/variants.ts';
 import { historyInput, historyOutput, keyOf, kvSlotModel, OUT_OK, registerModel } from './models.ts';
 import type { Variant } from './mutants.ts';
-import { COMMITTED, CRASHED, copyClient, copyGhost, FRESH, idleClient, NONE, ownRep, Rec, type Client, type FuseeConfig, type FuseeState, type Ghost, type Op } from './state.ts';
+import { COMMITTED, CRASHED, FRESH, idleClient, NONE, ownGhost, ownRep, Rec, replaceClient, type FuseeConfig, type FuseeState, type Ghost, type Op } from './state.ts';
 
 export interface Cx {
   cfg: FuseeConfig;
@@ -56,47 +56,16 @@ export const opOf = (cx: Cx, s: FuseeState, c: number): Op => (cx.open ? OPEN_RE
 
 export const aliveBackups = (s: FuseeState): number[] => s.backups.filter((b) => s.rep[b] !== CRASHED);
 
-/**
- * Replaces client c by a copy with `patch` applied (clients are never changed in place).
- * Field by field: a spread of patches of many shapes was 4% of the explorer's time.
- */
-export function setClient(d: FuseeState, c: number, patch: Partial<Client>): Client {
-  const me = copyClient(d.cl[c]);
-  if (patch.pc !== undefined) me.pc = patch.pc;
-  if (patch.op !== undefined) me.op = patch.op;
-  if (patch.vOld !== undefined) me.vOld = patch.vOld;
-  if (patch.vNew !== undefined) me.vNew = patch.vNew;
-  if (patch.pr !== undefined) me.pr = patch.pr;
-  if (patch.bk !== undefined) me.bk = patch.bk;
-  if (patch.vl !== undefined) me.vl = patch.vl;
-  if (patch.win !== undefined) me.win = patch.win;
-  if (patch.rpc !== undefined) me.rpc = patch.rpc;
-  if (patch.rd !== undefined) me.rd = patch.rd;
-  if (patch.rec !== undefined) me.rec = patch.rec;
-  if (patch.log !== undefined) me.log = patch.log;
-  return (d.cl[c] = me);
-}
-
 /** Records the first transition invariant broken (closed workloads only: the open one has no ghost). */
 export function broke(cx: Cx, d: FuseeState, msg: string): void {
-  if (!cx.open && d.g.tv === '') setGhost(cx, d, { tv: msg });
+  if (!cx.open && d.g.tv === '') ownGhost(d).tv = msg;
 }
 
-/** Replaces the ghost by a copy with `patch` applied (field by field, as setClient). */
-export function setGhost(cx: Cx, d: FuseeState, patch: Partial<Ghost>): void {
-  if (cx.open) return;
-  const g = copyGhost(d.g);
-  if (patch.rnd !== undefined) g.rnd = patch.rnd;
-  if (patch.ph !== undefined) g.ph = patch.ph;
-  if (patch.props !== undefined) g.props = patch.props;
-  if (patch.wins !== undefined) g.wins = patch.wins;
-  if (patch.dead !== undefined) g.dead = patch.dead;
-  if (patch.cur !== undefined) g.cur = patch.cur;
-  if (patch.snap !== undefined) g.snap = patch.snap;
-  if (patch.fixing !== undefined) g.fixing = patch.fixing;
-  if (patch.tv !== undefined) g.tv = patch.tv;
-  d.g = g;
-}
+/** What an open workload's steps write to the ghost goes here, and is dropped: it keeps none. */
+const NO_GHOST: Ghost = { rnd: 0, ph: [], props: [], wins: [], dead: [], cur: 0, snap: '', fixing: false, tv: '' };
+
+/** The ghost of d for a step to change (state.ts `ownGhost`); in an open workload a scratch one, dropped. */
+export const ghost = (cx: Cx, d: FuseeState): Ghost => (cx.open ? NO_GHOST : ownGhost(d));
 
 /** A CAS on replica i; returns the prior value (CRASHED = FAIL). I17: no client CAS succeeds while fenced. */
 export function cas(cx: Cx, d: FuseeState, i: number, expected: number, swap: number, who: string): number {
@@ -109,7 +78,12 @@ export function cas(cx: Cx, d: FuseeState, i: number, expected: number, swap: nu
 
 /** A new round (X§4.3): the primary now holds x_u = v, by a client, a recovery or the master. */
 export function newRound(cx: Cx, d: FuseeState, v: number): void {
-  setGhost(cx, d, { rnd: d.g.rnd + 1, ph: addSorted(d.g.ph, v), cur: v, snap: '', fixing: false });
+  const g = ghost(cx, d);
+  g.rnd = d.g.rnd + 1;
+  g.ph = addSorted(d.g.ph, v);
+  g.cur = v;
+  g.snap = '';
+  g.fixing = false;
 }
 
 /** Primary change by a client or a recovery (I2, I4, round bookkeeping). */
@@ -140,11 +114,11 @@ function observeReturn(cx: Cx, d: FuseeState, c: number, out: number): void {
 export function respond(cx: Cx, d: FuseeState, c: number, out: number): void {
   const me = d.cl[c];
   if (me.rec === Rec.Redo) {
-    d.cl[c] = idleClient(me.op, Rec.Done, me.log);
+    replaceClient(d, c, idleClient(me.op, Rec.Done, me.log));
     return;
   }
   observeReturn(cx, d, c, out);
-  d.cl[c] = idleClient(me.op + 1, Rec.Live, me.log);
+  replaceClient(d, c, idleClient(me.op + 1, Rec.Live, me.log));
 }
 
 /** A write that responds without having installed its value (LOSE, FINISH, FAIL path). */
@@ -152,7 +126,7 @@ export function loserResponds(cx: Cx, d: FuseeState, c: number, out: number): vo
   const me = d.cl[c];
   // I13 ([L276,L806]): a non-winner resets its used bit before it returns.
   if (me.log[1] !== 0 && me.log[2] !== COMMITTED) broke(cx, d, `I13: c${c} returns as a non-winner with its log's used bit still set`);
-  setGhost(cx, d, { dead: addSorted(d.g.dead, me.vNew) });
+  ghost(cx, d).dead = addSorted(d.g.dead, me.vNew);
   respond(cx, d, c, out);
 }
 

@@ -175,23 +175,47 @@ export const copyGhost = (g: Ghost): Ghost => ({
 });
 
 /**
- * The one copy next() makes: the client list, whose entries steps replace (`setClient`);
- * the replicas, which CASes change in place, are copied by the step's first change of them
- * (`ownRep`: most steps change none). Clients, the view, the ghost and the monitor are
- * replaced, never changed, so they are shared.
+ * The one copy next() makes: the client list, whose entries steps replace. The replicas,
+ * a client and the ghost are copied by the step's first change of each (`ownRep`,
+ * `ownClient`, `ownGhost`; most steps change one client and nothing else), and then
+ * changed in place: a part the step did not copy is its parent's, shared, never changed.
+ * The monitor and the view are replaced, never changed, so they are shared.
  */
 export function copy(s: FuseeState): FuseeState {
-  ownedRep = null;
+  owned.rep = null;
+  owned.g = null;
+  owned.cl.length = 0;
   return { rep: s.rep, primary: s.primary, backups: s.backups, fenced: s.fenced, mnLeft: s.mnLeft, clLeft: s.clLeft, cl: s.cl.slice(), g: s.g, mon: s.mon };
 }
 
-/** The replicas the step being taken copied (on its first change), null before that. */
-let ownedRep: number[] | null = null;
+/** What the step being taken has copied so far (on its first change of each). */
+const owned = { rep: null as number[] | null, g: null as Ghost | null, cl: [] as Client[] };
 
 /** The replicas of d for a step to change: a copy, made on the step's first change. */
 export function ownRep(d: FuseeState): number[] {
-  if (d.rep !== ownedRep) ownedRep = d.rep = d.rep.slice();
+  if (d.rep !== owned.rep) owned.rep = d.rep = d.rep.slice();
   return d.rep;
+}
+
+/** Client c of d for a step to change: a copy, made on the step's first change of it. */
+export function ownClient(d: FuseeState, c: number): Client {
+  const me = d.cl[c];
+  if (owned.cl.includes(me)) return me;
+  const mine = copyClient(me);
+  owned.cl.push(mine);
+  return (d.cl[c] = mine);
+}
+
+/** Client c of d replaced by a new one (a response, a crash, a recovery), which the step then owns. */
+export function replaceClient(d: FuseeState, c: number, me: Client): Client {
+  owned.cl.push(me);
+  return (d.cl[c] = me);
+}
+
+/** The ghost of d for a step to change: a copy, made on the step's first change. */
+export function ownGhost(d: FuseeState): Ghost {
+  if (d.g !== owned.g) owned.g = d.g = copyGhost(d.g);
+  return d.g;
 }
 
 // ---- the state as words (Machine.encode): every field, in a fixed order ----
