@@ -4,7 +4,7 @@
 // bookkeeping of the transition invariants.
 
 import type { ObservedEvent } from '../../checkers/explore/types.ts';
-import { monInvoke, monReturn, type MonOp, type SlotModel } from '../kit/object-ghost.ts';
+import { monCrash, monInvoke, monReturn, type MonOp, type SlotModel } from '../kit/object-ghost.ts';
 import { addSorted } from '../kit/state.ts';
 import type { Flags } from '../kit/variants.ts';
 import { historyInput, historyOutput, keyOf, kvSlotModel, OUT_OK, registerModel } from './models.ts';
@@ -26,8 +26,10 @@ export interface Cx {
   crashBudget: number;
   /** A write's output: ignored at the register level, "ok" at the KV level. */
   writeOut: number;
-  /** Where the history events of the step being taken go (`history.observe`), null when nobody listens. */
-  ev: ObservedEvent[] | null;
+  /** Where the history events of the step being taken go (`history.observe`), each as a list of one (`event`); null when nobody listens. */
+  ev: (readonly ObservedEvent[])[] | null;
+  /** Each event made once (they never change), as a list of one (`event`). */
+  events: Map<number, readonly ObservedEvent[]>;
 }
 
 const isKvOp = (op: Op): boolean => op.f === 'insert' || op.f === 'delete' || op.f === 'search';
@@ -46,6 +48,7 @@ export function context(cfg: FuseeConfig, mut: Flags<Variant>): Cx {
     crashBudget: Math.min(cfg.mnCrashes, cfg.r - 1),
     writeOut: kv ? OUT_OK : 0,
     ev: null,
+    events: new Map(),
   };
 }
 
@@ -96,18 +99,43 @@ export function primaryChanged(cx: Cx, d: FuseeState, from: number, to: number, 
   newRound(cx, d, to);
 }
 
+/**
+ * The history event of client c's step that `key` names (its kind, script position and
+ * output, c apart), made once: the list of that one event, for the step's observer.
+ */
+function event(cx: Cx, c: number, key: number, make: () => ObservedEvent): readonly ObservedEvent[] {
+  if (key < 0 || c >= 64) return [make()];
+  const k = key * 64 + c;
+  let one = cx.events.get(k);
+  if (one === undefined) cx.events.set(k, (one = [make()]));
+  return one;
+}
+
+/** Event keys: invocations by script position, returns by position and output, crashes. */
+const INVOKE = 0;
+const RETURN = 1;
+const CRASH = 2;
+const eventKey = (kind: number, op: number, out = 0): number => (op < 256 && out >= -16 && out < 1 << 16 ? ((out + 16) * 256 + op) * 4 + kind : -1);
+
 export function observeInvoke(cx: Cx, d: FuseeState, c: number, op: Op): void {
   if (cx.open) return;
   const mop: MonOp = { c, f: op.f, k: 'k' in op ? op.k : 0, v: 'v' in op ? op.v : 0, x: false };
-  cx.ev?.push({ kind: 'invoke', client: c, input: historyInput(op) });
+  cx.ev?.push(event(cx, c, eventKey(INVOKE, d.cl[c].op), () => ({ kind: 'invoke', client: c, input: historyInput(op) })));
   d.mon = monInvoke(cx.model, d.mon, mop);
 }
 
 function observeReturn(cx: Cx, d: FuseeState, c: number, out: number): void {
   if (cx.open) return;
-  const op = cx.cfg.clients[c][d.cl[c].op];
-  cx.ev?.push({ kind: 'return', client: c, output: historyOutput(op, out) });
+  const at = d.cl[c].op;
+  const op = cx.cfg.clients[c][at];
+  cx.ev?.push(event(cx, c, eventKey(RETURN, at, out), () => ({ kind: 'return', client: c, output: historyOutput(op, out) })));
   d.mon = monReturn(cx.model, d.mon, c, out);
+}
+
+/** Client c's pending operation becomes indeterminate. */
+export function observeCrash(cx: Cx, d: FuseeState, c: number): void {
+  cx.ev?.push(event(cx, c, eventKey(CRASH, 0), () => ({ kind: 'crash', client: c })));
+  if (!cx.open) d.mon = monCrash(cx.model, d.mon, c);
 }
 
 /** The current op of c responds (or, for a redo agent, recovery of c ends). */

@@ -4,7 +4,7 @@
 
 import { addSorted } from '../kit/state.ts';
 import { broke, ghost, type Cx } from './context.ts';
-import { CRASHED, ownClient, Win, type FuseeState, type Pc } from './state.ts';
+import { CRASHED, ownClient, pair, PAIR, Win, type FuseeState, type Pc } from './state.ts';
 
 /** Runs after the last backup CAS returned: change_list_value (Alg. 1 l.9), then Alg. 2. */
 export function evaluate(cx: Cx, d: FuseeState, c: number): void {
@@ -66,11 +66,13 @@ export function decided(cx: Cx, d: FuseeState, c: number, vl: number[], win: Win
   const { mut } = cx;
   const me = d.cl[c];
   if (win === Win.R1 || win === Win.R2 || win === Win.R3) {
-    const key = `${me.rd}:${me.vNew}`;
-    const others = d.g.wins.filter((w) => w.startsWith(`${me.rd}:`) && w !== key);
-    // I5 (Lemma 3): at most one last writer per round (m = 0 has no snapshot to agree on).
-    if (others.length > 0 && vl.length > 0 && !cx.kv) broke(cx, d, `I5: c${c} wins round ${me.rd} with ${me.vNew}, already won by ${others[0].split(':')[1]}`);
-    ghost(cx, d).wins = addSorted(d.g.wins, key);
+    if (!cx.open) {
+      const key = pair(me.rd, me.vNew);
+      const others = d.g.wins.filter((w) => Math.floor(w / PAIR) === me.rd && w !== key);
+      // I5 (Lemma 3): at most one last writer per round (m = 0 has no snapshot to agree on).
+      if (others.length > 0 && vl.length > 0 && !cx.kv) broke(cx, d, `I5: c${c} wins round ${me.rd} with ${me.vNew}, already won by ${others[0] % PAIR}`);
+      ghost(cx, d).wins = addSorted(d.g.wins, key);
+    }
     // Rule 1, or nothing left to fix (possible only when the thresholds are mutated): commit.
     let pc: Pc = win === Win.R1 || vl.every((v) => v === me.vNew) ? 'W5' : 'W4';
     if (mut.M19 && win !== Win.R1) pc = 'W5'; // M19: the Rule-2/3 winner skips the fix-up

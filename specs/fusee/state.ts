@@ -100,10 +100,10 @@ export interface Ghost {
   rnd: number;
   /** values the primary has held (sorted) */
   ph: number[];
-  /** proposals "vOld>vNew" of ops that executed line 6 (sorted) */
-  props: string[];
-  /** round winners "round:vNew" (sorted) */
-  wins: string[];
+  /** proposals v_old -> v_new of ops that executed line 6, each as `pair(vOld, vNew)` (sorted) */
+  props: number[];
+  /** round winners, each as `pair(round, vNew)` (sorted) */
+  wins: number[];
   /** values of ops that responded as non-winners (sorted) */
   dead: number[];
   /** the current round's value x_u (the primary's, also while the primary is crashed) */
@@ -158,6 +158,15 @@ export interface FuseeAction extends StepAction {
   c: number;
   /** replica index (casBackup/fixup: index into the client's bk) or the master's chosen value */
   x: number;
+}
+
+/** Pairs the ghost keeps in its sets (a proposal, a round's winner) as one number: each of the two in [0, 64). */
+export const PAIR = 64;
+
+/** The pair (a, b) as one number, a * PAIR + b (the ghost's rounds and values are small: a config outside that range is an error, not a collision). */
+export function pair(a: number, b: number): number {
+  if (!(a >= 0 && a < PAIR && b >= 0 && b < PAIR)) throw new Error(`fusee ghost: (${a}, ${b}) is outside [0, ${PAIR}) (rounds and values of a closed config are small)`);
+  return a * PAIR + b;
 }
 
 export const act = (step: Step, label: string, c = -1, x = -1): FuseeAction => ({ label, step, c, x });
@@ -253,10 +262,8 @@ function putClient(w: ByteWords, c: Client): void {
 function putGhost(w: ByteWords, g: Ghost): void {
   w.int(g.rnd);
   w.ints(g.ph);
-  w.int(g.props.length);
-  for (const x of g.props) w.string(x);
-  w.int(g.wins.length);
-  for (const x of g.wins) w.string(x);
+  w.ints(g.props);
+  w.ints(g.wins);
   w.ints(g.dead);
   w.int(g.cur);
   w.string(g.snap);

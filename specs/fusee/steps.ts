@@ -6,13 +6,12 @@
 // crashes. The order is the order the spec always enumerated in, so breadth-first search
 // finds the same counterexamples.
 
-import { monCrash } from '../kit/object-ghost.ts';
 import { addSorted } from '../kit/state.ts';
 import type { ActionTable, ActorStep, GlobalStep } from '../kit/table.ts';
-import { aliveBackups, cas, checkI11, ghost, isWrite, loserResponds, newRound, observeInvoke, opOf, primaryChanged, readOut, respond, broke, type Cx } from './context.ts';
+import { aliveBackups, cas, checkI11, ghost, isWrite, loserResponds, newRound, observeCrash, observeInvoke, opOf, primaryChanged, readOut, respond, broke, type Cx } from './context.ts';
 import { describeOp, keyOf, OUT_FULL, OUT_OK } from './models.ts';
 import { decided, evaluate, rule3 } from './rules.ts';
-import { act, COMMITTED, CRASHED, FRESH, idleClient, NONE, ownClient, ownRep, Rec, replaceClient, Win, type Client, type FuseeAction, type FuseeState, type Op, type Pc } from './state.ts';
+import { act, pair, COMMITTED, CRASHED, FRESH, idleClient, NONE, ownClient, ownRep, Rec, replaceClient, Win, type Client, type FuseeAction, type FuseeState, type Op, type Pc } from './state.ts';
 
 type Step = ActorStep<FuseeState, FuseeAction>;
 type Global = GlobalStep<FuseeState, FuseeAction>;
@@ -149,7 +148,7 @@ function clientSteps(cx: Cx): Step[] {
             return void respond(cx, d, a.c, OUT_OK);
           }
         }
-        ghost(cx, d).props = addSorted(d.g.props, `${vOld}>${me.vNew}`);
+        if (!cx.open) ghost(cx, d).props = addSorted(d.g.props, pair(vOld, me.vNew));
         const mine = ownClient(d, a.c);
         mine.pc = 'W2';
         mine.vOld = vOld;
@@ -218,7 +217,7 @@ function clientSteps(cx: Cx): Step[] {
         const me = d.cl[a.c];
         const prior = cas(cx, d, me.bk[a.x], me.vl[a.x], me.vNew, `c${a.c} fix-up`);
         // I9: the second change of a backup in a round is the round winner's fix-up.
-        if (prior === me.vl[a.x] && prior !== me.vNew && !cx.kv && (me.rd !== d.g.rnd || !d.g.wins.includes(`${me.rd}:${me.vNew}`))) {
+        if (prior === me.vl[a.x] && prior !== me.vNew && !cx.kv && !cx.open && (me.rd !== d.g.rnd || !d.g.wins.includes(pair(me.rd, me.vNew)))) {
           broke(cx, d, `I9: c${a.c}, winner of round ${me.rd}, fixes up r${me.bk[a.x]} in round ${d.g.rnd}`);
         }
         if (!d.g.fixing) ghost(cx, d).fixing = true;
@@ -451,8 +450,7 @@ function environmentSteps(cx: Cx): Global[] {
         const me = d.cl[a.c];
         const pending = PENDING.has(me.pc);
         if (pending) {
-          cx.ev?.push({ kind: 'crash', client: a.c });
-          if (!cx.open) d.mon = monCrash(cx.model, d.mon, a.c);
+          observeCrash(cx, d, a.c);
         }
         // From now on `op` names the op the tail log entry belongs to (recovery redoes it).
         replaceClient(d, a.c, idleClient(pending ? me.op : Math.max(0, me.op - 1), Rec.Pending, me.log));
