@@ -30,6 +30,8 @@ export interface Cx {
   ev: (readonly ObservedEvent[])[] | null;
   /** Each event made once (they never change), as a list of one (`event`). */
   events: Map<number, readonly ObservedEvent[]>;
+  /** The LIN ghost's operations, each made once (`monOp`). */
+  monOps: Map<number, MonOp>;
 }
 
 const isKvOp = (op: Op): boolean => op.f === 'insert' || op.f === 'delete' || op.f === 'search';
@@ -49,6 +51,7 @@ export function context(cfg: FuseeConfig, mut: Flags<Variant>): Cx {
     writeOut: kv ? OUT_OK : 0,
     ev: null,
     events: new Map(),
+    monOps: new Map(),
   };
 }
 
@@ -58,6 +61,12 @@ const OPEN_READ: Op = { f: 'read' };
 export const opOf = (cx: Cx, s: FuseeState, c: number): Op => (cx.open ? OPEN_READ : cx.cfg.clients[c][s.cl[c].op]);
 
 export const aliveBackups = (s: FuseeState): number[] => s.backups.filter((b) => s.rep[b] !== CRASHED);
+
+/** The first alive backup not holding v, -1 if none (a loop: the invariants ask it on every CAS of the primary). */
+export function staleBackup(s: FuseeState, v: number): number {
+  for (const b of s.backups) if (s.rep[b] !== CRASHED && s.rep[b] !== v) return b;
+  return -1;
+}
 
 /** Records the first transition invariant broken (closed workloads only: the open one has no ghost). */
 export function broke(cx: Cx, d: FuseeState, msg: string): void {
@@ -94,8 +103,8 @@ export function primaryChanged(cx: Cx, d: FuseeState, from: number, to: number, 
   if (from === to) return;
   if (!cx.kv && d.g.ph.includes(to)) broke(cx, d, `I2: ${who} installs ${to} in the primary a second time`);
   // I4 (Lemma 4): a round ends with every alive backup already holding the new value.
-  const stale = aliveBackups(d).filter((b) => d.rep[b] !== to);
-  if (stale.length > 0) broke(cx, d, `I4: ${who} changes the primary ${from}->${to} while backup r${stale[0]} holds ${d.rep[stale[0]]}`);
+  const stale = staleBackup(d, to);
+  if (stale >= 0) broke(cx, d, `I4: ${who} changes the primary ${from}->${to} while backup r${stale} holds ${d.rep[stale]}`);
   newRound(cx, d, to);
 }
 
@@ -117,11 +126,21 @@ const RETURN = 1;
 const CRASH = 2;
 const eventKey = (kind: number, op: number, out = 0): number => (op < 256 && out >= -16 && out < 1 << 16 ? ((out + 16) * 256 + op) * 4 + kind : -1);
 
+/** The LIN ghost's operation for client c's op at script position `at`, made once (they never change). */
+function monOp(cx: Cx, c: number, at: number, op: Op): MonOp {
+  const k = c * 256 + at;
+  let mop = at < 256 ? cx.monOps.get(k) : undefined;
+  if (mop === undefined) {
+    mop = { c, f: op.f, k: 'k' in op ? op.k : 0, v: 'v' in op ? op.v : 0, x: false };
+    if (at < 256) cx.monOps.set(k, mop);
+  }
+  return mop;
+}
+
 export function observeInvoke(cx: Cx, d: FuseeState, c: number, op: Op): void {
   if (cx.open) return;
-  const mop: MonOp = { c, f: op.f, k: 'k' in op ? op.k : 0, v: 'v' in op ? op.v : 0, x: false };
   cx.ev?.push(event(cx, c, eventKey(INVOKE, d.cl[c].op), () => ({ kind: 'invoke', client: c, input: historyInput(op) })));
-  d.mon = monInvoke(cx.model, d.mon, mop);
+  d.mon = monInvoke(cx.model, d.mon, monOp(cx, c, d.cl[c].op, op));
 }
 
 function observeReturn(cx: Cx, d: FuseeState, c: number, out: number): void {
@@ -161,8 +180,8 @@ export function loserResponds(cx: Cx, d: FuseeState, c: number, out: number): vo
 /** I11 (fix-up before commit, commit before the primary CAS). */
 export function checkI11(cx: Cx, d: FuseeState, c: number, what: 'commits its log' | 'CASes the primary'): void {
   const me = d.cl[c];
-  const stale = aliveBackups(d).filter((b) => d.rep[b] !== me.vNew);
-  if (stale.length > 0) broke(cx, d, `I11: c${c} ${what} while backup r${stale[0]} holds ${d.rep[stale[0]]}, not ${me.vNew}`);
+  const stale = staleBackup(d, me.vNew);
+  if (stale >= 0) broke(cx, d, `I11: c${c} ${what} while backup r${stale} holds ${d.rep[stale]}, not ${me.vNew}`);
   if (what === 'CASes the primary' && me.log[2] === NONE) broke(cx, d, `I11: c${c} CASes the primary before committing its log`);
 }
 

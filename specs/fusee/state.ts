@@ -193,12 +193,12 @@ export const copyGhost = (g: Ghost): Ghost => ({
 export function copy(s: FuseeState): FuseeState {
   owned.rep = null;
   owned.g = null;
-  owned.cl.length = 0;
+  owned.n = 0;
   return { rep: s.rep, primary: s.primary, backups: s.backups, fenced: s.fenced, mnLeft: s.mnLeft, clLeft: s.clLeft, cl: s.cl.slice(), g: s.g, mon: s.mon };
 }
 
-/** What the step being taken has copied so far (on its first change of each). */
-const owned = { rep: null as number[] | null, g: null as Ghost | null, cl: [] as Client[] };
+/** What the step being taken has copied so far (on its first change of each): the replicas, the ghost, the first n of cl. */
+const owned = { rep: null as number[] | null, g: null as Ghost | null, cl: [] as Client[], n: 0 };
 
 /** The replicas of d for a step to change: a copy, made on the step's first change. */
 export function ownRep(d: FuseeState): number[] {
@@ -209,15 +209,13 @@ export function ownRep(d: FuseeState): number[] {
 /** Client c of d for a step to change: a copy, made on the step's first change of it. */
 export function ownClient(d: FuseeState, c: number): Client {
   const me = d.cl[c];
-  if (owned.cl.includes(me)) return me;
-  const mine = copyClient(me);
-  owned.cl.push(mine);
-  return (d.cl[c] = mine);
+  for (let i = 0; i < owned.n; i++) if (owned.cl[i] === me) return me;
+  return replaceClient(d, c, copyClient(me));
 }
 
 /** Client c of d replaced by a new one (a response, a crash, a recovery), which the step then owns. */
 export function replaceClient(d: FuseeState, c: number, me: Client): Client {
-  owned.cl.push(me);
+  owned.cl[owned.n++] = me;
   return (d.cl[c] = me);
 }
 

@@ -8,7 +8,7 @@
 
 import { addSorted } from '../kit/state.ts';
 import type { ActionTable, ActorStep, GlobalStep } from '../kit/table.ts';
-import { aliveBackups, cas, checkI11, ghost, isWrite, loserResponds, newRound, observeCrash, observeInvoke, opOf, primaryChanged, readOut, respond, broke, type Cx } from './context.ts';
+import { aliveBackups, cas, staleBackup, checkI11, ghost, isWrite, loserResponds, newRound, observeCrash, observeInvoke, opOf, primaryChanged, readOut, respond, broke, type Cx } from './context.ts';
 import { describeOp, keyOf, OUT_FULL, OUT_OK } from './models.ts';
 import { decided, evaluate, rule3 } from './rules.ts';
 import { act, pair, COMMITTED, CRASHED, FRESH, idleClient, NONE, ownClient, ownRep, Rec, replaceClient, Win, type Client, type FuseeAction, type FuseeState, type Op, type Pc } from './state.ts';
@@ -345,11 +345,11 @@ function recoverClient(cx: Cx, d: FuseeState, c: number): void {
   }
   // c2 / c3: old value complete.
   const p = d.rep[d.primary];
-  const guard = cx.kv && !mut.M24 ? aliveBackups(d).every((b) => d.rep[b] === vNew) : true; // [CODE] check_recover_need_cas_pr
+  const guard = cx.kv && !mut.M24 ? staleBackup(d, vNew) < 0 : true; // [CODE] check_recover_need_cas_pr
   if ((p === old || mut.M11) && guard && p !== vNew) {
     // I18: the c2 CAS fires only when all alive backups already hold v_new.
-    const stale = aliveBackups(d).filter((b) => d.rep[b] !== vNew);
-    if (stale.length > 0) broke(cx, d, `I18: recovery of c${c} CASes the primary to ${vNew} while backup r${stale[0]} holds ${d.rep[stale[0]]}`);
+    const stale = staleBackup(d, vNew);
+    if (stale >= 0) broke(cx, d, `I18: recovery of c${c} CASes the primary to ${vNew} while backup r${stale} holds ${d.rep[stale]}`);
     const prior = cas(cx, d, d.primary, mut.M11 ? p : old, vNew, `recovery(c${c})`);
     if (prior === p) primaryChanged(cx, d, p, vNew, `recovery(c${c})`);
   }
@@ -372,8 +372,13 @@ function queried(s: FuseeState): boolean {
 function choices(cx: Cx, s: FuseeState): number[] {
   const p = s.rep[s.primary];
   if (cx.mut.M14 && p !== CRASHED) return [p]; // M14: the master takes the primary's value (control)
-  const vals = [...new Set(aliveBackups(s).map((b) => s.rep[b]))].sort((x, y) => x - y);
-  return vals.length > 0 ? vals : [p];
+  // (a loop: this is the guard of decide, asked in every fenced state)
+  const vals: number[] = [];
+  for (const b of s.backups) {
+    const v = s.rep[b];
+    if (v !== CRASHED && !vals.includes(v)) vals.push(v);
+  }
+  return vals.length > 0 ? vals.sort((x, y) => x - y) : [p];
 }
 
 function masterSteps(cx: Cx): Global[] {
