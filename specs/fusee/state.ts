@@ -73,7 +73,7 @@ export const enum Rec {
 /** The client's tail embedded log entry (X§2.5): [v_new, used bit, old value]. */
 export type LogEntry = [vNew: number, used: number, old: number];
 
-/** A client; replaced as a whole by every step that changes it, never changed in place. */
+/** A client; a step that changes it copies it first (`ownClient`), so a state's clients never change once made. Its arrays are replaced, never changed. */
 export interface Client {
   pc: Pc;
   /** index of the current (or next) op in the script */
@@ -94,7 +94,7 @@ export interface Client {
   log: LogEntry;
 }
 
-/** Ghost state of the invariants (X§4.3); replaced, never changed in place. */
+/** Ghost state of the invariants (X§4.3); copied by a step's first change of it (`ownGhost`), its arrays replaced, never changed. */
 export interface Ghost {
   /** rounds: client/recovery primary changes plus master episodes */
   rnd: number;
@@ -252,8 +252,8 @@ function putClient(w: ByteWords, c: Client): void {
   w.int(c.log[2]);
 }
 
-// Clients, the ghost and the monitor are replaced, never changed, and shared by many
-// states (the monitor's equal values are one object, kit/object-ghost.ts), the successors
+// Clients, the ghost and the monitor never change once their state is made (a step
+// copies what it changes), and are shared by many states (the monitor's equal values are one object, kit/object-ghost.ts), the successors
 // of one state above all, which mostly keep their parent's or make a new one: the words of
 // the last few met are kept by identity (kit/words.ts `KeptWords`; a weak map of every
 // object's words cost more than it saved).
