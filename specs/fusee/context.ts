@@ -4,12 +4,12 @@
 // bookkeeping of the transition invariants.
 
 import type { ObservedEvent } from '../../checkers/explore/types.ts';
-import { monInvoke, monReturn, type MonOp, type SlotModel } from '../kit/object-ghost.ts';
+import { monCrash, monInvoke, monReturn, type MonOp, type SlotModel } from '../kit/object-ghost.ts';
 import { addSorted } from '../kit/state.ts';
 import type { Flags } from '../kit/variants.ts';
 import { historyInput, historyOutput, keyOf, kvSlotModel, OUT_OK, registerModel } from './models.ts';
 import type { Variant } from './mutants.ts';
-import { COMMITTED, CRASHED, copyClient, copyGhost, FRESH, idleClient, NONE, ownRep, Rec, type Client, type FuseeConfig, type FuseeState, type Ghost, type Op } from './state.ts';
+import { COMMITTED, CRASHED, FRESH, idleClient, NONE, ownGhost, ownRep, Rec, replaceClient, type FuseeConfig, type FuseeState, type Ghost, type Op } from './state.ts';
 
 export interface Cx {
   cfg: FuseeConfig;
@@ -26,8 +26,12 @@ export interface Cx {
   crashBudget: number;
   /** A write's output: ignored at the register level, "ok" at the KV level. */
   writeOut: number;
-  /** Where the history events of the step being taken go (`history.observe`), null when nobody listens. */
-  ev: ObservedEvent[] | null;
+  /** Where the history events of the step being taken go (`history.observe`), each as a list of one (`event`); null when nobody listens. */
+  ev: (readonly ObservedEvent[])[] | null;
+  /** Each event made once (they never change), as a list of one (`event`). */
+  events: Map<number, readonly ObservedEvent[]>;
+  /** The LIN ghost's operations, each made once (`monOp`). */
+  monOps: Map<number, MonOp>;
 }
 
 const isKvOp = (op: Op): boolean => op.f === 'insert' || op.f === 'delete' || op.f === 'search';
@@ -46,6 +50,8 @@ export function context(cfg: FuseeConfig, mut: Flags<Variant>): Cx {
     crashBudget: Math.min(cfg.mnCrashes, cfg.r - 1),
     writeOut: kv ? OUT_OK : 0,
     ev: null,
+    events: new Map(),
+    monOps: new Map(),
   };
 }
 
@@ -56,47 +62,22 @@ export const opOf = (cx: Cx, s: FuseeState, c: number): Op => (cx.open ? OPEN_RE
 
 export const aliveBackups = (s: FuseeState): number[] => s.backups.filter((b) => s.rep[b] !== CRASHED);
 
-/**
- * Replaces client c by a copy with `patch` applied (clients are never changed in place).
- * Field by field: a spread of patches of many shapes was 4% of the explorer's time.
- */
-export function setClient(d: FuseeState, c: number, patch: Partial<Client>): Client {
-  const me = copyClient(d.cl[c]);
-  if (patch.pc !== undefined) me.pc = patch.pc;
-  if (patch.op !== undefined) me.op = patch.op;
-  if (patch.vOld !== undefined) me.vOld = patch.vOld;
-  if (patch.vNew !== undefined) me.vNew = patch.vNew;
-  if (patch.pr !== undefined) me.pr = patch.pr;
-  if (patch.bk !== undefined) me.bk = patch.bk;
-  if (patch.vl !== undefined) me.vl = patch.vl;
-  if (patch.win !== undefined) me.win = patch.win;
-  if (patch.rpc !== undefined) me.rpc = patch.rpc;
-  if (patch.rd !== undefined) me.rd = patch.rd;
-  if (patch.rec !== undefined) me.rec = patch.rec;
-  if (patch.log !== undefined) me.log = patch.log;
-  return (d.cl[c] = me);
+/** The first alive backup not holding v, -1 if none (a loop: the invariants ask it on every CAS of the primary). */
+export function staleBackup(s: FuseeState, v: number): number {
+  for (const b of s.backups) if (s.rep[b] !== CRASHED && s.rep[b] !== v) return b;
+  return -1;
 }
 
 /** Records the first transition invariant broken (closed workloads only: the open one has no ghost). */
 export function broke(cx: Cx, d: FuseeState, msg: string): void {
-  if (!cx.open && d.g.tv === '') setGhost(cx, d, { tv: msg });
+  if (!cx.open && d.g.tv === '') ownGhost(d).tv = msg;
 }
 
-/** Replaces the ghost by a copy with `patch` applied (field by field, as setClient). */
-export function setGhost(cx: Cx, d: FuseeState, patch: Partial<Ghost>): void {
-  if (cx.open) return;
-  const g = copyGhost(d.g);
-  if (patch.rnd !== undefined) g.rnd = patch.rnd;
-  if (patch.ph !== undefined) g.ph = patch.ph;
-  if (patch.props !== undefined) g.props = patch.props;
-  if (patch.wins !== undefined) g.wins = patch.wins;
-  if (patch.dead !== undefined) g.dead = patch.dead;
-  if (patch.cur !== undefined) g.cur = patch.cur;
-  if (patch.snap !== undefined) g.snap = patch.snap;
-  if (patch.fixing !== undefined) g.fixing = patch.fixing;
-  if (patch.tv !== undefined) g.tv = patch.tv;
-  d.g = g;
-}
+/** What an open workload's steps write to the ghost goes here, and is dropped: it keeps none. */
+const NO_GHOST: Ghost = { rnd: 0, ph: [], props: [], wins: [], dead: [], cur: 0, snap: '', fixing: false, tv: '' };
+
+/** The ghost of d for a step to change (state.ts `ownGhost`); in an open workload a scratch one, dropped. */
+export const ghost = (cx: Cx, d: FuseeState): Ghost => (cx.open ? NO_GHOST : ownGhost(d));
 
 /** A CAS on replica i; returns the prior value (CRASHED = FAIL). I17: no client CAS succeeds while fenced. */
 export function cas(cx: Cx, d: FuseeState, i: number, expected: number, swap: number, who: string): number {
@@ -109,7 +90,12 @@ export function cas(cx: Cx, d: FuseeState, i: number, expected: number, swap: nu
 
 /** A new round (X§4.3): the primary now holds x_u = v, by a client, a recovery or the master. */
 export function newRound(cx: Cx, d: FuseeState, v: number): void {
-  setGhost(cx, d, { rnd: d.g.rnd + 1, ph: addSorted(d.g.ph, v), cur: v, snap: '', fixing: false });
+  const g = ghost(cx, d);
+  g.rnd = d.g.rnd + 1;
+  g.ph = addSorted(d.g.ph, v);
+  g.cur = v;
+  g.snap = '';
+  g.fixing = false;
 }
 
 /** Primary change by a client or a recovery (I2, I4, round bookkeeping). */
@@ -117,34 +103,69 @@ export function primaryChanged(cx: Cx, d: FuseeState, from: number, to: number, 
   if (from === to) return;
   if (!cx.kv && d.g.ph.includes(to)) broke(cx, d, `I2: ${who} installs ${to} in the primary a second time`);
   // I4 (Lemma 4): a round ends with every alive backup already holding the new value.
-  const stale = aliveBackups(d).filter((b) => d.rep[b] !== to);
-  if (stale.length > 0) broke(cx, d, `I4: ${who} changes the primary ${from}->${to} while backup r${stale[0]} holds ${d.rep[stale[0]]}`);
+  const stale = staleBackup(d, to);
+  if (stale >= 0) broke(cx, d, `I4: ${who} changes the primary ${from}->${to} while backup r${stale} holds ${d.rep[stale]}`);
   newRound(cx, d, to);
+}
+
+/**
+ * The history event of client c's step that `key` names (its kind, script position and
+ * output, c apart), made once: the list of that one event, for the step's observer.
+ */
+function event(cx: Cx, c: number, key: number, make: () => ObservedEvent): readonly ObservedEvent[] {
+  if (key < 0 || c >= 64) return [make()];
+  const k = key * 64 + c;
+  let one = cx.events.get(k);
+  if (one === undefined) cx.events.set(k, (one = [make()]));
+  return one;
+}
+
+/** Event keys: invocations by script position, returns by position and output, crashes. */
+const INVOKE = 0;
+const RETURN = 1;
+const CRASH = 2;
+const eventKey = (kind: number, op: number, out = 0): number => (op < 256 && out >= -16 && out < 1 << 16 ? ((out + 16) * 256 + op) * 4 + kind : -1);
+
+/** The LIN ghost's operation for client c's op at script position `at`, made once (they never change). */
+function monOp(cx: Cx, c: number, at: number, op: Op): MonOp {
+  const k = c * 256 + at;
+  let mop = at < 256 ? cx.monOps.get(k) : undefined;
+  if (mop === undefined) {
+    mop = { c, f: op.f, k: 'k' in op ? op.k : 0, v: 'v' in op ? op.v : 0, x: false };
+    if (at < 256) cx.monOps.set(k, mop);
+  }
+  return mop;
 }
 
 export function observeInvoke(cx: Cx, d: FuseeState, c: number, op: Op): void {
   if (cx.open) return;
-  const mop: MonOp = { c, f: op.f, k: 'k' in op ? op.k : 0, v: 'v' in op ? op.v : 0, x: false };
-  cx.ev?.push({ kind: 'invoke', client: c, input: historyInput(op) });
-  d.mon = monInvoke(cx.model, d.mon, mop);
+  cx.ev?.push(event(cx, c, eventKey(INVOKE, d.cl[c].op), () => ({ kind: 'invoke', client: c, input: historyInput(op) })));
+  d.mon = monInvoke(cx.model, d.mon, monOp(cx, c, d.cl[c].op, op));
 }
 
 function observeReturn(cx: Cx, d: FuseeState, c: number, out: number): void {
   if (cx.open) return;
-  const op = cx.cfg.clients[c][d.cl[c].op];
-  cx.ev?.push({ kind: 'return', client: c, output: historyOutput(op, out) });
+  const at = d.cl[c].op;
+  const op = cx.cfg.clients[c][at];
+  cx.ev?.push(event(cx, c, eventKey(RETURN, at, out), () => ({ kind: 'return', client: c, output: historyOutput(op, out) })));
   d.mon = monReturn(cx.model, d.mon, c, out);
+}
+
+/** Client c's pending operation becomes indeterminate. */
+export function observeCrash(cx: Cx, d: FuseeState, c: number): void {
+  cx.ev?.push(event(cx, c, eventKey(CRASH, 0), () => ({ kind: 'crash', client: c })));
+  if (!cx.open) d.mon = monCrash(cx.model, d.mon, c);
 }
 
 /** The current op of c responds (or, for a redo agent, recovery of c ends). */
 export function respond(cx: Cx, d: FuseeState, c: number, out: number): void {
   const me = d.cl[c];
   if (me.rec === Rec.Redo) {
-    d.cl[c] = idleClient(me.op, Rec.Done, me.log);
+    replaceClient(d, c, idleClient(me.op, Rec.Done, me.log));
     return;
   }
   observeReturn(cx, d, c, out);
-  d.cl[c] = idleClient(me.op + 1, Rec.Live, me.log);
+  replaceClient(d, c, idleClient(me.op + 1, Rec.Live, me.log));
 }
 
 /** A write that responds without having installed its value (LOSE, FINISH, FAIL path). */
@@ -152,15 +173,15 @@ export function loserResponds(cx: Cx, d: FuseeState, c: number, out: number): vo
   const me = d.cl[c];
   // I13 ([L276,L806]): a non-winner resets its used bit before it returns.
   if (me.log[1] !== 0 && me.log[2] !== COMMITTED) broke(cx, d, `I13: c${c} returns as a non-winner with its log's used bit still set`);
-  setGhost(cx, d, { dead: addSorted(d.g.dead, me.vNew) });
+  ghost(cx, d).dead = addSorted(d.g.dead, me.vNew);
   respond(cx, d, c, out);
 }
 
 /** I11 (fix-up before commit, commit before the primary CAS). */
 export function checkI11(cx: Cx, d: FuseeState, c: number, what: 'commits its log' | 'CASes the primary'): void {
   const me = d.cl[c];
-  const stale = aliveBackups(d).filter((b) => d.rep[b] !== me.vNew);
-  if (stale.length > 0) broke(cx, d, `I11: c${c} ${what} while backup r${stale[0]} holds ${d.rep[stale[0]]}, not ${me.vNew}`);
+  const stale = staleBackup(d, me.vNew);
+  if (stale >= 0) broke(cx, d, `I11: c${c} ${what} while backup r${stale} holds ${d.rep[stale]}, not ${me.vNew}`);
   if (what === 'CASes the primary' && me.log[2] === NONE) broke(cx, d, `I11: c${c} CASes the primary before committing its log`);
 }
 

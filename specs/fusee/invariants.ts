@@ -2,7 +2,7 @@
 // client history), the transition invariants the steps record in the ghost when they fire
 // (context.ts `broke`), and the state invariants I1, I3, I14 over the ghost.
 
-import { CRASHED, NONE, type FuseeState } from './state.ts';
+import { CRASHED, NONE, pair, type FuseeState } from './state.ts';
 
 export function invariants(kv: boolean): Record<string, (s: FuseeState) => true | string> {
   const all: Record<string, (s: FuseeState) => true | string> = {
@@ -41,7 +41,7 @@ export function invariants(kv: boolean): Record<string, (s: FuseeState) => true 
       for (const b of s.backups) {
         const v = s.rep[b];
         if (v === CRASHED || v === p) continue;
-        if (!s.g.props.includes(`${p}>${v}`)) return `I3: backup r${b} holds ${v}, which is not a proposal from the primary's ${p}`;
+        if (!s.g.props.includes(pair(p, v))) return `I3: backup r${b} holds ${v}, which is not a proposal from the primary's ${p}`;
       }
       return true;
     },

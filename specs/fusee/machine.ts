@@ -44,9 +44,9 @@ export function buildMachine(config: FuseeConfig, variant?: string): FuseeMachin
   // (cx.ev). The engine's monitor asks for them just after next() made the step's state,
   // so next() keeps the events of the step it took last, and observe() gives them for that
   // very state (by identity) rather than taking the step a second time.
-  const NO_EVENTS = Object.freeze([]) as unknown as ObservedEvent[];
-  const taking: ObservedEvent[] = [];
-  const last = { before: null as FuseeState | null, a: null as FuseeAction | null, after: null as FuseeState | null, ev: NO_EVENTS };
+  const NO_EVENTS: readonly ObservedEvent[] = Object.freeze([]);
+  const taking: (readonly ObservedEvent[])[] = [];
+  const last = { before: null as FuseeState | null, a: null as FuseeAction | null, after: null as FuseeState | null, ev: NO_EVENTS as readonly ObservedEvent[] };
   const nextObserved = (before: FuseeState, a: FuseeAction): FuseeState => {
     taking.length = 0;
     cx.ev = taking;
@@ -59,7 +59,7 @@ export function buildMachine(config: FuseeConfig, variant?: string): FuseeMachin
     last.before = before;
     last.a = a;
     last.after = after;
-    last.ev = taking.length === 0 ? NO_EVENTS : taking.slice();
+    last.ev = taking.length === 0 ? NO_EVENTS : taking.length === 1 ? taking[0] : taking.flat();
     return after;
   };
   const observe = (before: FuseeState, a: FuseeAction, after: FuseeState): readonly ObservedEvent[] => {

@@ -3,8 +3,8 @@
 // completes the snapshot (the last backup CAS) or into the Rule-3 re-read.
 
 import { addSorted } from '../kit/state.ts';
-import { broke, setClient, setGhost, type Cx } from './context.ts';
-import { CRASHED, Win, type FuseeState, type Pc } from './state.ts';
+import { broke, ghost, type Cx } from './context.ts';
+import { CRASHED, ownClient, pair, PAIR, Win, type FuseeState, type Pc } from './state.ts';
 
 /** Runs after the last backup CAS returned: change_list_value (Alg. 1 l.9), then Alg. 2. */
 export function evaluate(cx: Cx, d: FuseeState, c: number): void {
@@ -12,11 +12,11 @@ export function evaluate(cx: Cx, d: FuseeState, c: number): void {
   const me = d.cl[c];
   // Alg. 1 l.9: a CAS that returned v_old succeeded, so that backup now holds v_new.
   const vl = mut.M18 ? me.vl : me.vl.map((v) => (v === me.vOld ? me.vNew : v)); // M18 breaks Alg. 1 l.9: successes look like v_old
-  if (vl.includes(CRASHED)) return void setClient(d, c, { vl, win: Win.Fail, pc: 'F1' }); // Alg. 2 l.4
+  if (vl.includes(CRASHED)) return void decision(d, c, vl, Win.Fail, 'F1'); // Alg. 2 l.4
   if (!cx.kv && me.rd === d.g.rnd && !d.g.fixing && vl.length > 0) {
     // I10 (footnote [L235]): snapshots completed in a round before its first fix-up agree.
     const snap = vl.join(',');
-    if (d.g.snap === '') setGhost(cx, d, { snap });
+    if (d.g.snap === '') ghost(cx, d).snap = snap;
     else if (d.g.snap !== snap) broke(cx, d, `I10: c${c} takes snapshot [${snap}] in round ${me.rd}, another took [${d.g.snap}]`);
   }
   const m = vl.length;
@@ -45,7 +45,7 @@ export function evaluate(cx: Cx, d: FuseeState, c: number): void {
   if (!mut.M21 && !vl.includes(me.vNew)) return void decided(cx, d, c, vl, Win.Lose); // Alg. 2 l.10 (M21 drops it: control)
   if (mut.M1) return void decided(cx, d, c, vl, Win.Lose); // M1 drops Rule 3: nobody wins a split
   if (mut.M2) return void decided(cx, d, c, vl, rule3(cx, vl, me.vNew)); // M2 skips the re-read of Alg. 2 l.12-16
-  setClient(d, c, { vl, pc: 'W3' });
+  decision(d, c, vl, me.win, 'W3');
 }
 
 /** How many entries of vl are v. */
@@ -66,21 +66,30 @@ export function decided(cx: Cx, d: FuseeState, c: number, vl: number[], win: Win
   const { mut } = cx;
   const me = d.cl[c];
   if (win === Win.R1 || win === Win.R2 || win === Win.R3) {
-    const key = `${me.rd}:${me.vNew}`;
-    const others = d.g.wins.filter((w) => w.startsWith(`${me.rd}:`) && w !== key);
-    // I5 (Lemma 3): at most one last writer per round (m = 0 has no snapshot to agree on).
-    if (others.length > 0 && vl.length > 0 && !cx.kv) broke(cx, d, `I5: c${c} wins round ${me.rd} with ${me.vNew}, already won by ${others[0].split(':')[1]}`);
-    setGhost(cx, d, { wins: addSorted(d.g.wins, key) });
+    if (!cx.open) {
+      const key = pair(me.rd, me.vNew);
+      const others = d.g.wins.filter((w) => Math.floor(w / PAIR) === me.rd && w !== key);
+      // I5 (Lemma 3): at most one last writer per round (m = 0 has no snapshot to agree on).
+      if (others.length > 0 && vl.length > 0 && !cx.kv) broke(cx, d, `I5: c${c} wins round ${me.rd} with ${me.vNew}, already won by ${others[0] % PAIR}`);
+      ghost(cx, d).wins = addSorted(d.g.wins, key);
+    }
     // Rule 1, or nothing left to fix (possible only when the thresholds are mutated): commit.
     let pc: Pc = win === Win.R1 || vl.every((v) => v === me.vNew) ? 'W5' : 'W4';
     if (mut.M19 && win !== Win.R1) pc = 'W5'; // M19: the Rule-2/3 winner skips the fix-up
     if (mut.M10 && pc === 'W4') pc = 'W5'; // M10: commit first, fix up afterwards
     if (mut.M5 && pc === 'W4') pc = 'W5'; // M5: commit and CAS the primary, then fix up
     if (mut.M9 && pc === 'W5') pc = 'W6'; // M9: the primary CAS before the log commit
-    setClient(d, c, { vl, win, pc });
-    return;
+    return decision(d, c, vl, win, pc);
   }
-  if (win === Win.Finish) return void setClient(d, c, { vl, win, pc: 'L2' });
+  if (win === Win.Finish) return decision(d, c, vl, win, 'L2');
   // LOSE: wait for the primary to change (Alg. 1 l.16-22); M6 returns at once.
-  setClient(d, c, { vl, win, pc: mut.M6 ? 'L2' : 'L1' });
+  decision(d, c, vl, win, mut.M6 ? 'L2' : 'L1');
+}
+
+/** Client c's snapshot vl (after change_list_value), its decision and where it goes next. */
+function decision(d: FuseeState, c: number, vl: number[], win: Win, pc: Pc): void {
+  const me = ownClient(d, c);
+  me.vl = vl;
+  me.win = win;
+  me.pc = pc;
 }

@@ -73,7 +73,7 @@ export const enum Rec {
 /** The client's tail embedded log entry (X§2.5): [v_new, used bit, old value]. */
 export type LogEntry = [vNew: number, used: number, old: number];
 
-/** A client; replaced as a whole by every step that changes it, never changed in place. */
+/** A client; a step that changes it copies it first (`ownClient`), so a state's clients never change once made. Its arrays are replaced, never changed. */
 export interface Client {
   pc: Pc;
   /** index of the current (or next) op in the script */
@@ -94,16 +94,16 @@ export interface Client {
   log: LogEntry;
 }
 
-/** Ghost state of the invariants (X§4.3); replaced, never changed in place. */
+/** Ghost state of the invariants (X§4.3); copied by a step's first change of it (`ownGhost`), its arrays replaced, never changed. */
 export interface Ghost {
   /** rounds: client/recovery primary changes plus master episodes */
   rnd: number;
   /** values the primary has held (sorted) */
   ph: number[];
-  /** proposals "vOld>vNew" of ops that executed line 6 (sorted) */
-  props: string[];
-  /** round winners "round:vNew" (sorted) */
-  wins: string[];
+  /** proposals v_old -> v_new of ops that executed line 6, each as `pair(vOld, vNew)` (sorted) */
+  props: number[];
+  /** round winners, each as `pair(round, vNew)` (sorted) */
+  wins: number[];
   /** values of ops that responded as non-winners (sorted) */
   dead: number[];
   /** the current round's value x_u (the primary's, also while the primary is crashed) */
@@ -160,6 +160,15 @@ export interface FuseeAction extends StepAction {
   x: number;
 }
 
+/** Pairs the ghost keeps in its sets (a proposal, a round's winner) as one number: each of the two in [0, 64). */
+export const PAIR = 64;
+
+/** The pair (a, b) as one number, a * PAIR + b (the ghost's rounds and values are small: a config outside that range is an error, not a collision). */
+export function pair(a: number, b: number): number {
+  if (!(a >= 0 && a < PAIR && b >= 0 && b < PAIR)) throw new Error(`fusee ghost: (${a}, ${b}) is outside [0, ${PAIR}) (rounds and values of a closed config are small)`);
+  return a * PAIR + b;
+}
+
 export const act = (step: Step, label: string, c = -1, x = -1): FuseeAction => ({ label, step, c, x });
 
 export function idleClient(op: number, rec: Rec, log: LogEntry): Client {
@@ -175,23 +184,45 @@ export const copyGhost = (g: Ghost): Ghost => ({
 });
 
 /**
- * The one copy next() makes: the client list, whose entries steps replace (`setClient`);
- * the replicas, which CASes change in place, are copied by the step's first change of them
- * (`ownRep`: most steps change none). Clients, the view, the ghost and the monitor are
- * replaced, never changed, so they are shared.
+ * The one copy next() makes: the client list, whose entries steps replace. The replicas,
+ * a client and the ghost are copied by the step's first change of each (`ownRep`,
+ * `ownClient`, `ownGhost`; most steps change one client and nothing else), and then
+ * changed in place: a part the step did not copy is its parent's, shared, never changed.
+ * The monitor and the view are replaced, never changed, so they are shared.
  */
 export function copy(s: FuseeState): FuseeState {
-  ownedRep = null;
+  owned.rep = null;
+  owned.g = null;
+  owned.n = 0;
   return { rep: s.rep, primary: s.primary, backups: s.backups, fenced: s.fenced, mnLeft: s.mnLeft, clLeft: s.clLeft, cl: s.cl.slice(), g: s.g, mon: s.mon };
 }
 
-/** The replicas the step being taken copied (on its first change), null before that. */
-let ownedRep: number[] | null = null;
+/** What the step being taken has copied so far (on its first change of each): the replicas, the ghost, the first n of cl. */
+const owned = { rep: null as number[] | null, g: null as Ghost | null, cl: [] as Client[], n: 0 };
 
 /** The replicas of d for a step to change: a copy, made on the step's first change. */
 export function ownRep(d: FuseeState): number[] {
-  if (d.rep !== ownedRep) ownedRep = d.rep = d.rep.slice();
+  if (d.rep !== owned.rep) owned.rep = d.rep = d.rep.slice();
   return d.rep;
+}
+
+/** Client c of d for a step to change: a copy, made on the step's first change of it. */
+export function ownClient(d: FuseeState, c: number): Client {
+  const me = d.cl[c];
+  for (let i = 0; i < owned.n; i++) if (owned.cl[i] === me) return me;
+  return replaceClient(d, c, copyClient(me));
+}
+
+/** Client c of d replaced by a new one (a response, a crash, a recovery), which the step then owns. */
+export function replaceClient(d: FuseeState, c: number, me: Client): Client {
+  owned.cl[owned.n++] = me;
+  return (d.cl[c] = me);
+}
+
+/** The ghost of d for a step to change: a copy, made on the step's first change. */
+export function ownGhost(d: FuseeState): Ghost {
+  if (d.g !== owned.g) owned.g = d.g = copyGhost(d.g);
+  return d.g;
 }
 
 // ---- the state as words (Machine.encode): every field, in a fixed order ----
@@ -221,18 +252,16 @@ function putClient(w: ByteWords, c: Client): void {
   w.int(c.log[2]);
 }
 
-// Clients, the ghost and the monitor are replaced, never changed, and shared by many
-// states (the monitor's equal values are one object, kit/object-ghost.ts), the successors
+// Clients, the ghost and the monitor never change once their state is made (a step
+// copies what it changes), and are shared by many states (the monitor's equal values are one object, kit/object-ghost.ts), the successors
 // of one state above all, which mostly keep their parent's or make a new one: the words of
 // the last few met are kept by identity (kit/words.ts `KeptWords`; a weak map of every
 // object's words cost more than it saved).
 function putGhost(w: ByteWords, g: Ghost): void {
   w.int(g.rnd);
   w.ints(g.ph);
-  w.int(g.props.length);
-  for (const x of g.props) w.string(x);
-  w.int(g.wins.length);
-  for (const x of g.wins) w.string(x);
+  w.ints(g.props);
+  w.ints(g.wins);
   w.ints(g.dead);
   w.int(g.cur);
   w.string(g.snap);

@@ -6,13 +6,12 @@
 // crashes. The order is the order the spec always enumerated in, so breadth-first search
 // finds the same counterexamples.
 
-import { monCrash } from '../kit/object-ghost.ts';
 import { addSorted } from '../kit/state.ts';
 import type { ActionTable, ActorStep, GlobalStep } from '../kit/table.ts';
-import { aliveBackups, cas, checkI11, isWrite, loserResponds, newRound, observeInvoke, opOf, primaryChanged, readOut, respond, setClient, setGhost, broke, type Cx } from './context.ts';
+import { aliveBackups, cas, staleBackup, checkI11, ghost, isWrite, loserResponds, newRound, observeCrash, observeInvoke, opOf, primaryChanged, readOut, respond, broke, type Cx } from './context.ts';
 import { describeOp, keyOf, OUT_FULL, OUT_OK } from './models.ts';
 import { decided, evaluate, rule3 } from './rules.ts';
-import { act, COMMITTED, CRASHED, FRESH, idleClient, NONE, ownRep, Rec, Win, type Client, type FuseeAction, type FuseeState, type Op, type Pc } from './state.ts';
+import { act, pair, COMMITTED, CRASHED, FRESH, idleClient, NONE, ownClient, ownRep, Rec, replaceClient, Win, type Client, type FuseeAction, type FuseeState, type Op, type Pc } from './state.ts';
 
 type Step = ActorStep<FuseeState, FuseeAction>;
 type Global = GlobalStep<FuseeState, FuseeAction>;
@@ -55,8 +54,21 @@ class Made {
 /** A key for (client, index, replica), each under 64 (else the action is made afresh, uncached). */
 const key3 = (c: number, i: number, b: number): number => (i < 64 && b < 64 && b >= 0 ? (c * 64 + i) * 64 + b : -1);
 
-/** The restart of a write (Alg. 4 l.37, X§2.4, X§5.1 item 16): from l.6 with the same v_new, its log entry rewritten. */
-const retry = (me: Client): Partial<Client> => ({ pc: 'W1', vOld: NONE, pr: -1, bk: [], vl: [], win: Win.None, rpc: NONE, log: [me.vNew, 1, NONE] });
+/** The restart of client c's write (Alg. 4 l.37, X§2.4, X§5.1 item 16): from l.6 with the same v_new, its log entry rewritten. */
+function retry(d: FuseeState, c: number, rpc = NONE): void {
+  const me = ownClient(d, c);
+  me.pc = 'W1';
+  me.vOld = NONE;
+  me.pr = -1;
+  me.bk = [];
+  me.vl = [];
+  me.win = Win.None;
+  me.rpc = rpc;
+  me.log = [me.vNew, 1, NONE];
+}
+
+/** Client c goes to program counter pc. */
+const goTo = (d: FuseeState, c: number, pc: Pc): void => void (ownClient(d, c).pc = pc);
 
 /** Which case of Fig. 9 / Alg. 3 the tail log entry is in (named in the action's label). */
 export function recoveryCase(s: FuseeState, me: Client): string {
@@ -90,7 +102,10 @@ function clientSteps(cx: Cx): Step[] {
         const op: Op = cx.open ? { f: 'write', v: a.x } : cx.cfg.clients[a.c][d.cl[a.c].op];
         observeInvoke(cx, d, a.c, op);
         const vNew = op.f === 'delete' ? 0 : (op as { v: number }).v;
-        setClient(d, a.c, { pc: 'W1', vNew, log: [vNew, 1, NONE] });
+        const me = ownClient(d, a.c);
+        me.pc = 'W1';
+        me.vNew = vNew;
+        me.log = [vNew, 1, NONE];
       },
     },
     {
@@ -107,7 +122,12 @@ function clientSteps(cx: Cx): Step[] {
         let v = d.rep[d.primary];
         if (mut.M4) v = d.rep[a.x]; // M4: readers read a backup instead of the primary
         // A FAIL goes on to read the backups (Alg. 4 l.3-4).
-        if (v === CRASHED) return void setClient(d, a.c, { pc: 'R2', bk: d.backups.slice() });
+        if (v === CRASHED) {
+          const me = ownClient(d, a.c);
+          me.pc = 'R2';
+          me.bk = d.backups.slice();
+          return;
+        }
         respond(cx, d, a.c, readOut(cx, op, v));
       },
     },
@@ -124,14 +144,20 @@ function clientSteps(cx: Cx): Step[] {
           // KV level (X§8): INSERT needs the slot empty or its own key's; DELETE needs its key there.
           if (op.f === 'insert' && vOld !== 0 && keyOf(vOld) !== op.k) return void respond(cx, d, a.c, OUT_FULL);
           if (op.f === 'delete' && (vOld === 0 || keyOf(vOld) !== op.k)) {
-            setClient(d, a.c, { log: [0, 0, NONE] });
+            ownClient(d, a.c).log = [0, 0, NONE];
             return void respond(cx, d, a.c, OUT_OK);
           }
         }
-        setGhost(cx, d, { props: addSorted(d.g.props, `${vOld}>${me.vNew}`) });
-        const bk = d.backups.slice();
-        setClient(d, a.c, { pc: 'W2', vOld, pr: d.primary, bk, vl: bk.map(() => NONE), win: Win.None, rd: d.g.rnd });
-        if (bk.length === 0) evaluate(cx, d, a.c);
+        if (!cx.open) ghost(cx, d).props = addSorted(d.g.props, pair(vOld, me.vNew));
+        const mine = ownClient(d, a.c);
+        mine.pc = 'W2';
+        mine.vOld = vOld;
+        mine.pr = d.primary;
+        mine.bk = d.backups.slice();
+        mine.vl = mine.bk.map(() => NONE);
+        mine.win = Win.None;
+        mine.rd = d.g.rnd;
+        if (mine.bk.length === 0) evaluate(cx, d, a.c);
       },
     },
     {
@@ -155,7 +181,7 @@ function clientSteps(cx: Cx): Step[] {
         }
         const vl = me.vl.slice();
         vl[a.x] = prior;
-        setClient(d, a.c, { vl });
+        ownClient(d, a.c).vl = vl;
         if (!vl.includes(NONE)) evaluate(cx, d, a.c);
       },
     },
@@ -165,7 +191,12 @@ function clientSteps(cx: Cx): Step[] {
       effect: (d, a) => {
         const me = d.cl[a.c];
         const v = d.rep[me.pr];
-        if (v === CRASHED) return void setClient(d, a.c, { win: Win.Fail, pc: 'F1' });
+        if (v === CRASHED) {
+          const mine = ownClient(d, a.c);
+          mine.win = Win.Fail;
+          mine.pc = 'F1';
+          return;
+        }
         if (v !== me.vOld) return void decided(cx, d, a.c, me.vl, Win.Finish);
         decided(cx, d, a.c, me.vl, rule3(cx, me.vl, me.vNew));
       },
@@ -186,16 +217,18 @@ function clientSteps(cx: Cx): Step[] {
         const me = d.cl[a.c];
         const prior = cas(cx, d, me.bk[a.x], me.vl[a.x], me.vNew, `c${a.c} fix-up`);
         // I9: the second change of a backup in a round is the round winner's fix-up.
-        if (prior === me.vl[a.x] && prior !== me.vNew && !cx.kv && (me.rd !== d.g.rnd || !d.g.wins.includes(`${me.rd}:${me.vNew}`))) {
+        if (prior === me.vl[a.x] && prior !== me.vNew && !cx.kv && !cx.open && (me.rd !== d.g.rnd || !d.g.wins.includes(pair(me.rd, me.vNew)))) {
           broke(cx, d, `I9: c${a.c}, winner of round ${me.rd}, fixes up r${me.bk[a.x]} in round ${d.g.rnd}`);
         }
-        if (!d.g.fixing) setGhost(cx, d, { fixing: true });
+        if (!d.g.fixing) ghost(cx, d).fixing = true;
         const vl = me.vl.slice();
         vl[a.x] = me.vNew;
         const done = vl.every((v) => v === me.vNew);
         if (mut.M5 && done) return void respond(cx, d, a.c, cx.writeOut);
         // M10 committed before the fix-up and M9 commits after the primary CAS: both go on to it.
-        setClient(d, a.c, { vl, pc: done ? (mut.M10 || mut.M9 ? 'W6' : 'W5') : 'W4' });
+        const mine = ownClient(d, a.c);
+        mine.vl = vl;
+        mine.pc = done ? (mut.M10 || mut.M9 ? 'W6' : 'W5') : 'W4';
       },
     },
     {
@@ -205,11 +238,10 @@ function clientSteps(cx: Cx): Step[] {
         const me = d.cl[a.c];
         checkI11(cx, d, a.c, 'commits its log');
         const log: Client['log'] = [me.log[0], me.log[1], me.vOld];
-        if (mut.M9) {
-          setClient(d, a.c, { log });
-          return void respond(cx, d, a.c, cx.writeOut);
-        }
-        setClient(d, a.c, { log, pc: mut.M10 && me.vl.some((v) => v !== me.vNew) ? 'W4' : 'W6' });
+        const mine = ownClient(d, a.c);
+        mine.log = log;
+        if (mut.M9) return void respond(cx, d, a.c, cx.writeOut);
+        mine.pc = mut.M10 && me.vl.some((v) => v !== me.vNew) ? 'W4' : 'W6';
       },
     },
     {
@@ -222,8 +254,8 @@ function clientSteps(cx: Cx): Step[] {
         if (me.win !== Win.R1 && me.win !== Win.R2 && me.win !== Win.R3) broke(cx, d, `I8: c${a.c} CASes the primary without winning`);
         const prior = cas(cx, d, me.pr, me.vOld, me.vNew, `c${a.c}`);
         if (prior === me.vOld) primaryChanged(cx, d, me.vOld, me.vNew, `c${a.c}`);
-        if (mut.M9) return void setClient(d, a.c, { pc: 'W5' });
-        if (mut.M5 && me.vl.some((v) => v !== me.vNew)) return void setClient(d, a.c, { pc: 'W4' });
+        if (mut.M9) return goTo(d, a.c, 'W5');
+        if (mut.M5 && me.vl.some((v) => v !== me.vNew)) return goTo(d, a.c, 'W4');
         respond(cx, d, a.c, cx.writeOut);
       },
     },
@@ -232,7 +264,7 @@ function clientSteps(cx: Cx): Step[] {
       // member_prepare_change branch (l.28-29) is the master's prepare.
       name: 'loserWait', at: 'L1', cites: 'Alg. 1 l.17-22 / Alg. 4 l.26-32: a loser waits for the primary to change',
       enabled: guardAt('L1', 'loserWait', (s, me) => s.rep[me.pr] !== me.vOld),
-      effect: (d, a) => void setClient(d, a.c, { pc: d.rep[d.cl[a.c].pr] === CRASHED ? 'F1' : 'L2' }),
+      effect: (d, a) => goTo(d, a.c, d.rep[d.cl[a.c].pr] === CRASHED ? 'F1' : 'L2'),
     },
     {
       name: 'loserReturn', at: 'L2', cites: '[L276]: a non-last writer resets its used bit after the primary changed, and returns',
@@ -241,9 +273,9 @@ function clientSteps(cx: Cx): Step[] {
         const me = d.cl[a.c];
         // I12 (Lemma 6): a LOSE/FINISH write returns only after its round ended.
         if (d.g.rnd <= me.rd) broke(cx, d, `I12: c${a.c} returns as a loser in round ${me.rd} before the round ended`);
-        if (!mut.M7) setClient(d, a.c, { log: [me.log[0], 0, me.log[2]] }); // M7: used bit left set
+        if (!mut.M7) ownClient(d, a.c).log = [me.log[0], 0, me.log[2]]; // M7: used bit left set
         // X§5.1 item 16 [CODE]: a losing INSERT retries (another key may have taken the slot).
-        if (cx.kv && me.vNew !== 0 && !mut.M23) return void setClient(d, a.c, { ...retry(me), rpc: me.rpc });
+        if (cx.kv && me.vNew !== 0 && !mut.M23) return retry(d, a.c, me.rpc);
         loserResponds(cx, d, a.c, cx.writeOut);
       },
     },
@@ -253,10 +285,10 @@ function clientSteps(cx: Cx): Step[] {
       effect: (d, a) => {
         const me = d.cl[a.c];
         const s = me.rpc;
-        if (s === me.vOld && !mut.M13) return void setClient(d, a.c, retry(me)); // M13 returns instead of retrying
+        if (s === me.vOld && !mut.M13) return retry(d, a.c); // M13 returns instead of retrying
         if (s === me.vNew) return void respond(cx, d, a.c, cx.writeOut); // the master installed my value and committed my log
-        if (cx.kv && me.vNew !== 0) return void setClient(d, a.c, retry(me)); // a KV INSERT whose value was not chosen retries
-        setClient(d, a.c, { log: [me.log[0], 0, me.log[2]] });
+        if (cx.kv && me.vNew !== 0) return retry(d, a.c); // a KV INSERT whose value was not chosen retries
+        ownClient(d, a.c).log = [me.log[0], 0, me.log[2]];
         loserResponds(cx, d, a.c, cx.writeOut);
       },
     },
@@ -274,7 +306,7 @@ function clientSteps(cx: Cx): Step[] {
         const vals = me.bk.map((b) => d.rep[b]).filter((v) => v !== CRASHED);
         if (mut["M4'"]) return void respond(cx, d, a.c, readOut(cx, op, d.rep[a.x])); // M4': one backup, no equality check
         if (vals.every((v) => v === vals[0])) return void respond(cx, d, a.c, readOut(cx, op, vals[0]));
-        setClient(d, a.c, { pc: 'RF' });
+        goTo(d, a.c, 'RF');
       },
     },
     {
@@ -300,21 +332,24 @@ function recoverClient(cx: Cx, d: FuseeState, c: number): void {
   const { mut } = cx;
   const me = d.cl[c];
   const [vNew, used, old] = me.log;
-  const done = (): void => void setClient(d, c, idleClient(me.op, Rec.Done, me.log));
+  const done = (): void => void replaceClient(d, c, idleClient(me.op, Rec.Done, me.log));
   if (old === COMMITTED || used === 0 || vNew === NONE) return done(); // committed by the master, or c0
   if (old === NONE) {
     if (mut.M17) return done(); // M17 reclaims instead of redoing
     // c1: redo the op with the v_new in the log (Alg. 3 l.18,22) by an agent that does not crash.
     const v = mut.M16 ? vNew + FRESH : vNew; // M16 redoes with a freshly allocated object
-    return void setClient(d, c, { ...idleClient(me.op, Rec.Redo, mut.M16 ? [v, 1, NONE] : me.log), pc: 'W1', vNew: v });
+    const agent = replaceClient(d, c, idleClient(me.op, Rec.Redo, mut.M16 ? [v, 1, NONE] : me.log));
+    agent.pc = 'W1';
+    agent.vNew = v;
+    return;
   }
   // c2 / c3: old value complete.
   const p = d.rep[d.primary];
-  const guard = cx.kv && !mut.M24 ? aliveBackups(d).every((b) => d.rep[b] === vNew) : true; // [CODE] check_recover_need_cas_pr
+  const guard = cx.kv && !mut.M24 ? staleBackup(d, vNew) < 0 : true; // [CODE] check_recover_need_cas_pr
   if ((p === old || mut.M11) && guard && p !== vNew) {
     // I18: the c2 CAS fires only when all alive backups already hold v_new.
-    const stale = aliveBackups(d).filter((b) => d.rep[b] !== vNew);
-    if (stale.length > 0) broke(cx, d, `I18: recovery of c${c} CASes the primary to ${vNew} while backup r${stale[0]} holds ${d.rep[stale[0]]}`);
+    const stale = staleBackup(d, vNew);
+    if (stale >= 0) broke(cx, d, `I18: recovery of c${c} CASes the primary to ${vNew} while backup r${stale} holds ${d.rep[stale]}`);
     const prior = cas(cx, d, d.primary, mut.M11 ? p : old, vNew, `recovery(c${c})`);
     if (prior === p) primaryChanged(cx, d, p, vNew, `recovery(c${c})`);
   }
@@ -337,8 +372,13 @@ function queried(s: FuseeState): boolean {
 function choices(cx: Cx, s: FuseeState): number[] {
   const p = s.rep[s.primary];
   if (cx.mut.M14 && p !== CRASHED) return [p]; // M14: the master takes the primary's value (control)
-  const vals = [...new Set(aliveBackups(s).map((b) => s.rep[b]))].sort((x, y) => x - y);
-  return vals.length > 0 ? vals : [p];
+  // (a loop: this is the guard of decide, asked in every fenced state)
+  const vals: number[] = [];
+  for (const b of s.backups) {
+    const v = s.rep[b];
+    if (v !== CRASHED && !vals.includes(v)) vals.push(v);
+  }
+  return vals.length > 0 ? vals.sort((x, y) => x - y) : [p];
 }
 
 function masterSteps(cx: Cx): Global[] {
@@ -358,12 +398,11 @@ function masterSteps(cx: Cx): Global[] {
       // In-flight writes are diverted to fail_query (a winner not yet done is "deemed also as
       // a loser" [L798]); running recoveries are aborted, to restart afterwards.
       effect: (d) => {
-        d.cl = d.cl.map((c): Client => {
-          if (c.rec === Rec.Redo && !mut.M15) return idleClient(c.op, Rec.Pending, c.log); // M15 keeps the recovery going
-          if (!IN_FLIGHT.has(c.pc)) return c;
-          if (mut.M12 && (c.pc === 'W4' || c.pc === 'W5' || c.pc === 'W6')) return c; // M12: decided winners not fenced
-          return { ...c, pc: 'F1' };
-        });
+        for (let c = 0; c < d.cl.length; c++) {
+          const me = d.cl[c];
+          if (me.rec === Rec.Redo && !mut.M15) replaceClient(d, c, idleClient(me.op, Rec.Pending, me.log)); // M15 keeps the recovery going
+          else if (IN_FLIGHT.has(me.pc) && !(mut.M12 && (me.pc === 'W4' || me.pc === 'W5' || me.pc === 'W6'))) goTo(d, c, 'F1'); // M12: decided winners not fenced
+        }
         d.fenced = true;
       },
     },
@@ -385,14 +424,17 @@ function decide(cx: Cx, d: FuseeState, s: number): void {
   if (pOld !== CRASHED && pOld !== s && !cx.kv && d.g.ph.includes(s)) broke(cx, d, `I2: the master installs ${s} in the primary a second time`);
   d.primary = alive[0];
   d.backups = alive.slice(1);
-  d.cl = d.cl.map((c): Client => {
-    let next = c;
+  for (let c = 0; c < d.cl.length; c++) {
+    const me = d.cl[c];
     // l.7: commit the operation log of write(s) (the special value 1, [L796]); M8 skips it.
-    if (!cx.mut.M8 && c.log[0] === s && c.log[2] !== COMMITTED && c.log[1] === 1) next = { ...next, log: [c.log[0], c.log[1], COMMITTED] };
-    if (c.pc === 'F1') next = { ...next, pc: 'F2', rpc: s };
-    if (c.pc === 'RF') next = { ...next, pc: 'RF2', rpc: s };
-    return next;
-  });
+    if (!cx.mut.M8 && me.log[0] === s && me.log[2] !== COMMITTED && me.log[1] === 1) ownClient(d, c).log = [me.log[0], me.log[1], COMMITTED];
+    // l.9-10: the reply to every waiting fail_query, a writer's or a reader's.
+    if (me.pc === 'F1' || me.pc === 'RF') {
+      const mine = ownClient(d, c);
+      mine.pc = me.pc === 'F1' ? 'F2' : 'RF2';
+      mine.rpc = s;
+    }
+  }
   newRound(cx, d, s);
   d.fenced = false;
 }
@@ -413,11 +455,10 @@ function environmentSteps(cx: Cx): Global[] {
         const me = d.cl[a.c];
         const pending = PENDING.has(me.pc);
         if (pending) {
-          cx.ev?.push({ kind: 'crash', client: a.c });
-          if (!cx.open) d.mon = monCrash(cx.model, d.mon, a.c);
+          observeCrash(cx, d, a.c);
         }
         // From now on `op` names the op the tail log entry belongs to (recovery redoes it).
-        d.cl[a.c] = idleClient(pending ? me.op : Math.max(0, me.op - 1), Rec.Pending, me.log);
+        replaceClient(d, a.c, idleClient(pending ? me.op : Math.max(0, me.op - 1), Rec.Pending, me.log));
         d.clLeft--;
       },
     },
