@@ -47,60 +47,108 @@ export interface Cx {
 }
 
 export function context(cfg: MinosConfig, mut: Flags<Variant>, variant: string | undefined): Cx {
-  const writes: WriteDef[] = [];
-  let scopes = 0;
-  const writeOf = cfg.clients.map((cl, c) =>
-    cl.ops.map((op) => {
-      scopes = Math.max(scopes, op.sc ?? 0);
-      if (op.f !== 'write') return -1;
-      writes.push({ c, k: op.key ?? 0, sc: op.sc ?? 0 });
-      return writes.length - 1;
-    }),
-  );
-  const all = (1 << cfg.nodes) - 1;
-  const O = cfg.offload === true;
-  const N = cfg.nodes;
-  const others = (n: number) => all & ~(1 << n);
-  // Older-than [L104]; M17 drops the node-id tie-break (equal versions: not older).
-  const lt = mut.M17 ? (a: number, b: number) => ver(a) < ver(b) : (a: number, b: number) => a < b;
-  const newer = (a: number, b: number): number => (lt(a, b) ? b : a);
-  const qmax = (r: Rec): number => {
+  return new Context(cfg, mut, variant);
+}
+
+/**
+ * The primitives as methods of one class rather than closures made per machine: every
+ * config's steps then call the same functions, which the engine's compiled code can keep
+ * (closures made afresh for each config deoptimized every caller at each new config).
+ */
+class Context implements Cx {
+  readonly writes: WriteDef[] = [];
+  readonly writeOf: number[][];
+  scopes = 0;
+  readonly model: MinosConfig['model'];
+  readonly O: boolean;
+  readonly N: number;
+  readonly pspin: boolean;
+  /** Every node as a bit mask. */
+  private readonly all: number;
+
+  constructor(
+    readonly cfg: MinosConfig,
+    readonly mut: Flags<Variant>,
+    readonly variant: string | undefined,
+  ) {
+    this.writeOf = cfg.clients.map((cl, c) =>
+      cl.ops.map((op) => {
+        this.scopes = Math.max(this.scopes, op.sc ?? 0);
+        if (op.f !== 'write') return -1;
+        this.writes.push({ c, k: op.key ?? 0, sc: op.sc ?? 0 });
+        return this.writes.length - 1;
+      }),
+    );
+    this.all = (1 << cfg.nodes) - 1;
+    this.O = cfg.offload === true;
+    this.N = cfg.nodes;
+    this.model = cfg.model;
+    this.pspin = cfg.model === 'Synch' || cfg.model === 'Strict' || cfg.model === 'REnf';
+  }
+
+  others(n: number): number {
+    return this.all & ~(1 << n);
+  }
+
+  nodeOf(c: number): number {
+    return this.cfg.clients[c].node;
+  }
+
+  /** Older-than [L104]; M17 drops the node-id tie-break (equal versions: not older). */
+  lt(a: number, b: number): boolean {
+    return this.mut.M17 ? ver(a) < ver(b) : a < b;
+  }
+
+  private newer(a: number, b: number): number {
+    return this.lt(a, b) ? b : a;
+  }
+
+  /** glb updates are max(current, TS_WR) (§3.0, AMBIGUOUS); M19 assigns plainly. */
+  glb(c: number, ts: number): number {
+    return this.mut.M19 ? ts : this.newer(c, ts);
+  }
+
+  /**
+   * The version Obsolete() compares with: volatileTS, or in MINOS-O the newest of the LLC
+   * and the vFIFO (§5, recommended reading).
+   */
+  cur(r: Rec): number {
+    if (!this.O) return r.vts;
     let m = NONE;
     for (let i = 0; i < r.vq.length; i += 2) if (r.vq[i] > m) m = r.vq[i];
-    return m;
-  };
-  // The version Obsolete() compares with: volatileTS, or in MINOS-O the newest of the LLC
-  // and the vFIFO (§5, recommended reading).
-  const cur = (r: Rec): number => (O ? newer(r.vts, qmax(r)) : r.vts);
-  return {
-    cfg, mut, variant, writes, writeOf, scopes, O, N, others,
-    model: cfg.model,
-    pspin: cfg.model === 'Synch' || cfg.model === 'Strict' || cfg.model === 'REnf',
-    nodeOf: (c) => cfg.clients[c].node,
-    lt,
-    // glb updates are max(current, TS_WR) (§3.0, AMBIGUOUS); M19 assigns plainly.
-    glb: (c, ts) => (mut.M19 ? ts : newer(c, ts)),
-    cur,
-    // Obsolete [L116]: strictly older; M5 compares with glb_volatileTS.
-    obsolete: (r, ts) => lt(ts, mut.M5 ? r.gv : cur(r)),
-    // Snatch RDLock [L124]: (i) grab a free lock, (ii) snatch from an older owner, (iii) else continue.
-    snatch(r, ts) {
-      if (r.rd === NONE) return ts;
-      if (lt(r.rd, ts)) return mut.M8 ? r.rd : ts; // M8: an older owner keeps the lock
-      return r.rd;
-    },
-    // Only the owner releases [L96]; M9 releases whoever owns it.
-    releaseIfOwner(r, ts) {
-      if (r.rd === ts || (mut.M9 && r.rd !== NONE)) r.rd = NONE;
-    },
-    drained(r, ts) {
-      if (!O || mut.M25) return true; // M25: release before the vFIFO drains
-      for (let i = 0; i < r.vq.length; i += 2) if (r.vq[i] === ts) return false;
-      return true;
-    },
-    full: (mask, n) => (mut.M28 ? mask >= N - 1 : mask === others(n)),
-    msgName: (t) => (cfg.model === 'Scope' ? `[${MSG[t]}]sc` : MSG[t]),
-  };
+    return this.newer(r.vts, m);
+  }
+
+  /** Obsolete [L116]: strictly older; M5 compares with glb_volatileTS. */
+  obsolete(r: Rec, ts: number): boolean {
+    return this.lt(ts, this.mut.M5 ? r.gv : this.cur(r));
+  }
+
+  /** Snatch RDLock [L124]: (i) grab a free lock, (ii) snatch from an older owner, (iii) else continue. */
+  snatch(r: Rec, ts: number): number {
+    if (r.rd === NONE) return ts;
+    if (this.lt(r.rd, ts)) return this.mut.M8 ? r.rd : ts; // M8: an older owner keeps the lock
+    return r.rd;
+  }
+
+  /** Only the owner releases [L96]; M9 releases whoever owns it. */
+  releaseIfOwner(r: Rec, ts: number): void {
+    if (r.rd === ts || (this.mut.M9 && r.rd !== NONE)) r.rd = NONE;
+  }
+
+  drained(r: Rec, ts: number): boolean {
+    if (!this.O || this.mut.M25) return true; // M25: release before the vFIFO drains
+    for (let i = 0; i < r.vq.length; i += 2) if (r.vq[i] === ts) return false;
+    return true;
+  }
+
+  full(mask: number, n: number): boolean {
+    return this.mut.M28 ? mask >= this.N - 1 : mask === this.others(n);
+  }
+
+  msgName(t: MsgType): string {
+    return this.cfg.model === 'Scope' ? `[${MSG[t]}]sc` : MSG[t];
+  }
 }
 
 // --- effects shared by several steps ------------------------------------------------------

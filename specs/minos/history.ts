@@ -4,7 +4,7 @@
 // kit's client history (specs/kit/history.ts).
 
 import { UNKNOWN, type Model, type Operation } from '../../checkers/lin/types.ts';
-import type { HistoryObserver } from '../../checkers/explore/types.ts';
+import type { HistoryObserver, ObservedEvent } from '../../checkers/explore/types.ts';
 import { clientHistory } from '../kit/history.ts';
 import type { Cx } from './context.ts';
 import { KEY, type MinosAction, type State } from './state.ts';
@@ -60,7 +60,7 @@ export function observer(cx: Cx, durable: boolean): HistoryObserver<State, Minos
     const th = c < s.co.length ? s.co[c] : null;
     return th !== null && th.kind !== 'persist' && !th.resp;
   };
-  return clientHistory<State, MinosAction>({
+  const history = clientHistory<State, MinosAction>({
     model: keyedRegister(cfg.keys),
     clients: cfg.clients.length + 1,
     invoked(before, a) {
@@ -78,4 +78,17 @@ export function observer(cx: Cx, durable: boolean): HistoryObserver<State, Minos
       return th !== null && th.kind === 'write' ? null : val(before.rec[cfg.clients[c].node][k].val);
     },
   });
+  // Most steps record nothing: only the four steps above invoke or crash, and a return
+  // changes the returning client's thread (co) or script position (cl), which a step that
+  // writes neither shares with the state before (copy-on-write, state.ts). Such a step
+  // is answered at once, without asking every client whether it is pending.
+  const observeAll = history.observe;
+  history.observe = (before, a, after) =>
+    before.co === after.co && before.cl === after.cl && a.step !== 'clientWrite_L4' && a.step !== 'read' && a.step !== 'recoveredRead' && a.step !== 'crash'
+      ? NOTHING
+      : observeAll(before, a, after);
+  return history;
 }
+
+/** No events (shared: the monitor only reads the list). */
+const NOTHING: ObservedEvent[] = [];

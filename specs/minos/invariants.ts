@@ -3,7 +3,8 @@
 // (§4.4), H-Lin-TS (linearizability in TS order, checked as each operation returns), a
 // bounded form of Event's "eventually durable everywhere", and the paper's Table I
 // (§4.1) in its corrected forms; the literal forms are added by the `T..-literal` variants
-// (mutants.ts).
+// (mutants.ts). Volatile-protocol properties speak of the run before the crash: each
+// begins `if (s.crashed) return true`.
 
 import type { Check } from '../../checkers/explore/types.ts';
 import { tagOf, type Cx } from './context.ts';
@@ -28,7 +29,7 @@ const P_MSGS: Record<string, MsgType[]> = {
 };
 
 /** The value of the last NVM entry of (k, ts) before entry i of log n, logs in node order (undefined: none). */
-function lastBefore(nvm: readonly number[][], n: number, i: number, k: number, ts: number): number | undefined {
+function lastBefore(nvm: readonly (readonly number[])[], n: number, i: number, k: number, ts: number): number | undefined {
   let v: number | undefined;
   for (let p = 0; p <= n; p++) {
     const log = nvm[p];
@@ -46,7 +47,6 @@ export function invariants(cx: Cx): Record<string, Inv> {
   const maxVers = writes.length + 1;
   const inv: Record<string, Inv> = Object.create(null);
   const nodes = Array.from({ length: N }, (_, n) => n);
-  const keys = Array.from({ length: K }, (_, k) => k);
   const unlocked = (s: State, n: number, k: number) => s.rec[n][k].rd === NONE;
   const allUnlocked = (s: State, k: number) => {
     for (let n = 0; n < N; n++) if (!unlocked(s, n, k)) return false;
@@ -114,8 +114,6 @@ export function invariants(cx: Cx): Record<string, Inv> {
   const allAckP = (th: { ack: number; ackP: number }, n: number) =>
     model === 'Synch' ? th.ack === cx.others(n) : th.ackP === cx.others(n);
   const hasPAcks = model === 'Synch' || model === 'Strict' || model === 'REnf';
-  /** Volatile-protocol properties speak of the run before the crash. */
-  const pre = (f: Inv): Inv => (s) => (s.crashed ? true : f(s));
   const ackedMax = (s: State, k: number) => {
     let t = 0;
     for (let i = 0; i < writes.length; i++) if (writes[i].k === k && s.g.wst[i] === 2 && s.g.wts[i] > t) t = s.g.wts[i];
@@ -124,24 +122,39 @@ export function invariants(cx: Cx): Record<string, Inv> {
 
   // I1: at most one value per version, in the LLCs and in the NVM logs.
   inv.I1 = (s) => {
-    for (const k of keys) {
-      for (const n of nodes) {
-        for (const p of nodes) {
+    for (let k = 0; k < K; k++) {
+      for (let n = 0; n < N; n++) {
+        for (let p = 0; p < N; p++) {
           const a = s.rec[n][k];
           const b = s.rec[p][k];
           if (a.vts === b.vts && a.val !== b.val) return `${KEY[k]} has version ${showTS(a.vts)} with v${a.val} at ${NODE[n]} but v${b.val} at ${NODE[p]}`;
         }
       }
     }
-    // each NVM entry against the last entry before it (in log order) of the same key and TS
-    for (let n = 0; n < s.nvm.length; n++) {
-      const log = s.nvm[n];
+    return nvmI1(s.nvm);
+  };
+  /**
+   * I1 in the NVM logs: each entry against the last entry before it (in log order) of the
+   * same key and TS. It reads only the logs, which are replaced, never changed, and shared
+   * by every state that persists nothing: the last logs' verdict is kept.
+   */
+  let i1Of: readonly (readonly number[])[] | null = null;
+  let i1: Check = true;
+  const nvmI1 = (nvm: readonly (readonly number[])[]): Check => {
+    if (nvm === i1Of) return i1;
+    i1 = true;
+    for (let n = 0; n < nvm.length && i1 === true; n++) {
+      const log = nvm[n];
       for (let i = 0; i < log.length; i += 3) {
-        const v = lastBefore(s.nvm, n, i, log[i], log[i + 1]);
-        if (v !== undefined && v !== log[i + 2]) return `NVM logs hold v${v} and v${log[i + 2]} for ${KEY[log[i]]} ${showTS(log[i + 1])}`;
+        const v = lastBefore(nvm, n, i, log[i], log[i + 1]);
+        if (v !== undefined && v !== log[i + 2]) {
+          i1 = `NVM logs hold v${v} and v${log[i + 2]} for ${KEY[log[i]]} ${showTS(log[i + 1])}`;
+          break;
+        }
       }
     }
-    return true;
+    i1Of = nvm;
+    return i1;
   };
   // I1's ghost clause: each (key, TS) is issued by at most one write.
   inv['I1-unique-TS'] = (s) => {
@@ -155,9 +168,10 @@ export function invariants(cx: Cx): Record<string, Inv> {
     return true;
   };
   inv.I2 = (s) => s.g.i2 || true;
-  inv.I3 = pre((s) => {
-    for (const n of nodes) {
-      for (const k of keys) {
+  inv.I3 = (s) => {
+    if (s.crashed) return true;
+    for (let n = 0; n < N; n++) {
+      for (let k = 0; k < K; k++) {
         const r = s.rec[n][k];
         const v = cx.cur(r);
         if (hasPAcks && r.gd > r.gv) return `glb_durableTS ${showTS(r.gd)} > glb_volatileTS ${showTS(r.gv)} of ${KEY[k]} at ${NODE[n]}`;
@@ -166,11 +180,12 @@ export function invariants(cx: Cx): Record<string, Inv> {
       }
     }
     return true;
-  });
-  inv.I4 = pre((s) => {
-    for (const k of keys) {
-      for (const n of nodes) {
-        for (const p of nodes) {
+  };
+  inv.I4 = (s) => {
+    if (s.crashed) return true;
+    for (let k = 0; k < K; k++) {
+      for (let n = 0; n < N; n++) {
+        for (let p = 0; p < N; p++) {
           if (cx.cur(s.rec[p][k]) < s.rec[n][k].gv) {
             return `glb_volatileTS ${showTS(s.rec[n][k].gv)} of ${KEY[k]} at ${NODE[n]} is ahead of volatileTS ${showTS(cx.cur(s.rec[p][k]))} at ${NODE[p]}`;
           }
@@ -178,13 +193,13 @@ export function invariants(cx: Cx): Record<string, Inv> {
       }
     }
     return true;
-  });
+  };
   if (model === 'Synch' || model === 'Strict' || model === 'REnf') {
     // I5: what PersistencySpin relies on. REnf as literally written: DurableSome (§4.2).
     const some = model === 'REnf';
     inv.I5 = (s) => {
-      for (const n of nodes) {
-        for (const k of keys) {
+      for (let n = 0; n < N; n++) {
+        for (let k = 0; k < K; k++) {
           const t = s.rec[n][k].gd;
           if (s.crashed) continue;
           if (!(some ? durableSome(s, k, t) : durableAll(s, k, t))) {
@@ -195,9 +210,10 @@ export function invariants(cx: Cx): Record<string, Inv> {
       return true;
     };
   }
-  inv.I6 = pre((s) => {
-    for (const n of nodes) {
-      for (const k of keys) {
+  inv.I6 = (s) => {
+    if (s.crashed) return true;
+    for (let n = 0; n < N; n++) {
+      for (let k = 0; k < K; k++) {
         const r = s.rec[n][k];
         if (!unlocked(s, n, k)) continue;
         // MINOS-O form: entries left in the vFIFO are obsolete ones the dequeue will skip (README: the
@@ -209,32 +225,34 @@ export function invariants(cx: Cx): Record<string, Inv> {
       }
     }
     return true;
-  });
+  };
   if (model === 'Synch' || model === 'REnf') {
-    inv.I7 = pre((s) => {
-      for (const n of nodes) {
-        for (const k of keys) {
+    inv.I7 = (s) => {
+      if (s.crashed) return true;
+      for (let n = 0; n < N; n++) {
+        for (let k = 0; k < K; k++) {
           const r = s.rec[n][k];
           if (unlocked(s, n, k) && r.gd !== r.vts) return `${KEY[k]} at ${NODE[n]} is read-unlocked with volatileTS ${showTS(r.vts)} but glb_durableTS ${showTS(r.gd)}`;
         }
       }
       return true;
-    });
+    };
   }
-  inv.I8 = pre((s) => {
+  inv.I8 = (s) => {
+    if (s.crashed) return true;
     for (let j = 0, J = sentWrites(s); j < J; j++) {
       const th = sentTh[j];
       const c = sentAt[j];
       const hidden = !allAckC(th, c) || ((model === 'Synch' || model === 'REnf') && !allAckP(th, c));
       if (!hidden) continue;
-      for (const n of nodes) {
+      for (let n = 0; n < N; n++) {
         if (s.rec[n][th.k].vts === th.ts && unlocked(s, n, th.k)) {
           return `${NODE[n]} shows ${KEY[th.k]} ${showTS(th.ts)} read-unlocked before its coordinator has all ${allAckC(th, c) ? 'persistency' : 'consistency'} ACKs`;
         }
       }
     }
     return true;
-  });
+  };
   const coordHolds = new Set(['snatch', 'local', 'recheck', 'install', 'persist', 'ackWait', 'cspin', 'pspin', 'drain']);
   if (model === 'REnf') coordHolds.add('ackPWait');
   const follHolds = new Set(['snatch', 'local', 'persist', 'latePersist', 'cspin', 'pspin', 'wait']);
@@ -244,12 +262,16 @@ export function invariants(cx: Cx): Record<string, Inv> {
       const th = s.co[c];
       if (th && th.kind === 'write' && cx.nodeOf(c) === n && th.k === k && th.ts === t && th.sn && coordHolds.has(th.pc)) return true;
     }
-    for (const f of s.fo) if (f.n === n && f.kind === 'write' && f.k === k && f.ts === t && f.sn && follHolds.has(f.pc)) return true;
+    for (let i = 0; i < s.fo.length; i++) {
+      const f = s.fo[i];
+      if (f.n === n && f.kind === 'write' && f.k === k && f.ts === t && f.sn && follHolds.has(f.pc)) return true;
+    }
     return false;
   };
-  inv.I9 = pre((s) => {
-    for (const n of nodes) {
-      for (const k of keys) {
+  inv.I9 = (s) => {
+    if (s.crashed) return true;
+    for (let n = 0; n < N; n++) {
+      for (let k = 0; k < K; k++) {
         const t = s.rec[n][k].rd;
         if (t === NONE) continue;
         const live = holder(s, n, k, t);
@@ -257,17 +279,18 @@ export function invariants(cx: Cx): Record<string, Inv> {
       }
     }
     return true;
-  });
-  inv.I10 = pre((s) => {
+  };
+  inv.I10 = (s) => {
+    if (s.crashed) return true;
     for (let w = 0; w < writes.length; w++) {
       if (s.g.wst[w] !== 2) continue;
       const k = writes[w].k;
-      for (const n of nodes) {
+      for (let n = 0; n < N; n++) {
         if (cx.cur(s.rec[n][k]) < s.g.wts[w]) return `write v${w + 1} ${showTS(s.g.wts[w])} returned to its client but ${NODE[n]} has ${KEY[k]} at ${showTS(cx.cur(s.rec[n][k]))}`;
       }
     }
     return true;
-  });
+  };
   inv.I11 = (s) => s.g.i11 || true;
   // ver(t) <= maxVers - 1 and nid(t) < N, for t >= 0, without the division
   const tsOk = (t: number) => t >= 0 && t < maxVers * TSN && t % TSN < N;
@@ -282,8 +305,8 @@ export function invariants(cx: Cx): Record<string, Inv> {
       if (((allowedTypes >> t) & 1) === 0) return `message ${MSG[t]} is not one of <Lin, ${model}>'s`;
       if (k >= 0 && !tsOk(ts)) return `message ${MSG[t]} carries TS ${showTS(ts)} out of range`;
     }
-    for (const n of nodes) {
-      for (const k of keys) {
+    for (let n = 0; n < N; n++) {
+      for (let k = 0; k < K; k++) {
         const r = s.rec[n][k];
         const bad = !tsOk(r.vts) ? r.vts : !tsOk(r.gv) ? r.gv : !tsOk(r.gd) ? r.gd : undefined;
         if (bad !== undefined) return `${KEY[k]} at ${NODE[n]} has a TS ${showTS(bad)} out of range`;
@@ -304,7 +327,7 @@ export function invariants(cx: Cx): Record<string, Inv> {
   // §4.3 per-model durability predicates (NVM survives the crash, so they are checked throughout).
   if (model === 'Synch' || model === 'Strict') {
     inv['D-ack'] = (s) => {
-      for (const k of keys) {
+      for (let k = 0; k < K; k++) {
         const t = ackedMax(s, k);
         if (!durableAll(s, k, t)) return `a write of ${KEY[k]} with TS ${showTS(t)} returned to its client but is not durable at every node`;
       }
@@ -314,7 +337,7 @@ export function invariants(cx: Cx): Record<string, Inv> {
   if (model === 'Synch' || model === 'Strict' || model === 'REnf') {
     const all = model === 'Synch' || mut['RENF-REPLICA'];
     inv['D-read'] = (s) => {
-      for (const k of keys) {
+      for (let k = 0; k < K; k++) {
         const t = s.g.readMax[k];
         if (!(all ? durableAll(s, k, t) : durableSome(s, k, t))) return `a read returned ${KEY[k]} ${showTS(t)}, not durable at ${all ? 'every' : 'any'} node`;
       }
@@ -343,7 +366,9 @@ export function invariants(cx: Cx): Record<string, Inv> {
   // §4.4: post-crash reads return at least the model's durability floor, and only written values.
   inv.Floor = (s) => {
     for (let i = 0; i < s.pr.length; i += 3) {
-      const [n, k, val] = [s.pr[i], s.pr[i + 1], s.pr[i + 2]];
+      const n = s.pr[i];
+      const k = s.pr[i + 1];
+      const val = s.pr[i + 2];
       if (val !== 0 && s.g.wts[val - 1] === NONE) return `post-crash read at ${NODE[n]} returned v${val}, never written`;
       const t = tagOf(s, val);
       let floor = 0;
@@ -360,99 +385,113 @@ export function invariants(cx: Cx): Record<string, Inv> {
   inv['Eventually-DurableAll'] = (s) => {
     if (s.crashed || s.net.length || s.bg.length || s.fo.length) return true;
     for (let c = 0; c < s.co.length; c++) if (s.co[c] || s.cl[c] < cfg.clients[c].ops.length) return true;
-    for (const k of keys) {
-      const t = Math.max(...nodes.map((n) => s.rec[n][k].vts));
+    for (let k = 0; k < K; k++) {
+      let t = -Infinity;
+      for (let n = 0; n < N; n++) if (s.rec[n][k].vts > t) t = s.rec[n][k].vts;
       if (!durableAll(s, k, t)) return `all done, but ${KEY[k]} ${showTS(t)} is not durable at every node`;
     }
     return true;
   };
 
   // Table I (§4.1). 2a holds as worded; 2b, 2c, 3b are checked in the corrected forms.
-  inv.T2a = pre((s) => {
-    for (const k of keys) {
+  inv.T2a = (s) => {
+    if (s.crashed) return true;
+    for (let k = 0; k < K; k++) {
       if (allUnlocked(s, k) && !(same(s, k, 'vts') && same(s, k, 'gv'))) {
         return `${KEY[k]} is read-unlocked everywhere with volatileTS ${list(s, k, 'vts')}, glb_volatileTS ${list(s, k, 'gv')}`;
       }
     }
     return true;
-  });
-  inv.T2b = pre((s) => {
+  };
+  inv.T2b = (s) => {
+    if (s.crashed) return true;
     for (let j = 0, J = sentWrites(s); j < J; j++) {
       const th = sentTh[j];
       const n = sentAt[j];
       if (!allAckC(th, n)) continue;
-      for (const p of nodes) if (cx.cur(s.rec[p][th.k]) < th.ts) return `all ACK_Cs for ${showTS(th.ts)} but ${NODE[p]} has volatileTS ${showTS(s.rec[p][th.k].vts)}`;
+      for (let p = 0; p < N; p++) if (cx.cur(s.rec[p][th.k]) < th.ts) return `all ACK_Cs for ${showTS(th.ts)} but ${NODE[p]} has volatileTS ${showTS(s.rec[p][th.k].vts)}`;
     }
     return true;
-  });
-  inv.T2c = pre((s) => {
+  };
+  inv.T2c = (s) => {
+    if (s.crashed) return true;
     for (let j = 0, J = sentWrites(s); j < J; j++) {
       const th = sentTh[j];
       const n = sentAt[j];
       if (allAckC(th, n)) continue;
-      for (const p of nodes) if (s.rec[p][th.k].gv === th.ts) return `not all ACK_Cs for ${showTS(th.ts)} but glb_volatileTS at ${NODE[p]} is already it`;
+      for (let p = 0; p < N; p++) if (s.rec[p][th.k].gv === th.ts) return `not all ACK_Cs for ${showTS(th.ts)} but glb_volatileTS at ${NODE[p]} is already it`;
     }
     return true;
-  });
-  const pMsgs = P_MSGS[model];
+  };
+  let pMsgs = 0;
+  for (const t of P_MSGS[model]) pMsgs |= 1 << t;
   /** No persistency message about k (or a scope's) in flight. */
   const quietFor = (s: State, k: number): boolean => {
-    for (const msg of s.net) if (pMsgs.includes(msg[0]) && (msg[1] === k || msg[1] === -1)) return false;
+    for (let i = 0; i < s.net.length; i++) {
+      const msg = s.net[i];
+      if ((pMsgs >> msg[0]) & 1 && (msg[1] === k || msg[1] === -1)) return false;
+    }
     return true;
   };
-  inv.T3a = pre((s) => {
-    for (const k of keys) {
+  inv.T3a = (s) => {
+    if (s.crashed) return true;
+    for (let k = 0; k < K; k++) {
       const quiet = quietFor(s, k);
       if (allUnlocked(s, k) && quiet && !same(s, k, 'gd')) return `${KEY[k]} read-unlocked everywhere, no persistency message in flight, glb_durableTS ${list(s, k, 'gd')}`;
     }
     return true;
-  });
+  };
   if (hasPAcks) {
-    inv.T3b = pre((s) => {
+    inv.T3b = (s) => {
+      if (s.crashed) return true;
       for (let j = 0, J = sentWrites(s); j < J; j++) {
         const th = sentTh[j];
         const n = sentAt[j];
         if (allAckP(th, n)) continue;
-        for (const p of nodes) if (s.rec[p][th.k].gd === th.ts) return `not all ACK_Ps for ${showTS(th.ts)} but glb_durableTS at ${NODE[p]} is already it`;
+        for (let p = 0; p < N; p++) if (s.rec[p][th.k].gd === th.ts) return `not all ACK_Ps for ${showTS(th.ts)} but glb_durableTS at ${NODE[p]} is already it`;
       }
       return true;
-    });
+    };
   }
   if (mut['T2b-literal']) {
-    inv['T2b-literal'] = pre((s) => {
+    inv['T2b-literal'] = (s) => {
+      if (s.crashed) return true;
       for (let j = 0, J = sentWrites(s); j < J; j++) {
         const th = sentTh[j];
         const n = sentAt[j];
         if (allAckC(th, n) && !same(s, th.k, 'vts')) return `all consistency ACKs for ${showTS(th.ts)}, volatileTS ${list(s, th.k, 'vts')}`;
       }
       return true;
-    });
+    };
   }
   if (mut['T2c-literal']) {
-    inv['T2c-literal'] = pre((s) => {
+    inv['T2c-literal'] = (s) => {
+      if (s.crashed) return true;
       for (let j = 0, J = sentWrites(s); j < J; j++) {
         const th = sentTh[j];
         const n = sentAt[j];
         if (!allAckC(th, n) && !same(s, th.k, 'gv')) return `not all consistency ACKs for ${showTS(th.ts)}, glb_volatileTS ${list(s, th.k, 'gv')}`;
       }
       return true;
-    });
+    };
   }
   if (mut['T3a-literal']) {
-    inv['T3a-literal'] = pre((s) => {
-      for (const k of keys) if (allUnlocked(s, k) && !same(s, k, 'gd')) return `${KEY[k]} read-unlocked everywhere, glb_durableTS ${list(s, k, 'gd')}`;
+    inv['T3a-literal'] = (s) => {
+      if (s.crashed) return true;
+      for (let k = 0; k < K; k++) if (allUnlocked(s, k) && !same(s, k, 'gd')) return `${KEY[k]} read-unlocked everywhere, glb_durableTS ${list(s, k, 'gd')}`;
       return true;
-    });
+    };
   }
   if (mut['T3b-literal']) {
-    inv['T3b-literal'] = pre((s) => {
+    inv['T3b-literal'] = (s) => {
+      if (s.crashed) return true;
       for (let j = 0, J = sentWrites(s); j < J; j++) {
         const th = sentTh[j];
         const n = sentAt[j];
         if (hasPAcks && !allAckP(th, n) && !same(s, th.k, 'gd')) return `not all persistency ACKs for ${showTS(th.ts)}, glb_durableTS ${list(s, th.k, 'gd')}`;
       }
       return true;
-    });
+    };
   }
   return inv;
 }

@@ -14,7 +14,7 @@ import { VARIANTS } from './mutants.ts';
 import { coordinatorSteps } from './coordinator.ts';
 import { followerSteps } from './follower.ts';
 import { valTarget } from './network.ts';
-import { ACK_P, ALL, INV, KEY, NODE, NO_THREAD, PERSIST, cmpBg, cmpFoll, copy, encode, encodeWords, ghostOf, initialState, showTS, type MinosAction, type MinosConfig, type State, type Writes } from './state.ts';
+import { ACK_P, ALL, INV, KEY, NODE, NO_THREAD, PERSIST, canonicalConfig, cmpBg, cmpFoll, copy, encode, encodeWords, ghostOf, initialState, showTS, type MinosAction, type MinosConfig, type State, type Writes } from './state.ts';
 import { phases } from './steps.ts';
 
 /**
@@ -106,7 +106,8 @@ export function stepsMachine(cx: Cx): { actions(s: State): MinosAction[]; next(s
   };
 }
 
-export function buildMachine(config: MinosConfig, variant?: string): Machine<State, MinosAction> {
+export function buildMachine(given: MinosConfig, variant?: string): Machine<State, MinosAction> {
+  const config = canonicalConfig(given);
   const cx = context(config, VARIANTS.flags(variant), variant);
   return {
     internal: ['g'],

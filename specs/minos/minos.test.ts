@@ -7,6 +7,8 @@ import { exploreSync } from '../../checkers/explore/index.ts';
 import type { Machine } from '../../checkers/explore/types.ts';
 import { conformanceJobs, describeOutcome, jobMachine, runJob } from '../../checkers/explore/conformance.ts';
 import { freezing } from '../kit/state.ts';
+import { sameStates } from '../kit/words.ts';
+import { encode } from './state.ts';
 import { spec } from './index.ts';
 
 const configOf = (name: string) => {
@@ -70,6 +72,19 @@ describe('minos steps change only what their copy owns', () => {
     it(name, () => {
       const r = exploreSync(freezing(spec.build(configOf(name))), { linearizability: 'off' });
       expect(r.status).toBe('holds');
+    });
+  }
+});
+
+// The engine keys states by encodeWords (byte-packed, parts' words kept by identity): it
+// must tell states apart exactly as the plain string view does, over every transition.
+describe('minos encodeWords tells states apart as encode does', () => {
+  for (const name of ['A-synch', 'B2-synch', 'F-strict', 'F-renf', 'F-scope']) {
+    it(name, () => {
+      const m = spec.build(configOf(name));
+      const r = sameStates(m, encode, m.encode!);
+      expect(r.mismatch?.why).toBeUndefined();
+      expect(r.states).toBeGreaterThan(50);
     });
   }
 });

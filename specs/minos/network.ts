@@ -14,7 +14,12 @@ type Step = GlobalStep<State, MinosAction>;
 
 /** The follower thread a VAL-type message m is for, or -1. */
 export function valTarget(cx: Cx, s: State, m: Msg): number {
-  const [t, k, ts, from, to, sc] = m;
+  const t = m[0];
+  const k = m[1];
+  const ts = m[2];
+  const from = m[3];
+  const to = m[4];
+  const sc = m[5];
   for (let i = 0; i < s.fo.length; i++) {
     const f = s.fo[i];
     if (f.n !== to || f.from !== from) continue;
@@ -35,7 +40,12 @@ const isAck = (m: Msg): boolean => m[0] <= ACK_P;
 
 /** Line 26: a follower thread per INV; Line 27's check happens on arrival. */
 function recvINV(cx: Cx, d: State, m: Msg): void {
-  const [, k, ts, from, to, sc, , v] = m;
+  const k = m[1];
+  const ts = m[2];
+  const from = m[3];
+  const to = m[4];
+  const sc = m[5];
+  const v = m[7];
   const r = d.rec[to][k];
   const obsolete = !cx.mut.M4 && cx.obsolete(r, ts);
   foOf(d).push({ n: to, kind: 'write', k, ts, v, from, pc: obsolete ? 'cspin' : 'snatch', tau: obsolete ? cx.cur(r) : NONE, sn: false, need: 0, sc, items: NO_ITEMS });
@@ -46,7 +56,12 @@ function recvINV(cx: Cx, d: State, m: Msg): void {
  * TS_WR sees the ACK (two only under a TS collision); an unmatched ACK is dropped.
  */
 function recvACK(cx: Cx, d: State, m: Msg): void {
-  const [t, k, ts, from, to, sc] = m;
+  const t = m[0];
+  const k = m[1];
+  const ts = m[2];
+  const from = m[3];
+  const to = m[4];
+  const sc = m[5];
   for (let c = 0; c < d.co.length; c++) {
     const shared = d.co[c];
     if (!shared || cx.nodeOf(c) !== to) continue;

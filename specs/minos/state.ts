@@ -41,6 +41,27 @@ export interface MinosConfig {
 }
 
 /**
+ * The config in one object shape (every field, in this order; every op with its key and
+ * scope): configs written with and without the optional fields, and reads without a scope,
+ * would otherwise reach the steps as objects of several shapes, and the engine's compiled
+ * code for the steps is thrown away and rebuilt each time a new one arrives. Same meaning:
+ * an absent key or scope is 0, an absent flag false.
+ */
+export function canonicalConfig(c: MinosConfig): MinosConfig {
+  return {
+    model: c.model,
+    nodes: c.nodes,
+    keys: c.keys,
+    clients: c.clients.map((cl) => ({ node: cl.node, ops: cl.ops.map(canonicalOp) })),
+    crash: c.crash,
+    recovery: c.recovery,
+    offload: c.offload === true,
+    duplicate: c.duplicate === true,
+  };
+}
+export const canonicalOp = (op: Op): Op => ({ f: op.f, key: op.key ?? 0, sc: op.sc ?? 0 });
+
+/**
  * Timestamps <version, node_id> [L100]-[L104] encoded as one integer ver*TSN + nid, so the
  * paper's order (version first, node id breaks ties) is integer order. NONE = <-1,-1>.
  */

@@ -137,13 +137,20 @@ function systemSteps(cx: Cx): GlobalStep<State, MinosAction>[] {
       cites: 'Fig. 3 Step d in the background (REnf, Event, Scope) [L160]; Event/Scope followers\' Line 39',
       enabled(s, out) {
         for (let j = 0; j < s.bg.length; j++) {
-          const [n, k, ts] = s.bg[j];
+          const b = s.bg[j];
+          const n = b[0];
+          const k = b[1];
+          const ts = b[2];
           const key = actionKey(j, n, k, ts, 0);
           out.push(persists.get(key) ?? persists.keep(key, { step: 'backgroundPersist', label: `backgroundPersist(${NODE[n]}, ${KEY[k]}, ${showTS(ts)})`, i: j, k }));
         }
       },
       effect(d, a) {
-        const [n, k, ts, v] = d.bg[a.i];
+        const b = d.bg[a.i];
+        const n = b[0];
+        const k = b[1];
+        const ts = b[2];
+        const v = b[3];
         removeAt(bgOf(d), a.i);
         persistNvm(d, n, k, ts, v);
       },

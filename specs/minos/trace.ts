@@ -12,7 +12,7 @@ import { TraceSpecError, type Denotation, type Observation, type PartitionSpec, 
 import { context } from './context.ts';
 import { stepsMachine } from './machine.ts';
 import { VARIANTS } from './mutants.ts';
-import { ACK, ACK_C, ACK_P, INV, MSG, NODE, NONE, PERSIST, TSN, VAL, VAL_C, VAL_P, encode, initialState, showTS, type MinosAction, type MinosConfig, type Msg, type MsgType, type Persistency, type State } from './state.ts';
+import { ACK, ACK_C, ACK_P, INV, MSG, NODE, NONE, PERSIST, TSN, VAL, VAL_C, VAL_P, canonicalConfig, canonicalOp, encode, initialState, showTS, type MinosAction, type MinosConfig, type Msg, type MsgType, type Persistency, type State } from './state.ts';
 
 /** A key's partition state: the spec state, and the nodes already down in a power failure under way. */
 export interface KeyState {
@@ -184,7 +184,7 @@ export const minosTrace: TraceSpec = {
 };
 
 function keyPartition(key: string, params: Params): PartitionSpec<KeyState, MinosAction> {
-  const cfg: MinosConfig = { model: params.model, nodes: params.nodes, keys: 1, clients: [], crash: false, recovery: 'system', offload: params.offload };
+  const cfg: MinosConfig = canonicalConfig({ model: params.model, nodes: params.nodes, keys: 1, clients: [], crash: false, recovery: 'system', offload: params.offload });
   const su = context(cfg, VARIANTS.flags(undefined), undefined);
   const machine = stepsMachine(su);
   const N = params.nodes;
@@ -247,13 +247,13 @@ function keyPartition(key: string, params: Params): PartitionSpec<KeyState, Mino
         const w = su.writes.length;
         su.writes.push({ c, k: 0, sc: scopeOf(a.sc) });
         valueOf.set(a.v as string, w);
-        script.ops.push({ f: 'write', key: 0, sc: scopeOf(a.sc) });
+        script.ops.push(canonicalOp({ f: 'write', key: 0, sc: scopeOf(a.sc) }));
         su.writeOf[c].push(w);
       } else if (ev.action === 'read') {
-        script.ops.push({ f: 'read', key: 0 });
+        script.ops.push(canonicalOp({ f: 'read', key: 0 }));
         su.writeOf[c].push(-1);
       } else {
-        script.ops.push({ f: 'persist', sc: scopeOf(a.sc) });
+        script.ops.push(canonicalOp({ f: 'persist', sc: scopeOf(a.sc) }));
         su.writeOf[c].push(-1);
       }
       su.scopes = scopes.size;
