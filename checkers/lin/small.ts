@@ -4,7 +4,7 @@
 // model's hints, the memo) costs several times the search itself; here the set of
 // linearized operations is a few 32-bit words, the candidates of a configuration are the
 // operations not yet linearized that were called by the first return still pending
-// (ops sorted by call: a scan from the first one not linearized), and every array is
+// (ops sorted by call: a scan of a linked list of those not linearized), and every array is
 // this module's, reused by the next search of the thread. No Maps, no closures, no
 // hooks but `readOnly`, `unobserved` (only with crashed operations) and, for an illegal
 // verdict, `refute` (for the proof the report shows).
@@ -52,8 +52,9 @@ const inputs: unknown[] = new Array(SMALL_MAX).fill(undefined);
 const outputs: unknown[] = new Array(SMALL_MAX).fill(undefined);
 /** Scratch per operation of the ops given: 1 read-only, 2 left out. */
 const flags = new Uint8Array(SMALL_MAX);
-/** The set of linearized operations. */
+/** The set of linearized operations (and a copy of it, kept while rememberStack works). */
 const lin = new Uint32Array(WORDS);
+const savedLin = new Uint32Array(WORDS);
 // Per depth: the operation linearized there, where it sits in its frame, the state before
 // it; the frame (cand[frameStart .. frameEnd), forced ones up to frameForced); the first
 // operation by call, and by return, that may not be linearized yet.
@@ -63,8 +64,28 @@ const stackState: unknown[] = new Array(SMALL_MAX + 1).fill(undefined);
 const frameStart = new Int32Array(SMALL_MAX + 2);
 const frameEnd = new Int32Array(SMALL_MAX + 2);
 const frameForced = new Int32Array(SMALL_MAX + 2);
-const firstByCall = new Int32Array(SMALL_MAX + 2);
 const firstByRet = new Int32Array(SMALL_MAX + 2);
+/**
+ * The operations not linearized, in call order: a doubly linked list (from HEAD, ending at
+ * n), unlinked as an operation is linearized and linked again as the search backtracks
+ * over it (in reverse order, so each goes back where it was). A frame's scan then skips
+ * the linearized ones: a crashed operation left out early would otherwise make every
+ * later frame scan all operations since it.
+ */
+const HEAD = SMALL_MAX + 1;
+const nextOp = new Int32Array(SMALL_MAX + 2);
+const prevOp = new Int32Array(SMALL_MAX + 2);
+
+/** Every operation of 0 .. n) in the list again. */
+function linkAll(n: number): void {
+  for (let o = 0; o < n; o++) {
+    nextOp[o] = o + 1;
+    prevOp[o] = o - 1;
+  }
+  nextOp[HEAD] = 0;
+  if (n > 0) prevOp[0] = HEAD;
+  prevOp[n] = n === 0 ? HEAD : n - 1;
+}
 /** Frames stack up: at depth d at most n - d candidates. */
 const cand = new Int32Array(((SMALL_MAX + 1) * (SMALL_MAX + 2)) / 2);
 /** Each candidate's place in the order (lower first); a frame is put in order lazily. */
@@ -217,8 +238,8 @@ function search<S>(model: Model<S>, ops: readonly Operation[], all: number): Sea
   let hookAt = Infinity;
   let advise: ((state: S, input: unknown, output: unknown) => 'forced' | 'useless' | undefined) | undefined;
   let proof: Refutation | undefined;
-  firstByCall[0] = 0;
   firstByRet[0] = 0;
+  linkAll(n);
   for (;;) {
     if (linDet === det) {
       const linearization = new Array<number>(sp);
@@ -229,18 +250,14 @@ function search<S>(model: Model<S>, ops: readonly Operation[], all: number): Sea
       // The frame: not linearized, called by the first return pending. Forced ones first
       // (the model's advice, then read-only), then updates by return (or by the model's
       // hint, indeterminate ones among them), then indeterminate ones by call.
-      let fc = firstByCall[sp];
-      while (fc < n && (lin[fc >>> 5] & (1 << (fc & 31))) !== 0) fc++;
       let fr = firstByRet[sp];
       while (fr < det && (lin[byRet[fr] >>> 5] & (1 << (byRet[fr] & 31))) !== 0) fr++;
-      firstByCall[sp + 1] = fc;
       firstByRet[sp + 1] = fr;
       const until = fr < det ? retAt[byRet[fr]] : Infinity;
       const start = sp === 0 ? 0 : frameEnd[sp - 1];
       let top = start;
       let forced = start;
-      for (let o = fc; o < n && callAt[o] <= until; o++) {
-        if ((lin[o >>> 5] & (1 << (o & 31))) !== 0) continue;
+      for (let o = nextOp[HEAD]; o < n && callAt[o] <= until; o = nextOp[o]) {
         let key = sortKey[o];
         if (advise !== undefined && kindOf[o] !== 0) {
           const a = advise(state as S, inputs[o], outputs[o]);
@@ -299,6 +316,8 @@ function search<S>(model: Model<S>, ops: readonly Operation[], all: number): Sea
         continue;
       }
       explored++;
+      nextOp[prevOp[o]] = nextOp[o];
+      prevOp[nextOp[o]] = prevOp[o];
       stackOp[sp] = o;
       stackPos[sp] = pos;
       stackState[sp] = state;
@@ -337,6 +356,7 @@ function search<S>(model: Model<S>, ops: readonly Operation[], all: number): Sea
         pos = -1;
         linDet = 0;
         setHash = 0;
+        linkAll(n);
         state = model.init();
         forget();
         memo = false;
@@ -355,6 +375,8 @@ function search<S>(model: Model<S>, ops: readonly Operation[], all: number): Sea
       state = stackState[sp];
       stackState[sp] = undefined;
       lin[o >>> 5] &= ~(1 << (o & 31));
+      nextOp[prevOp[o]] = o;
+      prevOp[nextOp[o]] = o;
       setHash ^= zob[o];
       if (kindOf[o] !== 2) linDet--;
       pos = stackPos[sp] + 1;
@@ -430,8 +452,10 @@ function remember<S>(key: number, words: number, state: unknown, equal: Model<S>
 /** The memo, made at the first dead end: the configurations on the stack (all explored so far). */
 function rememberStack<S>(sp: number, state: unknown, words: number, model: Model<S>, equal: Model<S>['equal']): void {
   const hashState = model.hash;
-  const saved = lin.slice(0, words);
-  for (let w = 0; w < words; w++) lin[w] = 0;
+  for (let w = 0; w < words; w++) {
+    savedLin[w] = lin[w];
+    lin[w] = 0;
+  }
   let h = 0;
   for (let k = 0; k < sp; k++) {
     const o = stackOp[k];
@@ -440,5 +464,5 @@ function rememberStack<S>(sp: number, state: unknown, words: number, model: Mode
     const after = k + 1 < sp ? stackState[k + 1] : state;
     remember(hashState === undefined ? h : h ^ hashState.call(model, after as S), words, after, equal, model);
   }
-  lin.set(saved);
+  for (let w = 0; w < words; w++) lin[w] = savedLin[w];
 }

@@ -46,6 +46,12 @@ export interface StepResult<S> {
 }
 
 /**
+ * The result of an illegal step, shared (its state is never looked at): a search tries
+ * many steps that fail, and a result made per step is garbage at once.
+ */
+export const ILLEGAL_STEP: StepResult<never> = Object.freeze({ ok: false, state: undefined as never });
+
+/**
  * A sequential specification, shaped like Porcupine's. `step` must be pure. States equal
  * under `equal` must have equal `hash`es. Without `equal`, states are compared with
  * `Object.is` after a hash match; without `hash`, every state hashes to 0.

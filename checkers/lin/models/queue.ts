@@ -2,7 +2,7 @@
 // null when the queue is empty.
 
 import { fmix32, hashValue, show, valueEqual, ValueMap } from '../hash.ts';
-import { UNKNOWN, type Model, type Operation, type Refutation } from '../types.ts';
+import { ILLEGAL_STEP, UNKNOWN, type Model, type Operation, type Refutation } from '../types.ts';
 
 export interface QueueInput {
   f: 'enqueue' | 'dequeue';
@@ -269,8 +269,8 @@ export const queue: Model<QueueState, QueueInput, unknown> = {
       return { ok: true, state: { items, hash: (Math.imul(q.hash, B) + hashValue(input.value)) | 0 } };
     }
     if (input.f === 'dequeue') {
-      if (q.items.length === 0) return { ok: output === UNKNOWN || output === null, state: q };
-      if (output !== UNKNOWN && !valueEqual(output, q.items[0])) return { ok: false, state: q };
+      if (q.items.length === 0) return output === UNKNOWN || output === null ? { ok: true, state: q } : ILLEGAL_STEP;
+      if (output !== UNKNOWN && !valueEqual(output, q.items[0])) return ILLEGAL_STEP;
       const items = q.items.slice(1);
       return { ok: true, state: { items, hash: (q.hash - Math.imul(hashValue(q.items[0]), power(items.length))) | 0 } };
     }

@@ -3,7 +3,7 @@
 // (nil: never written).
 
 import { hashValue, show, valueEqual } from '../hash.ts';
-import { UNKNOWN, type Model, type Operation, type Refutation, type Unknown } from '../types.ts';
+import { ILLEGAL_STEP, UNKNOWN, type Model, type Operation, type Refutation, type Unknown } from '../types.ts';
 
 export interface RegisterInput {
   f: 'read' | 'write' | 'cas';
@@ -14,7 +14,7 @@ function step(name: string, allowCas: boolean) {
   return (state: unknown, input: RegisterInput, output: unknown): { ok: boolean; state: unknown } => {
     switch (input.f) {
       case 'read':
-        return { ok: output === UNKNOWN || valueEqual(state, output), state };
+        return output === UNKNOWN || valueEqual(state, output) ? { ok: true, state } : ILLEGAL_STEP;
       case 'write':
         return { ok: true, state: input.value };
       case 'cas': {
@@ -25,8 +25,8 @@ function step(name: string, allowCas: boolean) {
         }
         const holds = valueEqual(state, pair[0]);
         // output false: the cas definitely failed, so the register did not hold `from`.
-        if (output === false) return { ok: !holds, state };
-        return { ok: holds, state: holds ? pair[1] : state };
+        if (output === false) return holds ? ILLEGAL_STEP : { ok: true, state };
+        return holds ? { ok: true, state: pair[1] } : ILLEGAL_STEP;
       }
     }
     throw new Error(`${name}: unknown operation ${show(input.f)}`);

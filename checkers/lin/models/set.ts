@@ -8,7 +8,7 @@
 // once per output (the same array comes back at every try).
 
 import { fmix32, show } from '../hash.ts';
-import { UNKNOWN, type Model, type Operation, type Refutation } from '../types.ts';
+import { ILLEGAL_STEP, UNKNOWN, type Model, type Operation, type Refutation } from '../types.ts';
 
 export interface SetInput {
   f: 'add' | 'read';
@@ -325,7 +325,7 @@ export const set: Model<SetState, SetInput, unknown> = {
     if (input.f === 'add') return { ok: true, state: s.with(s.check.idOf(input.value)) };
     if (input.f === 'read') {
       if (output === UNKNOWN) return { ok: true, state: s };
-      return { ok: s.is(s.check.members(output)), state: s };
+      return s.is(s.check.members(output)) ? { ok: true, state: s } : ILLEGAL_STEP;
     }
     throw new Error(`set: unknown operation ${show((input as { f: unknown }).f)}`);
   },
