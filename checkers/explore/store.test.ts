@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
-import { FingerprintStore, MAX_LOAD, rehash, sharedAdd, TableMemory } from './store.ts';
+import { FingerprintStore, growInPlace, MAX_LOAD, rehash, sharedAdd, TableMemory } from './store.ts';
 
 /** Fingerprints with repeats: hi never 0 (0 marks an empty slot), lo never 0 (a slot being written). */
 function fingerprints(n: number, distinct: number): [number, number][] {
@@ -103,6 +103,50 @@ describe('fingerprint tables', () => {
     for (const [h, l] of [...fps, ...absent]) if (sharedAdd(table, capacity, h, l)) wrong++;
     expect(wrong).toBe(0);
     expect(growths).toBeGreaterThan(10);
+  });
+
+  it('growing in place keeps every fingerprint findable, also where clusters wrap past the end or sit far from home', () => {
+    // Small tables filled to the load limit with high halves bunched at the top (clusters
+    // that wrap to slot 0), at the bottom (entries pushed far above home) and spread.
+    let x = 0x1234567;
+    const rnd = () => {
+      x ^= x << 13;
+      x ^= x >>> 17;
+      x ^= x << 5;
+      return x;
+    };
+    const find = (t: Int32Array, cap: number, hi: number, lo: number) => {
+      for (let i = Math.floor(((hi >>> 0) * cap) / 4294967296); t[2 * i] !== 0; i = i + 1 === cap ? 0 : i + 1) if (t[2 * i] === hi && t[2 * i + 1] === lo) return true;
+      return false;
+    };
+    let wrong = 0;
+    let cases = 0;
+    for (const cap of [7, 16, 33, 100, 1000]) {
+      for (const spread of [0x0fffffff, 0x00ffffff, 0xffffffff]) {
+        for (const base of [0, 0xf0000000, 0x80000000]) {
+          const to = Math.ceil(cap * 1.5);
+          const t = new Int32Array(2 * to);
+          const n = Math.floor(cap * MAX_LOAD);
+          const fps: [number, number][] = [];
+          for (let k = 0; k < n; k++) {
+            const hi = ((base + ((rnd() >>> 0) % spread)) | 0) || 1;
+            const lo = rnd() | 1;
+            let i = Math.floor(((hi >>> 0) * cap) / 4294967296);
+            while (t[2 * i] !== 0) i = i + 1 === cap ? 0 : i + 1;
+            t[2 * i] = hi;
+            t[2 * i + 1] = lo;
+            fps.push([hi, lo]);
+          }
+          growInPlace(t, cap, to);
+          cases++;
+          let stored = 0;
+          for (let i = 0; i < to; i++) if (t[2 * i] !== 0) stored++;
+          if (stored !== n) wrong++;
+          for (const [hi, lo] of fps) if (!find(t, to, hi, lo)) wrong++;
+        }
+      }
+    }
+    expect([cases, wrong]).toEqual([45, 0]);
   });
 
   it('TableMemory hands out zeroed memory, also when it reuses a buffer', () => {

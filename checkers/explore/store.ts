@@ -1,6 +1,6 @@
 // Visited-state stores. Both map a state's encoding to "seen before?" and count distinct
 // states; neither keeps JS objects or string keys.
-// - FingerprintStore keeps only 64-bit fingerprints, in one Int32Array used as an
+// - FingerprintStore keeps only 64-bit fingerprints, in one Int32Array (grown in place) used as an
 //   open-addressing table with linear probing (0 marks an empty slot). Two distinct
 //   states may share a fingerprint and the second would be wrongly taken as seen: the
 //   result reports the probability of that, as TLC does.
@@ -87,8 +87,50 @@ export class TableMemory {
 export const MAX_LOAD = 0.75;
 const GROWTH = 1.5;
 
+/**
+ * Grows a table of `from` slots, t[0 .. 2·from), to `to` slots in place (t is `to` slots
+ * long, the slots past `from` empty): no second table, so the table's peak memory is its own
+ * size rather than its size plus the old one's. A slot's new home is never below its old
+ * one, so the slots are taken from the top down, each put back at or above where it was,
+ * over slots already done: no entry is moved over one not yet moved, and the slots cleared
+ * later all lie below every placed entry's home, so no probe path is broken. The entries that
+ * cannot go that way (one whose new home lies below its slot, having been pushed far from
+ * home; one whose probe would wrap past the end; those of the cluster at slot 0, which may
+ * have wrapped there) are set aside and inserted last, into the finished table.
+ */
+export function growInPlace(t: Int32Array, from: number, to: number): void {
+  const aside: number[] = [];
+  let first = 0;
+  for (; t[2 * first] !== 0; first++) {
+    aside.push(t[2 * first], t[2 * first + 1]);
+    t[2 * first] = 0;
+    t[2 * first + 1] = 0;
+  }
+  for (let p = from - 1; p > first; p--) {
+    const hi = t[2 * p];
+    if (hi === 0) continue;
+    const lo = t[2 * p + 1];
+    t[2 * p] = 0;
+    t[2 * p + 1] = 0;
+    let i = home(hi, to);
+    if (i >= p) while (i < to && t[2 * i] !== 0) i++;
+    if (i < p || i === to) {
+      aside.push(hi, lo);
+      continue;
+    }
+    t[2 * i] = hi;
+    t[2 * i + 1] = lo;
+  }
+  for (let k = 0; k < aside.length; k += 2) {
+    let i = home(aside[k], to);
+    while (t[2 * i] !== 0) i = i + 1 === to ? 0 : i + 1;
+    t[2 * i] = aside[k];
+    t[2 * i + 1] = aside[k + 1];
+  }
+}
+
 export class FingerprintStore implements StateStore {
-  private readonly memory: TableMemory;
+  private readonly buffer: SharedArrayBuffer;
   private table: Int32Array;
   private capacity: number;
   private limit: number;
@@ -96,8 +138,8 @@ export class FingerprintStore implements StateStore {
 
   constructor(initialCapacity = 1 << 14) {
     this.capacity = initialCapacity;
-    this.memory = new TableMemory(8 * initialCapacity);
-    this.table = new Int32Array(this.memory.buffer, 0, 2 * initialCapacity);
+    this.buffer = growable(8 * initialCapacity);
+    this.table = new Int32Array(this.buffer, 0, 2 * initialCapacity);
     this.limit = Math.floor(initialCapacity * MAX_LOAD);
   }
 
@@ -162,8 +204,9 @@ export class FingerprintStore implements StateStore {
 
   private grow(): void {
     const cap = Math.ceil(this.capacity * GROWTH);
-    const t = new Int32Array(this.memory.next(8 * cap), 0, 2 * cap);
-    rehash(this.table, t, cap);
+    (this.buffer as unknown as { grow(n: number): void }).grow(8 * cap);
+    const t = new Int32Array(this.buffer, 0, 2 * cap);
+    growInPlace(t, this.capacity, cap);
     this.table = t;
     this.capacity = cap;
     this.limit = Math.floor(cap * MAX_LOAD);

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { racyCounter } from '../../checkers/explore/fixtures/racy-counter.ts';
 import { racyCounterLayout } from './racy-counter-layout.ts';
+import { bool, byte, bytes, int, ints, layout, layoutMachine } from './layout.ts';
 import { explore, exploreSync } from '../../checkers/explore/index.ts';
 import { layoutOf } from '../../checkers/explore/layout-search.ts';
 import { referenceBfs } from '../../checkers/explore/reference.ts';
@@ -21,6 +22,64 @@ const summary = (r: ExploreResult) => ({
   coverage: r.coverage,
 });
 
+/** The racy counter as racy-counter-layout.ts wrote it before its fields were bytes: ints throughout. */
+function racyCounterInts(n: number, k: number) {
+  const Racy = layout({ x: int, step: ints(n), t: ints(n), done: ints(n) });
+  const acts = Array.from({ length: n }, (_, p) => [
+    { label: `p${p}.read`, p, read: true },
+    { label: `p${p}.write`, p, read: false },
+  ]);
+  return layoutMachine(Racy, {
+    init: () => [{ x: 0 }],
+    actions(s) {
+      const out = [];
+      for (let p = 0; p < n; p++) if (s.done[p] !== k) out.push(acts[p][s.step[p]]);
+      return out;
+    },
+    step(d, a) {
+      if (a.read) {
+        d.t[a.p] = d.x;
+        d.step[a.p] = 1;
+      } else {
+        d.x = d.t[a.p] + 1;
+        d.t[a.p] = 0;
+        d.step[a.p] = 0;
+        d.done[a.p]++;
+      }
+    },
+    invariants: {},
+  });
+}
+
+describe('layout fields', () => {
+  // Word fields first, then the byte fields four to a word: x, flag, ws (3), then b, bs (6): 5 + 2 words.
+  const L = layout({ b: byte, x: int, bs: bytes(6), flag: bool, ws: ints(3) });
+
+  it('packs bytes four to a word after the word fields, and reads back what was written', () => {
+    expect(L.words).toBe(7);
+    expect(L.offsets).toEqual({ x: 0, flag: 1, ws: 2, b: 20, bs: 21 });
+    const s = L.make({ b: 255, x: -7, bs: [1, 2, 3, 4, 5, 250], flag: true, ws: [9, -9, 1 << 30] });
+    expect(L.plain(s)).toEqual({ b: 255, x: -7, bs: [1, 2, 3, 4, 5, 250], flag: true, ws: [9, -9, 1 << 30] });
+    s.b = 0;
+    s.bs[5] = 7;
+    s.x = 3;
+    const t = L.fromWords(Array.from(s.w));
+    expect(L.plain(t)).toEqual({ b: 0, x: 3, bs: [1, 2, 3, 4, 5, 7], flag: true, ws: [9, -9, 1 << 30] });
+    expect(JSON.stringify(L.copy(t))).toBe(JSON.stringify(L.plain(t)));
+    // The last word's spare byte stays 0: equal states have equal words.
+    expect(Array.from(L.make({ b: 1 }).w)).toEqual(Array.from(L.fromWords(Array.from(L.make({ b: 1 }).w)).w));
+    expect(L.make().w.every((w) => w === 0)).toBe(true);
+  });
+
+  it('refuses a byte outside 0..255 rather than wrapping it', () => {
+    const s = L.make();
+    for (const v of [256, -1, 1.5, NaN]) expect(() => (s.b = v)).toThrow(/holds a byte/);
+    expect(() => L.make({ bs: [0, 0, 0, 0, 0, 300] })).toThrow(/holds bytes/);
+    expect(s.b).toBe(0);
+    expect(() => racyCounterLayout(16, 16)).toThrow(/over a byte's 255/);
+  });
+});
+
 describe('the typed state layout', () => {
   it('takes the fast path, and steps exactly as the plain racy counter under every option', () => {
     expect(layoutOf(racyCounterLayout(2, 2))).toBeDefined();
@@ -32,6 +91,8 @@ describe('the typed state layout', () => {
     ]) {
       for (const o of options) expect(summary(exploreSync(racyCounterLayout(n, k), o))).toEqual(summary(exploreSync(racyCounter(n, k), o)));
       expect(exploreSync(racyCounterLayout(n, k)).states).toBe(referenceBfs(racyCounter(n, k)).states);
+      // The same counter on int fields (13 words, not 4): the same search.
+      for (const o of [{}, { maxStates: 100 }]) expect(summary(exploreSync(racyCounterInts(n, k), o))).toEqual(summary(exploreSync(racyCounter(n, k), o)));
     }
     // Levels of 879, 1,217, 924 and 1,035 states: a frontier (1,024 at first) grows while
     // the other, reused from two levels back, still holds an older level's words.

@@ -1,5 +1,6 @@
 // A typed state layout: the fast path of the state discipline (./state.ts). A spec declares
-// its fields (small integers, booleans, fixed-length arrays and tuples of integers) and gets
+// its fields (integers, booleans, fixed-length arrays and tuples of integers, and bytes
+// where values stay within 0..255, as Promela's `byte`) and gets
 // states that read as plain fields (`s.x`, `d.t[p] = s.x`, `s.done.every(...)`), kept as
 // one Int32Array of words. The engine copies, hashes and stores such a state as its words,
 // with no encoding and, in a breadth-first search, no allocation per step
@@ -22,25 +23,37 @@ export const int = { kind: 'int' } as const;
 export const bool = { kind: 'bool' } as const;
 /** n integers: an array or a tuple of fixed length, read and written as an Int32Array. */
 export const ints = (n: number) => ({ kind: 'ints', n }) as const;
+/**
+ * One integer in 0..255 kept in a byte (Promela's `byte`): four share a word, so the engine
+ * copies, hashes and queues a quarter of the memory. Writing a value outside 0..255 throws.
+ */
+export const byte = { kind: 'byte' } as const;
+/**
+ * n integers in 0..255, read and written as a Uint8Array (Promela's `byte` arrays). Like any
+ * Uint8Array, it stores a value outside 0..255 modulo 256, silently: use ints(n) for values
+ * that may leave that range (a spec bounds them, as the racy counter does, or it cannot use
+ * bytes).
+ */
+export const bytes = (n: number) => ({ kind: 'bytes', n }) as const;
 
-type Field = typeof int | typeof bool | ReturnType<typeof ints>;
+type Field = typeof int | typeof bool | ReturnType<typeof ints> | typeof byte | ReturnType<typeof bytes>;
 export type Fields = Record<string, Field>;
 
 /** A state of the layout: its fields, over the words `w`. */
 export type LayoutState<F extends Fields> = {
-  -readonly [K in keyof F]: F[K] extends { kind: 'ints' } ? Int32Array : F[K] extends { kind: 'bool' } ? boolean : number;
+  -readonly [K in keyof F]: F[K] extends { kind: 'ints' } ? Int32Array : F[K] extends { kind: 'bytes' } ? Uint8Array : F[K] extends { kind: 'bool' } ? boolean : number;
 } & { readonly w: Int32Array };
 
 /** The same state as plain data (counterexamples, JSON, initial states). */
 export type Plain<F extends Fields> = {
-  [K in keyof F]: F[K] extends { kind: 'ints' } ? number[] : F[K] extends { kind: 'bool' } ? boolean : number;
+  [K in keyof F]: F[K] extends { kind: 'ints' | 'bytes' } ? number[] : F[K] extends { kind: 'bool' } ? boolean : number;
 };
 
 export interface Layout<F extends Fields> {
   readonly fields: F;
   /** Words per state. */
   readonly words: number;
-  /** Each field's first word. */
+  /** Each field's first word; a byte or bytes field's first byte (counted from the state's start). */
   readonly offsets: Readonly<Record<keyof F, number>>;
   /** A state with every field 0 (false), then the given fields set. */
   make(init?: Partial<Plain<F>>): LayoutState<F>;
@@ -51,20 +64,33 @@ export interface Layout<F extends Fields> {
   encode(s: LayoutState<F>, out: Int32Array): number;
 }
 
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
 const RESERVED = new Set(['w', 'toJSON', 'constructor', '__proto__', 'prototype']);
 
 export function layout<F extends Fields>(fields: F): Layout<F> {
   const names = Object.keys(fields);
   const offsets = {} as Record<keyof F, number>;
+  // Word fields first, then byte fields packed four to a word (the last word's spare bytes
+  // stay 0, so that equal states have equal words).
   let words = 0;
   for (const name of names) {
     if (RESERVED.has(name)) throw new Error(`layout: a field may not be called "${name}"`);
     const f = fields[name];
-    if (f.kind === 'ints' && !(Number.isInteger(f.n) && f.n >= 0)) throw new Error(`layout: field "${name}" needs a whole number of ints, not ${f.n}`);
+    if ((f.kind === 'ints' || f.kind === 'bytes') && !(Number.isInteger(f.n) && f.n >= 0)) throw new Error(`layout: field "${name}" needs a whole number of ints, not ${f.n}`);
+    if (f.kind === 'byte' || f.kind === 'bytes') continue;
     offsets[name as keyof F] = words;
     words += f.kind === 'ints' ? f.n : 1;
   }
-  const arrays = names.filter((name) => fields[name].kind === 'ints');
+  let byteAt = 4 * words;
+  for (const name of names) {
+    const f = fields[name];
+    if (f.kind !== 'byte' && f.kind !== 'bytes') continue;
+    offsets[name as keyof F] = byteAt;
+    byteAt += f.kind === 'bytes' ? f.n : 1;
+  }
+  words = Math.ceil(byteAt / 4);
+  const arrays = names.filter((name) => fields[name].kind === 'ints' || fields[name].kind === 'bytes');
 
   // Scalars are accessors on the prototype; arrays are views made once per state object
   // (the engine's reused states make them once per search).
@@ -72,10 +98,11 @@ export function layout<F extends Fields>(fields: F): Layout<F> {
     declare w: Int32Array;
     constructor(w: Int32Array) {
       this.w = w;
-      const self = this as unknown as Record<string, Int32Array>;
+      const self = this as unknown as Record<string, Int32Array | Uint8Array>;
       for (const name of arrays) {
+        const f = fields[name] as { kind: 'ints' | 'bytes'; n: number };
         const off = offsets[name as keyof F];
-        self[name] = w.subarray(off, off + (fields[name] as { n: number }).n);
+        self[name] = f.kind === 'ints' ? w.subarray(off, off + f.n) : new Uint8Array(w.buffer, w.byteOffset + off, f.n);
       }
     }
     toJSON(): Plain<F> {
@@ -102,6 +129,19 @@ export function layout<F extends Fields>(fields: F): Layout<F> {
           this.w[off] = v ? 1 : 0;
         },
       });
+    } else if (fields[name].kind === 'byte') {
+      // The byte's place in its word: the words are read in the machine's byte order.
+      const at = off >> 2;
+      const shift = LITTLE_ENDIAN ? 8 * (off & 3) : 24 - 8 * (off & 3);
+      Object.defineProperty(State.prototype, name, {
+        get(this: State) {
+          return (this.w[at] >>> shift) & 255;
+        },
+        set(this: State, v: number) {
+          if (!(v >= 0 && v <= 255 && v === Math.floor(v))) throw new RangeError(`layout: field "${name}" holds a byte (0..255), not ${v}`);
+          this.w[at] = (this.w[at] & ~(255 << shift)) | (v << shift);
+        },
+      });
     }
   }
 
@@ -111,7 +151,8 @@ export function layout<F extends Fields>(fields: F): Layout<F> {
     for (const name of names) {
       const f = fields[name];
       const off = offsets[name as keyof F];
-      out[name] = f.kind === 'ints' ? Array.from(s.w.subarray(off, off + f.n)) : f.kind === 'bool' ? s.w[off] !== 0 : s.w[off];
+      const v = (s as unknown as Record<string, unknown>)[name];
+      out[name] = f.kind === 'ints' || f.kind === 'bytes' ? Array.from(v as ArrayLike<number>) : f.kind === 'bool' ? s.w[off] !== 0 : v;
     }
     return out as Plain<F>;
   }
@@ -125,11 +166,14 @@ export function layout<F extends Fields>(fields: F): Layout<F> {
         const f = fields[name];
         if (f === undefined) throw new Error(`layout: no field "${name}"`);
         const off = offsets[name as keyof F];
-        if (f.kind === 'ints') {
+        const state = s as unknown as Record<string, unknown>;
+        if (f.kind === 'ints' || f.kind === 'bytes') {
           const xs = v as number[];
           if (xs.length !== f.n) throw new Error(`layout: field "${name}" holds ${f.n} ints, given ${xs.length}`);
-          s.w.set(xs, off);
-        } else s.w[off] = f.kind === 'bool' ? (v ? 1 : 0) : (v as number);
+          if (f.kind === 'bytes' && !xs.every((x) => x >= 0 && x <= 255 && x === Math.floor(x))) throw new RangeError(`layout: field "${name}" holds bytes (0..255), given ${xs.join(', ')}`);
+          (state[name] as Int32Array | Uint8Array).set(xs);
+        } else if (f.kind === 'byte') state[name] = v;
+        else s.w[off] = f.kind === 'bool' ? (v ? 1 : 0) : (v as number);
       }
       return s;
     },
