@@ -245,15 +245,18 @@ function hashWords(words: Int32Array): Int32Array {
  * Events as small numbers, equal for equal events: the kind, the client and the id of the
  * input (invoke) or output (return). Values are numbered by content: primitives by
  * themselves, flat objects of strings, finite numbers, booleans and null by their fields
- * in insertion order, anything else by its canonical JSON (kept per object: specs often
- * hand the same input object again). Two equal values may get two ids (the same fields in
- * another order); that only costs a second advance() of the same (monitor state, event),
- * never a wrong successor: equal ids always mean equal values.
+ * in insertion order (a path in a trie of Maps, so that no key string is built per event),
+ * anything else by its canonical JSON (kept per object: specs often hand the same input
+ * object again). Two equal values may get two ids (the same fields in another order); that
+ * only costs a second advance() of the same (monitor state, event), never a wrong
+ * successor: equal ids always mean equal values.
  */
 class EventIds {
   private readonly primitive = new Map<unknown, number>();
   private readonly byKey = new Map<string, number>();
   private readonly byObject = new WeakMap<object, number>();
+  private readonly flat = new FlatNode();
+  private count = 0;
 
   constructor(private readonly clients: number) {}
 
@@ -284,37 +287,51 @@ class EventIds {
   private value(v: unknown): number {
     if (v === null || typeof v !== 'object') {
       let id = this.primitive.get(v);
-      if (id === undefined) this.primitive.set(v, (id = this.primitive.size + this.byKey.size));
+      if (id === undefined) this.primitive.set(v, (id = this.count++));
       return id;
     }
     let id = this.byObject.get(v);
     if (id !== undefined) return id;
-    const flat = flatKey(v);
-    const key = flat ?? `c${canonicalJson(v)}`;
+    const leaf = flatLeaf(this.flat, v);
+    if (leaf !== undefined) {
+      if (leaf.id < 0) leaf.id = this.count++;
+      return leaf.id;
+    }
+    const key = canonicalJson(v);
     id = this.byKey.get(key);
-    if (id === undefined) this.byKey.set(key, (id = this.primitive.size + this.byKey.size));
-    // A flat object is keyed cheaply again; only others are remembered by identity.
-    if (flat === undefined) this.byObject.set(v, id);
+    if (id === undefined) this.byKey.set(key, (id = this.count++));
+    // Only objects that are not flat are remembered by identity: a flat one is found again cheaply.
+    this.byObject.set(v, id);
     return id;
   }
 }
 
-/** A plain object whose fields are strings, finite numbers other than -0, booleans or null, as its fields in insertion order; else undefined. */
-function flatKey(o: object): string | undefined {
+/** A node of the trie of flat objects: per field name, per value, the next node; `id` once an object ends here. */
+class FlatNode {
+  id = -1;
+  next: Map<string, Map<unknown, FlatNode>> | undefined = undefined;
+}
+
+/**
+ * The trie node of a plain object whose fields are strings, finite numbers other than -0,
+ * booleans or null, reached by its fields in insertion order (Map keys tell 1 from '1' and
+ * true from 'true'); undefined for any other object.
+ */
+function flatLeaf(root: FlatNode, o: object): FlatNode | undefined {
   const proto = Object.getPrototypeOf(o);
   if (proto !== Object.prototype && proto !== null) return undefined;
-  let key = 'f';
+  let node = root;
   for (const k in o) {
     if (!Object.prototype.hasOwnProperty.call(o, k)) return undefined;
     const v = (o as Record<string, unknown>)[k];
-    let part: string;
-    if (typeof v === 'string') part = JSON.stringify(v);
-    else if (typeof v === 'number' && Number.isFinite(v) && !Object.is(v, -0)) part = String(v);
-    else if (v === null || typeof v === 'boolean') part = String(v);
-    else return undefined;
-    key += `${JSON.stringify(k)}:${part},`;
+    if (!(typeof v === 'string' || v === null || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v) && !Object.is(v, -0)))) return undefined;
+    let byValue = node.next?.get(k);
+    if (byValue === undefined) (node.next ??= new Map()).set(k, (byValue = new Map()));
+    let child = byValue.get(v);
+    if (child === undefined) byValue.set(v, (child = new FlatNode()));
+    node = child;
   }
-  return key;
+  return node;
 }
 
 /** Distinct monitor states kept for sharing; beyond it, sharing starts afresh (results are unchanged). */
@@ -419,11 +436,12 @@ export function withMonitor<S, A extends Action>(machine: Machine<S, A>, { exact
     wrapped.encode = (w, out) => {
       const n = inner(w.s, out);
       if (n < 0) return -1;
-      const words = partOf(w.m);
-      if (n + words.length + 1 > out.length) return -1;
-      out.set(words, n);
-      out[n + words.length] = n;
-      return n + words.length + 1;
+      const part = partOf(w.m);
+      const len = part.length;
+      if (n + len + 1 > out.length) return -1;
+      for (let i = 0; i < len; i++) out[n + i] = part[i];
+      out[n + len] = n;
+      return n + len + 1;
     };
   }
   // The wrapped machine's own observer, so that an outer transformer (histories mode, POR's
