@@ -439,8 +439,13 @@ export function packState(out: Words, v: unknown, headers: Words): number {
   // A frozen state (specs/kit's `freezing`, which makes a step that changes a part its
   // copy shares throw) is kept, frozen; parts frozen in a state that is not are rebuilt
   // unfrozen (checking every object would cost every state).
-  verdict = typeof v === 'object' && v !== null && Object.isFrozen(v) ? NOT_UNPACKABLE : 0;
-  packValue(v);
+  if (typeof v === 'object' && v !== null && (v as { constructor?: unknown }).constructor === Object && Object.getPrototypeOf(v) === Object.prototype) {
+    verdict = Object.isFrozen(v) ? NOT_UNPACKABLE : 0;
+    packObject(v as Record<string, unknown>, false);
+  } else {
+    verdict = typeof v === 'object' && v !== null && Object.isFrozen(v) ? NOT_UNPACKABLE : 0;
+    packValue(v);
+  }
   out.length = N;
   O = o;
   B = b;
