@@ -306,6 +306,7 @@ class Batch<S, A extends Action> {
     const machine = run.machine;
     const fp = run.fp;
     while ((level.left > 0 || this.hasPending) && run.stopped === undefined) {
+      const needsObject = !keys.packs || run.invariants.length > 0;
       // The next BATCH states, their successors and the successors' fingerprints. Should
       // a spec's step throw, the batch ends before that state, which the next batch then
       // meets first (as `pending`), exactly where the plain loop would have.
@@ -330,7 +331,9 @@ class Batch<S, A extends Action> {
           for (let k = 0; k < enabled.length; k++) {
             const t = machine.next(s, enabled[k]);
             keys.key(t);
-            this.succ[n] = t;
+            // Kept only where insert() or the frontier needs the object: an old array
+            // holding a young object costs the collector a remembered slot.
+            if (needsObject || keys.verdict & NOT_UNPACKABLE) this.succ[n] = t;
             this.his[n] = fp[0];
             this.los[n] = fp[1];
             this.from[n] = keys.from;
@@ -364,7 +367,7 @@ class Batch<S, A extends Action> {
           run.transitions++;
           fp[0] = this.his[j];
           fp[1] = this.los[j];
-          const t = this.succ[j];
+          const t = needsObject || this.verdicts[j] & NOT_UNPACKABLE ? this.succ[j] : (undefined as S);
           // The fingerprint store reads the fingerprint only.
           const tid = run.insert(t, id, k, depth + 1, words, 0);
           if (tid >= 0) {
