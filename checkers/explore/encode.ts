@@ -209,8 +209,6 @@ interface Shape {
   keys: string[];
   sorted: string[];
   codes: Int32Array;
-  /** order[j]: the position in keys of sorted[j]. */
-  order: Int32Array;
   /** Its number among the frontier's shapes (pack), with Object's prototype and with null; -1 until packed. */
   packId: number;
   nullPackId: number;
@@ -218,7 +216,7 @@ interface Shape {
   keySet: number;
 }
 const shapesByFirstKey = new Map<string, Shape[]>();
-const EMPTY_SHAPE: Shape = { keys: [], sorted: [], codes: new Int32Array(0), order: new Int32Array(0), packId: -1, nullPackId: -1, keySet: -1 };
+const EMPTY_SHAPE: Shape = { keys: [], sorted: [], codes: new Int32Array(0), packId: -1, nullPackId: -1, keySet: -1 };
 
 function shapeOf(keys: string[]): Shape {
   if (keys.length === 0) return EMPTY_SHAPE;
@@ -234,7 +232,7 @@ function shapeOf(keys: string[]): Shape {
     return shape;
   }
   const sorted = keys.slice().sort();
-  const shape = { keys, sorted, codes: Int32Array.from(sorted, keyCode), order: Int32Array.from(sorted, (k) => keys.indexOf(k)), packId: -1, nullPackId: -1, keySet: -1 };
+  const shape = { keys, sorted, codes: Int32Array.from(sorted, keyCode), packId: -1, nullPackId: -1, keySet: -1 };
   if (list.length < 64) list.push(shape);
   return shape;
 }
@@ -605,13 +603,6 @@ function packArray(a: ArrayLike<unknown>): void {
  */
 const lastShapes: Shape[] = new Array(64).fill(EMPTY_SHAPE);
 
-/**
- * Values of the objects being packed (nested ones above their parents), read in their
- * keys' order by for-in, whose loads V8 compiles to reads by field index.
- */
-const V: unknown[] = [];
-let vtop = 0;
-
 /** Objects: the values in the order of the sorted keys; the header word records the key set and (in `H`) the shape. */
 function packObject(o: Record<string, unknown>, nullProto: boolean, root = false): void {
   const h = H;
@@ -623,8 +614,7 @@ function packObject(o: Record<string, unknown>, nullProto: boolean, root = false
   for (let i = 0; same && i < keys.length; i++) same = known[i] === keys[i];
   if (!same) lastShapes[slot] = shape = shapeOf(keys);
   const sorted = shape.sorted;
-  const order = shape.order;
-  const len = order.length;
+  const len = sorted.length;
   room(1 + len);
   if (h.length + 2 > h.buf.length) h.grow(h.length + 2);
   h.buf[h.length++] = N - start;
