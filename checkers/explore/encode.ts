@@ -113,7 +113,7 @@ export function encodeValue(out: Words, v: unknown): void {
 function put(v: unknown): void {
   switch (typeof v) {
     case 'number':
-      if ((v | 0) === v && (v !== 0 || 1 / v > 0)) {
+      if ((v | 0) === v && !Object.is(v, -0)) {
         room(2);
         B[N++] = INT;
         B[N++] = v;
@@ -159,7 +159,7 @@ function put(v: unknown): void {
     for (let i = 0; i < len; i++) {
       const x = v[i];
       // Small integers, the commonest element, without the call.
-      if (typeof x === 'number' && (x | 0) === x && (x !== 0 || 1 / x > 0)) {
+      if (typeof x === 'number' && (x | 0) === x && !Object.is(x, -0)) {
         room(2);
         B[N++] = INT;
         B[N++] = x;
@@ -437,8 +437,13 @@ export function packState(out: Words, v: unknown, headers: Words): number {
   // A frozen state (specs/kit's `freezing`, which makes a step that changes a part its
   // copy shares throw) is kept, frozen; parts frozen in a state that is not are rebuilt
   // unfrozen (checking every object would cost every state).
-  verdict = typeof v === 'object' && v !== null && Object.isFrozen(v) ? NOT_UNPACKABLE : 0;
-  packValue(v);
+  if (typeof v === 'object' && v !== null && (v as { constructor?: unknown }).constructor === Object && Object.getPrototypeOf(v) === Object.prototype) {
+    verdict = Object.isFrozen(v) ? NOT_UNPACKABLE : 0;
+    packObject(v as Record<string, unknown>, false, true);
+  } else {
+    verdict = typeof v === 'object' && v !== null && Object.isFrozen(v) ? NOT_UNPACKABLE : 0;
+    packValue(v);
+  }
   out.length = N;
   O = o;
   B = b;
@@ -469,10 +474,51 @@ function packChars(s: string): void {
   if (i < len) B[N++] = s.charCodeAt(i);
 }
 
+const TRUE_WORD = (C_TRUE << 3) | P_CONST;
+const FALSE_WORD = (C_FALSE << 3) | P_CONST;
+
+/**
+ * The interned string last met at each word position of a state (mod 256) and its word:
+ * states of a search are alike, so a string is mostly the one met there before, and
+ * comparing it with that one costs less than the Map lookup that hashes it.
+ */
+const atString: (string | undefined)[] = new Array(256).fill(undefined);
+const atStringWord = new Int32Array(256);
+
+/**
+ * The single word of x when it is a small integer, a boolean or a string that is (or
+ * can be) interned; -1 (a word packState never writes) for anything else. `at` is where
+ * it goes in the state's words.
+ */
+function oneWord(x: unknown, at: number): number {
+  if (typeof x === 'number') return (x | 0) === x && x >= -SMALL && x < SMALL && !Object.is(x, -0) ? (x << 3) | P_INT : -1;
+  if (x === true) return TRUE_WORD;
+  if (x === false) return FALSE_WORD;
+  if (typeof x === 'string') {
+    const slot = at & 255;
+    if (atString[slot] === x) return atStringWord[slot];
+    const id = internOf(x);
+    if (id < 0) return -1;
+    atString[slot] = x;
+    return (atStringWord[slot] = (id << 3) | P_STRING);
+  }
+  return -1;
+}
+
+/** The string's number among those interned, interning it if there is room; -1 if it cannot be. */
+function internOf(v: string): number {
+  const id = internId.get(v);
+  if (id !== undefined) return id;
+  if (v.length > INTERN_LENGTH || interned.length >= INTERN_MAX) return -1;
+  internId.set(v, interned.length);
+  interned.push(v);
+  return interned.length - 1;
+}
+
 function packValue(v: unknown): void {
   switch (typeof v) {
     case 'number':
-      if ((v | 0) === v && v >= -SMALL && v < SMALL && (v !== 0 || 1 / v > 0)) {
+      if ((v | 0) === v && v >= -SMALL && v < SMALL && !Object.is(v, -0)) {
         room(1);
         B[N++] = (v << 3) | P_INT;
       } else {
@@ -488,15 +534,10 @@ function packValue(v: unknown): void {
       B[N++] = ((v ? C_TRUE : C_FALSE) << 3) | P_CONST;
       return;
     case 'string': {
-      const id = internId.get(v);
-      if (id !== undefined) {
+      const id = internOf(v);
+      if (id >= 0) {
         room(1);
         B[N++] = (id << 3) | P_STRING;
-      } else if (v.length <= INTERN_LENGTH && interned.length < INTERN_MAX) {
-        internId.set(v, interned.length);
-        room(1);
-        B[N++] = (interned.length << 3) | P_STRING;
-        interned.push(v);
       } else if (v.length < SMALL) packChars(v);
       else throw new RangeError(`a string of ${v.length} characters in a state is too long to store`);
       return;
@@ -530,17 +571,19 @@ function packValue(v: unknown): void {
 function packArray(a: ArrayLike<unknown>): void {
   const len = a.length;
   if (len >= SMALL) throw new RangeError(`an array of ${len} elements in a state is too long to store`);
-  // Room for the header and one word per element: small integers, the commonest
-  // elements, are then written without a check; others check for themselves.
+  // Room for the header and one word per element: small integers, booleans and interned
+  // strings, the commonest elements, are then written without a check; others check for
+  // themselves.
   room(1 + len);
-  // The buffer and the count in locals while the elements are small integers (the
+  // The buffer and the count in locals while the elements are single words (the
   // module's B and N live in its context: each N++ would be a store there).
   let b = B;
   let n = N;
   b[n++] = (len << 3) | P_ARRAY;
   for (let i = 0; i < len; i++) {
     const x = a[i];
-    if (typeof x === 'number' && (x | 0) === x && x >= -SMALL && x < SMALL && (x !== 0 || 1 / x > 0)) b[n++] = (x << 3) | P_INT;
+    const w = oneWord(x, n - start);
+    if (w !== -1) b[n++] = w;
     else {
       // A hole reads as undefined, as in encodeValue, but would not be rebuilt as one.
       if (x === undefined && !(i in a)) verdict |= NOT_UNPACKABLE;
@@ -561,30 +604,62 @@ function packArray(a: ArrayLike<unknown>): void {
 const lastShapes: Shape[] = new Array(64).fill(EMPTY_SHAPE);
 
 /** Objects: the values in the order of the sorted keys; the header word records the key set and (in `H`) the shape. */
-function packObject(o: Record<string, unknown>, nullProto: boolean): void {
-  const keys = Object.keys(o);
+function packObject(o: Record<string, unknown>, nullProto: boolean, root = false): void {
   const h = H;
   const slot = ((h.length - hstart) >> 1) & 63;
   let shape = lastShapes[slot];
   const known = shape.keys;
+  const keys = Object.keys(o);
   let same = known.length === keys.length;
   for (let i = 0; same && i < keys.length; i++) same = known[i] === keys[i];
   if (!same) lastShapes[slot] = shape = shapeOf(keys);
-  room(1 + keys.length);
+  const sorted = shape.sorted;
+  const len = sorted.length;
+  room(1 + len);
   if (h.length + 2 > h.buf.length) h.grow(h.length + 2);
   h.buf[h.length++] = N - start;
   h.buf[h.length++] = ((nullProto ? shape.nullPackId : shape.packId) >= 0 ? (nullProto ? shape.nullPackId : shape.packId) : packShapeOf(shape, nullProto)) * 8 + P_OBJECT;
   B[N++] = ((shape.keySet >= 0 ? shape.keySet : keySetOf(shape)) << 3) | P_OBJECT;
-  const sorted = shape.sorted;
-  for (let i = 0; i < sorted.length; i++) {
-    const x = o[sorted[i]];
-    if (typeof x === 'number' && (x | 0) === x && x >= -SMALL && x < SMALL && (x !== 0 || 1 / x > 0)) B[N++] = (x << 3) | P_INT;
+  for (let j = 0; j < len; j++) {
+    const x = root ? rootField(o, sorted, j) : o[sorted[j]];
+    const w = oneWord(x, N - start);
+    if (w !== -1) B[N++] = w;
     else {
-      // Plain arrays, the commonest field after numbers, without the dispatch.
-      if (typeof x === 'object' && x !== null && Object.getPrototypeOf(x) === Array.prototype) packArray(x as unknown[]);
+      // Plain arrays, the commonest field after numbers, without the dispatch. Their
+      // length is read before their prototype: the map check of that load lets V8 fold
+      // getPrototypeOf to a constant (otherwise a call, a third of an array's cost).
+      if (Array.isArray(x) && x.length < SMALL && Object.getPrototypeOf(x) === Array.prototype) packArray(x);
       else packValue(x);
-      room(sorted.length - i);
+      room(len - j);
     }
+  }
+}
+
+/**
+ * The root object's j-th field in sorted order, each of the first eight read at a site of
+ * its own: a state's root has one shape (or a few), so each site sees one key, and V8 reads
+ * it as a named field instead of the hash lookup a site shared by every key makes.
+ */
+function rootField(o: Record<string, unknown>, sorted: string[], j: number): unknown {
+  switch (j) {
+    case 0:
+      return o[sorted[0]];
+    case 1:
+      return o[sorted[1]];
+    case 2:
+      return o[sorted[2]];
+    case 3:
+      return o[sorted[3]];
+    case 4:
+      return o[sorted[4]];
+    case 5:
+      return o[sorted[5]];
+    case 6:
+      return o[sorted[6]];
+    case 7:
+      return o[sorted[7]];
+    default:
+      return o[sorted[j]];
   }
 }
 

@@ -112,11 +112,38 @@ describe('packed states', () => {
     expect(packed(holey).words).toEqual(packed([1, undefined, 3]).words);
     expect(packed(new Int32Array([1, 2])).words).toEqual(packed([1, 2]).words);
     expect(packed(new Point(1)).words).toEqual(packed({ x: 1 }).words);
+    // A root that inherits Object as its constructor but has another prototype is not plain.
+    const derived = Object.assign(Object.create({ inherited: 1 }), { a: 1 });
+    expect(derived.constructor).toBe(Object);
+    expect(pack(new Words(), derived)).toBe(false);
+    expect(packed(derived).words).toEqual(packed({ a: 1 }).words);
     // A frozen state is kept as it is, so that a step changing it in place still throws.
     expect(pack(new Words(), Object.freeze({ a: [1] }))).toBe(false);
     expect(packed(Object.freeze({ a: [1] })).words).toEqual(packed({ a: [1] }).words);
     expect(() => packed({ f: () => 1 })).toThrow(/plain data/);
     expect(() => packed([Symbol('s')])).toThrow(/plain data/);
+  });
+
+  it('a string is told apart from the one last met at its place in the words', () => {
+    // packState remembers the string last met at each word position; states alike but for
+    // a string there, long strings (not interned) and booleans beside them, in arrays too.
+    const states = [
+      { s: 'a', l: ['x', true, longString], n: 1 },
+      { s: 'b', l: ['y', false, longString + 'z'], n: 1 },
+      { s: 'a', l: ['x', true, longString], n: 1 },
+      { s: longString, l: [longString, 'x', false], n: 1 },
+      { s: 'b', l: ['x', true, 'y'], n: 1 },
+    ];
+    const w = states.map((v) => packed(v).words.join());
+    expect(w[2]).toBe(w[0]);
+    expect(new Set([w[0], w[1], w[3], w[4]]).size).toBe(4);
+    const all = new Words();
+    for (const v of states) expect(pack(all, v)).toBe(true);
+    let at = 0;
+    for (const v of states) {
+      expect(exactly(unpack(all.buf, at))).toEqual(exactly(v));
+      at = unpacked.end;
+    }
   });
 
   it('a frontier gives back its states in order, packed or kept', () => {

@@ -282,9 +282,7 @@ let touched = 0;
  * same checks as the plain loop above — the same states, numbers and counterexamples.
  */
 class Batch<S, A extends Action> {
-  private states: S[] = [];
   private ids = new Int32Array(BATCH);
-  private succ: S[] = [];
   private his = new Int32Array(256);
   private los = new Int32Array(256);
   /** Per successor: where its packed words and headers start and end in Keys', its verdict. */
@@ -293,7 +291,6 @@ class Batch<S, A extends Action> {
   private hfrom = new Int32Array(256);
   private hto = new Int32Array(256);
   private verdicts = new Int32Array(256);
-  private enabled: A[][] = [];
   private ends = new Int32Array(BATCH);
   /** A state whose step threw mid-batch: it opens the next batch. */
   private hasPending = false;
@@ -306,6 +303,13 @@ class Batch<S, A extends Action> {
     const machine = run.machine;
     const fp = run.fp;
     while ((level.left > 0 || this.hasPending) && run.stopped === undefined) {
+      const needsObject = !keys.packs || run.invariants.length > 0;
+      // The batch's states, enabled lists and successors, in arrays made for it: young
+      // arrays, so storing young objects in them costs the collector nothing (in arrays
+      // kept across batches, which grow old, each store would cost a remembered slot).
+      const states: S[] = [];
+      const enabledOf: A[][] = [];
+      const succ: S[] = [];
       // The next BATCH states, their successors and the successors' fingerprints. Should
       // a spec's step throw, the batch ends before that state, which the next batch then
       // meets first (as `pending`), exactly where the plain loop would have.
@@ -323,14 +327,16 @@ class Batch<S, A extends Action> {
           this.ids[b] = level.id;
           s = level.shift();
         }
-        this.states[b] = s;
+        states[b] = s;
         try {
           const enabled = machine.actions(s);
           if (n + enabled.length > this.his.length) this.grow(n + enabled.length);
           for (let k = 0; k < enabled.length; k++) {
             const t = machine.next(s, enabled[k]);
             keys.key(t);
-            this.succ[n] = t;
+            // Kept only where insert() or the frontier needs the object: an old array
+            // holding a young object costs the collector a remembered slot.
+            if (needsObject || keys.verdict & NOT_UNPACKABLE) succ[n] = t;
             this.his[n] = fp[0];
             this.los[n] = fp[1];
             this.from[n] = keys.from;
@@ -340,7 +346,7 @@ class Batch<S, A extends Action> {
             this.verdicts[n] = keys.verdict;
             n++;
           }
-          this.enabled[b] = enabled;
+          enabledOf[b] = enabled;
           this.ends[b] = n;
         } catch (e) {
           if (b === 0) throw e;
@@ -354,9 +360,9 @@ class Batch<S, A extends Action> {
       const words = keys.words.buf;
       const headers = keys.headers.buf;
       for (let i = 0; i < b && run.stopped === undefined; i++) {
-        const s = this.states[i];
+        const s = states[i];
         const id = this.ids[i];
-        const enabled = this.enabled[i];
+        const enabled = enabledOf[i];
         run.expand(s, id, enabled);
         run.tick(level.left + b - i + next.count);
         let j = i === 0 ? 0 : this.ends[i - 1];
@@ -364,7 +370,7 @@ class Batch<S, A extends Action> {
           run.transitions++;
           fp[0] = this.his[j];
           fp[1] = this.los[j];
-          const t = this.succ[j];
+          const t = needsObject || this.verdicts[j] & NOT_UNPACKABLE ? succ[j] : (undefined as S);
           // The fingerprint store reads the fingerprint only.
           const tid = run.insert(t, id, k, depth + 1, words, 0);
           if (tid >= 0) {
@@ -374,8 +380,6 @@ class Batch<S, A extends Action> {
           if (run.stopped !== undefined) break;
         }
       }
-      this.succ.fill(undefined as S, 0, n);
-      this.states.fill(undefined as S, 0, b);
     }
   }
 
