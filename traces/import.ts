@@ -11,7 +11,7 @@ import { JEPSEN_LOG_LINE, JepsenLogSink } from './jepsen-log.ts';
 import { JsonlSink } from './jsonl.ts';
 import { loadSchemas, SchemasNeeded, schemasLoaded } from './lazy-schemas.ts';
 import { DEFAULT_LIMITS, type Limits } from './limits.ts';
-import { readLineBatches, splitLines, type Line } from './lines.ts';
+import { linesOfBatch, readTextBatches, splitLines, type Line, type TextBatch } from './lines.ts';
 import type { HistorySink } from './sink.ts';
 import type { ImportModel } from './vocabulary.ts';
 
@@ -106,6 +106,16 @@ class Importer {
     return EXTENSION_HINTS[extname(this.file).toLowerCase()];
   }
 
+  /** A batch of lines (lines.ts): to the sink at once when it reads batches, else line by line. */
+  feedBatch(batch: TextBatch): void {
+    if (this.sink?.lines === undefined || batch.ascii === undefined) {
+      for (const l of linesOfBatch(batch, this.file)) this.feed(l);
+      return;
+    }
+    if (this.options.deadline !== undefined && Date.now() > this.options.deadline) throw new ReadTimeout(this.file, batch.n);
+    this.lastLine = this.sink.lines(batch.ascii, batch.n);
+  }
+
   feed(l: Line): void {
     this.lastLine = l.n;
     this.sinceClock += l.text.length + 64;
@@ -168,7 +178,7 @@ export async function importHistoryFile(path: string, options: ImportOptions): P
 
 async function readFile(path: string, options: ImportOptions): Promise<ImportedHistory> {
   const importer = new Importer(path, options);
-  for await (const batch of readLineBatches(path, { ...DEFAULT_LIMITS, ...options.limits })) for (const l of batch) importer.feed(l);
+  for await (const batch of readTextBatches(path, { ...DEFAULT_LIMITS, ...options.limits })) importer.feedBatch(batch);
   return importer.end();
 }
 
