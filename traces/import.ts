@@ -11,7 +11,7 @@ import { JEPSEN_LOG_LINE, JepsenLogSink } from './jepsen-log.ts';
 import { JsonlSink } from './jsonl.ts';
 import { loadSchemas, SchemasNeeded, schemasLoaded } from './lazy-schemas.ts';
 import { DEFAULT_LIMITS, type Limits } from './limits.ts';
-import { linesOfBatch, readTextBatches, splitLines, type Line, type TextBatch } from './lines.ts';
+import { cleanLine, linesOfBatch, readTextBatches, splitLines, type Line, type TextBatch } from './lines.ts';
 import type { HistorySink } from './sink.ts';
 import type { ImportModel } from './vocabulary.ts';
 
@@ -106,14 +106,26 @@ class Importer {
     return EXTENSION_HINTS[extname(this.file).toLowerCase()];
   }
 
-  /** A batch of lines (lines.ts): to the sink at once when it reads batches, else line by line. */
+  /**
+   * A batch of lines (lines.ts): ASCII bytes to a sink that reads them at once (once the
+   * first lines have told the format), anything else line by line.
+   */
   feedBatch(batch: TextBatch): void {
-    if (this.sink?.lines === undefined || batch.ascii === undefined) {
+    if (batch.ascii === undefined) {
       for (const l of linesOfBatch(batch, this.file)) this.feed(l);
       return;
     }
-    if (this.options.deadline !== undefined && Date.now() > this.options.deadline) throw new ReadTimeout(this.file, batch.n);
-    this.lastLine = this.sink.lines(batch.ascii, batch.n);
+    const bytes = batch.ascii;
+    let n = batch.n;
+    let start = 0;
+    for (; start < bytes.length && this.sink?.lines === undefined; n++) {
+      const end = bytes.indexOf(0x0a, start);
+      this.feed({ text: cleanLine(bytes.toString('latin1', start, end), n, this.file), n });
+      start = end + 1;
+    }
+    if (start === bytes.length) return;
+    if (this.options.deadline !== undefined && Date.now() > this.options.deadline) throw new ReadTimeout(this.file, n);
+    this.lastLine = this.sink!.lines!(start === 0 ? bytes : bytes.subarray(start), n);
   }
 
   feed(l: Line): void {
