@@ -42,9 +42,14 @@ const names: string[] = [];
 const keys: string[] = [];
 const MAX_CACHED = 16;
 
+/** Buffer's own latin1 decoder, without toString's checks of its arguments. */
+interface Latin1 {
+  latin1Slice(from: number, to: number): string;
+}
+
 /** b[from, to) as a string (ASCII: its bytes are its characters). */
 function text(from: number, to: number): string {
-  return b.toString('latin1', from, to);
+  return (b as unknown as Latin1).latin1Slice(from, to);
 }
 
 /** The string b[from, to), from `cache` when it is there, else new (and kept if there is room). */
@@ -61,11 +66,28 @@ function cached(cache: string[], from: number, to: number): string {
   return str;
 }
 
-/** Whether b holds `word` (ASCII, no newline) at i. */
-function has(i: number, word: string): boolean {
-  for (let k = 0; k < word.length; k++) if (b[i + k] !== word.charCodeAt(k)) return false;
+/** Whether b holds `word` (ASCII bytes, no newline) at i. */
+function has(i: number, word: Uint8Array): boolean {
+  for (let k = 0; k < word.length; k++) if (b[i + k] !== word[k]) return false;
   return true;
 }
+
+const bytes = (s: string): Uint8Array => Uint8Array.from(s, (c) => c.charCodeAt(0));
+const NULL = bytes('null');
+const TRUE = bytes('true');
+const FALSE = bytes('false');
+const K_CLIENT = bytes('"client"');
+const K_CALL = bytes('"call"');
+const K_INPUT = bytes('"input"');
+const K_RETURN = bytes('"return"');
+const K_OUTPUT = bytes('"output"');
+const K_STATUS = bytes('"status"');
+const K_F = bytes('"f"');
+const K_KEY = bytes('"key"');
+const K_VALUE = bytes('"value"');
+const OK = bytes('"ok"');
+const INFO = bytes('"info"');
+const FAIL = bytes('"fail"');
 
 /** Past JSON whitespace other than the newline, which ends the line. */
 function ws(i: number): number {
@@ -125,15 +147,15 @@ function valueEnd(i: number, open: number): number {
     if (j !== DECLINE) scanned = num;
     return j;
   }
-  if (c === 110 && has(i, 'null')) {
+  if (c === 110 && has(i, NULL)) {
     scanned = null;
     return i + 4;
   }
-  if (c === 116 && has(i, 'true')) {
+  if (c === 116 && has(i, TRUE)) {
     scanned = true;
     return i + 4;
   }
-  if (c === 102 && has(i, 'false')) {
+  if (c === 102 && has(i, FALSE)) {
     scanned = false;
     return i + 5;
   }
@@ -183,15 +205,15 @@ const VALUE = 256;
 function recordField(i: number): number {
   switch (b[i + 1]) {
     case 99: // c
-      return has(i, '"client"') ? CLIENT : has(i, '"call"') ? CALL : 0;
+      return has(i, K_CLIENT) ? CLIENT : has(i, K_CALL) ? CALL : 0;
     case 105: // i
-      return has(i, '"input"') ? INPUT : 0;
+      return has(i, K_INPUT) ? INPUT : 0;
     case 114: // r
-      return has(i, '"return"') ? RETURN : 0;
+      return has(i, K_RETURN) ? RETURN : 0;
     case 111: // o
-      return has(i, '"output"') ? OUTPUT : 0;
+      return has(i, K_OUTPUT) ? OUTPUT : 0;
     case 115: // s
-      return has(i, '"status"') ? STATUS : 0;
+      return has(i, K_STATUS) ? STATUS : 0;
     default:
       return 0;
   }
@@ -200,11 +222,11 @@ function recordField(i: number): number {
 function inputField(i: number): number {
   switch (b[i + 1]) {
     case 102: // f
-      return has(i, '"f"') ? F : 0;
+      return has(i, K_F) ? F : 0;
     case 107: // k
-      return has(i, '"key"') ? KEY : 0;
+      return has(i, K_KEY) ? KEY : 0;
     case 118: // v
-      return has(i, '"value"') ? VALUE : 0;
+      return has(i, K_VALUE) ? VALUE : 0;
     default:
       return 0;
   }
@@ -252,15 +274,15 @@ function inputEnd(i: number, out: ScannedOperation): number {
 }
 
 function statusEnd(i: number, out: ScannedOperation): number {
-  if (has(i, '"ok"')) {
+  if (has(i, OK)) {
     out.status = 'ok';
     return i + 4;
   }
-  if (has(i, '"info"')) {
+  if (has(i, INFO)) {
     out.status = 'info';
     return i + 6;
   }
-  if (has(i, '"fail"')) {
+  if (has(i, FAIL)) {
     out.status = 'fail';
     return i + 6;
   }
