@@ -1,4 +1,4 @@
-// A native operation line (traces/README.md) read in one pass over its text, without
+// A native operation line (traces/README.md) read in one pass over its bytes (ASCII), without
 // JSON.parse: JSON.parse of an object per line, then json.ts's raw check of the same text,
 // then the record check of records.ts were two thirds of reading issue 21's kv-append
 // example (100,000 lines). The scanner accepts only lines the general path accepts, and
@@ -36,11 +36,13 @@ let num = 0;
 
 /**
  * Strings met again and again (function names, keys), so that each is not a new string per
- * line: at most MAX_CACHED of each, compared byte by byte.
+ * line: at most MAX_CACHED of each, of at most MAX_CACHED_LENGTH characters, compared byte
+ * by byte.
  */
 const names: string[] = [];
 const keys: string[] = [];
 const MAX_CACHED = 16;
+const MAX_CACHED_LENGTH = 64;
 
 /** Buffer's own latin1 decoder, without toString's checks of its arguments. */
 interface Latin1 {
@@ -62,7 +64,7 @@ function cached(cache: string[], from: number, to: number): string {
     if (k === length) return c;
   }
   const str = text(from, to);
-  if (cache.length < MAX_CACHED) cache.push(str);
+  if (cache.length < MAX_CACHED && length <= MAX_CACHED_LENGTH) cache.push(str);
   return str;
 }
 
