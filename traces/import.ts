@@ -11,7 +11,7 @@ import { JEPSEN_LOG_LINE, JepsenLogSink } from './jepsen-log.ts';
 import { JsonlSink } from './jsonl.ts';
 import { loadSchemas, SchemasNeeded, schemasLoaded } from './lazy-schemas.ts';
 import { DEFAULT_LIMITS, type Limits } from './limits.ts';
-import { readLineBatches, splitLines, type Line } from './lines.ts';
+import { cleanLine, linesOfBatch, readTextBatches, splitLines, type Line, type TextBatch } from './lines.ts';
 import type { HistorySink } from './sink.ts';
 import type { ImportModel } from './vocabulary.ts';
 
@@ -106,6 +106,28 @@ class Importer {
     return EXTENSION_HINTS[extname(this.file).toLowerCase()];
   }
 
+  /**
+   * A batch of lines (lines.ts): ASCII bytes to a sink that reads them at once (once the
+   * first lines have told the format), anything else line by line.
+   */
+  feedBatch(batch: TextBatch): void {
+    if (batch.ascii === undefined) {
+      for (const l of linesOfBatch(batch, this.file)) this.feed(l);
+      return;
+    }
+    const bytes = batch.ascii;
+    let n = batch.n;
+    let start = 0;
+    for (; start < bytes.length && this.sink?.lines === undefined; n++) {
+      const end = bytes.indexOf(0x0a, start);
+      this.feed({ text: cleanLine(bytes.toString('latin1', start, end), n, this.file), n });
+      start = end + 1;
+    }
+    if (start === bytes.length) return;
+    if (this.options.deadline !== undefined && Date.now() > this.options.deadline) throw new ReadTimeout(this.file, n);
+    this.lastLine = this.sink!.lines!(start === 0 ? bytes : bytes.subarray(start), n);
+  }
+
   feed(l: Line): void {
     this.lastLine = l.n;
     this.sinceClock += l.text.length + 64;
@@ -168,7 +190,7 @@ export async function importHistoryFile(path: string, options: ImportOptions): P
 
 async function readFile(path: string, options: ImportOptions): Promise<ImportedHistory> {
   const importer = new Importer(path, options);
-  for await (const batch of readLineBatches(path, { ...DEFAULT_LIMITS, ...options.limits })) for (const l of batch) importer.feed(l);
+  for await (const batch of readTextBatches(path, { ...DEFAULT_LIMITS, ...options.limits })) importer.feedBatch(batch);
   return importer.end();
 }
 
