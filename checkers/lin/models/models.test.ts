@@ -62,7 +62,7 @@ describe('kv', () => {
     const strings = [...new Set(history.map((o) => o.output as string))].sort();
     const all = strings.filter((s, i) => i === strings.length - 1 || !strings[i + 1].startsWith(s)).join('\n');
     expect(all).toBe('abc\nqr');
-    const gone = kvAppend.unobserved!(ops);
+    const gone = kvAppend.unobserved!(ops as Operation<KvInput, unknown>[]);
     expect(gone.slice(history.length)).toEqual(values.map((v) => !all.includes(v)));
     expect(gone.slice(history.length)).toEqual([false, false, false, true, false, true, false, true, false, false]);
   });
