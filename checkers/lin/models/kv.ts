@@ -85,37 +85,9 @@ function unobserved(history: readonly Operation<KvInput, unknown>[]): boolean[] 
     // One search in all the strings joined: a match across two of them only keeps an
     // operation that could have been dropped, never the reverse. Every substring of a
     // string that is a prefix of another is in the other: only the longest are searched.
-    // A value without a newline matches within one string, so any strings that hold every
-    // get's string as a prefix answer the same (covering: no set, no sort); a value with a
-    // newline may match across two, and is looked up in the maximal strings as before.
-    const strings = gets[k] ?? [];
-    const cover = covering(strings).join('\n');
-    let all: string | undefined;
-    for (const i of ids) {
-      const value = history[i].input.value as string;
-      if (!value.includes('\n')) out[i] = !cover.includes(value);
-      else out[i] = !(all ??= maximal(strings).join('\n')).includes(value);
-    }
+    const all = maximal(gets[k] ?? []).join('\n');
+    for (const i of ids) out[i] = !all.includes(history[i].input.value as string);
   });
-  return out;
-}
-
-/**
- * Some of the strings, each of the others a prefix of one of them: in history order a
- * key's gets mostly see its string grow, so one pass keeps the latest of each run of
- * strings that extend each other.
- */
-function covering(strings: readonly string[]): string[] {
-  const out: string[] = [];
-  let cur: string | undefined;
-  for (const w of strings) {
-    if (cur === undefined || (w.length >= cur.length && w.startsWith(cur))) cur = w;
-    else if (!cur.startsWith(w)) {
-      out.push(cur);
-      cur = w;
-    }
-  }
-  if (cur !== undefined) out.push(cur);
   return out;
 }
 
