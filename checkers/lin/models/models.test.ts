@@ -50,6 +50,23 @@ describe('registers', () => {
 });
 
 describe('kv', () => {
+  it('unobserved: a crashed update no get shows, found within one string, or across two when its value has a newline', () => {
+    const get = (output: string, call: number): Operation => ({ client: 1, input: { f: 'get', key: 'k' }, call, ret: call + 1, output });
+    const crashed = (f: string, value: string, call: number): Operation => ({ client: 2, input: { f, key: 'k', value }, call });
+    // A stale get ('ab' after 'abc') and a new run ('q', 'qr'): every get's string is in some kept one.
+    const history = [get('a', 0), get('abc', 2), get('ab', 4), get('q', 6), get('qr', 8), get('abc', 10)];
+    const values = ['c', 'b', 'r', 'x', 'bc', 'cq', 'c\nq', 'r\na', 'c\nqr', ''];
+    const ops = [...history, ...values.map((v, i) => crashed(i % 2 ? 'put' : 'append', v, 20 + i))];
+    // The plain definition: a value is observed when the distinct get strings that are no
+    // prefix of another, sorted and joined by newlines, contain it.
+    const strings = [...new Set(history.map((o) => o.output as string))].sort();
+    const all = strings.filter((s, i) => i === strings.length - 1 || !strings[i + 1].startsWith(s)).join('\n');
+    expect(all).toBe('abc\nqr');
+    const gone = kvAppend.unobserved!(ops as Operation<KvInput, unknown>[]);
+    expect(gone.slice(history.length)).toEqual(values.map((v) => !all.includes(v)));
+    expect(gone.slice(history.length)).toEqual([false, false, false, true, false, true, false, true, false, false]);
+  });
+
   const steps: [unknown, unknown][] = [
     [{ f: 'put', key: 'a', value: 'x' }, null],
     [{ f: 'append', key: 'a', value: 'y' }, null],
