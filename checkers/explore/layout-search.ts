@@ -6,6 +6,8 @@
 // step (the spec's actions() list aside), so no garbage to collect. Successors are made
 // twice when new: once to hash them (a batch at a time, so that the table reads overlap,
 // as in search.ts), and again to store them; known ones, most of them, only once.
+// Coverage is counted per enabled list (Coverage.countList), so a spec that keeps a list
+// per set of enabled actions pays one lookup a state for it.
 //
 // Same order, counts, numbers and counterexamples as bfs() in search.ts (the states are
 // expanded in the same order, successors in the order of actions()); tested against it and
