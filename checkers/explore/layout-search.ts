@@ -6,6 +6,8 @@
 // step (the spec's actions() list aside), so no garbage to collect. Successors are made
 // twice when new: once to hash them (a batch at a time, so that the table reads overlap,
 // as in search.ts), and again to store them; known ones, most of them, only once.
+// Coverage is counted per enabled list (Coverage.countList), so a spec that keeps a list
+// per set of enabled actions pays one lookup a state for it.
 //
 // Same order, counts, numbers and counterexamples as bfs() in search.ts (the states are
 // expanded in the same order, successors in the order of actions()); tested against it and
@@ -75,6 +77,7 @@ export function bfsLayout<S, A extends Action>(machine: Machine<S, A>, L: WordLa
   const sw = L.wordsOf(s);
   const dw = L.wordsOf(d);
   const fp = run.fp;
+  const coverage = run.coverage;
   // One batch's successors' fingerprints, and each state's enabled actions.
   let his: Int32Array<ArrayBuffer> = new Int32Array(256);
   let los: Int32Array<ArrayBuffer> = new Int32Array(256);
@@ -128,8 +131,10 @@ export function bfsLayout<S, A extends Action>(machine: Machine<S, A>, L: WordLa
         // The state's words are loaded again only when needed: for the deadlock check, or
         // to step to a new successor (most states have one, but a state has many known).
         let loaded = enabled.length === 0;
-        if (loaded) for (let j = 0, at = i * W; j < W; j++) sw[j] = from[at + j];
-        run.expand(s, id, enabled);
+        if (loaded) {
+          for (let j = 0, at = i * W; j < W; j++) sw[j] = from[at + j];
+          run.expand(s, id, enabled);
+        } else coverage.countList(enabled);
         run.tick(current.size - i + next.size);
         let m = i === i0 ? 0 : ends[i - i0 - 1];
         for (let k = 0; k < enabled.length; k++, m++) {

@@ -36,4 +36,28 @@ describe('Coverage', () => {
     expect(coverage.list()).toEqual(plain);
     expect(plain.length).toBeGreaterThan(16);
   });
+
+  it('counts kept lists (countList) as count() counts them, also past the lists it remembers', () => {
+    const pool = Array.from({ length: 5000 }, (_, i): Action[] => Array.from({ length: i % 5 }, (_, j) => ({ label: `f${(i * 7 + j) % 13}(${j})` })));
+    const byList = new Coverage(['never']);
+    const byAction = new Coverage(['never']);
+    for (let s = 0; s < 20000; s++) {
+      const list = pool[(s * 2654435761) % 5000 >>> 0];
+      byList.countList(list);
+      byAction.count(list);
+      if (s === 9000) expect(byList.list()).toEqual(byAction.list());
+    }
+    expect(byList.list()).toEqual(byAction.list());
+    // The families come in another order (first met when folded), each with the same count.
+    expect(new Map(byList.entries())).toEqual(new Map(byAction.entries()));
+    // Lists made anew for every state: past the lists it remembers, it stops looking them up.
+    const fresh = new Coverage();
+    const plain = new Coverage();
+    for (let s = 0; s < 10000; s++) {
+      const list = [{ label: `g${s % 3}` }, { label: 'h(1)' }];
+      fresh.countList(list);
+      plain.count(list);
+    }
+    expect(fresh.list()).toEqual(plain.list());
+  });
 });

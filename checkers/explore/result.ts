@@ -7,6 +7,8 @@ import type { Action, Counterexample, CoverageEntry, ExploreResult } from './typ
 
 /** Positions of an enabled list that count() remembers labels for. */
 const SLOTS = 64;
+/** Lists countList() remembers. */
+const MAX_LISTS = 4096;
 
 /** How often each action family (the label up to '(') was enabled in an expanded state. */
 export class Coverage {
@@ -69,6 +71,55 @@ export class Coverage {
     }
   }
 
+  /**
+   * Lists counted whole (countList), each with its number in listCounts: a spec that keeps
+   * one list per set of enabled actions (specs/kit/racy-counter-layout.ts) is counted by
+   * one lookup per state instead of one per action; the lists' actions are added to their
+   * families when the counts are read. At most MAX_LISTS lists; others are counted by count().
+   */
+  private readonly lists = new Map<readonly Action[], number>();
+  private listCounts = new Float64Array(64);
+  private listHits = 0;
+  private listsOff = false;
+
+  /**
+   * count() for a search that keeps the lists actions() returns as they were (the layout
+   * search: a list is read after actions() has been called again), so a list met again is
+   * the same actions: counted by the list.
+   */
+  countList(enabled: readonly Action[]): void {
+    if (this.listsOff) return this.count(enabled);
+    const at = this.lists.get(enabled);
+    if (at !== undefined) {
+      this.listHits++;
+      this.listCounts[at]++;
+      return;
+    }
+    const size = this.lists.size;
+    if (size >= MAX_LISTS) {
+      // A spec that makes its lists anew meets none twice: stop looking them up.
+      if (this.listHits < size) this.listsOff = true;
+      return this.count(enabled);
+    }
+    if (size === this.listCounts.length) {
+      const grown = new Float64Array(2 * size);
+      grown.set(this.listCounts);
+      this.listCounts = grown;
+    }
+    this.lists.set(enabled, size);
+    this.listCounts[size] = 1;
+  }
+
+  /** Adds the lists' counts to their actions' families. */
+  private fold(): void {
+    for (const [list, at] of this.lists) {
+      const times = this.listCounts[at];
+      if (times === 0) continue;
+      for (let i = 0; i < list.length; i++) this.counts[this.familyOfLabel(list[i].label)] += times;
+      this.listCounts[at] = 0;
+    }
+  }
+
   private familyOfLabel(label: string): number {
     let f = this.familyOf.get(label);
     if (f === undefined) {
@@ -86,6 +137,7 @@ export class Coverage {
 
   /** The counts as plain data, for a message between threads. */
   entries(): [string, number][] {
+    this.fold();
     return this.families.map((family, f) => [family, this.counts[f]]);
   }
 

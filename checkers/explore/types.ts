@@ -70,7 +70,11 @@ export interface Footprint {
 /** A spec instantiated at one config (and possibly one mutant): a state machine. */
 export interface Machine<S = any, A extends Action = Action> {
   init(): S[];
-  /** The actions enabled in s. Nondeterminism (values, crashes, deliveries) is actions. */
+  /**
+   * The actions enabled in s. Nondeterminism (values, crashes, deliveries) is actions.
+   * Engines only read the list and may keep it (the layout search counts a list met again
+   * as the same actions): return a new list, or one never changed after it is returned.
+   */
   actions(s: S): A[];
   /** Pure: must not modify s. */
   next(s: S, a: A): S;

@@ -64,6 +64,10 @@ export interface Layout<F extends Fields> {
   encode(s: LayoutState<F>, out: Int32Array): number;
 }
 
+function notAByte(name: string, v: unknown): never {
+  throw new RangeError(`layout: field "${name}" holds a byte (0..255), not ${v}`);
+}
+
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
 const RESERVED = new Set(['w', 'toJSON', 'constructor', '__proto__', 'prototype']);
@@ -138,7 +142,9 @@ export function layout<F extends Fields>(fields: F): Layout<F> {
           return (this.w[at] >>> shift) & 255;
         },
         set(this: State, v: number) {
-          if (!(v >= 0 && v <= 255 && v === Math.floor(v))) throw new RangeError(`layout: field "${name}" holds a byte (0..255), not ${v}`);
+          // One test for "an integer in 0..255" (NaN, fractions, negatives and 256+ all
+          // differ from their low byte); the throw is out of line so the setter inlines.
+          if ((v & 255) !== v) notAByte(name, v);
           this.w[at] = (this.w[at] & ~(255 << shift)) | (v << shift);
         },
       });
