@@ -3,7 +3,6 @@
 // The zod schemas below are exported (`interleave/cli`) so that a consumer can validate
 // what it reads; the tests validate every command's output against them.
 import { z } from 'zod';
-import { VERSION } from './package-root.ts';
 
 /** The envelope around a command's result. */
 export function envelopeSchema<T extends z.ZodType>(result: T) {

@@ -9,7 +9,7 @@ import { checkHistory, DEFAULT_MEMO_LIMIT_MB, findModel, models } from '../check
 import { UNKNOWN, type LinResult, type Model, type Operation, type Verdict } from '../checkers/lin/types.ts';
 import { renderLinText } from '../checkers/report/lin-text.ts';
 import { FORMATS, importHistoryFile, ReadTimeout, type Format, type ImportedHistory } from '../traces/import.ts';
-import { withErrors, writeAfterVerdict } from './errors.ts';
+import { withErrors } from './errors.ts';
 import { EXIT, UsageError } from './exit.ts';
 import { capWorkers, integer, seconds, workers } from './flags.ts';
 import { JSON_HELP, withHelp } from './help.ts';

@@ -692,7 +692,7 @@ export class WglSearch<S> {
    * first by hint, unless a twin of it is a candidate too (the frame drops one of them).
    */
   private firstByHint(state: S, firstReturn: number, tried: number): number {
-    const { next, isCall, head, time } = this.list;
+    const { next, head, time } = this.list;
     const entryOp = this.list.op;
     const { kind, indNext, call } = this;
     const hintRank = this.hintRank!;
@@ -846,7 +846,7 @@ export class WglSearch<S> {
 
   private loop(budget: number): boolean {
     const { model, bitset, zob, stackOp, stackState, stackForced, stackPos, inputs, outputs, verbose, det, detWords, gap, topWord, frameStart, frameEnd, frameForced, indNext, indPrev, nextInGroup, indSwap, call } = this;
-    const { head, next, prev, callEntry, returnEntry } = this.list;
+    const { next, prev, callEntry, returnEntry } = this.list;
     const mustLinearize = this.list.determinate;
     const deadline = this.options.deadline ?? Infinity;
     const cancelled = this.options.cancelled;
