@@ -51,18 +51,20 @@ export function invariants(cx: Cx): Record<string, (s: State) => Check> {
   return inv;
 }
 
+/** Whether x is VERIFIED with a timestamp rewritten at W11 (a function, not a closure: invariants run on every new state). */
+const bad = (rew: readonly number[], x: number): boolean => flagOf(x) === VERIFIED && rew.includes(tsOfTuple(x));
+
 /** The first tuple SG-VerifiedFinal forbids (VERIFIED, of a timestamp rewritten at W11), if any. */
 function verifiedRewritten(s: State): number | undefined {
   const rew = s.g.rew;
-  const bad = (x: number): boolean => flagOf(x) === VERIFIED && rew.includes(tsOfTuple(x));
-  for (const x of s.regs) if (bad(x)) return x;
-  for (const x of s.g.wInv ?? []) if (bad(x)) return x;
+  for (const x of s.regs) if (bad(rew, x)) return x;
+  for (const x of s.g.wInv ?? []) if (bad(rew, x)) return x;
   for (const pr of s.procs) {
-    for (const x of pr.cache) if (bad(x)) return x;
-    for (const x of pr.bg) if (bad(x)) return x;
-    if (bad(pr.mw)) return pr.mw;
+    for (const x of pr.cache) if (bad(rew, x)) return x;
+    for (const x of pr.bg) if (bad(rew, x)) return x;
+    if (bad(rew, pr.mw)) return pr.mw;
   }
-  for (const m of s.reqs) if (m[2] === 1 && bad(m[3])) return m[3];
+  for (const m of s.reqs) if (m[2] === 1 && bad(rew, m[3])) return m[3];
   return undefined;
 }
 

@@ -78,14 +78,14 @@ export function buildMachine(cfg: SwarmConfig, variant?: string): Machine<State,
   if (cx.sgLayer) {
     // Client-level events for the engine's own linearizability monitor (a cross-check of SG-Lin).
     const isSg = (o: OpFrame | null) => o !== null && (o.k === 'W' || o.k === 'R');
+    // What each script entry invokes, made once (the monitor numbers an input it has met by identity).
+    const invocations = cfg.scripts.map((script, p) =>
+      script.map((op) => (op.f === 'write' ? { client: p, input: registerOp.write(`v${op.v}`) } : op.f === 'read' ? { client: p, input: registerOp.read() } : null)),
+    );
     machine.history = clientHistory<State, SwarmAction>({
       model: register,
       clients: nprocs,
-      invoked: (b, a) => {
-        if (a.step !== 'invoke') return null;
-        const op = cfg.scripts[a.p][b.procs[a.p].pc];
-        return op.f === 'write' ? { client: a.p, input: registerOp.write(`v${op.v}`) } : op.f === 'read' ? { client: a.p, input: registerOp.read() } : null;
-      },
+      invoked: (b, a) => (a.step === 'invoke' ? invocations[a.p][b.procs[a.p].pc] : null),
       crashed: (_b, a) => (a.step === 'crashClient' ? a.p : null),
       pending: (s, p) => isSg(s.procs[p].op),
       output: (after, p) => (cfg.scripts[p][after.procs[p].pc - 1].f === 'read' ? (after.procs[p].last ? `v${after.procs[p].last}` : null) : null),
