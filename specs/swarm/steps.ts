@@ -4,7 +4,7 @@
 // faults. What follows an action locally is fused into it (pump, machine.ts).
 
 import { applyFault, crashesOf, faultChoices, isDown } from '../kit/faults.ts';
-import { keep, sent, taken } from '../kit/network.ts';
+import { firstCopy, keep, sent, taken } from '../kit/network.ts';
 import { monCrash, registerSlot } from '../kit/object-ghost.ts';
 import type { ActionTable } from '../kit/table.ts';
 import { tidOfProc, type Cx } from './context.ts';
@@ -29,12 +29,8 @@ function invokeLabel(cx: Cx, s: State, p: number, clock: number): string {
 // A message is interned (state.ts: one tuple per message for the run), immutable and shared
 // by every state it is in flight in, so the action that applies or delivers it is made once,
 // on the first state that offers it (actions are never changed; the engine only reads them).
-// Equal messages being one object, a bag's first copy of a message is the one unlike the
-// entry before it.
 const applyOf = new WeakMap<Req, SwarmAction>();
 const deliverOf = new WeakMap<Rsp, SwarmAction>();
-
-const firstOf = (bag: readonly (Req | Rsp)[], i: number): boolean => i === 0 || bag[i - 1] !== bag[i];
 
 function msgAction<M extends Req | Rsp>(known: WeakMap<M, SwarmAction>, m: M, step: 'apply' | 'deliver', label: (m: M) => string): SwarmAction {
   let a = known.get(m);
@@ -166,7 +162,7 @@ export function table(cx: Cx): ActionTable<State, SwarmAction> {
         name: 'apply', cites: 'an MN applies a request: App. A read and A8 write, App. B T8 CAS',
         enabled: (s, out) => {
           const bag = s.reqs;
-          for (let i = 0; i < bag.length; i++) if (firstOf(bag, i) && !isDown(s.mns, bag[i][1])) out.push(msgAction(applyOf, bag[i], 'apply', reqLabel));
+          for (let i = 0; i < bag.length; i++) if (firstCopy(bag, i) && !isDown(s.mns, bag[i][1])) out.push(msgAction(applyOf, bag[i], 'apply', reqLabel));
         },
         effect: (d, a) => {
           const m = a.msg as Req;
@@ -182,7 +178,7 @@ export function table(cx: Cx): ActionTable<State, SwarmAction> {
         name: 'deliver', cites: 'a response reaches its process: App. A [update-cache-r], [update-cache-w]; App. B T8',
         enabled: (s, out) => {
           const bag = s.rsps;
-          for (let i = 0; i < bag.length; i++) if (firstOf(bag, i)) out.push(msgAction(deliverOf, bag[i], 'deliver', rspLabel));
+          for (let i = 0; i < bag.length; i++) if (firstCopy(bag, i)) out.push(msgAction(deliverOf, bag[i], 'deliver', rspLabel));
         },
         effect: (d, a) => {
           d.rsps = taken(d.rsps, a.msg as Rsp);
