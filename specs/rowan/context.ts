@@ -55,5 +55,9 @@ function makeAct(step: string, a: number, b: number, key?: string): RowanAction 
  */
 export type Writes = (s: RowanState, a: RowanAction) => number[] | 'all';
 
+/** A step that writes no server (a client's, or the CM's): next() copies none. */
+const noServers: number[] = [];
+export const none: Writes = () => noServers;
+
 export type RowanStep = ActorStep<RowanState, RowanAction> & { writes?: Writes };
 export type RowanGlobalStep = GlobalStep<RowanState, RowanAction> & { writes?: Writes };

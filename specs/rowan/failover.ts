@@ -4,7 +4,7 @@
 // destroys its QPs to the evicted server and blocks; the CM commits once the evicted
 // server's lease has expired; a backup that became primary then starts its promotion
 // (promotion.ts). Actor: the server concerned, or the CM.
-import { act, type Cx, type RowanGlobalStep, type RowanStep } from './context.ts';
+import { act, none, type Cx, type RowanGlobalStep, type RowanStep } from './context.ts';
 import { cfgOf, curCfg, dropChannels, parseChan, wipeDram } from './cluster.ts';
 import { addSorted } from '../kit/state.ts';
 import { cmW, own, qpKey, type Dist, type RowanState } from './state.ts';
@@ -75,6 +75,7 @@ export function failoverSteps(cx: Cx): Record<'crash' | 'suspect' | 'newConfig' 
     },
     suspect: {
       name: 'suspect', cites: '§1.6: a live server is falsely suspected: the CM stops renewing its lease',
+      writes: none,
       enabled: (s, i, out) => {
         const f = target(s, i);
         if (f >= 0 && conf.failKinds.includes('suspect') && !s.cm.down.includes(f)) out.push(act('suspect', f));
@@ -96,6 +97,7 @@ export function failoverSteps(cx: Cx): Record<'crash' | 'suspect' | 'newConfig' 
     },
     cmNewConfig: {
       name: 'cmNewConfig', cites: '§3.2, L292-L294: new term, membership without f, a backup promoted where f was primary; L315: an interrupted migration rolled back',
+      writes: none,
       enabled: (s, out) => {
         for (const f of s.cm.down) if (curCfg(s).members.includes(f)) for (const n of primaryChoices(s, f)) out.push(act('cmNewConfig', f, n));
       },

@@ -432,7 +432,7 @@ function wLoc(w: WordWriter, loc: string): void {
   w.int(b);
 }
 
-const segWords = cachedWords<Seg>((w, g) => {
+function wSeg(w: WordWriter, g: Seg): void {
   w.int(g.id);
   w.int(g.log.charCodeAt(0));
   w.int(SEG_STATES[g.st]);
@@ -450,7 +450,7 @@ const segWords = cachedWords<Seg>((w, g) => {
       if (e) wEntry(w, e);
     }
   } else w.int(-1);
-});
+}
 
 const cfgWords = cachedWords<Cfg>((w, cfg) => {
   w.ints(cfg.members);
@@ -515,7 +515,7 @@ function wServer(w: WordWriter, s: Server): void {
   w.int(s.nextSeg);
   w.int(s.cur);
   w.int(s.segs.length);
-  for (const g of s.segs) w.words(segWords(g));
+  for (const g of s.segs) wSeg(w, g);
   w.int(s.unflushed.length);
   for (const u of s.unflushed) {
     w.int(u.seg);
@@ -615,10 +615,10 @@ function wCm(w: WordWriter, cm: CM): void {
 
 // Successors of one state share (copy-on-write, `copy`) every part their step did not
 // write: each part's words are kept with the object and copied when it comes again.
-const serverWords = new KeptWords(wServer);
-const channelWords = new KeptWords(wChannels);
-const clientWords = new KeptWords(wClients);
-const cmWords = new KeptWords(wCm);
+const serverWords = new KeptWords(wServer, 2);
+const channelWords = new KeptWords(wChannels, 2);
+const clientWords = new KeptWords(wClients, 2);
+const cmWords = new KeptWords(wCm, 2);
 
 function wState(w: WordWriter, st: RowanState): void {
   for (let i = 0; i < st.srv.length; i++) serverWords.write(w, st.srv[i], i);
