@@ -59,5 +59,13 @@ export type Writes = (s: RowanState, a: RowanAction) => number[] | 'all';
 const noServers: number[] = [];
 export const none: Writes = () => noServers;
 
-export type RowanStep = ActorStep<RowanState, RowanAction> & { writes?: Writes };
-export type RowanGlobalStep = GlobalStep<RowanState, RowanAction> & { writes?: Writes };
+/**
+ * `exists: false`: the configuration has no such step (split DMA off, no CommitVer, no
+ * power failure …), so its guard, which says so too, is never asked (machine.ts).
+ */
+interface StepExtras {
+  writes?: Writes;
+  exists?: boolean;
+}
+export type RowanStep = ActorStep<RowanState, RowanAction> & StepExtras;
+export type RowanGlobalStep = GlobalStep<RowanState, RowanAction> & StepExtras;

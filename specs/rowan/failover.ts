@@ -59,6 +59,7 @@ export function failoverSteps(cx: Cx): Record<'crash' | 'suspect' | 'newConfig' 
   return {
     crash: {
       name: 'crash', cites: '§1.6: a server fails; DRAM is lost, PM survives; its lease renewals stop',
+      exists: conf.failures > 0 && conf.failKinds.includes('crash'),
       enabled: (s, i, out) => {
         const f = target(s, i);
         if (f >= 0 && conf.failKinds.includes('crash')) out.push(act('crash', f));
@@ -75,6 +76,7 @@ export function failoverSteps(cx: Cx): Record<'crash' | 'suspect' | 'newConfig' 
     },
     suspect: {
       name: 'suspect', cites: '§1.6: a live server is falsely suspected: the CM stops renewing its lease',
+      exists: conf.failures > 0 && conf.failKinds.includes('suspect'),
       writes: none,
       enabled: (s, i, out) => {
         const f = target(s, i);

@@ -92,6 +92,7 @@ export function putSteps(cx: Cx): Record<'putStart' | 'putFinish' | 'tlogPersist
     },
     tlogCommit: {
       name: 'tlogCommit', cites: 'L247: a full t-log segment whose entries are all ACKed is committed',
+      exists: conf.tlogCommit,
       enabled: (s, p, out) => {
         const v = s.srv[p];
         if (!v.up || !conf.tlogCommit || v.cold) return;
@@ -104,6 +105,7 @@ export function putSteps(cx: Cx): Record<'putStart' | 'putFinish' | 'tlogPersist
     },
     tlogPersist: {
       name: 'tlogPersist', cites: 'L219 ① (split config): the ntstore + fence of the t-log append completes',
+      exists: conf.split,
       enabled: (s, p, out) => {
         const v = s.srv[p];
         if (v.up && conf.split && v.segs.some((g) => g.log === 't' && g.es.some((e) => e.np))) out.push(act('tlogPersist', p));
@@ -114,6 +116,7 @@ export function putSteps(cx: Cx): Record<'putStart' | 'putFinish' | 'tlogPersist
     },
     sendCommitVer: {
       name: 'sendCommitVer', cites: '§2.9, L280: write <shard, CommitVer> into every backup\'s b-log through ROWAN',
+      exists: conf.commitVer > 0,
       enabled: (s, p, out) => {
         const v = s.srv[p];
         if (!v.up || s.cm.cvLeft <= 0) return;
