@@ -32,15 +32,17 @@ export interface RowanAction extends StepAction {
  */
 export const act = (step: string, a = -1, b = -1, key?: string): RowanAction => {
   if (a < -1 || b < -1 || a >= ACT_SPAN - 1 || b >= ACT_SPAN - 1) return makeAct(step, a, b, key);
-  const group = key === undefined ? step : `${step}(${key}`;
-  let byArgs = acts.get(group);
-  if (byArgs === undefined) acts.set(group, (byArgs = []));
+  // by step, then by key (no string made to look one up: keys are the guards' own strings)
+  let byKey = acts.get(step);
+  if (byKey === undefined) acts.set(step, (byKey = new Map()));
+  let byArgs = byKey.get(key);
+  if (byArgs === undefined) byKey.set(key, (byArgs = []));
   const i = (a + 1) * ACT_SPAN + b + 1;
   return (byArgs[i] ??= makeAct(step, a, b, key));
 };
 
 const ACT_SPAN = 64;
-const acts = new Map<string, RowanAction[]>();
+const acts = new Map<string, Map<string | undefined, RowanAction[]>>();
 
 function makeAct(step: string, a: number, b: number, key?: string): RowanAction {
   let args = a >= 0 ? String(a) : '';

@@ -143,7 +143,8 @@ export function promotionSteps(cx: Cx): Record<'promoCollect' | 'promoScatter' |
         const p = d.srv[a.a];
         const sh = cfgOf(d, a.a).dist.findIndex((x) => x.bs.includes(a.b) && x.p === a.a);
         const r = d.srv[a.b];
-        for (const k of keysOf(conf, sh)) r.idx[k] = null;
+        const idx = own(r, 'idx');
+        for (const k of keysOf(conf, sh)) idx[k] = null;
         const seg = newSeg(r, 'r', 'using');
         p.rerep = { sh, r: a.b, seg: seg.id, done: [] };
       },

@@ -151,7 +151,8 @@ export function recoverySteps(cx: Cx): Record<'powerFailure' | 'cmMigrate' | 'mi
         cm.cfgs[cm.term] = { ...cfg, mig: null, lag: cfg.lag.map((l, sh) => (sh === 0 ? l.filter((x) => x !== conf.migrate!.tgt) : l)) };
         cm.mig = 2;
         const src = d.srv[conf.migrate!.src];
-        for (const k of keysOf(conf, 0)) src.idx[k] = null;
+        const idx = own(src, 'idx');
+        for (const k of keysOf(conf, 0)) idx[k] = null;
       },
       writes: both,
     },

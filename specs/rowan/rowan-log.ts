@@ -240,7 +240,7 @@ export function rowanLogSteps(cx: Cx): Record<'rnicLand' | 'allocSlot' | 'rnicLa
     }
     for (const m of cl.rm ?? [])
       if (s.idx[m.k]?.loc === m.loc) {
-        s.idx[m.k] = null;
+        own(s, 'idx')[m.k] = null;
         own(s, 'tomb')[m.k] = Math.max(s.tomb[m.k], m.v);
       }
     const seg = segW(s, cl.seg);

@@ -264,7 +264,7 @@ export function chW(d: RowanState): Record<string, Msg[]> {
 }
 
 /** A server's lists that copyServer shares with the state before: a step changing one in place takes it with `own`. */
-type Shared = 'shardVersion' | 'commitVer' | 'commitVerArray' | 'shardBlocked' | 'promoVer' | 'migVer' | 'done' | 'tomb' | 'unflushed' | 'dma';
+type Shared = 'idx' | 'ctx' | 'segs' | 'shardVersion' | 'commitVer' | 'commitVerArray' | 'shardBlocked' | 'promoVer' | 'migVer' | 'done' | 'tomb' | 'unflushed' | 'dma';
 
 /** List f of server s (a server of the copy), to change in place: a copy of it, in s. */
 export function own<K extends Shared>(s: Server, f: K): Server[K] {
@@ -274,7 +274,7 @@ export function own<K extends Shared>(s: Server, f: K): Server[K] {
 /** Context i of server s (a server of the copy), to change: a copy (contexts are shared with the state before; their lists are replaced, never changed). */
 export function ctxW(s: Server, i: number): Ctx {
   const c = s.ctx[i];
-  return (s.ctx[i] = { op: c.op, c: c.c, e: c.e, bs: c.bs, acks: c.acks, err: c.err, rt: c.rt });
+  return (own(s, 'ctx')[i] = { op: c.op, c: c.c, e: c.e, bs: c.bs, acks: c.acks, err: c.err, rt: c.rt });
 }
 
 // The servers a step writes are copied; what is shared with the state before (segments,
@@ -287,7 +287,7 @@ function copyServer(s: Server): Server {
     lease: s.lease,
     term: s.term,
     com: s.com,
-    idx: s.idx.slice(),
+    idx: s.idx,
     shardVersion: s.shardVersion,
     commitVer: s.commitVer,
     commitVerArray: s.commitVerArray,
@@ -295,28 +295,30 @@ function copyServer(s: Server): Server {
     promoVer: s.promoVer,
     migVer: s.migVer,
     done: s.done,
-    ctx: s.ctx.slice(),
-    segs: s.segs.slice(),
+    ctx: s.ctx,
+    segs: s.segs,
     nextSeg: s.nextSeg,
     cur: s.cur,
     unflushed: s.unflushed,
     dma: s.dma,
     tomb: s.tomb,
-    promo: s.promo && { sh: s.promo.sh, coll: s.promo.coll.slice(), U: s.promo.U.slice(), sc: s.promo.sc.slice() },
-    rerep: s.rerep && { sh: s.rerep.sh, r: s.rerep.r, seg: s.rerep.seg, done: s.rerep.done.slice() },
+    // coll, sc and done are replaced, never changed; U grows in place (promoCollect)
+    promo: s.promo && { sh: s.promo.sh, coll: s.promo.coll, U: s.promo.U.slice(), sc: s.promo.sc },
+    rerep: s.rerep && { sh: s.rerep.sh, r: s.rerep.r, seg: s.rerep.seg, done: s.rerep.done },
     cold: s.cold,
-    pushed: s.pushed.slice(),
+    pushed: s.pushed,
     migSent: s.migSent,
-    migCopied: s.migCopied.slice(),
+    migCopied: s.migCopied,
     clean: s.clean,
   };
 }
 
 /** Replace segment `id` of s by a copy that the caller may modify. */
 export function segW(s: Server, id: number): Seg {
-  const i = s.segs.findIndex((g) => g.id === id);
-  const g = { ...s.segs[i], es: s.segs[i].es.slice(), mv: s.segs[i].mv.slice() };
-  s.segs[i] = g;
+  const segs = own(s, 'segs');
+  const i = segs.findIndex((g) => g.id === id);
+  const g = { ...segs[i], es: segs[i].es.slice(), mv: segs[i].mv.slice() };
+  segs[i] = g;
   return g;
 }
 
