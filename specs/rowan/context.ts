@@ -13,9 +13,17 @@ export interface Cx {
   nsh: number;
   /** Server ids 0..servers-1. */
   servers: number[];
+  /** A new term can come: it needs a failure (cmNewConfig) or a migration (cmMigrate). */
+  reconfigures: boolean;
 }
 
-export const context = (conf: RowanConfig, mut: Flags<Variant>): Cx => ({ conf, mut, nsh: conf.shards.length, servers: [...Array(conf.servers).keys()] });
+export const context = (conf: RowanConfig, mut: Flags<Variant>): Cx => ({
+  conf,
+  mut,
+  nsh: conf.shards.length,
+  servers: [...Array(conf.servers).keys()],
+  reconfigures: conf.failures > 0 || !!conf.migrate,
+});
 
 /** An action: its step, up to two server/client/segment numbers, and a QP or slot key. */
 export interface RowanAction extends StepAction {

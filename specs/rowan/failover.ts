@@ -10,7 +10,7 @@ import { addSorted } from '../kit/state.ts';
 import { cmW, own, qpKey, type Dist, type RowanState } from './state.ts';
 
 export function failoverSteps(cx: Cx): Record<'crash' | 'suspect' | 'newConfig' | 'commit', RowanStep> & Record<'leaseExpire' | 'cmNewConfig' | 'cmCommit', RowanGlobalStep> {
-  const { conf, mut, nsh, servers } = cx;
+  const { conf, mut, reconfigures, nsh, servers } = cx;
 
   /** The distribution a failover starts from: rolled back first if a migration is interrupted (L315). */
   function baseDist(st: RowanState, f: number): Dist[] {
@@ -90,6 +90,7 @@ export function failoverSteps(cx: Cx): Record<'crash' | 'suspect' | 'newConfig' 
     },
     leaseExpire: {
       name: 'leaseExpire', cites: 'L294 [I] FaRM: a server whose lease expired stops serving',
+      exists: conf.failures > 0,
       enabled: (s, out) => {
         for (const f of s.cm.down) if (s.srv[f].lease) out.push(act('leaseExpire', f));
       },
@@ -99,6 +100,7 @@ export function failoverSteps(cx: Cx): Record<'crash' | 'suspect' | 'newConfig' 
     },
     cmNewConfig: {
       name: 'cmNewConfig', cites: '§3.2, L292-L294: new term, membership without f, a backup promoted where f was primary; L315: an interrupted migration rolled back',
+      exists: conf.failures > 0,
       writes: none,
       enabled: (s, out) => {
         for (const f of s.cm.down) if (curCfg(s).members.includes(f)) for (const n of primaryChoices(s, f)) out.push(act('cmNewConfig', f, n));
@@ -140,6 +142,7 @@ export function failoverSteps(cx: Cx): Record<'crash' | 'suspect' | 'newConfig' 
     },
     newConfig: {
       name: 'newConfig', cites: 'L294: cache the configuration, destroy QPs with evicted servers, block, respond',
+      exists: reconfigures,
       enabled: (s, i, out) => {
         const v = s.srv[i];
         if (v.up && v.term < s.cm.term && curCfg(s).members.includes(i) && (drained(s, i) || mut['RB-NOFENCE'])) out.push(act('newConfig', i));
@@ -167,6 +170,7 @@ export function failoverSteps(cx: Cx): Record<'crash' | 'suspect' | 'newConfig' 
     },
     cmCommit: {
       name: 'cmCommit', cites: 'L294: the CM commits once every member responded and the evicted servers\' leases expired',
+      exists: reconfigures,
       enabled: (s, out) => {
         if (s.cm.phase === 'new' && canCommit(s)) out.push(act('cmCommit'));
       },
@@ -179,6 +183,7 @@ export function failoverSteps(cx: Cx): Record<'crash' | 'suspect' | 'newConfig' 
     },
     commit: {
       name: 'commit', cites: 'L294-L296: unblock; a backup that became primary starts its promotion',
+      exists: reconfigures,
       enabled: (s, i, out) => {
         const v = s.srv[i];
         if (s.cm.phase === 'stable' && v.up && v.term === s.cm.term && v.com < v.term) out.push(act('commit', i));
