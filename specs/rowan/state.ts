@@ -228,10 +228,12 @@ export interface RowanState {
 }
 
 /**
- * The copy next() starts from: only the servers the step writes are copied. Log entries, segments, index items, configurations,
+ * The copy next() starts from: only the servers the step writes are copied, and in them
+ * only the fields; their lists (index, contexts, segments, versions …) are shared until
+ * the step takes one with `own`. Log entries, segments, index items, configurations,
  * messages and QP queues are never modified in place (a step that changes a segment
  * replaces it, see segW; one that sends or lands a message replaces the queue), so they
- * are shared; the containers around them are copied. The QP channels, the CM, the clients,
+ * are shared. The QP channels, the CM, the clients,
  * the destroyed QPs and the acked writes are shared with the state before too, until a
  * step takes them to change (`chW`, `cmW`, `clientW`) or replaces them: most steps write
  * none of them, and a part shared is a part whose words are copied, not written (encode).
@@ -277,8 +279,9 @@ export function ctxW(s: Server, i: number): Ctx {
   return (own(s, 'ctx')[i] = { op: c.op, c: c.c, e: c.e, bs: c.bs, acks: c.acks, err: c.err, rt: c.rt });
 }
 
-// The servers a step writes are copied; what is shared with the state before (segments,
-// contexts, the lists of `Shared`) is copied by the step that changes it.
+// The servers a step writes are copied; what is shared with the state before (the lists
+// of `Shared`, the cold-start and migration lists, which are replaced, never changed) is
+// copied by the step that changes it.
 // A literal naming every field (not a spread): every server then has one shape, which
 // keeps copying and reading it fast.
 function copyServer(s: Server): Server {
