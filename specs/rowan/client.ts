@@ -2,7 +2,7 @@
 // cached configuration; a rejection makes the client refetch the configuration and resend;
 // a client times out only when its server cannot answer. GETs are served by the primary
 // alone (§2.5). Actor: client c (a.a, or a.b for the server's steps reject and get).
-import { act, type Cx, type RowanStep } from './context.ts';
+import { act, none, type Cx, type RowanStep } from './context.ts';
 import { admit, curCfg, getAt } from './cluster.ts';
 import { clientW } from './state.ts';
 
@@ -15,6 +15,7 @@ export function clientSteps(cx: Cx): Record<'invoke' | 'clientReturn' | 'refetch
   return {
     invoke: {
       name: 'invoke', cites: '§2.1 L217: the client sends an RPC to the key\'s primary in its cached configuration',
+      writes: none,
       enabled: (s, c, out) => {
         const cl = s.cl[c];
         if (cl.st === 'idle' && cl.pc < conf.clients[c].length) out.push(act('invoke', c));
@@ -28,6 +29,7 @@ export function clientSteps(cx: Cx): Record<'invoke' | 'clientReturn' | 'refetch
     },
     clientReturn: {
       name: 'clientReturn', cites: '§2.1: the reply reaches the client',
+      writes: none,
       enabled: (s, c, out) => {
         if (s.cl[c].st === 'reply') out.push(act('clientReturn', c));
       },
@@ -40,6 +42,7 @@ export function clientSteps(cx: Cx): Record<'invoke' | 'clientReturn' | 'refetch
     },
     refetchConfig: {
       name: 'refetchConfig', cites: 'L294: on a rejection the client fetches the configuration from the CM and resends',
+      writes: none,
       enabled: (s, c, out) => {
         if (s.cl[c].st === 'rej') out.push(act('refetchConfig', c));
       },
@@ -52,6 +55,7 @@ export function clientSteps(cx: Cx): Record<'invoke' | 'clientReturn' | 'refetch
     },
     clientTimeout: {
       name: 'clientTimeout', cites: '§3.7 [I]: no reply; the attempt stays pending, the client refetches and moves on',
+      writes: none,
       enabled: (s, c, out) => {
         const cl = s.cl[c];
         if (cl.st === 'lost') out.push(act('clientTimeout', c));
@@ -70,6 +74,7 @@ export function clientSteps(cx: Cx): Record<'invoke' | 'clientReturn' | 'refetch
     },
     reject: {
       name: 'reject', cites: 'L294: stale term, or not the primary (L308)',
+      writes: none,
       enabled: (s, c, out) => {
         const cl = s.cl[c];
         if (cl.st === 'sent' && admit(s, conf, cl.to, c, mut) === 'reject') out.push(act('reject', cl.to, c));
@@ -80,6 +85,7 @@ export function clientSteps(cx: Cx): Record<'invoke' | 'clientReturn' | 'refetch
     },
     get: {
       name: 'get', cites: '§2.5, L221: index lookup and value read, the GET\'s linearization point',
+      writes: none,
       enabled: (s, c, out) => {
         const cl = s.cl[c];
         if (cl.st !== 'sent' || conf.clients[c][cl.pc].f !== 'get' || admit(s, conf, cl.to, c, mut) !== 'accept') return;

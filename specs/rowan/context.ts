@@ -13,9 +13,17 @@ export interface Cx {
   nsh: number;
   /** Server ids 0..servers-1. */
   servers: number[];
+  /** A new term can come: it needs a failure (cmNewConfig) or a migration (cmMigrate). */
+  reconfigures: boolean;
 }
 
-export const context = (conf: RowanConfig, mut: Flags<Variant>): Cx => ({ conf, mut, nsh: conf.shards.length, servers: [...Array(conf.servers).keys()] });
+export const context = (conf: RowanConfig, mut: Flags<Variant>): Cx => ({
+  conf,
+  mut,
+  nsh: conf.shards.length,
+  servers: [...Array(conf.servers).keys()],
+  reconfigures: conf.failures > 0 || !!conf.migrate,
+});
 
 /** An action: its step, up to two server/client/segment numbers, and a QP or slot key. */
 export interface RowanAction extends StepAction {
@@ -32,15 +40,17 @@ export interface RowanAction extends StepAction {
  */
 export const act = (step: string, a = -1, b = -1, key?: string): RowanAction => {
   if (a < -1 || b < -1 || a >= ACT_SPAN - 1 || b >= ACT_SPAN - 1) return makeAct(step, a, b, key);
-  const group = key === undefined ? step : `${step}(${key}`;
-  let byArgs = acts.get(group);
-  if (byArgs === undefined) acts.set(group, (byArgs = []));
+  // by step, then by key (no string made to look one up: keys are the guards' own strings)
+  let byKey = acts.get(step);
+  if (byKey === undefined) acts.set(step, (byKey = new Map()));
+  let byArgs = byKey.get(key);
+  if (byArgs === undefined) byKey.set(key, (byArgs = []));
   const i = (a + 1) * ACT_SPAN + b + 1;
   return (byArgs[i] ??= makeAct(step, a, b, key));
 };
 
 const ACT_SPAN = 64;
-const acts = new Map<string, RowanAction[]>();
+const acts = new Map<string, Map<string | undefined, RowanAction[]>>();
 
 function makeAct(step: string, a: number, b: number, key?: string): RowanAction {
   let args = a >= 0 ? String(a) : '';
@@ -55,5 +65,17 @@ function makeAct(step: string, a: number, b: number, key?: string): RowanAction 
  */
 export type Writes = (s: RowanState, a: RowanAction) => number[] | 'all';
 
-export type RowanStep = ActorStep<RowanState, RowanAction> & { writes?: Writes };
-export type RowanGlobalStep = GlobalStep<RowanState, RowanAction> & { writes?: Writes };
+/** A step that writes no server (a client's, or the CM's): next() copies none. */
+const noServers: number[] = [];
+export const none: Writes = () => noServers;
+
+/**
+ * `exists: false`: the configuration has no such step (split DMA off, no CommitVer, no
+ * power failure …), so its guard, which says so too, is never asked (machine.ts).
+ */
+interface StepExtras {
+  writes?: Writes;
+  exists?: boolean;
+}
+export type RowanStep = ActorStep<RowanState, RowanAction> & StepExtras;
+export type RowanGlobalStep = GlobalStep<RowanState, RowanAction> & StepExtras;

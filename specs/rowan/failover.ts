@@ -4,13 +4,13 @@
 // destroys its QPs to the evicted server and blocks; the CM commits once the evicted
 // server's lease has expired; a backup that became primary then starts its promotion
 // (promotion.ts). Actor: the server concerned, or the CM.
-import { act, type Cx, type RowanGlobalStep, type RowanStep } from './context.ts';
+import { act, none, type Cx, type RowanGlobalStep, type RowanStep } from './context.ts';
 import { cfgOf, curCfg, dropChannels, parseChan, wipeDram } from './cluster.ts';
 import { addSorted } from '../kit/state.ts';
 import { cmW, own, qpKey, type Dist, type RowanState } from './state.ts';
 
 export function failoverSteps(cx: Cx): Record<'crash' | 'suspect' | 'newConfig' | 'commit', RowanStep> & Record<'leaseExpire' | 'cmNewConfig' | 'cmCommit', RowanGlobalStep> {
-  const { conf, mut, nsh, servers } = cx;
+  const { conf, mut, reconfigures, nsh, servers } = cx;
 
   /** The distribution a failover starts from: rolled back first if a migration is interrupted (L315). */
   function baseDist(st: RowanState, f: number): Dist[] {
@@ -59,6 +59,7 @@ export function failoverSteps(cx: Cx): Record<'crash' | 'suspect' | 'newConfig' 
   return {
     crash: {
       name: 'crash', cites: '§1.6: a server fails; DRAM is lost, PM survives; its lease renewals stop',
+      exists: conf.failures > 0 && conf.failKinds.includes('crash'),
       enabled: (s, i, out) => {
         const f = target(s, i);
         if (f >= 0 && conf.failKinds.includes('crash')) out.push(act('crash', f));
@@ -75,6 +76,8 @@ export function failoverSteps(cx: Cx): Record<'crash' | 'suspect' | 'newConfig' 
     },
     suspect: {
       name: 'suspect', cites: '§1.6: a live server is falsely suspected: the CM stops renewing its lease',
+      exists: conf.failures > 0 && conf.failKinds.includes('suspect'),
+      writes: none,
       enabled: (s, i, out) => {
         const f = target(s, i);
         if (f >= 0 && conf.failKinds.includes('suspect') && !s.cm.down.includes(f)) out.push(act('suspect', f));
@@ -87,6 +90,7 @@ export function failoverSteps(cx: Cx): Record<'crash' | 'suspect' | 'newConfig' 
     },
     leaseExpire: {
       name: 'leaseExpire', cites: 'L294 [I] FaRM: a server whose lease expired stops serving',
+      exists: conf.failures > 0,
       enabled: (s, out) => {
         for (const f of s.cm.down) if (s.srv[f].lease) out.push(act('leaseExpire', f));
       },
@@ -96,6 +100,8 @@ export function failoverSteps(cx: Cx): Record<'crash' | 'suspect' | 'newConfig' 
     },
     cmNewConfig: {
       name: 'cmNewConfig', cites: '§3.2, L292-L294: new term, membership without f, a backup promoted where f was primary; L315: an interrupted migration rolled back',
+      exists: conf.failures > 0,
+      writes: none,
       enabled: (s, out) => {
         for (const f of s.cm.down) if (curCfg(s).members.includes(f)) for (const n of primaryChoices(s, f)) out.push(act('cmNewConfig', f, n));
       },
@@ -136,6 +142,7 @@ export function failoverSteps(cx: Cx): Record<'crash' | 'suspect' | 'newConfig' 
     },
     newConfig: {
       name: 'newConfig', cites: 'L294: cache the configuration, destroy QPs with evicted servers, block, respond',
+      exists: reconfigures,
       enabled: (s, i, out) => {
         const v = s.srv[i];
         if (v.up && v.term < s.cm.term && curCfg(s).members.includes(i) && (drained(s, i) || mut['RB-NOFENCE'])) out.push(act('newConfig', i));
@@ -163,6 +170,7 @@ export function failoverSteps(cx: Cx): Record<'crash' | 'suspect' | 'newConfig' 
     },
     cmCommit: {
       name: 'cmCommit', cites: 'L294: the CM commits once every member responded and the evicted servers\' leases expired',
+      exists: reconfigures,
       enabled: (s, out) => {
         if (s.cm.phase === 'new' && canCommit(s)) out.push(act('cmCommit'));
       },
@@ -175,6 +183,7 @@ export function failoverSteps(cx: Cx): Record<'crash' | 'suspect' | 'newConfig' 
     },
     commit: {
       name: 'commit', cites: 'L294-L296: unblock; a backup that became primary starts its promotion',
+      exists: reconfigures,
       enabled: (s, i, out) => {
         const v = s.srv[i];
         if (s.cm.phase === 'stable' && v.up && v.term === s.cm.term && v.com < v.term) out.push(act('commit', i));

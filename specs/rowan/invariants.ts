@@ -5,7 +5,7 @@ import type { Check } from '../../checkers/explore/types.ts';
 import { cfgOf, curCfg, getAt, keysOf, replicas, serves } from './cluster.ts';
 import type { Cx } from './context.ts';
 import { digested, pmEntries as pmEntriesOf, type PmEntry } from './logs.ts';
-import type { Entry, RowanState, Server } from './state.ts';
+import type { Cfg, Entry, RowanState, Server } from './state.ts';
 
 type Inv = (s: RowanState) => Check;
 
@@ -26,18 +26,39 @@ function perState<T>(f: (st: RowanState) => T): (st: RowanState) => T {
 }
 
 /**
- * A server's entries in PM (logs.ts), listed once per server of the state the invariants
- * are checking (servers are many and short-lived: a plain list, not a weak map per object).
+ * A server's entries in PM (logs.ts), kept with the server they were listed for, per place
+ * (server objects never change once their state is made, and successive states share
+ * every server their step did not write: most are met again in their place).
  */
-let pmState: RowanState | undefined;
-const pmLists: (PmEntry[] | undefined)[] = [];
+const pmServers: (Server | undefined)[] = [];
+const pmLists: PmEntry[][] = [];
 function pmEntries(s: Server, st: RowanState): PmEntry[] {
-  if (st !== pmState) {
-    pmState = st;
-    pmLists.length = 0;
-  }
   const i = st.srv.indexOf(s);
-  return (pmLists[i] ??= pmEntriesOf(s));
+  if (pmServers[i] !== s) {
+    pmLists[i] = pmEntriesOf(s);
+    pmServers[i] = s;
+  }
+  return pmLists[i];
+}
+
+/**
+ * A check of one server that reads nothing of the state but the server and its cached
+ * configuration: its verdict kept with the two, per place, as pmEntries's lists are.
+ */
+function perServer(check: (st: RowanState, i: number) => Check): (st: RowanState, i: number) => Check {
+  const servers: (Server | undefined)[] = [];
+  const cfgs: (Cfg | undefined)[] = [];
+  const verdicts: Check[] = [];
+  return (st, i) => {
+    const s = st.srv[i];
+    const cfg = cfgOf(st, i);
+    if (servers[i] !== s || cfgs[i] !== cfg) {
+      verdicts[i] = check(st, i);
+      servers[i] = s;
+      cfgs[i] = cfg;
+    }
+    return verdicts[i];
+  };
 }
 
 /** Per shard, the alive, caught-up replicas of the shard in the CM's configuration. */
@@ -103,6 +124,56 @@ export function invariants(cx: Cx): Record<string, Inv> {
     const out: { i: number; sh: number }[] = [];
     for (const sh of shards) for (let i = 0; i < st.srv.length; i++) if (serves(st, i, sh, mut)) out.push({ i, sh });
     return out;
+  });
+  // I11 at backup b: reads only the server and its cached configuration
+  const i11 = perServer((st, b) => {
+    const s = st.srv[b];
+    if (!s.up || s.cold) return true;
+    const cfg = cfgOf(st, b);
+    for (const sh of shards) {
+      if (!cfg.dist[sh].bs.includes(b)) continue;
+      for (const k of keysOf(conf, sh)) {
+        const it = s.idx[k];
+        if (!it) continue;
+        if (it.v < s.tomb[k]) return `backup ${b} indexes k${k}@v${it.v}, but it reclaimed the tombstone v${s.tomb[k]} of k${k}: a deleted key came back`;
+        // a cold-start rebuild also reads undigested segments: the item must be a real
+        // entry and no older than anything digested
+        let max = 0;
+        let real = false;
+        for (const { e, seg, i } of pmEntries(s, st)) {
+          if (e.sh !== sh || e.k !== k) continue;
+          if (digested(seg, i)) max = Math.max(max, e.v);
+          if (e.v === it.v) real = true;
+        }
+        // M23's readers index checksum-valid bytes beyond a recycled segment's tail: real
+        // bytes in PM, though outside the slots written in the segment's current life
+        const [sid, slot] = it.loc.split('.').map(Number);
+        if (s.segs.find((g) => g.id === sid)?.old?.[slot]?.v === it.v) real = true;
+        if (it.v < max || !real) return `backup ${b} indexes k${k}@v${it.v}, newest digested is v${max}`;
+      }
+    }
+    return true;
+  });
+  // I15 at server i: reads only the server and its cached configuration (serves() too)
+  const i15 = perServer((st, i) => {
+    const s = st.srv[i];
+    if (!s.up || s.cold || s.promo) return true;
+    for (const sh of shards) {
+      const primary = serves(st, i, sh, mut);
+      const backup = cfgOf(st, i).dist[sh].bs.includes(i);
+      if (!primary && !backup) continue;
+      for (const k of keysOf(conf, sh)) {
+        let del = 0;
+        for (const { e, seg, i } of pmEntries(s, st)) {
+          if (e.sh !== sh || e.k !== k || e.t !== 'D') continue;
+          const applied = primary ? e.v <= s.done[k] : digested(seg, i);
+          if (applied) del = Math.max(del, e.v);
+        }
+        const it = s.idx[k];
+        if (del && (!it || it.v < del)) return `server ${i} applied DEL k${k}@v${del} but indexes ${it ? `v${it.v}` : 'nothing'}`;
+      }
+    }
+    return true;
   });
   const bad = (prefix: string): Inv => (st) => (st.bad.startsWith(prefix) ? st.bad : true);
 
@@ -226,31 +297,9 @@ export function invariants(cx: Cx): Record<string, Inv> {
     },
     // I11 (L353): a backup's index item is the newest entry it has digested
     I11: (st) => {
-      for (const [b, s] of st.srv.entries()) {
-        if (!s.up || s.cold) continue;
-        const cfg = cfgOf(st, b);
-        for (const sh of shards) {
-          if (!cfg.dist[sh].bs.includes(b)) continue;
-          for (const k of keysOf(conf, sh)) {
-            const it = s.idx[k];
-            if (!it) continue;
-            if (it.v < s.tomb[k]) return `backup ${b} indexes k${k}@v${it.v}, but it reclaimed the tombstone v${s.tomb[k]} of k${k}: a deleted key came back`;
-            // a cold-start rebuild also reads undigested segments: the item must be a real
-            // entry and no older than anything digested
-            let max = 0;
-            let real = false;
-            for (const { e, seg, i } of pmEntries(s, st)) {
-              if (e.sh !== sh || e.k !== k) continue;
-              if (digested(seg, i)) max = Math.max(max, e.v);
-              if (e.v === it.v) real = true;
-            }
-            // M23's readers index checksum-valid bytes beyond a recycled segment's tail: real
-            // bytes in PM, though outside the slots written in the segment's current life
-            const [sid, slot] = it.loc.split('.').map(Number);
-            if (s.segs.find((g) => g.id === sid)?.old?.[slot]?.v === it.v) real = true;
-            if (it.v < max || !real) return `backup ${b} indexes k${k}@v${it.v}, newest digested is v${max}`;
-          }
-        }
+      for (let b = 0; b < st.srv.length; b++) {
+        const verdict = i11(st, b);
+        if (verdict !== true) return verdict;
       }
       return true;
     },
@@ -267,23 +316,9 @@ export function invariants(cx: Cx): Record<string, Inv> {
     I14: bad('I14'),
     // I15 (§2.4 [I]): an applied DEL leaves a tombstone or a newer version, never an absent key
     I15: (st) => {
-      for (const [i, s] of st.srv.entries()) {
-        if (!s.up || s.cold || s.promo) continue;
-        for (const sh of shards) {
-          const primary = serves(st, i, sh, mut);
-          const backup = cfgOf(st, i).dist[sh].bs.includes(i);
-          if (!primary && !backup) continue;
-          for (const k of keysOf(conf, sh)) {
-            let del = 0;
-            for (const { e, seg, i } of pmEntries(s, st)) {
-              if (e.sh !== sh || e.k !== k || e.t !== 'D') continue;
-              const applied = primary ? e.v <= s.done[k] : digested(seg, i);
-              if (applied) del = Math.max(del, e.v);
-            }
-            const it = s.idx[k];
-            if (del && (!it || it.v < del)) return `server ${i} applied DEL k${k}@v${del} but indexes ${it ? `v${it.v}` : 'nothing'}`;
-          }
-        }
+      for (let i = 0; i < st.srv.length; i++) {
+        const verdict = i15(st, i);
+        if (verdict !== true) return verdict;
       }
       return true;
     },

@@ -4,7 +4,7 @@
 import type { Flags } from '../kit/variants.ts';
 import type { Variant } from './mutants.ts';
 import { addSorted } from '../kit/state.ts';
-import { chW, ctxW, qpKey, type Entry, type Msg, type RowanConfig, type RowanState, type Seg, type Server } from './state.ts';
+import { chW, ctxW, own, qpKey, type Entry, type Msg, type RowanConfig, type RowanState, type Seg, type Server } from './state.ts';
 
 export interface PmEntry {
   e: Entry;
@@ -47,19 +47,20 @@ export function apply(st: RowanState, s: Server, e: Entry, loc: string, cond: bo
   if (cond && cur && e.v < cur.v) return; // L353: omit an update whose version is smaller
   if (cur && e.v < cur.v && !st.bad) st.bad = `I4: an index item of key ${e.k} went from version ${cur.v} back to ${e.v}`;
   // M12 breaks §2.4: DEL removes the item instead of leaving a tombstone
-  if (e.t === 'D' && mut.M12) s.idx[e.k] = null;
-  else s.idx[e.k] = { v: e.v, d: e.t === 'D', x: e.x, loc };
+  if (e.t === 'D' && mut.M12) own(s, 'idx')[e.k] = null;
+  else own(s, 'idx')[e.k] = { v: e.v, d: e.t === 'D', x: e.x, loc };
 }
 
 export function newSeg(s: Server, log: Seg['log'], st: Seg['st'], es: Entry[] = []): Seg {
   const seg: Seg = { id: s.nextSeg++, log, st, es, dg: false, mv: [] };
-  s.segs.push(seg);
+  own(s, 'segs').push(seg);
   return seg;
 }
 
 /** Rebuild the index of the shards in `shards` from every entry in PM (§3.3, §3.8). */
 export function rebuild(st: RowanState, s: Server, conf: RowanConfig, shards: number[], mut: Flags<Variant>) {
-  for (let k = 0; k < conf.keyShard.length; k++) if (shards.includes(conf.keyShard[k])) s.idx[k] = null;
+  const idx = own(s, 'idx');
+  for (let k = 0; k < conf.keyShard.length; k++) if (shards.includes(conf.keyShard[k])) idx[k] = null;
   // M10 breaks L353 at the digest: physical order wins instead of the version
   for (const { e, loc } of pmEntries(s)) if (shards.includes(e.sh)) apply(st, s, e, loc, !mut.M10, mut);
 }

@@ -37,7 +37,7 @@ function phases(cx: Cx): Phase<S, RowanAction>[] {
   const pr = promotionSteps(cx);
   const rc = recoverySteps(cx);
   const servers = () => cx.conf.servers;
-  return [
+  const table: Phase<S, RowanAction>[] = [
     { actors: (s) => s.cl.length, steps: [c.invoke, c.clientReturn, c.refetchConfig, c.clientTimeout, c.reject, c.get, p.putStart] },
     { actors: servers, steps: [p.putFinish, p.tlogCommit, p.tlogPersist, r.readFlush, p.sendCommitVer] },
     r.rnicLand, r.allocSlot, r.rnicLandNext,
@@ -54,6 +54,13 @@ function phases(cx: Cx): Phase<S, RowanAction>[] {
     { actors: servers, steps: [rc.coldPush, rc.coldIndex] },
     rc.cmMigrate, rc.migrateVersion, rc.migrateCopy, rc.migrateDone,
   ];
+  // The steps the configuration has (`exists`), and the phases left with any.
+  const has = (st: RowanStep | RowanGlobalStep) => st.exists !== false;
+  return table.flatMap((ph): Phase<S, RowanAction>[] => {
+    if (!('steps' in ph)) return has(ph) ? [ph] : [];
+    const steps = ph.steps.filter(has);
+    return steps.length ? [{ ...ph, steps }] : [];
+  });
 }
 
 function initial(conf: RowanConfig): S {

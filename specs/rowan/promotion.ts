@@ -10,7 +10,7 @@ import { addSorted } from '../kit/state.ts';
 import { cmW, own, segW, type Entry, type RowanState } from './state.ts';
 
 export function promotionSteps(cx: Cx): Record<'promoCollect' | 'promoScatter' | 'promoFinish' | 'rerepCopy' | 'rerepDone' | 'rerepStart', RowanStep> {
-  const { conf, mut, nsh } = cx;
+  const { conf, mut, reconfigures, nsh } = cx;
   const shards = [...Array(nsh).keys()];
 
   /** The promotion at n: its replica group, and the replicas it gathers from. */
@@ -34,6 +34,7 @@ export function promotionSteps(cx: Cx): Record<'promoCollect' | 'promoScatter' |
   return {
     promoCollect: {
       name: 'promoCollect', cites: 'L296: gather the shard\'s entries of using and used segments from a replica',
+      exists: reconfigures,
       enabled: (s, n, out) => {
         const g = gather(s, n);
         if (g) for (const r of g.from) if (!g.pr.coll.includes(r) && s.srv[r].up && s.srv[r].term === s.srv[n].term) out.push(act('promoCollect', n, r));
@@ -52,6 +53,7 @@ export function promotionSteps(cx: Cx): Record<'promoCollect' | 'promoScatter' |
     },
     promoScatter: {
       name: 'promoScatter', cites: 'L296: scatter the union; the backup stores it into segments and digests it',
+      exists: reconfigures,
       enabled: (s, n, out) => {
         const g = gather(s, n);
         if (g?.collected) for (const b of g.group.slice(1)) if (!g.pr.sc.includes(b) && s.srv[b].up) out.push(act('promoScatter', n, b));
@@ -67,6 +69,7 @@ export function promotionSteps(cx: Cx): Record<'promoCollect' | 'promoScatter' |
     },
     promoFinish: {
       name: 'promoFinish', cites: 'L296: store U, build the index, set the shard version above every version seen, unblock',
+      exists: reconfigures,
       enabled: (s, n, out) => {
         const g = gather(s, n);
         // M7 breaks [AMBIG->I] of §3.3: unblock before the scatter reached the backups
@@ -91,6 +94,7 @@ export function promotionSteps(cx: Cx): Record<'promoCollect' | 'promoScatter' |
     },
     rerepCopy: {
       name: 'rerepCopy', cites: '§3.4, L298: the primary copies one key of its index to the new backup',
+      exists: conf.spare >= 0 || !!conf.migrate,
       enabled: (s, p, out) => {
         const rr = s.srv[p].rerep;
         if (!rr || !primaryOf(s, p).includes(rr.sh)) return;
@@ -114,6 +118,7 @@ export function promotionSteps(cx: Cx): Record<'promoCollect' | 'promoScatter' |
     },
     rerepDone: {
       name: 'rerepDone', cites: '§3.4, L298: the traversal is done; the CM marks the backup caught up',
+      exists: conf.spare >= 0 || !!conf.migrate,
       enabled: (s, p, out) => {
         const rr = s.srv[p].rerep;
         if (rr && primaryOf(s, p).includes(rr.sh) && keysOf(conf, rr.sh).every((k) => rr.done.includes(k))) out.push(act('rerepDone', p, rr.r));
@@ -128,6 +133,7 @@ export function promotionSteps(cx: Cx): Record<'promoCollect' | 'promoScatter' |
     },
     rerepStart: {
       name: 'rerepStart', cites: '§3.4, L298: the new backup initialises its index and asks the primary to traverse (after older PUTs drained, §3.4(b))',
+      exists: conf.spare >= 0 || !!conf.migrate,
       enabled: (s, p, out) => {
         const v = s.srv[p];
         if (v.rerep) return;
@@ -143,7 +149,8 @@ export function promotionSteps(cx: Cx): Record<'promoCollect' | 'promoScatter' |
         const p = d.srv[a.a];
         const sh = cfgOf(d, a.a).dist.findIndex((x) => x.bs.includes(a.b) && x.p === a.a);
         const r = d.srv[a.b];
-        for (const k of keysOf(conf, sh)) r.idx[k] = null;
+        const idx = own(r, 'idx');
+        for (const k of keysOf(conf, sh)) idx[k] = null;
         const seg = newSeg(r, 'r', 'using');
         p.rerep = { sh, r: a.b, seg: seg.id, done: [] };
       },

@@ -59,7 +59,7 @@ export function putSteps(cx: Cx): Record<'putStart' | 'putFinish' | 'tlogPersist
         seg.es.push({ ...e, np: mut.M4 ? 1 : 0 });
         const ctx: Ctx = { op: opId(c, cl.pc), c, e, bs: [...cfgOf(d, a.a).dist[sh].bs], acks: [], err: false, rt: [] };
         for (const b of ctx.bs) if (!rowanWrite(d, a.a, c % conf.workers, b, { e, op: ctx.op })) ctx.err = true;
-        p.ctx.push(ctx);
+        own(p, 'ctx').push(ctx);
         cl.st = 'wait';
         // M1 breaks L219 ③-after-②: the index is updated before the replication ACKs
         if (mut.M1) apply(d, p, e, `${seg.id}.${seg.es.length - 1}`, true, mut);
@@ -75,7 +75,7 @@ export function putSteps(cx: Cx): Record<'putStart' | 'putFinish' | 'tlogPersist
         const p = d.srv[a.a];
         const i = p.ctx.findIndex((x) => x.op === a.b);
         const ctx = p.ctx[i];
-        p.ctx.splice(i, 1);
+        own(p, 'ctx').splice(i, 1);
         const seg = p.segs.find((g) => g.log === 't' && g.es.some((e) => e.sh === ctx.e.sh && e.v === ctx.e.v))!;
         const loc = `${seg.id}.${seg.es.findIndex((e) => e.sh === ctx.e.sh && e.v === ctx.e.v)}`;
         // M9 breaks L353 at the primary: completion order wins
@@ -92,6 +92,7 @@ export function putSteps(cx: Cx): Record<'putStart' | 'putFinish' | 'tlogPersist
     },
     tlogCommit: {
       name: 'tlogCommit', cites: 'L247: a full t-log segment whose entries are all ACKed is committed',
+      exists: conf.tlogCommit,
       enabled: (s, p, out) => {
         const v = s.srv[p];
         if (!v.up || !conf.tlogCommit || v.cold) return;
@@ -104,6 +105,7 @@ export function putSteps(cx: Cx): Record<'putStart' | 'putFinish' | 'tlogPersist
     },
     tlogPersist: {
       name: 'tlogPersist', cites: 'L219 ① (split config): the ntstore + fence of the t-log append completes',
+      exists: conf.split,
       enabled: (s, p, out) => {
         const v = s.srv[p];
         if (v.up && conf.split && v.segs.some((g) => g.log === 't' && g.es.some((e) => e.np))) out.push(act('tlogPersist', p));
@@ -114,6 +116,7 @@ export function putSteps(cx: Cx): Record<'putStart' | 'putFinish' | 'tlogPersist
     },
     sendCommitVer: {
       name: 'sendCommitVer', cites: '§2.9, L280: write <shard, CommitVer> into every backup\'s b-log through ROWAN',
+      exists: conf.commitVer > 0,
       enabled: (s, p, out) => {
         const v = s.srv[p];
         if (!v.up || s.cm.cvLeft <= 0) return;

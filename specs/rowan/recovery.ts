@@ -20,6 +20,7 @@ export function recoverySteps(cx: Cx): Record<'powerFailure' | 'cmMigrate' | 'mi
   return {
     powerFailure: {
       name: 'powerFailure', cites: '§3.8, L317-L319: whole-cluster power failure; volatile state and messages are lost',
+      exists: conf.powerFail,
       enabled: (s, out) => {
         const { cm } = s;
         if (cm.pf && cm.phase === 'stable' && cm.mig !== 1 && s.srv.every((v) => !v.promo)) out.push(act('powerFailure'));
@@ -42,6 +43,7 @@ export function recoverySteps(cx: Cx): Record<'powerFailure' | 'cmMigrate' | 'mi
     },
     coldPush: {
       name: 'coldPush', cites: 'L319: the primary pushes the entries of its using t-log segments to every backup',
+      exists: conf.powerFail,
       enabled: (s, p, out) => {
         if (cold(s, p)) for (const sh of primaryShards(s, p)) if (!s.srv[p].pushed.includes(sh)) out.push(act('coldPush', p, sh));
       },
@@ -56,6 +58,7 @@ export function recoverySteps(cx: Cx): Record<'powerFailure' | 'cmMigrate' | 'mi
     },
     coldIndex: {
       name: 'coldIndex', cites: 'L319: build the indexes from every segment, larger version wins; valid shard versions',
+      exists: conf.powerFail,
       enabled: (s, p, out) => {
         if (cold(s, p) && primaryShards(s, p).every((sh) => s.srv[p].pushed.includes(sh))) out.push(act('coldIndex', p));
       },
@@ -76,6 +79,7 @@ export function recoverySteps(cx: Cx): Record<'powerFailure' | 'cmMigrate' | 'mi
     },
     cmMigrate: {
       name: 'cmMigrate', cites: '§3.9, L306: a new configuration moving shard 0\'s primary from src to tgt',
+      exists: !!conf.migrate,
       enabled: (s, out) => {
         if (!conf.migrate) return;
         const { src, tgt } = conf.migrate;
@@ -94,6 +98,7 @@ export function recoverySteps(cx: Cx): Record<'powerFailure' | 'cmMigrate' | 'mi
     },
     migrateVersion: {
       name: 'migrateVersion', cites: 'L308: the source sends the shard version (after its in-flight PUTs of the shard finish); the target continues from it',
+      exists: !!conf.migrate,
       enabled: (s, out) => {
         const src = running(s);
         if (!src || !src.up || src.term !== s.cm.term || src.migSent) return;
@@ -112,6 +117,7 @@ export function recoverySteps(cx: Cx): Record<'powerFailure' | 'cmMigrate' | 'mi
     },
     migrateCopy: {
       name: 'migrateCopy', cites: 'L310-L311: the source writes an indexed entry to the target, which installs it by version',
+      exists: !!conf.migrate,
       enabled: (s, out) => {
         const src = running(s);
         if (!src || !src.up || !src.migSent || !s.srv[conf.migrate!.tgt].up) return;
@@ -133,6 +139,7 @@ export function recoverySteps(cx: Cx): Record<'powerFailure' | 'cmMigrate' | 'mi
     },
     migrateDone: {
       name: 'migrateDone', cites: 'L313: the CM drops the task; the source frees its index of the shard',
+      exists: !!conf.migrate,
       enabled: (s, out) => {
         const src = running(s);
         if (!src || !src.up || !src.migSent || !s.srv[conf.migrate!.tgt].up) return;
@@ -144,7 +151,8 @@ export function recoverySteps(cx: Cx): Record<'powerFailure' | 'cmMigrate' | 'mi
         cm.cfgs[cm.term] = { ...cfg, mig: null, lag: cfg.lag.map((l, sh) => (sh === 0 ? l.filter((x) => x !== conf.migrate!.tgt) : l)) };
         cm.mig = 2;
         const src = d.srv[conf.migrate!.src];
-        for (const k of keysOf(conf, 0)) src.idx[k] = null;
+        const idx = own(src, 'idx');
+        for (const k of keysOf(conf, 0)) idx[k] = null;
       },
       writes: both,
     },

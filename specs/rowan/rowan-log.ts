@@ -40,6 +40,7 @@ export function rowanLogSteps(cx: Cx): Record<'rnicLand' | 'allocSlot' | 'rnicLa
   /** One landing step per non-empty QP whose receiver is up and has a buffer for it. */
   const landings = (step: 'rnicLand' | 'allocSlot', on: boolean): RowanGlobalStep => ({
     name: step,
+    exists: on,
     cites: step === 'rnicLand' ? '§2.6, L182-L184: the receiver RNIC places the SEND at the next slot and ACKs it' : '§6.3 (split DMA): the RNIC allocates the next slot; the DMA completes at dmaDone',
     enabled: (s, out) => {
       if (!on) return;
@@ -73,6 +74,7 @@ export function rowanLogSteps(cx: Cx): Record<'rnicLand' | 'allocSlot' | 'rnicLa
     allocSlot: landings('allocSlot', conf.dma),
     rnicLandNext: {
       name: 'rnicLandNext', cites: 'L184: the SEND does not fit in the space left, so the RNIC pops the next buffer (tailSkip)',
+      exists: conf.tailSkip,
       enabled: (s, out) => {
         if (!conf.tailSkip) return;
         for (const key of Object.keys(s.ch).sort()) {
@@ -85,6 +87,7 @@ export function rowanLogSteps(cx: Cx): Record<'rnicLand' | 'allocSlot' | 'rnicLa
     },
     dmaDone: {
       name: 'dmaDone', cites: '§6.3: the DMA into an allocated slot completes; the trailing READ then returns (G2)',
+      exists: conf.dma,
       enabled: (s, b, out) => {
         if (s.srv[b].up) for (const d of s.srv[b].dma) out.push(act('dmaDone', b, -1, `${d.seg}.${d.slot}`));
       },
@@ -105,6 +108,7 @@ export function rowanLogSteps(cx: Cx): Record<'rnicLand' | 'allocSlot' | 'rnicLa
     },
     retry: {
       name: 'retry', cites: 'L274: a replication write not ACKed within 1 ms is issued again on the same QP; it lands as a duplicate, and only its ACK counts',
+      exists: conf.dma,
       enabled: (s, b, out) => {
         if (!s.srv[b].up || mut.M18) return; // M18 removes the retry
         for (const d of s.srv[b].dma) {
@@ -122,6 +126,7 @@ export function rowanLogSteps(cx: Cx): Record<'rnicLand' | 'allocSlot' | 'rnicLa
     },
     readFlush: {
       name: 'readFlush', cites: 'L174-L178 (split config): the trailing 1 B READ flushes the RNIC/PCIe buffers, then completes (G2)',
+      exists: conf.split,
       enabled: (s, b, out) => {
         if (s.srv[b].up && conf.split && s.srv[b].unflushed.length) out.push(act('readFlush', b));
       },
@@ -177,6 +182,7 @@ export function rowanLogSteps(cx: Cx): Record<'rnicLand' | 'allocSlot' | 'rnicLa
     },
     commitSegment: {
       name: 'commitSegment', cites: 'L282: a digested segment commits when its MaxVerArray <= CommitVerArray',
+      exists: conf.commitVer > 0,
       enabled: (s, b, out) => {
         if (!threads(s, b) || !conf.commitVer) return;
         const cva = s.srv[b].commitVerArray;
@@ -190,6 +196,7 @@ export function rowanLogSteps(cx: Cx): Record<'rnicLand' | 'allocSlot' | 'rnicLa
     },
     cleanFix: {
       name: 'cleanFix', cites: 'L284: update the index to the copies (an equal version moves the pointer), free the segment, post it again (L270)',
+      exists: conf.gc > 0,
       enabled: (s, b, out) => {
         const cl = s.srv[b].clean;
         if (threads(s, b) && cl) out.push(act('cleanFix', b, cl.seg));
@@ -198,6 +205,7 @@ export function rowanLogSteps(cx: Cx): Record<'rnicLand' | 'allocSlot' | 'rnicLa
     },
     cleanCopy: {
       name: 'cleanCopy', cites: '§2.10, L284: copy the live entries of a committed segment into a clean segment',
+      exists: conf.gc > 0,
       enabled: (s, b, out) => {
         const v = s.srv[b];
         if (!threads(s, b) || v.clean || s.cm.gcLeft <= 0) return;
@@ -232,7 +240,7 @@ export function rowanLogSteps(cx: Cx): Record<'rnicLand' | 'allocSlot' | 'rnicLa
     }
     for (const m of cl.rm ?? [])
       if (s.idx[m.k]?.loc === m.loc) {
-        s.idx[m.k] = null;
+        own(s, 'idx')[m.k] = null;
         own(s, 'tomb')[m.k] = Math.max(s.tomb[m.k], m.v);
       }
     const seg = segW(s, cl.seg);

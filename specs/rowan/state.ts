@@ -228,10 +228,12 @@ export interface RowanState {
 }
 
 /**
- * The copy next() starts from: only the servers the step writes are copied. Log entries, segments, index items, configurations,
+ * The copy next() starts from: only the servers the step writes are copied, and in them
+ * only the fields; their lists (index, contexts, segments, versions …) are shared until
+ * the step takes one with `own`. Log entries, segments, index items, configurations,
  * messages and QP queues are never modified in place (a step that changes a segment
  * replaces it, see segW; one that sends or lands a message replaces the queue), so they
- * are shared; the containers around them are copied. The QP channels, the CM, the clients,
+ * are shared. The QP channels, the CM, the clients,
  * the destroyed QPs and the acked writes are shared with the state before too, until a
  * step takes them to change (`chW`, `cmW`, `clientW`) or replaces them: most steps write
  * none of them, and a part shared is a part whose words are copied, not written (encode).
@@ -264,7 +266,7 @@ export function chW(d: RowanState): Record<string, Msg[]> {
 }
 
 /** A server's lists that copyServer shares with the state before: a step changing one in place takes it with `own`. */
-type Shared = 'shardVersion' | 'commitVer' | 'commitVerArray' | 'shardBlocked' | 'promoVer' | 'migVer' | 'done' | 'tomb' | 'unflushed' | 'dma';
+type Shared = 'idx' | 'ctx' | 'segs' | 'shardVersion' | 'commitVer' | 'commitVerArray' | 'shardBlocked' | 'promoVer' | 'migVer' | 'done' | 'tomb' | 'unflushed' | 'dma';
 
 /** List f of server s (a server of the copy), to change in place: a copy of it, in s. */
 export function own<K extends Shared>(s: Server, f: K): Server[K] {
@@ -274,11 +276,12 @@ export function own<K extends Shared>(s: Server, f: K): Server[K] {
 /** Context i of server s (a server of the copy), to change: a copy (contexts are shared with the state before; their lists are replaced, never changed). */
 export function ctxW(s: Server, i: number): Ctx {
   const c = s.ctx[i];
-  return (s.ctx[i] = { op: c.op, c: c.c, e: c.e, bs: c.bs, acks: c.acks, err: c.err, rt: c.rt });
+  return (own(s, 'ctx')[i] = { op: c.op, c: c.c, e: c.e, bs: c.bs, acks: c.acks, err: c.err, rt: c.rt });
 }
 
-// The servers a step writes are copied; what is shared with the state before (segments,
-// contexts, the lists of `Shared`) is copied by the step that changes it.
+// The servers a step writes are copied; what is shared with the state before (the lists
+// of `Shared`, the cold-start and migration lists, which are replaced, never changed) is
+// copied by the step that changes it.
 // A literal naming every field (not a spread): every server then has one shape, which
 // keeps copying and reading it fast.
 function copyServer(s: Server): Server {
@@ -287,7 +290,7 @@ function copyServer(s: Server): Server {
     lease: s.lease,
     term: s.term,
     com: s.com,
-    idx: s.idx.slice(),
+    idx: s.idx,
     shardVersion: s.shardVersion,
     commitVer: s.commitVer,
     commitVerArray: s.commitVerArray,
@@ -295,28 +298,30 @@ function copyServer(s: Server): Server {
     promoVer: s.promoVer,
     migVer: s.migVer,
     done: s.done,
-    ctx: s.ctx.slice(),
-    segs: s.segs.slice(),
+    ctx: s.ctx,
+    segs: s.segs,
     nextSeg: s.nextSeg,
     cur: s.cur,
     unflushed: s.unflushed,
     dma: s.dma,
     tomb: s.tomb,
-    promo: s.promo && { sh: s.promo.sh, coll: s.promo.coll.slice(), U: s.promo.U.slice(), sc: s.promo.sc.slice() },
-    rerep: s.rerep && { sh: s.rerep.sh, r: s.rerep.r, seg: s.rerep.seg, done: s.rerep.done.slice() },
+    // coll, sc and done are replaced, never changed; U grows in place (promoCollect)
+    promo: s.promo && { sh: s.promo.sh, coll: s.promo.coll, U: s.promo.U.slice(), sc: s.promo.sc },
+    rerep: s.rerep && { sh: s.rerep.sh, r: s.rerep.r, seg: s.rerep.seg, done: s.rerep.done },
     cold: s.cold,
-    pushed: s.pushed.slice(),
+    pushed: s.pushed,
     migSent: s.migSent,
-    migCopied: s.migCopied.slice(),
+    migCopied: s.migCopied,
     clean: s.clean,
   };
 }
 
 /** Replace segment `id` of s by a copy that the caller may modify. */
 export function segW(s: Server, id: number): Seg {
-  const i = s.segs.findIndex((g) => g.id === id);
-  const g = { ...s.segs[i], es: s.segs[i].es.slice(), mv: s.segs[i].mv.slice() };
-  s.segs[i] = g;
+  const segs = own(s, 'segs');
+  const i = segs.findIndex((g) => g.id === id);
+  const g = { ...segs[i], es: segs[i].es.slice(), mv: segs[i].mv.slice() };
+  segs[i] = g;
   return g;
 }
 
@@ -432,7 +437,7 @@ function wLoc(w: WordWriter, loc: string): void {
   w.int(b);
 }
 
-const segWords = cachedWords<Seg>((w, g) => {
+function wSeg(w: WordWriter, g: Seg): void {
   w.int(g.id);
   w.int(g.log.charCodeAt(0));
   w.int(SEG_STATES[g.st]);
@@ -450,7 +455,7 @@ const segWords = cachedWords<Seg>((w, g) => {
       if (e) wEntry(w, e);
     }
   } else w.int(-1);
-});
+}
 
 const cfgWords = cachedWords<Cfg>((w, cfg) => {
   w.ints(cfg.members);
@@ -515,7 +520,7 @@ function wServer(w: WordWriter, s: Server): void {
   w.int(s.nextSeg);
   w.int(s.cur);
   w.int(s.segs.length);
-  for (const g of s.segs) w.words(segWords(g));
+  for (const g of s.segs) wSeg(w, g);
   w.int(s.unflushed.length);
   for (const u of s.unflushed) {
     w.int(u.seg);
@@ -615,10 +620,10 @@ function wCm(w: WordWriter, cm: CM): void {
 
 // Successors of one state share (copy-on-write, `copy`) every part their step did not
 // write: each part's words are kept with the object and copied when it comes again.
-const serverWords = new KeptWords(wServer);
-const channelWords = new KeptWords(wChannels);
-const clientWords = new KeptWords(wClients);
-const cmWords = new KeptWords(wCm);
+const serverWords = new KeptWords(wServer, 2);
+const channelWords = new KeptWords(wChannels, 2);
+const clientWords = new KeptWords(wClients, 2);
+const cmWords = new KeptWords(wCm, 2);
 
 function wState(w: WordWriter, st: RowanState): void {
   for (let i = 0; i < st.srv.length; i++) serverWords.write(w, st.srv[i], i);
