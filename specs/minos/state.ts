@@ -112,8 +112,28 @@ export type MsgType = typeof ACK | typeof ACK_C | typeof ACK_P | typeof INV | ty
  * the scope's writes, flat [key, ts, ...].
  */
 export type Msg = readonly [t: MsgType, k: number, ts: number, from: number, to: number, sc: number, dup: number, v: number, ...items: number[]];
-export const mkMsg = (t: MsgType, k: number, ts: number, from: number, to: number, v: number, sc: number, items: readonly number[]): Msg =>
-  items.length === 0 ? [t, k, ts, from, to, sc, 0, v] : [t, k, ts, from, to, sc, 0, v, ...items];
+export function mkMsg(t: MsgType, k: number, ts: number, from: number, to: number, v: number, sc: number, items: readonly number[]): Msg {
+  if (items.length > 0) return [t, k, ts, from, to, sc, 0, v, ...items];
+  const key = msgKey(t, k, ts, from, to, v, sc);
+  if (key < 0) return [t, k, ts, from, to, sc, 0, v];
+  let m = MESSAGES.get(key);
+  if (m === undefined) MESSAGES.set(key, (m = [t, k, ts, from, to, sc, 0, v]));
+  return m;
+}
+
+/**
+ * Messages are immutable, so equal ones can be one tuple: a step that sends a message
+ * some state has sent before reuses that state's tuple (no new array, and the delivery's
+ * action, kept per tuple by network.ts, is found again). By its fields, without items or
+ * duplication (those are made afresh).
+ */
+const MESSAGES = new Map<number, Msg>();
+
+/** A number telling messages apart by their fields, within 30 bits (a small integer); -1 when a field is out of range (such a message is made afresh). */
+function msgKey(t: MsgType, k: number, ts: number, from: number, to: number, v: number, sc: number): number {
+  if (k < -1 || k > 6 || ts < -1 || ts > 1022 || from > 7 || to > 7 || v < 0 || v > 31 || sc < 0 || sc > 7) return -1;
+  return (((((((((((t << 3) | (k + 1)) << 10) | (ts + 1)) << 3) | from) << 3) | to) << 5) | v) << 3) | sc;
+}
 /** No items (a shared empty list: a default `[]` would be a new array per call). */
 export const NO_ITEMS: readonly number[] = [];
 export const msgItems = (m: Msg): number[] => m.slice(8);
