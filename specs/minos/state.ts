@@ -112,8 +112,28 @@ export type MsgType = typeof ACK | typeof ACK_C | typeof ACK_P | typeof INV | ty
  * the scope's writes, flat [key, ts, ...].
  */
 export type Msg = readonly [t: MsgType, k: number, ts: number, from: number, to: number, sc: number, dup: number, v: number, ...items: number[]];
-export const mkMsg = (t: MsgType, k: number, ts: number, from: number, to: number, v: number, sc: number, items: readonly number[]): Msg =>
-  items.length === 0 ? [t, k, ts, from, to, sc, 0, v] : [t, k, ts, from, to, sc, 0, v, ...items];
+export function mkMsg(t: MsgType, k: number, ts: number, from: number, to: number, v: number, sc: number, items: readonly number[]): Msg {
+  if (items.length > 0) return [t, k, ts, from, to, sc, 0, v, ...items];
+  const key = msgKey(t, k, ts, from, to, v, sc);
+  if (key < 0) return [t, k, ts, from, to, sc, 0, v];
+  let m = MESSAGES.get(key);
+  if (m === undefined) MESSAGES.set(key, (m = [t, k, ts, from, to, sc, 0, v]));
+  return m;
+}
+
+/**
+ * Messages are immutable, so equal ones can be one tuple: a step that sends a message
+ * some state has sent before reuses that state's tuple (no new array, and the delivery's
+ * action, kept per tuple by network.ts, is found again). By its fields, without items or
+ * duplication (those are made afresh).
+ */
+const MESSAGES = new Map<number, Msg>();
+
+/** A number telling messages apart by their fields, within 30 bits (a small integer); -1 when a field is out of range (such a message is made afresh). */
+function msgKey(t: MsgType, k: number, ts: number, from: number, to: number, v: number, sc: number): number {
+  if (k < -1 || k > 6 || ts < -1 || ts > 1022 || from > 7 || to > 7 || v < 0 || v > 31 || sc < 0 || sc > 7) return -1;
+  return (((((((((((t << 3) | (k + 1)) << 10) | (ts + 1)) << 3) | from) << 3) | to) << 5) | v) << 3) | sc;
+}
 /** No items (a shared empty list: a default `[]` would be a new array per call). */
 export const NO_ITEMS: readonly number[] = [];
 export const msgItems = (m: Msg): number[] => m.slice(8);
@@ -230,6 +250,23 @@ export class ActionCache {
   }
 }
 
+/**
+ * An empty list for objects (threads, messages, background persists). A `[]` literal is a
+ * list of small integers to the engine (V8's elements kind), and becomes a list of objects
+ * at its first push: states would then hold lists of two kinds, and the compiled code for
+ * every step, invariant and the encoding that meets the second kind late (a config with a
+ * crash or background persists) is thrown away and compiled again. Same meaning as `[]`.
+ */
+export function objectList<T>(): T[] {
+  const xs = [OBJECT] as unknown[];
+  xs.pop();
+  return xs as T[];
+}
+const OBJECT = {};
+
+/** A list of n copies of x, with no holes (`Array(n).fill(x)` has: a second kind of list, as above). */
+export const filled = (n: number, x: number): number[] => Array.from({ length: n }, () => x);
+
 export function initialState(c: MinosConfig, writes: number, scopes: number): State {
   const rec = (): Rec => ({ val: 0, vts: 0, gv: 0, gd: 0, rd: NONE, wr: 0, iss: 0, vq: [] });
   return {
@@ -237,12 +274,12 @@ export function initialState(c: MinosConfig, writes: number, scopes: number): St
     nvm: Array.from({ length: c.nodes }, () => []),
     co: c.clients.map(() => null),
     cl: c.clients.map(() => 0),
-    fo: [],
-    net: [],
-    bg: [],
+    fo: objectList(),
+    net: objectList(),
+    bg: objectList(),
     crashed: false,
     pr: [],
-    g: { wts: Array(writes).fill(NONE), wst: Array(writes).fill(0), readMax: Array(c.keys).fill(0), pd: Array(scopes + 1).fill(0), i2: '', i11: '', lin: '' },
+    g: { wts: filled(writes, NONE), wst: filled(writes, 0), readMax: filled(c.keys, 0), pd: filled(scopes + 1, 0), i2: '', i11: '', lin: '' },
   };
 }
 
@@ -341,6 +378,46 @@ const copyCoord = (t: Coord): Coord => ({
   kind: t.kind, k: t.k, w: t.w, ts: t.ts, pc: t.pc, tau: t.tau, sn: t.sn, sent: t.sent, resp: t.resp, ack: t.ack, ackP: t.ackP, low: t.low, sc: t.sc,
 });
 const copyFoll = (f: Foll): Foll => ({ n: f.n, kind: f.kind, k: f.k, ts: f.ts, v: f.v, from: f.from, pc: f.pc, tau: f.tau, sn: f.sn, need: f.need, sc: f.sc, items: f.items });
+
+/**
+ * Every field a step changes in place, changed once as the module loads, on one object of
+ * each shape. To the engine (V8) a field no object has had changed yet is a constant, and
+ * the compiled code that reads it relies on that: the first step to change it, midway
+ * through the first search, throws that code away (the encoding, the invariants, the
+ * search loop), and it is compiled again. Writing them here, before any of it is compiled,
+ * leaves nothing to throw away. No state is changed (these objects are dropped).
+ */
+function fieldsChangeable(): void {
+  const r = copyRec({ val: 0, vts: 0, gv: 0, gd: 0, rd: NONE, wr: 0, iss: 0, vq: NO_ITEMS });
+  r.val = r.vts = r.gv = r.gd = r.rd = r.wr = r.iss = 1;
+  r.vq = [1, 1];
+  const t = copyCoord({ kind: 'write', k: 0, w: 0, ts: 0, pc: '', tau: NONE, sn: false, sent: false, resp: false, ack: 0, ackP: 0, low: 0, sc: 0 });
+  t.pc = 'x';
+  t.tau = t.ack = t.ackP = 1;
+  t.sn = t.sent = t.resp = true;
+  const f = copyFoll({ n: 0, kind: 'write', k: 0, ts: 0, v: 0, from: 0, pc: '', tau: NONE, sn: false, need: 0, sc: 0, items: NO_ITEMS });
+  f.pc = 'x';
+  f.tau = f.need = 1;
+  f.sn = true;
+  const d = initialState({ model: 'Synch', nodes: 1, keys: 1, clients: [], crash: false, recovery: 'replica', offload: false, duplicate: false }, 1, 0);
+  d.rec = [[r]];
+  d.nvm = [[1]];
+  d.co = [t];
+  d.cl = [1];
+  d.fo = [f];
+  d.net = objectList();
+  d.bg = objectList();
+  d.crashed = true;
+  d.pr = [1];
+  const g: Ghost = { wts: [0], wst: [0], readMax: [0], pd: [0], i2: '', i11: '', lin: '' };
+  d.g = g;
+  g.wts = [1];
+  g.wst = [1];
+  g.readMax = [1];
+  g.pd = [1];
+  g.i2 = g.i11 = g.lin = 'x';
+}
+fieldsChangeable();
 
 /** The canonical order of follower threads (a set of threads, kept sorted). */
 export const cmpFoll = (a: Foll, b: Foll): number =>

@@ -10,7 +10,7 @@ import { broadcast, checkI11, maxDone, persistNvm, readValue, scopeItems, type C
 import { coordinatorSteps } from './coordinator.ts';
 import { followerSteps } from './follower.ts';
 import { networkSteps } from './network.ts';
-import { ActionCache, KEY, NODE, NONE, NO_ITEMS, PERSIST, actionKey, bgOf, coOf, ghostOf, mkTS, showTS, ver, type MinosAction, type Op, type State } from './state.ts';
+import { ActionCache, KEY, NODE, NONE, NO_ITEMS, PERSIST, actionKey, bgOf, coOf, ghostOf, mkTS, objectList, showTS, ver, type MinosAction, type Op, type State } from './state.ts';
 
 type Step = ActorStep<State, MinosAction>;
 
@@ -117,11 +117,14 @@ function crash(cx: Cx, d: State): void {
       d.rec[n][k] = { val, vts: ts, gv: ts, gd: ts, rd: NONE, wr: 0, iss: ver(ts), vq: NO_ITEMS };
     }
   }
-  d.co = d.co.map(() => null);
-  d.fo = [];
-  d.net = [];
-  d.bg = [];
-  ghostOf(d).wst = d.g.wst.map((x) => (x === 1 ? 3 : x));
+  // in place on the step's own copies (a list made by `map` can be of another kind, state.ts `objectList`)
+  const co = coOf(d);
+  for (let c = 0; c < co.length; c++) co[c] = null;
+  d.fo = objectList();
+  d.net = objectList();
+  d.bg = objectList();
+  const wst = ghostOf(d).wst;
+  for (let w = 0; w < wst.length; w++) if (wst[w] === 1) wst[w] = 3;
   d.crashed = true;
 }
 
