@@ -7,7 +7,7 @@ import type { GlobalStep } from '../kit/table.ts';
 import { breakInv, describeOp, entryOf, rangeOf, rangesOf, sourceThreadName, threadAt, threadsAt, type Cx } from './context.ts';
 import { takeSnapshot } from './recovery.ts';
 import { collectSamples, conditionalInsert } from './storage.ts';
-import { allClientsW, ctrlW, dataW, listW, metaW, R, RPCS, S, SOURCE_PHASES, srcW, T, tgtW, type Item, type ShadowfaxAction, type Source, type SourceThread, type State } from './state.ts';
+import { action, allClientsW, ctrlW, dataW, listW, metaW, R, RPCS, S, SOURCE_PHASES, srcW, T, tgtW, type Item, type ShadowfaxAction, type Source, type SourceThread, type State } from './state.ts';
 
 type Global = GlobalStep<State, ShadowfaxAction>;
 
@@ -51,7 +51,7 @@ function swapRoles(cx: Cx, s: State): void {
   allClientsW(s);
   for (const cl of s.clients) {
     cl.owner = cl.owner.map(other);
-    cl.views.reverse();
+    cl.views = cl.views.slice().reverse();
     cl.sessions.reverse();
   }
   for (const channels of [...s.req, ...s.resp]) channels.reverse();
@@ -98,7 +98,7 @@ function enterReceive(s: State): void {
 const migrating = (s: State) => s.src.phase === 'SAMPLING' || s.src.phase === 'PREPARE' || s.src.phase === 'TRANSFER' || s.src.phase === 'MIGRATE';
 
 export function sourceSteps(cx: Cx): { migrate: Global; threadRefresh: Global; srcAdvance: Global; sendChunk: Global } {
-  const migrations: ShadowfaxAction[] = [{ label: 'migrate(R, S→T)', step: 'migrate' }, { label: 'migrate(R, T→S)', step: 'migrate' }];
+  const migrations: ShadowfaxAction[] = [action('migrate(R, S→T)', 'migrate'), action('migrate(R, T→S)', 'migrate')];
   const refreshes: ShadowfaxAction[] = [];
   const advances: ShadowfaxAction[] = [];
   const chunks: ShadowfaxAction[] = [];
@@ -132,7 +132,7 @@ export function sourceSteps(cx: Cx): { migrate: Global; threadRefresh: Global; s
       enabled: (s, out) => {
         if (!s.up[S] || !migrating(s)) return;
         s.src.threads.forEach((th, t) => {
-          if (th.phase !== s.src.phase) out.push((refreshes[SOURCE_PHASES[s.src.phase] * threadsAt(cx) + threadAt(t, s)] ??= { label: `threadRefresh(${sourceThreadName(s.swapped, t)}, ${s.src.phase})`, step: 'threadRefresh', t }));
+          if (th.phase !== s.src.phase) out.push((refreshes[SOURCE_PHASES[s.src.phase] * threadsAt(cx) + threadAt(t, s)] ??= action(`threadRefresh(${sourceThreadName(s.swapped, t)}, ${s.src.phase})`, 'threadRefresh', { t })));
         });
       },
       effect: (d, a) => {
@@ -149,7 +149,7 @@ export function sourceSteps(cx: Cx): { migrate: Global; threadRefresh: Global; s
       name: 'srcAdvance', cites: '§4.1 L182-185: the phase driver, once every thread has entered the phase and its work is done',
       enabled: (s, out) => {
         if (s.up[S] && migrating(s) && s.src.threads.every((th) => th.phase === s.src.phase) && sourcePhaseWorkDone(cx, s)) {
-          out.push((advances[SOURCE_PHASES[s.src.phase]] ??= { label: `srcAdvance(${s.src.phase})`, step: 'srcAdvance' }));
+          out.push((advances[SOURCE_PHASES[s.src.phase]] ??= action(`srcAdvance(${s.src.phase})`, 'srcAdvance')));
         }
       },
       effect: (d) => {
@@ -182,7 +182,7 @@ export function sourceSteps(cx: Cx): { migrate: Global; threadRefresh: Global; s
         if (!s.up[S] || s.src.phase !== 'MIGRATE') return;
         s.src.threads.forEach((th, t) => {
           if (th.phase !== 'MIGRATE') return;
-          for (const e of cx.entries) if (!(s.src.claimed & (1 << e))) out.push((chunks[e * threadsAt(cx) + threadAt(t, s)] ??= { label: `sendChunk(${sourceThreadName(s.swapped, t)}, e${e})`, step: 'sendChunk', t, e }));
+          for (const e of cx.entries) if (!(s.src.claimed & (1 << e))) out.push((chunks[e * threadsAt(cx) + threadAt(t, s)] ??= action(`sendChunk(${sourceThreadName(s.swapped, t)}, e${e})`, 'sendChunk', { t, e })));
         });
       },
       effect: (d, a) => {
@@ -214,7 +214,7 @@ export function targetSteps(cx: Cx): { tgtRecvControl: Global; tgtRecvData: Glob
     tgtRecvControl: {
       name: 'tgtRecvControl', cites: '§4.1 L182 PrepForTransfer, L183 TransferedOwnership, L192 CompleteMigration',
       enabled: (s, out) => {
-        if (s.up[T] && s.ctrl.length > 0) out.push((controls[RPCS[s.ctrl[0].rpc]] ??= { label: `tgtRecvControl(${s.ctrl[0].rpc})`, step: 'tgtRecvControl' }));
+        if (s.up[T] && s.ctrl.length > 0) out.push((controls[RPCS[s.ctrl[0].rpc]] ??= action(`tgtRecvControl(${s.ctrl[0].rpc})`, 'tgtRecvControl')));
       },
       effect: (d) => {
         const tgt = tgtW(d);
@@ -243,7 +243,7 @@ export function targetSteps(cx: Cx): { tgtRecvControl: Global; tgtRecvData: Glob
       enabled: (s, out) => {
         if (!s.up[T]) return;
         s.data.forEach((ch, t) => {
-          if (ch.length > 0) out.push((batches[threadAt(t, s)] ??= { label: `tgtRecvData(${sourceThreadName(s.swapped, t)})`, step: 'tgtRecvData', t }));
+          if (ch.length > 0) out.push((batches[threadAt(t, s)] ??= action(`tgtRecvData(${sourceThreadName(s.swapped, t)})`, 'tgtRecvData', { t })));
         });
       },
       effect: (d, a) => {

@@ -8,7 +8,7 @@
 import type { GlobalStep } from '../kit/table.ts';
 import { refreshFromMeta, send } from './client.ts';
 import { initialValue, rangesOf, type Cx } from './context.ts';
-import { clientW, listW, metaW, S, SERVER_NAMES, srcW, T, tgtW, type ShadowfaxAction, type Snapshot, type State } from './state.ts';
+import { action, listW, sessionsW, metaW, S, SERVER_NAMES, srcW, T, tgtW, type ShadowfaxAction, type Snapshot, type State } from './state.ts';
 
 type Global = GlobalStep<State, ShadowfaxAction>;
 
@@ -52,7 +52,7 @@ function restore(cx: Cx, s: State, srv: number, snap: Snapshot, replay: Set<numb
 /** Clients reissue what a restarted server lost or rolled back (CPR replay, L227, L388). */
 function replayClients(cx: Cx, s: State, restarted: number[], replay: Set<number>): void {
   for (let c = 0; c < s.clients.length; c++) {
-    const cl = clientW(s, c);
+    const cl = sessionsW(s, c);
     const reissue: number[] = [];
     for (const srv of restarted) {
       const session = cl.sessions[srv];
@@ -140,7 +140,7 @@ function finishComplete(d: State): void {
 
 /** For each server s, an action `step(name)` where `when(s, srv)` holds. */
 function perServer(step: 'crash' | 'recover' | 'recoverReadFlags' | 'recoverAct', when: (s: State, srv: number) => boolean) {
-  const made = [S, T].map((srv): ShadowfaxAction => ({ label: `${step}(${SERVER_NAMES[srv]})`, step, s: srv }));
+  const made = [S, T].map((srv) => action(`${step}(${SERVER_NAMES[srv]})`, step, { s: srv }));
   return (s: State, out: ShadowfaxAction[]) => {
     for (const srv of [S, T]) if (when(s, srv)) out.push(made[srv]);
   };
@@ -151,8 +151,8 @@ function completionSteps(cx: Cx, srv: number): [Global, Global] {
   const side = srv === S ? 'src' : 'tgt';
   const complete = (s: State) => s.up[srv] && (srv === S ? s.src.phase === 'COMPLETE' : s.tgt.phase === 'T_COMPLETE') && s.meta.dep !== null && !s.meta.dep.cancelled;
   const flag = (d: NonNullable<State['meta']['dep']>) => (srv === S ? d.srcDone : d.tgtDone);
-  const checkpoint: ShadowfaxAction = { label: `${side}Checkpoint()`, step: `${side}Checkpoint` };
-  const setFlag: ShadowfaxAction = { label: `${side}SetFlag()`, step: `${side}SetFlag` };
+  const checkpoint = action(`${side}Checkpoint()`, `${side}Checkpoint`);
+  const setFlag = action(`${side}SetFlag()`, `${side}SetFlag`);
   return [
     {
       name: `${side}Checkpoint`, cites: '§4.4 L221: the Complete checkpoint, before the completion flag',
@@ -182,8 +182,8 @@ export function recoverySteps(cx: Cx): Global[] {
   const on = cx.crashes > 0;
   const [srcCheckpoint, srcSetFlag] = completionSteps(cx, S);
   const [tgtCheckpoint, tgtSetFlag] = completionSteps(cx, T);
-  const suspect: ShadowfaxAction = { label: 'suspectCrashed(T)', step: 'suspectCrashed' };
-  const collect: ShadowfaxAction = { label: 'clusterGC()', step: 'clusterGC' };
+  const suspect = action('suspectCrashed(T)', 'suspectCrashed');
+  const collect = action('clusterGC()', 'clusterGC');
   return [
     {
       name: 'crash', cites: '§1.8: a crash loses volatile state and every connection of the server',

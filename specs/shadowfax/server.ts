@@ -5,7 +5,7 @@
 import type { GlobalStep, MemberStep } from '../kit/table.ts';
 import { breakInv, describeOp, rangeOf, serverName, sessionAt, sourceThreadName, threadAt, threadsAt, type Cx } from './context.ts';
 import { blobRead, lookup, store } from './storage.ts';
-import { execdW, listW, R, RANGE_NAMES, reqW, respW, S, srcW, T, tgtW, type Lookup, type ShadowfaxAction, type State } from './state.ts';
+import { action, execdW, listW, R, RANGE_NAMES, reqW, respW, S, srcW, T, tgtW, type Lookup, type ShadowfaxAction, type State } from './state.ts';
 
 type Member = MemberStep<State, ShadowfaxAction>;
 type Global = GlobalStep<State, ShadowfaxAction>;
@@ -100,7 +100,7 @@ export const serverRecvSteps = (cx: Cx, made: ShadowfaxAction[] = [], split: Sha
     name: 'serverRecvBatch', cites: '§3.2 L146-150 (one view check per batch), §4.1 L182, L190',
     enabled: (s, c, srv, out) => {
       if (s.req[c][srv].length === 0 || !s.up[srv]) return;
-      out.push((made[sessionAt(c, srv, s)] ??= { label: `serverRecvBatch(c${c + 1}→${serverName(s, srv)})`, step: 'serverRecvBatch', c, s: srv }));
+      out.push((made[sessionAt(c, srv, s)] ??= action(`serverRecvBatch(c${c + 1}→${serverName(s, srv)})`, 'serverRecvBatch', { c, s: srv })));
     },
     effect: (d, a) => {
       // L148: equal views execute the whole batch; any other tag is rejected with the server's view
@@ -131,7 +131,7 @@ export const serverRecvSteps = (cx: Cx, made: ShadowfaxAction[] = [], split: Sha
       if (!cx.mut.M18 || srv !== S || s.req[c][S].length === 0 || !s.up[S]) return;
       const th = s.src.threads[cx.config.clients[c].sThread];
       if (s.req[c][S][0].ops.length > 1 && s.src.phase === 'TRANSFER' && th.phase !== 'TRANSFER') {
-        out.push((split[c] ??= { label: `serverRecvBatch(c${c + 1}→S, cut mid-batch)`, step: 'serverRecvBatchSplit', c, s: S }));
+        out.push((split[c] ??= action(`serverRecvBatch(c${c + 1}→S, cut mid-batch)`, 'serverRecvBatchSplit', { c, s: S })));
       }
     },
     effect: (d, a) => {
@@ -158,7 +158,7 @@ export function serverLaterSteps(cx: Cx): { serverCompleteIO: Global; installSam
     serverCompleteIO: {
       name: 'serverCompleteIO', cites: '§1.6 L82 (pending I/O), §2.3 WAIT_FOR_PENDING',
       enabled: (s, out) => {
-        s.src.pendingIO.forEach((p, i) => out.push((completing[pendingAt(i, p.op, p.t, s)] ??= { label: `serverCompleteIO(${sourceThreadName(s.swapped, p.t)}, ${describeOp(cx, p.op)})`, step: 'serverCompleteIO', i, t: p.t })));
+        s.src.pendingIO.forEach((p, i) => out.push((completing[pendingAt(i, p.op, p.t, s)] ??= action(`serverCompleteIO(${sourceThreadName(s.swapped, p.t)}, ${describeOp(cx, p.op)})`, 'serverCompleteIO', { i, t: p.t }))));
       },
       effect: (d, a) => {
         const { op: o, c, t } = srcW(d).pendingIO.splice(a.i!, 1)[0];
@@ -168,7 +168,7 @@ export function serverLaterSteps(cx: Cx): { serverCompleteIO: Global; installSam
     installSampleCopy: {
       name: 'installSampleCopy', cites: 'M20 against §4.1 L178-180 (the sampling copy without its latch)',
       enabled: (s, out) => {
-        s.src.copying.forEach((p, i) => out.push((installing[pendingAt(i, p.op, p.t, s)] ??= { label: `installSampleCopy(${sourceThreadName(s.swapped, p.t)}, ${describeOp(cx, p.op)})`, step: 'installSampleCopy', i, t: p.t })));
+        s.src.copying.forEach((p, i) => out.push((installing[pendingAt(i, p.op, p.t, s)] ??= action(`installSampleCopy(${sourceThreadName(s.swapped, p.t)}, ${describeOp(cx, p.op)})`, 'installSampleCopy', { i, t: p.t }))));
       },
       effect: (d, a) => {
         const src = srcW(d);
@@ -185,7 +185,7 @@ export function serverLaterSteps(cx: Cx): { serverCompleteIO: Global; installSam
       enabled: (s, out) => {
         if (!s.up[T] || cx.mut.M28) return; // M28: it never does
         s.tgt.pended.forEach((p, i) => {
-          if (targetDecision(cx, s, p.op) === 'execute') out.push((retrying[i * cx.ops.length + p.op] ??= { label: `tgtRetryPended(${describeOp(cx, p.op)})`, step: 'tgtRetryPended', i }));
+          if (targetDecision(cx, s, p.op) === 'execute') out.push((retrying[i * cx.ops.length + p.op] ??= action(`tgtRetryPended(${describeOp(cx, p.op)})`, 'tgtRetryPended', { i })));
         });
       },
       effect: (d, a) => {

@@ -237,6 +237,15 @@ export interface ShadowfaxAction extends StepAction {
   swapped?: boolean;
 }
 
+/**
+ * An action with every field present, in one order (undefined where its step has none):
+ * the actions of every step have one shape, so that the code reading them (the engine's
+ * coverage, the history observer, the effects) meets one.
+ */
+export function action(label: string, step: Step, p: { c?: number; s?: number; t?: number; e?: number; i?: number; k?: number } = {}): ShadowfaxAction {
+  return { label, step, c: p.c, s: p.s, t: p.t, e: p.e, i: p.i, k: p.k, swapped: undefined };
+}
+
 // ---- the one copy next() makes ----
 // Log items, messages, batches, snapshots, pended and pending entries, rangesAt tuples and
 // ghost tuples are replaced, never changed in place, so the copy shares them; arrays that
@@ -249,9 +258,8 @@ function copySession(x: Session): Session {
   return { view: x.view, ranges: x.ranges, inflight: x.inflight.slice(), rejectFrom: x.rejectFrom, behind: x.behind.slice(), lastDone: x.lastDone, buffer: x.buffer.slice() };
 }
 
-function copyClient(cl: Client): Client {
-  return { owner: cl.owner.slice(), views: cl.views.slice(), sessions: copyEach(cl.sessions, copySession), next: cl.next };
-}
+// The cached map (owner, views) is replaced, never changed in place; sessions are taken one by one.
+const copyClient = (cl: Client): Client => ({ owner: cl.owner, views: cl.views, sessions: cl.sessions.slice(), next: cl.next });
 
 const copyThread = (th: SourceThread): SourceThread => ({ view: th.view, phase: th.phase });
 
@@ -290,7 +298,7 @@ function copyMeta(meta: Meta): Meta {
  * step that writes neither server copies neither (most client steps).
  */
 export function copy(s: State): State {
-  mine.length = 0;
+  mineCount = 0;
   return {
     meta: s.meta,
     src: s.src,
@@ -321,10 +329,11 @@ export function copy(s: State): State {
 
 /** The parts copied in the step under way (since the last `copy`): few, so a plain list. */
 const mine: unknown[] = [];
+let mineCount = 0; // the list's live length (setting `length` costs more than the few stale entries)
 function own<T extends object>(x: T, copyOne: (x: T) => T): T {
-  if (mine.includes(x)) return x;
+  for (let i = 0; i < mineCount; i++) if (mine[i] === x) return x;
   const y = copyOne(x);
-  mine.push(y);
+  mine[mineCount++] = y;
   return y;
 }
 
@@ -334,10 +343,23 @@ export const srcW = (d: State): Source => (d.src = own(d.src, copySource));
 /** The target (in its role) of the copy d, to change: its log and pended ops copied. */
 export const tgtW = (d: State): Target => (d.tgt = own(d.tgt, copyTarget));
 
-/** Client c of the copy d, to change. */
+/** Client c of the copy d, to change: its fields (its sessions are taken with sessionW). */
 export function clientW(d: State, c: number): Client {
   d.clients = own(d.clients, slice);
   return (d.clients[c] = own(d.clients[c], copyClient));
+}
+
+/** Client c's session with server srv in the copy d, to change. */
+export function sessionW(d: State, c: number, srv: number): Session {
+  const sessions = clientW(d, c).sessions;
+  return (sessions[srv] = own(sessions[srv], copySession));
+}
+
+/** Client c of the copy d with every session, to change (a refresh or a replay writes them all). */
+export function sessionsW(d: State, c: number): Client {
+  const cl = clientW(d, c);
+  for (let srv = 0; srv < cl.sessions.length; srv++) sessionW(d, c, srv);
+  return cl;
 }
 
 /** The FIFO of requests from client c to server srv in the copy d, to change. */
@@ -381,7 +403,7 @@ export const compactedW = (d: State): Item[] => (d.compacted = own(d.compacted, 
 /** Every client and channel of the copy d, to change (a role swap or a crash rewrites them all). */
 export function allClientsW(d: State): void {
   for (let c = 0; c < d.clients.length; c++) {
-    clientW(d, c);
+    sessionsW(d, c);
     for (let srv = 0; srv < d.req[c].length; srv++) {
       reqW(d, c, srv);
       respW(d, c, srv);
@@ -403,17 +425,24 @@ const TARGET_PHASES: Record<TargetPhase, number> = { NORMAL: 0, T_PREPARE: 1, T_
 const COMPACTION: Record<Source['compaction'], number> = { no: 0, shipping: 1, done: 2 };
 export const RPCS: Record<Control['rpc'], number> = { PrepForTransfer: 0, TransferedOwnership: 1, CompleteMigration: 2 };
 
-// An item is three or four words: written, not looked up (a weak map costs more).
+// An item is written, not looked up (a weak map costs more). A record of a key below 256
+// with a value that is null or in [0, 2^20) is one word, 1 in its two low bits (every
+// config's records are); any other record is 3 and its fields, an indirection 2 and its
+// fields: first words that no two kinds share.
 function wItem(w: WordWriter, it: Item): void {
   if ('indir' in it) {
     w.int(2);
     w.int(it.indir);
     w.int(it.range);
     w.int(it.addr);
-  } else {
-    w.int(1);
-    w.int(it.k);
-    w.intOrNull(it.v);
+    return;
+  }
+  const { k, v } = it;
+  if (k >= 0 && k < 256 && (v === null || (v >= 0 && v < 1 << 20))) w.int(1 | (k << 2) | ((v === null ? 0 : v + 1) << 10));
+  else {
+    w.int(3);
+    w.int(k);
+    w.intOrNull(v);
   }
 }
 

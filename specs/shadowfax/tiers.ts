@@ -7,7 +7,7 @@ import type { GlobalStep } from '../kit/table.ts';
 import { breakInv, rangeBit, type Cx } from './context.ts';
 import { targetDecision } from './server.ts';
 import { blobRead, lookup } from './storage.ts';
-import { compactedW, S, srcW, T, tgtW, type Item, type ShadowfaxAction, type State } from './state.ts';
+import { action, compactedW, S, srcW, T, tgtW, type Item, type ShadowfaxAction, type State } from './state.ts';
 
 type Global = GlobalStep<State, ShadowfaxAction>;
 
@@ -30,14 +30,13 @@ function fetchable(cx: Cx, s: State): Set<number> {
 
 export function tierSteps(cx: Cx): Record<'tgtFetchIndirection' | 'compact' | 'truncate' | 'ownerRecvCompacted' | 'evict' | 'flush', Global> {
   const fetches: ShadowfaxAction[] = [];
-  const act = (step: ShadowfaxAction['step'], label: string): ShadowfaxAction => ({ label, step });
-  const [compact, truncate, ownerRecvCompacted, evict, flush] = [act('compact', 'compact(S)'), act('truncate', 'truncate(S)'), act('ownerRecvCompacted', 'ownerRecvCompacted(T)'), act('evict', 'evict(S)'), act('flush', 'flush(S)')];
+  const [compact, truncate, ownerRecvCompacted, evict, flush] = [action('compact(S)', 'compact'), action('truncate(S)', 'truncate'), action('ownerRecvCompacted(T)', 'ownerRecvCompacted'), action('evict(S)', 'evict'), action('flush(S)', 'flush')];
   return {
     tgtFetchIndirection: {
       name: 'tgtFetchIndirection', cites: '§4.2 L204-209: fetch k from the shared tier through the indirection, insert it',
       enabled: (s, out) => {
         if (!s.up[T]) return;
-        for (const k of fetchable(cx, s)) out.push((fetches[k] ??= { label: `tgtFetchIndirection(${cx.keys[k].name})`, step: 'tgtFetchIndirection', k }));
+        for (const k of fetchable(cx, s)) out.push((fetches[k] ??= action(`tgtFetchIndirection(${cx.keys[k].name})`, 'tgtFetchIndirection', { k })));
       },
       effect: (d, a) => {
         const k = a.k!;
