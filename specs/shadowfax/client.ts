@@ -3,7 +3,7 @@
 // rejection refreshes the map and reissues from the earliest rejected op (L156-158).
 
 import type { ActorStep, MemberStep } from '../kit/table.ts';
-import { breakInv, describeOp, rangeBit, sessionAt, rangeOf, rangesOf, serverName, type Cx } from './context.ts';
+import { breakInv, describeOp, rangeBit, rangeOf, rangesOf, serverName, sessionAt, type Cx } from './context.ts';
 import { action, clientW, listW, reqW, respW, sessionsW, sessionW, type Client, type ShadowfaxAction, type State } from './state.ts';
 
 type Actor = ActorStep<State, ShadowfaxAction>;
