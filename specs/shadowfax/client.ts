@@ -3,28 +3,28 @@
 // rejection refreshes the map and reissues from the earliest rejected op (L156-158).
 
 import type { ActorStep, MemberStep } from '../kit/table.ts';
-import { breakInv, describeOp, rangeBit, rangeOf, rangesOf, serverName, type Cx } from './context.ts';
-import { clientW, reqW, respW, type Client, type ShadowfaxAction, type State } from './state.ts';
+import { breakInv, describeOp, rangeBit, rangeOf, rangesOf, serverName, sessionAt, type Cx } from './context.ts';
+import { action, clientW, listW, reqW, respW, sessionsW, sessionW, type Client, type ShadowfaxAction, type State } from './state.ts';
 
 type Actor = ActorStep<State, ShadowfaxAction>;
 type Member = MemberStep<State, ShadowfaxAction>;
 
 /** Route an op by the cached mapping into its session (§3.1); with batch size 1, send it. */
 export function send(cx: Cx, s: State, c: number, o: number): void {
-  const cl = clientW(s, c);
-  const srv = cl.owner[rangeBit(rangeOf(cx, cx.ops[o].k))];
-  cl.sessions[srv].inflight.push(o);
-  cl.sessions[srv].buffer.push(o);
+  const srv = s.clients[c].owner[rangeBit(rangeOf(cx, cx.ops[o].k))];
+  const session = sessionW(s, c, srv);
+  session.inflight.push(o);
+  session.buffer.push(o);
   if (cx.batchSize === 1) cutBatch(cx, s, c, srv);
 }
 
 /** ClientSend (§6.2): cut a batch from the session's buffer, tagged with the session's view. */
 function cutBatch(cx: Cx, s: State, c: number, srv: number): void {
-  const session = clientW(s, c).sessions[srv];
+  const session = sessionW(s, c, srv);
   const batch = session.buffer.splice(0, cx.batchSize);
   const written = s.meta.rangesAt.filter(([sv, v]) => sv === srv && v === session.view).map(([, , r]) => r);
   for (const o of batch) {
-    s.sentTag[o] = session.view;
+    listW(s, 'sentTag')[o] = session.view;
     if (!written.some((r) => (r & rangeOf(cx, cx.ops[o].k)) !== 0)) {
       breakInv(s, 'INV-BATCHKEYS', `c${c + 1} sent ${describeOp(cx, o)} to ${serverName(s, srv)} tagged view ${session.view}, whose ranges do not hold ${cx.keys[cx.ops[o].k].name}`);
     }
@@ -32,7 +32,7 @@ function cutBatch(cx: Cx, s: State, c: number, srv: number): void {
   reqW(s, c, srv).push({ ops: batch, tag: session.view });
 }
 
-/** §3.1: the client's cached ownership map and its sessions' views, from the metadata store (cl: taken with clientW). */
+/** §3.1: the client's cached ownership map and its sessions' views, from the metadata store (cl: taken with sessionsW). */
 export function refreshFromMeta(cx: Cx, s: State, cl: Client): void {
   cl.owner = s.meta.owner.slice();
   cl.views = s.meta.view.slice();
@@ -43,7 +43,7 @@ export function refreshFromMeta(cx: Cx, s: State, cl: Client): void {
   });
 }
 
-export const issueStep = (cx: Cx): Actor => ({
+export const issueStep = (cx: Cx, made: ShadowfaxAction[] = []): Actor => ({
   name: 'issue', cites: '§3.1 (route by the cached mapping), L131 (buffer), L133 (pipelining up to depth)',
   enabled: (s, c, out) => {
     const script = cx.config.clients[c].script;
@@ -51,33 +51,33 @@ export const issueStep = (cx: Cx): Actor => ({
     let outstanding = 0;
     for (let i = 0; i < script.length; i++) if (s.status[cx.firstOp[c] + i] === 1) outstanding++;
     if (next < script.length && outstanding < cx.config.depth) {
-      out.push({ label: `issue(c${c + 1}, ${describeOp(cx, cx.firstOp[c] + next)})`, step: 'issue', c });
+      out.push((made[cx.firstOp[c] + next] ??= action(`issue(c${c + 1}, ${describeOp(cx, cx.firstOp[c] + next)})`, 'issue', { c })));
     }
   },
   effect: (d, a) => {
     const c = a.c!;
     const o = cx.firstOp[c] + clientW(d, c).next++;
-    d.status[o] = 1;
+    listW(d, 'status')[o] = 1;
     send(cx, d, c, o);
   },
 });
 
-export const clientSendStep = (cx: Cx): Member => ({
+export const clientSendStep = (cx: Cx, made: ShadowfaxAction[] = []): Member => ({
   name: 'clientSend', cites: '§6.2 ClientSend, L131: a batch of the buffered ops, tagged with the session view',
   enabled: (s, c, srv, out) => {
-    if (s.clients[c].sessions[srv].buffer.length > 0) out.push({ label: `clientSend(c${c + 1}→${serverName(s, srv)})`, step: 'clientSend', c, s: srv });
+    if (s.clients[c].sessions[srv].buffer.length > 0) out.push((made[sessionAt(c, srv, s)] ??= action(`clientSend(c${c + 1}→${serverName(s, srv)})`, 'clientSend', { c, s: srv })));
   },
   effect: (d, a) => cutBatch(cx, d, a.c!, a.s!),
 });
 
-export const clientRecvStep: Member = {
+export const clientRecvStep = (made: ShadowfaxAction[] = []): Member => ({
   name: 'clientRecv', cites: '§3.2.1 L156: an answer, or VIEW_CHANGED with the earliest point to reissue from',
   enabled: (s, c, srv, out) => {
-    if (s.resp[c][srv].length > 0) out.push({ label: `clientRecv(c${c + 1}←${serverName(s, srv)})`, step: 'clientRecv', c, s: srv });
+    if (s.resp[c][srv].length > 0) out.push((made[sessionAt(c, srv, s)] ??= action(`clientRecv(c${c + 1}←${serverName(s, srv)})`, 'clientRecv', { c, s: srv })));
   },
   effect: (d, a) => {
     const r = respW(d, a.c!, a.s!).shift()!;
-    const session = clientW(d, a.c!).sessions[a.s!];
+    const session = sessionW(d, a.c!, a.s!);
     if (!session.inflight.includes(r.op)) return; // answer to an op already reissued
     if ('rejected' in r) {
       // the rejection of a batch sent before the op's latest reissue is already handled
@@ -90,9 +90,9 @@ export const clientRecvStep: Member = {
     }
     session.inflight = session.inflight.filter((x) => x !== r.op);
     session.lastDone = r.op;
-    d.status[r.op] = 2;
+    listW(d, 'status')[r.op] = 2;
   },
-};
+});
 
 /** The ops a session reissues after VIEW_CHANGED: the rejected suffix, or what a mutant picks instead. */
 function chosenSuffix(cx: Cx, s: State, c: number, srv: number): number[] {
@@ -110,14 +110,14 @@ function chosenSuffix(cx: Cx, s: State, c: number, srv: number): number[] {
   return chosen;
 }
 
-export const handleViewChangeStep = (cx: Cx): Actor => ({
+export const handleViewChangeStep = (cx: Cx, made: ShadowfaxAction[] = []): Actor => ({
   name: 'handleViewChange', cites: '§3.2.1 L156-158: refresh the mapping, shuffle the rejected suffix to the right sessions',
   enabled: (s, c, out) => {
-    if (s.clients[c].sessions.some((x) => x.rejectFrom >= 0 || x.behind.length > 0)) out.push({ label: `handleViewChange(c${c + 1})`, step: 'handleViewChange', c });
+    if (s.clients[c].sessions.some((x) => x.rejectFrom >= 0 || x.behind.length > 0)) out.push((made[c] ??= action(`handleViewChange(c${c + 1})`, 'handleViewChange', { c })));
   },
   effect: (d, a) => {
     const c = a.c!;
-    const cl = clientW(d, c);
+    const cl = sessionsW(d, c);
     // M16: no refresh, so the suffix goes back to the stale owner with the old tag
     if (!cx.mut.M16) refreshFromMeta(cx, d, cl);
     const reissue: number[] = [];

@@ -19,6 +19,9 @@ export interface Cx {
   crashes: number;
   /** The bucket entries of R's keys, in order: the chunks Migrate sends (L184). */
   entries: readonly number[];
+  /** Each key's range and bucket entry, by key index. */
+  keyRange: readonly number[];
+  keyEntry: readonly number[];
 }
 
 export function context(config: ShadowfaxConfig, mut: Flags<Variant>): Cx {
@@ -38,8 +41,21 @@ export function context(config: ShadowfaxConfig, mut: Flags<Variant>): Cx {
   if (config.roundTrip && (config.sourceThreads !== 1 || config.tiers || config.compaction || crashes)) {
     throw new Error('shadowfax config: the round trip is modelled with one source thread, without tiers, compaction or crashes');
   }
+  // Every field present, in one order: guards read the config at every state, and configs
+  // written with different optional fields would show them objects of different shapes.
+  const full: Required<ShadowfaxConfig> = {
+    keys,
+    sourceThreads: config.sourceThreads,
+    clients: config.clients,
+    depth: config.depth,
+    tiers: config.tiers,
+    compaction: config.compaction ?? false,
+    batch: config.batch ?? 1,
+    roundTrip: config.roundTrip ?? false,
+    crashes,
+  };
   return {
-    config,
+    config: full,
     mut,
     keys,
     ops,
@@ -47,11 +63,13 @@ export function context(config: ShadowfaxConfig, mut: Flags<Variant>): Cx {
     batchSize: config.batch ?? 1,
     crashes,
     entries: [...new Set(keys.filter((d) => d.range === R).map((d) => d.entry))].sort(),
+    keyRange: keys.map((d) => d.range),
+    keyEntry: keys.map((d) => d.entry),
   };
 }
 
-export const rangeOf = (cx: Cx, k: number): number => cx.keys[k].range;
-export const entryOf = (cx: Cx, k: number): number => cx.keys[k].entry;
+export const rangeOf = (cx: Cx, k: number): number => cx.keyRange[k];
+export const entryOf = (cx: Cx, k: number): number => cx.keyEntry[k];
 /** A key's value before the run: its in-memory record, else its newest SSD version, else NOT_FOUND. */
 export const initialValue = (d: KeyDef): number | null => d.init ?? d.cold?.at(-1) ?? null;
 /** The ranges an owner map gives server srv, as bits. */
@@ -62,6 +80,18 @@ export const rangeBit = (r: number): number => Math.log2(r);
 export const serverName = (s: State, srv: number): string => SERVER_NAMES[s.swapped ? 1 - srv : srv];
 export const sourceThreadName = (swapped: boolean | undefined, t: number): string => `${swapped ? 't' : 's'}${t + 1}`;
 export const targetThreadName = (swapped: boolean | undefined): string => (swapped ? 's1' : 't1');
+
+// Guards run at every state: each keeps one action object per distinct action, made the
+// first time it is enabled (`made[at] ??= { ... }`), so that its label is built once and
+// the engine's coverage meets the same string again. `at` numbers what the action's
+// fields and label depend on.
+
+/** A client thread's session with server srv (in its role), and whether the roles are swapped (B4's labels give physical names). */
+export const sessionAt = (c: number, srv: number, s: State): number => 4 * c + 2 * srv + (s.swapped ? 1 : 0);
+
+/** Source thread t (in its role) and whether the roles are swapped: below `threadsAt(cx)`. */
+export const threadAt = (t: number, s: State): number => 2 * t + (s.swapped ? 1 : 0);
+export const threadsAt = (cx: Cx): number => 2 * cx.config.sourceThreads;
 
 export function describeOp(cx: Cx, o: number): string {
   const op = cx.ops[o];

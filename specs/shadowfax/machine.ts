@@ -134,12 +134,19 @@ export function buildShadowfax(config: ShadowfaxConfig, variant?: string): Machi
   const steps = tableMachine(table(cx), copy);
   // Each op as the model's input, made once (the monitor keys on them).
   const invocations = ops.map((op, o) => ({ client: o, input: { f: op.f, key: op.k, value: op.arg } }));
+  // B4's return trip: each action marked as enabled with the roles swapped, one twin per action (guards keep theirs)
+  const twins = new Map<ShadowfaxAction, ShadowfaxAction>();
+  const twin = (a: ShadowfaxAction) => {
+    let b = twins.get(a);
+    if (b === undefined) twins.set(a, (b = { ...a, swapped: true }));
+    return b;
+  };
   return {
     init: () => [initial(cx)],
     actions: config.roundTrip
       ? (s) => {
           const out = steps.actions(s);
-          if (s.swapped) for (const a of out) a.swapped = true;
+          if (s.swapped) for (let i = 0; i < out.length; i++) out[i] = twin(out[i]);
           return out;
         }
       : steps.actions,

@@ -8,7 +8,7 @@
 import type { GlobalStep } from '../kit/table.ts';
 import { refreshFromMeta, send } from './client.ts';
 import { initialValue, rangesOf, type Cx } from './context.ts';
-import { clientW, listW, metaW, S, SERVER_NAMES, T, type ShadowfaxAction, type Snapshot, type State } from './state.ts';
+import { action, listW, sessionsW, metaW, S, SERVER_NAMES, srcW, T, tgtW, type ShadowfaxAction, type Snapshot, type State } from './state.ts';
 
 type Global = GlobalStep<State, ShadowfaxAction>;
 
@@ -25,8 +25,8 @@ function dropConnections(s: State, srv: number): void {
   s.resp = s.resp.map(cut) as State['resp'];
   s.ctrl = [];
   s.data = s.data.map(() => []);
-  if (srv === S) s.src.pendingIO = [];
-  else s.tgt.pended = [];
+  if (srv === S) srcW(s).pendingIO = [];
+  else tgtW(s).pended = [];
 }
 
 /**
@@ -36,8 +36,8 @@ function dropConnections(s: State, srv: number): void {
 function restore(cx: Cx, s: State, srv: number, snap: Snapshot, replay: Set<number>): void {
   const rolledBack = s.execd[srv].filter((o) => !snap.execd.includes(o));
   listW(s, 'execd')[srv] = snap.execd.slice();
-  if (srv === S) s.src.log = snap.log.slice();
-  else s.tgt.log = snap.log.slice();
+  if (srv === S) srcW(s).log = snap.log.slice();
+  else tgtW(s).log = snap.log.slice();
   for (const o of rolledBack) {
     listW(s, 'execs')[o]--;
     s.applied = s.applied.filter(([x]) => x !== o);
@@ -52,12 +52,12 @@ function restore(cx: Cx, s: State, srv: number, snap: Snapshot, replay: Set<numb
 /** Clients reissue what a restarted server lost or rolled back (CPR replay, L227, L388). */
 function replayClients(cx: Cx, s: State, restarted: number[], replay: Set<number>): void {
   for (let c = 0; c < s.clients.length; c++) {
-    const cl = clientW(s, c);
+    const cl = sessionsW(s, c);
     const reissue: number[] = [];
     for (const srv of restarted) {
       const session = cl.sessions[srv];
       for (const o of session.inflight) {
-        if (s.execd[srv].includes(o)) s.status[o] = 2; // inside the recovered prefix
+        if (s.execd[srv].includes(o)) listW(s, 'status')[o] = 2; // inside the recovered prefix
         else reissue.push(o);
       }
       session.inflight = [];
@@ -70,7 +70,7 @@ function replayClients(cx: Cx, s: State, restarted: number[], replay: Set<number
     }
     refreshFromMeta(cx, s, cl);
     for (const o of reissue.sort((x, y) => x - y)) {
-      s.status[o] = 1;
+      listW(s, 'status')[o] = 1;
       send(cx, s, c, o);
     }
   }
@@ -79,13 +79,15 @@ function replayClients(cx: Cx, s: State, restarted: number[], replay: Set<number
 /** Views come from the metadata store after recovery, never from a checkpoint (§1.7). */
 function resetServer(s: State, srv: number, phase: 'idle' | 'done'): void {
   if (srv === S) {
-    s.src.phase = phase === 'done' ? 'DONE' : 'NORMAL';
-    s.src.threads = s.src.threads.map(() => ({ view: s.meta.view[S], phase: s.src.phase }));
-    s.src.pendingIO = [];
+    const src = srcW(s);
+    src.phase = phase === 'done' ? 'DONE' : 'NORMAL';
+    src.threads = src.threads.map(() => ({ view: s.meta.view[S], phase: src.phase }));
+    src.pendingIO = [];
   } else {
-    s.tgt.phase = phase === 'done' ? 'T_COMPLETE' : 'NORMAL';
-    s.tgt.view = s.meta.view[T];
-    s.tgt.pended = [];
+    const tgt = tgtW(s);
+    tgt.phase = phase === 'done' ? 'T_COMPLETE' : 'NORMAL';
+    tgt.view = s.meta.view[T];
+    tgt.pended = [];
   }
 }
 
@@ -105,7 +107,7 @@ function cancelMigration(cx: Cx, s: State, crashed: number, restartCrashed: bool
     restore(cx, s, srv, s.pre[srv]!, replay);
     resetServer(s, srv, srv === S ? 'done' : 'idle');
   }
-  if (!restored.includes(S)) s.src.phase = 'DONE';
+  if (!restored.includes(S)) srcW(s).phase = 'DONE';
   if (restartCrashed) listW(s, 'up')[crashed] = true;
   replayClients(cx, s, restored.filter((x) => x !== T || restartCrashed), replay);
 }
@@ -133,24 +135,29 @@ const recover = (cx: Cx, d: State, srv: number, cancel: boolean) => (cancel ? ca
 
 /** The source leaves COMPLETE once its checkpoint and flag are both in place. */
 function finishComplete(d: State): void {
-  if (d.src.phase === 'COMPLETE' && d.post[S] && d.meta.dep?.srcDone) d.src.phase = 'DONE';
+  if (d.src.phase === 'COMPLETE' && d.post[S] && d.meta.dep?.srcDone) srcW(d).phase = 'DONE';
 }
 
 /** For each server s, an action `step(name)` where `when(s, srv)` holds. */
-const perServer = (step: 'crash' | 'recover' | 'recoverReadFlags' | 'recoverAct', when: (s: State, srv: number) => boolean) => (s: State, out: ShadowfaxAction[]) => {
-  for (const srv of [S, T]) if (when(s, srv)) out.push({ label: `${step}(${SERVER_NAMES[srv]})`, step, s: srv });
-};
+function perServer(step: 'crash' | 'recover' | 'recoverReadFlags' | 'recoverAct', when: (s: State, srv: number) => boolean) {
+  const made = [S, T].map((srv) => action(`${step}(${SERVER_NAMES[srv]})`, step, { s: srv }));
+  return (s: State, out: ShadowfaxAction[]) => {
+    for (const srv of [S, T]) if (when(s, srv)) out.push(made[srv]);
+  };
+}
 
 /** Checkpoint and flag steps of one side: L221, checkpoint then flag (M22: the other way round). */
 function completionSteps(cx: Cx, srv: number): [Global, Global] {
   const side = srv === S ? 'src' : 'tgt';
   const complete = (s: State) => s.up[srv] && (srv === S ? s.src.phase === 'COMPLETE' : s.tgt.phase === 'T_COMPLETE') && s.meta.dep !== null && !s.meta.dep.cancelled;
   const flag = (d: NonNullable<State['meta']['dep']>) => (srv === S ? d.srcDone : d.tgtDone);
+  const checkpoint = action(`${side}Checkpoint()`, `${side}Checkpoint`);
+  const setFlag = action(`${side}SetFlag()`, `${side}SetFlag`);
   return [
     {
       name: `${side}Checkpoint`, cites: '§4.4 L221: the Complete checkpoint, before the completion flag',
       enabled: (s, out) => {
-        if (cx.crashes && complete(s) && !s.post[srv] && (!cx.mut.M22 || flag(s.meta.dep!))) out.push({ label: `${side}Checkpoint()`, step: `${side}Checkpoint` });
+        if (cx.crashes && complete(s) && !s.post[srv] && (!cx.mut.M22 || flag(s.meta.dep!))) out.push(checkpoint);
       },
       effect: (d) => {
         listW(d, 'post')[srv] = takeSnapshot(d, srv);
@@ -160,7 +167,7 @@ function completionSteps(cx: Cx, srv: number): [Global, Global] {
     {
       name: `${side}SetFlag`, cites: '§4.4 L221, L185/L192: the completion flag in the dependency',
       enabled: (s, out) => {
-        if (cx.crashes && complete(s) && !flag(s.meta.dep!) && (s.post[srv] || cx.mut.M22)) out.push({ label: `${side}SetFlag()`, step: `${side}SetFlag` });
+        if (cx.crashes && complete(s) && !flag(s.meta.dep!) && (s.post[srv] || cx.mut.M22)) out.push(setFlag);
       },
       effect: (d) => {
         if (srv === S) metaW(d).dep!.srcDone = true;
@@ -175,6 +182,8 @@ export function recoverySteps(cx: Cx): Global[] {
   const on = cx.crashes > 0;
   const [srcCheckpoint, srcSetFlag] = completionSteps(cx, S);
   const [tgtCheckpoint, tgtSetFlag] = completionSteps(cx, T);
+  const suspect = action('suspectCrashed(T)', 'suspectCrashed');
+  const collect = action('clusterGC()', 'clusterGC');
   return [
     {
       name: 'crash', cites: '§1.8: a crash loses volatile state and every connection of the server',
@@ -207,7 +216,7 @@ export function recoverySteps(cx: Cx): Global[] {
     {
       name: 'suspectCrashed', cites: 'M24 against §4.4 L225: the recovery driver takes a partitioned, live target for crashed',
       enabled: (s, out) => {
-        if (on && cx.mut.M24 && s.up[T] && s.crashesLeft > 0 && mustCancel(s)) out.push({ label: 'suspectCrashed(T)', step: 'suspectCrashed' });
+        if (on && cx.mut.M24 && s.up[T] && s.crashesLeft > 0 && mustCancel(s)) out.push(suspect);
       },
       effect: (d) => {
         d.crashesLeft--;
@@ -223,7 +232,7 @@ export function recoverySteps(cx: Cx): Global[] {
       enabled: (s, out) => {
         const d = s.meta.dep;
         // M21: once either flag is set
-        if (on && d && !d.cancelled && (cx.mut.M21 ? d.srcDone || d.tgtDone : d.srcDone && d.tgtDone)) out.push({ label: 'clusterGC()', step: 'clusterGC' });
+        if (on && d && !d.cancelled && (cx.mut.M21 ? d.srcDone || d.tgtDone : d.srcDone && d.tgtDone)) out.push(collect);
       },
       effect: (d) => {
         d.gone = { ...d.meta.dep! };

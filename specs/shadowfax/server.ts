@@ -3,9 +3,9 @@
 // has arrived, L182, L190), and the steps that finish an op later.
 
 import type { GlobalStep, MemberStep } from '../kit/table.ts';
-import { breakInv, describeOp, rangeOf, serverName, sourceThreadName, type Cx } from './context.ts';
+import { breakInv, describeOp, rangeOf, serverName, sessionAt, sourceThreadName, threadAt, threadsAt, type Cx } from './context.ts';
 import { blobRead, lookup, store } from './storage.ts';
-import { execdW, listW, R, RANGE_NAMES, reqW, respW, S, T, type Lookup, type ShadowfaxAction, type State } from './state.ts';
+import { action, execdW, listW, R, RANGE_NAMES, reqW, respW, S, srcW, T, tgtW, type Lookup, type ShadowfaxAction, type State } from './state.ts';
 
 type Member = MemberStep<State, ShadowfaxAction>;
 type Global = GlobalStep<State, ShadowfaxAction>;
@@ -36,7 +36,7 @@ function executeAtSource(cx: Cx, s: State, t: number, c: number, o: number, from
   const src = s.src;
   let at = lookup(cx, src.log, k, 0);
   if (!fromIO && at.kind === 'rec' && at.addr < src.head) {
-    src.pendingIO.push({ op: o, c, t });
+    srcW(s).pendingIO.push({ op: o, c, t });
     return;
   }
   // L178-180: copy a record accessed during Sampling to the tail, once (addr < tailStart)
@@ -44,14 +44,15 @@ function executeAtSource(cx: Cx, s: State, t: number, c: number, o: number, from
     // M20: without the PREPARE_TO_SAMPLE latch the copy is read now and installed later,
     // while a thread still in NORMAL may update the old record in place
     if (cx.mut.M20) {
-      src.copying.push({ op: o, c, t, v: at.v });
+      srcW(s).copying.push({ op: o, c, t, v: at.v });
       return;
     }
-    src.log.push({ k, v: at.v });
-    at = { kind: 'rec', v: at.v, addr: src.log.length - 1 };
+    const log = srcW(s).log;
+    log.push({ k, v: at.v });
+    at = { kind: 'rec', v: at.v, addr: log.length - 1 };
   }
   const { out, write } = apply(cx, s, S, o, at.kind === 'rec' ? at.v : null);
-  if (write !== undefined) store(src.log, src.head, k, at, write);
+  if (write !== undefined) store(srcW(s).log, src.head, k, at, write);
   respond(s, c, S, o, out);
 }
 
@@ -89,17 +90,17 @@ function executeAtTarget(cx: Cx, s: State, c: number, o: number): void {
     found = blobRead(s.src, at.addr, k);
   }
   const { out, write } = apply(cx, s, T, o, found);
-  if (write !== undefined) store(tgt.log, 0, k, at.kind === 'rec' ? at : { kind: 'absent' }, write);
+  if (write !== undefined) store(tgtW(s).log, 0, k, at.kind === 'rec' ? at : { kind: 'absent' }, write);
   respond(s, c, T, o, out);
 }
 
 /** The steps of a client thread's session with server `srv` that the server takes. */
-export const serverRecvSteps = (cx: Cx): Member[] => [
+export const serverRecvSteps = (cx: Cx, made: ShadowfaxAction[] = [], split: ShadowfaxAction[] = []): Member[] => [
   {
     name: 'serverRecvBatch', cites: '§3.2 L146-150 (one view check per batch), §4.1 L182, L190',
     enabled: (s, c, srv, out) => {
       if (s.req[c][srv].length === 0 || !s.up[srv]) return;
-      out.push({ label: `serverRecvBatch(c${c + 1}→${serverName(s, srv)})`, step: 'serverRecvBatch', c, s: srv });
+      out.push((made[sessionAt(c, srv, s)] ??= action(`serverRecvBatch(c${c + 1}→${serverName(s, srv)})`, 'serverRecvBatch', { c, s: srv })));
     },
     effect: (d, a) => {
       // L148: equal views execute the whole batch; any other tag is rejected with the server's view
@@ -119,7 +120,7 @@ export const serverRecvSteps = (cx: Cx): Member[] => [
       if (!accept) return void respW(d, c, T).push({ op: batch[0], rejected: d.tgt.view, tag });
       for (const o of batch) {
         if (targetDecision(cx, d, o) === 'execute') executeAtTarget(cx, d, c, o);
-        else d.tgt.pended.push({ op: o, c });
+        else tgtW(d).pended.push({ op: o, c });
       }
     },
   },
@@ -130,7 +131,7 @@ export const serverRecvSteps = (cx: Cx): Member[] => [
       if (!cx.mut.M18 || srv !== S || s.req[c][S].length === 0 || !s.up[S]) return;
       const th = s.src.threads[cx.config.clients[c].sThread];
       if (s.req[c][S][0].ops.length > 1 && s.src.phase === 'TRANSFER' && th.phase !== 'TRANSFER') {
-        out.push({ label: `serverRecvBatch(c${c + 1}→S, cut mid-batch)`, step: 'serverRecvBatchSplit', c, s: S });
+        out.push((split[c] ??= action(`serverRecvBatch(c${c + 1}→S, cut mid-batch)`, 'serverRecvBatchSplit', { c, s: S })));
       }
     },
     effect: (d, a) => {
@@ -139,7 +140,7 @@ export const serverRecvSteps = (cx: Cx): Member[] => [
       const t = cx.config.clients[c].sThread;
       const { ops: batch, tag } = reqW(d, c, S).shift()!;
       executeAtSource(cx, d, t, c, batch[0]);
-      d.src.threads[t] = { phase: 'TRANSFER', view: d.meta.view[S] };
+      srcW(d).threads[t] = { phase: 'TRANSFER', view: d.meta.view[S] };
       breakInv(d, 'INV-REJECT-ATOMIC', `s${t + 1} executed ${describeOp(cx, batch[0])} and then rejected its batch`);
       respW(d, c, S).push({ op: batch[0], rejected: d.src.threads[t].view, tag });
     },
@@ -147,43 +148,50 @@ export const serverRecvSteps = (cx: Cx): Member[] => [
 ];
 
 /** Ops the servers finish later: I/O completions, M20's late sampling copies, T's retries of pended ops. */
-export const serverLaterSteps = (cx: Cx): { serverCompleteIO: Global; installSampleCopy: Global; tgtRetryPended: Global } => ({
-  serverCompleteIO: {
-    name: 'serverCompleteIO', cites: '§1.6 L82 (pending I/O), §2.3 WAIT_FOR_PENDING',
-    enabled: (s, out) => {
-      s.src.pendingIO.forEach((p, i) => out.push({ label: `serverCompleteIO(${sourceThreadName(s.swapped, p.t)}, ${describeOp(cx, p.op)})`, step: 'serverCompleteIO', i, t: p.t }));
+export function serverLaterSteps(cx: Cx): { serverCompleteIO: Global; installSampleCopy: Global; tgtRetryPended: Global } {
+  // the i-th pending entry, its op and its source thread (what the labels name)
+  const pendingAt = (i: number, o: number, t: number, s: State) => (i * cx.ops.length + o) * threadsAt(cx) + threadAt(t, s);
+  const completing: ShadowfaxAction[] = [];
+  const installing: ShadowfaxAction[] = [];
+  const retrying: ShadowfaxAction[] = [];
+  return {
+    serverCompleteIO: {
+      name: 'serverCompleteIO', cites: '§1.6 L82 (pending I/O), §2.3 WAIT_FOR_PENDING',
+      enabled: (s, out) => {
+        s.src.pendingIO.forEach((p, i) => out.push((completing[pendingAt(i, p.op, p.t, s)] ??= action(`serverCompleteIO(${sourceThreadName(s.swapped, p.t)}, ${describeOp(cx, p.op)})`, 'serverCompleteIO', { i, t: p.t }))));
+      },
+      effect: (d, a) => {
+        const { op: o, c, t } = srcW(d).pendingIO.splice(a.i!, 1)[0];
+        executeAtSource(cx, d, t, c, o, true);
+      },
     },
-    effect: (d, a) => {
-      const { op: o, c, t } = d.src.pendingIO.splice(a.i!, 1)[0];
-      executeAtSource(cx, d, t, c, o, true);
+    installSampleCopy: {
+      name: 'installSampleCopy', cites: 'M20 against §4.1 L178-180 (the sampling copy without its latch)',
+      enabled: (s, out) => {
+        s.src.copying.forEach((p, i) => out.push((installing[pendingAt(i, p.op, p.t, s)] ??= action(`installSampleCopy(${sourceThreadName(s.swapped, p.t)}, ${describeOp(cx, p.op)})`, 'installSampleCopy', { i, t: p.t }))));
+      },
+      effect: (d, a) => {
+        const src = srcW(d);
+        const { op: o, c, v } = src.copying.splice(a.i!, 1)[0];
+        src.log.push({ k: cx.ops[o].k, v });
+        const at: Lookup = { kind: 'rec', v, addr: src.log.length - 1 };
+        const { out, write } = apply(cx, d, S, o, v);
+        if (write !== undefined) store(src.log, src.head, cx.ops[o].k, at, write);
+        respond(d, c, S, o, out);
+      },
     },
-  },
-  installSampleCopy: {
-    name: 'installSampleCopy', cites: 'M20 against §4.1 L178-180 (the sampling copy without its latch)',
-    enabled: (s, out) => {
-      s.src.copying.forEach((p, i) => out.push({ label: `installSampleCopy(${sourceThreadName(s.swapped, p.t)}, ${describeOp(cx, p.op)})`, step: 'installSampleCopy', i, t: p.t }));
+    tgtRetryPended: {
+      name: 'tgtRetryPended', cites: '§5 L340: the target periodically retries pended ops',
+      enabled: (s, out) => {
+        if (!s.up[T] || cx.mut.M28) return; // M28: it never does
+        s.tgt.pended.forEach((p, i) => {
+          if (targetDecision(cx, s, p.op) === 'execute') out.push((retrying[i * cx.ops.length + p.op] ??= action(`tgtRetryPended(${describeOp(cx, p.op)})`, 'tgtRetryPended', { i })));
+        });
+      },
+      effect: (d, a) => {
+        const { op: o, c } = tgtW(d).pended.splice(a.i!, 1)[0];
+        executeAtTarget(cx, d, c, o);
+      },
     },
-    effect: (d, a) => {
-      const src = d.src;
-      const { op: o, c, v } = src.copying.splice(a.i!, 1)[0];
-      src.log.push({ k: cx.ops[o].k, v });
-      const at: Lookup = { kind: 'rec', v, addr: src.log.length - 1 };
-      const { out, write } = apply(cx, d, S, o, v);
-      if (write !== undefined) store(src.log, src.head, cx.ops[o].k, at, write);
-      respond(d, c, S, o, out);
-    },
-  },
-  tgtRetryPended: {
-    name: 'tgtRetryPended', cites: '§5 L340: the target periodically retries pended ops',
-    enabled: (s, out) => {
-      if (!s.up[T] || cx.mut.M28) return; // M28: it never does
-      s.tgt.pended.forEach((p, i) => {
-        if (targetDecision(cx, s, p.op) === 'execute') out.push({ label: `tgtRetryPended(${describeOp(cx, p.op)})`, step: 'tgtRetryPended', i });
-      });
-    },
-    effect: (d, a) => {
-      const { op: o, c } = d.tgt.pended.splice(a.i!, 1)[0];
-      executeAtTarget(cx, d, c, o);
-    },
-  },
-});
+  };
+}

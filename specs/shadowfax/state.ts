@@ -237,6 +237,15 @@ export interface ShadowfaxAction extends StepAction {
   swapped?: boolean;
 }
 
+/**
+ * An action with every field present, in one order (undefined where its step has none):
+ * the actions of every step have one shape, so that the code reading them (the engine's
+ * coverage, the history observer, the effects) meets one.
+ */
+export function action(label: string, step: Step, p: { c?: number; s?: number; t?: number; e?: number; i?: number; k?: number } = {}): ShadowfaxAction {
+  return { label, step, c: p.c, s: p.s, t: p.t, e: p.e, i: p.i, k: p.k, swapped: undefined };
+}
+
 // ---- the one copy next() makes ----
 // Log items, messages, batches, snapshots, pended and pending entries, rangesAt tuples and
 // ghost tuples are replaced, never changed in place, so the copy shares them; arrays that
@@ -249,9 +258,8 @@ function copySession(x: Session): Session {
   return { view: x.view, ranges: x.ranges, inflight: x.inflight.slice(), rejectFrom: x.rejectFrom, behind: x.behind.slice(), lastDone: x.lastDone, buffer: x.buffer.slice() };
 }
 
-function copyClient(cl: Client): Client {
-  return { owner: cl.owner.slice(), views: cl.views.slice(), sessions: copyEach(cl.sessions, copySession), next: cl.next };
-}
+// The cached map (owner, views) is replaced, never changed in place; sessions are taken one by one.
+const copyClient = (cl: Client): Client => ({ owner: cl.owner, views: cl.views, sessions: cl.sessions.slice(), next: cl.next });
 
 const copyThread = (th: SourceThread): SourceThread => ({ view: th.view, phase: th.phase });
 
@@ -274,25 +282,27 @@ function copySource(src: Source): Source {
   };
 }
 
+const copyTarget = (tgt: Target): Target => ({ phase: tgt.phase, view: tgt.view, log: tgt.log.slice(), tailStart: tgt.tailStart, pended: tgt.pended.slice() });
+
 function copyMeta(meta: Meta): Meta {
   const dep = meta.dep && { srcDone: meta.dep.srcDone, tgtDone: meta.dep.tgtDone, cancelled: meta.dep.cancelled };
   return { owner: meta.owner.slice(), view: meta.view.slice(), rangesAt: meta.rangesAt.slice(), dep };
 }
 
 /**
- * The copy next() makes. The metadata store, the clients, the channels (requests, responses, control, data,
- * compacted records), the broken step invariants, the servers up, the checkpoints and the
- * ghosts of executions (A, execs, execd, applied) are shared with the state before: a step takes the one it changes
- * with `metaW`, `clientW`, `reqW`, `respW`, `ctrlW`, `dataW`, `compactedW`, `listW`, which copy it (and the
- * lists around it) the first time in the step and hand out that copy after.
+ * The copy next() makes: a new top-level record sharing every part with the state before.
+ * A step takes the part it changes with `srcW`, `tgtW`, `metaW`, `clientW`, `reqW`, `respW`,
+ * `ctrlW`, `dataW`, `compactedW`, `listW` (the broken step invariants, the servers up, the
+ * checkpoints, the op status, the sent tags and the ghosts of executions), which copy it
+ * (and the lists around it) the first time in the step and hand out that copy after; a
+ * step that writes neither server copies neither (most client steps).
  */
 export function copy(s: State): State {
-  const tgt = s.tgt;
-  mine.length = 0;
+  mineCount = 0;
   return {
     meta: s.meta,
-    src: copySource(s.src),
-    tgt: { phase: tgt.phase, view: tgt.view, log: tgt.log.slice(), tailStart: tgt.tailStart, pended: tgt.pended.slice() },
+    src: s.src,
+    tgt: s.tgt,
     clients: s.clients,
     req: s.req,
     resp: s.resp,
@@ -303,8 +313,8 @@ export function copy(s: State): State {
     swapped: s.swapped,
     A: s.A,
     execs: s.execs,
-    status: s.status.slice(),
-    sentTag: s.sentTag.slice(),
+    status: s.status,
+    sentTag: s.sentTag,
     broken: s.broken,
     up: s.up,
     crashesLeft: s.crashesLeft,
@@ -319,17 +329,37 @@ export function copy(s: State): State {
 
 /** The parts copied in the step under way (since the last `copy`): few, so a plain list. */
 const mine: unknown[] = [];
+let mineCount = 0; // the list's live length (setting `length` costs more than the few stale entries)
 function own<T extends object>(x: T, copyOne: (x: T) => T): T {
-  if (mine.includes(x)) return x;
+  for (let i = 0; i < mineCount; i++) if (mine[i] === x) return x;
   const y = copyOne(x);
-  mine.push(y);
+  mine[mineCount++] = y;
   return y;
 }
 
-/** Client c of the copy d, to change. */
+/** The source (in its role) of the copy d, to change: its threads, log and pending lists copied. */
+export const srcW = (d: State): Source => (d.src = own(d.src, copySource));
+
+/** The target (in its role) of the copy d, to change: its log and pended ops copied. */
+export const tgtW = (d: State): Target => (d.tgt = own(d.tgt, copyTarget));
+
+/** Client c of the copy d, to change: its fields (its sessions are taken with sessionW). */
 export function clientW(d: State, c: number): Client {
   d.clients = own(d.clients, slice);
   return (d.clients[c] = own(d.clients[c], copyClient));
+}
+
+/** Client c's session with server srv in the copy d, to change. */
+export function sessionW(d: State, c: number, srv: number): Session {
+  const sessions = clientW(d, c).sessions;
+  return (sessions[srv] = own(sessions[srv], copySession));
+}
+
+/** Client c of the copy d with every session, to change (a refresh or a replay writes them all). */
+export function sessionsW(d: State, c: number): Client {
+  const cl = clientW(d, c);
+  for (let srv = 0; srv < cl.sessions.length; srv++) sessionW(d, c, srv);
+  return cl;
 }
 
 /** The FIFO of requests from client c to server srv in the copy d, to change. */
@@ -355,8 +385,8 @@ export function dataW(d: State, t: number): Item[][] {
   return (perThread[t] = own(perThread[t], slice));
 }
 
-/** A list of the copy d that few steps change (broken step invariants, servers up, checkpoints, the ghosts of executions), to change. */
-export const listW = <K extends 'broken' | 'up' | 'pre' | 'post' | 'A' | 'execs' | 'execd' | 'applied'>(d: State, k: K): State[K] => (d[k] = own(d[k] as unknown[], slice) as State[K]);
+/** A list of the copy d, to change: broken step invariants, servers up, checkpoints, op status, sent tags, the ghosts of executions. */
+export const listW = <K extends 'broken' | 'up' | 'pre' | 'post' | 'A' | 'execs' | 'status' | 'sentTag' | 'execd' | 'applied'>(d: State, k: K): State[K] => (d[k] = own(d[k] as unknown[], slice) as State[K]);
 
 /** The ops server srv executed, in the copy d, to change. */
 export function execdW(d: State, srv: number): number[] {
@@ -373,7 +403,7 @@ export const compactedW = (d: State): Item[] => (d.compacted = own(d.compacted, 
 /** Every client and channel of the copy d, to change (a role swap or a crash rewrites them all). */
 export function allClientsW(d: State): void {
   for (let c = 0; c < d.clients.length; c++) {
-    clientW(d, c);
+    sessionsW(d, c);
     for (let srv = 0; srv < d.req[c].length; srv++) {
       reqW(d, c, srv);
       respW(d, c, srv);
@@ -390,22 +420,29 @@ export function allClientsW(d: State): void {
 // encoding over every state of several configs). Parts steps replace but never change
 // (log items, messages, snapshots) are encoded once each.
 
-const SOURCE_PHASES: Record<SourcePhase, number> = { NORMAL: 0, SAMPLING: 1, PREPARE: 2, TRANSFER: 3, MIGRATE: 4, COMPLETE: 5, DONE: 6 };
+export const SOURCE_PHASES: Record<SourcePhase, number> = { NORMAL: 0, SAMPLING: 1, PREPARE: 2, TRANSFER: 3, MIGRATE: 4, COMPLETE: 5, DONE: 6 };
 const TARGET_PHASES: Record<TargetPhase, number> = { NORMAL: 0, T_PREPARE: 1, T_RECEIVE: 2, T_COMPLETE: 3 };
 const COMPACTION: Record<Source['compaction'], number> = { no: 0, shipping: 1, done: 2 };
-const RPCS: Record<Control['rpc'], number> = { PrepForTransfer: 0, TransferedOwnership: 1, CompleteMigration: 2 };
+export const RPCS: Record<Control['rpc'], number> = { PrepForTransfer: 0, TransferedOwnership: 1, CompleteMigration: 2 };
 
-// An item is three or four words: written, not looked up (a weak map costs more).
+// An item is written, not looked up (a weak map costs more). A record of a key below 256
+// with a value that is null or in [0, 2^20) is one word, 1 in its two low bits (every
+// config's records are); any other record is 3 and its fields, an indirection 2 and its
+// fields: first words that no two kinds share.
 function wItem(w: WordWriter, it: Item): void {
   if ('indir' in it) {
     w.int(2);
     w.int(it.indir);
     w.int(it.range);
     w.int(it.addr);
-  } else {
-    w.int(1);
-    w.int(it.k);
-    w.intOrNull(it.v);
+    return;
+  }
+  const { k, v } = it;
+  if (k >= 0 && k < 256 && (v === null || (v >= 0 && v < 1 << 20))) w.int(1 | (k << 2) | ((v === null ? 0 : v + 1) << 10));
+  else {
+    w.int(3);
+    w.int(k);
+    w.intOrNull(v);
   }
 }
 
@@ -534,14 +571,7 @@ function wClient(w: WordWriter, cl: Client): void {
   w.int(cl.next);
 }
 
-// The clients and the channels are shared with the state before until a step takes them
-// (copy): their words are kept with them and copied when the same part comes again.
-const clientWords = new KeptWords(wClient);
-const requestWords = new KeptWords(wRequests);
-const responseWords = new KeptWords(wResponses);
-
-function wState(w: WordWriter, s: State): void {
-  const meta = s.meta;
+function wMeta(w: WordWriter, meta: Meta): void {
   w.ints(meta.owner);
   w.ints(meta.view);
   w.int(meta.rangesAt.length);
@@ -551,8 +581,9 @@ function wState(w: WordWriter, s: State): void {
     w.int(c);
   }
   wDep(w, meta.dep);
-  wSource(w, s.src);
-  const tgt = s.tgt;
+}
+
+function wTarget(w: WordWriter, tgt: Target): void {
   w.int(TARGET_PHASES[tgt.phase]);
   w.int(tgt.view);
   wItems(w, tgt.log);
@@ -562,17 +593,54 @@ function wState(w: WordWriter, s: State): void {
     w.int(p.op);
     w.int(p.c);
   }
+}
+
+function wData(w: WordWriter, data: Item[][][]): void {
+  w.int(data.length);
+  for (const q of data) {
+    w.int(q.length);
+    for (const batch of q) wItems(w, batch);
+  }
+}
+
+function wExecd(w: WordWriter, execd: number[][]): void {
+  w.int(execd.length);
+  for (const x of execd) w.ints(x);
+}
+
+function wApplied(w: WordWriter, applied: [number, number, number][]): void {
+  w.int(applied.length);
+  for (const [op, k, v] of applied) {
+    w.int(op);
+    w.int(k);
+    w.int(v);
+  }
+}
+
+// Every part is shared with the state before until a step takes it (copy): its words are
+// kept with it and copied when the same part comes again. Two ways per slot: the parent's
+// part, met again by each successor that did not take it, and the last one written.
+const metaWords = new KeptWords(wMeta, 2);
+const sourceWords = new KeptWords(wSource, 2);
+const targetWords = new KeptWords(wTarget, 2);
+const clientWords = new KeptWords(wClient, 2);
+const requestWords = new KeptWords(wRequests, 2);
+const responseWords = new KeptWords(wResponses, 2);
+const dataWords = new KeptWords(wData, 2);
+const execdWords = new KeptWords(wExecd, 2);
+const appliedWords = new KeptWords(wApplied, 2);
+
+function wState(w: WordWriter, s: State): void {
+  metaWords.write(w, s.meta);
+  sourceWords.write(w, s.src);
+  targetWords.write(w, s.tgt);
   w.int(s.clients.length);
   for (let c = 0; c < s.clients.length; c++) clientWords.write(w, s.clients[c], c);
   requestWords.write(w, s.req);
   responseWords.write(w, s.resp);
   w.int(s.ctrl.length);
   for (const c of s.ctrl) w.words(controlWords(c));
-  w.int(s.data.length);
-  for (const q of s.data) {
-    w.int(q.length);
-    for (const batch of q) wItems(w, batch);
-  }
+  dataWords.write(w, s.data);
   wItems(w, s.compacted);
   w.int(s.migrations);
   w.int(s.swapped);
@@ -587,18 +655,12 @@ function wState(w: WordWriter, s: State): void {
   }
   w.ints(s.up);
   w.int(s.crashesLeft);
-  w.int(s.execd.length);
-  for (const x of s.execd) w.ints(x);
+  execdWords.write(w, s.execd);
   w.int(s.pre.length);
   for (const x of s.pre) wSnapshot(w, x);
   w.int(s.post.length);
   for (const x of s.post) wSnapshot(w, x);
-  w.int(s.applied.length);
-  for (const [op, k, v] of s.applied) {
-    w.int(op);
-    w.int(k);
-    w.int(v);
-  }
+  appliedWords.write(w, s.applied);
   wDep(w, s.gone);
   if (s.deciding === null) w.int(0);
   else {

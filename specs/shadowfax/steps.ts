@@ -24,7 +24,7 @@ export function table(cx: Cx): ActionTable<State, ShadowfaxAction> {
     actors: (s) => s.clients.length,
     perActor: [
       issueStep(cx),
-      { members: (s, c) => s.clients[c].sessions.length, steps: [clientSendStep(cx), ...serverRecvSteps(cx), clientRecvStep] },
+      { members: (s, c) => s.clients[c].sessions.length, steps: [clientSendStep(cx), ...serverRecvSteps(cx), clientRecvStep()] },
       handleViewChangeStep(cx),
     ],
     global: [

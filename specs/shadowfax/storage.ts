@@ -3,7 +3,7 @@
 // and the target's conditional insert of migrated records (§2.8).
 
 import { breakInv, entryOf, rangeOf, serverName, type Cx } from './context.ts';
-import { R, T, type Item, type Lookup, type Source, type State } from './state.ts';
+import { R, T, tgtW, type Item, type Lookup, type Source, type State } from './state.ts';
 
 /** The first match for k in a log, newest first; indirections apply to their entry. */
 export function lookup(cx: Cx, log: readonly Item[], k: number, tailStart: number): Lookup {
@@ -50,11 +50,11 @@ export function store(log: Item[], head: number, k: number, at: Lookup, v: numbe
  * of k made after the ownership transfer.
  */
 export function conditionalInsert(cx: Cx, s: State, k: number, v: number | null): void {
-  const tgt = s.tgt;
   if (!cx.mut.M7) {
-    const at = lookup(cx, tgt.log, k, tgt.tailStart);
-    if (at.kind === 'rec' && at.addr >= tgt.tailStart) return;
+    const at = lookup(cx, s.tgt.log, k, s.tgt.tailStart);
+    if (at.kind === 'rec' && at.addr >= s.tgt.tailStart) return;
   }
+  const tgt = tgtW(s);
   tgt.log.push({ k, v });
   const now = lookup(cx, tgt.log, k, tgt.tailStart);
   if (now.kind === 'rec' && now.v !== s.A[k]) {

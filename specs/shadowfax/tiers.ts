@@ -7,7 +7,7 @@ import type { GlobalStep } from '../kit/table.ts';
 import { breakInv, rangeBit, type Cx } from './context.ts';
 import { targetDecision } from './server.ts';
 import { blobRead, lookup } from './storage.ts';
-import { compactedW, S, T, type Item, type ShadowfaxAction, type State } from './state.ts';
+import { action, compactedW, S, srcW, T, tgtW, type Item, type ShadowfaxAction, type State } from './state.ts';
 
 type Global = GlobalStep<State, ShadowfaxAction>;
 
@@ -28,76 +28,80 @@ function fetchable(cx: Cx, s: State): Set<number> {
   return keys;
 }
 
-export const tierSteps = (cx: Cx): Record<'tgtFetchIndirection' | 'compact' | 'truncate' | 'ownerRecvCompacted' | 'evict' | 'flush', Global> => ({
-  tgtFetchIndirection: {
-    name: 'tgtFetchIndirection', cites: '§4.2 L204-209: fetch k from the shared tier through the indirection, insert it',
-    enabled: (s, out) => {
-      if (!s.up[T]) return;
-      for (const k of fetchable(cx, s)) out.push({ label: `tgtFetchIndirection(${cx.keys[k].name})`, step: 'tgtFetchIndirection', k });
+export function tierSteps(cx: Cx): Record<'tgtFetchIndirection' | 'compact' | 'truncate' | 'ownerRecvCompacted' | 'evict' | 'flush', Global> {
+  const fetches: ShadowfaxAction[] = [];
+  const [compact, truncate, ownerRecvCompacted, evict, flush] = [action('compact(S)', 'compact'), action('truncate(S)', 'truncate'), action('ownerRecvCompacted(T)', 'ownerRecvCompacted'), action('evict(S)', 'evict'), action('flush(S)', 'flush')];
+  return {
+    tgtFetchIndirection: {
+      name: 'tgtFetchIndirection', cites: '§4.2 L204-209: fetch k from the shared tier through the indirection, insert it',
+      enabled: (s, out) => {
+        if (!s.up[T]) return;
+        for (const k of fetchable(cx, s)) out.push((fetches[k] ??= action(`tgtFetchIndirection(${cx.keys[k].name})`, 'tgtFetchIndirection', { k })));
+      },
+      effect: (d, a) => {
+        const k = a.k!;
+        const at = lookup(cx, d.tgt.log, k, d.tgt.tailStart) as { kind: 'indir'; addr: number };
+        const v = blobRead(d.src, at.addr, k);
+        if (at.addr >= d.src.flushed || v !== d.A[k]) {
+          breakInv(d, 'INV-INDIR', `T dereferenced the indirection for ${cx.keys[k].name} at address ${at.addr} (blob flushed below ${d.src.flushed}) and found ${v ?? 'NOT_FOUND'}, but the latest write left ${d.A[k] ?? 'NOT_FOUND'}`);
+        }
+        tgtW(d).log.push({ k, v });
+      },
     },
-    effect: (d, a) => {
-      const k = a.k!;
-      const at = lookup(cx, d.tgt.log, k, d.tgt.tailStart) as { kind: 'indir'; addr: number };
-      const v = blobRead(d.src, at.addr, k);
-      if (at.addr >= d.src.flushed || v !== d.A[k]) {
-        breakInv(d, 'INV-INDIR', `T dereferenced the indirection for ${cx.keys[k].name} at address ${at.addr} (blob flushed below ${d.src.flushed}) and found ${v ?? 'NOT_FOUND'}, but the latest write left ${d.A[k] ?? 'NOT_FOUND'}`);
-      }
-      d.tgt.log.push({ k, v });
+    compact: {
+      name: 'compact', cites: '§4.2 L215: ship each record whose range S no longer owns; [interp] the live version only',
+      enabled: (s, out) => {
+        if (cx.config.compaction && s.up[S] && s.src.phase === 'DONE' && s.src.compaction === 'no') out.push(compact);
+      },
+      effect: (d) => {
+        const src = srcW(d);
+        src.compaction = 'shipping';
+        cx.keys.forEach((def, k) => {
+          if (d.meta.owner[rangeBit(def.range)] === S) return;
+          const versions = src.log.flatMap((it, addr) => ('k' in it && it.k === k && addr < src.head ? [it] : []));
+          if (versions.length === 0) return;
+          compactedW(d).push(cx.mut.M25 ? versions[0] : versions[versions.length - 1]); // M25: the oldest
+        });
+        if (d.compacted.length === 0) src.compaction = 'done';
+      },
     },
-  },
-  compact: {
-    name: 'compact', cites: '§4.2 L215: ship each record whose range S no longer owns; [interp] the live version only',
-    enabled: (s, out) => {
-      if (cx.config.compaction && s.up[S] && s.src.phase === 'DONE' && s.src.compaction === 'no') out.push({ label: 'compact(S)', step: 'compact' });
+    truncate: {
+      name: 'truncate', cites: '§4.2 L217: the compacted region goes once its records are applied',
+      enabled: (s, out) => {
+        const src = s.src;
+        // M27: without waiting for the records to be applied
+        if (cx.config.compaction && s.up[S] && src.phase === 'DONE' && src.begin < src.head && (src.compaction === 'done' || cx.mut.M27)) out.push(truncate);
+      },
+      effect: (d) => void (srcW(d).begin = d.src.head),
     },
-    effect: (d) => {
-      const src = d.src;
-      src.compaction = 'shipping';
-      cx.keys.forEach((def, k) => {
-        if (d.meta.owner[rangeBit(def.range)] === S) return;
-        const versions = src.log.flatMap((it, addr) => ('k' in it && it.k === k && addr < src.head ? [it] : []));
-        if (versions.length === 0) return;
-        compactedW(d).push(cx.mut.M25 ? versions[0] : versions[versions.length - 1]); // M25: the oldest
-      });
-      if (d.compacted.length === 0) src.compaction = 'done';
+    ownerRecvCompacted: {
+      name: 'ownerRecvCompacted', cites: '§4.2 L215: insert only where the key was not fetched from the shared tier after migration',
+      enabled: (s, out) => {
+        if (cx.config.compaction && s.up[T] && s.compacted.length > 0) out.push(ownerRecvCompacted);
+      },
+      effect: (d) => {
+        const it = compactedW(d).shift() as Extract<Item, { k: number }>;
+        const at = lookup(cx, d.tgt.log, it.k, d.tgt.tailStart);
+        if ((at.kind === 'indir' && !at.outOfRange) || cx.mut.M26) {
+          tgtW(d).log.push({ k: it.k, v: it.v });
+          if (it.v !== d.A[it.k]) breakInv(d, 'INV-COND-INSERT', `T inserted the compaction copy ${cx.keys[it.k].name} = ${it.v ?? 'NOT_FOUND'} over the latest value ${d.A[it.k] ?? 'NOT_FOUND'}`);
+        }
+        if (d.compacted.length === 0) srcW(d).compaction = 'done';
+      },
     },
-  },
-  truncate: {
-    name: 'truncate', cites: '§4.2 L217: the compacted region goes once its records are applied',
-    enabled: (s, out) => {
-      const src = s.src;
-      // M27: without waiting for the records to be applied
-      if (cx.config.compaction && s.up[S] && src.phase === 'DONE' && src.begin < src.head && (src.compaction === 'done' || cx.mut.M27)) out.push({ label: 'truncate(S)', step: 'truncate' });
+    evict: {
+      name: 'evict', cites: '§1.6: the in-memory region goes to SSD (head moves to the tail)',
+      enabled: (s, out) => {
+        if (cx.config.tiers && s.up[S] && s.src.head < s.src.log.length) out.push(evict);
+      },
+      effect: (d) => void (srcW(d).head = d.src.log.length),
     },
-    effect: (d) => void (d.src.begin = d.src.head),
-  },
-  ownerRecvCompacted: {
-    name: 'ownerRecvCompacted', cites: '§4.2 L215: insert only where the key was not fetched from the shared tier after migration',
-    enabled: (s, out) => {
-      if (cx.config.compaction && s.up[T] && s.compacted.length > 0) out.push({ label: 'ownerRecvCompacted(T)', step: 'ownerRecvCompacted' });
+    flush: {
+      name: 'flush', cites: '§4.2 L202: SSD is flushed to the shared blob tier',
+      enabled: (s, out) => {
+        if (cx.config.tiers && s.up[S] && s.src.flushed < s.src.head) out.push(flush);
+      },
+      effect: (d) => void (srcW(d).flushed = d.src.head),
     },
-    effect: (d) => {
-      const it = compactedW(d).shift() as Extract<Item, { k: number }>;
-      const at = lookup(cx, d.tgt.log, it.k, d.tgt.tailStart);
-      if ((at.kind === 'indir' && !at.outOfRange) || cx.mut.M26) {
-        d.tgt.log.push({ k: it.k, v: it.v });
-        if (it.v !== d.A[it.k]) breakInv(d, 'INV-COND-INSERT', `T inserted the compaction copy ${cx.keys[it.k].name} = ${it.v ?? 'NOT_FOUND'} over the latest value ${d.A[it.k] ?? 'NOT_FOUND'}`);
-      }
-      if (d.compacted.length === 0) d.src.compaction = 'done';
-    },
-  },
-  evict: {
-    name: 'evict', cites: '§1.6: the in-memory region goes to SSD (head moves to the tail)',
-    enabled: (s, out) => {
-      if (cx.config.tiers && s.up[S] && s.src.head < s.src.log.length) out.push({ label: 'evict(S)', step: 'evict' });
-    },
-    effect: (d) => void (d.src.head = d.src.log.length),
-  },
-  flush: {
-    name: 'flush', cites: '§4.2 L202: SSD is flushed to the shared blob tier',
-    enabled: (s, out) => {
-      if (cx.config.tiers && s.up[S] && s.src.flushed < s.src.head) out.push({ label: 'flush(S)', step: 'flush' });
-    },
-    effect: (d) => void (d.src.flushed = d.src.head),
-  },
-});
+  };
+}
