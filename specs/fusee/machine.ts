@@ -36,7 +36,7 @@ export function buildMachine(config: FuseeConfig, variant?: string): FuseeMachin
     mnLeft: cx.crashBudget,
     clLeft: config.clientCrashes,
     cl: config.clients.map(() => idleClient(0, Rec.Live, [NONE, 0, NONE])),
-    g: { rnd: 0, ph: [0], props: [], wins: [], dead: [], cur: 0, snap: '', fixing: false, tv: '' },
+    g: { rnd: 0, ph: [0], props: [], wins: [], dead: [], cur: 0, snap: [], fixing: false, tv: '' },
     mon: monInit(cx.model),
   });
 
@@ -46,10 +46,20 @@ export function buildMachine(config: FuseeConfig, variant?: string): FuseeMachin
   // very state (by identity) rather than taking the step a second time.
   const NO_EVENTS: readonly ObservedEvent[] = Object.freeze([]);
   const taking: (readonly ObservedEvent[])[] = [];
+  // A step reporting two events (a read: its invocation and its return) gets their list
+  // made once per pair (each is a list of one made once, context.ts `report`).
+  const pairs = new Map<readonly ObservedEvent[], Map<readonly ObservedEvent[], readonly ObservedEvent[]>>();
+  const both = (x: readonly ObservedEvent[], y: readonly ObservedEvent[]): readonly ObservedEvent[] => {
+    let byY = pairs.get(x);
+    if (byY === undefined) pairs.set(x, (byY = new Map()));
+    let xy = byY.get(y);
+    if (xy === undefined) byY.set(y, (xy = [...x, ...y]));
+    return xy;
+  };
   const last = { before: null as FuseeState | null, a: null as FuseeAction | null, after: null as FuseeState | null, ev: NO_EVENTS as readonly ObservedEvent[] };
   const nextObserved = (before: FuseeState, a: FuseeAction): FuseeState => {
-    taking.length = 0;
     cx.ev = taking;
+    cx.nEv = 0;
     let after: FuseeState;
     try {
       after = next(before, a);
@@ -59,7 +69,8 @@ export function buildMachine(config: FuseeConfig, variant?: string): FuseeMachin
     last.before = before;
     last.a = a;
     last.after = after;
-    last.ev = taking.length === 0 ? NO_EVENTS : taking.length === 1 ? taking[0] : taking.flat();
+    const n = cx.nEv;
+    last.ev = n === 0 ? NO_EVENTS : n === 1 ? taking[0] : n === 2 ? both(taking[0], taking[1]) : taking.slice(0, n).flat();
     return after;
   };
   const observe = (before: FuseeState, a: FuseeAction, after: FuseeState): readonly ObservedEvent[] => {

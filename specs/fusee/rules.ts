@@ -2,6 +2,7 @@
 // with its decision (Alg. 1 l.11-24 / Alg. 4 l.20-35). Fused into the step whose return
 // completes the snapshot (the last backup CAS) or into the Rule-3 re-read.
 
+import { sameMsg as sameList } from '../kit/network.ts'; // two lists of numbers, equal entry by entry
 import { addSorted } from '../kit/state.ts';
 import { broke, ghost, type Cx } from './context.ts';
 import { CRASHED, ownClient, pair, PAIR, Win, type FuseeState, type Pc } from './state.ts';
@@ -15,9 +16,8 @@ export function evaluate(cx: Cx, d: FuseeState, c: number): void {
   if (vl.includes(CRASHED)) return void decision(d, c, vl, Win.Fail, 'F1'); // Alg. 2 l.4
   if (!cx.kv && me.rd === d.g.rnd && !d.g.fixing && vl.length > 0) {
     // I10 (footnote [L235]): snapshots completed in a round before its first fix-up agree.
-    const snap = vl.join(',');
-    if (d.g.snap === '') ghost(cx, d).snap = snap;
-    else if (d.g.snap !== snap) broke(cx, d, `I10: c${c} takes snapshot [${snap}] in round ${me.rd}, another took [${d.g.snap}]`);
+    if (d.g.snap.length === 0) ghost(cx, d).snap = vl;
+    else if (!sameList(d.g.snap, vl)) broke(cx, d, `I10: c${c} takes snapshot [${vl}] in round ${me.rd}, another took [${d.g.snap}]`);
   }
   const m = vl.length;
   if (m === 0) return void decided(cx, d, c, vl, Win.R1); // X§5.1 item 5: no backups left, CAS the primary directly

@@ -108,8 +108,8 @@ export interface Ghost {
   dead: number[];
   /** the current round's value x_u (the primary's, also while the primary is crashed) */
   cur: number;
-  /** the first complete snapshot of the current round taken before any fix-up, '' if none */
-  snap: string;
+  /** the first complete snapshot (a v_list) of the current round taken before any fix-up, empty if none */
+  snap: number[];
   /** a fix-up CAS has run in the current round */
   fixing: boolean;
   /** the first transition invariant broken, '' while none */
@@ -264,7 +264,7 @@ function putGhost(w: ByteWords, g: Ghost): void {
   w.ints(g.wins);
   w.ints(g.dead);
   w.int(g.cur);
-  w.string(g.snap);
+  w.ints(g.snap);
   w.int(g.fixing ? 1 : 0);
   w.string(g.tv);
 }
@@ -304,3 +304,40 @@ export function encode(s: FuseeState, out: Int32Array): number {
   monWords.write(w, s.mon);
   return w.end();
 }
+
+// V8 takes a field written only when its object was made for a constant, and throws away
+// the code it optimized on that assumption (the machine's steps, copy, encode and the
+// engine's loop that inlines them) once a step first writes the field in place. The configs
+// bring such steps late (clLeft at the first client crash; fenced, primary, backups, mnLeft
+// and a client's rpc at the first MN crash), so each of those writes cost a round of
+// recompiling. Every field a step writes in place is written once here, at load, on an
+// object of the same shape, so that the code is optimized for them from the start.
+function settleFields(): void {
+  const me = copyClient(idleClient(0, Rec.Live, [NONE, 0, NONE]));
+  me.pc = 'W1';
+  me.op = me.vOld = me.vNew = me.pr = me.rpc = me.rd = 1;
+  me.bk = [1];
+  me.vl = [1];
+  me.win = Win.R1;
+  me.rec = Rec.Done;
+  me.log = [1, 1, 1];
+  const g = copyGhost({ rnd: 0, ph: [0], props: [], wins: [], dead: [], cur: 0, snap: [], fixing: false, tv: '' });
+  g.rnd = g.cur = 1;
+  g.ph = [1];
+  g.props = [1];
+  g.wins = [1];
+  g.dead = [1];
+  g.snap = [1];
+  g.fixing = true;
+  g.tv = '1';
+  const s = copy({ rep: Array(1).fill(0), primary: 0, backups: [1], fenced: false, mnLeft: 1, clLeft: 1, cl: [me], g, mon: { ops: [], cfgs: [], bad: '' } });
+  s.rep = Array(1).fill(1);
+  s.primary = 1;
+  s.backups = [2];
+  s.fenced = true;
+  s.mnLeft = s.clLeft = 0;
+  s.cl = [me];
+  s.g = copyGhost(g);
+  s.mon = { ops: [], cfgs: [], bad: '' };
+}
+settleFields();
