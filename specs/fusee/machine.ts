@@ -13,7 +13,7 @@ import { context } from './context.ts';
 import { invariants } from './invariants.ts';
 import { kvHistoryModel, registerHistoryModel } from './models.ts';
 import { VARIANTS } from './mutants.ts';
-import { act, copy, encode, idleClient, NONE, Rec, type FuseeAction, type FuseeConfig, type FuseeState } from './state.ts';
+import { act, copy, Pools, encode, idleClient, NONE, Rec, type FuseeAction, type FuseeConfig, type FuseeState } from './state.ts';
 import { table } from './steps.ts';
 
 /** The machine, and (for trace.ts) the steps of one client alone. */
@@ -24,7 +24,10 @@ const PROGRESS: ReadonlySet<FuseeAction['step']> = new Set(['read', 'readReply',
 export function buildMachine(config: FuseeConfig, variant?: string): FuseeMachine {
   const cx = context(config, VARIANTS.flags(variant));
   const steps = table(cx);
-  const { actions, next } = tableMachine(steps, copy);
+  // Closed configs pool their clients and ghosts by value (state.ts `Pools`); the open
+  // workload of trace validation keeps them as made (its values come from the trace).
+  const pool = cx.open ? undefined : new Pools();
+  const { actions, next } = tableMachine(steps, copy, pool && ((d) => pool.settle(d)));
   const clientActions = actorActions(steps);
   const { r, open } = cx;
 
