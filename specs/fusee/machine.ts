@@ -32,7 +32,7 @@ export function buildMachine(config: FuseeConfig, variant?: string): FuseeMachin
   const { r, open } = cx;
 
   const init = (): FuseeState => ({
-    rep: Array(r).fill(0),
+    rep: Array.from({ length: r }, () => 0), // packed, as every other list of numbers here
     primary: 0,
     backups: Array.from({ length: r - 1 }, (_, i) => i + 1),
     fenced: false,

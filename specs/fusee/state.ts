@@ -380,11 +380,16 @@ function putMon(w: ByteWords, m: Mon): void {
 // what it changes), and few distinct ones are shared by many states (pooled above; the
 // monitor's equal values are one object, kit/object-ghost.ts): each one's words are made
 // once and kept by the object (a weak map), then copied into every state that holds it.
-function wordsOnce<T extends object>(put: (w: ByteWords, x: T) => void): (x: T) => Int32Array {
+// The last two met in each slot (a client's index; one slot for the ghost, the monitor)
+// are checked first: a state's successors mostly keep their parent's parts, and a weak
+// map's lookup costs several times a comparison.
+function wordsOnce<T extends object>(put: (w: ByteWords, x: T) => void): (x: T, slot: number) => Int32Array {
   const memo = new WeakMap<T, Int32Array>();
   const w = new ByteWords();
   let buf = new Int32Array(64);
-  return (x) => {
+  const xs: (T | null)[] = [];
+  const wss: Int32Array[] = [];
+  const make = (x: T): Int32Array => {
     let ws = memo.get(x);
     if (ws === undefined) {
       for (;;) {
@@ -399,6 +404,18 @@ function wordsOnce<T extends object>(put: (w: ByteWords, x: T) => void): (x: T) 
       }
       memo.set(x, ws);
     }
+    return ws;
+  };
+  return (x, slot) => {
+    const k = 2 * slot;
+    if (xs[k] === x) return wss[k];
+    if (xs[k + 1] === x) return wss[k + 1];
+    const ws = make(x);
+    // the older of the two makes way: the one just met becomes the first
+    xs[k + 1] = xs[k] ?? null;
+    wss[k + 1] = wss[k];
+    xs[k] = x;
+    wss[k] = ws;
     return ws;
   };
 }
@@ -419,12 +436,12 @@ export function encode(s: FuseeState, out: Int32Array): number {
   w.int(s.clLeft);
   w.int(s.cl.length);
   for (let c = 0; c < s.cl.length; c++) {
-    const ws = clientWords(s.cl[c]);
+    const ws = clientWords(s.cl[c], c);
     w.words(ws, ws.length);
   }
-  const gw = ghostWords(s.g);
+  const gw = ghostWords(s.g, 0);
   w.words(gw, gw.length);
-  const mw = monWords(s.mon);
+  const mw = monWords(s.mon, 0);
   w.words(mw, mw.length);
   return w.end();
 }
@@ -454,8 +471,8 @@ function settleFields(): void {
   g.snap = [1];
   g.fixing = true;
   g.tv = '1';
-  const s = copy({ rep: Array(1).fill(0), primary: 0, backups: [1], fenced: false, mnLeft: 1, clLeft: 1, cl: [me], g, mon: { ops: [], cfgs: [], bad: '' } });
-  s.rep = Array(1).fill(1);
+  const s = copy({ rep: [0], primary: 0, backups: [1], fenced: false, mnLeft: 1, clLeft: 1, cl: [me], g, mon: { ops: [], cfgs: [], bad: '' } });
+  s.rep = [1];
   s.primary = 1;
   s.backups = [2];
   s.fenced = true;

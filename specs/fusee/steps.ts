@@ -6,7 +6,7 @@
 // crashes. The order is the order the spec always enumerated in, so breadth-first search
 // finds the same counterexamples.
 
-import { addSorted, sortShort } from '../kit/state.ts';
+import { addSorted } from '../kit/state.ts';
 import type { ActionTable, ActorStep, GlobalStep } from '../kit/table.ts';
 import { cas, staleBackup, checkI11, ghost, isWrite, loserResponds, newRound, observeCrash, observeInvoke, opOf, primaryChanged, readOut, respond, broke, type Cx } from './context.ts';
 import { describeOp, keyOf, OUT_FULL, OUT_OK } from './models.ts';
@@ -382,9 +382,13 @@ function choices(cx: Cx, s: FuseeState): number[] {
   const vals: number[] = [];
   for (const b of s.backups) {
     const v = s.rep[b];
-    if (v !== CRASHED && !vals.includes(v)) vals.push(v);
+    if (v === CRASHED || vals.includes(v)) continue;
+    let i = vals.length; // inserted in ascending order
+    vals.push(v);
+    for (; i > 0 && vals[i - 1] > v; i--) vals[i] = vals[i - 1];
+    vals[i] = v;
   }
-  return vals.length > 0 ? sortShort(vals, (x, y) => x - y) : [p];
+  return vals.length > 0 ? vals : [p];
 }
 
 function masterSteps(cx: Cx): Global[] {
