@@ -12,7 +12,7 @@ export function evaluate(cx: Cx, d: FuseeState, c: number): void {
   const { mut } = cx;
   const me = d.cl[c];
   // Alg. 1 l.9: a CAS that returned v_old succeeded, so that backup now holds v_new.
-  const vl = mut.M18 ? me.vl : me.vl.map((v) => (v === me.vOld ? me.vNew : v)); // M18 breaks Alg. 1 l.9: successes look like v_old
+  const vl = mut.M18 ? me.vl : changeListValue(me.vl, me.vOld, me.vNew); // M18 breaks Alg. 1 l.9: successes look like v_old
   if (vl.includes(CRASHED)) return void decision(d, c, vl, Win.Fail, 'F1'); // Alg. 2 l.4
   if (!cx.kv && me.rd === d.g.rnd && !d.g.fixing && vl.length > 0) {
     // I10 (footnote [L235]): snapshots completed in a round before its first fix-up agree.
@@ -46,6 +46,17 @@ export function evaluate(cx: Cx, d: FuseeState, c: number): void {
   if (mut.M1) return void decided(cx, d, c, vl, Win.Lose); // M1 drops Rule 3: nobody wins a split
   if (mut.M2) return void decided(cx, d, c, vl, rule3(cx, vl, me.vNew)); // M2 skips the re-read of Alg. 2 l.12-16
   decision(d, c, vl, me.win, 'W3');
+}
+
+/**
+ * Alg. 1 l.9, change_list_value: each v_old in the list becomes v_new. A loop, not `map`:
+ * V8's map made the 4-entry lists of r = 5 holey, unlike every other list here, and code
+ * optimized for packed lists was thrown away when the first one came (config A2).
+ */
+function changeListValue(vl: readonly number[], vOld: number, vNew: number): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < vl.length; i++) out.push(vl[i] === vOld ? vNew : vl[i]);
+  return out;
 }
 
 /** How many entries of vl are v. */
