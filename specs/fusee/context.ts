@@ -28,6 +28,8 @@ export interface Cx {
   writeOut: number;
   /** Where the history events of the step being taken go (`history.observe`), each as a list of one (`event`); null when nobody listens. */
   ev: (readonly ObservedEvent[])[] | null;
+  /** How many of ev the step being taken has filled. */
+  nEv: number;
   /** Each event made once (they never change), as a list of one (`event`). */
   events: Map<number, readonly ObservedEvent[]>;
   /** The LIN ghost's operations, each made once (`monOp`). */
@@ -50,6 +52,7 @@ export function context(cfg: FuseeConfig, mut: Flags<Variant>): Cx {
     crashBudget: Math.min(cfg.mnCrashes, cfg.r - 1),
     writeOut: kv ? OUT_OK : 0,
     ev: null,
+    nEv: 0,
     events: new Map(),
     monOps: new Map(),
   };
@@ -60,7 +63,6 @@ const OPEN_READ: Op = { f: 'read' };
 /** The op client c runs: its script's, or (open workload) a read; an open write is its invoke's. */
 export const opOf = (cx: Cx, s: FuseeState, c: number): Op => (cx.open ? OPEN_READ : cx.cfg.clients[c][s.cl[c].op]);
 
-export const aliveBackups = (s: FuseeState): number[] => s.backups.filter((b) => s.rep[b] !== CRASHED);
 
 /** The first alive backup not holding v, -1 if none (a loop: the invariants ask it on every CAS of the primary). */
 export function staleBackup(s: FuseeState, v: number): number {
@@ -74,7 +76,7 @@ export function broke(cx: Cx, d: FuseeState, msg: string): void {
 }
 
 /** What an open workload's steps write to the ghost goes here, and is dropped: it keeps none. */
-const NO_GHOST: Ghost = { rnd: 0, ph: [], props: [], wins: [], dead: [], cur: 0, snap: '', fixing: false, tv: '' };
+const NO_GHOST: Ghost = { rnd: 0, ph: [], props: [], wins: [], dead: [], cur: 0, snap: [], fixing: false, tv: '' };
 
 /** The ghost of d for a step to change (state.ts `ownGhost`); in an open workload a scratch one, dropped. */
 export const ghost = (cx: Cx, d: FuseeState): Ghost => (cx.open ? NO_GHOST : ownGhost(d));
@@ -94,7 +96,7 @@ export function newRound(cx: Cx, d: FuseeState, v: number): void {
   g.rnd = d.g.rnd + 1;
   g.ph = addSorted(d.g.ph, v);
   g.cur = v;
-  g.snap = '';
+  g.snap = [];
   g.fixing = false;
 }
 
@@ -109,15 +111,22 @@ export function primaryChanged(cx: Cx, d: FuseeState, from: number, to: number, 
 }
 
 /**
- * The history event of client c's step that `key` names (its kind, script position and
- * output, c apart), made once: the list of that one event, for the step's observer.
+ * Reports the history event of client c's step to the step's observer (cx.ev): its kind,
+ * op (the script's) and output, as a list of one, made once per key (the kind, script
+ * position and output, c apart): no event or closure per step.
  */
-function event(cx: Cx, c: number, key: number, make: () => ObservedEvent): readonly ObservedEvent[] {
-  if (key < 0 || c >= 64) return [make()];
-  const k = key * 64 + c;
-  let one = cx.events.get(k);
-  if (one === undefined) cx.events.set(k, (one = [make()]));
-  return one;
+function report(cx: Cx, c: number, key: number, kind: 'invoke' | 'return' | 'crash', op?: Op, out = 0): void {
+  const ev = cx.ev;
+  if (ev === null) return;
+  const k = key < 0 || c >= 64 ? -1 : key * 64 + c;
+  let one = k < 0 ? undefined : cx.events.get(k);
+  if (one === undefined) {
+    const e: ObservedEvent =
+      kind === 'invoke' ? { kind, client: c, input: historyInput(op!) } : kind === 'return' ? { kind, client: c, output: historyOutput(op!, out) } : { kind, client: c };
+    one = [e];
+    if (k >= 0) cx.events.set(k, one);
+  }
+  ev[cx.nEv++] = one;
 }
 
 /** Event keys: invocations by script position, returns by position and output, crashes. */
@@ -139,7 +148,7 @@ function monOp(cx: Cx, c: number, at: number, op: Op): MonOp {
 
 export function observeInvoke(cx: Cx, d: FuseeState, c: number, op: Op): void {
   if (cx.open) return;
-  cx.ev?.push(event(cx, c, eventKey(INVOKE, d.cl[c].op), () => ({ kind: 'invoke', client: c, input: historyInput(op) })));
+  report(cx, c, eventKey(INVOKE, d.cl[c].op), 'invoke', op);
   d.mon = monInvoke(cx.model, d.mon, monOp(cx, c, d.cl[c].op, op));
 }
 
@@ -147,13 +156,13 @@ function observeReturn(cx: Cx, d: FuseeState, c: number, out: number): void {
   if (cx.open) return;
   const at = d.cl[c].op;
   const op = cx.cfg.clients[c][at];
-  cx.ev?.push(event(cx, c, eventKey(RETURN, at, out), () => ({ kind: 'return', client: c, output: historyOutput(op, out) })));
+  report(cx, c, eventKey(RETURN, at, out), 'return', op, out);
   d.mon = monReturn(cx.model, d.mon, c, out);
 }
 
 /** Client c's pending operation becomes indeterminate. */
 export function observeCrash(cx: Cx, d: FuseeState, c: number): void {
-  cx.ev?.push(event(cx, c, eventKey(CRASH, 0), () => ({ kind: 'crash', client: c })));
+  report(cx, c, eventKey(CRASH, 0), 'crash');
   if (!cx.open) d.mon = monCrash(cx.model, d.mon, c);
 }
 

@@ -13,7 +13,7 @@ import { context } from './context.ts';
 import { invariants } from './invariants.ts';
 import { kvHistoryModel, registerHistoryModel } from './models.ts';
 import { VARIANTS } from './mutants.ts';
-import { act, copy, encode, idleClient, NONE, Rec, type FuseeAction, type FuseeConfig, type FuseeState } from './state.ts';
+import { act, copy, Pools, encode, idleClient, NONE, Rec, type FuseeAction, type FuseeConfig, type FuseeState } from './state.ts';
 import { table } from './steps.ts';
 
 /** The machine, and (for trace.ts) the steps of one client alone. */
@@ -24,19 +24,22 @@ const PROGRESS: ReadonlySet<FuseeAction['step']> = new Set(['read', 'readReply',
 export function buildMachine(config: FuseeConfig, variant?: string): FuseeMachine {
   const cx = context(config, VARIANTS.flags(variant));
   const steps = table(cx);
-  const { actions, next } = tableMachine(steps, copy);
+  // Closed configs pool their clients and ghosts by value (state.ts `Pools`); the open
+  // workload of trace validation keeps them as made (its values come from the trace).
+  const pool = cx.open ? undefined : new Pools();
+  const { actions, next } = tableMachine(steps, copy, pool && ((d) => pool.settle(d)));
   const clientActions = actorActions(steps);
   const { r, open } = cx;
 
   const init = (): FuseeState => ({
-    rep: Array(r).fill(0),
+    rep: Array.from({ length: r }, () => 0), // packed, as every other list of numbers here
     primary: 0,
     backups: Array.from({ length: r - 1 }, (_, i) => i + 1),
     fenced: false,
     mnLeft: cx.crashBudget,
     clLeft: config.clientCrashes,
     cl: config.clients.map(() => idleClient(0, Rec.Live, [NONE, 0, NONE])),
-    g: { rnd: 0, ph: [0], props: [], wins: [], dead: [], cur: 0, snap: '', fixing: false, tv: '' },
+    g: { rnd: 0, ph: [0], props: [], wins: [], dead: [], cur: 0, snap: [], fixing: false, tv: '' },
     mon: monInit(cx.model),
   });
 
@@ -46,10 +49,20 @@ export function buildMachine(config: FuseeConfig, variant?: string): FuseeMachin
   // very state (by identity) rather than taking the step a second time.
   const NO_EVENTS: readonly ObservedEvent[] = Object.freeze([]);
   const taking: (readonly ObservedEvent[])[] = [];
+  // A step reporting two events (a read: its invocation and its return) gets their list
+  // made once per pair (each is a list of one made once, context.ts `report`).
+  const pairs = new Map<readonly ObservedEvent[], Map<readonly ObservedEvent[], readonly ObservedEvent[]>>();
+  const both = (x: readonly ObservedEvent[], y: readonly ObservedEvent[]): readonly ObservedEvent[] => {
+    let byY = pairs.get(x);
+    if (byY === undefined) pairs.set(x, (byY = new Map()));
+    let xy = byY.get(y);
+    if (xy === undefined) byY.set(y, (xy = [...x, ...y]));
+    return xy;
+  };
   const last = { before: null as FuseeState | null, a: null as FuseeAction | null, after: null as FuseeState | null, ev: NO_EVENTS as readonly ObservedEvent[] };
   const nextObserved = (before: FuseeState, a: FuseeAction): FuseeState => {
-    taking.length = 0;
     cx.ev = taking;
+    cx.nEv = 0;
     let after: FuseeState;
     try {
       after = next(before, a);
@@ -59,7 +72,8 @@ export function buildMachine(config: FuseeConfig, variant?: string): FuseeMachin
     last.before = before;
     last.a = a;
     last.after = after;
-    last.ev = taking.length === 0 ? NO_EVENTS : taking.length === 1 ? taking[0] : taking.flat();
+    const n = cx.nEv;
+    last.ev = n === 0 ? NO_EVENTS : n === 1 ? taking[0] : n === 2 ? both(taking[0], taking[1]) : taking.slice(0, n).flat();
     return after;
   };
   const observe = (before: FuseeState, a: FuseeAction, after: FuseeState): readonly ObservedEvent[] => {

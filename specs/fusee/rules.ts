@@ -2,6 +2,7 @@
 // with its decision (Alg. 1 l.11-24 / Alg. 4 l.20-35). Fused into the step whose return
 // completes the snapshot (the last backup CAS) or into the Rule-3 re-read.
 
+import { sameMsg as sameList } from '../kit/network.ts'; // two lists of numbers, equal entry by entry
 import { addSorted } from '../kit/state.ts';
 import { broke, ghost, type Cx } from './context.ts';
 import { CRASHED, ownClient, pair, PAIR, Win, type FuseeState, type Pc } from './state.ts';
@@ -11,13 +12,12 @@ export function evaluate(cx: Cx, d: FuseeState, c: number): void {
   const { mut } = cx;
   const me = d.cl[c];
   // Alg. 1 l.9: a CAS that returned v_old succeeded, so that backup now holds v_new.
-  const vl = mut.M18 ? me.vl : me.vl.map((v) => (v === me.vOld ? me.vNew : v)); // M18 breaks Alg. 1 l.9: successes look like v_old
+  const vl = mut.M18 ? me.vl : changeListValue(me.vl, me.vOld, me.vNew); // M18 breaks Alg. 1 l.9: successes look like v_old
   if (vl.includes(CRASHED)) return void decision(d, c, vl, Win.Fail, 'F1'); // Alg. 2 l.4
   if (!cx.kv && me.rd === d.g.rnd && !d.g.fixing && vl.length > 0) {
     // I10 (footnote [L235]): snapshots completed in a round before its first fix-up agree.
-    const snap = vl.join(',');
-    if (d.g.snap === '') ghost(cx, d).snap = snap;
-    else if (d.g.snap !== snap) broke(cx, d, `I10: c${c} takes snapshot [${snap}] in round ${me.rd}, another took [${d.g.snap}]`);
+    if (d.g.snap.length === 0) ghost(cx, d).snap = vl;
+    else if (!sameList(d.g.snap, vl)) broke(cx, d, `I10: c${c} takes snapshot [${vl}] in round ${me.rd}, another took [${d.g.snap}]`);
   }
   const m = vl.length;
   if (m === 0) return void decided(cx, d, c, vl, Win.R1); // X§5.1 item 5: no backups left, CAS the primary directly
@@ -46,6 +46,17 @@ export function evaluate(cx: Cx, d: FuseeState, c: number): void {
   if (mut.M1) return void decided(cx, d, c, vl, Win.Lose); // M1 drops Rule 3: nobody wins a split
   if (mut.M2) return void decided(cx, d, c, vl, rule3(cx, vl, me.vNew)); // M2 skips the re-read of Alg. 2 l.12-16
   decision(d, c, vl, me.win, 'W3');
+}
+
+/**
+ * Alg. 1 l.9, change_list_value: each v_old in the list becomes v_new. A loop, not `map`:
+ * V8's map made the 4-entry lists of r = 5 holey, unlike every other list here, and code
+ * optimized for packed lists was thrown away when the first one came (config A2).
+ */
+function changeListValue(vl: readonly number[], vOld: number, vNew: number): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < vl.length; i++) out.push(vl[i] === vOld ? vNew : vl[i]);
+  return out;
 }
 
 /** How many entries of vl are v. */

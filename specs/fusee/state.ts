@@ -5,7 +5,7 @@
 // steps of X§6.2.
 
 import type { StepAction } from '../kit/table.ts';
-import { ByteWords, KeptWords } from '../kit/words.ts';
+import { ByteWords } from '../kit/words.ts';
 import type { Mon } from '../kit/object-ghost.ts';
 
 /** One client operation. Register level: write(v) / read. KV level: insert / delete / search of key k. */
@@ -108,8 +108,8 @@ export interface Ghost {
   dead: number[];
   /** the current round's value x_u (the primary's, also while the primary is crashed) */
   cur: number;
-  /** the first complete snapshot of the current round taken before any fix-up, '' if none */
-  snap: string;
+  /** the first complete snapshot (a v_list) of the current round taken before any fix-up, empty if none */
+  snap: number[];
   /** a fix-up CAS has run in the current round */
   fixing: boolean;
   /** the first transition invariant broken, '' while none */
@@ -198,7 +198,7 @@ export function copy(s: FuseeState): FuseeState {
 }
 
 /** What the step being taken has copied so far (on its first change of each): the replicas, the ghost, the first n of cl. */
-const owned = { rep: null as number[] | null, g: null as Ghost | null, cl: [] as Client[], n: 0 };
+const owned = { rep: null as number[] | null, g: null as Ghost | null, cl: [] as Client[], slot: [] as number[], n: 0 };
 
 /** The replicas of d for a step to change: a copy, made on the step's first change. */
 export function ownRep(d: FuseeState): number[] {
@@ -215,6 +215,7 @@ export function ownClient(d: FuseeState, c: number): Client {
 
 /** Client c of d replaced by a new one (a response, a crash, a recovery), which the step then owns. */
 export function replaceClient(d: FuseeState, c: number, me: Client): Client {
+  owned.slot[owned.n] = c;
   owned.cl[owned.n++] = me;
   return (d.cl[c] = me);
 }
@@ -223,6 +224,103 @@ export function replaceClient(d: FuseeState, c: number, me: Client): Client {
 export function ownGhost(d: FuseeState): Ghost {
   if (d.g !== owned.g) owned.g = d.g = copyGhost(d.g);
   return d.g;
+}
+
+// ---- clients and ghosts by value ----
+// A config reaches few distinct clients and ghosts (A3: 573 clients, 320 ghosts; E1: 448
+// and 144) but its steps make new ones all the time (E1: 483,558 clients over 475,744
+// transitions, 105,657 ghosts). After each step, the clients and the ghost it made are
+// replaced by the equal one made before, if any (`Pools.settle`): states then share a few
+// hundred of each, whose words the encoding makes once (`wordsOnce`), and a step's copies
+// die young instead of surviving in every new state. Equal parts are interchangeable (a
+// state's parts never change once it is made), so the states, counts and counterexamples
+// are the same.
+
+function sameInts(a: readonly number[], b: readonly number[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+const mix = (h: number, x: number): number => Math.imul(h ^ x, 0x9e3779b1) ^ (h >>> 15);
+
+function hashInts(h: number, xs: readonly number[]): number {
+  h = mix(h, xs.length);
+  for (let i = 0; i < xs.length; i++) h = mix(h, xs[i]);
+  return h;
+}
+
+function hashString(h: number, x: string): number {
+  h = mix(h, x.length);
+  for (let i = 0; i < x.length; i++) h = mix(h, x.charCodeAt(i));
+  return h;
+}
+
+const sameClient = (a: Client, b: Client): boolean =>
+  a.pc === b.pc && a.op === b.op && a.vOld === b.vOld && a.vNew === b.vNew && a.pr === b.pr && a.win === b.win && a.rpc === b.rpc && a.rd === b.rd && a.rec === b.rec &&
+  sameInts(a.bk, b.bk) && sameInts(a.vl, b.vl) && sameInts(a.log, b.log);
+
+function hashClient(c: Client): number {
+  let h = mix(PC[c.pc], c.op);
+  h = mix(mix(mix(mix(h, c.vOld), c.vNew), c.pr), c.win);
+  h = mix(mix(mix(h, c.rpc), c.rd), c.rec);
+  return hashInts(hashInts(hashInts(h, c.bk), c.vl), c.log);
+}
+
+const sameGhost = (a: Ghost, b: Ghost): boolean =>
+  a.rnd === b.rnd && a.cur === b.cur && a.fixing === b.fixing && a.tv === b.tv &&
+  sameInts(a.ph, b.ph) && sameInts(a.props, b.props) && sameInts(a.wins, b.wins) && sameInts(a.dead, b.dead) && sameInts(a.snap, b.snap);
+
+function hashGhost(g: Ghost): number {
+  let h = mix(mix(mix(g.rnd, g.cur), g.fixing ? 1 : 0), 7);
+  h = hashInts(hashInts(hashInts(hashInts(hashInts(h, g.ph), g.props), g.wins), g.dead), g.snap);
+  return hashString(h, g.tv);
+}
+
+/** Objects by value: the first made of each, by a hash and an equality of their fields. */
+class Pool<T> {
+  private readonly byHash = new Map<number, T[]>();
+  private size = 0;
+
+  constructor(
+    private readonly hash: (x: T) => number,
+    private readonly same: (a: T, b: T) => boolean,
+  ) {}
+
+  /** The object equal to x made first (x itself if none). */
+  intern(x: T): T {
+    const h = this.hash(x);
+    const bucket = this.byHash.get(h);
+    if (bucket === undefined) {
+      // Beyond this many, pooling starts afresh (results are the same; only sharing is lost).
+      if (++this.size > 100_000) {
+        this.byHash.clear();
+        this.size = 1;
+      }
+      this.byHash.set(h, [x]);
+      return x;
+    }
+    for (let i = 0; i < bucket.length; i++) if (this.same(bucket[i], x)) return bucket[i];
+    bucket.push(x);
+    this.size++;
+    return x;
+  }
+}
+
+/** One machine's clients and ghosts by value (its steps' `after`). */
+export class Pools {
+  private readonly clients = new Pool(hashClient, sameClient);
+  private readonly ghosts = new Pool(hashGhost, sameGhost);
+
+  /** Replaces the clients and the ghost the step just taken made (ownClient, replaceClient, ownGhost) by pooled equals. */
+  settle(d: FuseeState): void {
+    for (let i = 0; i < owned.n; i++) {
+      const c = owned.slot[i];
+      d.cl[c] = this.clients.intern(d.cl[c]);
+    }
+    if (owned.g !== null) d.g = this.ghosts.intern(d.g);
+  }
 }
 
 // ---- the state as words (Machine.encode): every field, in a fixed order ----
@@ -252,11 +350,6 @@ function putClient(w: ByteWords, c: Client): void {
   w.int(c.log[2]);
 }
 
-// Clients, the ghost and the monitor never change once their state is made (a step
-// copies what it changes), and are shared by many states (the monitor's equal values are one object, kit/object-ghost.ts), the successors
-// of one state above all, which mostly keep their parent's or make a new one: the words of
-// the last few met are kept by identity (kit/words.ts `KeptWords`; a weak map of every
-// object's words cost more than it saved).
 function putGhost(w: ByteWords, g: Ghost): void {
   w.int(g.rnd);
   w.ints(g.ph);
@@ -264,7 +357,7 @@ function putGhost(w: ByteWords, g: Ghost): void {
   w.ints(g.wins);
   w.ints(g.dead);
   w.int(g.cur);
-  w.string(g.snap);
+  w.ints(g.snap);
   w.int(g.fixing ? 1 : 0);
   w.string(g.tv);
 }
@@ -283,10 +376,53 @@ function putMon(w: ByteWords, m: Mon): void {
   w.string(m.bad);
 }
 
-const ghostWords = new KeptWords(putGhost, 4);
-const monWords = new KeptWords(putMon, 4);
-/** Clients by their slot; a config has a handful (the open workload more: those past 8 are written afresh). */
-const clientWords = new KeptWords(putClient, 2);
+// Clients, the ghost and the monitor never change once their state is made (a step copies
+// what it changes), and few distinct ones are shared by many states (pooled above; the
+// monitor's equal values are one object, kit/object-ghost.ts): each one's words are made
+// once and kept by the object (a weak map), then copied into every state that holds it.
+// The last two met in each slot (a client's index; one slot for the ghost, the monitor)
+// are checked first: a state's successors mostly keep their parent's parts, and a weak
+// map's lookup costs several times a comparison.
+function wordsOnce<T extends object>(put: (w: ByteWords, x: T) => void): (x: T, slot: number) => Int32Array {
+  const memo = new WeakMap<T, Int32Array>();
+  const w = new ByteWords();
+  let buf = new Int32Array(64);
+  const xs: (T | null)[] = [];
+  const wss: Int32Array[] = [];
+  const make = (x: T): Int32Array => {
+    let ws = memo.get(x);
+    if (ws === undefined) {
+      for (;;) {
+        w.begin(buf);
+        put(w, x);
+        const n = w.end();
+        if (n >= 0) {
+          ws = buf.slice(0, n);
+          break;
+        }
+        buf = new Int32Array(buf.length * 4);
+      }
+      memo.set(x, ws);
+    }
+    return ws;
+  };
+  return (x, slot) => {
+    const k = 2 * slot;
+    if (xs[k] === x) return wss[k];
+    if (xs[k + 1] === x) return wss[k + 1];
+    const ws = make(x);
+    // the older of the two makes way: the one just met becomes the first
+    xs[k + 1] = xs[k] ?? null;
+    wss[k + 1] = wss[k];
+    xs[k] = x;
+    wss[k] = ws;
+    return ws;
+  };
+}
+
+const clientWords = wordsOnce(putClient);
+const ghostWords = wordsOnce(putGhost);
+const monWords = wordsOnce(putMon);
 const bytes = new ByteWords();
 
 /** Machine.encode: the words of s (see above); -1 when `out` is too short. */
@@ -299,8 +435,50 @@ export function encode(s: FuseeState, out: Int32Array): number {
   w.int(s.mnLeft);
   w.int(s.clLeft);
   w.int(s.cl.length);
-  for (let c = 0; c < s.cl.length; c++) clientWords.write(w, s.cl[c], c);
-  ghostWords.write(w, s.g);
-  monWords.write(w, s.mon);
+  for (let c = 0; c < s.cl.length; c++) {
+    const ws = clientWords(s.cl[c], c);
+    w.words(ws, ws.length);
+  }
+  const gw = ghostWords(s.g, 0);
+  w.words(gw, gw.length);
+  const mw = monWords(s.mon, 0);
+  w.words(mw, mw.length);
   return w.end();
 }
+
+// V8 takes a field written only when its object was made for a constant, and throws away
+// the code it optimized on that assumption (the machine's steps, copy, encode and the
+// engine's loop that inlines them) once a step first writes the field in place. The configs
+// bring such steps late (clLeft at the first client crash; fenced, primary, backups, mnLeft
+// and a client's rpc at the first MN crash), so each of those writes cost a round of
+// recompiling. Every field a step writes in place is written once here, at load, on an
+// object of the same shape, so that the code is optimized for them from the start.
+function settleFields(): void {
+  const me = copyClient(idleClient(0, Rec.Live, [NONE, 0, NONE]));
+  me.pc = 'W1';
+  me.op = me.vOld = me.vNew = me.pr = me.rpc = me.rd = 1;
+  me.bk = [1];
+  me.vl = [1];
+  me.win = Win.R1;
+  me.rec = Rec.Done;
+  me.log = [1, 1, 1];
+  const g = copyGhost({ rnd: 0, ph: [0], props: [], wins: [], dead: [], cur: 0, snap: [], fixing: false, tv: '' });
+  g.rnd = g.cur = 1;
+  g.ph = [1];
+  g.props = [1];
+  g.wins = [1];
+  g.dead = [1];
+  g.snap = [1];
+  g.fixing = true;
+  g.tv = '1';
+  const s = copy({ rep: [0], primary: 0, backups: [1], fenced: false, mnLeft: 1, clLeft: 1, cl: [me], g, mon: { ops: [], cfgs: [], bad: '' } });
+  s.rep = [1];
+  s.primary = 1;
+  s.backups = [2];
+  s.fenced = true;
+  s.mnLeft = s.clLeft = 0;
+  s.cl = [me];
+  s.g = copyGhost(g);
+  s.mon = { ops: [], cfgs: [], bad: '' };
+}
+settleFields();

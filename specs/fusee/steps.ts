@@ -8,7 +8,7 @@
 
 import { addSorted } from '../kit/state.ts';
 import type { ActionTable, ActorStep, GlobalStep } from '../kit/table.ts';
-import { aliveBackups, cas, staleBackup, checkI11, ghost, isWrite, loserResponds, newRound, observeCrash, observeInvoke, opOf, primaryChanged, readOut, respond, broke, type Cx } from './context.ts';
+import { cas, staleBackup, checkI11, ghost, isWrite, loserResponds, newRound, observeCrash, observeInvoke, opOf, primaryChanged, readOut, respond, broke, type Cx } from './context.ts';
 import { describeOp, keyOf, OUT_FULL, OUT_OK } from './models.ts';
 import { decided, evaluate, rule3 } from './rules.ts';
 import { act, pair, COMMITTED, CRASHED, FRESH, idleClient, NONE, ownClient, ownRep, Rec, replaceClient, Win, type Client, type FuseeAction, type FuseeState, type Op, type Pc } from './state.ts';
@@ -65,6 +65,12 @@ function retry(d: FuseeState, c: number, rpc = NONE): void {
   me.win = Win.None;
   me.rpc = rpc;
   me.log = [me.vNew, 1, NONE];
+}
+
+/** A v_list of m CASes all outstanding (NONE): one list per length, shared (a client's lists are replaced, never changed). */
+const allNone: number[][] = [];
+function outstanding(m: number): number[] {
+  return (allNone[m] ??= Array.from({ length: m }, () => NONE));
 }
 
 /** Client c goes to program counter pc. */
@@ -125,7 +131,7 @@ function clientSteps(cx: Cx): Step[] {
         if (v === CRASHED) {
           const me = ownClient(d, a.c);
           me.pc = 'R2';
-          me.bk = d.backups.slice();
+          me.bk = d.backups; // the view's backups, replaced (decide), never changed
           return;
         }
         respond(cx, d, a.c, readOut(cx, op, v));
@@ -153,8 +159,8 @@ function clientSteps(cx: Cx): Step[] {
         mine.pc = 'W2';
         mine.vOld = vOld;
         mine.pr = d.primary;
-        mine.bk = d.backups.slice();
-        mine.vl = mine.bk.map(() => NONE);
+        mine.bk = d.backups; // the view's backups, replaced (decide), never changed
+        mine.vl = outstanding(mine.bk.length);
         mine.win = Win.None;
         mine.rd = d.g.rnd;
         if (mine.bk.length === 0) evaluate(cx, d, a.c);
@@ -376,9 +382,13 @@ function choices(cx: Cx, s: FuseeState): number[] {
   const vals: number[] = [];
   for (const b of s.backups) {
     const v = s.rep[b];
-    if (v !== CRASHED && !vals.includes(v)) vals.push(v);
+    if (v === CRASHED || vals.includes(v)) continue;
+    let i = vals.length; // inserted in ascending order
+    vals.push(v);
+    for (; i > 0 && vals[i - 1] > v; i--) vals[i] = vals[i - 1];
+    vals[i] = v;
   }
-  return vals.length > 0 ? vals.sort((x, y) => x - y) : [p];
+  return vals.length > 0 ? vals : [p];
 }
 
 function masterSteps(cx: Cx): Global[] {
@@ -418,9 +428,14 @@ function masterSteps(cx: Cx): Global[] {
 
 /** Alg. 3 l.5-10 with s chosen (a.x): from an alive backup, the primary's if none is alive. */
 function decide(cx: Cx, d: FuseeState, s: number): void {
-  const alive = [d.primary, ...d.backups].filter((i) => d.rep[i] !== CRASHED);
+  const alive: number[] = [];
+  for (let k = -1; k < d.backups.length; k++) {
+    const i = k < 0 ? d.primary : d.backups[k];
+    if (d.rep[i] !== CRASHED) alive.push(i);
+  }
   const pOld = d.rep[d.primary];
-  for (const i of [...aliveBackups(d), d.primary]) if (d.rep[i] !== CRASHED) ownRep(d)[i] = s; // backups before primary
+  for (const i of d.backups) if (d.rep[i] !== CRASHED) ownRep(d)[i] = s; // backups before primary
+  if (pOld !== CRASHED) ownRep(d)[d.primary] = s;
   if (pOld !== CRASHED && pOld !== s && !cx.kv && d.g.ph.includes(s)) broke(cx, d, `I2: the master installs ${s} in the primary a second time`);
   d.primary = alive[0];
   d.backups = alive.slice(1);

@@ -29,10 +29,15 @@ export function produce<S>(s: S, copy: (s: S) => S, effect: (d: S) => void): S {
   return d;
 }
 
-/** A set of numbers (or of strings) as a sorted array (canonical): a new array with x added; xs itself if x is in it. */
+/**
+ * A set of numbers (or of strings) as a sorted array (canonical): a new array with x added;
+ * xs itself if x is in it. Sorted by `sortShort` (the order Array.prototype.sort gives):
+ * a ghost's sets grow by one on many steps, and sort's work arrays were a tenth of what a
+ * spec allocated (fusee).
+ */
 export function addSorted<T extends number | string>(xs: readonly T[], x: T): T[] {
   if (xs.includes(x)) return xs as T[];
-  return [...xs, x].sort(ascending);
+  return sortShort([...xs, x], ascending);
 }
 
 /**
