@@ -48,8 +48,6 @@ const zob = new Int32Array(SMALL_MAX);
 for (let o = 0; o < SMALL_MAX; o++) zob[o] = fmix32(Math.imul(o + 1, 0x9e3779b1));
 /** Determinate operations by return. */
 const byRet = new Int32Array(SMALL_MAX);
-const inputs: unknown[] = new Array(SMALL_MAX).fill(undefined);
-const outputs: unknown[] = new Array(SMALL_MAX).fill(undefined);
 /** Scratch per operation of the ops given: 1 read-only, 2 left out. */
 const flags = new Uint8Array(SMALL_MAX);
 /** The set of linearized operations (and a copy of it, kept while rememberStack works). */
@@ -139,10 +137,6 @@ function forget(): void {
 
 /** Let go of the states and values the last search held. */
 function release(): void {
-  for (let k = 0; k < used; k++) {
-    inputs[k] = undefined;
-    outputs[k] = undefined;
-  }
   for (let k = 0; k <= used; k++) stackState[k] = undefined;
   for (let e = 0; e < entries; e++) entryState[e] = undefined;
   used = 0;
@@ -191,17 +185,14 @@ function search<S>(model: Model<S>, ops: readonly Operation[], all: number): Sea
   let det = 0;
   for (let o = 0; o < n; o++) {
     const op = ops[origin[o]];
-    inputs[o] = op.input;
     if (op.ret === undefined) {
       retAt[o] = Infinity;
-      outputs[o] = UNKNOWN;
       kindOf[o] = 2;
       sortKey[o] = 2 * SMALL_MAX + o;
       continue;
     }
     const r = op.ret;
     retAt[o] = r;
-    outputs[o] = op.output;
     kindOf[o] = flags[origin[o]] === 1 ? 0 : 1;
     let j = det - 1;
     while (j >= 0 && retAt[byRet[j]] > r) {
@@ -260,7 +251,8 @@ function search<S>(model: Model<S>, ops: readonly Operation[], all: number): Sea
       for (let o = nextOp[HEAD]; o < n && callAt[o] <= until; o = nextOp[o]) {
         let key = sortKey[o];
         if (advise !== undefined && kindOf[o] !== 0) {
-          const a = advise(state as S, inputs[o], outputs[o]);
+          const op = ops[origin[o]];
+          const a = advise(state as S, op.input, kindOf[o] === 2 ? UNKNOWN : op.output);
           if (a === 'useless') continue;
           if (a === 'forced') key = o - 4 * SMALL_MAX;
         }
@@ -299,7 +291,8 @@ function search<S>(model: Model<S>, ops: readonly Operation[], all: number): Sea
         candKey[pos] = ck;
       }
       const o = cand[pos];
-      const r = model.step(state as S, inputs[o], outputs[o]);
+      const op = ops[origin[o]];
+      const r = model.step(state as S, op.input, kindOf[o] === 2 ? UNKNOWN : op.output);
       if (!r.ok) {
         pos++;
         continue;
