@@ -28,11 +28,39 @@ export interface Plan {
   /** One partition, the whole history in its order (parts[0][i] === i). */
   whole: boolean;
   start: number;
-  deadline: number;
+  /** Date.now() at which searches give up (Infinity: never). */
+  readonly deadline: number;
   verbose: boolean;
   memoLimitBytes: number;
   /** The model's partition function threw or broke its contract. */
   partitionError?: string;
+}
+
+/**
+ * A Plan whose deadline is read from the clock when first needed: a check that small.ts
+ * decides never needs it (a clock read is a few percent of a 10-operation check). The
+ * deadline is the check's start plus the timeout all the same.
+ */
+class CheckPlan implements Plan {
+  parts: number[][] = [];
+  whole = false;
+  partitionError?: string;
+  private fixed: number | undefined;
+
+  constructor(
+    readonly model: Model,
+    readonly registered: string | undefined,
+    readonly history: readonly Operation[],
+    readonly start: number,
+    private readonly timeoutMs: number | undefined,
+    readonly verbose: boolean,
+    readonly memoLimitBytes: number,
+  ) {}
+
+  get deadline(): number {
+    if (this.fixed === undefined) this.fixed = this.timeoutMs === undefined ? Infinity : Date.now() - (performance.now() - this.start) + this.timeoutMs;
+    return this.fixed;
+  }
 }
 
 export function resolveModel(arg: ModelArg): { model: Model; registered?: string } {
@@ -70,17 +98,7 @@ export function plan(arg: ModelArg, history: readonly Operation[], options: Chec
   const start = performance.now();
   const { model, registered } = resolveModel(arg);
   validate(history);
-  const p: Plan = {
-    model,
-    registered,
-    history,
-    parts: [],
-    whole: false,
-    start,
-    deadline: options.timeoutMs === undefined ? Infinity : Date.now() + options.timeoutMs,
-    verbose: options.verbose === true,
-    memoLimitBytes: (options.memoLimitMB ?? DEFAULT_MEMO_LIMIT_MB) * 2 ** 20,
-  };
+  const p = new CheckPlan(model, registered, history, start, options.timeoutMs, options.verbose === true, (options.memoLimitMB ?? DEFAULT_MEMO_LIMIT_MB) * 2 ** 20);
   if (options.partition !== false && model.partition && history.length > 0) {
     try {
       p.parts = partitionIndices(model, history);
@@ -97,7 +115,14 @@ export function plan(arg: ModelArg, history: readonly Operation[], options: Chec
 }
 
 function partitionIndices(model: Model, history: readonly Operation[]): number[][] {
-  const parts = model.partition!(history).filter((part) => part.length > 0);
+  const all = model.partition!(history);
+  let parts = all;
+  for (let c = 0; c < all.length; c++) {
+    if (all[c].length === 0) {
+      parts = all.filter((part) => part.length > 0);
+      break;
+    }
+  }
   return inHistoryOrder(history, parts) ?? byIdentity(model, history, parts);
 }
 
@@ -111,7 +136,8 @@ function partitionIndices(model: Model, history: readonly Operation[]): number[]
 function inHistoryOrder(history: readonly Operation[], parts: readonly (readonly Operation[])[]): number[][] | undefined {
   const p = parts.length;
   const at = new Int32Array(p);
-  const ids = parts.map((part) => new Array<number>(part.length));
+  const ids = new Array<number[]>(p);
+  for (let c = 0; c < p; c++) ids[c] = new Array<number>(parts[c].length);
   let budget = 16 * history.length + 64;
   let last = 0;
   for (let i = 0; i < history.length; i++) {
