@@ -25,12 +25,42 @@ export interface Plan {
   registered?: string;
   history: readonly Operation[];
   parts: number[][];
+  /** One partition, the whole history in its order (parts[0][i] === i). */
+  whole: boolean;
   start: number;
-  deadline: number;
+  /** Date.now() at which searches give up (Infinity: never). */
+  readonly deadline: number;
   verbose: boolean;
   memoLimitBytes: number;
   /** The model's partition function threw or broke its contract. */
   partitionError?: string;
+}
+
+/**
+ * A Plan whose deadline is read from the clock when first needed: a check that small.ts
+ * decides never needs it (a clock read is a few percent of a 10-operation check). The
+ * deadline is the check's start plus the timeout all the same.
+ */
+class CheckPlan implements Plan {
+  parts: number[][] = [];
+  whole = false;
+  partitionError?: string;
+  private fixed: number | undefined;
+
+  constructor(
+    readonly model: Model,
+    readonly registered: string | undefined,
+    readonly history: readonly Operation[],
+    readonly start: number,
+    private readonly timeoutMs: number | undefined,
+    readonly verbose: boolean,
+    readonly memoLimitBytes: number,
+  ) {}
+
+  get deadline(): number {
+    if (this.fixed === undefined) this.fixed = this.timeoutMs === undefined ? Infinity : Date.now() - (performance.now() - this.start) + this.timeoutMs;
+    return this.fixed;
+  }
 }
 
 export function resolveModel(arg: ModelArg): { model: Model; registered?: string } {
@@ -68,28 +98,31 @@ export function plan(arg: ModelArg, history: readonly Operation[], options: Chec
   const start = performance.now();
   const { model, registered } = resolveModel(arg);
   validate(history);
-  const p: Plan = {
-    model,
-    registered,
-    history,
-    parts: [history.map((_, i) => i)],
-    start,
-    deadline: options.timeoutMs === undefined ? Infinity : Date.now() + options.timeoutMs,
-    verbose: options.verbose === true,
-    memoLimitBytes: (options.memoLimitMB ?? DEFAULT_MEMO_LIMIT_MB) * 2 ** 20,
-  };
+  const p = new CheckPlan(model, registered, history, start, options.timeoutMs, options.verbose === true, (options.memoLimitMB ?? DEFAULT_MEMO_LIMIT_MB) * 2 ** 20);
   if (options.partition !== false && model.partition && history.length > 0) {
     try {
       p.parts = partitionIndices(model, history);
+      return p;
     } catch (err) {
       p.partitionError = err instanceof Error ? err.message : String(err);
     }
   }
+  const ids = new Array<number>(history.length);
+  for (let i = 0; i < ids.length; i++) ids[i] = i;
+  p.parts = [ids];
+  p.whole = true;
   return p;
 }
 
 function partitionIndices(model: Model, history: readonly Operation[]): number[][] {
-  const parts = model.partition!(history).filter((part) => part.length > 0);
+  const all = model.partition!(history);
+  let parts = all;
+  for (let c = 0; c < all.length; c++) {
+    if (all[c].length === 0) {
+      parts = all.filter((part) => part.length > 0);
+      break;
+    }
+  }
   return inHistoryOrder(history, parts) ?? byIdentity(model, history, parts);
 }
 
@@ -103,7 +136,8 @@ function partitionIndices(model: Model, history: readonly Operation[]): number[]
 function inHistoryOrder(history: readonly Operation[], parts: readonly (readonly Operation[])[]): number[][] | undefined {
   const p = parts.length;
   const at = new Int32Array(p);
-  const ids = parts.map((part) => new Array<number>(part.length));
+  const ids = new Array<number[]>(p);
+  for (let c = 0; c < p; c++) ids[c] = new Array<number>(parts[c].length);
   let budget = 16 * history.length + 64;
   let last = 0;
   for (let i = 0; i < history.length; i++) {
@@ -174,6 +208,8 @@ export class Rounds {
     private readonly parts: readonly (readonly Operation[])[],
     indices: readonly number[],
     private readonly options: RoundOptions,
+    /** small.ts was tried on these partitions already (and gave up): straight to wgl.ts. */
+    private readonly smallTried = false,
   ) {
     this.active = [...indices];
   }
@@ -191,7 +227,7 @@ export class Rounds {
       let search = this.searches[index];
       if (search === undefined) {
         // A small history first goes to small.ts's bounded search (undefined: too hard for it).
-        const quick = this.options.verbose ? undefined : smallSearch(this.model, this.parts[index]);
+        const quick = this.options.verbose || this.smallTried ? undefined : smallSearch(this.model, this.parts[index]);
         if (quick !== undefined) {
           finished.push({ index, result: quick });
           continue;
@@ -209,17 +245,25 @@ export class Rounds {
   }
 }
 
-/** The partitions' operations, in partition order. */
-export function partitionOps(p: Plan): Operation[][] {
-  return p.parts.map((ids) => {
+/** The partitions' operations, in partition order (the history itself when it is the one partition). */
+export function partitionOps(p: Plan): (readonly Operation[])[] {
+  if (p.whole) return [p.history];
+  const parts = p.parts;
+  const all = new Array<Operation[]>(parts.length);
+  for (let index = 0; index < parts.length; index++) {
+    const ids = parts[index];
     const ops = new Array<Operation>(ids.length);
     for (let k = 0; k < ids.length; k++) ops[k] = p.history[ids[k]];
-    return ops;
-  });
+    all[index] = ops;
+  }
+  return all;
 }
 
-/** Put the per-partition answers (undefined: not run) together into the result. */
-export function assemble(p: Plan, results: readonly (SearchResult | undefined)[]): LinResult {
+/**
+ * Put the per-partition answers (undefined: not run) together into the result; `ops`: the
+ * partitions' operations when the caller has them (partitionOps).
+ */
+export function assemble(p: Plan, results: readonly (SearchResult | undefined)[], ops?: readonly (readonly Operation[])[]): LinResult {
   const { history, parts } = p;
   if (p.partitionError !== undefined) {
     return {
@@ -230,37 +274,51 @@ export function assemble(p: Plan, results: readonly (SearchResult | undefined)[]
       modelError: { operation: -1, message: `partition: ${p.partitionError}` },
     };
   }
-  const firstIllegal = results.findIndex((r) => r?.verdict === 'illegal');
   let modelError: LinResult['modelError'];
-  const partitions: PartitionReport[] = parts.map((ids, index) => {
+  let illegal = false;
+  let ok = true;
+  const partitions = new Array<PartitionReport>(parts.length);
+  for (let index = 0; index < parts.length; index++) {
+    const ids = parts[index];
     const r = results[index];
     if (r === undefined) {
-      return { index, operations: ids, verdict: 'unknown', reason: Date.now() > p.deadline ? 'timeout' : 'cancelled' };
+      partitions[index] = { index, operations: ids, verdict: 'unknown', reason: Date.now() > p.deadline ? 'timeout' : 'cancelled' };
+      ok = false;
+      continue;
     }
     const report: PartitionReport = { index, operations: ids, verdict: r.verdict, explored: r.explored, cached: r.cached };
+    partitions[index] = report;
+    if (r.verdict === 'illegal') illegal = true;
+    else if (r.verdict !== 'ok') ok = false;
     if (r.reason) report.reason = r.reason;
     if (r.modelError && modelError === undefined) {
       modelError = { operation: r.modelError.operation < 0 ? -1 : ids[r.modelError.operation], message: r.modelError.message };
     }
-    if (r.linearization) report.linearization = r.linearization.map((i) => ids[i]);
+    if (r.linearization) report.linearization = p.whole ? r.linearization : inHistory(r.linearization, ids);
     if (r.verdict === 'illegal' && r.longest) {
-      const local = p.parts[index].map((i) => history[i]);
-      report.longest = r.longest.map((seq) => seq.map((i) => ids[i]));
+      const local = ops !== undefined ? ops[index] : ids.map((i) => history[i]);
+      report.longest = r.longest.map((seq) => inHistory(seq, ids));
       if (r.proof !== undefined) report.proof = { operation: ids[r.proof.operation], why: r.proof.why };
       // A search the proof cut short did not try everything after its longest: the refuted
       // operation is what cannot come next.
       if (r.proof !== undefined && r.cutShort === true) report.stuckAfter = r.longest.map(() => [ids[r.proof!.operation]]);
-      else report.stuckAfter = r.longest.map((seq) => stuckAfter(local, seq).map((i) => ids[i]));
+      else report.stuckAfter = r.longest.map((seq) => inHistory(stuckAfter(local, seq), ids));
       report.stuck = report.stuckAfter[0];
       const states = replay(p.model, history, report.longest[0]);
       if (states) report.states = states;
     }
-    return report;
-  });
-  const verdict = firstIllegal >= 0 ? 'illegal' : partitions.every((r) => r.verdict === 'ok') ? 'ok' : 'unknown';
+  }
+  const verdict = illegal ? 'illegal' : ok ? 'ok' : 'unknown';
   const result: LinResult = { verdict, operations: history.length, partitions, elapsedMs: performance.now() - p.start };
   if (modelError) result.modelError = modelError;
   return result;
+}
+
+/** Partition indices as history indices. */
+function inHistory(seq: readonly number[], ids: readonly number[]): number[] {
+  const out = new Array<number>(seq.length);
+  for (let k = 0; k < seq.length; k++) out[k] = ids[seq[k]];
+  return out;
 }
 
 /**
@@ -270,16 +328,27 @@ export function assemble(p: Plan, results: readonly (SearchResult | undefined)[]
  */
 export function stuckAfter(ops: readonly Operation[], seq: readonly number[]): number[] {
   const done = new Uint8Array(ops.length);
-  for (const i of seq) done[i] = 1;
+  for (let k = 0; k < seq.length; k++) done[seq[k]] = 1;
   let minRet = Infinity;
-  ops.forEach((o, i) => {
-    if (!done[i] && o.ret !== undefined && o.ret < minRet) minRet = o.ret;
-  });
+  for (let i = 0; i < ops.length; i++) {
+    const r = ops[i].ret;
+    if (done[i] === 0 && r !== undefined && r < minRet) minRet = r;
+  }
+  // By call, then index: an insertion sort, as histories come nearly in call order.
   const stuck: number[] = [];
-  ops.forEach((o, i) => {
-    if (!done[i] && o.call <= minRet) stuck.push(i);
-  });
-  return stuck.sort((a, b) => ops[a].call - ops[b].call || a - b);
+  for (let i = 0; i < ops.length; i++) {
+    if (done[i] === 1) continue;
+    const c = ops[i].call;
+    if (!(c <= minRet)) continue;
+    let j = stuck.length - 1;
+    stuck.push(i);
+    while (j >= 0 && ops[stuck[j]].call > c) {
+      stuck[j + 1] = stuck[j];
+      j--;
+    }
+    stuck[j + 1] = i;
+  }
+  return stuck;
 }
 
 const MAX_REPLAY = 10_000;
@@ -315,18 +384,35 @@ export function checkHistorySync(arg: ModelArg, history: readonly Operation[], o
   return runInThread(plan(arg, history, options));
 }
 
-/** Search the partitions one after the other, stopping at the first illegal one. */
+/**
+ * Search the partitions, stopping after the first round with an illegal one. The first
+ * round's small.ts searches come first, partition by partition: most small checks end
+ * there, without the rounds' machinery; those it gives up go to the rounds (wgl.ts), which
+ * play at least that first round, as they would have with small.ts in it.
+ */
 export function runInThread(p: Plan): LinResult {
-  const results: (SearchResult | undefined)[] = new Array(p.parts.length);
-  if (p.partitionError === undefined) {
-    const rounds = new Rounds(p.model, partitionOps(p), p.parts.map((_, i) => i), p);
-    let illegal = false;
-    while (!rounds.done && !illegal) {
+  const n = p.parts.length;
+  const results: (SearchResult | undefined)[] = new Array(n);
+  if (p.partitionError !== undefined) return assemble(p, results);
+  const ops = partitionOps(p);
+  let illegal = false;
+  const left: number[] = [];
+  for (let index = 0; index < n; index++) {
+    const quick = p.verbose ? undefined : smallSearch(p.model, ops[index]);
+    if (quick === undefined) left.push(index);
+    else {
+      results[index] = quick;
+      if (quick.verdict === 'illegal') illegal = true;
+    }
+  }
+  if (left.length > 0) {
+    const rounds = new Rounds(p.model, ops, left, p, true);
+    do {
       for (const { index, result } of rounds.play()) {
         results[index] = result;
         if (result.verdict === 'illegal') illegal = true;
       }
-    }
+    } while (!rounds.done && !illegal);
   }
-  return assemble(p, results);
+  return assemble(p, results, ops);
 }

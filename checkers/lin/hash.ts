@@ -91,6 +91,11 @@ export function valueEqual(a: unknown, b: unknown): boolean {
 /** A short, readable rendering of a history value for describe functions. */
 export function show(v: unknown): string {
   if (v === undefined) return 'undefined';
+  if (v === null) return 'null';
+  // What JSON.stringify gives a number (a finite one prints as String does), at a fraction
+  // of its cost: an illegal report describes the state after every step of its longest.
+  if (typeof v === 'number') return Number.isFinite(v) ? String(v) : 'null';
+  if (typeof v === 'boolean') return v ? 'true' : 'false';
   if (typeof v === 'string') return JSON.stringify(v);
   if (typeof v === 'bigint') return `${v}n`;
   const s = JSON.stringify(v);
@@ -104,11 +109,12 @@ export function show(v: unknown): string {
  */
 export class ValueMap<T> {
   private readonly primitives = new Map<unknown, T>();
-  private readonly objects = new Map<number, { key: unknown; value: T }[]>();
+  /** Made at the first object key (most histories have none). */
+  private objects: Map<number, { key: unknown; value: T }[]> | undefined;
 
   get(key: unknown): T | undefined {
     if (typeof key !== 'object' || key === null) return this.primitives.get(key);
-    return this.objects.get(hashValue(key))?.find((e) => valueEqual(e.key, key))?.value;
+    return this.objects?.get(hashValue(key))?.find((e) => valueEqual(e.key, key))?.value;
   }
 
   set(key: unknown, value: T): void {
@@ -117,6 +123,7 @@ export class ValueMap<T> {
       return;
     }
     const h = hashValue(key);
+    this.objects ??= new Map();
     let bucket = this.objects.get(h);
     if (bucket === undefined) this.objects.set(h, (bucket = []));
     const e = bucket.find((x) => valueEqual(x.key, key));
@@ -127,6 +134,6 @@ export class ValueMap<T> {
   /** The entries, each key as first set. */
   *entries(): IterableIterator<[unknown, T]> {
     yield* this.primitives.entries();
-    for (const bucket of this.objects.values()) for (const e of bucket) yield [e.key, e.value];
+    if (this.objects !== undefined) for (const bucket of this.objects.values()) for (const e of bucket) yield [e.key, e.value];
   }
 }

@@ -48,8 +48,6 @@ const zob = new Int32Array(SMALL_MAX);
 for (let o = 0; o < SMALL_MAX; o++) zob[o] = fmix32(Math.imul(o + 1, 0x9e3779b1));
 /** Determinate operations by return. */
 const byRet = new Int32Array(SMALL_MAX);
-const inputs: unknown[] = new Array(SMALL_MAX).fill(undefined);
-const outputs: unknown[] = new Array(SMALL_MAX).fill(undefined);
 /** Scratch per operation of the ops given: 1 read-only, 2 left out. */
 const flags = new Uint8Array(SMALL_MAX);
 /** The set of linearized operations (and a copy of it, kept while rememberStack works). */
@@ -139,10 +137,6 @@ function forget(): void {
 
 /** Let go of the states and values the last search held. */
 function release(): void {
-  for (let k = 0; k < used; k++) {
-    inputs[k] = undefined;
-    outputs[k] = undefined;
-  }
   for (let k = 0; k <= used; k++) stackState[k] = undefined;
   for (let e = 0; e < entries; e++) entryState[e] = undefined;
   used = 0;
@@ -153,7 +147,17 @@ function search<S>(model: Model<S>, ops: readonly Operation[], all: number): Sea
   // Which operations take part: determinate ones, and crashed ones that may have changed
   // something someone saw.
   let crashed = false;
+  // The model's functions, read once here: the search meets every model of a process at
+  // these few sites, and a load of a hook deep in the loop that sees a new model's shape
+  // deoptimized the whole search again and again (600 times over one set history in the bench).
   const readOnly = model.readOnly;
+  const step = model.step;
+  const init = model.init;
+  const hashState = model.hash;
+  const equal = model.equal;
+  const priorityHook = model.priority;
+  const adviceHook = model.advice;
+  const refuteHook = model.refute;
   for (let i = 0; i < all; i++) {
     const op = ops[i];
     const indeterminate = op.ret === undefined;
@@ -191,17 +195,14 @@ function search<S>(model: Model<S>, ops: readonly Operation[], all: number): Sea
   let det = 0;
   for (let o = 0; o < n; o++) {
     const op = ops[origin[o]];
-    inputs[o] = op.input;
     if (op.ret === undefined) {
       retAt[o] = Infinity;
-      outputs[o] = UNKNOWN;
       kindOf[o] = 2;
       sortKey[o] = 2 * SMALL_MAX + o;
       continue;
     }
     const r = op.ret;
     retAt[o] = r;
-    outputs[o] = op.output;
     kindOf[o] = flags[origin[o]] === 1 ? 0 : 1;
     let j = det - 1;
     while (j >= 0 && retAt[byRet[j]] > r) {
@@ -217,14 +218,12 @@ function search<S>(model: Model<S>, ops: readonly Operation[], all: number): Sea
   }
   const words = (n + 31) >>> 5;
   for (let w = 0; w < words; w++) lin[w] = 0;
-  const hashState = model.hash;
-  const equal = model.equal;
   // The budget counts again from the restart with the hooks (which comes n iterations
   // after the first dead end).
   let limit = budget(n);
   forget();
 
-  let state = model.init() as unknown;
+  let state = init.call(model) as unknown;
   let sp = 0;
   let pos = -1;
   let linDet = 0;
@@ -260,7 +259,8 @@ function search<S>(model: Model<S>, ops: readonly Operation[], all: number): Sea
       for (let o = nextOp[HEAD]; o < n && callAt[o] <= until; o = nextOp[o]) {
         let key = sortKey[o];
         if (advise !== undefined && kindOf[o] !== 0) {
-          const a = advise(state as S, inputs[o], outputs[o]);
+          const op = ops[origin[o]];
+          const a = advise(state as S, op.input, kindOf[o] === 2 ? UNKNOWN : op.output);
           if (a === 'useless') continue;
           if (a === 'forced') key = o - 4 * SMALL_MAX;
         }
@@ -276,7 +276,7 @@ function search<S>(model: Model<S>, ops: readonly Operation[], all: number): Sea
     if (++iterations > limit) {
       // Out of budget: with the model's proof the verdict is known, and the longest partial
       // linearization found so far is shown (as wgl.ts does after AFTER_PROOF iterations).
-      if (!hooked) proof = refutation(model, ops);
+      if (!hooked) proof = refutation(model, ops, refuteHook);
       if (proof === undefined) return undefined;
       if (linDet > bestDet) {
         bestLength = sp;
@@ -299,7 +299,8 @@ function search<S>(model: Model<S>, ops: readonly Operation[], all: number): Sea
         candKey[pos] = ck;
       }
       const o = cand[pos];
-      const r = model.step(state as S, inputs[o], outputs[o]);
+      const op = ops[origin[o]];
+      const r = step.call(model, state as S, op.input, kindOf[o] === 2 ? UNKNOWN : op.output);
       if (!r.ok) {
         pos++;
         continue;
@@ -346,9 +347,9 @@ function search<S>(model: Model<S>, ops: readonly Operation[], all: number): Sea
       // With a hint or advice the search starts again, so that every frame has them, with
       // a new memo (the old one holds the stack's configurations, not all explored).
       hooked = true;
-      const hinted = model.priority !== undefined && hint(model, ops, n);
-      advise = adviser(model, ops);
-      proof = refutation(model, ops);
+      const hinted = priorityHook !== undefined && hint(model, ops, n, priorityHook);
+      advise = adviser(model, ops, adviceHook);
+      proof = refutation(model, ops, refuteHook);
       if (hinted || advise !== undefined) {
         for (let k = 0; k < sp; k++) stackState[k] = undefined;
         for (let w = 0; w < words; w++) lin[w] = 0;
@@ -357,7 +358,7 @@ function search<S>(model: Model<S>, ops: readonly Operation[], all: number): Sea
         linDet = 0;
         setHash = 0;
         linkAll(n);
-        state = model.init();
+        state = init.call(model);
         forget();
         memo = false;
         limit = iterations + budget(n);
@@ -367,7 +368,7 @@ function search<S>(model: Model<S>, ops: readonly Operation[], all: number): Sea
     for (;;) {
       if (sp === 0) {
         // The report of an illegal verdict carries the model's proof when it has one.
-        if (!hooked) proof = refutation(model, ops);
+        if (!hooked) proof = refutation(model, ops, refuteHook);
         return illegal(bestLength, explored, proof, false);
       }
       sp--;
@@ -401,8 +402,8 @@ function illegal(length: number, explored: number, proof: Refutation | undefined
  * (one pass, by hint, then by call), as wgl.ts orders them; false when the hook throws or
  * answers badly (the order stays by return).
  */
-function hint(model: Model, ops: readonly Operation[], n: number): boolean {
-  const priority = priorities(model, ops);
+function hint(model: Model, ops: readonly Operation[], n: number, hook: Model['priority']): boolean {
+  const priority = priorities(model, ops, hook);
   if (priority === undefined) return false;
   let m = 0;
   for (let o = 0; o < n; o++) {

@@ -376,7 +376,7 @@ export class WglSearch<S> {
     this.frameStart = slab.i32(n + 1);
     this.frameEnd = slab.i32(n + 1);
     this.frameForced = slab.i32(n + 1);
-    this.advise = reduce ? fullAdviser(model, ops) : undefined;
+    this.advise = reduce ? fullAdviser(model, ops, model.advice) : undefined;
     this.stackPos = slab.i32(n);
     this.stackForced = slab.u8(n);
     this.words = this.detWords + ((n - this.det + 31) >>> 5);
@@ -539,7 +539,7 @@ export class WglSearch<S> {
       for (let k = 0; k < count; k++) if (scratch[k] >= 0 && kind[scratch[k]] !== READ_ONLY) orderable++;
       if (orderable > 1) {
         this.hinted = true;
-        this.orderBy(priorities(this.model, this.ops));
+        this.orderBy(priorities(this.model, this.ops, this.model.priority));
       }
     }
     const { passes, hintRank, opOfRank } = this;
@@ -1010,7 +1010,7 @@ export class WglSearch<S> {
           if (this.firstDeadEnd < 0) this.firstDeadEnd = iterations;
           if (iterations - this.firstDeadEnd >= this.ops.length || sp === 0) {
             this.refuteAsked = true;
-            this.proof = refutation(model, this.ops);
+            this.proof = refutation(model, this.ops, model.refute);
             if (this.proof !== undefined) proofAt = this.proofAt = iterations + AFTER_PROOF;
           }
         }
@@ -1020,7 +1020,7 @@ export class WglSearch<S> {
           if (sp === 0) {
             if (!this.refuteAsked) {
               this.refuteAsked = true;
-              this.proof = refutation(model, this.ops);
+              this.proof = refutation(model, this.ops, model.refute);
             }
             this.save(sp, pos, linearizedDeterminate, bitHash, state, iterations, explored, bestDeterminate, fullWords, resume);
             this.finish('illegal');
@@ -1079,8 +1079,8 @@ type Advice = 'forced' | 'useless' | 'dead' | undefined;
  * The model's advice, 'dead' read as 'useless' (for a search that does not know which
  * return is first pending); a hook that throws or answers oddly only costs the reduction.
  */
-export function adviser<S>(model: Model<S>, ops: readonly Operation[]): ((state: S, input: unknown, output: unknown) => 'forced' | 'useless' | undefined) | undefined {
-  const advise = fullAdviser(model, ops);
+export function adviser<S>(model: Model<S>, ops: readonly Operation[], hook: Model<S>['advice']): ((state: S, input: unknown, output: unknown) => 'forced' | 'useless' | undefined) | undefined {
+  const advise = fullAdviser(model, ops, hook);
   if (advise === undefined) return undefined;
   return (state, input, output) => {
     const a = advise(state, input, output);
@@ -1088,10 +1088,10 @@ export function adviser<S>(model: Model<S>, ops: readonly Operation[]): ((state:
   };
 }
 
-function fullAdviser<S>(model: Model<S>, ops: readonly Operation[]): ((state: S, input: unknown, output: unknown) => Advice) | undefined {
-  if (model.advice === undefined) return undefined;
+function fullAdviser<S>(model: Model<S>, ops: readonly Operation[], hook: Model<S>['advice']): ((state: S, input: unknown, output: unknown) => Advice) | undefined {
+  if (hook === undefined) return undefined;
   try {
-    const advice = model.advice(ops);
+    const advice = hook.call(model, ops);
     if (advice === undefined) return undefined;
     return (state, input, output) => {
       try {
@@ -1106,11 +1106,15 @@ function fullAdviser<S>(model: Model<S>, ops: readonly Operation[]): ((state: S,
   }
 }
 
+// The hooks' helpers take the hook (model.priority, .refute, .advice) as read by the
+// caller: small.ts reads a model's hooks once, before its loop, where a load of them that
+// sees another model's shape cannot deoptimize the loop's (on-stack replaced) code.
+
 /** The model's priority hints; a hook that throws or answers badly only costs the order. */
-export function priorities(model: Model, ops: readonly Operation[]): number[] | undefined {
-  if (model.priority === undefined) return undefined;
+export function priorities(model: Model, ops: readonly Operation[], hook: Model['priority']): number[] | undefined {
+  if (hook === undefined) return undefined;
   try {
-    const r = model.priority(ops);
+    const r = hook.call(model, ops);
     if (!Array.isArray(r) || r.length !== ops.length) return undefined;
     for (let i = 0; i < r.length; i++) if (typeof r[i] !== 'number' || r[i] !== r[i]) return undefined;
     return r;
@@ -1120,10 +1124,10 @@ export function priorities(model: Model, ops: readonly Operation[]): number[] | 
 }
 
 /** The model's refutation; a hook that throws or answers badly is no proof. */
-export function refutation(model: Model, ops: readonly Operation[]): Refutation | undefined {
-  if (model.refute === undefined) return undefined;
+export function refutation(model: Model, ops: readonly Operation[], hook: Model['refute']): Refutation | undefined {
+  if (hook === undefined) return undefined;
   try {
-    const r = model.refute(ops);
+    const r = hook.call(model, ops);
     if (r === undefined || !Number.isInteger(r.operation) || r.operation < 0 || r.operation >= ops.length) return undefined;
     return { operation: r.operation, why: String(r.why) };
   } catch {

@@ -2,7 +2,7 @@
 // register of the Jepsen logs (../shared/corpora/README.md). The register starts as null
 // (nil: never written).
 
-import { hashValue, show, valueEqual } from '../hash.ts';
+import { hashValue, show, valueEqual, ValueMap } from '../hash.ts';
 import { ILLEGAL_STEP, UNKNOWN, type Model, type Operation, type Refutation, type Unknown } from '../types.ts';
 
 export interface RegisterInput {
@@ -62,28 +62,27 @@ function unobserved(history: readonly Operation<RegisterInput, unknown>[]): bool
   const seen = new ValueSet();
   const failedFrom = new ValueSet();
   const pending: number[] = [];
-  history.forEach((op, i) => {
+  for (let i = 0; i < history.length; i++) {
+    const op = history[i];
     const { f, value } = op.input;
     if (op.ret === undefined) {
       if (f === 'write' || f === 'cas') pending.push(i);
     } else if (f === 'read') seen.add(op.output);
     else if (f === 'cas' && Array.isArray(value)) (op.output === false ? failedFrom : seen).add(value[0]);
-  });
-  const written = (i: number): unknown => {
-    const { f, value } = history[i].input;
-    return f === 'write' ? value : Array.isArray(value) ? value[1] : undefined;
-  };
-  const observed = (x: unknown): boolean => seen.has(x) || failedFrom.size > 1 || (failedFrom.size === 1 && !failedFrom.has(x));
+  }
   const out = new Array<boolean>(history.length).fill(false);
   for (const i of pending) out[i] = true;
   // Kept cas read their `from`, which may keep more: repeat until nothing changes.
   for (let changed = true; changed; ) {
     changed = false;
     for (const i of pending) {
-      if (!out[i] || !observed(written(i))) continue;
+      if (!out[i]) continue;
+      const { f, value } = history[i].input;
+      const x = f === 'write' ? value : Array.isArray(value) ? value[1] : undefined;
+      // Observed: read, or some failed cas needed the register not to hold it.
+      if (!(seen.has(x) || failedFrom.size > 1 || (failedFrom.size === 1 && !failedFrom.has(x)))) continue;
       out[i] = false;
       changed = true;
-      const { f, value } = history[i].input;
       if (f === 'cas' && Array.isArray(value)) seen.add(value[0]);
     }
   }
@@ -96,49 +95,45 @@ function unobserved(history: readonly Operation<RegisterInput, unknown>[]): bool
  * every read may see). The read with the earliest return is refuted.
  */
 function refute(history: readonly Operation<RegisterInput, unknown>[]): Refutation | undefined {
-  const firstWrite = new Map<number, { value: unknown; call: number }[]>();
-  for (const op of history) {
+  // Per value written, the earliest call of an operation that may write it.
+  const firstWrite = new ValueMap<number>();
+  for (let i = 0; i < history.length; i++) {
+    const op = history[i];
     const { f, value } = op.input;
     let x: unknown;
     if (f === 'write') x = value;
     else if (f === 'cas' && Array.isArray(value) && value.length === 2 && op.output !== false) x = value[1];
     else continue;
-    const h = hashValue(x);
-    let b = firstWrite.get(h);
-    if (b === undefined) firstWrite.set(h, (b = []));
-    const e = b.find((w) => valueEqual(w.value, x));
-    if (e === undefined) b.push({ value: x, call: op.call });
-    else if (op.call < e.call) e.call = op.call;
+    const c = firstWrite.get(x);
+    if (c === undefined || op.call < c) firstWrite.set(x, op.call);
   }
   let found: number | undefined;
-  history.forEach((op, i) => {
-    if (op.ret === undefined || op.input.f !== 'read' || op.output === null) return;
-    const w = firstWrite.get(hashValue(op.output))?.find((e) => valueEqual(e.value, op.output));
-    if (w !== undefined && w.call <= op.ret) return;
+  for (let i = 0; i < history.length; i++) {
+    const op = history[i];
+    if (op.ret === undefined || op.input.f !== 'read' || op.output === null) continue;
+    const c = firstWrite.get(op.output);
+    if (c !== undefined && c <= op.ret) continue;
     if (found === undefined || op.ret < history[found].ret!) found = i;
-  });
+  }
   if (found === undefined) return undefined;
   const op = history[found];
-  const w = firstWrite.get(hashValue(op.output))?.find((e) => valueEqual(e.value, op.output));
-  return { operation: found, why: w === undefined ? `no operation writes ${show(op.output)}` : `the first operation that writes ${show(op.output)} is called at ${w.call}, after the read's return` };
+  const c = firstWrite.get(op.output);
+  return { operation: found, why: c === undefined ? `no operation writes ${show(op.output)}` : `the first operation that writes ${show(op.output)} is called at ${c}, after the read's return` };
 }
 
-/** Values compared structurally (hash.ts valueEqual), bucketed by hashValue. */
+/** Values compared structurally (hash.ts valueEqual). */
 class ValueSet {
-  private readonly buckets = new Map<number, unknown[]>();
+  private readonly values = new ValueMap<true>();
   size = 0;
 
   add(v: unknown): void {
-    const h = hashValue(v);
-    const b = this.buckets.get(h);
-    if (b === undefined) this.buckets.set(h, [v]);
-    else if (!b.some((x) => valueEqual(x, v))) b.push(v);
-    else return;
+    if (this.values.get(v) !== undefined) return;
+    this.values.set(v, true);
     this.size++;
   }
 
   has(v: unknown): boolean {
-    return this.buckets.get(hashValue(v))?.some((x) => valueEqual(x, v)) === true;
+    return this.values.get(v) !== undefined;
   }
 }
 
