@@ -44,9 +44,10 @@ function restore(cx: Cx, s: State, srv: number, snap: Snapshot, replay: Set<numb
     s.applied = s.applied.filter(([x]) => x !== o);
     replay.add(o);
   }
-  s.A = cx.keys.map((d, k) => {
+  s.A = objectList(); // numbers and null (not found): one elements kind whatever the values
+  cx.keys.forEach((d, k) => {
     const last = s.applied.findLast(([, key]) => key === k);
-    return last ? last[2] : initialValue(d);
+    s.A.push(last ? last[2] : initialValue(d));
   });
 }
 
