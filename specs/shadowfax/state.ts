@@ -423,9 +423,10 @@ export function allClientsW(d: State): void {
  * and a field that has held only null (or only small integers) for one of that kind, and
  * throws away the code it optimized on that (copy, the steps, the encoder wState, the
  * engine's loop that inlines them) when a later config first writes the field or brings
- * the other kind (B0 has no crash: `gone` and `deciding` stay null until B3; B1 first
- * fills `earlySamples`' sibling lists, B4 first swaps). The same idiom as fusee's
- * `settleFields` and minos's `fieldsChangeable`; no state is changed (these are dropped).
+ * the other kind (`gone` stays null until B3's crashes, `swapped` false until B4's return
+ * trip, `earlySamples` and `deciding` change only under mutants M4 and M21b). The same
+ * idiom as fusee's `settleFields` and minos's `fieldsChangeable`; no state is changed
+ * (these objects are dropped).
  */
 function settleFields(): void {
   const items = objectList<Item>();
