@@ -101,3 +101,17 @@ export function deepFreeze<T>(x: T): T {
 export function freezing<S, A extends Action>(m: Machine<S, A>): Machine<S, A> {
   return { ...m, init: () => m.init().map(deepFreeze), next: (s, a) => deepFreeze(m.next(s, a)) };
 }
+
+/**
+ * An empty list for objects (threads, messages, log items, background persists). A `[]` literal is a
+ * list of small integers to the engine (V8's elements kind), and becomes a list of objects
+ * at its first push: states would then hold lists of two kinds, and the compiled code for
+ * every step, invariant and the encoding that meets the second kind late (a config with a
+ * crash or background persists) is thrown away and compiled again. Same meaning as `[]`.
+ */
+export function objectList<T>(): T[] {
+  const xs = [OBJECT] as unknown[];
+  xs.pop();
+  return xs as T[];
+}
+const OBJECT = {};

@@ -6,6 +6,7 @@
 // messages (specs/kit/network.ts tuples) and NVM logs are replaced, never changed.
 
 import type { StepAction } from '../kit/table.ts';
+import { objectList } from '../kit/state.ts';
 import { putString } from '../kit/words.ts';
 
 /** The persistency half of <Lin, X> (§2.3). */
@@ -250,19 +251,6 @@ export class ActionCache {
   }
 }
 
-/**
- * An empty list for objects (threads, messages, background persists). A `[]` literal is a
- * list of small integers to the engine (V8's elements kind), and becomes a list of objects
- * at its first push: states would then hold lists of two kinds, and the compiled code for
- * every step, invariant and the encoding that meets the second kind late (a config with a
- * crash or background persists) is thrown away and compiled again. Same meaning as `[]`.
- */
-export function objectList<T>(): T[] {
-  const xs = [OBJECT] as unknown[];
-  xs.pop();
-  return xs as T[];
-}
-const OBJECT = {};
 
 /** A list of n copies of x, with no holes (`Array(n).fill(x)` has: a second kind of list, as above). */
 export const filled = (n: number, x: number): number[] => Array.from({ length: n }, () => x);

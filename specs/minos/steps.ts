@@ -4,13 +4,13 @@
 // network's deliveries, the background persists, MINOS-O's vFIFO dequeues, the full-system
 // crash and, after it, the post-crash reads.
 
-import { removeAt } from '../kit/state.ts';
+import { objectList, removeAt } from '../kit/state.ts';
 import type { ActorStep, GlobalStep, Phase } from '../kit/table.ts';
 import { broadcast, checkI11, maxDone, persistNvm, readValue, scopeItems, type Cx } from './context.ts';
 import { coordinatorSteps } from './coordinator.ts';
 import { followerSteps } from './follower.ts';
 import { networkSteps } from './network.ts';
-import { ActionCache, KEY, NODE, NONE, NO_ITEMS, PERSIST, actionKey, bgOf, coOf, ghostOf, mkTS, objectList, showTS, ver, type MinosAction, type Op, type State } from './state.ts';
+import { ActionCache, KEY, NODE, NONE, NO_ITEMS, PERSIST, actionKey, bgOf, coOf, ghostOf, mkTS, showTS, ver, type MinosAction, type Op, type State } from './state.ts';
 
 type Step = ActorStep<State, MinosAction>;
 

@@ -5,6 +5,7 @@
 // ../shared/protocols/shadowfax-migration.md (§2.3 source, §2.4 target, §3 client) and
 // cites lines `Lnnn` of ../shared/papers/shadowfax.txt.
 
+import { objectList } from '../kit/state.ts';
 import type { Machine } from '../../checkers/explore/types.ts';
 import { clientHistory } from '../kit/history.ts';
 import { tableMachine } from '../kit/table.ts';
@@ -13,13 +14,13 @@ import { done, invariants } from './invariants.ts';
 import { shadowfaxKv } from './kv-model.ts';
 import { idleSource } from './migration.ts';
 import { VARIANTS } from './mutants.ts';
-import { copy, encodeState, RT, S, SERVER_NAMES, T, type Item, type ShadowfaxAction, type ShadowfaxConfig, type State } from './state.ts';
+import { copy, encodeState, swappedTwin, RT, S, SERVER_NAMES, T, type Item, type ShadowfaxAction, type ShadowfaxConfig, type State } from './state.ts';
 import { table } from './steps.ts';
 
 function initial(cx: Cx): State {
   const { config, keys, ops } = cx;
-  const srcLog: Item[] = [];
-  const tgtLog: Item[] = [];
+  const srcLog = objectList<Item>();
+  const tgtLog = objectList<Item>();
   keys.forEach((d, k) => {
     for (const v of d.cold ?? []) srcLog.push({ k, v });
   });
@@ -28,36 +29,38 @@ function initial(cx: Cx): State {
     if (d.init !== undefined) (d.range === RT ? tgtLog : srcLog).push({ k, v: d.init });
   });
   const owner = [S, S, T];
+  const A = objectList<number | null>(); // the abstract store: numbers and null (not found)
+  for (const d of keys) A.push(initialValue(d));
   const snapshot = (log: Item[]) => (cx.crashes ? { log: log.slice(), execd: [] } : null);
   return {
     meta: { owner, view: [1, 1], rangesAt: [[S, 1, rangesOf(owner, S)], [T, 1, rangesOf(owner, T)]], dep: null },
     src: idleSource(cx, srcLog, head, Array.from({ length: config.sourceThreads }, () => ({ view: 1, phase: 'NORMAL' as const }))),
-    tgt: { phase: 'NORMAL', view: 1, log: tgtLog, tailStart: 0, pended: [] },
+    tgt: { phase: 'NORMAL', view: 1, log: tgtLog, tailStart: 0, pended: objectList() },
     clients: config.clients.map(() => ({
       owner: owner.slice(),
       views: [1, 1],
       sessions: [S, T].map((srv) => ({ view: 1, ranges: rangesOf(owner, srv), inflight: [], rejectFrom: -1, behind: [], lastDone: -1, buffer: [] })),
       next: 0,
     })),
-    req: config.clients.map(() => [[], []]),
-    resp: config.clients.map(() => [[], []]),
-    ctrl: [],
-    data: Array.from({ length: config.sourceThreads }, () => []),
-    compacted: [],
+    req: config.clients.map(() => [objectList(), objectList()]),
+    resp: config.clients.map(() => [objectList(), objectList()]),
+    ctrl: objectList(),
+    data: Array.from({ length: config.sourceThreads }, () => objectList()),
+    compacted: objectList(),
     migrations: 0,
     swapped: false,
-    A: keys.map((d) => initialValue(d)),
+    A,
     execs: ops.map(() => 0),
     status: ops.map(() => 0),
     sentTag: ops.map(() => 0),
-    broken: [],
+    broken: objectList(),
     up: [true, true],
     crashesLeft: cx.crashes,
     execd: [[], []],
     // a checkpoint from before the run stands in for the last one taken before the migration
     pre: [snapshot(srcLog), snapshot(tgtLog)],
     post: [null, null],
-    applied: [],
+    applied: objectList(),
     gone: null,
     deciding: null,
   };
@@ -138,7 +141,7 @@ export function buildShadowfax(config: ShadowfaxConfig, variant?: string): Machi
   const twins = new Map<ShadowfaxAction, ShadowfaxAction>();
   const twin = (a: ShadowfaxAction) => {
     let b = twins.get(a);
-    if (b === undefined) twins.set(a, (b = { ...a, swapped: true }));
+    if (b === undefined) twins.set(a, (b = swappedTwin(a)));
     return b;
   };
   return {

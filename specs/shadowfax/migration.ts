@@ -3,6 +3,7 @@
 // record chunks it pushes, and the target's Prepare, Receive and Complete. B4's return
 // trip (the scale-down of L213, L235) runs the same steps with the roles swapped.
 
+import { objectList } from '../kit/state.ts';
 import type { GlobalStep } from '../kit/table.ts';
 import { breakInv, describeOp, entryOf, rangeOf, rangesOf, sourceThreadName, threadAt, threadsAt, type Cx } from './context.ts';
 import { takeSnapshot } from './recovery.ts';
@@ -26,8 +27,8 @@ export function idleSource(cx: Cx, log: Item[], head: number, threads: SourceThr
     batchesSent: 0,
     batchesAcked: 0,
     earlySamples: null,
-    pendingIO: [],
-    copying: [],
+    pendingIO: objectList(),
+    copying: objectList(),
   };
 }
 
@@ -42,7 +43,7 @@ function swapRoles(cx: Cx, s: State): void {
   const { src, tgt } = s;
   s.swapped = true;
   s.src = idleSource(cx, tgt.log, 0, [{ view: tgt.view, phase: 'NORMAL' }]); // head 0: no tiers, all in memory
-  s.tgt = { phase: 'NORMAL', view: src.threads[0].view, log: src.log, tailStart: 0, pended: [] };
+  s.tgt = { phase: 'NORMAL', view: src.threads[0].view, log: src.log, tailStart: 0, pended: objectList() };
   const other = (srv: number) => 1 - srv;
   metaW(s);
   s.meta.owner = s.meta.owner.map(other);
@@ -196,9 +197,10 @@ export function sourceSteps(cx: Cx): { migrate: Global; threadRefresh: Global; s
         }
         const onDisk = chain.find((x) => x.addr < src.head);
         const records = chain.filter((x) => x.addr >= src.head && rangeOf(cx, (x.it as { k: number }).k) === R).map((x) => x.it);
-        const indir: Item[] = onDisk ? [{ indir: e, range: R, addr: onDisk.addr }] : [];
+        const indir = objectList<Item>();
+        if (onDisk) indir.push({ indir: e, range: R, addr: onDisk.addr });
         // M11: the indirection and the in-memory records travel in separate batches
-        const batches = cx.mut.M11 && indir.length && records.length ? [indir, records] : [[...indir, ...records]];
+        const batches = cx.mut.M11 && indir.length && records.length ? [indir, records] : [indir.concat(records)];
         const q = dataW(d, a.t!);
         for (const b of batches) q.push(b);
         src.batchesSent += batches.length;

@@ -5,6 +5,7 @@
 // recovers on its own; clients replay from their CPR points (L227, L388). Only configs
 // with crashes (B3) enable these steps.
 
+import { objectList } from '../kit/state.ts';
 import type { GlobalStep } from '../kit/table.ts';
 import { refreshFromMeta, send } from './client.ts';
 import { initialValue, rangesOf, type Cx } from './context.ts';
@@ -18,15 +19,15 @@ export const takeSnapshot = (s: State, srv: number): Snapshot => ({ log: (srv ==
 function dropConnections(s: State, srv: number): void {
   const cut = (r: unknown[][]) => {
     const x = r.slice();
-    x[srv] = [];
+    x[srv] = objectList();
     return x;
   };
   s.req = s.req.map(cut) as State['req'];
   s.resp = s.resp.map(cut) as State['resp'];
-  s.ctrl = [];
-  s.data = s.data.map(() => []);
-  if (srv === S) srcW(s).pendingIO = [];
-  else tgtW(s).pended = [];
+  s.ctrl = objectList();
+  s.data = s.data.map(() => objectList());
+  if (srv === S) srcW(s).pendingIO = objectList();
+  else tgtW(s).pended = objectList();
 }
 
 /**
@@ -43,9 +44,10 @@ function restore(cx: Cx, s: State, srv: number, snap: Snapshot, replay: Set<numb
     s.applied = s.applied.filter(([x]) => x !== o);
     replay.add(o);
   }
-  s.A = cx.keys.map((d, k) => {
+  s.A = objectList(); // numbers and null (not found): one elements kind whatever the values
+  cx.keys.forEach((d, k) => {
     const last = s.applied.findLast(([, key]) => key === k);
-    return last ? last[2] : initialValue(d);
+    s.A.push(last ? last[2] : initialValue(d));
   });
 }
 
@@ -82,12 +84,12 @@ function resetServer(s: State, srv: number, phase: 'idle' | 'done'): void {
     const src = srcW(s);
     src.phase = phase === 'done' ? 'DONE' : 'NORMAL';
     src.threads = src.threads.map(() => ({ view: s.meta.view[S], phase: src.phase }));
-    src.pendingIO = [];
+    src.pendingIO = objectList();
   } else {
     const tgt = tgtW(s);
     tgt.phase = phase === 'done' ? 'T_COMPLETE' : 'NORMAL';
     tgt.view = s.meta.view[T];
-    tgt.pended = [];
+    tgt.pended = objectList();
   }
 }
 
@@ -235,7 +237,8 @@ export function recoverySteps(cx: Cx): Global[] {
         if (on && d && !d.cancelled && (cx.mut.M21 ? d.srcDone || d.tgtDone : d.srcDone && d.tgtDone)) out.push(collect);
       },
       effect: (d) => {
-        d.gone = { ...d.meta.dep! };
+        const dep = d.meta.dep!;
+        d.gone = { srcDone: dep.srcDone, tgtDone: dep.tgtDone, cancelled: dep.cancelled };
         metaW(d).dep = null;
       },
     },

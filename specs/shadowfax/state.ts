@@ -1,4 +1,4 @@
-import { copyEach } from '../kit/state.ts';
+import { copyEach, objectList } from '../kit/state.ts';
 import { cachedWords, KeptWords, wordEncoder, type WordWriter } from '../kit/words.ts';
 import type { StepAction } from '../kit/table.ts';
 
@@ -246,6 +246,11 @@ export function action(label: string, step: Step, p: { c?: number; s?: number; t
   return { label, step, c: p.c, s: p.s, t: p.t, e: p.e, i: p.i, k: p.k, swapped: undefined };
 }
 
+/** a, enabled on B4's return trip (roles swapped): the same shape as `action`'s. */
+export function swappedTwin(a: ShadowfaxAction): ShadowfaxAction {
+  return { label: a.label, step: a.step, c: a.c, s: a.s, t: a.t, e: a.e, i: a.i, k: a.k, swapped: true };
+}
+
 // ---- the one copy next() makes ----
 // Log items, messages, batches, snapshots, pended and pending entries, rangesAt tuples and
 // ghost tuples are replaced, never changed in place, so the copy shares them; arrays that
@@ -411,6 +416,105 @@ export function allClientsW(d: State): void {
   }
 }
 
+/**
+ * Every field a step writes in place, written once as the module loads, on an object of
+ * each shape, with every kind of value it takes (null and a list or record; null and a
+ * number). V8 takes a field only ever written where its object was made for a constant,
+ * and a field that has held only null (or only small integers) for one of that kind, and
+ * throws away the code it optimized on that (copy, the steps, the encoder wState, the
+ * engine's loop that inlines them) when a later config first writes the field or brings
+ * the other kind (`gone` stays null until B3's crashes, `swapped` false until B4's return
+ * trip, `earlySamples` and `deciding` change only under mutants M4 and M21b). The same
+ * idiom as fusee's `settleFields` and minos's `fieldsChangeable`; no state is changed
+ * (these objects are dropped).
+ */
+function settleFields(): void {
+  const items = objectList<Item>();
+  items.push({ k: 0, v: null }, { k: 0, v: 1 }, { indir: 0, range: R, addr: 0 });
+  const th = copyThread({ view: 1, phase: 'NORMAL' });
+  th.view = 2;
+  th.phase = 'DONE';
+  const src = copySource({
+    phase: 'NORMAL', threads: [th], log: items, head: 0, flushed: 0, begin: 0, compaction: 'no', tailStart: 0,
+    claimed: 0, batchesSent: 0, batchesAcked: 0, earlySamples: null, pendingIO: objectList(), copying: objectList(),
+  });
+  src.phase = 'DONE';
+  src.threads = [th];
+  src.log = items;
+  src.head = src.flushed = src.begin = src.tailStart = src.claimed = src.batchesSent = src.batchesAcked = 1;
+  src.compaction = 'done';
+  src.earlySamples = items;
+  src.earlySamples = null;
+  src.pendingIO = objectList();
+  src.pendingIO.push({ op: 0, c: 0, t: 0 });
+  src.copying = objectList();
+  src.copying.push({ op: 0, c: 0, t: 0, v: null }, { op: 0, c: 0, t: 0, v: 1 });
+  const tgt = copyTarget({ phase: 'NORMAL', view: 1, log: items, tailStart: 0, pended: objectList() });
+  tgt.phase = 'T_COMPLETE';
+  tgt.view = tgt.tailStart = 1;
+  tgt.log = items;
+  tgt.pended = objectList();
+  tgt.pended.push({ op: 0, c: 0 });
+  const session = copySession({ view: 1, ranges: R, inflight: [], rejectFrom: -1, behind: [], lastDone: -1, buffer: [] });
+  session.view = session.ranges = session.rejectFrom = session.lastDone = 2;
+  session.inflight = [1];
+  session.behind = [1];
+  session.buffer = [1];
+  const client = copyClient({ owner: [S], views: [1], sessions: [session], next: 0 });
+  client.owner = [T];
+  client.views = [2];
+  client.sessions = [session];
+  client.next = 1;
+  const dep: Dependency = { srcDone: false, tgtDone: false, cancelled: false };
+  dep.srcDone = dep.tgtDone = dep.cancelled = true;
+  const meta = copyMeta({ owner: [S], view: [1], rangesAt: [[S, 1, R]], dep: null });
+  meta.owner = [T];
+  meta.view = [2];
+  meta.rangesAt = [[T, 2, R]];
+  meta.dep = dep;
+  meta.dep = null;
+  const requests: Request[] = objectList();
+  requests.push({ ops: [0], tag: 1 });
+  const responses: Response[] = objectList();
+  responses.push({ op: 0, out: null }, { op: 0, out: 1 }, { op: 0, rejected: 1, tag: 1 });
+  const controls: Control[] = objectList();
+  controls.push({ rpc: 'PrepForTransfer' }, { rpc: 'TransferedOwnership', samples: items });
+  const snapshot: Snapshot = { log: items, execd: [0] };
+  const A = objectList<number | null>();
+  A.push(null, 1);
+  const d = copy({
+    meta, src, tgt, clients: [client], req: [[requests]], resp: [[responses]], ctrl: controls, data: [[items]], compacted: items,
+    migrations: 0, swapped: false, A, execs: [0], status: [0], sentTag: [0], broken: [['', '']], up: [true], crashesLeft: 0,
+    execd: [[0]], pre: [snapshot, null], post: [null, snapshot], applied: [[0, 0, 0]], gone: null, deciding: null,
+  });
+  d.meta = meta;
+  d.src = src;
+  d.tgt = tgt;
+  d.clients = [client];
+  d.req = [[requests]];
+  d.resp = [[responses]];
+  d.ctrl = controls;
+  d.data = [[items]];
+  d.compacted = items;
+  d.migrations = d.crashesLeft = 1;
+  d.swapped = true;
+  d.A = A;
+  d.execs = d.status = d.sentTag = [1];
+  d.broken = [['', '']];
+  d.up = [false];
+  d.execd = [[1]];
+  d.pre = d.post = [null, snapshot];
+  d.applied = [[1, 1, 1]];
+  d.gone = { srcDone: true, tgtDone: false, cancelled: false };
+  d.gone = null;
+  d.deciding = { server: S, cancel: false };
+  d.deciding = null;
+  const lookups: Lookup[] = [{ kind: 'rec', v: null, addr: 0 }, { kind: 'rec', v: 1, addr: 0 }, { kind: 'indir', addr: 0, outOfRange: false }, { kind: 'absent' }];
+  const made = [action('', 'issue'), action('', 'issue', { c: 0, s: 0, t: 0, e: 0, i: 0, k: 0 })];
+  made.push(swappedTwin(made[0]), swappedTwin(made[1]));
+  void lookups;
+}
+settleFields();
 
 // ---- the state as words (Machine.encode) ----
 // Every field of State, in a fixed order, as integers: the engine hashes these words

@@ -2,6 +2,7 @@
 // in the mutable region, indirection records into the shared blob tier (§2.9, L202-209),
 // and the target's conditional insert of migrated records (§2.8).
 
+import { objectList } from '../kit/state.ts';
 import { breakInv, entryOf, rangeOf, serverName, type Cx } from './context.ts';
 import { R, T, tgtW, type Item, type Lookup, type Source, type State } from './state.ts';
 
@@ -64,7 +65,7 @@ export function conditionalInsert(cx: Cx, s: State, k: number, v: number | null)
 
 /** Samples: the newest copy of each R key at or above tailStart (§2.7, [impl] CollectSamples). */
 export function collectSamples(cx: Cx, s: State): Item[] {
-  const out: Item[] = [];
+  const out = objectList<Item>();
   cx.keys.forEach((d, k) => {
     if (d.range !== R) return;
     const at = lookup(cx, s.src.log, k, 0);
