@@ -375,7 +375,7 @@ const copyFoll = (f: Foll): Foll => ({ n: f.n, kind: f.kind, k: f.k, ts: f.ts, v
  * search loop), and it is compiled again. Writing them here, before any of it is compiled,
  * leaves nothing to throw away. No state is changed (these objects are dropped).
  */
-function fieldsChangeable(): void {
+function settleFields(): void {
   const r = copyRec({ val: 0, vts: 0, gv: 0, gd: 0, rd: NONE, wr: 0, iss: 0, vq: NO_ITEMS });
   r.val = r.vts = r.gv = r.gd = r.rd = r.wr = r.iss = 1;
   r.vq = [1, 1];
@@ -405,7 +405,7 @@ function fieldsChangeable(): void {
   g.pd = [1];
   g.i2 = g.i11 = g.lin = 'x';
 }
-fieldsChangeable();
+settleFields();
 
 /** The canonical order of follower threads (a set of threads, kept sorted). */
 export const cmpFoll = (a: Foll, b: Foll): number =>

@@ -425,7 +425,7 @@ export function allClientsW(d: State): void {
  * engine's loop that inlines them) when a later config first writes the field or brings
  * the other kind (`gone` stays null until B3's crashes, `swapped` false until B4's return
  * trip, `earlySamples` and `deciding` change only under mutants M4 and M21b). The same
- * idiom as fusee's `settleFields` and minos's `fieldsChangeable`; no state is changed
+ * idiom as fusee's and minos's `settleFields`; no state is changed
  * (these objects are dropped).
  */
 function settleFields(): void {
