@@ -85,7 +85,8 @@ const LAZY = -2;
 const POLL_EVERY = 1023; // poll the clock and the cancel flag every 1024 iterations
 /**
  * With the model's proof of illegal, the iterations the search still takes, for a
- * longest partial linearization to show (it goes deep first).
+ * longest partial linearization to show (it goes deep first), unless its longest cannot
+ * grow (proofBound).
  */
 const AFTER_PROOF = 1 << 14;
 
@@ -254,11 +255,13 @@ export class WglSearch<S> {
    * for once the search has backtracked for as many iterations as the history has
    * operations since its first dead end (the hook is a pass over the history: a search
    * that backtracks little never pays for it), or before it answers illegal; then the
-   * search stops AFTER_PROOF iterations later (proofAt).
+   * search stops AFTER_PROOF iterations later (proofAt), or as soon as its longest holds
+   * proofBound determinate operations.
    */
   private proof: Refutation | undefined;
   private refuteAsked: boolean;
   private proofAt = Infinity;
+  private proofBound = Infinity;
   /** The iteration of the first dead end (-1: none yet). */
   private firstDeadEnd = -1;
 
@@ -450,6 +453,23 @@ export class WglSearch<S> {
     this.bestLength = this.bestSp;
     this.lowWater = this.bestSp;
     this.bestSp = -1;
+  }
+
+  /**
+   * With a proof that operation `refuted` (an index into the ops) is in no linearization:
+   * the most determinate operations a partial linearization without it can hold, those
+   * called by its return but itself (a call after a pending return is never a candidate).
+   * Past that the search only looks for a longest it cannot find. Infinity when the
+   * refuted operation has no return.
+   */
+  private longestPossible(refuted: number): number {
+    const { origin, det, call, retTime } = this;
+    let r = -1;
+    for (let o = 0; o < det && r < 0; o++) if (origin[o] === refuted) r = o;
+    if (r < 0) return Infinity;
+    let count = 0;
+    for (let o = 0; o < det; o++) if (o !== r && call[o] <= retTime[r]) count++;
+    return count;
   }
 
   /** The memo, holding the configurations on the stack (depth sp, current state `state`). */
@@ -853,6 +873,7 @@ export class WglSearch<S> {
     let { sp, pos, linearizedDeterminate, bitHash, state, iterations, explored, fullWords } = this;
     const stopAt = iterations + budget;
     let proofAt = this.proofAt;
+    let proofBound = this.proofBound;
     let bestDeterminate = this.bestDeterminate;
     const hashState = model.hash === undefined ? undefined : model.hash.bind(model);
     const step = model.step.bind(model);
@@ -870,7 +891,7 @@ export class WglSearch<S> {
           return false;
         }
         if ((++iterations & POLL_EVERY) === 0) {
-          if (iterations >= proofAt) {
+          if (iterations >= proofAt || bestDeterminate >= proofBound) {
             this.save(sp, pos, linearizedDeterminate, bitHash, state, iterations, explored, bestDeterminate, fullWords, resume);
             this.finish('illegal');
             this.outcome!.cutShort = true;
@@ -1011,7 +1032,10 @@ export class WglSearch<S> {
           if (iterations - this.firstDeadEnd >= this.ops.length || sp === 0) {
             this.refuteAsked = true;
             this.proof = refutation(model, this.ops);
-            if (this.proof !== undefined) proofAt = this.proofAt = iterations + AFTER_PROOF;
+            if (this.proof !== undefined) {
+              proofAt = this.proofAt = iterations + AFTER_PROOF;
+              if (!verbose) proofBound = this.proofBound = this.longestPossible(this.proof.operation);
+            }
           }
         }
         if (verbose) this.recordThrough(sp);
