@@ -324,8 +324,8 @@ function refute(history: readonly Operation<SetInput, unknown>[]): Refutation | 
     if (op.ret < firstRet[id]) firstRet[id] = op.ret;
   }
   // Per read, the members an add put in for good before its call: the returns counted
-  // against the reads' calls, sorted (few reads; a typed array's first sorts in a process
-  // cost tens of ms, and a history has as many returns as adds).
+  // against the reads' calls, sorted. There are few reads and as many returns as adds:
+  // sorting the returns instead took 20-50 ms of a 100,000-op history's 60-ms refute.
   const calls: number[] = [];
   for (let i = 0; i < n; i++) if (reads[i] !== undefined) calls.push(history[i].call);
   calls.sort((a, b) => a - b);
