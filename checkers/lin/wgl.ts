@@ -37,6 +37,11 @@ export interface SearchOptions {
   reductions?: boolean;
   /** Lazy frames (default true; false for the tests, which hold the two to the same search). */
   lazyFrames?: boolean;
+  /**
+   * Iterations after the first dead end before the model's proof is asked for (default:
+   * the history's length; the tests ask at once, to reach what a proof does mid-search).
+   */
+  refuteAfter?: number;
 }
 
 /** The search's answer; operation numbers are indices into the ops it was given. */
@@ -1029,12 +1034,18 @@ export class WglSearch<S> {
           // many iterations backtracking (a search that backtracks a little and succeeds
           // never pays for it), or when the search is about to say illegal without it.
           if (this.firstDeadEnd < 0) this.firstDeadEnd = iterations;
-          if (iterations - this.firstDeadEnd >= this.ops.length || sp === 0) {
+          if (iterations - this.firstDeadEnd >= (this.options.refuteAfter ?? this.ops.length) || sp === 0) {
             this.refuteAsked = true;
             this.proof = refutation(model, this.ops);
             if (this.proof !== undefined) {
               proofAt = this.proofAt = iterations + AFTER_PROOF;
               if (!verbose) proofBound = this.proofBound = this.longestPossible(this.proof.operation);
+              if (bestDeterminate >= proofBound) {
+                this.save(sp, pos, linearizedDeterminate, bitHash, state, iterations, explored, bestDeterminate, fullWords, resume);
+                this.finish('illegal');
+                this.outcome!.cutShort = true;
+                return true;
+              }
             }
           }
         }
