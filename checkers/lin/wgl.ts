@@ -203,6 +203,8 @@ export class WglSearch<S> {
   private readonly retTime: Float64Array;
   /** Determinate updates go by return (the reductions on, and no priority hint). */
   private byReturn = false;
+  /** The model's abstraction of states for this history, if it gives one (Model.abstraction). */
+  private readonly abstract: ((state: S) => S) | undefined;
   /** The model's advice for this history, if it gives any. */
   private readonly advise: ((state: S, input: unknown, output: unknown) => Advice) | undefined;
   /** For each stack frame: 1 when its operation was a forced one. */
@@ -385,6 +387,7 @@ export class WglSearch<S> {
     this.frameEnd = slab.i32(n + 1);
     this.frameForced = slab.i32(n + 1);
     this.advise = reduce ? fullAdviser(model, ops) : undefined;
+    this.abstract = reduce ? abstraction(model, ops) : undefined;
     this.stackPos = slab.i32(n);
     this.stackForced = slab.u8(n);
     this.words = this.detWords + ((n - this.det + 31) >>> 5);
@@ -882,6 +885,7 @@ export class WglSearch<S> {
     let bestDeterminate = this.bestDeterminate;
     const hashState = model.hash === undefined ? undefined : model.hash.bind(model);
     const step = model.step.bind(model);
+    const abstract = this.abstract;
     // The last determinate word is full when its `det % 32` low bits are set.
     const lastMask = det % 32 === 0 ? 0xffffffff : 2 ** (det % 32) - 1;
     let current = -1;
@@ -948,6 +952,7 @@ export class WglSearch<S> {
           const r = lazy >= 0 ? this.lazyStep! : step(state, inputs[o], outputs[o]);
           deadEnd = false;
           if (r.ok) {
+            const after = abstract === undefined ? r.state : abstract(r.state);
             const isDet = o < det;
             const b = isDet ? o : o + gap;
             const w = b >>> 5;
@@ -957,7 +962,7 @@ export class WglSearch<S> {
             if (isDet && w === low) while (low < detWords && bitset[low] === (low === detWords - 1 ? lastMask : 0xffffffff)) low++;
             const top = isDet && w > topWord[sp] ? w : topWord[sp];
             const nextHash = bitHash ^ zob[o];
-            if (memo === undefined || memo.add(hashState === undefined ? nextHash : nextHash ^ hashState(r.state), bitset, low, top, r.state)) {
+            if (memo === undefined || memo.add(hashState === undefined ? nextHash : nextHash ^ hashState(after), bitset, low, top, after)) {
               explored++;
               stackOp[sp] = o;
               stackState[sp] = state;
@@ -974,7 +979,7 @@ export class WglSearch<S> {
               sp++;
               topWord[sp] = top;
               fullWords = low;
-              state = r.state;
+              state = after;
               bitHash = nextHash;
               if (isDet) {
                 linearizedDeterminate++;
@@ -1149,6 +1154,17 @@ export function priorities(model: Model, ops: readonly Operation[]): number[] | 
     if (!Array.isArray(r) || r.length !== ops.length) return undefined;
     for (let i = 0; i < r.length; i++) if (typeof r[i] !== 'number' || r[i] !== r[i]) return undefined;
     return r;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The model's abstraction of states; a hook that throws only costs the reduction. */
+function abstraction<S>(model: Model<S>, ops: readonly Operation[]): ((state: S) => S) | undefined {
+  if (model.abstraction === undefined) return undefined;
+  try {
+    const f = model.abstraction(ops);
+    return typeof f === 'function' ? f : undefined;
   } catch {
     return undefined;
   }
