@@ -56,7 +56,7 @@ describe('kv', () => {
     // 'u1;' and 'u2;' (and many more writes of one length, for the windowed filter) no get returns.
     const fillers = Array.from({ length: 20 }, (_, i) => w('append', `f${String(i).padStart(2, '0')}`, 100 + i));
     const history = [w('put', 'a', 0), w('append', 'u1;', 2), w('append', 'u2;', 4), get('a', 6), w('put', 'b', 8), get('bf07', 10), ...fillers];
-    const abstract = kvAppend.abstraction!(history)!;
+    const abstract = kvAppend.abstraction!(history as Operation<KvInput, unknown>[])!;
     const step = (s: ReturnType<typeof kvAppend.init>, input: unknown, output: unknown = null) => {
       const r = kvAppend.step(s, input as KvInput, output);
       return r.ok ? abstract(r.state) : undefined;
