@@ -203,8 +203,14 @@ export class WglSearch<S> {
   private readonly retTime: Float64Array;
   /** Determinate updates go by return (the reductions on, and no priority hint). */
   private byReturn = false;
-  /** The model's abstraction of states for this history, if it gives one (Model.abstraction). */
-  private readonly abstract: ((state: S) => S) | undefined;
+  /**
+   * The model's abstraction of states for this history, if it gives one (Model.abstraction).
+   * Asked for with the refutation (and only without a proof), once the search has
+   * backtracked as many iterations as the history has operations (the hook is a pass over
+   * it, and only the memo gains from it): states met before stay as they are, each still
+   * equivalent to the model's own.
+   */
+  private abstract: ((state: S) => S) | undefined;
   /** The model's advice for this history, if it gives any. */
   private readonly advise: ((state: S, input: unknown, output: unknown) => Advice) | undefined;
   /** For each stack frame: 1 when its operation was a forced one. */
@@ -387,7 +393,6 @@ export class WglSearch<S> {
     this.frameEnd = slab.i32(n + 1);
     this.frameForced = slab.i32(n + 1);
     this.advise = reduce ? fullAdviser(model, ops) : undefined;
-    this.abstract = reduce ? abstraction(model, ops) : undefined;
     this.stackPos = slab.i32(n);
     this.stackForced = slab.u8(n);
     this.words = this.detWords + ((n - this.det + 31) >>> 5);
@@ -885,7 +890,7 @@ export class WglSearch<S> {
     let bestDeterminate = this.bestDeterminate;
     const hashState = model.hash === undefined ? undefined : model.hash.bind(model);
     const step = model.step.bind(model);
-    const abstract = this.abstract;
+    let abstract = this.abstract;
     // The last determinate word is full when its `det % 32` low bits are set.
     const lastMask = det % 32 === 0 ? 0xffffffff : 2 ** (det % 32) - 1;
     let current = -1;
@@ -1042,6 +1047,8 @@ export class WglSearch<S> {
           if (iterations - this.firstDeadEnd >= (this.options.refuteAfter ?? this.ops.length) || sp === 0) {
             this.refuteAsked = true;
             this.proof = refutation(model, this.ops);
+            // With a proof the search only looks for a longest: no abstraction then.
+            if (sp > 0 && this.proof === undefined) abstract = this.abstract = abstraction(model, this.ops);
             if (this.proof !== undefined) {
               proofAt = this.proofAt = iterations + AFTER_PROOF;
               if (!verbose) proofBound = this.proofBound = this.longestPossible(this.proof.operation);
