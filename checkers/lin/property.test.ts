@@ -108,6 +108,36 @@ describe('models refute only what has no linearization', () => {
   }
 });
 
+describe('a proof ends the search only where the longest cannot grow', () => {
+  // wgl.ts stops a search with the model's proof once its longest holds every determinate
+  // operation called by the refuted one's return: the same longest as the search without
+  // the proof, which tries everything.
+  for (const family of FAMILIES.filter((f) => models[whole[f]].refute !== undefined)) {
+    it(`${family}: the longest with the proof is the longest without it`, () => {
+      const model = models[whole[family]];
+      const without = { ...model, refute: undefined };
+      let shorter = 0;
+      const shape = historyShape(family, { maxOps: 40, maxClients: 4, crashRates: [0, 0.05, 0.2] });
+      fc.assert(
+        fc.property(shape, (shape) => {
+          const { history } = generateHistory(shape);
+          // The proof asked at the first dead end, so that it comes before the search has
+          // tried everything.
+          const a = wglSearch(model, history, { refuteAfter: 0 });
+          if (a.proof === undefined) return;
+          const b = wglSearch(without, history);
+          expect(a.verdict).toBe('illegal');
+          expect(b.verdict).toBe('illegal');
+          expect(a.longest).toEqual(b.longest);
+          if (a.explored < b.explored) shorter++;
+        }),
+        { numRuns: 200, seed: 29 },
+      );
+      expect(shorter).toBeGreaterThan(10);
+    });
+  }
+});
+
 describe('kv refutes only what has no linearization, up to 100 operations', () => {
   // Longer histories than the small shapes, with the clients that make stale gets hard to
   // search (issue 21: kv, 64 clients, a stale get); the oracle per key, memoised.

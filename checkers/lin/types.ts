@@ -118,6 +118,14 @@ export interface Model<S = any, I = any, O = any> {
    * dequeued twice but enqueued once, or never enqueued.
    */
   refute?(history: readonly Operation<I, O>[]): Refutation | undefined;
+  /**
+   * For this history, a map from a state to one that is equivalent for every step to come
+   * (the same steps legal, and their states equivalent), applied after each step: states
+   * that differ only in what the history can never observe become one, and the memo meets
+   * them as one. Undefined: none. A kv key's string holding a value no get returns fails
+   * every get until the next put, whatever else it holds.
+   */
+  abstraction?(history: readonly Operation<I, O>[]): ((state: S) => S) | undefined;
 }
 
 /** A model's proof that a history is not linearizable (Model.refute). */

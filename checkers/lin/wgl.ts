@@ -37,6 +37,11 @@ export interface SearchOptions {
   reductions?: boolean;
   /** Lazy frames (default true; false for the tests, which hold the two to the same search). */
   lazyFrames?: boolean;
+  /**
+   * Iterations after the first dead end before the model's proof is asked for (default:
+   * the history's length; the tests ask at once, to reach what a proof does mid-search).
+   */
+  refuteAfter?: number;
 }
 
 /** The search's answer; operation numbers are indices into the ops it was given. */
@@ -85,7 +90,8 @@ const LAZY = -2;
 const POLL_EVERY = 1023; // poll the clock and the cancel flag every 1024 iterations
 /**
  * With the model's proof of illegal, the iterations the search still takes, for a
- * longest partial linearization to show (it goes deep first).
+ * longest partial linearization to show (it goes deep first), unless its longest cannot
+ * grow (proofBound).
  */
 const AFTER_PROOF = 1 << 14;
 
@@ -197,6 +203,14 @@ export class WglSearch<S> {
   private readonly retTime: Float64Array;
   /** Determinate updates go by return (the reductions on, and no priority hint). */
   private byReturn = false;
+  /**
+   * The model's abstraction of states for this history, if it gives one (Model.abstraction).
+   * Asked for with the refutation (and only without a proof), once the search has
+   * backtracked as many iterations as the history has operations (the hook is a pass over
+   * it, and only the memo gains from it): states met before stay as they are, each still
+   * equivalent to the model's own.
+   */
+  private abstract: ((state: S) => S) | undefined;
   /** The model's advice for this history, if it gives any. */
   private readonly advise: ((state: S, input: unknown, output: unknown) => Advice) | undefined;
   /** For each stack frame: 1 when its operation was a forced one. */
@@ -254,11 +268,13 @@ export class WglSearch<S> {
    * for once the search has backtracked for as many iterations as the history has
    * operations since its first dead end (the hook is a pass over the history: a search
    * that backtracks little never pays for it), or before it answers illegal; then the
-   * search stops AFTER_PROOF iterations later (proofAt).
+   * search stops AFTER_PROOF iterations later (proofAt), or as soon as its longest holds
+   * proofBound determinate operations.
    */
   private proof: Refutation | undefined;
   private refuteAsked: boolean;
   private proofAt = Infinity;
+  private proofBound = Infinity;
   /** The iteration of the first dead end (-1: none yet). */
   private firstDeadEnd = -1;
 
@@ -450,6 +466,23 @@ export class WglSearch<S> {
     this.bestLength = this.bestSp;
     this.lowWater = this.bestSp;
     this.bestSp = -1;
+  }
+
+  /**
+   * With a proof that operation `refuted` (an index into the ops) is in no linearization:
+   * the most determinate operations a partial linearization without it can hold, those
+   * called by its return but itself (a call after a pending return is never a candidate).
+   * Past that the search only looks for a longest it cannot find. Infinity when the
+   * refuted operation has no return.
+   */
+  private longestPossible(refuted: number): number {
+    const { origin, det, call, retTime } = this;
+    let r = -1;
+    for (let o = 0; o < det && r < 0; o++) if (origin[o] === refuted) r = o;
+    if (r < 0) return Infinity;
+    let count = 0;
+    for (let o = 0; o < det; o++) if (o !== r && call[o] <= retTime[r]) count++;
+    return count;
   }
 
   /** The memo, holding the configurations on the stack (depth sp, current state `state`). */
@@ -853,9 +886,11 @@ export class WglSearch<S> {
     let { sp, pos, linearizedDeterminate, bitHash, state, iterations, explored, fullWords } = this;
     const stopAt = iterations + budget;
     let proofAt = this.proofAt;
+    let proofBound = this.proofBound;
     let bestDeterminate = this.bestDeterminate;
     const hashState = model.hash === undefined ? undefined : model.hash.bind(model);
     const step = model.step.bind(model);
+    let abstract = this.abstract;
     // The last determinate word is full when its `det % 32` low bits are set.
     const lastMask = det % 32 === 0 ? 0xffffffff : 2 ** (det % 32) - 1;
     let current = -1;
@@ -870,7 +905,7 @@ export class WglSearch<S> {
           return false;
         }
         if ((++iterations & POLL_EVERY) === 0) {
-          if (iterations >= proofAt) {
+          if (iterations >= proofAt || bestDeterminate >= proofBound) {
             this.save(sp, pos, linearizedDeterminate, bitHash, state, iterations, explored, bestDeterminate, fullWords, resume);
             this.finish('illegal');
             this.outcome!.cutShort = true;
@@ -922,6 +957,7 @@ export class WglSearch<S> {
           const r = lazy >= 0 ? this.lazyStep! : step(state, inputs[o], outputs[o]);
           deadEnd = false;
           if (r.ok) {
+            const after = abstract === undefined ? r.state : abstract(r.state);
             const isDet = o < det;
             const b = isDet ? o : o + gap;
             const w = b >>> 5;
@@ -931,7 +967,7 @@ export class WglSearch<S> {
             if (isDet && w === low) while (low < detWords && bitset[low] === (low === detWords - 1 ? lastMask : 0xffffffff)) low++;
             const top = isDet && w > topWord[sp] ? w : topWord[sp];
             const nextHash = bitHash ^ zob[o];
-            if (memo === undefined || memo.add(hashState === undefined ? nextHash : nextHash ^ hashState(r.state), bitset, low, top, r.state)) {
+            if (memo === undefined || memo.add(hashState === undefined ? nextHash : nextHash ^ hashState(after), bitset, low, top, after)) {
               explored++;
               stackOp[sp] = o;
               stackState[sp] = state;
@@ -948,7 +984,7 @@ export class WglSearch<S> {
               sp++;
               topWord[sp] = top;
               fullWords = low;
-              state = r.state;
+              state = after;
               bitHash = nextHash;
               if (isDet) {
                 linearizedDeterminate++;
@@ -1008,10 +1044,21 @@ export class WglSearch<S> {
           // many iterations backtracking (a search that backtracks a little and succeeds
           // never pays for it), or when the search is about to say illegal without it.
           if (this.firstDeadEnd < 0) this.firstDeadEnd = iterations;
-          if (iterations - this.firstDeadEnd >= this.ops.length || sp === 0) {
+          if (iterations - this.firstDeadEnd >= (this.options.refuteAfter ?? this.ops.length) || sp === 0) {
             this.refuteAsked = true;
             this.proof = refutation(model, this.ops, model.refute);
-            if (this.proof !== undefined) proofAt = this.proofAt = iterations + AFTER_PROOF;
+            // With a proof the search only looks for a longest: no abstraction then.
+            if (sp > 0 && this.proof === undefined) abstract = this.abstract = abstraction(model, this.ops, model.abstraction);
+            if (this.proof !== undefined) {
+              proofAt = this.proofAt = iterations + AFTER_PROOF;
+              if (!verbose) proofBound = this.proofBound = this.longestPossible(this.proof.operation);
+              if (bestDeterminate >= proofBound) {
+                this.save(sp, pos, linearizedDeterminate, bitHash, state, iterations, explored, bestDeterminate, fullWords, resume);
+                this.finish('illegal');
+                this.outcome!.cutShort = true;
+                return true;
+              }
+            }
           }
         }
         if (verbose) this.recordThrough(sp);
@@ -1106,7 +1153,7 @@ function fullAdviser<S>(model: Model<S>, ops: readonly Operation[], hook: Model<
   }
 }
 
-// The hooks' helpers take the hook (model.priority, .refute, .advice) as read by the
+// The hooks' helpers take the hook (model.priority, .refute, .advice, .abstraction) as read by the
 // caller: small.ts reads a model's hooks once, before its loop, where a load of them that
 // sees another model's shape cannot deoptimize the loop's (on-stack replaced) code.
 
@@ -1118,6 +1165,17 @@ export function priorities(model: Model, ops: readonly Operation[], hook: Model[
     if (!Array.isArray(r) || r.length !== ops.length) return undefined;
     for (let i = 0; i < r.length; i++) if (typeof r[i] !== 'number' || r[i] !== r[i]) return undefined;
     return r;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The model's abstraction of states; a hook that throws only costs the reduction. */
+function abstraction<S>(model: Model<S>, ops: readonly Operation[], hook: Model<S>['abstraction']): ((state: S) => S) | undefined {
+  if (hook === undefined) return undefined;
+  try {
+    const f = hook.call(model, ops);
+    return typeof f === 'function' ? f : undefined;
   } catch {
     return undefined;
   }

@@ -92,6 +92,62 @@ function unobserved(history: readonly Operation<KvInput, unknown>[]): boolean[] 
 }
 
 /**
+ * Values written (by a put or an append, crashed or not) that no get returned as part of
+ * its string. Once such a value is in the string, it stays there until the next put, and
+ * every get before that put fails: all such strings are one state, whatever else they hold
+ * or in which order (concurrent writes no get saw are each an order of their own, which the
+ * memo could not merge). Undefined when there are none.
+ */
+function abstraction(history: readonly Operation<KvInput, unknown>[]): ((s: KvValue) => KvValue) | undefined {
+  const gets: string[] = [];
+  const byLength = new Map<number, string[]>();
+  for (const op of history) {
+    const { f, value } = op.input;
+    if (f === 'get' && op.ret !== undefined && typeof op.output === 'string') gets.push(op.output);
+    else if ((f === 'put' || f === 'append') && typeof value === 'string' && value !== '') {
+      let vs = byLength.get(value.length);
+      if (vs === undefined) byLength.set(value.length, (vs = []));
+      vs.push(value);
+    }
+  }
+  // A match across two joined strings only keeps a value out of `unseen`: never wrong.
+  const all = maximal(gets).join('\n');
+  const unseen = new Set<string>();
+  for (const [length, values] of byLength) {
+    if (values.length < 16 || length > all.length) {
+      for (const v of values) if (!all.includes(v)) unseen.add(v);
+      continue;
+    }
+    // Many values of one length (a write each): a bit per hash of every window of that
+    // length in the gets' strings, one pass, instead of a search of them per value. A
+    // value whose bit is set may be in them (a hash collision only keeps it out of
+    // `unseen`); one whose bit is clear is in none.
+    const bits = new Uint32Array(1 << 19);
+    let top = 1; // B^(length - 1)
+    for (let k = 1; k < length; k++) top = Math.imul(top, WINDOW_BASE);
+    let h = 0;
+    for (let i = 0; i < all.length; i++) {
+      if (i >= length) h = (h - Math.imul(all.charCodeAt(i - length), top)) | 0;
+      h = (Math.imul(h, WINDOW_BASE) + all.charCodeAt(i)) | 0;
+      if (i >= length - 1) {
+        const b = fmix32(h) >>> 8;
+        bits[b >>> 5] |= 1 << (b & 31);
+      }
+    }
+    for (const v of values) {
+      let hv = 0;
+      for (let i = 0; i < length; i++) hv = (Math.imul(hv, WINDOW_BASE) + v.charCodeAt(i)) | 0;
+      const b = fmix32(hv) >>> 8;
+      if ((bits[b >>> 5] & (1 << (b & 31))) === 0) unseen.add(v);
+    }
+  }
+  if (unseen.size === 0) return undefined;
+  return (s) => s.abstracted(unseen);
+}
+
+const WINDOW_BASE = 0x01000193;
+
+/**
  * The distinct strings that are not a prefix of another. Sorted, a string that is a prefix
  * of another is a prefix of the one right after it (any string between them starts with
  * it too), so one comparison each.
@@ -429,9 +485,16 @@ class KvCheck {
   readonly illegal: StepResult<KvValue>;
   readonly empty: KvValue;
 
+  /**
+   * Every string holding a value no get of the history returns (Model.abstraction): no get
+   * fits until the next put. Its length (-1) matches no get's output.
+   */
+  readonly poisoned: KvValue;
+
   constructor() {
     this.empty = new KvValue(this, undefined, '', 0, 0);
     this.illegal = { ok: false, state: this.empty };
+    this.poisoned = new KvValue(this, undefined, '', 0, -1);
   }
 
   /** hashString(v) & HASH_MASK, computed once per string a get returned. */
@@ -474,6 +537,12 @@ export class KvValue implements StepResult<KvValue> {
     return this === other || (this.hash === other.hash && this.length === other.length && this.toString() === other.toString());
   }
 
+  /** The poisoned string if this one is (its last piece a value in `unseen`, or appended to the poisoned string), else itself. */
+  abstracted(unseen: ReadonlySet<string>): KvValue {
+    const poisoned = this.check.poisoned;
+    return this !== poisoned && (this.parent === poisoned || unseen.has(this.suffix)) ? poisoned : this;
+  }
+
   toString(): string {
     if (this.text === undefined) {
       const parts: string[] = [];
@@ -508,6 +577,7 @@ export const kvAppend: Model<KvValue, KvInput, unknown> = {
   unobserved,
   priority,
   refute,
+  abstraction,
   hash: (s) => fmix32(s.hash),
   equal: (a, b) => a.equals(b),
   describeOperation,

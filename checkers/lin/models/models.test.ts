@@ -50,6 +50,30 @@ describe('registers', () => {
 });
 
 describe('kv', () => {
+  it('abstraction: a string holding a value no get returns is one state, which no get fits until a put', () => {
+    const w = (f: string, value: string, call: number): Operation => ({ client: 1, input: { f, key: 'k', value }, call, ret: call + 1, output: null });
+    const get = (output: string, call: number): Operation => ({ client: 2, input: { f: 'get', key: 'k' }, call, ret: call + 1, output });
+    // 'u1;' and 'u2;' (and many more writes of one length, for the windowed filter) no get returns.
+    const fillers = Array.from({ length: 20 }, (_, i) => w('append', `f${String(i).padStart(2, '0')}`, 100 + i));
+    const history = [w('put', 'a', 0), w('append', 'u1;', 2), w('append', 'u2;', 4), get('a', 6), w('put', 'b', 8), get('bf07', 10), ...fillers];
+    const abstract = kvAppend.abstraction!(history as Operation<KvInput, unknown>[])!;
+    const step = (s: ReturnType<typeof kvAppend.init>, input: unknown, output: unknown = null) => {
+      const r = kvAppend.step(s, input as KvInput, output);
+      return r.ok ? abstract(r.state) : undefined;
+    };
+    const a = step(kvAppend.init(), { f: 'put', key: 'k', value: 'a' })!;
+    const ab = step(step(a, { f: 'append', key: 'k', value: 'u1;' })!, { f: 'append', key: 'k', value: 'u2;' })!;
+    const ba = step(step(a, { f: 'append', key: 'k', value: 'u2;' })!, { f: 'append', key: 'k', value: 'u1;' })!;
+    expect(ab).toBe(ba);
+    expect(step(ab, { f: 'append', key: 'k', value: 'f07' })).toBe(ab);
+    expect(step(ab, { f: 'get', key: 'k' }, 'a')).toBeUndefined();
+    expect(step(ab, { f: 'get', key: 'k' }, 'au1;u2;')).toBeUndefined();
+    // A value some get shows is not abstracted; a put clears the poisoned string.
+    const b = step(ab, { f: 'put', key: 'k', value: 'b' })!;
+    expect(step(step(b, { f: 'append', key: 'k', value: 'f07' })!, { f: 'get', key: 'k' }, 'bf07')).toBeDefined();
+    expect(step(a, { f: 'get', key: 'k' }, 'a')).toBe(a);
+  });
+
   it('unobserved: a crashed update no get shows, found within one string, or across two when its value has a newline', () => {
     const get = (output: string, call: number): Operation => ({ client: 1, input: { f: 'get', key: 'k' }, call, ret: call + 1, output });
     const crashed = (f: string, value: string, call: number): Operation => ({ client: 2, input: { f, key: 'k', value }, call });

@@ -27,17 +27,17 @@ function canonical(v: unknown): string {
   return v === undefined ? 'null' : JSON.stringify(v);
 }
 
-/** A read's members as texts, once per output array (the hooks and the steps share them). */
-const texts = new WeakMap<object, string[]>();
-
-function memberTexts(output: unknown[]): string[] {
-  let t = texts.get(output);
-  if (t === undefined) {
-    t = output.map(canonical);
-    texts.set(output, t);
-  }
-  return t;
+/**
+ * A member's key: a finite number is its own key, anything else its canonical text. No
+ * text of a non-number reads as a number's (strings are quoted, arrays bracketed), so two
+ * members are one exactly when their texts are (0 and -0 one key in a Map, NaN and null
+ * the text "null"); numbers, the common members, never become strings.
+ */
+function keyOf(v: unknown): number | string {
+  return typeof v === 'number' && Number.isFinite(v) ? v : canonical(v);
 }
+
+const textOf = (key: number | string): string => (typeof key === 'number' ? String(key) : key);
 
 /** What a read returned, in ids: sorted, without duplicates; the sum of their hashes. */
 interface Members {
@@ -47,10 +47,9 @@ interface Members {
 
 /** The members met in one check (init makes a fresh one): ids, texts, hashes. */
 class SetCheck {
-  readonly texts: string[] = [];
-  private readonly ids = new Map<string, number>();
-  /** Finite numbers' ids (0 and -0 have one text, "0", and one key). */
-  private readonly numbers = new Map<number, number>();
+  /** Each id's key (keyOf). */
+  readonly keys: (number | string)[] = [];
+  private readonly ids = new Map<number | string, number>();
   private readonly outputs = new WeakMap<object, Members>();
   /** The read asked about last (a search tries one read in several states). */
   private lastOutput: unknown = undefined;
@@ -61,24 +60,14 @@ class SetCheck {
     this.empty = new SetState(this, 0, EMPTY_IDS, 0);
   }
 
-  id(text: string): number {
-    let id = this.ids.get(text);
+  id(key: number | string): number {
+    let id = this.ids.get(key);
     if (id === undefined) {
-      id = this.texts.length;
-      this.texts.push(text);
-      this.ids.set(text, id);
+      id = this.keys.length;
+      this.keys.push(key);
+      this.ids.set(key, id);
     }
     return id;
-  }
-
-  /** An added value's id: a finite number's without building its text again. */
-  idOf(value: unknown): number {
-    if (typeof value === 'number' && Number.isFinite(value)) {
-      let id = this.numbers.get(value);
-      if (id === undefined) this.numbers.set(value, (id = this.id(String(value))));
-      return id;
-    }
-    return this.id(canonical(value));
   }
 
   /** A read's output as members (computed once per output array). */
@@ -88,10 +77,9 @@ class SetCheck {
     let m = this.outputs.get(output);
     if (m === undefined) {
       // Ids sorted (insertion: reads are short or come nearly in id order), duplicates dropped.
-      const texts = memberTexts(output);
       const ids: number[] = [];
-      for (let k = 0; k < texts.length; k++) {
-        const id = this.id(texts[k]);
+      for (let k = 0; k < output.length; k++) {
+        const id = this.id(keyOf(output[k]));
         let j = ids.length - 1;
         while (j >= 0 && ids[j] > id) j--;
         if (j >= 0 && ids[j] === id) continue;
@@ -192,9 +180,86 @@ export class SetState {
     const ids: number[] = [];
     for (let id = 0; id < this.prefix; id++) ids.push(id);
     for (const id of this.rest) ids.push(id);
-    const texts = this.check.texts;
-    return ids.map((id) => texts[id]).sort();
+    const keys = this.check.keys;
+    return ids.map((id) => textOf(keys[id])).sort();
   }
+}
+
+/**
+ * One history's members as small ids, for the hooks (unobserved, priority, refute): each
+ * add's value and each determinate read's distinct members. Made once per history and
+ * shared by the hooks, which a search asks about the same array: a long history's reads
+ * hold most of its size (every member of the set each), and each hook used to build its
+ * own texts, Sets and Maps of them.
+ */
+interface Index {
+  /** Each id's key (keyOf). */
+  keys: (number | string)[];
+  /** Per operation: its add's id, or -1. */
+  add: Int32Array;
+  /** Per operation: a determinate read's distinct ids (undefined: not such a read). */
+  reads: (Int32Array | undefined)[];
+}
+
+const indexes = new WeakMap<readonly Operation[], Index>();
+
+function indexOf(history: readonly Operation<SetInput, unknown>[]): Index {
+  let index = indexes.get(history);
+  if (index !== undefined) return index;
+  const n = history.length;
+  const ids = new Map<number | string, number>();
+  const keys: (number | string)[] = [];
+  // Small non-negative integers (Jepsen's set adds the operation's number) by a table:
+  // id + 1, 0 for none. Any other member by its key in the Map.
+  const small = new Int32Array(2 * n + 16);
+  const idOf = (v: unknown): number => {
+    if (typeof v === 'number' && v >>> 0 === v && v < small.length) {
+      let id = small[v] - 1;
+      if (id < 0) {
+        id = keys.length;
+        keys.push(v);
+        small[v] = id + 1;
+      }
+      return id;
+    }
+    const key = keyOf(v);
+    let id = ids.get(key);
+    if (id === undefined) {
+      id = keys.length;
+      keys.push(key);
+      ids.set(key, id);
+    }
+    return id;
+  };
+  const add = new Int32Array(n).fill(-1);
+  for (let i = 0; i < n; i++) if (history[i].input.f === 'add') add[i] = idOf(history[i].input.value);
+  const reads = new Array<Int32Array | undefined>(n);
+  // Duplicates within a read: the read's stamp on the id (reads are numbered from 1).
+  let stamp = new Int32Array(Math.max(16, keys.length));
+  let readNo = 0;
+  for (let i = 0; i < n; i++) {
+    const op = history[i];
+    if (op.ret === undefined || op.input.f !== 'read' || !Array.isArray(op.output)) continue;
+    const output = op.output as unknown[];
+    const out = new Int32Array(output.length);
+    let count = 0;
+    readNo++;
+    for (let k = 0; k < output.length; k++) {
+      const id = idOf(output[k]);
+      if (id >= stamp.length) {
+        const grown = new Int32Array(2 * id + 16);
+        grown.set(stamp);
+        stamp = grown;
+      }
+      if (stamp[id] === readNo) continue;
+      stamp[id] = readNo;
+      out[count++] = id;
+    }
+    reads[i] = count === out.length ? out : out.slice(0, count);
+  }
+  index = { keys, add, reads };
+  indexes.set(history, index);
+  return index;
 }
 
 /**
@@ -202,31 +267,15 @@ export class SetState {
  * after such an add, and removing it changes no read's result.
  */
 function unobserved(history: readonly Operation<SetInput, unknown>[]): boolean[] {
+  const { keys, add, reads } = indexOf(history);
   const n = history.length;
-  const out = new Array<boolean>(n).fill(false);
-  /** Crashed adds by their value's text, until a read is found that returned it. */
-  let pending: Map<string, number[]> | undefined;
+  const seen = new Uint8Array(keys.length);
   for (let i = 0; i < n; i++) {
-    const op = history[i];
-    if (op.ret !== undefined || op.input.f !== 'add') continue;
-    const t = canonical(op.input.value);
-    pending ??= new Map();
-    const ids = pending.get(t);
-    if (ids === undefined) pending.set(t, [i]);
-    else ids.push(i);
-    out[i] = true;
+    const ids = reads[i];
+    if (ids !== undefined) for (let k = 0; k < ids.length; k++) seen[ids[k]] = 1;
   }
-  // The last reads are the largest sets: most values are found in the first one looked at.
-  for (let i = n - 1; i >= 0 && pending !== undefined && pending.size > 0; i--) {
-    const op = history[i];
-    if (op.ret === undefined || op.input.f !== 'read' || !Array.isArray(op.output)) continue;
-    for (const t of memberTexts(op.output)) {
-      const ids = pending.get(t);
-      if (ids === undefined) continue;
-      for (const j of ids) out[j] = false;
-      pending.delete(t);
-    }
-  }
+  const out = new Array<boolean>(n);
+  for (let i = 0; i < n; i++) out[i] = add[i] >= 0 && history[i].ret === undefined && seen[add[i]] === 0;
   return out;
 }
 
@@ -237,24 +286,18 @@ function unobserved(history: readonly Operation<SetInput, unknown>[]): boolean[]
  * calls and returns, so adds are tried in the order the reads saw them.
  */
 function priority(history: readonly Operation<SetInput, unknown>[]): number[] {
+  const { keys, add, reads } = indexOf(history);
   const n = history.length;
   const out = new Array<number>(n);
-  const firstSeen = new Map<string, number>();
+  const firstSeen = new Float64Array(keys.length).fill(Infinity);
   for (let i = 0; i < n; i++) {
-    const op = history[i];
+    const ids = reads[i];
     out[i] = Infinity;
-    if (op.ret === undefined || op.input.f !== 'read' || !Array.isArray(op.output)) continue;
-    const members = new Set(memberTexts(op.output));
-    const size = (out[i] = members.size);
-    for (const c of members) {
-      const at = firstSeen.get(c);
-      if (at === undefined || size < at) firstSeen.set(c, size);
-    }
+    if (ids === undefined) continue;
+    const size = (out[i] = ids.length);
+    for (let k = 0; k < ids.length; k++) if (size < firstSeen[ids[k]]) firstSeen[ids[k]] = size;
   }
-  for (let i = 0; i < n; i++) {
-    const input = history[i].input;
-    if (input.f === 'add') out[i] = (firstSeen.get(canonical(input.value)) ?? Infinity) - 0.5;
-  }
+  for (let i = 0; i < n; i++) if (add[i] >= 0) out[i] = firstSeen[add[i]] - 0.5;
   return out;
 }
 
@@ -264,41 +307,58 @@ function priority(history: readonly Operation<SetInput, unknown>[]): number[] {
  * its call. Members stay for good. The read with the earliest return is refuted.
  */
 function refute(history: readonly Operation<SetInput, unknown>[]): Refutation | undefined {
-  const firstCall = new Map<string, number>();
+  const { keys, add, reads } = indexOf(history);
+  const n = history.length;
+  const firstCall = new Float64Array(keys.length).fill(Infinity);
   /** Per member: the earliest return of an add of it (known to have happened). */
-  const firstRet = new Map<string, number>();
-  for (let i = 0; i < history.length; i++) {
+  const firstRet = new Float64Array(keys.length).fill(Infinity);
+  /** The members some determinate add put in, in the order of the first such add. */
+  const returned: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const id = add[i];
+    if (id < 0) continue;
     const op = history[i];
-    if (op.input.f !== 'add') continue;
-    const t = canonical(op.input.value);
-    const c = firstCall.get(t);
-    if (c === undefined || op.call < c) firstCall.set(t, op.call);
-    const r = firstRet.get(t);
-    if (op.ret !== undefined && (r === undefined || op.ret < r)) firstRet.set(t, op.ret);
+    if (op.call < firstCall[id]) firstCall[id] = op.call;
+    if (op.ret === undefined) continue;
+    if (firstRet[id] === Infinity) returned.push(id);
+    if (op.ret < firstRet[id]) firstRet[id] = op.ret;
   }
-  const rets = Float64Array.from(firstRet.values()).sort();
+  // Per read, the members an add put in for good before its call: the returns counted
+  // against the reads' calls, sorted. There are few reads and as many returns as adds:
+  // sorting the returns instead took 20-50 ms of a 100,000-op history's 60-ms refute.
+  const calls: number[] = [];
+  for (let i = 0; i < n; i++) if (reads[i] !== undefined) calls.push(history[i].call);
+  calls.sort((a, b) => a - b);
+  // settled[p]: the returns before the p-th call (a return r is before the calls after the
+  // last one at or below r).
+  const settled = new Int32Array(calls.length + 1);
+  for (const id of returned) settled[countBelow(calls, firstRet[id], true)]++;
+  for (let p = 1; p < settled.length; p++) settled[p] += settled[p - 1];
+  const stamp = new Int32Array(keys.length);
   let found: Refutation | undefined;
   let foundRet = Infinity;
-  reads: for (let i = 0; i < history.length; i++) {
+  reads: for (let i = 0; i < n; i++) {
+    const ids = reads[i];
     const op = history[i];
-    if (op.ret === undefined || op.input.f !== 'read' || !Array.isArray(op.output) || op.ret >= foundRet) continue;
-    const members = new Set(memberTexts(op.output));
+    if (ids === undefined || op.ret! >= foundRet) continue;
     let before = 0;
-    for (const t of members) {
-      const c = firstCall.get(t);
-      if (c === undefined || c > op.ret) {
-        found = { operation: i, why: c === undefined ? `no add puts ${t} in the set` : `the first add of ${t} is called at ${c}, after the read's return` };
-        foundRet = op.ret;
+    for (let k = 0; k < ids.length; k++) {
+      const id = ids[k];
+      const c = firstCall[id];
+      if (c > op.ret!) {
+        const t = textOf(keys[id]);
+        found = { operation: i, why: c === Infinity ? `no add puts ${t} in the set` : `the first add of ${t} is called at ${c}, after the read's return` };
+        foundRet = op.ret!;
         continue reads;
       }
-      const r = firstRet.get(t);
-      if (r !== undefined && r < op.call) before++;
+      if (firstRet[id] < op.call) before++;
     }
-    if (before === countBelow(rets, op.call)) continue;
-    for (const [t, r] of firstRet) {
-      if (r < op.call && !members.has(t)) {
-        found = { operation: i, why: `an add of ${t} returned at ${r}, before the read's call, and members stay` };
-        foundRet = op.ret;
+    if (before === settled[countBelow(calls, op.call, false)]) continue;
+    for (let k = 0; k < ids.length; k++) stamp[ids[k]] = i + 1;
+    for (const id of returned) {
+      if (firstRet[id] < op.call && stamp[id] !== i + 1) {
+        found = { operation: i, why: `an add of ${textOf(keys[id])} returned at ${firstRet[id]}, before the read's call, and members stay` };
+        foundRet = op.ret!;
         continue reads;
       }
     }
@@ -306,13 +366,13 @@ function refute(history: readonly Operation<SetInput, unknown>[]): Refutation | 
   return found;
 }
 
-/** How many of the sorted times are before t: the members an add put in for good by then. */
-function countBelow(sorted: Float64Array, t: number): number {
+/** How many of the sorted times are before t (orEqual: at or before t). */
+function countBelow(sorted: readonly number[], t: number, orEqual: boolean): number {
   let lo = 0;
   let hi = sorted.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (sorted[mid] < t) lo = mid + 1;
+    if (sorted[mid] < t || (orEqual && sorted[mid] === t)) lo = mid + 1;
     else hi = mid;
   }
   return lo;
@@ -322,7 +382,7 @@ export const set: Model<SetState, SetInput, unknown> = {
   name: 'set',
   init: () => new SetCheck().empty,
   step(s, input, output) {
-    if (input.f === 'add') return { ok: true, state: s.with(s.check.idOf(input.value)) };
+    if (input.f === 'add') return { ok: true, state: s.with(s.check.id(keyOf(input.value))) };
     if (input.f === 'read') {
       if (output === UNKNOWN) return { ok: true, state: s };
       return s.is(s.check.members(output)) ? { ok: true, state: s } : ILLEGAL_STEP;
