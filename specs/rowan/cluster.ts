@@ -70,12 +70,13 @@ export function getAt(st: RowanState, conf: RowanConfig, s: number, k: number, m
 export function wipeDram(s: Server, conf: RowanConfig) {
   const nsh = conf.shards.length;
   s.idx = conf.keyShard.map(() => null);
-  s.shardVersion = new Array(nsh).fill(0);
-  s.commitVer = new Array(nsh).fill(0);
-  s.commitVerArray = new Array(nsh).fill(0);
-  s.shardBlocked = new Array(nsh).fill(false);
-  s.promoVer = new Array(nsh).fill(-1);
-  s.migVer = new Array(nsh).fill(-1);
+  // per shard; by map, not new Array(n).fill, whose list V8 keeps "holey": another shape
+  s.shardVersion = conf.shards.map(() => 0);
+  s.commitVer = conf.shards.map(() => 0);
+  s.commitVerArray = conf.shards.map(() => 0);
+  s.shardBlocked = conf.shards.map(() => false);
+  s.promoVer = conf.shards.map(() => -1);
+  s.migVer = conf.shards.map(() => -1);
   s.done = conf.keyShard.map(() => 0);
   s.ctx = [];
   s.promo = null;

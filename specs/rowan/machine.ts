@@ -67,8 +67,13 @@ function initial(conf: RowanConfig): S {
   const members = [...new Set(conf.shards.flat().concat(conf.migrate ? [conf.migrate.tgt] : []))].sort((a, b) => a - b);
   const cfg0: Cfg = { members, dist: conf.shards.map((r) => ({ p: r[0], bs: r.slice(1) })), lag: conf.shards.map(() => []), mig: null, rb: -1, fo: true };
   const srv = [...Array(conf.servers).keys()].map((): Server => {
-    // tomb is a ghost of PM (which tombstones went), so a crash keeps it
-    const s = { up: true, lease: true, term: 0, com: 0, segs: [], nextSeg: 0, cur: -1, cold: 0, tomb: conf.keyShard.map(() => 0) } as unknown as Server;
+    // Every field, in copyServer's order (one shape for every server); wipeDram sets the
+    // volatile ones. tomb is a ghost of PM (which tombstones went), so a crash keeps it.
+    const s: Server = {
+      up: true, lease: true, term: 0, com: 0, idx: [], shardVersion: [], commitVer: [], commitVerArray: [], shardBlocked: [], promoVer: [], migVer: [],
+      done: [], ctx: [], segs: [], nextSeg: 0, cur: -1, unflushed: [], dma: [], tomb: conf.keyShard.map(() => 0), promo: null, rerep: null, cold: 0,
+      pushed: [], migSent: false, migCopied: [], clean: null,
+    };
     wipeDram(s, conf);
     // L270: the control thread posts b-log segments to the MP SRQ at start-up
     for (let i = 0; i < conf.segs; i++) newSeg(s, 'b', 'using');
