@@ -7,10 +7,10 @@ import { act, type Cx, type RowanGlobalStep, type RowanStep } from './context.ts
 import { cfgOf, parseChan } from './cluster.ts';
 import { ack, apply, canSkipTail, newSeg, parse, pmEntries, receiveBuffer, rowanWrite } from './logs.ts';
 import { addSorted } from '../kit/state.ts';
-import { chW, cmW, ctxW, newSegment, own, segW, withNp, type Entry, type RowanState, type Seg } from './state.ts';
+import { chW, cmW, ctxW, filled, mapped, newSegment, objects, own, segW, withNp, type Entry, type RowanState, type Seg } from './state.ts';
 
 export function rowanLogSteps(cx: Cx): Record<'rnicLand' | 'allocSlot' | 'rnicLandNext', RowanGlobalStep> & Record<'dmaDone' | 'retry' | 'readFlush' | 'markUsed' | 'digest' | 'commitSegment' | 'cleanFix' | 'cleanCopy', RowanStep> {
-  const { conf, mut } = cx;
+  const { conf, mut, nsh } = cx;
   const sender = (_s: RowanState, a: { a: number; key?: string }) => [a.a, parseChan(a.key!)[0]];
 
   /** The RNIC takes the head of QP `key`; for rnicLandNext it pops the next buffer first (L184). */
@@ -137,7 +137,7 @@ export function rowanLogSteps(cx: Cx): Record<'rnicLand' | 'allocSlot' | 'rnicLa
           g.es[u.slot] = withNp(g.es[u.slot], 0);
           if (!mut.M3 && u.op >= 0) ack(d, u.from, u.op, a.a);
         }
-        b.unflushed = [];
+        b.unflushed = objects();
       },
       writes: () => 'all',
     },
@@ -166,7 +166,7 @@ export function rowanLogSteps(cx: Cx): Record<'rnicLand' | 'allocSlot' | 'rnicLa
       effect: (d, a) => {
         const b = d.srv[a.a];
         const seg = segW(b, a.b);
-        seg.mv = conf.shards.map(() => 0);
+        seg.mv = filled(nsh, 0);
         for (const { e, i } of parse(seg, mut)) {
           // a slot whose DMA is still outstanding fails its checksum (L253): skipped
           if (e.np === 2) seg.bad = [...(seg.bad ?? []), i];
@@ -222,8 +222,8 @@ export function rowanLogSteps(cx: Cx): Record<'rnicLand' | 'allocSlot' | 'rnicLa
         const older = (e: Entry) => pmEntries(s).some((x) => x.seg.id !== seg.id && x.e.sh === e.sh && x.e.k === e.k && x.e.v < e.v);
         const reclaim = live.filter(({ e }) => conf.tombGc && e.t === 'D' && !older(e));
         const keep = live.filter((x) => !reclaim.includes(x)).map(({ e }) => e);
-        const dst = newSeg(s, 'c', 'committed', keep.map((e) => withNp(e, e.np)));
-        const moved = keep.map((e, i) => ({ k: e.k, v: e.v, loc: `${dst.id}.${i}`, e }));
+        const dst = newSeg(s, 'c', 'committed', mapped(keep, (e) => withNp(e, e.np)));
+        const moved = mapped(keep, (e, i) => ({ k: e.k, v: e.v, loc: `${dst.id}.${i}`, e }));
         s.clean = { seg: seg.id, moved, rm: reclaim.length ? reclaim.map(({ e, loc }) => ({ k: e.k, v: e.v, loc })) : null };
         cmW(d).gcLeft--;
       },
@@ -249,13 +249,13 @@ export function rowanLogSteps(cx: Cx): Record<'rnicLand' | 'allocSlot' | 'rnicLa
     // M23: what the slots hold when the segment is posted again with only its first 64 bits zeroed
     const old = mut.M23 ? [...Array(conf.segCap).keys()].map((i) => (i === 0 ? null : (seg.es[i] ?? seg.old?.[i] ?? null))) : [];
     seg.st = 'free';
-    seg.es = [];
+    seg.es = objects();
     s.clean = null;
     if (seg.log === 'b') {
       // L270-L272: a free segment is posted again at the tail of the b-log. [I] Every slot's
       // first word is zeroed, so a reader stops at the new tail (M23 zeroes only the first)
       s.segs = s.segs.filter((g) => g.id !== seg.id);
-      const again = newSegment(seg.id, 'b', 'using', []);
+      const again = newSegment(seg.id, 'b', 'using', objects());
       if (old.some((e) => e)) again.old = old;
       s.segs.push(again);
       if (s.cur === seg.id) s.cur = -1;

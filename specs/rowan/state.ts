@@ -322,6 +322,47 @@ function copyServer(s: Server): Server {
 // invariants and the guards then meet one shape of each, in every configuration, and are
 // compiled once, not again at each configuration that brings a new one.
 
+// Lists too: V8 gives a list an "elements kind" (small integers, or any value; packed, or
+// with holes), part of its hidden class. `[]` starts as small integers and changes class
+// when the first object goes in; `new Array(n).fill(v)`, and Array.prototype.map once
+// optimised, make lists with holes. The state's lists of objects (entries, segments,
+// contexts …) and its per-shard and per-key lists are made by these instead.
+
+/** An empty list of objects (or null, booleans), of the kind it has once one is in it. */
+export function objects<T>(): T[] {
+  const xs: (T | null)[] = [null];
+  xs.pop();
+  return xs as T[];
+}
+
+/** n times the number v, as a packed list of small integers. */
+export function filled(n: number, v: number): number[] {
+  const xs: number[] = [];
+  for (let i = 0; i < n; i++) xs.push(v);
+  return xs;
+}
+
+/** n times v (null, a boolean), as a packed list of values. */
+export function filledWith<T>(n: number, v: T): T[] {
+  const xs = objects<T>();
+  for (let i = 0; i < n; i++) xs.push(v);
+  return xs;
+}
+
+/** xs.map(f) for lists of objects or lists (a configuration's, per shard): a packed list. */
+export function mapped<T, U>(xs: readonly T[], f: (x: T, i: number) => U): U[] {
+  const out = objects<U>();
+  for (let i = 0; i < xs.length; i++) out.push(f(xs[i], i));
+  return out;
+}
+
+/** The entries es, persisted (np 0): a new list. */
+export function persisted(es: Entry[]): Entry[] {
+  const out = objects<Entry>();
+  for (const e of es) out.push(withNp(e, 0));
+  return out;
+}
+
 /** Entry e with persistence flag np: a new entry (entries are never changed in place). */
 export const withNp = (e: Entry, np: number): Entry => ({ t: e.t, sh: e.sh, v: e.v, k: e.k, x: e.x, np });
 
