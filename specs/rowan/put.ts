@@ -5,7 +5,7 @@
 import { act, type Cx, type RowanStep } from './context.ts';
 import { admit, cfgOf, serves } from './cluster.ts';
 import { apply, newSeg, rowanWrite } from './logs.ts';
-import { clientW, cmW, opId, own, persisted, segW, segWith, valueOf, withNp, type Ctx, type Entry, type RowanState, type Seg, type Server } from './state.ts';
+import { clientW, cmW, mapped, opId, own, persisted, segW, segWith, valueOf, withNp, type Ctx, type Entry, type RowanState, type Seg, type Server } from './state.ts';
 
 export function putSteps(cx: Cx): Record<'putStart' | 'putFinish' | 'tlogPersist' | 'tlogCommit' | 'sendCommitVer', RowanStep> {
   const { conf, mut, nsh } = cx;
@@ -111,7 +111,7 @@ export function putSteps(cx: Cx): Record<'putStart' | 'putFinish' | 'tlogPersist
         if (v.up && conf.split && v.segs.some((g) => g.log === 't' && g.es.some((e) => e.np))) out.push(act('tlogPersist', p));
       },
       effect: (d, a) => {
-        d.srv[a.a].segs = d.srv[a.a].segs.map((g) => (g.log === 't' ? segWith(g, persisted(g.es), g.mv) : g));
+        d.srv[a.a].segs = mapped(d.srv[a.a].segs, (g) => (g.log === 't' ? segWith(g, persisted(g.es), g.mv) : g));
       },
     },
     sendCommitVer: {

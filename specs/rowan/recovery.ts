@@ -32,7 +32,7 @@ export function recoverySteps(cx: Cx): Record<'powerFailure' | 'cmMigrate' | 'mi
           if (!s.up) continue;
           wipeDram(s, conf);
           s.cold = 1;
-          s.segs = s.segs.map((g) => (g.es.some((e) => e.np) ? segWith(g, g.es.filter((e) => e.np === 0), g.mv) : g));
+          s.segs = mapped(s.segs, (g) => (g.es.some((e) => e.np) ? segWith(g, g.es.filter((e) => e.np === 0), g.mv) : g));
         }
         for (let c = 0; c < d.cl.length; c++) {
           const st = d.cl[c].st;
