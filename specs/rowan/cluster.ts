@@ -4,7 +4,7 @@
 // copy they are given).
 import type { Flags } from '../kit/variants.ts';
 import type { Variant } from './mutants.ts';
-import { chW, type Cfg, type Dist, type Item, type Msg, type RowanConfig, type RowanState, type Server } from './state.ts';
+import { chW, filled, filledWith, mapped, objects, type Cfg, type Dist, type Item, type Msg, type RowanConfig, type RowanState, type Server } from './state.ts';
 
 export const cfgOf = (st: RowanState, s: number): Cfg => st.cm.cfgs[st.srv[s].term];
 export const curCfg = (st: RowanState): Cfg => st.cm.cfgs[st.cm.term];
@@ -14,7 +14,7 @@ const keysByShard = new WeakMap<RowanConfig, number[][]>();
 export function keysOf(conf: RowanConfig, sh: number): readonly number[] {
   let byShard = keysByShard.get(conf);
   if (!byShard) {
-    byShard = conf.shards.map((_r, i) => conf.keyShard.flatMap((s, k) => (s === i ? [k] : [])));
+    byShard = mapped(conf.shards, (_r, i) => conf.keyShard.flatMap((s, k) => (s === i ? [k] : [])));
     keysByShard.set(conf, byShard);
   }
   return byShard[sh];
@@ -69,20 +69,20 @@ export function getAt(st: RowanState, conf: RowanConfig, s: number, k: number, m
 /** A failure or power failure loses DRAM: the index, versions, contexts and thread states (§1.6). */
 export function wipeDram(s: Server, conf: RowanConfig) {
   const nsh = conf.shards.length;
-  s.idx = conf.keyShard.map(() => null);
-  s.shardVersion = new Array(nsh).fill(0);
-  s.commitVer = new Array(nsh).fill(0);
-  s.commitVerArray = new Array(nsh).fill(0);
-  s.shardBlocked = new Array(nsh).fill(false);
-  s.promoVer = new Array(nsh).fill(-1);
-  s.migVer = new Array(nsh).fill(-1);
-  s.done = conf.keyShard.map(() => 0);
-  s.ctx = [];
+  s.idx = filledWith(conf.keyShard.length, null);
+  s.shardVersion = filled(nsh, 0);
+  s.commitVer = filled(nsh, 0);
+  s.commitVerArray = filled(nsh, 0);
+  s.shardBlocked = filledWith(nsh, false);
+  s.promoVer = filled(nsh, -1);
+  s.migVer = filled(nsh, -1);
+  s.done = filled(conf.keyShard.length, 0);
+  s.ctx = objects();
   s.promo = null;
   s.rerep = null;
   s.clean = null;
-  s.unflushed = [];
-  s.dma = [];
+  s.unflushed = objects();
+  s.dma = objects();
   s.pushed = [];
   s.migSent = false;
   s.migCopied = [];

@@ -7,7 +7,7 @@
 import { act, none, type Cx, type RowanGlobalStep, type RowanStep } from './context.ts';
 import { cfgOf, curCfg, dropChannels, parseChan, wipeDram } from './cluster.ts';
 import { addSorted } from '../kit/state.ts';
-import { cmW, own, qpKey, type Dist, type RowanState } from './state.ts';
+import { cmW, mapped, objects, own, qpKey, type Dist, type RowanState } from './state.ts';
 
 export function failoverSteps(cx: Cx): Record<'crash' | 'suspect' | 'newConfig' | 'commit', RowanStep> & Record<'leaseExpire' | 'cmNewConfig' | 'cmCommit', RowanGlobalStep> {
   const { conf, mut, reconfigures, nsh, servers } = cx;
@@ -18,7 +18,7 @@ export function failoverSteps(cx: Cx): Record<'crash' | 'suspect' | 'newConfig' 
     // Fix of finding F-M22: when the target fails, the shard is not handed back to the source
     // (whose index and shard version are frozen at the hand-off); the target is failed over
     // like any primary, promoting a surviving backup with the normal gather. M22 rolls back.
-    if (cfg.mig && (f === cfg.mig.src || (f === cfg.mig.tgt && mut.M22))) return cfg.dist.map((d, sh) => (sh === cfg.mig!.sh ? cfg.mig!.prev : d));
+    if (cfg.mig && (f === cfg.mig.src || (f === cfg.mig.tgt && mut.M22))) return mapped(cfg.dist, (d, sh) => (sh === cfg.mig!.sh ? cfg.mig!.prev : d));
     return cfg.dist;
   }
 
@@ -109,8 +109,8 @@ export function failoverSteps(cx: Cx): Record<'crash' | 'suspect' | 'newConfig' 
         const cm = cmW(d);
         const f = a.a;
         const old = curCfg(d);
-        const dist = baseDist(d, f).map((x) => ({ p: x.p, bs: [...x.bs] }));
-        const lag = old.lag.map((l) => l.filter((x) => x !== f));
+        const dist = mapped(baseDist(d, f), (x) => ({ p: x.p, bs: [...x.bs] }));
+        const lag = mapped(old.lag, (l) => l.filter((x) => x !== f));
         let members = old.members.filter((m) => m !== f);
         let rb = old.rb === f ? -1 : old.rb;
         let mig = old.mig;
@@ -200,7 +200,7 @@ export function failoverSteps(cx: Cx): Record<'crash' | 'suspect' | 'newConfig' 
           if (was.dist[sh].p === a.a && !s.shardBlocked[sh]) continue;
           // M5 breaks L296: the new primary does not block the shard while its index is built
           own(s, 'shardBlocked')[sh] = !mut.M5;
-          s.promo = { sh, coll: [], U: [], sc: [] };
+          s.promo = { sh, coll: [], U: objects(), sc: [] };
         }
       },
     },

@@ -5,7 +5,7 @@ import type { Check } from '../../checkers/explore/types.ts';
 import { cfgOf, curCfg, getAt, keysOf, replicas, serves } from './cluster.ts';
 import type { Cx } from './context.ts';
 import { digested, pmEntries as pmEntriesOf, type PmEntry } from './logs.ts';
-import type { Cfg, Entry, RowanState, Server } from './state.ts';
+import { mapped, type Cfg, type Entry, type RowanState, type Server } from './state.ts';
 
 type Inv = (s: RowanState) => Check;
 
@@ -64,7 +64,7 @@ function perServer(check: (st: RowanState, i: number) => Check): (st: RowanState
 /** Per shard, the alive, caught-up replicas of the shard in the CM's configuration. */
 const caughtUpAll = perState((st: RowanState): number[][] => {
   const cfg = curCfg(st);
-  return cfg.dist.map((d, sh) => replicas(d).filter((r) => st.srv[r].up && !cfg.lag[sh].includes(r) && cfg.rb !== r));
+  return mapped(cfg.dist, (d, sh) => replicas(d).filter((r) => st.srv[r].up && !cfg.lag[sh].includes(r) && cfg.rb !== r));
 });
 /** Alive, caught-up replicas of shard sh in the CM's configuration. */
 const caughtUp = (st: RowanState, sh: number): number[] => caughtUpAll(st)[sh];

@@ -4,7 +4,7 @@
 import type { Flags } from '../kit/variants.ts';
 import type { Variant } from './mutants.ts';
 import { addSorted } from '../kit/state.ts';
-import { chW, ctxW, own, qpKey, type Entry, type Msg, type RowanConfig, type RowanState, type Seg, type Server } from './state.ts';
+import { chW, ctxW, newSegment, objects, own, persisted, qpKey, type Entry, type Msg, type RowanConfig, type RowanState, type Seg, type Server } from './state.ts';
 
 export interface PmEntry {
   e: Entry;
@@ -51,8 +51,8 @@ export function apply(st: RowanState, s: Server, e: Entry, loc: string, cond: bo
   else own(s, 'idx')[e.k] = { v: e.v, d: e.t === 'D', x: e.x, loc };
 }
 
-export function newSeg(s: Server, log: Seg['log'], st: Seg['st'], es: Entry[] = []): Seg {
-  const seg: Seg = { id: s.nextSeg++, log, st, es, dg: false, mv: [] };
+export function newSeg(s: Server, log: Seg['log'], st: Seg['st'], es: Entry[] = objects()): Seg {
+  const seg = newSegment(s.nextSeg++, log, st, es);
   own(s, 'segs').push(seg);
   return seg;
 }
@@ -68,7 +68,7 @@ export function rebuild(st: RowanState, s: Server, conf: RowanConfig, shards: nu
 /** Entries stored into a new recovery segment (scatter, cold push, migration copy), digested unless the server is cold. */
 export function storeAndDigest(st: RowanState, s: Server, es: Entry[], state: Seg['st'], digest: boolean, mut: Flags<Variant>) {
   if (es.length === 0) return;
-  const seg = newSeg(s, 'r', state, es.map((e) => ({ ...e, np: 0 })));
+  const seg = newSeg(s, 'r', state, persisted(es));
   if (digest) seg.es.forEach((e, i) => apply(st, s, e, `${seg.id}.${i}`, !mut.M10, mut));
 }
 

@@ -7,7 +7,7 @@ import { act, type Cx, type RowanStep } from './context.ts';
 import { cfgOf, curCfg, keysOf } from './cluster.ts';
 import { apply, maxVersion, newSeg, storeAndDigest } from './logs.ts';
 import { addSorted } from '../kit/state.ts';
-import { cmW, own, segW, type Entry, type RowanState } from './state.ts';
+import { cmW, mapped, own, persisted, segW, withNp, type Entry, type RowanState } from './state.ts';
 
 export function promotionSteps(cx: Cx): Record<'promoCollect' | 'promoScatter' | 'promoFinish' | 'rerepCopy' | 'rerepDone' | 'rerepStart', RowanStep> {
   const { conf, mut, reconfigures, nsh } = cx;
@@ -46,7 +46,7 @@ export function promotionSteps(cx: Cx): Record<'promoCollect' | 'promoScatter' |
           const scan = (g.log === 'b' && ((g.st === 'using' && !mut.M6a) || g.st === 'used')) || (g.log === 'r' && g.st === 'using');
           if (!scan) continue;
           for (const e of g.es)
-            if (e.np === 0 && e.t !== 'C' && e.sh === pr.sh && !pr.U.some((u) => u.v === e.v)) pr.U.push({ ...e });
+            if (e.np === 0 && e.t !== 'C' && e.sh === pr.sh && !pr.U.some((u) => u.v === e.v)) pr.U.push(withNp(e, e.np));
         }
         pr.coll = addSorted(pr.coll, a.b);
       },
@@ -80,7 +80,7 @@ export function promotionSteps(cx: Cx): Record<'promoCollect' | 'promoScatter' |
         const pr = n.promo!;
         const sh = pr.sh;
         // the digest threads finish the index: digested segments are in it already, U on top
-        const seg = newSeg(n, 'r', 'using', pr.U.map((e) => ({ ...e, np: 0 })));
+        const seg = newSeg(n, 'r', 'using', persisted(pr.U));
         seg.es.forEach((e, i) => apply(d, n, e, `${seg.id}.${i}`, !mut.M10, mut));
         // M8 breaks L296: the shard version is not raised above the gathered maximum
         if (!mut.M8) own(n, 'shardVersion')[sh] = Math.max(n.shardVersion[sh], maxVersion(n, sh));
@@ -127,7 +127,8 @@ export function promotionSteps(cx: Cx): Record<'promoCollect' | 'promoScatter' |
         const p = d.srv[a.a];
         const rr = p.rerep!;
         const cfg = curCfg(d);
-        cmW(d).cfgs[d.cm.term] = { ...cfg, lag: cfg.lag.map((l, sh) => (sh === rr.sh ? l.filter((x) => x !== rr.r) : l)) };
+        const lag = mapped(cfg.lag, (l, sh) => (sh === rr.sh ? l.filter((x) => x !== rr.r) : l));
+        cmW(d).cfgs[d.cm.term] = { members: cfg.members, dist: cfg.dist, lag, mig: cfg.mig, rb: cfg.rb, fo: cfg.fo };
         p.rerep = null;
       },
     },

@@ -5,7 +5,7 @@
 import { act, type Cx, type RowanStep } from './context.ts';
 import { admit, cfgOf, serves } from './cluster.ts';
 import { apply, newSeg, rowanWrite } from './logs.ts';
-import { clientW, cmW, opId, own, segW, valueOf, type Ctx, type Entry, type RowanState, type Seg, type Server } from './state.ts';
+import { clientW, cmW, mapped, opId, own, persisted, segW, segWith, valueOf, withNp, type Ctx, type Entry, type RowanState, type Seg, type Server } from './state.ts';
 
 export function putSteps(cx: Cx): Record<'putStart' | 'putFinish' | 'tlogPersist' | 'tlogCommit' | 'sendCommitVer', RowanStep> {
   const { conf, mut, nsh } = cx;
@@ -56,9 +56,9 @@ export function putSteps(cx: Cx): Record<'putStart' | 'putFinish' | 'tlogPersist
         const open = p.segs.find((g) => g.log === 't' && g.st === 'using' && g.es.length < conf.segCap);
         const seg = open ? segW(p, open.id) : newSeg(p, 't', 'using');
         // M4 breaks L219 ①-before-②: the t-log append is not yet persistent when replicated
-        seg.es.push({ ...e, np: mut.M4 ? 1 : 0 });
+        seg.es.push(withNp(e, mut.M4 ? 1 : 0));
         const ctx: Ctx = { op: opId(c, cl.pc), c, e, bs: [...cfgOf(d, a.a).dist[sh].bs], acks: [], err: false, rt: [] };
-        for (const b of ctx.bs) if (!rowanWrite(d, a.a, c % conf.workers, b, { e, op: ctx.op })) ctx.err = true;
+        for (const b of ctx.bs) if (!rowanWrite(d, a.a, c % conf.workers, b, { e, op: ctx.op, r: 0 })) ctx.err = true;
         own(p, 'ctx').push(ctx);
         cl.st = 'wait';
         // M1 breaks L219 ③-after-②: the index is updated before the replication ACKs
@@ -111,7 +111,7 @@ export function putSteps(cx: Cx): Record<'putStart' | 'putFinish' | 'tlogPersist
         if (v.up && conf.split && v.segs.some((g) => g.log === 't' && g.es.some((e) => e.np))) out.push(act('tlogPersist', p));
       },
       effect: (d, a) => {
-        d.srv[a.a].segs = d.srv[a.a].segs.map((g) => (g.log === 't' ? { ...g, es: g.es.map((e) => ({ ...e, np: 0 })) } : g));
+        d.srv[a.a].segs = mapped(d.srv[a.a].segs, (g) => (g.log === 't' ? segWith(g, persisted(g.es), g.mv) : g));
       },
     },
     sendCommitVer: {
@@ -128,7 +128,7 @@ export function putSteps(cx: Cx): Record<'putStart' | 'putFinish' | 'tlogPersist
         const w = watermark(p, a.b);
         own(p, 'commitVer')[a.b] = w;
         const e: Entry = { t: 'C', sh: a.b, v: 0, k: -1, x: w, np: 0 };
-        for (const b of cfgOf(d, a.a).dist[a.b].bs) rowanWrite(d, a.a, 0, b, { e, op: -1 });
+        for (const b of cfgOf(d, a.a).dist[a.b].bs) rowanWrite(d, a.a, 0, b, { e, op: -1, r: 0 });
         cmW(d).cvLeft--;
       },
     },

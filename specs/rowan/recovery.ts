@@ -7,7 +7,7 @@ import { act, type Cx, type RowanGlobalStep, type RowanStep } from './context.ts
 import { curCfg, keysOf, replicas, wipeDram } from './cluster.ts';
 import { maxVersion, rebuild, storeAndDigest } from './logs.ts';
 import { addSorted } from '../kit/state.ts';
-import { clientW, cmW, own, type Entry, type RowanState } from './state.ts';
+import { clientW, cmW, mapped, own, segWith, type Entry, type RowanState } from './state.ts';
 
 export function recoverySteps(cx: Cx): Record<'powerFailure' | 'cmMigrate' | 'migrateVersion' | 'migrateCopy' | 'migrateDone', RowanGlobalStep> & Record<'coldPush' | 'coldIndex', RowanStep> {
   const { conf, mut } = cx;
@@ -32,7 +32,7 @@ export function recoverySteps(cx: Cx): Record<'powerFailure' | 'cmMigrate' | 'mi
           if (!s.up) continue;
           wipeDram(s, conf);
           s.cold = 1;
-          s.segs = s.segs.map((g) => (g.es.some((e) => e.np) ? { ...g, es: g.es.filter((e) => e.np === 0) } : g));
+          s.segs = mapped(s.segs, (g) => (g.es.some((e) => e.np) ? segWith(g, g.es.filter((e) => e.np === 0), g.mv) : g));
         }
         for (let c = 0; c < d.cl.length; c++) {
           const st = d.cl[c].st;
@@ -88,8 +88,8 @@ export function recoverySteps(cx: Cx): Record<'powerFailure' | 'cmMigrate' | 'mi
       effect: (d, a) => {
         const old = curCfg(d);
         const prev = old.dist[0];
-        const dist = old.dist.map((x, sh) => (sh === 0 ? { p: a.b, bs: prev.bs.filter((y) => y !== a.b) } : x));
-        const lag = old.lag.map((l, sh) => (sh === 0 ? [...l, a.b].sort() : l));
+        const dist = mapped(old.dist, (x, sh) => (sh === 0 ? { p: a.b, bs: prev.bs.filter((y) => y !== a.b) } : x));
+        const lag = mapped(old.lag, (l, sh) => (sh === 0 ? [...l, a.b].sort() : l));
         const cm = cmW(d);
         cm.term++;
         cm.cfgs.push({ members: old.members, dist, lag, mig: { src: a.a, tgt: a.b, sh: 0, prev }, rb: -1, fo: false });
@@ -148,7 +148,8 @@ export function recoverySteps(cx: Cx): Record<'powerFailure' | 'cmMigrate' | 'mi
       effect: (d) => {
         const cfg = curCfg(d);
         const cm = cmW(d);
-        cm.cfgs[cm.term] = { ...cfg, mig: null, lag: cfg.lag.map((l, sh) => (sh === 0 ? l.filter((x) => x !== conf.migrate!.tgt) : l)) };
+        const lag = mapped(cfg.lag, (l, sh) => (sh === 0 ? l.filter((x) => x !== conf.migrate!.tgt) : l));
+        cm.cfgs[cm.term] = { members: cfg.members, dist: cfg.dist, lag, mig: null, rb: cfg.rb, fo: cfg.fo };
         cm.mig = 2;
         const src = d.srv[conf.migrate!.src];
         const idx = own(src, 'idx');

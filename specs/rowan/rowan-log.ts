@@ -7,7 +7,7 @@ import { act, type Cx, type RowanGlobalStep, type RowanStep } from './context.ts
 import { cfgOf, parseChan } from './cluster.ts';
 import { ack, apply, canSkipTail, newSeg, parse, pmEntries, receiveBuffer, rowanWrite } from './logs.ts';
 import { addSorted } from '../kit/state.ts';
-import { chW, cmW, ctxW, own, segW, type Entry, type RowanState, type Seg } from './state.ts';
+import { chW, cmW, ctxW, filled, mapped, newSegment, objects, own, segW, withNp, type Entry, type RowanState, type Seg } from './state.ts';
 
 export function rowanLogSteps(cx: Cx): Record<'rnicLand' | 'allocSlot' | 'rnicLandNext', RowanGlobalStep> & Record<'dmaDone' | 'retry' | 'readFlush' | 'markUsed' | 'digest' | 'commitSegment' | 'cleanFix' | 'cleanCopy', RowanStep> {
   const { conf, mut, nsh } = cx;
@@ -24,12 +24,12 @@ export function rowanLogSteps(cx: Cx): Record<'rnicLand' | 'allocSlot' | 'rnicLa
     if (a.step === 'rnicLandNext') segW(b, b.cur).sk = true;
     const seg = segW(b, receiveBuffer(b, conf)!.id);
     b.cur = seg.id;
-    seg.es.push({ ...m.e, np: conf.dma ? 2 : conf.split ? 1 : 0 });
+    seg.es.push(withNp(m.e, conf.dma ? 2 : conf.split ? 1 : 0));
     // I13 (L294): nothing from an evicted server lands once the CM has committed
     const cfg = cfgOf(d, a.a);
     if (!cfg.members.includes(from) && (d.cm.term > b.term || d.cm.phase === 'stable') && !d.bad)
       d.bad = `I13: an entry from evicted server ${from} landed at ${a.a} after term ${b.term} committed`;
-    if (conf.dma) own(b, 'dma').push({ seg: seg.id, slot: seg.es.length - 1, from, op: m.op, r: m.r ?? 0 });
+    if (conf.dma) own(b, 'dma').push({ seg: seg.id, slot: seg.es.length - 1, from, op: m.op, r: m.r });
     else if (!conf.split || mut.M3) {
       // M3 breaks L174-L178: ACK on SEND completion, before the persisting READ
       if (m.op >= 0) ack(d, from, m.op, a.a);
@@ -98,7 +98,7 @@ export function rowanLogSteps(cx: Cx): Record<'rnicLand' | 'allocSlot' | 'rnicLa
         const x = b.dma[i];
         own(b, 'dma').splice(i, 1);
         const g = segW(b, sid);
-        g.es[slot] = { ...g.es[slot], np: 0 };
+        g.es[slot] = withNp(g.es[slot], 0);
         if (x.op >= 0) ack(d, x.from, x.op, a.a, x.r);
       },
       writes: (s, a) => {
@@ -134,10 +134,10 @@ export function rowanLogSteps(cx: Cx): Record<'rnicLand' | 'allocSlot' | 'rnicLa
         const b = d.srv[a.a];
         for (const u of b.unflushed) {
           const g = segW(b, u.seg);
-          g.es[u.slot] = { ...g.es[u.slot], np: 0 };
+          g.es[u.slot] = withNp(g.es[u.slot], 0);
           if (!mut.M3 && u.op >= 0) ack(d, u.from, u.op, a.a);
         }
-        b.unflushed = [];
+        b.unflushed = objects();
       },
       writes: () => 'all',
     },
@@ -166,7 +166,7 @@ export function rowanLogSteps(cx: Cx): Record<'rnicLand' | 'allocSlot' | 'rnicLa
       effect: (d, a) => {
         const b = d.srv[a.a];
         const seg = segW(b, a.b);
-        seg.mv = new Array(nsh).fill(0);
+        seg.mv = filled(nsh, 0);
         for (const { e, i } of parse(seg, mut)) {
           // a slot whose DMA is still outstanding fails its checksum (L253): skipped
           if (e.np === 2) seg.bad = [...(seg.bad ?? []), i];
@@ -222,9 +222,9 @@ export function rowanLogSteps(cx: Cx): Record<'rnicLand' | 'allocSlot' | 'rnicLa
         const older = (e: Entry) => pmEntries(s).some((x) => x.seg.id !== seg.id && x.e.sh === e.sh && x.e.k === e.k && x.e.v < e.v);
         const reclaim = live.filter(({ e }) => conf.tombGc && e.t === 'D' && !older(e));
         const keep = live.filter((x) => !reclaim.includes(x)).map(({ e }) => e);
-        const dst = newSeg(s, 'c', 'committed', keep.map((e) => ({ ...e })));
-        s.clean = { seg: seg.id, moved: keep.map((e, i) => ({ k: e.k, v: e.v, loc: `${dst.id}.${i}`, e })) };
-        if (reclaim.length) s.clean.rm = reclaim.map(({ e, loc }) => ({ k: e.k, v: e.v, loc }));
+        const dst = newSeg(s, 'c', 'committed', mapped(keep, (e) => withNp(e, e.np)));
+        const moved = mapped(keep, (e, i) => ({ k: e.k, v: e.v, loc: `${dst.id}.${i}`, e }));
+        s.clean = { seg: seg.id, moved, rm: reclaim.length ? reclaim.map(({ e, loc }) => ({ k: e.k, v: e.v, loc })) : null };
         cmW(d).gcLeft--;
       },
     },
@@ -249,13 +249,13 @@ export function rowanLogSteps(cx: Cx): Record<'rnicLand' | 'allocSlot' | 'rnicLa
     // M23: what the slots hold when the segment is posted again with only its first 64 bits zeroed
     const old = mut.M23 ? [...Array(conf.segCap).keys()].map((i) => (i === 0 ? null : (seg.es[i] ?? seg.old?.[i] ?? null))) : [];
     seg.st = 'free';
-    seg.es = [];
+    seg.es = objects();
     s.clean = null;
     if (seg.log === 'b') {
       // L270-L272: a free segment is posted again at the tail of the b-log. [I] Every slot's
       // first word is zeroed, so a reader stops at the new tail (M23 zeroes only the first)
       s.segs = s.segs.filter((g) => g.id !== seg.id);
-      const again: Seg = { id: seg.id, log: 'b', st: 'using', es: [], dg: false, mv: [] };
+      const again = newSegment(seg.id, 'b', 'using', objects());
       if (old.some((e) => e)) again.old = old;
       s.segs.push(again);
       if (s.cur === seg.id) s.cur = -1;

@@ -79,12 +79,12 @@ export interface Seg {
   dg: boolean;
   /** MaxVerArray of this segment, by shard (L282). */
   mv: number[];
-  /** Slots whose DMA was outstanding when the digest read them (checksum invalid: skipped). */
-  bad?: number[];
+  /** Slots whose DMA was outstanding when the digest read them (checksum invalid: skipped), or null: none. */
+  bad: number[] | null;
   /** The RNIC left the tail of this buffer unused and popped the next one (tailSkip). */
-  sk?: boolean;
-  /** Mutant M23: what the slots held in the segment's previous life (slot 0 zeroed), still checksum-valid. */
-  old?: (Entry | null)[];
+  sk: boolean;
+  /** Mutant M23: what the slots held in the segment's previous life (slot 0 zeroed), still checksum-valid; null: nothing. */
+  old: (Entry | null)[] | null;
 }
 
 /** An index item: the version and location of the entry it points to (L353). */
@@ -157,8 +157,8 @@ export interface Server {
   clean: {
     seg: number;
     moved: { k: number; v: number; loc: string; e: Entry }[];
-    /** Tombstones reclaimed instead of copied (tombGc): their index items go at cleanFix. */
-    rm?: { k: number; v: number; loc: string }[];
+    /** Tombstones reclaimed instead of copied (tombGc): their index items go at cleanFix; null: none. */
+    rm: { k: number; v: number; loc: string }[] | null;
   } | null;
 }
 
@@ -209,8 +209,8 @@ export interface Client {
 export interface Msg {
   e: Entry;
   op: number;
-  /** 1 for a retried replication write (dma config). */
-  r?: number;
+  /** 1 for a retried replication write (dma config), else 0. */
+  r: number;
 }
 
 export interface RowanState {
@@ -316,11 +316,67 @@ function copyServer(s: Server): Server {
   };
 }
 
+// One shape per kind of object: an entry, a segment, a message, a server … is always
+// made by a literal naming every field, in the same order, never by a spread (whose
+// result V8 gives another hidden class) and never given a field later. The encoder, the
+// invariants and the guards then meet one shape of each, in every configuration, and are
+// compiled once, not again at each configuration that brings a new one.
+
+// Lists too: V8 gives a list an "elements kind" (small integers, or any value; packed, or
+// with holes), part of its hidden class. `[]` starts as small integers and changes class
+// when the first object goes in; `new Array(n).fill(v)`, and Array.prototype.map once
+// optimised, make lists with holes. The state's lists of objects (entries, segments,
+// contexts …) and its per-shard and per-key lists are made by these instead.
+
+/** An empty list of objects (or null, booleans), of the kind it has once one is in it. */
+export function objects<T>(): T[] {
+  const xs: (T | null)[] = [null];
+  xs.pop();
+  return xs as T[];
+}
+
+/** n times the number v, as a packed list of small integers. */
+export function filled(n: number, v: number): number[] {
+  const xs: number[] = [];
+  for (let i = 0; i < n; i++) xs.push(v);
+  return xs;
+}
+
+/** n times v (null, a boolean), as a packed list of values. */
+export function filledWith<T>(n: number, v: T): T[] {
+  const xs = objects<T>();
+  for (let i = 0; i < n; i++) xs.push(v);
+  return xs;
+}
+
+/** xs.map(f) for lists of objects or lists (a configuration's, per shard): a packed list. */
+export function mapped<T, U>(xs: readonly T[], f: (x: T, i: number) => U): U[] {
+  const out = objects<U>();
+  for (let i = 0; i < xs.length; i++) out.push(f(xs[i], i));
+  return out;
+}
+
+/** The entries es, persisted (np 0): a new list. */
+export function persisted(es: Entry[]): Entry[] {
+  const out = objects<Entry>();
+  for (const e of es) out.push(withNp(e, 0));
+  return out;
+}
+
+/** Entry e with persistence flag np: a new entry (entries are never changed in place). */
+export const withNp = (e: Entry, np: number): Entry => ({ t: e.t, sh: e.sh, v: e.v, k: e.k, x: e.x, np });
+
+/** A new segment, empty (L270: posted to the MP SRQ, or a new t-log, recovery or clean segment). */
+export const newSegment = (id: number, log: Seg['log'], st: SegState, es: Entry[]): Seg => ({ id, log, st, es, dg: false, mv: [], bad: null, sk: false, old: null });
+
+/** Segment g with the slots es and the MaxVerArray mv (a copy: segments are never changed once in a state). */
+export const segWith = (g: Seg, es: Entry[], mv: number[]): Seg => ({ id: g.id, log: g.log, st: g.st, es, dg: g.dg, mv, bad: g.bad, sk: g.sk, old: g.old });
+
 /** Replace segment `id` of s by a copy that the caller may modify. */
 export function segW(s: Server, id: number): Seg {
   const segs = own(s, 'segs');
   const i = segs.findIndex((g) => g.id === id);
-  const g = { ...segs[i], es: segs[i].es.slice(), mv: segs[i].mv.slice() };
+  const g = segWith(segs[i], segs[i].es.slice(), segs[i].mv.slice());
   segs[i] = g;
   return g;
 }
