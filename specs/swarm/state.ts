@@ -155,19 +155,38 @@ export interface SwarmAction extends StepAction {
   step: Step;
   p: number; // the process (-1 for an MN crash)
   x: number; // guess clock, M value, lock result, or MN
-  msg?: Req | Rsp;
+  msg: Req | Rsp | null; // the message an apply or deliver takes (one shape for every action)
 }
 
-// Field by field rather than by spread: the copy runs on every step.
-function copyFrame(o: OpFrame): OpFrame {
-  switch (o.k) {
-    case 'W': return { k: 'W', v: o.v, w: o.w, st: o.st, m: o.m, fl: o.fl, wts: o.wts };
-    case 'R': return { k: 'R', seen: o.seen.slice(), it: o.it, st: o.st, m: o.m };
-    case 'MR': return { k: 'MR', st: o.st };
-    case 'MW': return { k: 'MW', v: o.v, st: o.st };
-    case 'TL': return { k: 'TL', w: o.w, st: o.st };
-  }
+/** Every field any kind of frame has, for `opFrame`. */
+type FrameFields = { k: OpFrame['k']; st: string | number; v: number; w: number; m: number; fl: number; wts: number; seen: number[]; it: number };
+const NO_SEEN: number[] = [];
+
+/**
+ * A frame as the step made it, with every field of every kind, in one order (a field its
+ * kind has not is 0, `seen` empty): one object shape for all five kinds, so that the steps,
+ * invariants and the copy that read `k` and `st` meet one map across configs instead of
+ * five (and are not thrown away and compiled again when a config brings a new kind).
+ */
+export function opFrame<F extends OpFrame>(f: F): F {
+  const o = f as Partial<FrameFields> & { k: OpFrame['k']; st: string | number };
+  const all: FrameFields = { k: o.k, st: o.st, v: o.v ?? 0, w: o.w ?? 0, m: o.m ?? 0, fl: o.fl ?? 0, wts: o.wts ?? 0, seen: o.seen ?? NO_SEEN, it: o.it ?? 0 };
+  return all as unknown as F;
 }
+
+// Field by field rather than by spread: the copy runs on every step. Only R's `seen` is
+// changed in place.
+function copyFrame(f: OpFrame): OpFrame {
+  const o = f as unknown as FrameFields;
+  const c: FrameFields = { k: o.k, st: o.st, v: o.v, w: o.w, m: o.m, fl: o.fl, wts: o.wts, seen: o.k === 'R' ? o.seen.slice() : o.seen, it: o.it };
+  return c as unknown as OpFrame;
+}
+
+// The field `st` holds a line (W, R) or a phase number (the other kinds): both are written
+// at load, by the maker and the copy, so that the first config to meet the second kind does
+// not find its compiled steps made for the first only (as fusee's and minos's `settleFields`).
+copyFrame(opFrame({ k: 'MR', st: 0 }));
+copyFrame(opFrame({ k: 'R', seen: [0], it: 0, st: 'R12', m: 0 }));
 
 const copyMRead = (r: MRead): MRead => ({ ph: r.ph, got: r.got, v: r.v, frW: r.frW, frR: r.frR, snap: r.snap, mx: r.mx });
 const copyLock = (l: LockFrame): LockFrame => ({ q: l.q, w: l.w, rd: l.rd.slice(), dn: l.dn, abs: l.abs });
