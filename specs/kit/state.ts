@@ -115,3 +115,6 @@ export function objectList<T>(): T[] {
   return xs as T[];
 }
 const OBJECT = {};
+
+/** A list of n copies of x, with no holes (`Array(n).fill(x)` has: a second kind of list, as above). */
+export const filled = (n: number, x: number): number[] => Array.from({ length: n }, () => x);

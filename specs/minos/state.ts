@@ -6,7 +6,7 @@
 // messages (specs/kit/network.ts tuples) and NVM logs are replaced, never changed.
 
 import type { StepAction } from '../kit/table.ts';
-import { objectList } from '../kit/state.ts';
+import { filled, objectList } from '../kit/state.ts';
 import { putString } from '../kit/words.ts';
 
 /** The persistency half of <Lin, X> (§2.3). */
@@ -252,8 +252,6 @@ export class ActionCache {
 }
 
 
-/** A list of n copies of x, with no holes (`Array(n).fill(x)` has: a second kind of list, as above). */
-export const filled = (n: number, x: number): number[] => Array.from({ length: n }, () => x);
 
 export function initialState(c: MinosConfig, writes: number, scopes: number): State {
   const rec = (): Rec => ({ val: 0, vts: 0, gv: 0, gd: 0, rd: NONE, wr: 0, iss: 0, vq: [] });

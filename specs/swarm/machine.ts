@@ -19,6 +19,7 @@ import type { Machine } from '../../checkers/explore/types.ts';
 import { NO_FAULTS, isDown } from '../kit/faults.ts';
 import { clientHistory, register, registerOp } from '../kit/history.ts';
 import { monInit, registerSlot } from '../kit/object-ghost.ts';
+import { filled, objectList } from '../kit/state.ts';
 import { runLocal, tableMachine, type LocalStep } from '../kit/table.ts';
 import { context } from './context.ts';
 import { invariants, oscillation } from './invariants.ts';
@@ -47,23 +48,23 @@ export function buildMachine(cfg: SwarmConfig, variant?: string): Machine<State,
   const { n, nprocs } = cx;
 
   const proc = (): Proc => ({
-    pc: 0, cache: Array(n).fill(BOTTOM), lastC: 0, lastG: 0, op: null,
+    pc: 0, cache: filled(n, BOTTOM), lastC: 0, lastG: 0, op: null,
     mr: null, mrRes: -1, mw: -1, mwDone: false, bg: [], lk: null, lkRes: -1, last: -1,
   });
   const init = (): State => ({
-    regs: Array(n).fill(BOTTOM),
+    regs: filled(n, BOTTOM),
     mns: NO_FAULTS,
-    locks: Array.from({ length: cx.nLocks }, () => Array(n).fill(NOLOCK)),
+    locks: Array.from({ length: cx.nLocks }, () => filled(n, NOLOCK)),
     procs: Array.from({ length: nprocs }, proc),
     clients: NO_FAULTS,
-    reqs: [],
-    rsps: [],
+    reqs: objectList(),
+    rsps: objectList(),
     g: {
       cR: BOTTOM, cW: BOTTOM, wInv: cx.mLayer ? [] : null,
       tlInv: Array.from({ length: cx.nLocks }, () => []), tlTrue: Array.from({ length: cx.nLocks }, () => []),
       lin: cx.sgLayer ? monInit(registerSlot) : null, rew: [], dbl: [], doneTs: 0,
     },
-    viol: [],
+    viol: objectList(),
   });
 
   const all = invariants(cx);

@@ -4,11 +4,11 @@
 // into whatever step enables them.
 
 import { monInvoke, monReturn, registerSlot, type Mon } from '../kit/object-ghost.ts';
-import { addSorted } from '../kit/state.ts';
+import { addSorted, filled } from '../kit/state.ts';
 import type { LocalStep } from '../kit/table.ts';
 import { fail, tidOfProc, type Cx } from './context.ts';
 import { startMRead, startMWrite } from './maxreg.ts';
-import { ownGhost, type Proc, type ReadFrame, type State, type WriteFrame } from './state.ts';
+import { opFrame, ownGhost, type Proc, type ReadFrame, type State, type WriteFrame } from './state.ts';
 import { startLock } from './tsl.ts';
 import { GUESSED, READ, VERIFIED, WRITE, clockOf, flagOf, lockWord, procName, showTs, ts, tsOfTuple, tuple, valOf, verified } from './tuple.ts';
 
@@ -45,7 +45,7 @@ export function invoke(cx: Cx, d: State, p: number, clock: number): void {
       pr.lastG = clock;
       const w = tuple(ts(clock, tidOfProc(p)), GUESSED, op.v);
       if (d.g.lin) ownGhost(d).lin = linInvoke(d.g.lin, p, op.v);
-      pr.op = { k: 'W', v: op.v, w, st: 'W6', m: -1, fl: d.g.doneTs, wts: -1 };
+      pr.op = opFrame({ k: 'W', v: op.v, w, st: 'W6', m: -1, fl: d.g.doneTs, wts: -1 });
       // W6: M.READ ∥ M.WRITE(w) (N4: write first, read after)
       startMWrite(cx, d, p, w, false);
       if (!cx.mut.N4) startMRead(cx, d, p);
@@ -53,16 +53,16 @@ export function invoke(cx: Cx, d: State, p: number, clock: number): void {
     }
     case 'read':
       if (d.g.lin) ownGhost(d).lin = linInvoke(d.g.lin, p, 0);
-      pr.op = { k: 'R', seen: Array(cx.nprocs + 1).fill(-1), it: 0, st: 'R12', m: -1 }; // R11
+      pr.op = opFrame({ k: 'R', seen: filled(cx.nprocs + 1, -1), it: 0, st: 'R12', m: -1 }); // R11
       break;
     case 'mread':
-      pr.op = { k: 'MR', st: 0 };
+      pr.op = opFrame({ k: 'MR', st: 0 });
       break;
     case 'mwrite':
-      pr.op = { k: 'MW', v: op.v, st: 0 };
+      pr.op = opFrame({ k: 'MW', v: op.v, st: 0 });
       break;
     case 'trylock':
-      pr.op = { k: 'TL', w: lockWord(ts(op.c, 1), op.mode), st: 0 };
+      pr.op = opFrame({ k: 'TL', w: lockWord(ts(op.c, 1), op.mode), st: 0 });
       break;
   }
   cx.pump(d, p);

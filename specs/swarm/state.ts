@@ -5,7 +5,8 @@ import type { Faults } from '../kit/faults.ts';
 import type { StepAction } from '../kit/table.ts';
 import { Interned } from '../kit/network.ts';
 import { ByteWords, KeptWords } from '../kit/words.ts';
-import type { Mon } from '../kit/object-ghost.ts';
+import { monInit, registerSlot, type Mon } from '../kit/object-ghost.ts';
+import { objectList } from '../kit/state.ts';
 
 export type Op =
   | { f: 'write'; v: number } // Safe-Guess WRITE of the value with write id v
@@ -155,18 +156,31 @@ export interface SwarmAction extends StepAction {
   step: Step;
   p: number; // the process (-1 for an MN crash)
   x: number; // guess clock, M value, lock result, or MN
-  msg?: Req | Rsp;
+  msg: Req | Rsp | null; // the message an apply or deliver takes (one shape for every action)
 }
 
-// Field by field rather than by spread: the copy runs on every step.
-function copyFrame(o: OpFrame): OpFrame {
-  switch (o.k) {
-    case 'W': return { k: 'W', v: o.v, w: o.w, st: o.st, m: o.m, fl: o.fl, wts: o.wts };
-    case 'R': return { k: 'R', seen: o.seen.slice(), it: o.it, st: o.st, m: o.m };
-    case 'MR': return { k: 'MR', st: o.st };
-    case 'MW': return { k: 'MW', v: o.v, st: o.st };
-    case 'TL': return { k: 'TL', w: o.w, st: o.st };
-  }
+/** Every field any kind of frame has, for `opFrame`. */
+type FrameFields = { k: OpFrame['k']; st: string | number; v: number; w: number; m: number; fl: number; wts: number; seen: number[]; it: number };
+const NO_SEEN: number[] = [];
+
+/**
+ * A frame as the step made it, with every field of every kind, in one order (a field its
+ * kind has not is 0, `seen` empty): one object shape for all five kinds, so that the steps,
+ * invariants and the copy that read `k` and `st` meet one map across configs instead of
+ * five (and are not thrown away and compiled again when a config brings a new kind).
+ */
+export function opFrame<F extends OpFrame>(f: F): F {
+  const o = f as Partial<FrameFields> & { k: OpFrame['k']; st: string | number };
+  const all: FrameFields = { k: o.k, st: o.st, v: o.v ?? 0, w: o.w ?? 0, m: o.m ?? 0, fl: o.fl ?? 0, wts: o.wts ?? 0, seen: o.seen ?? NO_SEEN, it: o.it ?? 0 };
+  return all as unknown as F;
+}
+
+// Field by field rather than by spread: the copy runs on every step. Only R's `seen` is
+// changed in place.
+function copyFrame(f: OpFrame): OpFrame {
+  const o = f as unknown as FrameFields;
+  const c: FrameFields = { k: o.k, st: o.st, v: o.v, w: o.w, m: o.m, fl: o.fl, wts: o.wts, seen: o.k === 'R' ? o.seen.slice() : o.seen, it: o.it };
+  return c as unknown as OpFrame;
 }
 
 const copyMRead = (r: MRead): MRead => ({ ph: r.ph, got: r.got, v: r.v, frW: r.frW, frR: r.frR, snap: r.snap, mx: r.mx });
@@ -234,6 +248,39 @@ export function copy(s: State, a: SwarmAction): State {
     viol: s.viol,
   };
 }
+
+/**
+ * Every field a step changes in place, changed once as the module loads, on one object of
+ * each shape (the idiom of fusee's, minos's and shadowfax's `settleFields`). To the engine
+ * (V8) a field no object has had changed yet is a constant, and one that has held only null
+ * holds only null: the compiled code that reads it relies on that, and the first step to
+ * change it, midway through the first search (or the first config to use the layer that
+ * changes it), throws that code away to compile it again. No state is changed (these
+ * objects are dropped).
+ */
+function settleFields(): void {
+  const op = copyFrame(opFrame({ k: 'W', v: 0, w: 0, st: 'W6', m: -1, fl: 0, wts: -1 })) as unknown as FrameFields;
+  op.st = 'W10'; op.st = 0; // a line (W, R) or a phase number (the other kinds) op.v = op.w = op.m = op.fl = op.wts = op.it = 1; op.seen = [1];
+  const mr = copyMRead({ ph: 0, got: 0, v: -1, frW: 0, frR: 0, snap: 0, mx: 0 });
+  mr.ph = mr.got = mr.v = mr.frW = mr.frR = mr.snap = mr.mx = 1;
+  const lk = copyLock({ q: 0, w: 0, rd: [0], dn: 0, abs: false });
+  lk.q = lk.w = lk.dn = 1; lk.rd = [1]; lk.abs = true;
+  const pr = copyProc({ pc: 0, cache: [0], lastC: 0, lastG: 0, op: null, mr: null, mrRes: -1, mw: -1, mwDone: false, bg: [], lk: null, lkRes: -1, last: -1 });
+  pr.pc = pr.lastC = pr.lastG = pr.mrRes = pr.mw = pr.lkRes = pr.last = 1;
+  pr.cache = [1]; pr.bg = [1]; pr.mwDone = true;
+  pr.op = op as unknown as OpFrame; pr.mr = mr; pr.lk = lk;
+  pr.op = pr.mr = pr.lk = null;
+  const g = copyGhost({ cR: 0, cW: 0, wInv: null, tlInv: [[0]], tlTrue: [[0]], lin: null, rew: [], dbl: [], doneTs: 0 });
+  g.cR = g.cW = g.doneTs = 1;
+  g.wInv = [1]; g.wInv = null;
+  g.tlInv = [[1]]; g.tlTrue = [[1]]; g.rew = [1]; g.dbl = [1];
+  g.lin = monInit(registerSlot); g.lin = null;
+  const d = copy({ regs: [0], mns: [0, 0, 0, 0, 0], locks: [[0]], procs: [pr], clients: [0, 0, 0, 0, 0], reqs: objectList(), rsps: objectList(), g, viol: objectList() }, { label: '', step: 'crashMN', p: -1, x: 0, msg: null });
+  d.regs = [1]; d.mns = d.clients = [1, 0, 0, 0, 0]; d.locks = [[1]]; d.procs = [pr];
+  d.reqs = objectList(); d.rsps = objectList(); d.g = g; d.viol = objectList();
+  ownedGhost = null;
+}
+settleFields();
 
 // ---- the state as words (Machine.encode): every field, in a fixed order ----
 // Fixed-length parts (regs, cache, locks, seen, rd: their lengths follow from the config)

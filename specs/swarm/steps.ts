@@ -6,6 +6,7 @@
 import { applyFault, crashesOf, faultChoices, isDown } from '../kit/faults.ts';
 import { firstCopy, keep, sent, taken } from '../kit/network.ts';
 import { monCrash, registerSlot } from '../kit/object-ghost.ts';
+import { objectList } from '../kit/state.ts';
 import type { ActionTable } from '../kit/table.ts';
 import { tidOfProc, type Cx } from './context.ts';
 import { applyRead, applyWrite, deliverRead, deliverWriteAck, finishMRead, mWriteDone } from './maxreg.ts';
@@ -76,23 +77,24 @@ export function table(cx: Cx): ActionTable<State, SwarmAction> {
     let as = invokes.get(key);
     if (as === undefined) {
       const clocks = cx.cfg.scripts[p][pr.pc].f === 'write' ? guesses(cx, pr, p) : [0];
-      as = clocks.map((x): SwarmAction => ({ label: invokeLabel(cx, s, p, x), step: 'invoke', p, x }));
+      as = objectList<SwarmAction>(); // not `clocks.map`: one kind of list for every action list
+      for (const x of clocks) as.push({ label: invokeLabel(cx, s, p, x), step: 'invoke', p, x, msg: null });
       if (key >= 0) invokes.set(key, as);
     }
     return as;
   };
   // Crashes: one action per member, made once.
-  const crashMNs = Array.from({ length: cx.n }, (_, i): SwarmAction => ({ label: `crashMN(mn${i})`, step: 'crashMN', p: -1, x: i }));
-  const crashClients = Array.from({ length: cx.nprocs }, (_, p): SwarmAction => ({ label: `crashClient(${procName(p)})`, step: 'crashClient', p, x: 0 }));
+  const crashMNs = Array.from({ length: cx.n }, (_, i): SwarmAction => ({ label: `crashMN(mn${i})`, step: 'crashMN', p: -1, x: i, msg: null }));
+  const crashClients = Array.from({ length: cx.nprocs }, (_, p): SwarmAction => ({ label: `crashClient(${procName(p)})`, step: 'crashClient', p, x: 0, msg: null }));
   const busy = (s: State, p: number): boolean => s.procs[p].op !== null || s.procs[p].bg.length > 0;
   // The specification objects' answers: one action per (process, value), made once.
   const answers = new Map<number, SwarmAction>();
   // `id` tells the actions of one step and process apart (a tuple; a lock word and result)
   const answer = (step: SwarmAction['step'], p: number, id: number, x: number, label: () => string): SwarmAction => {
-    if (id < 0 || id >= 65536) return { label: label(), step, p, x };
+    if (id < 0 || id >= 65536) return { label: label(), step, p, x, msg: null };
     const key = (p * 8 + STEP_CODE[step]) * 65536 + id;
     let a = answers.get(key);
-    if (a === undefined) answers.set(key, (a = { label: label(), step, p, x }));
+    if (a === undefined) answers.set(key, (a = { label: label(), step, p, x, msg: null }));
     return a;
   };
   return {

@@ -3,7 +3,7 @@
 
 import { sent } from '../kit/network.ts';
 import { isDown } from '../kit/faults.ts';
-import { addSorted, popcount, withAt } from '../kit/state.ts';
+import { addSorted, filled, popcount, withAt } from '../kit/state.ts';
 import type { LocalStep } from '../kit/table.ts';
 import { fail, type Cx } from './context.ts';
 import { orphan } from './maxreg.ts';
@@ -14,7 +14,7 @@ import { NOLOCK, lockMode, lockTs, lockWord, procName, showLock } from './tuple.
 export function startLock(cx: Cx, d: State, p: number, q: number, w: number): void {
   ownGhost(d).tlInv = withAt(d.g.tlInv, q, addSorted(d.g.tlInv[q], w));
   const abs = cx.cfg.lock === 'abstract';
-  d.procs[p].lk = { q, w, rd: Array(cx.n).fill(NOLOCK), dn: 0, abs };
+  d.procs[p].lk = { q, w, rd: filled(cx.n, NOLOCK), dn: 0, abs };
   if (abs) return;
   for (let c = 0; c < cx.n; c++) if (!isDown(d.mns, c)) d.reqs = sent<Req>(d.reqs, request([p, c, MSG_CAS, 0, q, NOLOCK, w]));
 }
