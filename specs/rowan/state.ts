@@ -675,10 +675,15 @@ function wServer(w: WordWriter, s: Server): void {
 }
 
 
-// Every slot's queue (its length, then its messages): the slots are fixed by the configuration.
+// The non-empty channels: how many, then each one's slot (fixed by the configuration) and queue.
 function wChannels(w: WordWriter, chs: Msg[][]): void {
+  let busy = 0;
+  for (let i = 0; i < chs.length; i++) if (chs[i].length) busy++;
+  w.int(busy);
   for (let i = 0; i < chs.length; i++) {
     const q = chs[i];
+    if (!q.length) continue;
+    w.int(i);
     w.int(q.length);
     for (const m of q) {
       w.int(m.op);
