@@ -4,7 +4,7 @@
 // copy they are given).
 import type { Flags } from '../kit/variants.ts';
 import type { Variant } from './mutants.ts';
-import { chW, filled, filledWith, mapped, objects, type Cfg, type Dist, type Item, type Msg, type RowanConfig, type RowanState, type Server } from './state.ts';
+import { chanFrom, chanTo, chW, NO_MSGS, filled, filledWith, mapped, objects, type Cfg, type Dist, type Item, type Msg, type RowanConfig, type RowanState, type Server } from './state.ts';
 
 export const cfgOf = (st: RowanState, s: number): Cfg => st.cm.cfgs[st.srv[s].term];
 export const curCfg = (st: RowanState): Cfg => st.cm.cfgs[st.cm.term];
@@ -88,22 +88,7 @@ export function wipeDram(s: Server, conf: RowanConfig) {
   s.migCopied = [];
 }
 
-/** The sender server and the receiver of QP channel "from.worker>to". */
-const chans = new Map<string, readonly [number, number]>();
-export const parseChan = (key: string): readonly [number, number] => {
-  let c = chans.get(key);
-  if (c === undefined) {
-    const [fw, to] = key.split('>');
-    c = [Number(fw.split('.')[0]), Number(to)];
-    chans.set(key, c);
-  }
-  return c;
-};
-
 export function dropChannels(st: RowanState, pred: (from: number, to: number) => boolean) {
-  let ch: Record<string, Msg[]> | undefined;
-  for (const key of Object.keys(st.ch)) {
-    const [from, to] = parseChan(key);
-    if (pred(from, to)) delete (ch ??= chW(st))[key];
-  }
+  let ch: Msg[][] | undefined;
+  for (let i = 0; i < st.ch.length; i++) if (st.ch[i].length && pred(chanFrom(st, i), chanTo(st, i))) (ch ??= chW(st))[i] = NO_MSGS;
 }

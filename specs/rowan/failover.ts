@@ -5,9 +5,9 @@
 // server's lease has expired; a backup that became primary then starts its promotion
 // (promotion.ts). Actor: the server concerned, or the CM.
 import { act, none, type Cx, type RowanGlobalStep, type RowanStep } from './context.ts';
-import { cfgOf, curCfg, dropChannels, parseChan, wipeDram } from './cluster.ts';
+import { cfgOf, curCfg, dropChannels, wipeDram } from './cluster.ts';
 import { addSorted } from '../kit/state.ts';
-import { cmW, mapped, objects, own, qpKey, type Dist, type RowanState } from './state.ts';
+import { chanFrom, cmW, mapped, objects, own, qpKey, type Dist, type RowanState } from './state.ts';
 
 export function failoverSteps(cx: Cx): Record<'crash' | 'suspect' | 'newConfig' | 'commit', RowanStep> & Record<'leaseExpire' | 'cmNewConfig' | 'cmCommit', RowanGlobalStep> {
   const { conf, mut, reconfigures, nsh, servers } = cx;
@@ -43,7 +43,7 @@ export function failoverSteps(cx: Cx): Record<'crash' | 'suspect' | 'newConfig' 
     const now = curCfg(st).dist;
     const losing = was.flatMap((d, sh) => (d.p === s && now[sh].p !== s ? [sh] : []));
     if (!losing.length) return true;
-    return Object.entries(st.ch).every(([key, q]) => parseChan(key)[0] !== s || q.every((m) => !losing.includes(m.e.sh)));
+    return st.ch.every((q, i) => chanFrom(st, i) !== s || q.every((m) => !losing.includes(m.e.sh)));
   }
 
   function canCommit(st: RowanState): boolean {

@@ -95,7 +95,7 @@ const existing = perState((st: RowanState): Entry[] => {
     const s = st.srv[i];
     if (s.up && members.includes(i)) for (const { e } of pmEntries(s, st)) out.push(e);
   }
-  for (const key in st.ch) for (const m of st.ch[key]) if (m.e.t !== 'C') out.push(m.e);
+  for (const q of st.ch) for (const m of q) if (m.e.t !== 'C') out.push(m.e);
   return out;
 });
 

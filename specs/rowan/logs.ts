@@ -4,7 +4,7 @@
 import type { Flags } from '../kit/variants.ts';
 import type { Variant } from './mutants.ts';
 import { addSorted } from '../kit/state.ts';
-import { chW, ctxW, newSegment, objects, own, persisted, qpKey, type Entry, type Msg, type RowanConfig, type RowanState, type Seg, type Server } from './state.ts';
+import { chanSlot, chW, ctxW, newSegment, objects, own, persisted, qpKey, type Entry, type Msg, type RowanConfig, type RowanState, type Seg, type Server } from './state.ts';
 
 export interface PmEntry {
   e: Entry;
@@ -114,8 +114,8 @@ export function canSkipTail(s: Server, conf: RowanConfig): boolean {
 export function rowanWrite(st: RowanState, s: number, w: number, b: number, m: Msg): boolean {
   if (st.dead.includes(qpKey(s, b))) return false; // G5: destroyed QP, error completion
   if (!st.srv[b].up) return true; // never lands; the sender waits
-  const key = `${s}.${w}>${b}`;
-  chW(st)[key] = [...(st.ch[key] ?? []), m]; // queues are shared between states: replaced, not changed
+  const i = chanSlot(st, s, w, b);
+  chW(st)[i] = [...st.ch[i], m]; // queues are shared between states: replaced, not changed
   return true;
 }
 

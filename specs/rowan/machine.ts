@@ -12,7 +12,7 @@ import type { Machine } from '../../checkers/explore/types.ts';
 import { clientHistory } from '../kit/history.ts';
 import { phasedMachine, type Phase } from '../kit/table.ts';
 import { clientSteps } from './client.ts';
-import { parseChan, wipeDram } from './cluster.ts';
+import { wipeDram } from './cluster.ts';
 import { context, type Cx, type RowanAction, type RowanGlobalStep, type RowanStep, type Writes } from './context.ts';
 import { failoverSteps } from './failover.ts';
 import { invariants } from './invariants.ts';
@@ -23,7 +23,7 @@ import { promotionSteps } from './promotion.ts';
 import { putSteps } from './put.ts';
 import { recoverySteps } from './recovery.ts';
 import { rowanLogSteps } from './rowan-log.ts';
-import { copy, encodeState, filled, mapped, objects, encodeWords, valueOf, type Cfg, type RowanConfig, type RowanState, type Server } from './state.ts';
+import { chanTo, copy, noChannels, encodeState, filled, mapped, objects, encodeWords, valueOf, type Cfg, type RowanConfig, type RowanState, type Server } from './state.ts';
 
 export type { RowanAction } from './context.ts';
 
@@ -81,7 +81,7 @@ function initial(conf: RowanConfig): S {
   });
   const cm = { term: 0, cfgs: [cfg0], down: [], resp: [], phase: 'stable' as const, fails: conf.failures, cvLeft: conf.commitVer, gcLeft: conf.gc, pf: conf.powerFail, mig: 0 };
   const cl = conf.clients.map(() => ({ pc: 0, st: 'idle' as const, to: -1, term: 0, out: null, v: 0 }));
-  return { srv, ch: {}, dead: [], cl, cm, acked: [], bad: '' };
+  return { srv, ch: noChannels(conf), dead: [], cl, cm, acked: [], bad: '' };
 }
 
 /** A client has an operation in flight (the engine's history: pending until it returns or times out). */
@@ -100,9 +100,9 @@ export function buildMachine(conf: RowanConfig, variant?: string): Machine<S, Ro
    * free segments, L270), not a deadlock.
    */
   const rnrStall = (s: S) =>
-    Object.keys(s.ch).some((key) => {
-      const b = s.srv[parseChan(key)[1]];
-      return b.up && !receiveBuffer(b, conf);
+    s.ch.some((q, i) => {
+      const b = s.srv[chanTo(s, i)];
+      return q.length > 0 && b.up && !receiveBuffer(b, conf);
     });
 
   // Each client's operations as the model's inputs, made once (the monitor keys on them).

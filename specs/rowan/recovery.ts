@@ -7,7 +7,7 @@ import { act, type Cx, type RowanGlobalStep, type RowanStep } from './context.ts
 import { curCfg, keysOf, replicas, wipeDram } from './cluster.ts';
 import { maxVersion, rebuild, storeAndDigest } from './logs.ts';
 import { addSorted } from '../kit/state.ts';
-import { clientW, cmW, mapped, own, segWith, type Entry, type RowanState } from './state.ts';
+import { clientW, noChannels, cmW, mapped, own, segWith, type Entry, type RowanState } from './state.ts';
 
 export function recoverySteps(cx: Cx): Record<'powerFailure' | 'cmMigrate' | 'migrateVersion' | 'migrateCopy' | 'migrateDone', RowanGlobalStep> & Record<'coldPush' | 'coldIndex', RowanStep> {
   const { conf, mut } = cx;
@@ -27,7 +27,7 @@ export function recoverySteps(cx: Cx): Record<'powerFailure' | 'cmMigrate' | 'mi
       },
       effect: (d) => {
         cmW(d).pf = false;
-        d.ch = {};
+        d.ch = noChannels(conf);
         for (const s of d.srv) {
           if (!s.up) continue;
           wipeDram(s, conf);

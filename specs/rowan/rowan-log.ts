@@ -4,23 +4,23 @@
 // segments used, digest threads index them and commit them against CommitVer, and the
 // clean thread collects committed ones. Actor: the receiving server b.
 import { act, type Cx, type RowanGlobalStep, type RowanStep } from './context.ts';
-import { cfgOf, parseChan } from './cluster.ts';
+import { cfgOf } from './cluster.ts';
 import { ack, apply, canSkipTail, newSeg, parse, pmEntries, receiveBuffer, rowanWrite } from './logs.ts';
 import { addSorted } from '../kit/state.ts';
-import { chW, cmW, ctxW, filled, mapped, newSegment, objects, own, segW, withNp, type Entry, type RowanState, type Seg } from './state.ts';
+import { chanFrom, chanKey, chanTo, chW, cmW, NO_MSGS, slotOf, ctxW, filled, mapped, newSegment, objects, own, segW, withNp, type Entry, type RowanState, type Seg } from './state.ts';
 
 export function rowanLogSteps(cx: Cx): Record<'rnicLand' | 'allocSlot' | 'rnicLandNext', RowanGlobalStep> & Record<'dmaDone' | 'retry' | 'readFlush' | 'markUsed' | 'digest' | 'commitSegment' | 'cleanFix' | 'cleanCopy', RowanStep> {
   const { conf, mut, nsh } = cx;
-  const sender = (_s: RowanState, a: { a: number; key?: string }) => [a.a, parseChan(a.key!)[0]];
+  const sender = (s: RowanState, a: { a: number; key?: string }) => [a.a, chanFrom(s, slotOf(s, a.key!))];
 
   /** The RNIC takes the head of QP `key`; for rnicLandNext it pops the next buffer first (L184). */
   function land(d: RowanState, a: { step: string; a: number; key?: string }) {
     const b = d.srv[a.a];
-    const [from] = parseChan(a.key!);
+    const i = slotOf(d, a.key!);
+    const from = chanFrom(d, i);
     const ch = chW(d);
-    const [m, ...rest] = ch[a.key!];
-    if (rest.length === 0) delete ch[a.key!];
-    else ch[a.key!] = rest;
+    const [m, ...rest] = ch[i];
+    ch[i] = rest.length === 0 ? NO_MSGS : rest;
     if (a.step === 'rnicLandNext') segW(b, b.cur).sk = true;
     const seg = segW(b, receiveBuffer(b, conf)!.id);
     b.cur = seg.id;
@@ -44,9 +44,9 @@ export function rowanLogSteps(cx: Cx): Record<'rnicLand' | 'allocSlot' | 'rnicLa
     cites: step === 'rnicLand' ? '§2.6, L182-L184: the receiver RNIC places the SEND at the next slot and ACKs it' : '§6.3 (split DMA): the RNIC allocates the next slot; the DMA completes at dmaDone',
     enabled: (s, out) => {
       if (!on) return;
-      for (const key of Object.keys(s.ch).sort()) {
-        const to = parseChan(key)[1];
-        if (s.srv[to].up && receiveBuffer(s.srv[to], conf)) out.push(act(step, to, -1, key));
+      for (let i = 0; i < s.ch.length; i++) {
+        const to = chanTo(s, i);
+        if (s.ch[i].length && s.srv[to].up && receiveBuffer(s.srv[to], conf)) out.push(act(step, to, -1, chanKey(s, i)));
       }
     },
     effect: land,
@@ -77,9 +77,9 @@ export function rowanLogSteps(cx: Cx): Record<'rnicLand' | 'allocSlot' | 'rnicLa
       exists: conf.tailSkip,
       enabled: (s, out) => {
         if (!conf.tailSkip) return;
-        for (const key of Object.keys(s.ch).sort()) {
-          const to = parseChan(key)[1];
-          if (s.srv[to].up && canSkipTail(s.srv[to], conf)) out.push(act('rnicLandNext', to, -1, key));
+        for (let i = 0; i < s.ch.length; i++) {
+          const to = chanTo(s, i);
+          if (s.ch[i].length && s.srv[to].up && canSkipTail(s.srv[to], conf)) out.push(act('rnicLandNext', to, -1, chanKey(s, i)));
         }
       },
       effect: land,

@@ -215,8 +215,8 @@ export interface Msg {
 
 export interface RowanState {
   srv: Server[];
-  /** RC QPs as FIFO channels "from.worker>to" (§6.1). */
-  ch: Record<string, Msg[]>;
+  /** RC QPs as FIFO channels (§6.1), one per sender, worker and receiver: `ch[chanSlot(…)]`, NO_MSGS when empty. */
+  ch: Msg[][];
   /** Destroyed QPs "a-b", a < b. */
   dead: string[];
   cl: Client[];
@@ -258,11 +258,56 @@ export function cmW(d: RowanState): CM {
   return (d.cm = { term: cm.term, cfgs: cm.cfgs.slice(), down: cm.down, resp: cm.resp, phase: cm.phase, fails: cm.fails, cvLeft: cm.cvLeft, gcLeft: cm.gcLeft, pf: cm.pf, mig: cm.mig });
 }
 
-/** The QP channels of the copy d, to change (a copy of the map; the queues in it are replaced, never changed). */
-export function chW(d: RowanState): Record<string, Msg[]> {
-  const ch: Record<string, Msg[]> = {};
-  for (const key in d.ch) ch[key] = d.ch[key];
-  return (d.ch = ch);
+/** The QP channels of the copy d, to change (a copy of the list; the queues in it are replaced, never changed). */
+export function chW(d: RowanState): Msg[][] {
+  return (d.ch = d.ch.slice());
+}
+
+// The QP channels are a list with a slot per (sender, worker, receiver), fixed by the
+// configuration, not a record keyed by "from.worker>to": a record's set of keys is its
+// hidden class, so each set of non-empty channels was another shape (13 over the defaults).
+// With servers n and workers W the list has n·W·n slots, so W is read off its length. The
+// slots go in the order of the keys "from.worker>to" sorted (for fewer than 10 servers and
+// workers), the order the landing steps were enabled in before.
+
+/** The empty queue (shared: queues are replaced, never changed). */
+export const NO_MSGS: Msg[] = objects<Msg>();
+
+/** The QP channels of a configuration, all empty. */
+export function noChannels(conf: RowanConfig): Msg[][] {
+  return filledWith(conf.servers * conf.workers * conf.servers, NO_MSGS);
+}
+
+/** The slot of the QP channel from worker w of server from to server to. */
+export function chanSlot(st: RowanState, from: number, w: number, to: number): number {
+  const n = st.srv.length;
+  return (from * (st.ch.length / (n * n)) + w) * n + to;
+}
+
+/** The sender of the QP channel in slot i. */
+export const chanFrom = (st: RowanState, i: number): number => Math.floor(i / (st.ch.length / st.srv.length));
+/** The receiver of the QP channel in slot i. */
+export const chanTo = (st: RowanState, i: number): number => i % st.srv.length;
+
+/** The key "from.worker>to" of the QP channel in slot i (an action's key: how traces name it). */
+const chanKeys = new Map<number, string[]>();
+export function chanKey(st: RowanState, i: number): string {
+  const n = st.srv.length;
+  const size = st.ch.length;
+  let keys = chanKeys.get(size * 64 + n);
+  if (keys === undefined) {
+    const W = size / (n * n);
+    keys = [];
+    for (let j = 0; j < size; j++) keys.push(`${Math.floor(j / (W * n))}.${Math.floor(j / n) % W}>${j % n}`);
+    chanKeys.set(size * 64 + n, keys);
+  }
+  return keys[i];
+}
+
+/** The slot of the QP channel with key "from.worker>to". */
+export function slotOf(st: RowanState, key: string): number {
+  const [from, w, to] = chan(key);
+  return chanSlot(st, from, w, to);
 }
 
 /** A server's lists that copyServer shares with the state before: a step changing one in place takes it with `own`. */
@@ -415,7 +460,7 @@ export function encodeState(st: RowanState): string {
         : '',
     );
   }
-  for (const key of Object.keys(st.ch).sort()) parts.push(`${key}:${st.ch[key].map((m) => `${m.op}/${encEntry(m.e)}${m.r ? 'r' : ''}`).join(' ')}`);
+  for (let i = 0; i < st.ch.length; i++) if (st.ch[i].length) parts.push(`${chanKey(st, i)}:${st.ch[i].map((m) => `${m.op}/${encEntry(m.e)}${m.r ? 'r' : ''}`).join(' ')}`);
   parts.push(`D${st.dead.join(',')}`);
   for (const c of st.cl) parts.push(`c${c.pc}${c.st}${c.to}.${c.term}.${c.out}.${c.v}`);
   const cm = st.cm;
@@ -630,16 +675,15 @@ function wServer(w: WordWriter, s: Server): void {
 }
 
 
-function wChannels(w: WordWriter, chs: Record<string, Msg[]>): void {
-  const keys = Object.keys(chs);
-  if (keys.length > 1) keys.sort();
-  w.int(keys.length);
-  for (const key of keys) {
-    const [from, worker, to] = chan(key);
-    w.int(from);
-    w.int(worker);
-    w.int(to);
-    const q = chs[key];
+// The non-empty channels: how many, then each one's slot (fixed by the configuration) and queue.
+function wChannels(w: WordWriter, chs: Msg[][]): void {
+  let busy = 0;
+  for (let i = 0; i < chs.length; i++) if (chs[i].length) busy++;
+  w.int(busy);
+  for (let i = 0; i < chs.length; i++) {
+    const q = chs[i];
+    if (!q.length) continue;
+    w.int(i);
     w.int(q.length);
     for (const m of q) {
       w.int(m.op);
