@@ -121,8 +121,10 @@ function report(cx: Cx, c: number, key: number, kind: 'invoke' | 'return' | 'cra
   const k = key < 0 || c >= 64 ? -1 : key * 64 + c;
   let one = k < 0 ? undefined : cx.events.get(k);
   if (one === undefined) {
-    const e: ObservedEvent =
-      kind === 'invoke' ? { kind, client: c, input: historyInput(op!) } : kind === 'return' ? { kind, client: c, output: historyOutput(op!, out) } : { kind, client: c };
+    // every event has the four fields (undefined where its kind has none): one hidden class for the engine's monitor
+    const input = kind === 'invoke' ? historyInput(op!) : undefined;
+    const output = kind === 'return' ? historyOutput(op!, out) : undefined;
+    const e = { kind, client: c, input, output } as ObservedEvent;
     one = [e];
     if (k >= 0) cx.events.set(k, one);
   }
