@@ -4,10 +4,13 @@
 // (fusee.test.ts checks it); the full tier combines crashes.
 
 import type { ConfigDef } from '../../checkers/explore/types.ts';
-import type { FuseeConfig, Op } from './state.ts';
+import { operation, type FuseeConfig, type Op } from './state.ts';
 
-const W = (v: number): Op => ({ f: 'write', v });
-const R: Op = { f: 'read' };
+const W = (v: number): Op => operation('write', 0, v);
+const R: Op = operation('read', 0, 0);
+const INSERT = (k: number, v: number): Op => operation('insert', k, v);
+const DELETE = (k: number): Op => operation('delete', k, 0);
+const SEARCH = (k: number): Op => operation('search', k, 0);
 const twoWriters: Op[][] = [[W(1)], [W(2)], [R, R]];
 
 function cfg(name: string, tier: 'default' | 'full', description: string, c: Partial<FuseeConfig> & { r: number }): ConfigDef<FuseeConfig> {
@@ -50,11 +53,11 @@ export const configs: ConfigDef<FuseeConfig>[] = [
   }),
   cfg('K1', 'default', 'KV, r=3: INSERT(K1), INSERT(K2) into one empty slot, SEARCH(K1) x2', {
     r: 3,
-    clients: [[{ f: 'insert', k: 1, v: 11 }], [{ f: 'insert', k: 2, v: 21 }], [{ f: 'search', k: 1 }, { f: 'search', k: 1 }]],
+    clients: [[INSERT(1, 11)], [INSERT(2, 21)], [SEARCH(1), SEARCH(1)]],
   }),
   cfg('K2', 'default', 'KV, r=2: INSERT(K1), DELETE(K1), SEARCH(K1) x2, 1 client crash (DELETE writes the empty slot)', {
     r: 2,
     clientCrashes: 1,
-    clients: [[{ f: 'insert', k: 1, v: 11 }], [{ f: 'delete', k: 1 }], [{ f: 'search', k: 1 }, { f: 'search', k: 1 }]],
+    clients: [[INSERT(1, 11)], [DELETE(1)], [SEARCH(1), SEARCH(1)]],
   }),
 ];

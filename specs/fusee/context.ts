@@ -9,7 +9,7 @@ import { addSorted } from '../kit/state.ts';
 import type { Flags } from '../kit/variants.ts';
 import { historyInput, historyOutput, keyOf, kvSlotModel, OUT_OK, registerModel } from './models.ts';
 import type { Variant } from './mutants.ts';
-import { COMMITTED, CRASHED, FRESH, idleClient, NONE, ownGhost, ownRep, Rec, replaceClient, type FuseeConfig, type FuseeState, type Ghost, type Op } from './state.ts';
+import { COMMITTED, CRASHED, FRESH, idleClient, NONE, operation, ownGhost, ownRep, Rec, replaceClient, type FuseeConfig, type FuseeState, type Ghost, type Op } from './state.ts';
 
 export interface Cx {
   cfg: FuseeConfig;
@@ -58,7 +58,7 @@ export function context(cfg: FuseeConfig, mut: Flags<Variant>): Cx {
   };
 }
 
-const OPEN_READ: Op = { f: 'read' };
+const OPEN_READ: Op = operation('read', 0, 0);
 
 /** The op client c runs: its script's, or (open workload) a read; an open write is its invoke's. */
 export const opOf = (cx: Cx, s: FuseeState, c: number): Op => (cx.open ? OPEN_READ : cx.cfg.clients[c][s.cl[c].op]);
@@ -121,8 +121,10 @@ function report(cx: Cx, c: number, key: number, kind: 'invoke' | 'return' | 'cra
   const k = key < 0 || c >= 64 ? -1 : key * 64 + c;
   let one = k < 0 ? undefined : cx.events.get(k);
   if (one === undefined) {
-    const e: ObservedEvent =
-      kind === 'invoke' ? { kind, client: c, input: historyInput(op!) } : kind === 'return' ? { kind, client: c, output: historyOutput(op!, out) } : { kind, client: c };
+    // every event has the four fields (undefined where its kind has none): one hidden class for the engine's monitor
+    const input = kind === 'invoke' ? historyInput(op!) : undefined;
+    const output = kind === 'return' ? historyOutput(op!, out) : undefined;
+    const e = { kind, client: c, input, output } as ObservedEvent;
     one = [e];
     if (k >= 0) cx.events.set(k, one);
   }
@@ -140,7 +142,7 @@ function monOp(cx: Cx, c: number, at: number, op: Op): MonOp {
   const k = c * 256 + at;
   let mop = at < 256 ? cx.monOps.get(k) : undefined;
   if (mop === undefined) {
-    mop = { c, f: op.f, k: 'k' in op ? op.k : 0, v: 'v' in op ? op.v : 0, x: false };
+    mop = { c, f: op.f, k: op.k, v: op.v, x: false };
     if (at < 256) cx.monOps.set(k, mop);
   }
   return mop;

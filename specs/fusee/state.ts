@@ -8,13 +8,19 @@ import type { StepAction } from '../kit/table.ts';
 import { ByteWords } from '../kit/words.ts';
 import type { Mon } from '../kit/object-ghost.ts';
 
-/** One client operation. Register level: write(v) / read. KV level: insert / delete / search of key k. */
-export type Op =
-  | { f: 'write'; v: number }
-  | { f: 'read' }
-  | { f: 'insert'; k: number; v: number }
-  | { f: 'delete'; k: number }
-  | { f: 'search'; k: number };
+/**
+ * One client operation. Register level: write(v) / read. KV level: insert / delete / search
+ * of key k. Every op has both fields (k = 0 at the register level, v = 0 where the op writes
+ * none), made by `operation` alone: register and KV ops are then one hidden class, and the steps
+ * that read them stay optimized for both.
+ */
+export interface Op {
+  f: 'write' | 'read' | 'insert' | 'delete' | 'search';
+  k: number;
+  v: number;
+}
+
+export const operation = (f: Op['f'], k: number, v: number): Op => ({ f, k, v });
 
 export interface FuseeConfig {
   /** replication factor: one primary and r-1 backups */

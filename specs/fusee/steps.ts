@@ -11,7 +11,7 @@ import type { ActionTable, ActorStep, GlobalStep } from '../kit/table.ts';
 import { cas, staleBackup, checkI11, ghost, isWrite, loserResponds, newRound, observeCrash, observeInvoke, opOf, primaryChanged, readOut, respond, broke, type Cx } from './context.ts';
 import { describeOp, keyOf, OUT_FULL, OUT_OK } from './models.ts';
 import { decided, evaluate, rule3 } from './rules.ts';
-import { act, pair, COMMITTED, CRASHED, FRESH, idleClient, NONE, ownClient, ownRep, Rec, replaceClient, Win, type Client, type FuseeAction, type FuseeState, type Op, type Pc } from './state.ts';
+import { act, pair, COMMITTED, CRASHED, FRESH, idleClient, NONE, operation, ownClient, ownRep, Rec, replaceClient, Win, type Client, type FuseeAction, type FuseeState, type Op, type Pc } from './state.ts';
 
 type Step = ActorStep<FuseeState, FuseeAction>;
 type Global = GlobalStep<FuseeState, FuseeAction>;
@@ -105,9 +105,9 @@ function clientSteps(cx: Cx): Step[] {
         out.push(invokes.get(k) ?? invokes.put(k, act('invoke', `invoke(c${c}, ${describeOp(op)})`, c)));
       },
       effect: (d, a) => {
-        const op: Op = cx.open ? { f: 'write', v: a.x } : cx.cfg.clients[a.c][d.cl[a.c].op];
+        const op: Op = cx.open ? operation('write', 0, a.x) : cx.cfg.clients[a.c][d.cl[a.c].op];
         observeInvoke(cx, d, a.c, op);
-        const vNew = op.f === 'delete' ? 0 : (op as { v: number }).v;
+        const vNew = op.v; // a DELETE writes the empty slot, 0
         const me = ownClient(d, a.c);
         me.pc = 'W1';
         me.vNew = vNew;
