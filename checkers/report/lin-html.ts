@@ -128,11 +128,13 @@ const href = (...parts: string[]) => parts.map((x) => encodeURIComponent(x)).joi
 
 /** Links to a partition's windows: first, the one before and after `from..to` (by call rank), last, and every one. */
 function windowNav(p: number, w: Windows, byCallLength: number, from: number, to: number, prefix: string[], current?: number): string {
-  const link = (k: number, text: string, rel = '') => `<a href="${esc(href(...prefix, windowFile(p, k)))}"${rel}${k === current ? ' aria-current="page"' : ''}>${esc(text)}</a>`;
+  // Only the window's own number is marked current: the shortcuts (first, previous, next,
+  // last) may lead to the same page, and a page has one current link.
+  const link = (k: number, text: string, rel = '', numbered = false) => `<a href="${esc(href(...prefix, windowFile(p, k)))}"${rel}${numbered && k === current ? ' aria-current="page"' : ''}>${esc(text)}</a>`;
   const before = from > 0 ? Math.floor((from - 1) / w.size) : undefined;
   const after = to < byCallLength ? Math.floor(to / w.size) : undefined;
   const nav = [link(0, '⇤ first'), before !== undefined ? link(before, '← previous', ' rel="prev"') : '<span class="note">← previous</span>', after !== undefined ? link(after, 'next →', ' rel="next"') : '<span class="note">next →</span>', link(w.count - 1, 'last ⇥')];
-  const all = Array.from({ length: w.count }, (_, k) => link(k, String(k + 1)));
+  const all = Array.from({ length: w.count }, (_, k) => link(k, String(k + 1), '', true));
   return `<nav class="windows" data-partition="${p}"><span class="note">Operations by call, in windows of ${w.size}:</span> ${nav.join(' ')} <details><summary>all ${w.count} windows</summary>${all.join(' ')}</details></nav>`;
 }
 
