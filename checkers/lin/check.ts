@@ -252,8 +252,11 @@ export function partitionOps(p: Plan): (readonly Operation[])[] {
   const all = new Array<Operation[]>(parts.length);
   for (let index = 0; index < parts.length; index++) {
     const ids = parts[index];
-    const ops = new Array<Operation>(ids.length);
-    for (let k = 0; k < ids.length; k++) ops[k] = p.history[ids[k]];
+    // Pushed, not preallocated: a packed array, as the whole history is (JSON.parse, push),
+    // so that the model's hooks (priority, refute, unobserved) see one elements kind and are
+    // not deoptimized and compiled again when a whole history follows a partitioned one.
+    const ops: Operation[] = [];
+    for (let k = 0; k < ids.length; k++) ops.push(p.history[ids[k]]);
     all[index] = ops;
   }
   return all;

@@ -252,7 +252,10 @@ function priority(history: readonly Operation<KvInput, unknown>[]): number[] {
     const rank = new Float64Array(puts.length + 1).fill(-1);
     rank[0] = 0;
     order.forEach((e, r) => (rank[e] = r + 1));
-    const seen = order.map((e) => firstSeen[e]);
+    // A Float64Array, not `order.map`: a plain array's elements kind (small integers or
+    // doubles) follows the times, and lastEnd was deoptimized at each change of it.
+    const seen = new Float64Array(order.length);
+    for (let r = 0; r < order.length; r++) seen[r] = firstSeen[order[r]];
     for (let e = 0; e < puts.length; e++) out[puts[e]] = rank[e + 1] >= 0 ? rank[e + 1] * MAX : lastEnd(seen, call[puts[e]]);
     // Where each append sits: its offset in the longest string gets saw in its epoch (an
     // epoch's strings grow by appends; a value is in one epoch at most). Its epoch is the
@@ -297,7 +300,7 @@ function epochOfString(w: string, lengths: readonly number[], epochOf: ReadonlyM
 }
 
 /** The end of the epoch last seen by time t (seen: by when each epoch was, ascending): where updates no get saw go. */
-function lastEnd(seen: readonly number[], t: number): number {
+function lastEnd(seen: Float64Array, t: number): number {
   let lo = 0;
   let hi = seen.length;
   while (lo < hi) {
@@ -308,8 +311,18 @@ function lastEnd(seen: readonly number[], t: number): number {
   return lo * MAX + (MAX - 1);
 }
 
-function ascending(xs: readonly number[]): boolean {
+// Times in a Float64Array: a plain array of them is of small integers or of doubles by the
+// history, and `ascending` was deoptimized (wrong map) at each change (issue 21, lin-kv).
+function ascending(xs: Float64Array): boolean {
   for (let i = 1; i < xs.length; i++) if (xs[i] < xs[i - 1]) return false;
+  return true;
+}
+
+/** Whether the puts (appends) are in the order of their returns (ret) or calls. */
+function ascendingBy(ps: readonly Put[], ret: boolean): boolean {
+  for (let i = 1; i < ps.length; i++) {
+    if (ret ? ps[i].ret < ps[i - 1].ret : ps[i].call < ps[i - 1].call) return false;
+  }
   return true;
 }
 
@@ -369,16 +382,17 @@ function refute(history: readonly Operation<KvInput, unknown>[]): Refutation | u
   for (const { puts, appends, gets, bad } of byKey) {
     if (bad) continue;
     // Histories come in call order, mostly: sorted only when they are not.
-    const getCalls = gets.map((g) => history[g].call);
+    const getCalls = new Float64Array(gets.length);
+    for (let k = 0; k < gets.length; k++) getCalls[k] = history[gets[k]].call;
     if (!ascending(getCalls)) {
       const order = gets.map((_, k) => k).sort((a, b) => getCalls[a] - getCalls[b] || gets[a] - gets[b]);
       const sorted = order.map((k) => gets[k]);
       gets.splice(0, gets.length, ...sorted);
     }
-    if (!ascending(puts.map((p) => p.call))) puts.sort((a, b) => a.call - b.call);
+    if (!ascendingBy(puts, false)) puts.sort((a, b) => a.call - b.call);
     const putsByRet = puts.filter((p) => p.ret !== Infinity);
-    if (!ascending(putsByRet.map((p) => p.ret))) putsByRet.sort((a, b) => a.ret - b.ret);
-    if (!ascending(appends.map((p) => p.ret))) appends.sort((a, b) => a.ret - b.ret);
+    if (!ascendingBy(putsByRet, true)) putsByRet.sort((a, b) => a.ret - b.ret);
+    if (!ascendingBy(appends, true)) appends.sort((a, b) => a.ret - b.ret);
     // latestCall: the latest call of a put returned before the get's call; a put that
     // returned before it cannot be last (that put comes after it and before the get).
     let latestCall = -Infinity;
