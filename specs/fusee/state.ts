@@ -5,7 +5,7 @@
 // steps of X§6.2.
 
 import type { StepAction } from '../kit/table.ts';
-import { ByteWords } from '../kit/words.ts';
+import { ByteWords, cachedWords } from '../kit/words.ts';
 import type { Mon } from '../kit/object-ghost.ts';
 
 /**
@@ -390,28 +390,9 @@ function putMon(w: ByteWords, m: Mon): void {
 // are checked first: a state's successors mostly keep their parent's parts, and a weak
 // map's lookup costs several times a comparison.
 function wordsOnce<T extends object>(put: (w: ByteWords, x: T) => void): (x: T, slot: number) => Int32Array {
-  const memo = new WeakMap<T, Int32Array>();
-  const w = new ByteWords();
-  let buf = new Int32Array(64);
+  const make = cachedWords(put, new ByteWords());
   const xs: (T | null)[] = [];
   const wss: Int32Array[] = [];
-  const make = (x: T): Int32Array => {
-    let ws = memo.get(x);
-    if (ws === undefined) {
-      for (;;) {
-        w.begin(buf);
-        put(w, x);
-        const n = w.end();
-        if (n >= 0) {
-          ws = buf.slice(0, n);
-          break;
-        }
-        buf = new Int32Array(buf.length * 4);
-      }
-      memo.set(x, ws);
-    }
-    return ws;
-  };
   return (x, slot) => {
     const k = 2 * slot;
     if (xs[k] === x) return wss[k];

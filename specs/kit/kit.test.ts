@@ -331,6 +331,23 @@ describe('words (Machine.encode for plain-object specs)', () => {
     expect(calls).toBe(1);
     expect(encode({ a: 1, p: shared }, new Int32Array(4))).toBe(-1);
   });
+  it('cachedWords over a ByteWords gives the words the writer gives directly, once per object, its scratch grown as needed', () => {
+    let calls = 0;
+    const put = (w: ByteWords, p: { xs: number[] }) => w.ints(p.xs);
+    const part = cachedWords((w: ByteWords, p: { xs: number[] }) => {
+      calls++;
+      put(w, p);
+    }, new ByteWords());
+    const long = { xs: Array.from({ length: 500 }, (_, i) => i * 37) }; // past the 64-word scratch
+    const direct = new Int32Array(1024);
+    const w = new ByteWords().begin(direct);
+    put(w, long);
+    const n = w.end();
+    expect([...part(long)]).toEqual([...direct.subarray(0, n)]);
+    expect(calls).toBe(3); // 64 words too few, then 256, then 1,024 enough
+    expect(part(long)).toBe(part(long));
+    expect(calls).toBe(3);
+  });
   it('KeptWords over a WordWriter copies the words of the object last written in a slot, and writes any other object afresh', () => {
     let writes = 0;
     const slots = new KeptWords((w: WordWriter, p: { xs: number[] }) => {

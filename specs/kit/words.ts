@@ -250,15 +250,24 @@ interface PartWriter {
   words(ws: Int32Array, length: number): void;
 }
 
+/** What cachedWords needs of a writer (WordWriter, ByteWords). */
+interface ScratchWriter {
+  begin(out: Int32Array): this;
+  end(): number;
+}
+
 /**
  * The encoding of a shared, immutable part, computed once per object: `write` encodes x
- * with the writer it is given (a scratch one, grown as needed). Cache parts a step
- * replaces rather than changes in place; the words must include whatever length or tag
- * makes the part self-delimiting.
+ * with the writer it is given (a scratch one, grown as needed: a WordWriter, or the writer
+ * passed, a ByteWords say). Cache parts a step replaces rather than changes in place; the
+ * words must include whatever length or tag makes the part self-delimiting.
  */
-export function cachedWords<T extends object>(write: (w: WordWriter, x: T) => void): (x: T) => Int32Array {
+export function cachedWords<T extends object>(write: (w: WordWriter, x: T) => void): (x: T) => Int32Array;
+export function cachedWords<T extends object, W extends ScratchWriter>(write: (w: W, x: T) => void, w: W): (x: T) => Int32Array;
+export function cachedWords<T extends object, W extends ScratchWriter>(write: (w: W, x: T) => void, writer?: W): (x: T) => Int32Array {
+  // Without a writer the overload above says W is WordWriter.
+  const w = writer ?? (new WordWriter() as ScratchWriter as W);
   const memo = new WeakMap<T, Int32Array>();
-  const w = new WordWriter();
   let scratch = new Int32Array(64);
   return (x) => {
     let ws = memo.get(x);
