@@ -4,7 +4,8 @@
 // copy they are given).
 import type { Flags } from '../kit/variants.ts';
 import type { Variant } from './mutants.ts';
-import { chanFrom, chanTo, chW, NO_MSGS, filled, filledWith, mapped, objects, type Cfg, type Dist, type Item, type Msg, type RowanConfig, type RowanState, type Server } from './state.ts';
+import { filled, objectList } from '../kit/state.ts';
+import { chanFrom, chanTo, chW, NO_MSGS, filledWith, mapped, type Cfg, type Dist, type Item, type Msg, type RowanConfig, type RowanState, type Server } from './state.ts';
 
 export const cfgOf = (st: RowanState, s: number): Cfg => st.cm.cfgs[st.srv[s].term];
 export const curCfg = (st: RowanState): Cfg => st.cm.cfgs[st.cm.term];
@@ -77,12 +78,12 @@ export function wipeDram(s: Server, conf: RowanConfig) {
   s.promoVer = filled(nsh, -1);
   s.migVer = filled(nsh, -1);
   s.done = filled(conf.keyShard.length, 0);
-  s.ctx = objects();
+  s.ctx = objectList();
   s.promo = null;
   s.rerep = null;
   s.clean = null;
-  s.unflushed = objects();
-  s.dma = objects();
+  s.unflushed = objectList();
+  s.dma = objectList();
   s.pushed = [];
   s.migSent = false;
   s.migCopied = [];

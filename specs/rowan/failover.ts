@@ -6,8 +6,8 @@
 // (promotion.ts). Actor: the server concerned, or the CM.
 import { act, none, type Cx, type RowanGlobalStep, type RowanStep } from './context.ts';
 import { cfgOf, curCfg, dropChannels, wipeDram } from './cluster.ts';
-import { addSorted } from '../kit/state.ts';
-import { chanFrom, cmW, mapped, objects, own, qpKey, type Dist, type RowanState } from './state.ts';
+import { addSorted, objectList } from '../kit/state.ts';
+import { chanFrom, cmW, mapped, own, qpKey, type Dist, type RowanState } from './state.ts';
 
 export function failoverSteps(cx: Cx): Record<'crash' | 'suspect' | 'newConfig' | 'commit', RowanStep> & Record<'leaseExpire' | 'cmNewConfig' | 'cmCommit', RowanGlobalStep> {
   const { conf, mut, reconfigures, nsh, servers } = cx;
@@ -200,7 +200,7 @@ export function failoverSteps(cx: Cx): Record<'crash' | 'suspect' | 'newConfig' 
           if (was.dist[sh].p === a.a && !s.shardBlocked[sh]) continue;
           // M5 breaks L296: the new primary does not block the shard while its index is built
           own(s, 'shardBlocked')[sh] = !mut.M5;
-          s.promo = { sh, coll: [], U: objects(), sc: [] };
+          s.promo = { sh, coll: [], U: objectList(), sc: [] };
         }
       },
     },

@@ -3,8 +3,8 @@
 // L353), the MP SRQ's receive buffers (L182-L184), and the ROWAN write with its ACK (§2.6).
 import type { Flags } from '../kit/variants.ts';
 import type { Variant } from './mutants.ts';
-import { addSorted } from '../kit/state.ts';
-import { chanSlot, chW, ctxW, newSegment, objects, own, persisted, qpKey, type Entry, type Msg, type RowanConfig, type RowanState, type Seg, type Server } from './state.ts';
+import { addSorted, objectList } from '../kit/state.ts';
+import { chanSlot, chW, ctxW, newSegment, own, persisted, qpKey, type Entry, type Msg, type RowanConfig, type RowanState, type Seg, type Server } from './state.ts';
 
 export interface PmEntry {
   e: Entry;
@@ -51,7 +51,7 @@ export function apply(st: RowanState, s: Server, e: Entry, loc: string, cond: bo
   else own(s, 'idx')[e.k] = { v: e.v, d: e.t === 'D', x: e.x, loc };
 }
 
-export function newSeg(s: Server, log: Seg['log'], st: Seg['st'], es: Entry[] = objects()): Seg {
+export function newSeg(s: Server, log: Seg['log'], st: Seg['st'], es: Entry[] = objectList()): Seg {
   const seg = newSegment(s.nextSeg++, log, st, es);
   own(s, 'segs').push(seg);
   return seg;

@@ -23,7 +23,8 @@ import { promotionSteps } from './promotion.ts';
 import { putSteps } from './put.ts';
 import { recoverySteps } from './recovery.ts';
 import { rowanLogSteps } from './rowan-log.ts';
-import { chanTo, copy, noChannels, encodeState, filled, mapped, objects, encodeWords, valueOf, type Cfg, type RowanConfig, type RowanState, type Server } from './state.ts';
+import { filled, objectList } from '../kit/state.ts';
+import { chanTo, copy, noChannels, encodeState, mapped, encodeWords, valueOf, type Cfg, type RowanConfig, type RowanState, type Server } from './state.ts';
 
 export type { RowanAction } from './context.ts';
 
@@ -71,7 +72,7 @@ function initial(conf: RowanConfig): S {
     // volatile ones. tomb is a ghost of PM (which tombstones went), so a crash keeps it.
     const s: Server = {
       up: true, lease: true, term: 0, com: 0, idx: [], shardVersion: [], commitVer: [], commitVerArray: [], shardBlocked: [], promoVer: [], migVer: [],
-      done: [], ctx: [], segs: objects(), nextSeg: 0, cur: -1, unflushed: [], dma: [], tomb: filled(conf.keyShard.length, 0), promo: null, rerep: null, cold: 0,
+      done: [], ctx: [], segs: objectList(), nextSeg: 0, cur: -1, unflushed: [], dma: [], tomb: filled(conf.keyShard.length, 0), promo: null, rerep: null, cold: 0,
       pushed: [], migSent: false, migCopied: [], clean: null,
     };
     wipeDram(s, conf);

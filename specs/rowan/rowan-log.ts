@@ -6,8 +6,8 @@
 import { act, type Cx, type RowanGlobalStep, type RowanStep } from './context.ts';
 import { cfgOf } from './cluster.ts';
 import { ack, apply, canSkipTail, newSeg, parse, pmEntries, receiveBuffer, rowanWrite } from './logs.ts';
-import { addSorted } from '../kit/state.ts';
-import { chanFrom, chanKey, chanTo, chW, cmW, NO_MSGS, slotOf, ctxW, filled, mapped, newSegment, objects, own, segW, withNp, type Entry, type RowanState, type Seg } from './state.ts';
+import { addSorted, filled, objectList } from '../kit/state.ts';
+import { chanFrom, chanKey, chanTo, chW, cmW, NO_MSGS, slotOf, ctxW, mapped, newSegment, own, segW, withNp, type Entry, type RowanState, type Seg } from './state.ts';
 
 export function rowanLogSteps(cx: Cx): Record<'rnicLand' | 'allocSlot' | 'rnicLandNext', RowanGlobalStep> & Record<'dmaDone' | 'retry' | 'readFlush' | 'markUsed' | 'digest' | 'commitSegment' | 'cleanFix' | 'cleanCopy', RowanStep> {
   const { conf, mut, nsh } = cx;
@@ -137,7 +137,7 @@ export function rowanLogSteps(cx: Cx): Record<'rnicLand' | 'allocSlot' | 'rnicLa
           g.es[u.slot] = withNp(g.es[u.slot], 0);
           if (!mut.M3 && u.op >= 0) ack(d, u.from, u.op, a.a);
         }
-        b.unflushed = objects();
+        b.unflushed = objectList();
       },
       writes: () => 'all',
     },
@@ -249,13 +249,13 @@ export function rowanLogSteps(cx: Cx): Record<'rnicLand' | 'allocSlot' | 'rnicLa
     // M23: what the slots hold when the segment is posted again with only its first 64 bits zeroed
     const old = mut.M23 ? [...Array(conf.segCap).keys()].map((i) => (i === 0 ? null : (seg.es[i] ?? seg.old?.[i] ?? null))) : [];
     seg.st = 'free';
-    seg.es = objects();
+    seg.es = objectList();
     s.clean = null;
     if (seg.log === 'b') {
       // L270-L272: a free segment is posted again at the tail of the b-log. [I] Every slot's
       // first word is zeroed, so a reader stops at the new tail (M23 zeroes only the first)
       s.segs = s.segs.filter((g) => g.id !== seg.id);
-      const again = newSegment(seg.id, 'b', 'using', objects());
+      const again = newSegment(seg.id, 'b', 'using', objectList());
       if (old.some((e) => e)) again.old = old;
       s.segs.push(again);
       if (s.cur === seg.id) s.cur = -1;

@@ -1,6 +1,7 @@
 // ROWAN-KV state: plain data only. Names follow the paper and the extraction
 // (/work/shared/protocols/rowan.md §1.3): t-log, b-log, segment states, shard version,
 // CommitVer, CommitVerArray, MaxVerArray, configuration term.
+import { objectList } from '../kit/state.ts';
 import { cachedWords, KeptWords, wordEncoder, type WordWriter } from '../kit/words.ts';
 
 export type OpKind = 'put' | 'del' | 'get';
@@ -271,7 +272,7 @@ export function chW(d: RowanState): Msg[][] {
 // workers), the order the landing steps were enabled in before.
 
 /** The empty queue (shared: queues are replaced, never changed). */
-export const NO_MSGS: Msg[] = objects<Msg>();
+export const NO_MSGS: Msg[] = objectList<Msg>();
 
 /** The QP channels of a configuration, all empty. */
 export function noChannels(conf: RowanConfig): Msg[][] {
@@ -371,39 +372,25 @@ function copyServer(s: Server): Server {
 // with holes), part of its hidden class. `[]` starts as small integers and changes class
 // when the first object goes in; `new Array(n).fill(v)`, and Array.prototype.map once
 // optimised, make lists with holes. The state's lists of objects (entries, segments,
-// contexts …) and its per-shard and per-key lists are made by these instead.
-
-/** An empty list of objects (or null, booleans), of the kind it has once one is in it. */
-export function objects<T>(): T[] {
-  const xs: (T | null)[] = [null];
-  xs.pop();
-  return xs as T[];
-}
-
-/** n times the number v, as a packed list of small integers. */
-export function filled(n: number, v: number): number[] {
-  const xs: number[] = [];
-  for (let i = 0; i < n; i++) xs.push(v);
-  return xs;
-}
+// contexts …) and its per-shard and per-key lists are made by these, and by the kit's `objectList` and `filled` (kit/state.ts), instead.
 
 /** n times v (null, a boolean), as a packed list of values. */
 export function filledWith<T>(n: number, v: T): T[] {
-  const xs = objects<T>();
+  const xs = objectList<T>();
   for (let i = 0; i < n; i++) xs.push(v);
   return xs;
 }
 
 /** xs.map(f) for lists of objects or lists (a configuration's, per shard): a packed list. */
 export function mapped<T, U>(xs: readonly T[], f: (x: T, i: number) => U): U[] {
-  const out = objects<U>();
+  const out = objectList<U>();
   for (let i = 0; i < xs.length; i++) out.push(f(xs[i], i));
   return out;
 }
 
 /** The entries es, persisted (np 0): a new list. */
 export function persisted(es: Entry[]): Entry[] {
-  const out = objects<Entry>();
+  const out = objectList<Entry>();
   for (const e of es) out.push(withNp(e, 0));
   return out;
 }
