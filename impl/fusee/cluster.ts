@@ -90,7 +90,8 @@ class FuseeCluster implements Cluster {
   private async boot(): Promise<void> {
     const { options: o, supervisor: sup, workDir } = this.ctx;
     const bugs = o.bug ? [o.bug] : [];
-    const [mnScript, masterScript, proxyScript, clientScript] = await Promise.all([
+    // The clients' bundle is built now too, beside the others (bundle() keeps it for their spawns).
+    const [mnScript, masterScript, proxyScript] = await Promise.all([
       bundle(entry('../kit/memnode-main.ts')),
       bundle(entry('./master-main.ts')),
       bundle(entry('../kit/proxy-main.ts')),
