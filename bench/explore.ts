@@ -20,19 +20,20 @@
 //       each seed spec's default configs (safety search with the monitor, as `interleave
 //       check` runs it, livelock search aside): states, CPU time, states per CPU second;
 //       with --compare, the same with another checkout's engine and specs (e.g. the
-//       tree before a change, from `git archive`), alternating run by run.
+//       tree before a change, from `git archive`), alternating run by run; each run is a
+//       process of its own (explore-spec.ts)
 
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { explore, exploreSync } from '../checkers/explore/index.ts';
+import type { SpecFigures } from './explore-spec.ts';
 import { racyCounter } from '../checkers/explore/fixtures/racy-counter.ts';
 import { racyCounterPacked } from '../checkers/explore/fixtures/racy-counter-packed.ts';
 import { racyCounterLayout } from '../specs/kit/racy-counter-layout.ts';
 import { twoPhaseCommit, twoPhaseCommitPromela } from '../checkers/explore/fixtures/two-phase-commit.ts';
-import type { SpecDef } from '../checkers/explore/types.ts';
 
 const N = 4;
 const K = 4;
@@ -174,36 +175,13 @@ const loadLine = async () => {
   return `load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')} on ${os.cpus().length} cores`;
 };
 
-interface SpecFigures {
-  spec: string;
-  states: number;
-  cpuSeconds: number;
-  seconds: number;
-  peakMB: number;
-  configs: { config: string; status: string; states: number; transitions: number; depth: number; cpuSeconds: number }[];
-}
-
-/** Every default config of one seed spec, explored as `interleave check` does (livelock search aside), in the checkout at `root`. */
-async function specRun(root: string, name: string): Promise<SpecFigures> {
-  const { findSpec } = await import(pathToFileURL(join(root, 'specs/index.ts')).href);
-  const { exploreSync: exploreAt } = await import(pathToFileURL(join(root, 'checkers/explore/index.ts')).href);
-  const spec = findSpec(name) as SpecDef;
-  const configs: SpecFigures['configs'] = [];
-  const t0 = performance.now();
-  for (const c of spec.configs.filter((x) => x.tier === 'default')) {
-    const c0 = process.cpuUsage();
-    const r = (exploreAt as typeof exploreSync)(spec.build(c.config), { livelock: false });
-    const cpu = process.cpuUsage(c0);
-    configs.push({ config: c.name, status: r.status, states: r.states, transitions: r.transitions, depth: r.depth, cpuSeconds: (cpu.user + cpu.system) / 1e6 });
-  }
-  return {
-    spec: name,
-    states: configs.reduce((a, c) => a + c.states, 0),
-    cpuSeconds: configs.reduce((a, c) => a + c.cpuSeconds, 0),
-    seconds: (performance.now() - t0) / 1000,
-    peakMB: process.resourceUsage().maxRSS / 1024,
-    configs,
-  };
+// Each spec run is a child process that loads one tree's engine and specs and nothing else
+// (explore-spec.ts): with this tree's engine loaded beside it, as it was when this file ran
+// them, the compared tree's later configs sometimes ran slower, which flattered this tree.
+function specChild(root: string, name: string): SpecFigures {
+  const script = fileURLToPath(new URL('./explore-spec.ts', import.meta.url));
+  const out = execFileSync(process.execPath, ['--import', 'tsx', script, root, name], { encoding: 'utf8', maxBuffer: 1 << 24 });
+  return JSON.parse(out.trim().split('\n').pop()!) as SpecFigures;
 }
 
 async function specsMain(): Promise<void> {
@@ -218,7 +196,7 @@ async function specsMain(): Promise<void> {
   for (let k = 0; k < repeat; k++) {
     for (const name of names) {
       for (const [label, root] of trees) {
-        const f = JSON.parse(child('--spec-one', root, name)) as SpecFigures;
+        const f = specChild(root, name);
         const key = `${label}\0${name}`;
         const prev = best.get(key);
         if (!prev || f.cpuSeconds < prev.cpuSeconds) best.set(key, f);
@@ -365,8 +343,6 @@ if (process.argv[2] === '--spin') {
   process.stdout.write(`${JSON.stringify(spin(promela(n, k)))}\n`);
 } else if (process.argv[2] === '--one') {
   process.stdout.write(`${JSON.stringify(await one(process.argv[3], arg('--shape')))}\n`);
-} else if (process.argv[2] === '--spec-one') {
-  process.stdout.write(`${JSON.stringify(await specRun(process.argv[3], process.argv[4]))}\n`);
 } else if (process.argv.includes('--specs')) {
   await specsMain();
 } else {
