@@ -128,7 +128,7 @@ function chosenSuffix(cx: Cx, s: State, c: number, srv: number): number[] {
   // M15b: from too early a point, taking in the last op the session already answered
   if (cx.mut.M15b && session.lastDone >= 0) chosen = [session.lastDone, ...suffix];
   if (cx.mut.M29) chosen = []; // the rejection carried no reissue point
-  if (chosen.length !== suffix.length || chosen.some((x) => !suffix.includes(x))) {
+  if (chosen.length !== suffix.length || withoutAll(chosen, suffix).length > 0) {
     const show = (os: number[]) => os.map((o) => describeOp(cx, o)).join(', ');
     breakInv(s, 'INV-REISSUE', `c${c + 1} reissued [${show(chosen)}] from ${serverName(s, srv)}, but the rejected suffix is [${show(suffix)}]`);
   }
