@@ -146,13 +146,13 @@ export function buildShadowfax(config: ShadowfaxConfig, variant?: string): Machi
   };
   return {
     init: () => [initial(cx)],
-    // one function for every config (only B4's return trip swaps), so that the engine's
-    // loop, which inlines it, meets one call target
-    actions: (s) => {
-      const out = steps.actions(s);
-      if (s.swapped) for (let i = 0; i < out.length; i++) out[i] = twin(out[i]);
-      return out;
-    },
+    actions: config.roundTrip
+      ? (s) => {
+          const out = steps.actions(s);
+          if (s.swapped) for (let i = 0; i < out.length; i++) out[i] = twin(out[i]);
+          return out;
+        }
+      : steps.actions,
     next: steps.next,
     invariants: invariants(cx),
     encode: encodeState,
