@@ -3,7 +3,7 @@
 // rejection refreshes the map and reissues from the earliest rejected op (L156-158).
 
 import type { ActorStep, MemberStep } from '../kit/table.ts';
-import { breakInv, describeOp, rangeBit, rangeOf, rangesOf, serverName, sessionAt, type Cx } from './context.ts';
+import { breakInv, describeOp, rangeBit, rangeOf, rangesAt, rangesOf, serverName, sessionAt, type Cx } from './context.ts';
 import { action, clientW, listW, reqW, respW, sessionsW, sessionW, type Client, type ShadowfaxAction, type State } from './state.ts';
 
 type Actor = ActorStep<State, ShadowfaxAction>;
@@ -21,11 +21,13 @@ export function send(cx: Cx, s: State, c: number, o: number): void {
 /** ClientSend (§6.2): cut a batch from the session's buffer, tagged with the session's view. */
 function cutBatch(cx: Cx, s: State, c: number, srv: number): void {
   const session = sessionW(s, c, srv);
-  const batch = session.buffer.splice(0, cx.batchSize);
+  const n = Math.min(cx.batchSize, session.buffer.length);
+  const batch = session.buffer.slice(0, n);
+  session.buffer = session.buffer.slice(n);
   // the ranges the metadata store ever gave srv in the session's view (ranges are bits)
-  let written = 0;
-  for (const [sv, v, r] of s.meta.rangesAt) if (sv === srv && v === session.view) written |= r;
-  for (const o of batch) {
+  const written = rangesAt(s, srv, session.view);
+  for (let i = 0; i < batch.length; i++) {
+    const o = batch[i];
     listW(s, 'sentTag')[o] = session.view;
     if ((written & rangeOf(cx, cx.ops[o].k)) === 0) {
       breakInv(s, 'INV-BATCHKEYS', `c${c + 1} sent ${describeOp(cx, o)} to ${serverName(s, srv)} tagged view ${session.view}, whose ranges do not hold ${cx.keys[cx.ops[o].k].name}`);
@@ -38,11 +40,12 @@ function cutBatch(cx: Cx, s: State, c: number, srv: number): void {
 export function refreshFromMeta(cx: Cx, s: State, cl: Client): void {
   cl.owner = s.meta.owner.slice();
   cl.views = s.meta.view.slice();
-  cl.sessions.forEach((session, srv) => {
+  for (let srv = 0; srv < cl.sessions.length; srv++) {
+    const session = cl.sessions[srv];
     // M17: the session keeps its old view number but takes the ranges of the new snapshot
     if (!cx.mut.M17) session.view = s.meta.view[srv];
     session.ranges = rangesOf(s.meta.owner, srv);
-  });
+  }
 }
 
 export const issueStep = (cx: Cx, made: ShadowfaxAction[] = []): Actor => ({
@@ -90,11 +93,31 @@ export const clientRecvStep = (made: ShadowfaxAction[] = []): Member => ({
       else if (session.rejectFrom < 0) session.rejectFrom = r.op; // L156: the earliest point
       return;
     }
-    session.inflight = session.inflight.filter((x) => x !== r.op);
+    session.inflight = without(session.inflight, r.op);
     session.lastDone = r.op;
     listW(d, 'status')[r.op] = 2;
   },
 });
+
+/** Whether a session of the client thread has a rejection to handle. */
+function rejected(cl: Client): boolean {
+  for (let srv = 0; srv < cl.sessions.length; srv++) if (cl.sessions[srv].rejectFrom >= 0 || cl.sessions[srv].behind.length > 0) return true;
+  return false;
+}
+
+/** xs without o (a new list; loops rather than filter's closure, for V8's compile cost: README). */
+function without(xs: number[], o: number): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < xs.length; i++) if (xs[i] !== o) out.push(xs[i]);
+  return out;
+}
+
+/** xs without the ops in os (a new list). */
+function withoutAll(xs: number[], os: number[]): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < xs.length; i++) if (!os.includes(xs[i])) out.push(xs[i]);
+  return out;
+}
 
 /** The ops a session reissues after VIEW_CHANGED: the rejected suffix, or what a mutant picks instead. */
 function chosenSuffix(cx: Cx, s: State, c: number, srv: number): number[] {
@@ -105,7 +128,7 @@ function chosenSuffix(cx: Cx, s: State, c: number, srv: number): number[] {
   // M15b: from too early a point, taking in the last op the session already answered
   if (cx.mut.M15b && session.lastDone >= 0) chosen = [session.lastDone, ...suffix];
   if (cx.mut.M29) chosen = []; // the rejection carried no reissue point
-  if (chosen.length !== suffix.length || chosen.some((x) => !suffix.includes(x))) {
+  if (chosen.length !== suffix.length || withoutAll(chosen, suffix).length > 0) {
     const show = (os: number[]) => os.map((o) => describeOp(cx, o)).join(', ');
     breakInv(s, 'INV-REISSUE', `c${c + 1} reissued [${show(chosen)}] from ${serverName(s, srv)}, but the rejected suffix is [${show(suffix)}]`);
   }
@@ -115,7 +138,7 @@ function chosenSuffix(cx: Cx, s: State, c: number, srv: number): number[] {
 export const handleViewChangeStep = (cx: Cx, made: ShadowfaxAction[] = []): Actor => ({
   name: 'handleViewChange', cites: '§3.2.1 L156-158: refresh the mapping, shuffle the rejected suffix to the right sessions',
   enabled: (s, c, out) => {
-    if (s.clients[c].sessions.some((x) => x.rejectFrom >= 0 || x.behind.length > 0)) out.push((made[c] ??= action(`handleViewChange(c${c + 1})`, 'handleViewChange', { c })));
+    if (rejected(s.clients[c])) out.push((made[c] ??= action(`handleViewChange(c${c + 1})`, 'handleViewChange', { c })));
   },
   effect: (d, a) => {
     const c = a.c!;
@@ -123,19 +146,20 @@ export const handleViewChangeStep = (cx: Cx, made: ShadowfaxAction[] = []): Acto
     // M16: no refresh, so the suffix goes back to the stale owner with the old tag
     if (!cx.mut.M16) refreshFromMeta(cx, d, cl);
     const reissue: number[] = [];
-    cl.sessions.forEach((session, srv) => {
+    for (let srv = 0; srv < cl.sessions.length; srv++) {
+      const session = cl.sessions[srv];
       const retry = session.behind;
       session.behind = [];
-      session.inflight = session.inflight.filter((x) => !retry.includes(x));
-      reissue.push(...retry);
-      if (session.rejectFrom < 0) return;
+      session.inflight = withoutAll(session.inflight, retry);
+      for (let i = 0; i < retry.length; i++) reissue.push(retry[i]);
+      if (session.rejectFrom < 0) continue;
       const chosen = chosenSuffix(cx, d, c, srv);
       // L158: marked invalid in the old session, buffered or sent
-      session.inflight = session.inflight.filter((x) => !chosen.includes(x));
-      session.buffer = session.buffer.filter((x) => !chosen.includes(x));
+      session.inflight = withoutAll(session.inflight, chosen);
+      session.buffer = withoutAll(session.buffer, chosen);
       session.rejectFrom = -1;
-      reissue.push(...chosen);
-    });
-    for (const o of reissue) send(cx, d, c, o);
+      for (let i = 0; i < chosen.length; i++) reissue.push(chosen[i]);
+    }
+    for (let i = 0; i < reissue.length; i++) send(cx, d, c, reissue[i]);
   },
 });

@@ -73,7 +73,19 @@ export const entryOf = (cx: Cx, k: number): number => cx.keyEntry[k];
 /** A key's value before the run: its in-memory record, else its newest SSD version, else NOT_FOUND. */
 export const initialValue = (d: KeyDef): number | null => d.init ?? d.cold?.at(-1) ?? null;
 /** The ranges an owner map gives server srv, as bits. */
-export const rangesOf = (owner: readonly number[], srv: number): number => owner.reduce((acc, o, bit) => (o === srv ? acc | (1 << bit) : acc), 0);
+export function rangesOf(owner: readonly number[], srv: number): number {
+  let acc = 0;
+  for (let bit = 0; bit < owner.length; bit++) if (owner[bit] === srv) acc |= 1 << bit;
+  return acc;
+}
+
+/** The ranges the metadata store ever gave server srv in view v (their union, as bits). */
+export function rangesAt(s: State, srv: number, v: number): number {
+  const at = s.meta.rangesAt;
+  let acc = 0;
+  for (let i = 0; i < at.length; i++) if (at[i][0] === srv && at[i][1] === v) acc |= at[i][2];
+  return acc;
+}
 export const rangeBit = (r: number): number => Math.log2(r);
 
 // Physical names: on B4's return trip index S is T and index T is S (state.ts).
@@ -100,6 +112,6 @@ export function describeOp(cx: Cx, o: number): string {
 
 /** Records a step invariant's failure (the first message per property), checked as a state invariant. */
 export function breakInv(s: State, name: string, message: string): void {
-  for (const [n] of s.broken) if (n === name) return;
+  for (let i = 0; i < s.broken.length; i++) if (s.broken[i][0] === name) return;
   listW(s, 'broken').push([name, message]);
 }

@@ -3,31 +3,33 @@
 // recorded when it happened (`broken`). With crashes, also C3-C4 and the cancellation.
 
 import type { Check } from '../../checkers/explore/types.ts';
-import { rangeBit, rangeOf, serverName, describeOp, type Cx } from './context.ts';
+import { rangeBit, rangeOf, rangesAt, serverName, describeOp, type Cx } from './context.ts';
 import { blobRead, lookup } from './storage.ts';
 import { R, RANGE_NAMES, S, T, type State } from './state.ts';
 
 /** The run may end: every op answered, and the migration committed (and collected) or cancelled. */
 export function done(cx: Cx, s: State): boolean {
-  if (!s.status.every((x) => x === 2) || !s.up.every(Boolean) || s.deciding) return false;
+  for (let o = 0; o < s.status.length; o++) if (s.status[o] !== 2) return false;
+  if (!s.up[S] || !s.up[T] || s.deciding) return false;
   if (s.meta.dep?.cancelled) return true;
   const finished = s.src.phase === 'DONE' && s.tgt.phase === 'T_COMPLETE' && (!cx.config.roundTrip || s.migrations === 2);
   return cx.crashes ? finished && s.meta.dep === null : finished;
 }
 
-/** The ranges the metadata store gave server srv in view v (their union). */
-function rangesAt(s: State, srv: number, v: number): number {
-  let acc = 0;
-  for (const [x, y, rs] of s.meta.rangesAt) if (x === srv && y === v) acc |= rs;
-  return acc;
+/** Whether every channel is empty. */
+function allEmpty(chs: unknown[][]): boolean {
+  for (let i = 0; i < chs.length; i++) if (chs[i].length > 0) return false;
+  return true;
 }
 
 /** canExecute(s, r) of §4.2: would this server execute an op on range r if one arrived now? */
 function canExecute(cx: Cx, s: State, srv: number, r: number): boolean {
   if (!s.up[srv]) return false;
   if (srv === S) {
-    for (const p of s.src.pendingIO) if ((rangeOf(cx, cx.ops[p.op].k) & r) !== 0) return true;
-    for (const th of s.src.threads) if ((rangesAt(s, srv, th.view) & r) !== 0) return true;
+    const pending = s.src.pendingIO;
+    for (let i = 0; i < pending.length; i++) if ((rangeOf(cx, cx.ops[pending[i].op].k) & r) !== 0) return true;
+    const threads = s.src.threads;
+    for (let t = 0; t < threads.length; t++) if ((rangesAt(s, srv, threads[t].view) & r) !== 0) return true;
     return cx.mut.M1 && r === R;
   }
   if (r === R) return s.tgt.phase === 'T_RECEIVE' || s.tgt.phase === 'T_COMPLETE' || (cx.mut.M5 && s.tgt.phase === 'T_PREPARE');
@@ -53,7 +55,8 @@ function ofParts(parts: (s: State) => [object, object, object, object], check: (
 }
 
 const stepInvariant = (name: string) => (s: State): Check => {
-  for (const [n, message] of s.broken) if (n === name) return message;
+  const broken = s.broken;
+  for (let i = 0; i < broken.length; i++) if (broken[i][0] === name) return broken[i][1];
   return true;
 };
 
@@ -62,7 +65,7 @@ export function invariants(cx: Cx): Record<string, (s: State) => Check> {
   const all: Record<string, (s: State) => Check> = {
     // C1, L154: no two servers serve an overlapping hash range at once
     'INV-EXCL': ofParts((s) => [s.up, s.src, s.tgt, s.meta], (s) => {
-      for (const r of [1, 2, 4]) {
+      for (let r = 1; r <= 4; r <<= 1) {
         if (canExecute(cx, s, S, r) && canExecute(cx, s, T, r)) return `both S and T can execute operations on range ${RANGE_NAMES[r]}`;
       }
       return true;
@@ -70,16 +73,19 @@ export function invariants(cx: Cx): Record<string, (s: State) => Check> {
     // L148, L177: one set of ranges per (server, view), in the metadata store and in every session
     'INV-VIEWID': ofParts((s) => [s.meta, s.clients, s.meta, s.meta], (s) => {
       const at = s.meta.rangesAt;
-      for (const [srv, v, r] of at) {
-        for (const [x, y, q] of at) if (x === srv && y === v && q !== r) return `view ${v} of ${serverName(s, srv)} names two range sets`;
+      for (let i = 0; i < at.length; i++) {
+        const srv = at[i][0];
+        const v = at[i][1];
+        const r = at[i][2];
+        for (let j = 0; j < at.length; j++) if (at[j][0] === srv && at[j][1] === v && at[j][2] !== r) return `view ${v} of ${serverName(s, srv)} names two range sets`;
       }
       for (let c = 0; c < s.clients.length; c++) {
         const sessions = s.clients[c].sessions;
         for (let srv = 0; srv < sessions.length; srv++) {
           const session = sessions[srv];
           let written: [number, number, number] | undefined;
-          for (const x of at) if (x[0] === srv && x[1] === session.view) {
-            written = x;
+          for (let i = 0; i < at.length; i++) if (at[i][0] === srv && at[i][1] === session.view) {
+            written = at[i];
             break;
           }
           if (written && written[2] !== session.ranges) return `c${c + 1}'s session to ${serverName(s, srv)} pairs view ${session.view} with other ranges than that view's`;
@@ -88,14 +94,15 @@ export function invariants(cx: Cx): Record<string, (s: State) => Check> {
       return true;
     }),
     'INV-VIEWMONO': ofParts((s) => [s.src, s.tgt, s.meta, s.meta], (s) => {
-      const bad = s.src.threads.findIndex((th) => th.view > s.meta.view[S]);
-      if (bad >= 0) return `s${bad + 1} is ahead of the metadata store's view`;
+      const threads = s.src.threads;
+      for (let t = 0; t < threads.length; t++) if (threads[t].view > s.meta.view[S]) return `s${t + 1} is ahead of the metadata store's view`;
       return s.tgt.view <= s.meta.view[T] ? true : 'T is ahead of the metadata store\'s view';
     }),
     'INV-BATCHKEYS': stepInvariant('INV-BATCHKEYS'),
     'INV-EXACTLY-ONCE': ofParts((s) => [s.execs, s.execs, s.execs, s.execs], (s) => {
-      const o = s.execs.findIndex((n) => n > 1);
-      return o < 0 ? true : `${describeOp(cx, o)} was executed ${s.execs[o]} times`;
+      const execs = s.execs;
+      for (let o = 0; o < execs.length; o++) if (execs[o] > 1) return `${describeOp(cx, o)} was executed ${execs[o]} times`;
+      return true;
     }),
     'INV-REISSUE': stepInvariant('INV-REISSUE'),
     'INV-REJECT-ATOMIC': stepInvariant('INV-REJECT-ATOMIC'),
@@ -109,7 +116,8 @@ export function invariants(cx: Cx): Record<string, (s: State) => Check> {
     'INV-FRESH': stepInvariant('INV-FRESH'),
     // §2.9: the source log an indirection still points into is not truncated
     'INV-LOG-RETAIN': ofParts((s) => [s.src, s.tgt, s.src, s.src], (s) => {
-      for (const [k, d] of keys.entries()) {
+      for (let k = 0; k < keys.length; k++) {
+        const d = keys[k];
         if (d.range !== R) continue;
         const at = lookup(cx, s.tgt.log, k, s.tgt.tailStart);
         if (at.kind === 'indir' && at.addr < s.src.begin) return `T's indirection for ${d.name} points at address ${at.addr}, truncated from S's log (begin ${s.src.begin})`;
@@ -118,8 +126,9 @@ export function invariants(cx: Cx): Record<string, (s: State) => Check> {
     }),
     // at quiescence, the owner of every key resolves it to the latest write
     'INV-NOLOST': (s) => {
-      if (!done(cx, s) || s.ctrl.length || s.data.some((ch) => ch.length)) return true;
-      for (const [k, d] of keys.entries()) {
+      if (!done(cx, s) || s.ctrl.length || !allEmpty(s.data)) return true;
+      for (let k = 0; k < keys.length; k++) {
+        const d = keys[k];
         const owner = s.meta.owner[rangeBit(d.range)];
         const log = owner === S ? s.src.log : s.tgt.log;
         const at = lookup(cx, log, k, owner === T ? s.tgt.tailStart : 0);

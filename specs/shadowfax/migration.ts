@@ -8,7 +8,7 @@ import type { GlobalStep } from '../kit/table.ts';
 import { breakInv, describeOp, entryOf, rangeOf, rangesOf, sourceThreadName, threadAt, threadsAt, type Cx } from './context.ts';
 import { takeSnapshot } from './recovery.ts';
 import { collectSamples, conditionalInsert } from './storage.ts';
-import { action, allClientsW, ctrlW, dataW, listW, metaW, R, RPCS, S, SOURCE_PHASES, srcW, T, tgtW, type Item, type ShadowfaxAction, type Source, type SourceThread, type State } from './state.ts';
+import { action, allClientsW, ctrlW, dataW, listW, metaW, R, RPCS, S, SOURCE_PHASES, srcW, T, tgtW, type Item, type ShadowfaxAction, type Source, type SourcePhase, type SourceThread, type State } from './state.ts';
 
 type Global = GlobalStep<State, ShadowfaxAction>;
 
@@ -67,7 +67,8 @@ function sourcePhaseWorkDone(cx: Cx, s: State): boolean {
   if (src.phase !== 'MIGRATE') return true;
   // M30: Complete once the first thread is done with its chunks, not the last
   if (cx.mut.M30) return src.claimed !== 0;
-  const allClaimed = cx.entries.every((e) => src.claimed & (1 << e));
+  let allClaimed = true;
+  for (let i = 0; i < cx.entries.length; i++) if (!(src.claimed & (1 << cx.entries[i]))) allClaimed = false;
   // L185 [interp]: every batch acknowledged as inserted (M9: CompleteMigration overtakes the data)
   return allClaimed && (cx.mut.M9 || src.batchesAcked === src.batchesSent);
 }
@@ -94,6 +95,13 @@ function enterReceive(s: State): void {
   if (tgt.phase === 'NORMAL') tgt.view = s.meta.view[T];
   tgt.phase = 'T_RECEIVE';
   tgt.tailStart = tgt.log.length;
+}
+
+/** How many of the source's threads have entered phase p. */
+function inPhase(src: Source, p: SourcePhase): number {
+  let n = 0;
+  for (let t = 0; t < src.threads.length; t++) if (src.threads[t].phase === p) n++;
+  return n;
 }
 
 const migrating = (s: State) => s.src.phase === 'SAMPLING' || s.src.phase === 'PREPARE' || s.src.phase === 'TRANSFER' || s.src.phase === 'MIGRATE';
@@ -132,9 +140,10 @@ export function sourceSteps(cx: Cx): { migrate: Global; threadRefresh: Global; s
       name: 'threadRefresh', cites: '§1.5: a thread enters the server\'s phase at a point of its own choosing; L183',
       enabled: (s, out) => {
         if (!s.up[S] || !migrating(s)) return;
-        s.src.threads.forEach((th, t) => {
-          if (th.phase !== s.src.phase) out.push((refreshes[SOURCE_PHASES[s.src.phase] * threadsAt(cx) + threadAt(t, s)] ??= action(`threadRefresh(${sourceThreadName(s.swapped, t)}, ${s.src.phase})`, 'threadRefresh', { t })));
-        });
+        const threads = s.src.threads;
+        for (let t = 0; t < threads.length; t++) {
+          if (threads[t].phase !== s.src.phase) out.push((refreshes[SOURCE_PHASES[s.src.phase] * threadsAt(cx) + threadAt(t, s)] ??= action(`threadRefresh(${sourceThreadName(s.swapped, t)}, ${s.src.phase})`, 'threadRefresh', { t })));
+        }
       },
       effect: (d, a) => {
         const src = srcW(d);
@@ -143,13 +152,13 @@ export function sourceSteps(cx: Cx): { migrate: Global; threadRefresh: Global; s
         if (src.phase !== 'TRANSFER') return;
         th.view = d.meta.view[S]; // L183: the thread moves into vS'
         // M2: TransferedOwnership is sent when the first thread reaches its cut
-        if (cx.mut.M2 && src.threads.filter((x) => x.phase === 'TRANSFER').length === 1) sendTransferedOwnership(cx, d);
+        if (cx.mut.M2 && inPhase(src, 'TRANSFER') === 1) sendTransferedOwnership(cx, d);
       },
     },
     srcAdvance: {
       name: 'srcAdvance', cites: '§4.1 L182-185: the phase driver, once every thread has entered the phase and its work is done',
       enabled: (s, out) => {
-        if (s.up[S] && migrating(s) && s.src.threads.every((th) => th.phase === s.src.phase) && sourcePhaseWorkDone(cx, s)) {
+        if (s.up[S] && migrating(s) && inPhase(s.src, s.src.phase) === s.src.threads.length && sourcePhaseWorkDone(cx, s)) {
           out.push((advances[SOURCE_PHASES[s.src.phase]] ??= action(`srcAdvance(${s.src.phase})`, 'srcAdvance')));
         }
       },
@@ -181,28 +190,35 @@ export function sourceSteps(cx: Cx): { migrate: Global; threadRefresh: Global; s
       name: 'sendChunk', cites: '§4.1 L184, §4.2 L202: one bucket entry\'s chain: an indirection if it reaches SSD, then its in-memory R records',
       enabled: (s, out) => {
         if (!s.up[S] || s.src.phase !== 'MIGRATE') return;
-        s.src.threads.forEach((th, t) => {
-          if (th.phase !== 'MIGRATE') return;
-          for (const e of cx.entries) if (!(s.src.claimed & (1 << e))) out.push((chunks[e * threadsAt(cx) + threadAt(t, s)] ??= action(`sendChunk(${sourceThreadName(s.swapped, t)}, e${e})`, 'sendChunk', { t, e })));
-        });
+        const threads = s.src.threads;
+        for (let t = 0; t < threads.length; t++) {
+          if (threads[t].phase !== 'MIGRATE') continue;
+          for (let i = 0; i < cx.entries.length; i++) {
+            const e = cx.entries[i];
+            if (!(s.src.claimed & (1 << e))) out.push((chunks[e * threadsAt(cx) + threadAt(t, s)] ??= action(`sendChunk(${sourceThreadName(s.swapped, t)}, e${e})`, 'sendChunk', { t, e })));
+          }
+        }
       },
       effect: (d, a) => {
         const src = srcW(d);
         const e = a.e!;
         src.claimed |= 1 << e;
-        const chain: { it: Item; addr: number }[] = [];
+        // the entry's chain, newest first: the newest record on SSD, and the R records in memory
+        let onDisk = -1;
+        const records = objectList<Item>();
         for (let i = src.log.length - 1; i >= 0; i--) {
           const it = src.log[i];
-          if ('k' in it && entryOf(cx, it.k) === e) chain.push({ it, addr: i });
+          if (!('k' in it) || entryOf(cx, it.k) !== e) continue;
+          if (i < src.head) {
+            if (onDisk < 0) onDisk = i;
+          } else if (rangeOf(cx, it.k) === R) records.push(it);
         }
-        const onDisk = chain.find((x) => x.addr < src.head);
-        const records = chain.filter((x) => x.addr >= src.head && rangeOf(cx, (x.it as { k: number }).k) === R).map((x) => x.it);
         const indir = objectList<Item>();
-        if (onDisk) indir.push({ indir: e, range: R, addr: onDisk.addr });
+        if (onDisk >= 0) indir.push({ indir: e, range: R, addr: onDisk });
         // M11: the indirection and the in-memory records travel in separate batches
         const batches = cx.mut.M11 && indir.length && records.length ? [indir, records] : [indir.concat(records)];
         const q = dataW(d, a.t!);
-        for (const b of batches) q.push(b);
+        for (let i = 0; i < batches.length; i++) q.push(batches[i]);
         src.batchesSent += batches.length;
       },
     },
@@ -230,10 +246,14 @@ export function targetSteps(cx: Cx): { tgtRecvControl: Global; tgtRecvData: Glob
         } else if (msg.rpc === 'TransferedOwnership') {
           // L183: enter Target-Receive, insert the samples, serve R
           if (tgt.phase === 'NORMAL' || tgt.phase === 'T_PREPARE') enterReceive(d);
-          for (const it of msg.samples) if ('k' in it) conditionalInsert(cx, d, it.k, it.v);
+          for (let i = 0; i < msg.samples.length; i++) {
+            const it = msg.samples[i];
+            if ('k' in it) conditionalInsert(cx, d, it.k, it.v);
+          }
         } else {
           // L192: CompleteMigration; INV-COMPLETE wants every record batch applied first
-          const unapplied = d.data.reduce((n, ch) => n + ch.length, 0);
+          let unapplied = 0;
+          for (let t = 0; t < d.data.length; t++) unapplied += d.data[t].length;
           if (unapplied > 0) breakInv(d, 'INV-COMPLETE', `T entered T_COMPLETE with ${unapplied} record batch(es) still in flight`);
           tgt.phase = 'T_COMPLETE';
           if (!cx.crashes) metaW(d).dep!.tgtDone = true;
@@ -244,14 +264,15 @@ export function targetSteps(cx: Cx): { tgtRecvControl: Global; tgtRecvData: Glob
       name: 'tgtRecvData', cites: '§4.1 L190, §4.2 L202: a data batch proves the transfer; indirections installed, records inserted conditionally',
       enabled: (s, out) => {
         if (!s.up[T]) return;
-        s.data.forEach((ch, t) => {
-          if (ch.length > 0) out.push((batches[threadAt(t, s)] ??= action(`tgtRecvData(${sourceThreadName(s.swapped, t)})`, 'tgtRecvData', { t })));
-        });
+        for (let t = 0; t < s.data.length; t++) {
+          if (s.data[t].length > 0) out.push((batches[threadAt(t, s)] ??= action(`tgtRecvData(${sourceThreadName(s.swapped, t)})`, 'tgtRecvData', { t })));
+        }
       },
       effect: (d, a) => {
         const batch = dataW(d, a.t!).shift()!;
         if (d.tgt.phase === 'NORMAL' || d.tgt.phase === 'T_PREPARE') enterReceive(d);
-        for (const it of batch) {
+        for (let i = 0; i < batch.length; i++) {
+          const it = batch[i];
           if ('k' in it) conditionalInsert(cx, d, it.k, it.v);
           else tgtW(d).log.push(it); // at the head of the entry's chain, as the prototype does
         }

@@ -5,11 +5,11 @@
 // recovers on its own; clients replay from their CPR points (L227, L388). Only configs
 // with crashes (B3) enable these steps.
 
-import { objectList } from '../kit/state.ts';
+import { objectList, sortShort } from '../kit/state.ts';
 import type { GlobalStep } from '../kit/table.ts';
 import { refreshFromMeta, send } from './client.ts';
 import { initialValue, rangesOf, type Cx } from './context.ts';
-import { action, listW, sessionsW, metaW, S, SERVER_NAMES, srcW, T, tgtW, type ShadowfaxAction, type Snapshot, type State } from './state.ts';
+import { action, listW, sessionsW, metaW, S, SERVER_NAMES, srcW, T, tgtW, type Client, type ShadowfaxAction, type Snapshot, type State } from './state.ts';
 
 type Global = GlobalStep<State, ShadowfaxAction>;
 
@@ -17,15 +17,22 @@ type Global = GlobalStep<State, ShadowfaxAction>;
 export const takeSnapshot = (s: State, srv: number): Snapshot => ({ log: (srv === S ? s.src.log : s.tgt.log).slice(), execd: s.execd[srv].slice() });
 
 function dropConnections(s: State, srv: number): void {
-  const cut = (r: unknown[][]) => {
-    const x = r.slice();
-    x[srv] = objectList();
-    return x;
-  };
-  s.req = s.req.map(cut) as State['req'];
-  s.resp = s.resp.map(cut) as State['resp'];
+  // loops rather than map and closures: this runs only after a crash (B3), where V8
+  // compiles it late and, with closures, large (see README, "compile cost")
+  const req = s.req.slice();
+  const resp = s.resp.slice();
+  for (let c = 0; c < req.length; c++) {
+    req[c] = req[c].slice();
+    req[c][srv] = objectList();
+    resp[c] = resp[c].slice();
+    resp[c][srv] = objectList();
+  }
+  s.req = req;
+  s.resp = resp;
   s.ctrl = objectList();
-  s.data = s.data.map(() => objectList());
+  const data = s.data.slice();
+  for (let t = 0; t < data.length; t++) data[t] = objectList();
+  s.data = data;
   if (srv === S) srcW(s).pendingIO = objectList();
   else tgtW(s).pended = objectList();
 }
@@ -35,20 +42,26 @@ function dropConnections(s: State, srv: number): void {
  * the surviving writes); clients learn the CPR point and replay the rest.
  */
 function restore(cx: Cx, s: State, srv: number, snap: Snapshot, replay: Set<number>): void {
-  const rolledBack = s.execd[srv].filter((o) => !snap.execd.includes(o));
+  const execd = s.execd[srv];
   listW(s, 'execd')[srv] = snap.execd.slice();
   if (srv === S) srcW(s).log = snap.log.slice();
   else tgtW(s).log = snap.log.slice();
-  for (const o of rolledBack) {
+  for (let i = 0; i < execd.length; i++) {
+    const o = execd[i];
+    if (snap.execd.includes(o)) continue; // inside the checkpoint
     listW(s, 'execs')[o]--;
-    s.applied = s.applied.filter(([x]) => x !== o);
+    const applied: State['applied'] = objectList();
+    for (let j = 0; j < s.applied.length; j++) if (s.applied[j][0] !== o) applied.push(s.applied[j]);
+    s.applied = applied;
     replay.add(o);
   }
   s.A = objectList(); // numbers and null (not found): one elements kind whatever the values
-  cx.keys.forEach((d, k) => {
-    const last = s.applied.findLast(([, key]) => key === k);
-    s.A.push(last ? last[2] : initialValue(d));
-  });
+  for (let k = 0; k < cx.keys.length; k++) {
+    // the key's last surviving write, else its initial value
+    let j = s.applied.length - 1;
+    while (j >= 0 && s.applied[j][1] !== k) j--;
+    s.A.push(j >= 0 ? s.applied[j][2] : initialValue(cx.keys[k]));
+  }
 }
 
 /** Clients reissue what a restarted server lost or rolled back (CPR replay, L227, L388). */
@@ -56,9 +69,11 @@ function replayClients(cx: Cx, s: State, restarted: number[], replay: Set<number
   for (let c = 0; c < s.clients.length; c++) {
     const cl = sessionsW(s, c);
     const reissue: number[] = [];
-    for (const srv of restarted) {
+    for (let i = 0; i < restarted.length; i++) {
+      const srv = restarted[i];
       const session = cl.sessions[srv];
-      for (const o of session.inflight) {
+      for (let j = 0; j < session.inflight.length; j++) {
+        const o = session.inflight[j];
         if (s.execd[srv].includes(o)) listW(s, 'status')[o] = 2; // inside the recovered prefix
         else reissue.push(o);
       }
@@ -68,22 +83,32 @@ function replayClients(cx: Cx, s: State, restarted: number[], replay: Set<number
       session.behind = [];
     }
     for (const o of replay) {
-      if (cx.ops[o].c === c && !reissue.includes(o) && !cl.sessions.some((x) => x.inflight.includes(o))) reissue.push(o);
+      if (cx.ops[o].c === c && !reissue.includes(o) && !inflightOn(cl, o)) reissue.push(o);
     }
     refreshFromMeta(cx, s, cl);
-    for (const o of reissue.sort((x, y) => x - y)) {
+    for (const o of sortShort(reissue, byNumber)) {
       listW(s, 'status')[o] = 1;
       send(cx, s, c, o);
     }
   }
 }
 
+/** Whether op o is in flight on one of the client's sessions. */
+function inflightOn(cl: Client, o: number): boolean {
+  for (let srv = 0; srv < cl.sessions.length; srv++) if (cl.sessions[srv].inflight.includes(o)) return true;
+  return false;
+}
+
+const byNumber = (x: number, y: number) => x - y;
+
 /** Views come from the metadata store after recovery, never from a checkpoint (§1.7). */
 function resetServer(s: State, srv: number, phase: 'idle' | 'done'): void {
   if (srv === S) {
     const src = srcW(s);
     src.phase = phase === 'done' ? 'DONE' : 'NORMAL';
-    src.threads = src.threads.map(() => ({ view: s.meta.view[S], phase: src.phase }));
+    const threads = src.threads.slice();
+    for (let t = 0; t < threads.length; t++) threads[t] = { view: s.meta.view[S], phase: src.phase };
+    src.threads = threads;
     src.pendingIO = objectList();
   } else {
     const tgt = tgtW(s);
@@ -103,15 +128,18 @@ function cancelMigration(cx: Cx, s: State, crashed: number, restartCrashed: bool
   // M23: only the crashed server is restored; M24: the "crashed" target is alive and unreachable
   const restored = cx.mut.M23 ? [crashed] : [S, T];
   const replay = new Set<number>();
-  for (const srv of restored) {
+  const restarted: number[] = []; // M24's live target is not restarted
+  for (let i = 0; i < restored.length; i++) {
+    const srv = restored[i];
     if (srv === T && !restartCrashed) continue;
+    restarted.push(srv);
     dropConnections(s, srv);
     restore(cx, s, srv, s.pre[srv]!, replay);
     resetServer(s, srv, srv === S ? 'done' : 'idle');
   }
   if (!restored.includes(S)) srcW(s).phase = 'DONE';
   if (restartCrashed) listW(s, 'up')[crashed] = true;
-  replayClients(cx, s, restored.filter((x) => x !== T || restartCrashed), replay);
+  replayClients(cx, s, restarted, replay);
 }
 
 /** L221: after both flags, a server recovers on its own from its latest checkpoint. */

@@ -3,6 +3,7 @@
 // has arrived, L182, L190), and the steps that finish an op later.
 
 import type { GlobalStep, MemberStep } from '../kit/table.ts';
+import { removeAt } from '../kit/state.ts';
 import { breakInv, describeOp, rangeOf, serverName, sessionAt, sourceThreadName, threadAt, threadsAt, type Cx } from './context.ts';
 import { blobRead, lookup, store } from './storage.ts';
 import { action, execdW, listW, R, RANGE_NAMES, reqW, respW, S, srcW, T, tgtW, type Lookup, type ShadowfaxAction, type State } from './state.ts';
@@ -112,13 +113,14 @@ export const serverRecvSteps = (cx: Cx, made: ShadowfaxAction[] = [], split: Sha
         const view = d.src.threads[t].view;
         // M1: the source skips the check and keeps serving R after its cut
         if (tag !== view && !cx.mut.M1) return void respW(d, c, S).push({ op: batch[0], rejected: view, tag });
-        for (const o of batch) executeAtSource(cx, d, t, c, o);
+        for (let i = 0; i < batch.length; i++) executeAtSource(cx, d, t, c, batch[i]);
         return;
       }
       // M6: the prototype's rule, accepting batches tagged with a newer view (§1.4)
       const accept = cx.mut.M6 ? tag >= d.tgt.view : tag === d.tgt.view;
       if (!accept) return void respW(d, c, T).push({ op: batch[0], rejected: d.tgt.view, tag });
-      for (const o of batch) {
+      for (let i = 0; i < batch.length; i++) {
+        const o = batch[i];
         if (targetDecision(cx, d, o) === 'execute') executeAtTarget(cx, d, c, o);
         else tgtW(d).pended.push({ op: o, c });
       }
@@ -158,21 +160,32 @@ export function serverLaterSteps(cx: Cx): { serverCompleteIO: Global; installSam
     serverCompleteIO: {
       name: 'serverCompleteIO', cites: '§1.6 L82 (pending I/O), §2.3 WAIT_FOR_PENDING',
       enabled: (s, out) => {
-        s.src.pendingIO.forEach((p, i) => out.push((completing[pendingAt(i, p.op, p.t, s)] ??= action(`serverCompleteIO(${sourceThreadName(s.swapped, p.t)}, ${describeOp(cx, p.op)})`, 'serverCompleteIO', { i, t: p.t }))));
+        const pending = s.src.pendingIO;
+        for (let i = 0; i < pending.length; i++) {
+          const p = pending[i];
+          out.push((completing[pendingAt(i, p.op, p.t, s)] ??= action(`serverCompleteIO(${sourceThreadName(s.swapped, p.t)}, ${describeOp(cx, p.op)})`, 'serverCompleteIO', { i, t: p.t })));
+        }
       },
       effect: (d, a) => {
-        const { op: o, c, t } = srcW(d).pendingIO.splice(a.i!, 1)[0];
+        const pending = srcW(d).pendingIO;
+        const { op: o, c, t } = pending[a.i!];
+        removeAt(pending, a.i!);
         executeAtSource(cx, d, t, c, o, true);
       },
     },
     installSampleCopy: {
       name: 'installSampleCopy', cites: 'M20 against §4.1 L178-180 (the sampling copy without its latch)',
       enabled: (s, out) => {
-        s.src.copying.forEach((p, i) => out.push((installing[pendingAt(i, p.op, p.t, s)] ??= action(`installSampleCopy(${sourceThreadName(s.swapped, p.t)}, ${describeOp(cx, p.op)})`, 'installSampleCopy', { i, t: p.t }))));
+        const copying = s.src.copying;
+        for (let i = 0; i < copying.length; i++) {
+          const p = copying[i];
+          out.push((installing[pendingAt(i, p.op, p.t, s)] ??= action(`installSampleCopy(${sourceThreadName(s.swapped, p.t)}, ${describeOp(cx, p.op)})`, 'installSampleCopy', { i, t: p.t })));
+        }
       },
       effect: (d, a) => {
         const src = srcW(d);
-        const { op: o, c, v } = src.copying.splice(a.i!, 1)[0];
+        const { op: o, c, v } = src.copying[a.i!];
+        removeAt(src.copying, a.i!);
         src.log.push({ k: cx.ops[o].k, v });
         const at: Lookup = { kind: 'rec', v, addr: src.log.length - 1 };
         const { out, write } = apply(cx, d, S, o, v);
@@ -184,12 +197,16 @@ export function serverLaterSteps(cx: Cx): { serverCompleteIO: Global; installSam
       name: 'tgtRetryPended', cites: '§5 L340: the target periodically retries pended ops',
       enabled: (s, out) => {
         if (!s.up[T] || cx.mut.M28) return; // M28: it never does
-        s.tgt.pended.forEach((p, i) => {
-          if (targetDecision(cx, s, p.op) === 'execute') out.push((retrying[i * cx.ops.length + p.op] ??= action(`tgtRetryPended(${describeOp(cx, p.op)})`, 'tgtRetryPended', { i })));
-        });
+        const pended = s.tgt.pended;
+        for (let i = 0; i < pended.length; i++) {
+          const o = pended[i].op;
+          if (targetDecision(cx, s, o) === 'execute') out.push((retrying[i * cx.ops.length + o] ??= action(`tgtRetryPended(${describeOp(cx, o)})`, 'tgtRetryPended', { i })));
+        }
       },
       effect: (d, a) => {
-        const { op: o, c } = tgtW(d).pended.splice(a.i!, 1)[0];
+        const pended = tgtW(d).pended;
+        const { op: o, c } = pended[a.i!];
+        removeAt(pended, a.i!);
         executeAtTarget(cx, d, c, o);
       },
     },

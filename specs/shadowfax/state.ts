@@ -557,7 +557,7 @@ function wItems(w: WordWriter, xs: readonly Item[]): void {
 
 function wNums(w: WordWriter, xs: readonly (number | null)[]): void {
   w.int(xs.length);
-  for (const x of xs) w.intOrNull(x);
+  for (let i = 0; i < xs.length; i++) w.intOrNull(xs[i]);
 }
 
 function wText(w: WordWriter, x: string): void {
@@ -579,11 +579,14 @@ function wSnapshot(w: WordWriter, x: Snapshot | null): void {
 }
 
 function wRequests(w: WordWriter, req: Request[][][]): void {
-  for (const perServer of req) {
+  for (let c = 0; c < req.length; c++) {
+    const perServer = req[c];
     w.int(perServer.length);
-    for (const q of perServer) {
+    for (let srv = 0; srv < perServer.length; srv++) {
+      const q = perServer[srv];
       w.int(q.length);
-      for (const r of q) {
+      for (let i = 0; i < q.length; i++) {
+        const r = q[i];
         w.ints(r.ops);
         w.int(r.tag);
       }
@@ -592,11 +595,14 @@ function wRequests(w: WordWriter, req: Request[][][]): void {
 }
 
 function wResponses(w: WordWriter, resp: Response[][][]): void {
-  for (const perServer of resp) {
+  for (let c = 0; c < resp.length; c++) {
+    const perServer = resp[c];
     w.int(perServer.length);
-    for (const q of perServer) {
+    for (let srv = 0; srv < perServer.length; srv++) {
+      const q = perServer[srv];
       w.int(q.length);
-      for (const r of q) {
+      for (let i = 0; i < q.length; i++) {
+        const r = q[i];
         w.int(r.op);
         if ('rejected' in r) {
           w.int(2);
@@ -629,9 +635,9 @@ function wDep(w: WordWriter, d: Dependency | null): void {
 function wSource(w: WordWriter, src: Source): void {
   w.int(SOURCE_PHASES[src.phase]);
   w.int(src.threads.length);
-  for (const th of src.threads) {
-    w.int(th.view);
-    w.int(SOURCE_PHASES[th.phase]);
+  for (let t = 0; t < src.threads.length; t++) {
+    w.int(src.threads[t].view);
+    w.int(SOURCE_PHASES[src.threads[t].phase]);
   }
   wItems(w, src.log);
   w.int(src.head);
@@ -645,13 +651,15 @@ function wSource(w: WordWriter, src: Source): void {
   if (src.earlySamples === null) w.int(-1);
   else wItems(w, src.earlySamples);
   w.int(src.pendingIO.length);
-  for (const p of src.pendingIO) {
+  for (let i = 0; i < src.pendingIO.length; i++) {
+    const p = src.pendingIO[i];
     w.int(p.op);
     w.int(p.c);
     w.int(p.t);
   }
   w.int(src.copying.length);
-  for (const p of src.copying) {
+  for (let i = 0; i < src.copying.length; i++) {
+    const p = src.copying[i];
     w.int(p.op);
     w.int(p.c);
     w.int(p.t);
@@ -663,7 +671,8 @@ function wClient(w: WordWriter, cl: Client): void {
   w.ints(cl.owner);
   w.ints(cl.views);
   w.int(cl.sessions.length);
-  for (const x of cl.sessions) {
+  for (let srv = 0; srv < cl.sessions.length; srv++) {
+    const x = cl.sessions[srv];
     w.int(x.view);
     w.int(x.ranges);
     w.ints(x.inflight);
@@ -679,10 +688,11 @@ function wMeta(w: WordWriter, meta: Meta): void {
   w.ints(meta.owner);
   w.ints(meta.view);
   w.int(meta.rangesAt.length);
-  for (const [a, b, c] of meta.rangesAt) {
-    w.int(a);
-    w.int(b);
-    w.int(c);
+  for (let i = 0; i < meta.rangesAt.length; i++) {
+    const x = meta.rangesAt[i];
+    w.int(x[0]);
+    w.int(x[1]);
+    w.int(x[2]);
   }
   wDep(w, meta.dep);
 }
@@ -693,31 +703,33 @@ function wTarget(w: WordWriter, tgt: Target): void {
   wItems(w, tgt.log);
   w.int(tgt.tailStart);
   w.int(tgt.pended.length);
-  for (const p of tgt.pended) {
-    w.int(p.op);
-    w.int(p.c);
+  for (let i = 0; i < tgt.pended.length; i++) {
+    w.int(tgt.pended[i].op);
+    w.int(tgt.pended[i].c);
   }
 }
 
 function wData(w: WordWriter, data: Item[][][]): void {
   w.int(data.length);
-  for (const q of data) {
+  for (let t = 0; t < data.length; t++) {
+    const q = data[t];
     w.int(q.length);
-    for (const batch of q) wItems(w, batch);
+    for (let i = 0; i < q.length; i++) wItems(w, q[i]);
   }
 }
 
 function wExecd(w: WordWriter, execd: number[][]): void {
   w.int(execd.length);
-  for (const x of execd) w.ints(x);
+  for (let srv = 0; srv < execd.length; srv++) w.ints(execd[srv]);
 }
 
 function wApplied(w: WordWriter, applied: [number, number, number][]): void {
   w.int(applied.length);
-  for (const [op, k, v] of applied) {
-    w.int(op);
-    w.int(k);
-    w.int(v);
+  for (let i = 0; i < applied.length; i++) {
+    const x = applied[i];
+    w.int(x[0]);
+    w.int(x[1]);
+    w.int(x[2]);
   }
 }
 
@@ -743,7 +755,7 @@ function wState(w: WordWriter, s: State): void {
   requestWords.write(w, s.req);
   responseWords.write(w, s.resp);
   w.int(s.ctrl.length);
-  for (const c of s.ctrl) w.words(controlWords(c));
+  for (let i = 0; i < s.ctrl.length; i++) w.words(controlWords(s.ctrl[i]));
   dataWords.write(w, s.data);
   wItems(w, s.compacted);
   w.int(s.migrations);
@@ -753,17 +765,17 @@ function wState(w: WordWriter, s: State): void {
   w.ints(s.status);
   w.ints(s.sentTag);
   w.int(s.broken.length);
-  for (const [name, message] of s.broken) {
-    wText(w, name);
-    wText(w, message);
+  for (let i = 0; i < s.broken.length; i++) {
+    wText(w, s.broken[i][0]);
+    wText(w, s.broken[i][1]);
   }
   w.ints(s.up);
   w.int(s.crashesLeft);
   execdWords.write(w, s.execd);
   w.int(s.pre.length);
-  for (const x of s.pre) wSnapshot(w, x);
+  for (let srv = 0; srv < s.pre.length; srv++) wSnapshot(w, s.pre[srv]);
   w.int(s.post.length);
-  for (const x of s.post) wSnapshot(w, x);
+  for (let srv = 0; srv < s.post.length; srv++) wSnapshot(w, s.post[srv]);
   appliedWords.write(w, s.applied);
   wDep(w, s.gone);
   if (s.deciding === null) w.int(0);

@@ -66,10 +66,10 @@ export function conditionalInsert(cx: Cx, s: State, k: number, v: number | null)
 /** Samples: the newest copy of each R key at or above tailStart (§2.7, [impl] CollectSamples). */
 export function collectSamples(cx: Cx, s: State): Item[] {
   const out = objectList<Item>();
-  cx.keys.forEach((d, k) => {
-    if (d.range !== R) return;
+  for (let k = 0; k < cx.keys.length; k++) {
+    if (cx.keys[k].range !== R) continue;
     const at = lookup(cx, s.src.log, k, 0);
     if (at.kind === 'rec' && at.addr >= s.src.tailStart) out.push({ k, v: at.v });
-  });
+  }
   return out;
 }

@@ -12,18 +12,19 @@ import { action, compactedW, S, srcW, T, tgtW, type Item, type ShadowfaxAction, 
 type Global = GlobalStep<State, ShadowfaxAction>;
 
 /** The keys whose pended ops T may resolve now through an indirection (M10, M11 loosen when). */
-function fetchable(cx: Cx, s: State): Set<number> {
-  const keys = new Set<number>();
+function fetchable(cx: Cx, s: State): number[] {
+  const keys: number[] = [];
   const tgt = s.tgt;
-  for (const p of tgt.pended) {
-    const k = cx.ops[p.op].k;
-    if (keys.has(k) || targetDecision(cx, s, p.op) !== 'fetch') continue;
+  for (let i = 0; i < tgt.pended.length; i++) {
+    const o = tgt.pended[i].op;
+    const k = cx.ops[o].k;
+    if (keys.includes(k) || targetDecision(cx, s, o) !== 'fetch') continue;
     const at = lookup(cx, tgt.log, k, tgt.tailStart);
     if (at.kind !== 'indir') continue;
     // [impl] resolve only after T_COMPLETE (M11: while still receiving); flushed first (M10)
     const phaseOk = tgt.phase === 'T_COMPLETE' || cx.mut.M11;
     const flushedOk = at.addr < s.src.flushed || cx.mut.M10;
-    if (phaseOk && flushedOk) keys.add(k);
+    if (phaseOk && flushedOk) keys.push(k);
   }
   return keys;
 }
@@ -35,8 +36,12 @@ export function tierSteps(cx: Cx): Record<'tgtFetchIndirection' | 'compact' | 't
     tgtFetchIndirection: {
       name: 'tgtFetchIndirection', cites: '§4.2 L204-209: fetch k from the shared tier through the indirection, insert it',
       enabled: (s, out) => {
-        if (!s.up[T]) return;
-        for (const k of fetchable(cx, s)) out.push((fetches[k] ??= action(`tgtFetchIndirection(${cx.keys[k].name})`, 'tgtFetchIndirection', { k })));
+        if (!s.up[T] || s.tgt.pended.length === 0) return;
+        const keys = fetchable(cx, s);
+        for (let i = 0; i < keys.length; i++) {
+          const k = keys[i];
+          out.push((fetches[k] ??= action(`tgtFetchIndirection(${cx.keys[k].name})`, 'tgtFetchIndirection', { k })));
+        }
       },
       effect: (d, a) => {
         const k = a.k!;
@@ -56,12 +61,16 @@ export function tierSteps(cx: Cx): Record<'tgtFetchIndirection' | 'compact' | 't
       effect: (d) => {
         const src = srcW(d);
         src.compaction = 'shipping';
-        cx.keys.forEach((def, k) => {
-          if (d.meta.owner[rangeBit(def.range)] === S) return;
-          const versions = src.log.flatMap((it, addr) => ('k' in it && it.k === k && addr < src.head ? [it] : []));
-          if (versions.length === 0) return;
-          compactedW(d).push(cx.mut.M25 ? versions[0] : versions[versions.length - 1]); // M25: the oldest
-        });
+        for (let k = 0; k < cx.keys.length; k++) {
+          if (d.meta.owner[rangeBit(cx.keys[k].range)] === S) continue;
+          // the key's newest version on SSD (M25: the oldest)
+          let version: Item | undefined;
+          for (let addr = 0; addr < src.head; addr++) {
+            const it = src.log[addr];
+            if ('k' in it && it.k === k && (!cx.mut.M25 || version === undefined)) version = it;
+          }
+          if (version !== undefined) compactedW(d).push(version);
+        }
         if (d.compacted.length === 0) src.compaction = 'done';
       },
     },
