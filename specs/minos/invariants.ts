@@ -8,7 +8,7 @@
 
 import type { Check } from '../../checkers/explore/types.ts';
 import { tagOf, type Cx } from './context.ts';
-import { ACK, ACK_C, ACK_P, INV, KEY, MSG, NODE, NONE, PERSIST, VAL, VAL_C, VAL_P, maxNvm, showTS, TSN, type Coord, type MsgType, type State } from './state.ts';
+import { ACK, ACK_C, ACK_P, INV, KEY, MSG, NODE, NONE, PERSIST, VAL, VAL_C, VAL_P, maxNvm, showTS, TSN, type Coord, type Msg, type MsgType, type State } from './state.ts';
 
 type Inv = (s: State) => Check;
 
@@ -59,15 +59,16 @@ export function invariants(cx: Cx): Record<string, Inv> {
   const list = (s: State, k: number, f: 'vts' | 'gv' | 'gd') => nodes.map((n) => `${NODE[n]}:${showTS(s.rec[n][k][f])}`).join(' ');
   /**
    * Coordinator write threads that have sent their INVs (`sentTh`), with the node each runs
-   * on (`sentAt`); returns how many. Several invariants ask in turn about the same state:
-   * the last state's are kept.
+   * on (`sentAt`); returns how many. They are read from the thread list alone, which a step
+   * that changes a thread replaces (state.ts `copy`): several invariants ask in turn, and
+   * successive states share it, so the last list's are kept.
    */
-  let sentOf: State | null = null;
+  let sentOf: readonly (Coord | null)[] | null = null;
   let sentCount = 0;
   const sentTh: Coord[] = [];
   const sentAt: number[] = [];
   const sentWrites = (s: State): number => {
-    if (s === sentOf) return sentCount;
+    if (s.co === sentOf) return sentCount;
     sentCount = 0;
     for (let c = 0; c < s.co.length; c++) {
       const th = s.co[c];
@@ -76,7 +77,7 @@ export function invariants(cx: Cx): Record<string, Inv> {
         sentAt[sentCount++] = cx.nodeOf(c);
       }
     }
-    sentOf = s;
+    sentOf = s.co;
     return sentCount;
   };
   /**
@@ -123,8 +124,9 @@ export function invariants(cx: Cx): Record<string, Inv> {
   // I1: at most one value per version, in the LLCs and in the NVM logs.
   inv.I1 = (s) => {
     for (let k = 0; k < K; k++) {
+      // each pair once, n < p: the first pair of the full (n, p) order that differs has n < p
       for (let n = 0; n < N; n++) {
-        for (let p = 0; p < N; p++) {
+        for (let p = n + 1; p < N; p++) {
           const a = s.rec[n][k];
           const b = s.rec[p][k];
           if (a.vts === b.vts && a.val !== b.val) return `${KEY[k]} has version ${showTS(a.vts)} with v${a.val} at ${NODE[n]} but v${b.val} at ${NODE[p]}`;
@@ -184,6 +186,16 @@ export function invariants(cx: Cx): Record<string, Inv> {
   inv.I4 = (s) => {
     if (s.crashed) return true;
     for (let k = 0; k < K; k++) {
+      // some node's glb_volatileTS ahead of some node's volatileTS: the highest against the lowest
+      let gv = NONE;
+      let v = Infinity;
+      for (let n = 0; n < N; n++) {
+        const r = s.rec[n][k];
+        if (r.gv > gv) gv = r.gv;
+        const c = cx.cur(r);
+        if (c < v) v = c;
+      }
+      if (v >= gv) continue;
       for (let n = 0; n < N; n++) {
         for (let p = 0; p < N; p++) {
           if (cx.cur(s.rec[p][k]) < s.rec[n][k].gv) {
@@ -296,15 +308,36 @@ export function invariants(cx: Cx): Record<string, Inv> {
   const tsOk = (t: number) => t >= 0 && t < maxVers * TSN && t % TSN < N;
   let allowedTypes = 0;
   for (const t of MSGS[model]) allowedTypes |= 1 << t;
-  inv.I12 = (s) => {
-    for (let i = 0; i < s.net.length; i++) {
-      const m = s.net[i];
+  /**
+   * I12 of the messages in flight. The network is replaced, never changed, by a step that
+   * sends or delivers (state.ts `netOf`), and the states that follow one another in the
+   * search mostly share it: the last network's verdict is kept.
+   */
+  let netOf12: readonly Msg[] | null = null;
+  let net12: Check = true;
+  const netI12 = (net: readonly Msg[]): Check => {
+    if (net === netOf12) return net12;
+    net12 = true;
+    for (let i = 0; i < net.length; i++) {
+      const m = net[i];
       const t = m[0];
       const k = m[1];
       const ts = m[2];
-      if (((allowedTypes >> t) & 1) === 0) return `message ${MSG[t]} is not one of <Lin, ${model}>'s`;
-      if (k >= 0 && !tsOk(ts)) return `message ${MSG[t]} carries TS ${showTS(ts)} out of range`;
+      if (((allowedTypes >> t) & 1) === 0) {
+        net12 = `message ${MSG[t]} is not one of <Lin, ${model}>'s`;
+        break;
+      }
+      if (k >= 0 && !tsOk(ts)) {
+        net12 = `message ${MSG[t]} carries TS ${showTS(ts)} out of range`;
+        break;
+      }
     }
+    netOf12 = net;
+    return net12;
+  };
+  inv.I12 = (s) => {
+    const net = netI12(s.net);
+    if (net !== true) return net;
     for (let n = 0; n < N; n++) {
       for (let k = 0; k < K; k++) {
         const r = s.rec[n][k];

@@ -38,6 +38,9 @@ function writesOf(cx: Cx): (s: State, a: MinosAction) => Writes {
   const COORDINATOR = 1;
   const FOLLOWER = 2;
   const threadOf = new Map<string, number>([...coordinatorSteps(cx).map((st) => [st.name, COORDINATOR] as const), ...followerSteps(cx).map((st) => [st.name, FOLLOWER] as const)]);
+  // Thread steps that read their record but never write it (persists, sends, the first
+  // Obsolete check, the split read's load, a follower's spins): their copy shares it.
+  const readsRecord = new Set(['obsoleteCheck_L5', 'persist_L18', 'persistLate_L18', 'readLoad', 'persist_L39_40', 'persist_L39', 'consistencySpin_L24', 'persistencySpin_L25']);
   const none: Writes = { n: -1, k: 0, co: NO_THREAD, fo: NO_THREAD };
   const all: Writes = { n: ALL, k: 0, co: NO_THREAD, fo: NO_THREAD };
   // One Writes, filled per step: copy reads it at once.
@@ -53,11 +56,11 @@ function writesOf(cx: Cx): (s: State, a: MinosAction) => Writes {
     const thread = threadOf.get(a.step);
     if (thread === COORDINATOR) {
       const k = s.co[a.i]!.k;
-      return set(k >= 0 ? cx.nodeOf(a.i) : -1, k, a.i, NO_THREAD);
+      return set(k >= 0 && !readsRecord.has(a.step) ? cx.nodeOf(a.i) : -1, k, a.i, NO_THREAD);
     }
     if (thread === FOLLOWER) {
       const f = s.fo[a.i];
-      return set(f.k >= 0 ? f.n : -1, f.k, NO_THREAD, a.i);
+      return set(f.k >= 0 && !readsRecord.has(a.step) ? f.n : -1, f.k, NO_THREAD, a.i);
     }
     switch (a.step) {
       case 'clientWrite_L4': // GenTS's issued version

@@ -74,6 +74,15 @@ describe('minos steps change only what their copy owns', () => {
       expect(r.status).toBe('holds');
     });
   }
+  // Steps only mutants take (a persist after its ACK, the split read's load), which share
+  // their record with the state before (machine.ts `readsRecord`): a write to it would throw.
+  for (const [variant, name] of [['M2', 'A-synch'], ['M10', 'A-synch'], ['M14', 'A-strict'], ['M21', 'A-synch']]) {
+    it(`${variant} on ${name}`, () => {
+      const r = exploreSync(freezing(spec.build(configOf(name), variant)), { linearizability: 'off', all: true });
+      expect(r.states).toBeGreaterThan(30);
+      expect(r.violations.map((v) => v.message).join('; ')).not.toMatch(/read.only|not extensible/);
+    });
+  }
 });
 
 // The engine keys states by encodeWords (byte-packed, parts' words kept by identity): it

@@ -462,20 +462,28 @@ function list(out: Int32Array, n: number, xs: readonly number[]): number {
   return n + len;
 }
 
+/** Copies a list of numbers whose length the config fixes into out at n; returns the next free index. */
+function fixed(out: Int32Array, n: number, xs: readonly number[]): number {
+  const len = xs.length;
+  for (let i = 0; i < len; i++) out[n + i] = xs[i];
+  return n + len;
+}
+
 /**
  * An injective encoding of a state into out (equal states give equal words, different ones
- * different words, as `encode` gives different strings): every list with its length first.
- * Returns the number of words, or -1 when out is too small (writes past its end are
+ * different words, as `encode` gives different strings) among the states of one machine:
+ * every list with its length first, except those whose length the config fixes (the
+ * records, the NVM logs and threads per node or client, the scripts' positions, the
+ * ghosts' lists: one length in every state of a machine, so a word saying so tells no two
+ * apart). Returns the number of words, or -1 when out is too small (writes past its end are
  * dropped by the typed array; the engine retries with a larger one). Plain indexed loops:
  * this runs on every successor.
  */
 export function encodeWords(s: State, out: Int32Array): number {
   let n = 0;
   const rec = s.rec;
-  out[n++] = rec.length;
   for (let i = 0; i < rec.length; i++) {
     const row = rec[i];
-    out[n++] = row.length;
     for (let j = 0; j < row.length; j++) {
       const r = row[j];
       out[n] = r.val;
@@ -489,10 +497,8 @@ export function encodeWords(s: State, out: Int32Array): number {
     }
   }
   const nvm = s.nvm;
-  out[n++] = nvm.length;
   for (let i = 0; i < nvm.length; i++) n = list(out, n, nvm[i]);
   const co = s.co;
-  out[n++] = co.length;
   for (let c = 0; c < co.length; c++) {
     const t = co[c];
     if (t === null) {
@@ -512,7 +518,8 @@ export function encodeWords(s: State, out: Int32Array): number {
     out[n + 10] = t.sc;
     n += 11;
   }
-  n = list(out, n, s.cl);
+  const cl = s.cl;
+  for (let c = 0; c < cl.length; c++) out[n++] = cl[c];
   const fo = s.fo;
   out[n++] = fo.length;
   for (let i = 0; i < fo.length; i++) {
@@ -539,10 +546,10 @@ export function encodeWords(s: State, out: Int32Array): number {
   out[n++] = +s.crashed;
   n = list(out, n, s.pr);
   const g = s.g;
-  n = list(out, n, g.wts);
-  n = list(out, n, g.wst);
-  n = list(out, n, g.readMax);
-  n = list(out, n, g.pd);
+  n = fixed(out, n, g.wts);
+  n = fixed(out, n, g.wst);
+  n = fixed(out, n, g.readMax);
+  n = fixed(out, n, g.pd);
   n = putString(out, n, g.i2);
   n = putString(out, n, g.i11);
   n = putString(out, n, g.lin);

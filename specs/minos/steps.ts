@@ -21,6 +21,9 @@ function nextOp(cx: Cx, s: State, c: number, f: Op['f']): Op | undefined {
   return op?.f === f ? op : undefined;
 }
 
+/** Where a client with no thread running is: only its next operation's steps (this place's) may be enabled. */
+const IDLE = '';
+
 function clientSteps(cx: Cx): Step[] {
   const { mut, writeOf, writes } = cx;
   const who = (c: number) => `c${c}@${NODE[cx.nodeOf(c)]}`;
@@ -36,6 +39,7 @@ function clientSteps(cx: Cx): Step[] {
       // TS-COLLISION finding use the paper's non-atomic reading.
       name: 'clientWrite_L4',
       cites: 'Fig. 2 Line 4, GenTS [L102], [L116]; §3.4 of the extraction',
+      at: IDLE,
       enabled(s, c, out) {
         const op = nextOp(cx, s, c, 'write');
         if (!op) return;
@@ -62,6 +66,7 @@ function clientSteps(cx: Cx): Step[] {
     {
       name: 'clientPersist',
       cites: 'Scope [PERSIST]sc [L168]: to every follower, carrying the scope\'s (key, TS_WR) (the S-GAP fix)',
+      at: IDLE,
       enabled(s, c, out) {
         const op = nextOp(cx, s, c, 'persist');
         if (!op) return;
@@ -80,6 +85,7 @@ function clientSteps(cx: Cx): Step[] {
       // §3.3: a read stalls while RDLock is taken, then loads atomically with the check (M21: not)
       name: 'read',
       cites: '§III-D reads [L172], §3.3 of the extraction',
+      at: IDLE,
       enabled(s, c, out) {
         const op = nextOp(cx, s, c, 'read');
         const k = op?.key ?? 0;
@@ -211,9 +217,6 @@ function systemSteps(cx: Cx): GlobalStep<State, MinosAction>[] {
     },
   ];
 }
-
-/** A client with no thread running: only its next operation's steps (which have no place) may be enabled. */
-const IDLE = '';
 
 export function phases(cx: Cx): Phase<State, MinosAction>[] {
   return [
