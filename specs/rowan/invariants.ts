@@ -61,10 +61,28 @@ function perServer(check: (st: RowanState, i: number) => Check): (st: RowanState
   };
 }
 
-/** Per shard, the alive, caught-up replicas of the shard in the CM's configuration. */
+/**
+ * Per shard, the alive, caught-up replicas of the shard in the CM's configuration. They
+ * depend on the configuration (an object never changed once made) and on which servers
+ * are up, so the lists are kept for the last configuration met, per set of live
+ * servers, and handed out again (callers must not change them).
+ */
+let caughtUpCfg: Cfg | undefined;
+let caughtUpLists: (number[][] | undefined)[] = [];
+const caughtUpOf = (st: RowanState, cfg: Cfg): number[][] =>
+  mapped(cfg.dist, (d, sh) => replicas(d).filter((r) => st.srv[r].up && !cfg.lag[sh].includes(r) && cfg.rb !== r));
 const caughtUpAll = perState((st: RowanState): number[][] => {
   const cfg = curCfg(st);
-  return mapped(cfg.dist, (d, sh) => replicas(d).filter((r) => st.srv[r].up && !cfg.lag[sh].includes(r) && cfg.rb !== r));
+  if (st.srv.length > 30) return caughtUpOf(st, cfg);
+  if (cfg !== caughtUpCfg) {
+    caughtUpCfg = cfg;
+    caughtUpLists = [];
+  }
+  let up = 0;
+  for (let i = 0; i < st.srv.length; i++) if (st.srv[i].up) up |= 1 << i;
+  let lists = caughtUpLists[up];
+  if (lists === undefined) lists = caughtUpLists[up] = caughtUpOf(st, cfg);
+  return lists;
 });
 /** Alive, caught-up replicas of shard sh in the CM's configuration. */
 const caughtUp = (st: RowanState, sh: number): number[] => caughtUpAll(st)[sh];
@@ -88,8 +106,11 @@ function holds(st: RowanState, r: number, sh: number, k: number, v: number): boo
  * Entries that exist: in the PM of live members of the CM's configuration, or in flight. An
  * evicted server's log is out of the system (§3.3: entries only on the failed primary are dropped).
  */
+const existingNow: Entry[] = [];
 const existing = perState((st: RowanState): Entry[] => {
-  const out: Entry[] = [];
+  // one list, filled again for each state (read only by the invariants of that state)
+  const out = existingNow;
+  out.length = 0;
   const members = curCfg(st).members;
   for (let i = 0; i < st.srv.length; i++) {
     const s = st.srv[i];
@@ -120,9 +141,22 @@ const what = (e: Entry) => `${e.t} k${e.k}=${e.x}`;
 export function invariants(cx: Cx): Record<string, Inv> {
   const { conf, mut, nsh } = cx;
   const shards = [...Array(nsh).keys()];
+  // The (server, shard) pairs where a server serves, in shard order then server order: a
+  // list per set of pairs (bit sh·servers + i), made once and handed out again.
+  const servingLists: ({ i: number; sh: number }[] | undefined)[] = [];
   const servingAt = perState((st: RowanState) => {
-    const out: { i: number; sh: number }[] = [];
-    for (const sh of shards) for (let i = 0; i < st.srv.length; i++) if (serves(st, i, sh, mut)) out.push({ i, sh });
+    if (nsh * st.srv.length > 30) {
+      const out: { i: number; sh: number }[] = [];
+      for (const sh of shards) for (let i = 0; i < st.srv.length; i++) if (serves(st, i, sh, mut)) out.push({ i, sh });
+      return out;
+    }
+    let set = 0;
+    for (const sh of shards) for (let i = 0; i < st.srv.length; i++) if (serves(st, i, sh, mut)) set |= 1 << (sh * st.srv.length + i);
+    let out = servingLists[set];
+    if (out === undefined) {
+      out = servingLists[set] = [];
+      for (const sh of shards) for (let i = 0; i < st.srv.length; i++) if (set & (1 << (sh * st.srv.length + i))) out.push({ i, sh });
+    }
     return out;
   });
   // I11 at backup b: reads only the server and its cached configuration
@@ -233,7 +267,8 @@ export function invariants(cx: Cx): Record<string, Inv> {
     },
     // I7 (L243, L247): every entry of a committed segment is on every caught-up replica
     I7: (st) => {
-      for (const [i, s] of st.srv.entries()) {
+      for (let i = 0; i < st.srv.length; i++) {
+        const s = st.srv[i];
         if (!s.up) continue;
         for (const g of s.segs) {
           if (g.st !== 'committed') continue;
@@ -250,7 +285,8 @@ export function invariants(cx: Cx): Record<string, Inv> {
     // I8 (L280): every version <= CommitVer (primary) or CommitVerArray (backup) is on every replica
     I8: (st) => {
       const ex = existing(st);
-      for (const [i, s] of st.srv.entries()) {
+      for (let i = 0; i < st.srv.length; i++) {
+        const s = st.srv[i];
         if (!s.up) continue;
         for (const sh of shards) {
           const c = Math.max(s.commitVer[sh], s.commitVerArray[sh]);
