@@ -159,6 +159,8 @@ const what = (e: Entry) => `${e.t} k${e.k}=${e.x}`;
 export function invariants(cx: Cx): Record<string, Inv> {
   const { conf, mut, nsh } = cx;
   const shards = [...Array(nsh).keys()];
+  // the keys of each shard, looked up once (keysOf asks a weak map)
+  const keysAt = mapped(shards, (sh) => keysOf(conf, sh));
   // The (server, shard) pairs where a server serves, in shard order then server order: a
   // list per set of pairs (bit sh·servers + i), made once and handed out again.
   const servingLists: ({ i: number; sh: number }[] | undefined)[] = [];
@@ -184,7 +186,7 @@ export function invariants(cx: Cx): Record<string, Inv> {
     const cfg = cfgOf(st, b);
     for (const sh of shards) {
       if (!cfg.dist[sh].bs.includes(b)) continue;
-      for (const k of keysOf(conf, sh)) {
+      for (const k of keysAt[sh]) {
         const it = s.idx[k];
         if (!it) continue;
         if (it.v < s.tomb[k]) return `backup ${b} indexes k${k}@v${it.v}, but it reclaimed the tombstone v${s.tomb[k]} of k${k}: a deleted key came back`;
@@ -214,7 +216,7 @@ export function invariants(cx: Cx): Record<string, Inv> {
       const primary = serves(st, i, sh, mut);
       const backup = cfgOf(st, i).dist[sh].bs.includes(i);
       if (!primary && !backup) continue;
-      for (const k of keysOf(conf, sh)) {
+      for (const k of keysAt[sh]) {
         let del = 0;
         for (const { e, seg, i } of pmEntries(s, st)) {
           if (e.sh !== sh || e.k !== k || e.t !== 'D') continue;
@@ -240,7 +242,7 @@ export function invariants(cx: Cx): Record<string, Inv> {
     // I2: whatever a serving primary makes visible is durable on every caught-up replica
     I2: (st) => {
       for (const { i, sh } of servingAt(st))
-        for (const k of keysOf(conf, sh)) {
+        for (const k of keysAt[sh]) {
           const it = st.srv[i].idx[k];
           if (!it) continue;
           for (const r of caughtUp(st, sh))
@@ -252,7 +254,7 @@ export function invariants(cx: Cx): Record<string, Inv> {
     I3: (st) => {
       for (const { i, sh } of servingAt(st)) {
         if (st.srv[i].promo) continue;
-        for (const k of keysOf(conf, sh)) {
+        for (const k of keysAt[sh]) {
           const v = st.srv[i].idx[k]?.v ?? 0;
           if (v !== st.srv[i].done[k]) return `primary ${i} indexes k${k}@v${v}, but v${st.srv[i].done[k]} completed`;
         }
@@ -323,7 +325,7 @@ export function invariants(cx: Cx): Record<string, Inv> {
         const pv = st.srv[i].promoVer[sh];
         if (pv < 0) continue;
         const group = [i, ...cfgOf(st, i).dist[sh].bs].filter((r) => caughtUp(st, sh).includes(r));
-        for (const k of keysOf(conf, sh)) {
+        for (const k of keysAt[sh]) {
           const tops = group.map((r) =>
             pmEntries(st.srv[r], st).reduce((m, { e }) => (e.sh === sh && e.k === k && e.v <= pv ? Math.max(m, e.v) : m), 0),
           );
@@ -339,7 +341,7 @@ export function invariants(cx: Cx): Record<string, Inv> {
         const s = st.srv[i];
         if (s.promo && s.promo.sh === sh) return `primary ${i} serves shard ${sh} before its promotion finished`;
         if (pv < 0) continue;
-        for (const k of keysOf(conf, sh)) {
+        for (const k of keysAt[sh]) {
           const want = caughtUp(st, sh).reduce(
             (m, r) => pmEntries(st.srv[r], st).reduce((mm, { e }) => (e.sh === sh && e.k === k && e.v <= pv ? Math.max(mm, e.v) : mm), m),
             0,
