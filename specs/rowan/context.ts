@@ -40,17 +40,30 @@ export interface RowanAction extends StepAction {
  */
 export const act = (step: string, a = -1, b = -1, key?: string): RowanAction => {
   if (a < -1 || b < -1 || a >= ACT_SPAN - 1 || b >= ACT_SPAN - 1) return makeAct(step, a, b, key);
-  // by step, then by key (no string made to look one up: keys are the guards' own strings)
-  let byKey = acts.get(step);
-  if (byKey === undefined) acts.set(step, (byKey = new Map()));
-  let byArgs = byKey.get(key);
-  if (byArgs === undefined) byKey.set(key, (byArgs = []));
+  // by step (the one asked last, most often, compared first: steps are string literals),
+  // then by key; no string is made to look one up (keys are the guards' own strings)
+  let of = lastActs;
+  if (step !== lastStep) {
+    of = acts.get(step);
+    if (of === undefined) acts.set(step, (of = { plain: [], byKey: new Map() }));
+    lastStep = step;
+    lastActs = of;
+  }
+  let byArgs = of!.plain;
+  if (key !== undefined) {
+    const kept = of!.byKey.get(key);
+    if (kept === undefined) of!.byKey.set(key, (byArgs = []));
+    else byArgs = kept;
+  }
   const i = (a + 1) * ACT_SPAN + b + 1;
   return (byArgs[i] ??= makeAct(step, a, b, key));
 };
 
 const ACT_SPAN = 64;
-const acts = new Map<string, Map<string | undefined, RowanAction[]>>();
+/** Per step, its actions without a key and by key, each by (a, b). */
+const acts = new Map<string, { plain: RowanAction[]; byKey: Map<string, RowanAction[]> }>();
+let lastStep = '';
+let lastActs: { plain: RowanAction[]; byKey: Map<string, RowanAction[]> } | undefined;
 
 function makeAct(step: string, a: number, b: number, key?: string): RowanAction {
   let args = a >= 0 ? String(a) : '';

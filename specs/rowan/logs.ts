@@ -12,28 +12,24 @@ export interface PmEntry {
   seg: Seg;
   i: number;
 }
-const segEntries = new WeakMap<Seg, PmEntry[]>();
-
 /**
  * Every persisted entry a server holds in PM, with its location (segments that are not
  * free): the slots the RNIC or a thread wrote in the segment's current life.
  */
 export function pmEntries(s: Server): PmEntry[] {
   const out: PmEntry[] = [];
-  for (const seg of s.segs) {
-    if (seg.st === 'free') continue;
-    let list = segEntries.get(seg);
-    if (!list) {
-      list = [];
-      for (let i = 0; i < seg.es.length; i++) {
-        const e = seg.es[i];
-        if (e.np === 0 && e.t !== 'C') list.push({ e, loc: `${seg.id}.${i}`, seg, i });
-      }
-      segEntries.set(seg, list);
-    }
-    for (const x of list) out.push(x);
-  }
+  for (const seg of s.segs) if (seg.st !== 'free') for (const x of segmentEntries(seg)) out.push(x);
   return out;
+}
+
+/** The persisted entries of one segment (not free), with their locations, in slot order. */
+export function segmentEntries(seg: Seg): PmEntry[] {
+  const list: PmEntry[] = [];
+  for (let i = 0; i < seg.es.length; i++) {
+    const e = seg.es[i];
+    if (e.np === 0 && e.t !== 'C') list.push({ e, loc: `${seg.id}.${i}`, seg, i });
+  }
+  return list;
 }
 
 /** Whether the digest applied slot i of b-log segment seg (it skips slots whose DMA was outstanding). */

@@ -67,8 +67,6 @@ export function rowanLogSteps(cx: Cx): Record<'rnicLand' | 'allocSlot' | 'rnicLa
 
   /** The receiver's threads run on a live server outside cold start. */
   const threads = (s: RowanState, b: number) => s.srv[b].up && !s.srv[b].cold;
-  const blogOf = (s: RowanState, b: number) => s.srv[b].segs.filter((g) => g.log === 'b');
-
   return {
     rnicLand: landings('rnicLand', !conf.dma),
     allocSlot: landings('allocSlot', conf.dma),
@@ -188,7 +186,7 @@ export function rowanLogSteps(cx: Cx): Record<'rnicLand' | 'allocSlot' | 'rnicLa
         const cva = s.srv[b].commitVerArray;
         // CV-OFF-BY-ONE breaks L282: a segment commits with MaxVer one above CommitVer
         const slack = mut['CV-OFF-BY-ONE'] ? 1 : 0;
-        for (const g of blogOf(s, b)) if (g.st === 'used' && g.dg && g.mv.every((m, sh) => m <= cva[sh] + slack)) out.push(act('commitSegment', b, g.id));
+        for (const g of s.srv[b].segs) if (g.log === 'b' && g.st === 'used' && g.dg && g.mv.every((m, sh) => m <= cva[sh] + slack)) out.push(act('commitSegment', b, g.id));
       },
       effect: (d, a) => {
         segW(d.srv[a.a], a.b).st = 'committed';
