@@ -237,6 +237,12 @@ function search<S>(model: Model<S>, ops: readonly Operation[], all: number): Sea
   let hookAt = Infinity;
   let advise: ((state: S, input: unknown, output: unknown) => 'forced' | 'useless' | undefined) | undefined;
   let proof: Refutation | undefined;
+  // With a proof, no partial linearization holds more determinate operations than this
+  // (wgl.ts's proofBound): a longest that reaches it ends the search. Nothing after it was
+  // left untried that could matter (every one would make it longer), so the report is the
+  // exhaustive search's: the same longest (kept only when longer), stuck worked out from it
+  // (not cut short), only fewer configurations explored.
+  let proofBound = Infinity;
   firstByRet[0] = 0;
   linkAll(n);
   for (;;) {
@@ -334,6 +340,7 @@ function search<S>(model: Model<S>, ops: readonly Operation[], all: number): Sea
       bestDet = linDet;
       bestLength = sp;
       for (let k = 0; k < sp; k++) best[k] = stackOp[k];
+      if (bestDet >= proofBound) return illegal(bestLength, explored, proof, false);
     }
     if (!memo) {
       memo = true;
@@ -350,6 +357,10 @@ function search<S>(model: Model<S>, ops: readonly Operation[], all: number): Sea
       const hinted = priorityHook !== undefined && hint(model, ops, n, priorityHook);
       advise = adviser(model, ops, adviceHook);
       proof = refutation(model, ops, refuteHook);
+      if (proof !== undefined) {
+        proofBound = longestPossible(proof.operation, n);
+        if (bestDet >= proofBound) return illegal(bestLength, explored, proof, false);
+      }
       if (hinted || advise !== undefined) {
         for (let k = 0; k < sp; k++) stackState[k] = undefined;
         for (let w = 0; w < words; w++) lin[w] = 0;
@@ -395,6 +406,20 @@ function illegal(length: number, explored: number, proof: Refutation | undefined
   if (proof !== undefined) result.proof = proof;
   if (cutShort) result.cutShort = true;
   return result;
+}
+
+/**
+ * Determinate operations a partial linearization can hold when `refuted` (an index into
+ * the ops given) can never be linearized: those called by its return, but itself (every
+ * other one comes after it). Infinity when it is not a kept determinate operation.
+ */
+function longestPossible(refuted: number, n: number): number {
+  let r = -1;
+  for (let o = 0; o < n && r < 0; o++) if (origin[o] === refuted && kindOf[o] !== 2) r = o;
+  if (r < 0) return Infinity;
+  let count = 0;
+  for (let o = 0; o < n; o++) if (o !== r && kindOf[o] !== 2 && callAt[o] <= retAt[r]) count++;
+  return count;
 }
 
 /**
