@@ -207,6 +207,17 @@ describe('set, queue, mutex', () => {
     expect(set.describeState!(b)).toBe('{1, 2, 3}');
   });
 
+  it('set: describeState lists the members by their texts in code-unit order, small sets and large', () => {
+    for (const size of [9, 32, 33, 70]) {
+      // Added in an order unlike the texts' ("10" before "9"), strings and numbers mixed.
+      const values: unknown[] = [];
+      for (let k = size - 1; k >= 0; k--) values.push(k % 3 === 0 ? `s${k}` : k);
+      const s = run(set, values.map((value) => [{ f: 'add', value }, null]));
+      const texts = values.map((v) => JSON.stringify(v)).sort();
+      expect(set.describeState!(s)).toBe(`{${texts.join(', ')}}`);
+    }
+  });
+
   it('mutex: acquire only when free, release only when held', () => {
     expect(mutex.step(false, { f: 'acquire' }, null)).toEqual({ ok: true, state: true });
     expect(mutex.step(true, { f: 'acquire' }, null).ok).toBe(false);
