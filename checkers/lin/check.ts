@@ -27,6 +27,8 @@ export interface Plan {
   parts: number[][];
   /** One partition, the whole history in its order (parts[0][i] === i). */
   whole: boolean;
+  /** The model's partitions themselves, when made here: partOps[c][k] === history[parts[c][k]]. */
+  partOps?: readonly (readonly Operation[])[];
   start: number;
   /** Date.now() at which searches give up (Infinity: never). */
   readonly deadline: number;
@@ -44,6 +46,7 @@ export interface Plan {
 class CheckPlan implements Plan {
   parts: number[][] = [];
   whole = false;
+  partOps?: readonly (readonly Operation[])[];
   partitionError?: string;
   private fixed: number | undefined;
 
@@ -101,7 +104,7 @@ export function plan(arg: ModelArg, history: readonly Operation[], options: Chec
   const p = new CheckPlan(model, registered, history, start, options.timeoutMs, options.verbose === true, (options.memoLimitMB ?? DEFAULT_MEMO_LIMIT_MB) * 2 ** 20);
   if (options.partition !== false && model.partition && history.length > 0) {
     try {
-      p.parts = partitionIndices(model, history);
+      partitionIndices(model, history, p);
       return p;
     } catch (err) {
       p.partitionError = err instanceof Error ? err.message : String(err);
@@ -114,7 +117,8 @@ export function plan(arg: ModelArg, history: readonly Operation[], options: Chec
   return p;
 }
 
-function partitionIndices(model: Model, history: readonly Operation[]): number[][] {
+/** The model's partitions (those not empty) as history indices, and as operations (kept: the search's input). */
+function partitionIndices(model: Model, history: readonly Operation[], p: CheckPlan): void {
   const all = model.partition!(history);
   let parts = all;
   for (let c = 0; c < all.length; c++) {
@@ -123,7 +127,8 @@ function partitionIndices(model: Model, history: readonly Operation[]): number[]
       break;
     }
   }
-  return inHistoryOrder(history, parts) ?? byIdentity(model, history, parts);
+  p.parts = inHistoryOrder(history, parts) ?? byIdentity(model, history, parts);
+  p.partOps = parts;
 }
 
 /**
@@ -248,6 +253,7 @@ export class Rounds {
 /** The partitions' operations, in partition order (the history itself when it is the one partition). */
 export function partitionOps(p: Plan): (readonly Operation[])[] {
   if (p.whole) return [p.history];
+  if (p.partOps !== undefined) return p.partOps as (readonly Operation[])[];
   const parts = p.parts;
   const all = new Array<Operation[]>(parts.length);
   for (let index = 0; index < parts.length; index++) {
@@ -300,12 +306,21 @@ export function assemble(p: Plan, results: readonly (SearchResult | undefined)[]
     if (r.linearization) report.linearization = p.whole ? r.linearization : inHistory(r.linearization, ids);
     if (r.verdict === 'illegal' && r.longest) {
       const local = ops !== undefined ? ops[index] : ids.map((i) => history[i]);
-      report.longest = r.longest.map((seq) => inHistory(seq, ids));
-      if (r.proof !== undefined) report.proof = { operation: ids[r.proof.operation], why: r.proof.why };
+      // A whole history's indices are the history's: the search's arrays (its own, made for
+      // this answer) are the report's, as its linearization is.
+      report.longest = p.whole ? r.longest : r.longest.map((seq) => inHistory(seq, ids));
+      if (r.proof !== undefined) report.proof = p.whole ? r.proof : { operation: ids[r.proof.operation], why: r.proof.why };
       // A search the proof cut short did not try everything after its longest: the refuted
       // operation is what cannot come next.
       if (r.proof !== undefined && r.cutShort === true) report.stuckAfter = r.longest.map(() => [ids[r.proof!.operation]]);
-      else report.stuckAfter = r.longest.map((seq) => inHistory(stuckAfter(local, seq), ids));
+      else {
+        const after = new Array<number[]>(r.longest.length);
+        for (let k = 0; k < after.length; k++) {
+          const stuck = stuckAfter(local, r.longest[k]);
+          after[k] = p.whole ? stuck : inHistory(stuck, ids);
+        }
+        report.stuckAfter = after;
+      }
       report.stuck = report.stuckAfter[0];
       const states = replay(p.model, history, report.longest[0]);
       if (states) report.states = states;
@@ -330,7 +345,9 @@ function inHistory(seq: readonly number[], ids: readonly number[]): number[] {
  * The search tried each of them there and none led anywhere.
  */
 export function stuckAfter(ops: readonly Operation[], seq: readonly number[]): number[] {
-  const done = new Uint8Array(ops.length);
+  // A scratch of this module's (a typed array is costly to make on a small history's report), cleared at the end.
+  if (stuckDone.length < ops.length) stuckDone = new Uint8Array(Math.max(ops.length, 2 * stuckDone.length));
+  const done = stuckDone;
   for (let k = 0; k < seq.length; k++) done[seq[k]] = 1;
   let minRet = Infinity;
   for (let i = 0; i < ops.length; i++) {
@@ -351,8 +368,11 @@ export function stuckAfter(ops: readonly Operation[], seq: readonly number[]): n
     }
     stuck[j + 1] = i;
   }
+  for (let k = 0; k < seq.length; k++) done[seq[k]] = 0;
   return stuck;
 }
+
+let stuckDone = new Uint8Array(64);
 
 const MAX_REPLAY = 10_000;
 /** Characters of described states at most: a set's state grows with the history. */

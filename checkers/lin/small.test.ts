@@ -64,6 +64,28 @@ describe('the small search', () => {
     });
   }
 
+  for (const family of FAMILIES.filter((f) => models[whole[f]].refute !== undefined)) {
+    it(`${family}: a proof ends the search only where the longest cannot grow (the longest without the proof)`, () => {
+      const model = models[whole[family]];
+      const without = { ...model, refute: undefined };
+      let shorter = 0;
+      fc.assert(
+        fc.property(historyShape(family, { maxOps: 40, maxClients: 8, crashRates: CRASH_RATES }), (s) => {
+          const { history } = generateHistory(s);
+          const a = smallSearch(model, history);
+          const b = smallSearch(without, history);
+          if (a?.proof === undefined || b === undefined) return;
+          expect(a.verdict).toBe('illegal');
+          expect(b.verdict).toBe('illegal');
+          expect(a.longest).toEqual(b.longest);
+          if (a.explored < b.explored) shorter++;
+        }),
+        { numRuns: 300, seed: 20261126 },
+      );
+      expect(shorter).toBeGreaterThan(5);
+    });
+  }
+
   it('agrees with the general search on up to SMALL_MAX operations and 16 clients, and leaves some to it', () => {
     const seen = { decided: 0, undecided: 0, illegal: 0, crashed: 0 };
     fc.assert(

@@ -7,7 +7,10 @@
 // (ops sorted by call: a scan of a linked list of those not linearized), and every array is
 // this module's, reused by the next search of the thread. No Maps, no closures, no
 // hooks but `readOnly`, `unobserved` (only with crashed operations) and, for an illegal
-// verdict, `refute` (for the proof the report shows).
+// verdict, `refute` (for the proof the report shows). On at most 32 operations (most
+// partitions of small histories) the search runs on one word of bits (`tiny`) until the
+// model's hint or advice makes it restart: the same search, without the linked list and
+// the frame arrays.
 //
 // The search is plain WGL with the reductions that need no hint: a read-only operation
 // that fits is linearized without trying the alternatives (forced, as in wgl.ts), crashed
@@ -235,8 +238,27 @@ function search<S>(model: Model<S>, ops: readonly Operation[], all: number): Sea
   let memo = false;
   let hooked = false;
   let hookAt = Infinity;
-  let advise: ((state: S, input: unknown, output: unknown) => 'forced' | 'useless' | undefined) | undefined;
+  let advise: Advise<S> | undefined;
   let proof: Refutation | undefined;
+  // With a proof, no partial linearization holds more determinate operations than this
+  // (wgl.ts's proofBound): a longest that reaches it ends the search. Nothing after it was
+  // left untried that could matter (every one would make it longer), so the report is the
+  // exhaustive search's: the same longest (kept only when longer), stuck worked out from it
+  // (not cut short), only fewer configurations explored.
+  let proofBound = Infinity;
+  if (n <= TINY_MAX) {
+    const r = tiny(model, ops, n, det, state, step, hashState, equal, priorityHook, adviceHook, refuteHook);
+    if (!(r instanceof Restart)) return r;
+    // The tiny search met the model's hint or advice: from here the search is this one's,
+    // restarted with them (as it restarts below), with what the tiny one found so far.
+    ({ iterations, explored, bestDet, bestLength, proof, proofBound } = r);
+    advise = r.advise as Advise<S> | undefined;
+    hooked = true;
+    limit = iterations + budget(n);
+    state = init.call(model);
+    lin[0] = 0;
+    forget();
+  }
   firstByRet[0] = 0;
   linkAll(n);
   for (;;) {
@@ -334,10 +356,11 @@ function search<S>(model: Model<S>, ops: readonly Operation[], all: number): Sea
       bestDet = linDet;
       bestLength = sp;
       for (let k = 0; k < sp; k++) best[k] = stackOp[k];
+      if (bestDet >= proofBound) return illegal(bestLength, explored, proof, false);
     }
     if (!memo) {
       memo = true;
-      rememberStack(sp, state, words, model, equal);
+      rememberStack(sp, state, words, model, equal, stackOp);
       hookAt = iterations + n;
     }
     if (!hooked && iterations >= hookAt) {
@@ -350,6 +373,10 @@ function search<S>(model: Model<S>, ops: readonly Operation[], all: number): Sea
       const hinted = priorityHook !== undefined && hint(model, ops, n, priorityHook);
       advise = adviser(model, ops, adviceHook);
       proof = refutation(model, ops, refuteHook);
+      if (proof !== undefined) {
+        proofBound = longestPossible(proof.operation, n);
+        if (bestDet >= proofBound) return illegal(bestLength, explored, proof, false);
+      }
       if (hinted || advise !== undefined) {
         for (let k = 0; k < sp; k++) stackState[k] = undefined;
         for (let w = 0; w < words; w++) lin[w] = 0;
@@ -387,6 +414,189 @@ function search<S>(model: Model<S>, ops: readonly Operation[], all: number): Sea
   }
 }
 
+type Advise<S> = (state: S, input: unknown, output: unknown) => 'forced' | 'useless' | undefined;
+
+/** Operations in a (sub-)history the tiny search takes on: its sets are one 32-bit word. */
+const TINY_MAX = 32;
+/** Per rank (the order of candidates: read-only by call, updates by return, indeterminate by call): the operation. */
+const opAt = new Int32Array(TINY_MAX);
+/** Per operation (search numbering): its rank. */
+const rankOf = new Int32Array(TINY_MAX);
+/** Per determinate operation by return: the ranks of the operations called by its return. */
+const calledBy = new Int32Array(TINY_MAX);
+/** Per determinate operation by return: its rank's bit. */
+const retBit = new Int32Array(TINY_MAX);
+/** Per depth: the candidates of the frame not tried yet, and the rank linearized there. */
+const untried = new Int32Array(TINY_MAX + 1);
+const stackRank = new Int32Array(TINY_MAX + 1);
+
+/** The tiny search stopped to restart with the model's hint or advice: what it had found. */
+class Restart {
+  constructor(
+    readonly iterations: number,
+    readonly explored: number,
+    readonly bestDet: number,
+    readonly bestLength: number,
+    readonly proof: Refutation | undefined,
+    readonly proofBound: number,
+    readonly advise: Advise<unknown> | undefined,
+  ) {}
+}
+
+/**
+ * The search of `search`'s loop before the model's hint and advice, on at most TINY_MAX
+ * operations, with the set of linearized operations one word of bits by rank: a frame is
+ * the operations called by the first pending return (a mask made once per history) less
+ * those linearized, tried lowest rank first, which is the loop's order (sortKey) without
+ * advice. So the same configurations in the same order, the same counts and the same
+ * longest: no linked list, no frame arrays, no selection scan. When the model gives a hint
+ * or advice (the loop restarts with them), it hands over what it found (Restart).
+ */
+function tiny<S>(
+  model: Model<S>,
+  ops: readonly Operation[],
+  n: number,
+  det: number,
+  state: unknown,
+  step: Model<S>['step'],
+  hashState: Model<S>['hash'],
+  equal: Model<S>['equal'],
+  priorityHook: Model<S>['priority'],
+  adviceHook: Model<S>['advice'],
+  refuteHook: Model<S>['refute'],
+): SearchResult | undefined | Restart {
+  let rank = 0;
+  for (let o = 0; o < n; o++) if (kindOf[o] === 0) opAt[rank++] = o;
+  for (let k = 0; k < det; k++) if (kindOf[byRet[k]] === 1) opAt[rank++] = byRet[k];
+  for (let o = 0; o < n; o++) if (kindOf[o] === 2) opAt[rank++] = o;
+  let readOnlyRanks = 0;
+  for (let r = 0; r < n; r++) {
+    const o = opAt[r];
+    rankOf[o] = r;
+    if (kindOf[o] === 0) readOnlyRanks |= 1 << r;
+  }
+  let calledSoFar = 0;
+  for (let k = 0, o = 0; k < det; k++) {
+    const until = retAt[byRet[k]];
+    for (; o < n && callAt[o] <= until; o++) calledSoFar |= 1 << rankOf[o];
+    calledBy[k] = calledSoFar;
+    retBit[k] = 1 << rankOf[byRet[k]];
+  }
+  const limit = budget(n);
+  let linearized = 0;
+  let sp = 0;
+  let linDet = 0;
+  let bestDet = -1;
+  let bestLength = 0;
+  let setHash = 0;
+  let iterations = 0;
+  let explored = 0;
+  let memo = false;
+  let hooked = false;
+  let hookAt = Infinity;
+  let proof: Refutation | undefined;
+  let proofBound = Infinity;
+  let fresh = true;
+  firstByRet[0] = 0;
+  for (;;) {
+    if (linDet === det) {
+      const linearization = new Array<number>(sp);
+      for (let k = 0; k < sp; k++) linearization[k] = origin[opAt[stackRank[k]]];
+      return { verdict: 'ok', linearization, explored, cached: memo ? entries : explored };
+    }
+    if (fresh) {
+      // linDet < det: some determinate operation is pending, so fr < det.
+      let fr = firstByRet[sp];
+      while ((linearized & retBit[fr]) !== 0) fr++;
+      firstByRet[sp + 1] = fr;
+      untried[sp] = calledBy[fr] & ~linearized;
+      fresh = false;
+    }
+    if (++iterations > limit) {
+      if (!hooked) proof = refutation(model, ops, refuteHook);
+      if (proof === undefined) return undefined;
+      if (linDet > bestDet) keepBest((bestLength = sp));
+      return illegal(bestLength, explored, proof, true);
+    }
+    const left = untried[sp];
+    if (left !== 0) {
+      const bit = left & -left;
+      untried[sp] = left ^ bit;
+      const r = 31 - Math.clz32(bit);
+      const o = opAt[r];
+      const op = ops[origin[o]];
+      const res = step.call(model, state as S, op.input, kindOf[o] === 2 ? UNKNOWN : op.output);
+      if (!res.ok) continue;
+      const nextHash = setHash ^ zob[r];
+      if (memo) {
+        lin[0] = linearized | bit;
+        if (!remember(hashState === undefined ? nextHash : nextHash ^ hashState.call(model, res.state), 1, res.state, equal, model)) {
+          // A forced operation into an explored configuration: this one failed as that one did.
+          if ((bit & readOnlyRanks) !== 0) untried[sp] = 0;
+          continue;
+        }
+      }
+      explored++;
+      stackRank[sp] = r;
+      stackState[sp] = state;
+      sp++;
+      linearized |= bit;
+      state = res.state;
+      setHash = nextHash;
+      if (kindOf[o] !== 2) linDet++;
+      fresh = true;
+      continue;
+    }
+    // A dead end: every candidate failed here.
+    if (linDet > bestDet) {
+      bestDet = linDet;
+      keepBest((bestLength = sp));
+      if (bestDet >= proofBound) return illegal(bestLength, explored, proof, false);
+    }
+    if (!memo) {
+      memo = true;
+      lin[0] = linearized;
+      rememberStack(sp, state, 1, model, equal, stackRank);
+      hookAt = iterations + n;
+    }
+    if (!hooked && iterations >= hookAt) {
+      // As the loop of `search` does (which see).
+      hooked = true;
+      const hinted = priorityHook !== undefined && hint(model, ops, n, priorityHook);
+      const advise = adviser(model, ops, adviceHook);
+      proof = refutation(model, ops, refuteHook);
+      if (proof !== undefined) {
+        proofBound = longestPossible(proof.operation, n);
+        if (bestDet >= proofBound) return illegal(bestLength, explored, proof, false);
+      }
+      if (hinted || advise !== undefined) {
+        for (let k = 0; k < sp; k++) stackState[k] = undefined;
+        return new Restart(iterations, explored, bestDet, bestLength, proof, proofBound, advise as Advise<unknown> | undefined);
+      }
+    }
+    for (;;) {
+      if (sp === 0) {
+        if (!hooked) proof = refutation(model, ops, refuteHook);
+        return illegal(bestLength, explored, proof, false);
+      }
+      sp--;
+      const r = stackRank[sp];
+      state = stackState[sp];
+      stackState[sp] = undefined;
+      linearized &= ~(1 << r);
+      setHash ^= zob[r];
+      if (kindOf[opAt[r]] !== 2) linDet--;
+      // Backtracking over a forced operation: its configuration failed too.
+      if (((1 << r) & readOnlyRanks) === 0) break;
+    }
+  }
+}
+
+/** The tiny search's stack, best[0 .. length) in search numbering. */
+function keepBest(length: number): void {
+  for (let k = 0; k < length; k++) best[k] = opAt[stackRank[k]];
+}
+
 /** The illegal verdict, with the best partial linearization best[0 .. length). */
 function illegal(length: number, explored: number, proof: Refutation | undefined, cutShort: boolean): SearchResult {
   const longest = new Array<number>(length);
@@ -395,6 +605,20 @@ function illegal(length: number, explored: number, proof: Refutation | undefined
   if (proof !== undefined) result.proof = proof;
   if (cutShort) result.cutShort = true;
   return result;
+}
+
+/**
+ * Determinate operations a partial linearization can hold when `refuted` (an index into
+ * the ops given) can never be linearized: those called by its return, but itself (every
+ * other one comes after it). Infinity when it is not a kept determinate operation.
+ */
+function longestPossible(refuted: number, n: number): number {
+  let r = -1;
+  for (let o = 0; o < n && r < 0; o++) if (origin[o] === refuted && kindOf[o] !== 2) r = o;
+  if (r < 0) return Infinity;
+  let count = 0;
+  for (let o = 0; o < n; o++) if (o !== r && kindOf[o] !== 2 && callAt[o] <= retAt[r]) count++;
+  return count;
 }
 
 /**
@@ -450,8 +674,11 @@ function remember<S>(key: number, words: number, state: unknown, equal: Model<S>
   return true;
 }
 
-/** The memo, made at the first dead end: the configurations on the stack (all explored so far). */
-function rememberStack<S>(sp: number, state: unknown, words: number, model: Model<S>, equal: Model<S>['equal']): void {
+/**
+ * The memo, made at the first dead end: the configurations on the stack (all explored so far);
+ * `bits`: per depth, the bit of the operation linearized there.
+ */
+function rememberStack<S>(sp: number, state: unknown, words: number, model: Model<S>, equal: Model<S>['equal'], bits: Int32Array): void {
   const hashState = model.hash;
   for (let w = 0; w < words; w++) {
     savedLin[w] = lin[w];
@@ -459,7 +686,7 @@ function rememberStack<S>(sp: number, state: unknown, words: number, model: Mode
   }
   let h = 0;
   for (let k = 0; k < sp; k++) {
-    const o = stackOp[k];
+    const o = bits[k];
     lin[o >>> 5] |= 1 << (o & 31);
     h ^= zob[o];
     const after = k + 1 < sp ? stackState[k + 1] : state;

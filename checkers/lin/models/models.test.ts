@@ -207,6 +207,29 @@ describe('set, queue, mutex', () => {
     expect(set.describeState!(b)).toBe('{1, 2, 3}');
   });
 
+  it('set: describeState lists the members by their texts in code-unit order, small sets and large', () => {
+    for (const size of [9, 32, 33, 70]) {
+      // Added in an order unlike the texts' ("10" before "9"), strings and numbers mixed.
+      const values: unknown[] = [];
+      for (let k = size - 1; k >= 0; k--) values.push(k % 3 === 0 ? `s${k}` : k);
+      const s = run(set, values.map((value) => [{ f: 'add', value }, null]));
+      const texts = values.map((v) => JSON.stringify(v)).sort();
+      expect(set.describeState!(s)).toBe(`{${texts.join(', ')}}`);
+    }
+  });
+
+  it('kv: refutes a get of a string no put wrote and no append ends, even with every operation concurrent', () => {
+    const op = (client: number, input: KvInput, output: unknown, ret?: number): Operation<KvInput, unknown> => ({ client, input, call: client, ret, output: ret === undefined ? undefined : output });
+    const appends = [op(0, { f: 'append', key: 'k', value: 'x1;' }, null, 10), op(1, { f: 'append', key: 'k', value: 'x22;' }, null)];
+    const never = [...appends, op(2, { f: 'get', key: 'k' }, 'never;', 10)];
+    expect(kvAppend.refute!(never)).toEqual({ operation: 2, why: 'no put writes "never;" and no append\'s value ends it' });
+    // Ending with a crashed append's value, or equal to a put's: not refuted by it.
+    expect(kvAppend.refute!([...appends, op(2, { f: 'get', key: 'k' }, 'x1;x22;', 10)])).toBeUndefined();
+    expect(kvAppend.refute!([...appends, op(2, { f: 'put', key: 'k', value: 'never;' }, null), op(3, { f: 'get', key: 'k' }, 'never;', 10)])).toBeUndefined();
+    // An empty append could leave any earlier value last: nothing is refuted by its ending.
+    expect(kvAppend.refute!([...never.slice(0, 2), op(3, { f: 'append', key: 'k', value: '' }, null, 10), never[2]])).toBeUndefined();
+  });
+
   it('mutex: acquire only when free, release only when held', () => {
     expect(mutex.step(false, { f: 'acquire' }, null)).toEqual({ ok: true, state: true });
     expect(mutex.step(true, { f: 'acquire' }, null).ok).toBe(false);

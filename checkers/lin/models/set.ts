@@ -176,12 +176,30 @@ export class SetState {
     return true;
   }
 
+  /**
+   * The members' texts in code-unit order (what `sort()` gives); a small set's by insertion:
+   * an illegal report describes the state after every step of its longest, and there
+   * Array.prototype.sort costs twice the insertion (about 110 against 40 ns for 9 members).
+   */
   texts(): string[] {
-    const ids: number[] = [];
-    for (let id = 0; id < this.prefix; id++) ids.push(id);
-    for (const id of this.rest) ids.push(id);
     const keys = this.check.keys;
-    return ids.map((id) => textOf(keys[id])).sort();
+    const texts: string[] = [];
+    const size = this.size;
+    if (size > 32) {
+      for (let k = 0; k < size; k++) texts.push(textOf(keys[k < this.prefix ? k : this.rest[k - this.prefix]]));
+      return texts.sort();
+    }
+    for (let k = 0; k < size; k++) {
+      const t = textOf(keys[k < this.prefix ? k : this.rest[k - this.prefix]]);
+      let j = texts.length - 1;
+      texts.push(t);
+      while (j >= 0 && texts[j] > t) {
+        texts[j + 1] = texts[j];
+        j--;
+      }
+      texts[j + 1] = t;
+    }
+    return texts;
   }
 }
 
