@@ -1,5 +1,5 @@
 import { copyEach, objectList } from '../kit/state.ts';
-import { cachedWords, KeptWords, wordEncoder, type WordWriter } from '../kit/words.ts';
+import { ByteWords, cachedWords, KeptWords } from '../kit/words.ts';
 import type { StepAction } from '../kit/table.ts';
 
 // The state of the Shadowfax model: two servers (source S, target T), the metadata store,
@@ -522,63 +522,79 @@ settleFields();
 // their length, optional parts a tag, so the encoding is injective: two states get the
 // same words exactly when they are equal (shadowfax.test.ts checks it against the plain
 // encoding over every state of several configs). Parts steps replace but never change
-// (log items, messages, snapshots) are encoded once each.
+// (log items, messages, snapshots) are encoded once each. The integers are packed, four
+// bytes a word (kit/words.ts `ByteWords`: one in [-8, 231] is one byte, as nearly all of
+// this state's are): a state is 37-47 words instead of 123-158, and the engine hashes,
+// compares and stores each state in time linear in its words.
 
 export const SOURCE_PHASES: Record<SourcePhase, number> = { NORMAL: 0, SAMPLING: 1, PREPARE: 2, TRANSFER: 3, MIGRATE: 4, COMPLETE: 5, DONE: 6 };
 const TARGET_PHASES: Record<TargetPhase, number> = { NORMAL: 0, T_PREPARE: 1, T_RECEIVE: 2, T_COMPLETE: 3 };
 const COMPACTION: Record<Source['compaction'], number> = { no: 0, shipping: 1, done: 2 };
 export const RPCS: Record<Control['rpc'], number> = { PrepForTransfer: 0, TransferedOwnership: 1, CompleteMigration: 2 };
 
-// An item is written, not looked up (a weak map costs more). A record of a key below 256
-// with a value that is null or in [0, 2^20) is one word, 1 in its two low bits (every
-// config's records are); any other record is 3 and its fields, an indirection 2 and its
-// fields: first words that no two kinds share.
-function wItem(w: WordWriter, it: Item): void {
+// An item is written, not looked up (a weak map costs more). A record of a key below 200
+// with a value that is null or in [0, 3000) is its key, then 0 for null or the value plus
+// one (two or three bytes: every config's records are); any other record is -2 and its
+// fields, an indirection -1 and its fields: first integers that no two kinds share.
+function wItem(w: ByteWords, it: Item): void {
   if ('indir' in it) {
-    w.int(2);
+    w.int(-1);
     w.int(it.indir);
     w.int(it.range);
     w.int(it.addr);
     return;
   }
   const { k, v } = it;
-  if (k >= 0 && k < 256 && (v === null || (v >= 0 && v < 1 << 20))) w.int(1 | (k << 2) | ((v === null ? 0 : v + 1) << 10));
-  else {
-    w.int(3);
+  if (k >= 0 && k < 200 && (v === null || (v >= 0 && v < 3000))) {
     w.int(k);
-    w.intOrNull(v);
+    w.int(v === null ? 0 : v + 1);
+  } else {
+    w.int(-2);
+    w.int(k);
+    intOrNull(w, v);
   }
 }
 
-function wItems(w: WordWriter, xs: readonly Item[]): void {
+/** An integer or null: a tag, then the integer. */
+function intOrNull(w: ByteWords, x: number | null): void {
+  if (x === null) w.int(0);
+  else {
+    w.int(1);
+    w.int(x);
+  }
+}
+
+/** Booleans as 0 and 1, the length first. */
+function bools(w: ByteWords, xs: readonly boolean[]): void {
+  w.int(xs.length);
+  for (let i = 0; i < xs.length; i++) w.int(xs[i] ? 1 : 0);
+}
+
+function wItems(w: ByteWords, xs: readonly Item[]): void {
   w.int(xs.length);
   for (let i = 0; i < xs.length; i++) wItem(w, xs[i]);
 }
 
-function wNums(w: WordWriter, xs: readonly (number | null)[]): void {
+function wNums(w: ByteWords, xs: readonly (number | null)[]): void {
   w.int(xs.length);
-  for (let i = 0; i < xs.length; i++) w.intOrNull(xs[i]);
+  for (let i = 0; i < xs.length; i++) intOrNull(w, xs[i]);
 }
 
-function wText(w: WordWriter, x: string): void {
-  w.int(x.length);
-  for (let i = 0; i < x.length; i++) w.int(x.charCodeAt(i));
-}
-
-const snapshotWords = cachedWords<Snapshot>((w, x) => {
+const snapshotWords = cachedWords((w: ByteWords, x: Snapshot) => {
   wItems(w, x.log);
   w.ints(x.execd);
-});
+}, new ByteWords());
 
-function wSnapshot(w: WordWriter, x: Snapshot | null): void {
+function wSnapshot(w: ByteWords, x: Snapshot | null): void {
   if (x === null) w.int(0);
   else {
     w.int(1);
-    w.words(snapshotWords(x));
+    const ws = snapshotWords(x);
+    w.words(ws, ws.length);
   }
 }
 
-function wRequests(w: WordWriter, req: Request[][][]): void {
+function wRequests(w: ByteWords, req: Request[][][]): void {
   for (let c = 0; c < req.length; c++) {
     const perServer = req[c];
     w.int(perServer.length);
@@ -594,7 +610,7 @@ function wRequests(w: WordWriter, req: Request[][][]): void {
   }
 }
 
-function wResponses(w: WordWriter, resp: Response[][][]): void {
+function wResponses(w: ByteWords, resp: Response[][][]): void {
   for (let c = 0; c < resp.length; c++) {
     const perServer = resp[c];
     w.int(perServer.length);
@@ -610,29 +626,29 @@ function wResponses(w: WordWriter, resp: Response[][][]): void {
           w.int(r.tag);
         } else {
           w.int(1);
-          w.intOrNull(r.out);
+          intOrNull(w, r.out);
         }
       }
     }
   }
 }
 
-const controlWords = cachedWords<Control>((w, c) => {
+const controlWords = cachedWords((w: ByteWords, c: Control) => {
   w.int(RPCS[c.rpc]);
   if (c.rpc === 'TransferedOwnership') wItems(w, c.samples);
-});
+}, new ByteWords());
 
-function wDep(w: WordWriter, d: Dependency | null): void {
+function wDep(w: ByteWords, d: Dependency | null): void {
   if (d === null) w.int(0);
   else {
     w.int(1);
-    w.int(d.srcDone);
-    w.int(d.tgtDone);
-    w.int(d.cancelled);
+    w.int(d.srcDone ? 1 : 0);
+    w.int(d.tgtDone ? 1 : 0);
+    w.int(d.cancelled ? 1 : 0);
   }
 }
 
-function wSource(w: WordWriter, src: Source): void {
+function wSource(w: ByteWords, src: Source): void {
   w.int(SOURCE_PHASES[src.phase]);
   w.int(src.threads.length);
   for (let t = 0; t < src.threads.length; t++) {
@@ -663,11 +679,11 @@ function wSource(w: WordWriter, src: Source): void {
     w.int(p.op);
     w.int(p.c);
     w.int(p.t);
-    w.intOrNull(p.v);
+    intOrNull(w, p.v);
   }
 }
 
-function wClient(w: WordWriter, cl: Client): void {
+function wClient(w: ByteWords, cl: Client): void {
   w.ints(cl.owner);
   w.ints(cl.views);
   w.int(cl.sessions.length);
@@ -684,7 +700,7 @@ function wClient(w: WordWriter, cl: Client): void {
   w.int(cl.next);
 }
 
-function wMeta(w: WordWriter, meta: Meta): void {
+function wMeta(w: ByteWords, meta: Meta): void {
   w.ints(meta.owner);
   w.ints(meta.view);
   w.int(meta.rangesAt.length);
@@ -697,7 +713,7 @@ function wMeta(w: WordWriter, meta: Meta): void {
   wDep(w, meta.dep);
 }
 
-function wTarget(w: WordWriter, tgt: Target): void {
+function wTarget(w: ByteWords, tgt: Target): void {
   w.int(TARGET_PHASES[tgt.phase]);
   w.int(tgt.view);
   wItems(w, tgt.log);
@@ -709,7 +725,7 @@ function wTarget(w: WordWriter, tgt: Target): void {
   }
 }
 
-function wData(w: WordWriter, data: Item[][][]): void {
+function wData(w: ByteWords, data: Item[][][]): void {
   w.int(data.length);
   for (let t = 0; t < data.length; t++) {
     const q = data[t];
@@ -718,12 +734,12 @@ function wData(w: WordWriter, data: Item[][][]): void {
   }
 }
 
-function wExecd(w: WordWriter, execd: number[][]): void {
+function wExecd(w: ByteWords, execd: number[][]): void {
   w.int(execd.length);
   for (let srv = 0; srv < execd.length; srv++) w.ints(execd[srv]);
 }
 
-function wApplied(w: WordWriter, applied: [number, number, number][]): void {
+function wApplied(w: ByteWords, applied: [number, number, number][]): void {
   w.int(applied.length);
   for (let i = 0; i < applied.length; i++) {
     const x = applied[i];
@@ -746,7 +762,7 @@ const dataWords = new KeptWords(wData, 2);
 const execdWords = new KeptWords(wExecd, 2);
 const appliedWords = new KeptWords(wApplied, 2);
 
-function wState(w: WordWriter, s: State): void {
+function wState(w: ByteWords, s: State): void {
   metaWords.write(w, s.meta);
   sourceWords.write(w, s.src);
   targetWords.write(w, s.tgt);
@@ -755,21 +771,24 @@ function wState(w: WordWriter, s: State): void {
   requestWords.write(w, s.req);
   responseWords.write(w, s.resp);
   w.int(s.ctrl.length);
-  for (let i = 0; i < s.ctrl.length; i++) w.words(controlWords(s.ctrl[i]));
+  for (let i = 0; i < s.ctrl.length; i++) {
+    const ws = controlWords(s.ctrl[i]);
+    w.words(ws, ws.length);
+  }
   dataWords.write(w, s.data);
   wItems(w, s.compacted);
   w.int(s.migrations);
-  w.int(s.swapped);
+  w.int(s.swapped ? 1 : 0);
   wNums(w, s.A);
   w.ints(s.execs);
   w.ints(s.status);
   w.ints(s.sentTag);
   w.int(s.broken.length);
   for (let i = 0; i < s.broken.length; i++) {
-    wText(w, s.broken[i][0]);
-    wText(w, s.broken[i][1]);
+    w.string(s.broken[i][0]);
+    w.string(s.broken[i][1]);
   }
-  w.ints(s.up);
+  bools(w, s.up);
   w.int(s.crashesLeft);
   execdWords.write(w, s.execd);
   w.int(s.pre.length);
@@ -782,9 +801,14 @@ function wState(w: WordWriter, s: State): void {
   else {
     w.int(1);
     w.int(s.deciding.server);
-    w.int(s.deciding.cancel);
+    w.int(s.deciding.cancel ? 1 : 0);
   }
 }
 
-/** Machine.encode: the state as words, injective (states are equal exactly when their words are). */
-export const encodeState = wordEncoder(wState);
+const bytes = new ByteWords();
+
+/** Machine.encode: the state as words, injective (states are equal exactly when their words are); -1 when `out` is too short. */
+export function encodeState(s: State, out: Int32Array): number {
+  wState(bytes.begin(out), s);
+  return bytes.end();
+}
