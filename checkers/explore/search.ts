@@ -300,8 +300,6 @@ class Batch<S, A extends Action> {
   constructor(private readonly store: FingerprintStore) {}
 
   level(run: Run<S, A>, keys: Keys<S>, level: Frontier<S>, depth: number, next: Frontier<S>): void {
-    const machine = run.machine;
-    const fp = run.fp;
     while ((level.left > 0 || this.hasPending) && run.stopped === undefined) {
       const needsObject = !keys.packs || run.invariants.length > 0;
       // The batch's states, enabled lists and successors, in arrays made for it: young
@@ -310,75 +308,92 @@ class Batch<S, A extends Action> {
       const states: S[] = [];
       const enabledOf: A[][] = [];
       const succ: S[] = [];
-      // The next BATCH states, their successors and the successors' fingerprints. Should
-      // a spec's step throw, the batch ends before that state, which the next batch then
-      // meets first (as `pending`), exactly where the plain loop would have.
-      let n = 0;
-      let b = 0;
       keys.clear();
-      for (; b < BATCH && (level.left > 0 || this.hasPending); b++) {
-        let s: S;
-        if (this.hasPending) {
-          s = this.pending as S;
-          this.ids[b] = this.pendingId;
-          this.pending = undefined;
-          this.hasPending = false;
-        } else {
-          this.ids[b] = level.id;
-          s = level.shift();
-        }
-        states[b] = s;
-        try {
-          const enabled = machine.actions(s);
-          if (n + enabled.length > this.his.length) this.grow(n + enabled.length);
-          for (let k = 0; k < enabled.length; k++) {
-            const t = machine.next(s, enabled[k]);
-            keys.key(t);
-            // Kept only where insert() or the frontier needs the object: an old array
-            // holding a young object costs the collector a remembered slot.
-            if (needsObject || keys.verdict & NOT_UNPACKABLE) succ[n] = t;
-            this.his[n] = fp[0];
-            this.los[n] = fp[1];
-            this.from[n] = keys.from;
-            this.to[n] = keys.to;
-            this.hfrom[n] = keys.hfrom;
-            this.hto[n] = keys.hto;
-            this.verdicts[n] = keys.verdict;
-            n++;
-          }
-          enabledOf[b] = enabled;
-          this.ends[b] = n;
-        } catch (e) {
-          if (b === 0) throw e;
-          this.pending = s;
-          this.pendingId = this.ids[b];
-          this.hasPending = true;
-          break;
-        }
-      }
+      const b = this.fill(run, keys, level, needsObject, states, enabledOf, succ);
       touched ^= this.store.touch(this.his, b === 0 ? 0 : this.ends[b - 1]);
-      const words = keys.words.buf;
-      const headers = keys.headers.buf;
-      for (let i = 0; i < b && run.stopped === undefined; i++) {
-        const s = states[i];
-        const id = this.ids[i];
-        const enabled = enabledOf[i];
-        run.expand(s, id, enabled);
-        run.tick(level.left + b - i + next.count);
-        let j = i === 0 ? 0 : this.ends[i - 1];
-        for (let k = 0; k < enabled.length; k++, j++) {
-          run.transitions++;
-          fp[0] = this.his[j];
-          fp[1] = this.los[j];
-          const t = needsObject || this.verdicts[j] & NOT_UNPACKABLE ? succ[j] : (undefined as S);
-          // The fingerprint store reads the fingerprint only.
-          const tid = run.insert(t, id, k, depth + 1, words, 0);
-          if (tid >= 0) {
-            if (!keys.packs || this.verdicts[j] & NOT_UNPACKABLE) next.pushKept(t, tid);
-            else next.pushPacked(tid, words, this.from[j], this.to[j], headers, this.hfrom[j], this.hto[j]);
-          }
-          if (run.stopped !== undefined) break;
+      this.insertAll(run, keys, level, depth, next, needsObject, b, states, enabledOf, succ);
+    }
+  }
+
+  /**
+   * The next BATCH states, their successors and the successors' fingerprints; returns how
+   * many states. Should a spec's step throw, the batch ends before that state, which the
+   * next batch then meets first (as `pending`), exactly where the plain loop would have.
+   * (A method of its own, as insertAll is: each is compiled apart, so a config that
+   * brings the spec's step new shapes recompiles this one, not the whole level.)
+   */
+  private fill(run: Run<S, A>, keys: Keys<S>, level: Frontier<S>, needsObject: boolean, states: S[], enabledOf: A[][], succ: S[]): number {
+    const machine = run.machine;
+    const fp = run.fp;
+    let n = 0;
+    let b = 0;
+    for (; b < BATCH && (level.left > 0 || this.hasPending); b++) {
+      let s: S;
+      if (this.hasPending) {
+        s = this.pending as S;
+        this.ids[b] = this.pendingId;
+        this.pending = undefined;
+        this.hasPending = false;
+      } else {
+        this.ids[b] = level.id;
+        s = level.shift();
+      }
+      states[b] = s;
+      try {
+        const enabled = machine.actions(s);
+        if (n + enabled.length > this.his.length) this.grow(n + enabled.length);
+        for (let k = 0; k < enabled.length; k++) {
+          const t = machine.next(s, enabled[k]);
+          keys.key(t);
+          // Kept only where insert() or the frontier needs the object: an old array
+          // holding a young object costs the collector a remembered slot.
+          if (needsObject || keys.verdict & NOT_UNPACKABLE) succ[n] = t;
+          this.his[n] = fp[0];
+          this.los[n] = fp[1];
+          this.from[n] = keys.from;
+          this.to[n] = keys.to;
+          this.hfrom[n] = keys.hfrom;
+          this.hto[n] = keys.hto;
+          this.verdicts[n] = keys.verdict;
+          n++;
         }
+        enabledOf[b] = enabled;
+        this.ends[b] = n;
+      } catch (e) {
+        if (b === 0) throw e;
+        this.pending = s;
+        this.pendingId = this.ids[b];
+        this.hasPending = true;
+        break;
+      }
+    }
+    return b;
+  }
+
+  /** The batch's successors inserted, in order, with the checks of the plain loop. */
+  private insertAll(run: Run<S, A>, keys: Keys<S>, level: Frontier<S>, depth: number, next: Frontier<S>, needsObject: boolean, b: number, states: S[], enabledOf: A[][], succ: S[]): void {
+    const fp = run.fp;
+    const words = keys.words.buf;
+    const headers = keys.headers.buf;
+    for (let i = 0; i < b && run.stopped === undefined; i++) {
+      const s = states[i];
+      const id = this.ids[i];
+      const enabled = enabledOf[i];
+      run.expand(s, id, enabled);
+      run.tick(level.left + b - i + next.count);
+      let j = i === 0 ? 0 : this.ends[i - 1];
+      for (let k = 0; k < enabled.length; k++, j++) {
+        run.transitions++;
+        fp[0] = this.his[j];
+        fp[1] = this.los[j];
+        const t = needsObject || this.verdicts[j] & NOT_UNPACKABLE ? succ[j] : (undefined as S);
+        // The fingerprint store reads the fingerprint only.
+        const tid = run.insert(t, id, k, depth + 1, words, 0);
+        if (tid >= 0) {
+          if (!keys.packs || this.verdicts[j] & NOT_UNPACKABLE) next.pushKept(t, tid);
+          else next.pushPacked(tid, words, this.from[j], this.to[j], headers, this.hfrom[j], this.hto[j]);
+        }
+        if (run.stopped !== undefined) break;
       }
     }
   }
