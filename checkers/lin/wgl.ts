@@ -19,7 +19,7 @@ import { ENTRY_BYTES, entriesOf, type EntryList } from './entries.ts';
 import { hashValue, valueEqual } from './hash.ts';
 import { Memo, MemoFull } from './memo.ts';
 import { Slab } from './slab.ts';
-import { UNKNOWN, type Model, type Operation, type Refutation, type Verdict } from './types.ts';
+import { UNKNOWN, type Model, type Operation, type Refutation, type StepResult, type Verdict } from './types.ts';
 
 export interface SearchOptions {
   /** Absolute time (Date.now()) at which the search gives up with unknown. */
@@ -277,6 +277,17 @@ export class WglSearch<S> {
   private proofBound = Infinity;
   /** The iteration of the first dead end (-1: none yet). */
   private firstDeadEnd = -1;
+  /**
+   * The model's step and hash, and the options' cancel flag, read once: the loop's
+   * compiled code loads fields of WglSearch only, so a process that checks several
+   * models does not deoptimize it at a load from another model's or another check's
+   * object (each new model did, and its search went on in the interpreter until the
+   * loop was compiled again).
+   */
+  private readonly step: (state: S, input: unknown, output: unknown) => StepResult<S>;
+  private readonly hashState: ((state: S) => number) | undefined;
+  private readonly cancelled: (() => boolean) | undefined;
+  private readonly priorityHook: Model<S>['priority'];
 
   constructor(
     private readonly model: Model<S>,
@@ -285,6 +296,10 @@ export class WglSearch<S> {
   ) {
     const reduce = options.reductions !== false;
     const all = ops.length;
+    this.step = model.step.bind(model);
+    this.hashState = model.hash === undefined ? undefined : model.hash.bind(model);
+    this.cancelled = options.cancelled;
+    this.priorityHook = model.priority;
     const slab = (this.slab = new Slab(SEARCH_BYTES * all + ENTRY_BYTES * (2 * all + 1) + 64));
     const dropped = reduce ? unobserved(model, ops) : undefined;
     const readOnly = reduce ? readOnlyFlags(model, ops, slab) : undefined;
@@ -422,7 +437,7 @@ export class WglSearch<S> {
   run(budget = Infinity): boolean {
     if (this.outcome) return true;
     try {
-      return this.loop(budget);
+      return this.loop(budget, this.options.deadline ?? Infinity);
     } catch (err) {
       if (err instanceof MemoFull) this.finish('unknown', 'memory');
       else this.fail(err);
@@ -487,9 +502,8 @@ export class WglSearch<S> {
 
   /** The memo, holding the configurations on the stack (depth sp, current state `state`). */
   private startMemo(sp: number, state: S): Memo<S> {
-    const { model, det, detWords, words, zob, stackOp, stackState } = this;
+    const { model, det, detWords, words, zob, stackOp, stackState, hashState } = this;
     const memo = new Memo<S>(detWords, words, model.equal ? model.equal.bind(model) : Object.is, this.options.memoLimitBytes, 4 * this.origin.length);
-    const hashState = model.hash === undefined ? undefined : model.hash.bind(model);
     const bits = new Uint32Array(Math.max(1, words));
     const lastMask = det % 32 === 0 ? 0xffffffff : 2 ** (det % 32) - 1;
     let hash = 0;
@@ -572,7 +586,7 @@ export class WglSearch<S> {
       for (let k = 0; k < count; k++) if (scratch[k] >= 0 && kind[scratch[k]] !== READ_ONLY) orderable++;
       if (orderable > 1) {
         this.hinted = true;
-        this.orderBy(priorities(this.model, this.ops, this.model.priority));
+        this.orderBy(priorities(this.model, this.ops, this.priorityHook));
       }
     }
     const { passes, hintRank, opOfRank } = this;
@@ -863,6 +877,29 @@ export class WglSearch<S> {
     this.cand = grown;
   }
 
+  /**
+   * At a dead end (depth sp): the model's refutation, a pass over the history, asked once
+   * the search has spent as many iterations backtracking as the history has operations (a
+   * search that backtracks a little and succeeds never pays for it), or when the search is
+   * about to say illegal without it (sp 0). With a proof the search only looks for a
+   * longest, which it need not look past proofBound for; without one, the model's
+   * abstraction of states from then on. True when asked. A method of its own: the loop's
+   * compiled code stays small, and loads no field of the model (see `step`).
+   */
+  private askRefutation(sp: number, iterations: number): boolean {
+    if (this.firstDeadEnd < 0) this.firstDeadEnd = iterations;
+    if (sp > 0 && iterations - this.firstDeadEnd < (this.options.refuteAfter ?? this.ops.length)) return false;
+    const model = this.model;
+    this.refuteAsked = true;
+    this.proof = refutation(model, this.ops, model.refute);
+    if (sp > 0 && this.proof === undefined) this.abstract = abstraction(model, this.ops, model.abstraction);
+    if (this.proof !== undefined) {
+      this.proofAt = iterations + AFTER_PROOF;
+      if (!this.verbose) this.proofBound = this.longestPossible(this.proof.operation);
+    }
+    return true;
+  }
+
   /** The loop's registers, kept between runs (a closure would box them in a context). */
   private save(sp: number, pos: number, linearizedDeterminate: number, bitHash: number, state: S, iterations: number, explored: number, bestDeterminate: number, fullWords: number, resume: number): void {
     this.resume = resume;
@@ -877,19 +914,16 @@ export class WglSearch<S> {
     this.fullWords = fullWords;
   }
 
-  private loop(budget: number): boolean {
-    const { model, bitset, zob, stackOp, stackState, stackForced, stackPos, inputs, outputs, verbose, det, detWords, gap, topWord, frameStart, frameEnd, frameForced, indNext, indPrev, nextInGroup, indSwap, call } = this;
+  private loop(budget: number, deadline: number): boolean {
+    const { bitset, zob, stackOp, stackState, stackForced, stackPos, inputs, outputs, verbose, det, detWords, gap, topWord, frameStart, frameEnd, frameForced, indNext, indPrev, nextInGroup, indSwap, call } = this;
     const { next, prev, callEntry, returnEntry } = this.list;
     const mustLinearize = this.list.determinate;
-    const deadline = this.options.deadline ?? Infinity;
-    const cancelled = this.options.cancelled;
+    const { cancelled, step, hashState } = this;
     let { sp, pos, linearizedDeterminate, bitHash, state, iterations, explored, fullWords } = this;
     const stopAt = iterations + budget;
     let proofAt = this.proofAt;
     let proofBound = this.proofBound;
     let bestDeterminate = this.bestDeterminate;
-    const hashState = model.hash === undefined ? undefined : model.hash.bind(model);
-    const step = model.step.bind(model);
     let abstract = this.abstract;
     // The last determinate word is full when its `det % 32` low bits are set.
     const lastMask = det % 32 === 0 ? 0xffffffff : 2 ** (det % 32) - 1;
@@ -1039,36 +1073,22 @@ export class WglSearch<S> {
         }
         // A dead end: every candidate failed here.
         if (memo === undefined) memo = this.startMemo(sp, state);
-        if (!this.refuteAsked) {
-          // The refutation is a pass over the history: asked once the search has spent as
-          // many iterations backtracking (a search that backtracks a little and succeeds
-          // never pays for it), or when the search is about to say illegal without it.
-          if (this.firstDeadEnd < 0) this.firstDeadEnd = iterations;
-          if (iterations - this.firstDeadEnd >= (this.options.refuteAfter ?? this.ops.length) || sp === 0) {
-            this.refuteAsked = true;
-            this.proof = refutation(model, this.ops, model.refute);
-            // With a proof the search only looks for a longest: no abstraction then.
-            if (sp > 0 && this.proof === undefined) abstract = this.abstract = abstraction(model, this.ops, model.abstraction);
-            if (this.proof !== undefined) {
-              proofAt = this.proofAt = iterations + AFTER_PROOF;
-              if (!verbose) proofBound = this.proofBound = this.longestPossible(this.proof.operation);
-              if (bestDeterminate >= proofBound) {
-                this.save(sp, pos, linearizedDeterminate, bitHash, state, iterations, explored, bestDeterminate, fullWords, resume);
-                this.finish('illegal');
-                this.outcome!.cutShort = true;
-                return true;
-              }
-            }
+        if (!this.refuteAsked && this.askRefutation(sp, iterations)) {
+          abstract = this.abstract;
+          proofAt = this.proofAt;
+          proofBound = this.proofBound;
+          if (bestDeterminate >= proofBound) {
+            this.save(sp, pos, linearizedDeterminate, bitHash, state, iterations, explored, bestDeterminate, fullWords, resume);
+            this.finish('illegal');
+            this.outcome!.cutShort = true;
+            return true;
           }
         }
         if (verbose) this.recordThrough(sp);
         if (this.bestSp >= 0) this.snapshotBest();
         for (;;) {
           if (sp === 0) {
-            if (!this.refuteAsked) {
-              this.refuteAsked = true;
-              this.proof = refutation(model, this.ops, model.refute);
-            }
+            if (!this.refuteAsked) this.askRefutation(sp, iterations);
             this.save(sp, pos, linearizedDeterminate, bitHash, state, iterations, explored, bestDeterminate, fullWords, resume);
             this.finish('illegal');
             return true;

@@ -113,16 +113,24 @@ function abstraction(history: readonly Operation<KvInput, unknown>[]): ((s: KvVa
   // A match across two joined strings only keeps a value out of `unseen`: never wrong.
   const all = maximal(gets).join('\n');
   const unseen = new Set<string>();
+  let bits: Uint32Array | undefined;
+  let shift = 0;
   for (const [length, values] of byLength) {
-    if (values.length < 16 || length > all.length) {
+    if (values.length < 16 || values.length * all.length <= DIRECT_SEARCH_CHARS || length > all.length) {
       for (const v of values) if (!all.includes(v)) unseen.add(v);
       continue;
     }
-    // Many values of one length (a write each): a bit per hash of every window of that
-    // length in the gets' strings, one pass, instead of a search of them per value. A
-    // value whose bit is set may be in them (a hash collision only keeps it out of
-    // `unseen`); one whose bit is clear is in none.
-    const bits = new Uint32Array(1 << 19);
+    // Many values of one length (a write each) and long strings: a bit per hash of every
+    // window of that length in the gets' strings, one pass, instead of a search of them
+    // per value. A value whose bit is set may be in them (a hash collision only keeps it
+    // out of `unseen`); one whose bit is clear is in none. The table has 32 bits per
+    // window, 2^10 to 2^24 (a 2 MB table for a few hundred characters cost a first check
+    // more than its search: the allocation, and the garbage collections it set off).
+    if (bits === undefined) {
+      const log = Math.min(24, Math.max(10, 32 - Math.clz32(32 * Math.min(all.length, 1 << 24) - 1)));
+      bits = new Uint32Array(1 << (log - 5));
+      shift = 32 - log;
+    } else bits.fill(0);
     let top = 1; // B^(length - 1)
     for (let k = 1; k < length; k++) top = Math.imul(top, WINDOW_BASE);
     let h = 0;
@@ -130,14 +138,14 @@ function abstraction(history: readonly Operation<KvInput, unknown>[]): ((s: KvVa
       if (i >= length) h = (h - Math.imul(all.charCodeAt(i - length), top)) | 0;
       h = (Math.imul(h, WINDOW_BASE) + all.charCodeAt(i)) | 0;
       if (i >= length - 1) {
-        const b = fmix32(h) >>> 8;
+        const b = fmix32(h) >>> shift;
         bits[b >>> 5] |= 1 << (b & 31);
       }
     }
     for (const v of values) {
       let hv = 0;
       for (let i = 0; i < length; i++) hv = (Math.imul(hv, WINDOW_BASE) + v.charCodeAt(i)) | 0;
-      const b = fmix32(hv) >>> 8;
+      const b = fmix32(hv) >>> shift;
       if ((bits[b >>> 5] & (1 << (b & 31))) === 0) unseen.add(v);
     }
   }
@@ -146,6 +154,8 @@ function abstraction(history: readonly Operation<KvInput, unknown>[]): ((s: KvVa
 }
 
 const WINDOW_BASE = 0x01000193;
+/** Characters String.includes may scan for one length's values (values x text) before the windowed filter. */
+const DIRECT_SEARCH_CHARS = 1 << 18;
 
 /**
  * The distinct strings that are not a prefix of another. Sorted, a string that is a prefix

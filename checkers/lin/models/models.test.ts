@@ -50,12 +50,14 @@ describe('registers', () => {
 });
 
 describe('kv', () => {
-  it('abstraction: a string holding a value no get returns is one state, which no get fits until a put', () => {
+  // Short strings: each value searched for in the gets' strings; a long one: the windowed filter.
+  it.each([0, 1 << 14])('abstraction: a string holding a value no get returns is one state, which no get fits until a put (a get of %i more characters)', (pad) => {
     const w = (f: string, value: string, call: number): Operation => ({ client: 1, input: { f, key: 'k', value }, call, ret: call + 1, output: null });
     const get = (output: string, call: number): Operation => ({ client: 2, input: { f: 'get', key: 'k' }, call, ret: call + 1, output });
     // 'u1;' and 'u2;' (and many more writes of one length, for the windowed filter) no get returns.
     const fillers = Array.from({ length: 20 }, (_, i) => w('append', `f${String(i).padStart(2, '0')}`, 100 + i));
-    const history = [w('put', 'a', 0), w('append', 'u1;', 2), w('append', 'u2;', 4), get('a', 6), w('put', 'b', 8), get('bf07', 10), ...fillers];
+    const long = pad === 0 ? [] : [w('put', 'c', 200), get(`c${'z'.repeat(pad)}`, 202)];
+    const history = [w('put', 'a', 0), w('append', 'u1;', 2), w('append', 'u2;', 4), get('a', 6), w('put', 'b', 8), get('bf07', 10), ...fillers, ...long];
     const abstract = kvAppend.abstraction!(history as Operation<KvInput, unknown>[])!;
     const step = (s: ReturnType<typeof kvAppend.init>, input: unknown, output: unknown = null) => {
       const r = kvAppend.step(s, input as KvInput, output);
