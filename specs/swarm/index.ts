@@ -3,7 +3,7 @@
 
 import type { Machine, SpecDef } from '../../checkers/explore/types.ts';
 import { configs, type Config } from './configs.ts';
-import { buildIno } from './ino.ts';
+import { buildIno, INO_INTERNAL } from './ino.ts';
 import { buildMachine } from './machine.ts';
 import { mutants } from './mutants.ts';
 
@@ -16,7 +16,7 @@ export const spec: SpecDef<Config> = {
   build(config: Config, variant?: string): Machine {
     if (config.layer === 'ino') {
       const { layer: _, ...c } = config;
-      return Object.assign(buildIno(c, variant), { internal: ['g', 'viol'] });
+      return Object.assign(buildIno(c, variant), { internal: INO_INTERNAL });
     }
     const { layer: _, ...c } = config;
     return Object.assign(buildMachine(c, variant), { internal: ['g', 'viol'] });
