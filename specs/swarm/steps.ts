@@ -68,18 +68,22 @@ export function table(cx: Cx): ActionTable<State, SwarmAction> {
   // An invocation's action depends on the process, its script position and the guessed clock only.
   // The guessed clocks depend on its last clock and guess too (guesses), so the list of
   // a process's invocations is made once per (process, position, last clock, last guess).
-  const invokes = new Map<number, SwarmAction[]>();
+  // Kept by process and position in arrays (a lookup per state and process: a Map keyed by
+  // a number hashes it), then by the two clocks while both are under 16 (they stay under
+  // cmax, a handful), in a Map past that.
+  const invokes: SwarmAction[][][][] = Array.from({ length: cx.nprocs }, (_, p) => Array.from({ length: cx.cfg.scripts[p].length }, () => []));
+  const invokesFar = new Map<string, SwarmAction[]>();
   const invokeActions = (s: State, p: number): SwarmAction[] => {
     const pr = s.procs[p];
-    // A small integer key (a Map keyed by a double boxes it on every lookup); the rare
-    // position or clock past its field is not kept.
-    const key = p < 16 && pr.pc < 64 && pr.lastC < 256 && pr.lastG < 256 ? ((p * 64 + pr.pc) * 256 + pr.lastC) * 256 + pr.lastG : -1;
-    let as = invokes.get(key);
+    const near = pr.lastC < 16 && pr.lastG < 16;
+    const byClocks = invokes[p][pr.pc];
+    let as = near ? byClocks[pr.lastC * 16 + pr.lastG] : invokesFar.get(`${p},${pr.pc},${pr.lastC},${pr.lastG}`);
     if (as === undefined) {
       const clocks = cx.cfg.scripts[p][pr.pc].f === 'write' ? guesses(cx, pr, p) : [0];
       as = objectList<SwarmAction>(); // not `clocks.map`: one kind of list for every action list
       for (const x of clocks) as.push({ label: invokeLabel(cx, s, p, x), step: 'invoke', p, x, msg: null });
-      if (key >= 0) invokes.set(key, as);
+      if (near) byClocks[pr.lastC * 16 + pr.lastG] = as;
+      else invokesFar.set(`${p},${pr.pc},${pr.lastC},${pr.lastG}`, as);
     }
     return as;
   };
