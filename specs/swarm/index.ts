@@ -4,6 +4,7 @@
 import type { Machine, SpecDef } from '../../checkers/explore/types.ts';
 import { configs, type Config } from './configs.ts';
 import { buildIno, INO_INTERNAL } from './ino.ts';
+import { buildLock, LOCK_INTERNAL, lockLayerOnly } from './lock.ts';
 import { buildMachine } from './machine.ts';
 import { mutants } from './mutants.ts';
 
@@ -19,6 +20,8 @@ export const spec: SpecDef<Config> = {
       return Object.assign(buildIno(c, variant), { internal: INO_INTERNAL });
     }
     const { layer: _, ...c } = config;
+    // the lock-* configs on words (lock.ts), the same machine as buildMachine's for them
+    if (lockLayerOnly(c)) return Object.assign(buildLock(c, variant), { internal: LOCK_INTERNAL });
     return Object.assign(buildMachine(c, variant), { internal: ['g', 'viol'] });
   },
 };

@@ -12,8 +12,8 @@ import { tidOfProc, type Cx } from './context.ts';
 import { applyRead, applyWrite, deliverRead, deliverWriteAck, finishMRead, mWriteDone } from './maxreg.ts';
 import { guesses, invoke } from './safeguess.ts';
 import { MSG_READ, MSG_WRITE, ownGhost, type CasReq, type CasRsp, type ReadRsp, type Req, type Rsp, type State, type SwarmAction, type WriteAck } from './state.ts';
-import { applyCas, deliverCas, finishLock, lockAllowed } from './tsl.ts';
-import { BOTTOM, lockWord, procName, showLock, showTs, showTuple, ts } from './tuple.ts';
+import { applyCas, casLabel, casRspLabel, deliverCas, finishLock, lockAllowed, trylockLabel, trylockReturnsLabel, trylockWord } from './tsl.ts';
+import { BOTTOM, procName, showTs, showTuple, ts } from './tuple.ts';
 
 function invokeLabel(cx: Cx, s: State, p: number, clock: number): string {
   const op = cx.cfg.scripts[p][s.procs[p].pc];
@@ -23,7 +23,7 @@ function invokeLabel(cx: Cx, s: State, p: number, clock: number): string {
     case 'read': return `R11_READ(${P})`;
     case 'mread': return `M.READ(${P})`;
     case 'mwrite': return `M.WRITE(${P},${showTuple(op.v)})`;
-    case 'trylock': return `T4_TRYLOCK(${P},${showLock(lockWord(ts(op.c, 1), op.mode))})`;
+    case 'trylock': return trylockLabel(p, trylockWord(op));
   }
 }
 
@@ -43,14 +43,14 @@ function reqLabel(m: Req): string {
   const P = procName(m[0]);
   if (m[2] === MSG_READ) return `read(${P}→mn${m[1]})`;
   if (m[2] === MSG_WRITE) return `A8_write(${P}→mn${m[1]},${showTuple(m[3])})`;
-  return `T8_cas(${P}→mn${m[1]},TSL[${m[4]}],${showLock(m[5])}→${showLock(m[6])})`;
+  return casLabel(m[0], m[1], m[4], m[5], m[6]);
 }
 
 function rspLabel(m: Rsp): string {
   const P = procName(m[0]);
   if (m[2] === MSG_READ) return `readResp(mn${m[1]}→${P},${showTuple(m[4])})`;
   if (m[2] === MSG_WRITE) return `writeAck(mn${m[1]}→${P},${showTuple(m[3])})`;
-  return `casResp(mn${m[1]}→${P},prev=${showLock(m[4])})`;
+  return casRspLabel(m[0], m[1], m[4]);
 }
 
 /** A response reaches its process: [update-cache-r], [update-cache-w] or T8's return; then p runs on. */
@@ -158,7 +158,7 @@ export function table(cx: Cx): ActionTable<State, SwarmAction> {
           const lk = s.procs[p].lk;
           if (!live(s, p) || !lk?.abs) return;
           // the action names the lock word too: one per (process, word, result)
-          for (const r of lockAllowed(s, lk)) out.push(answer('TRYLOCK-returns', p, lk.w * 2 + r, r, () => `TRYLOCK_returns(${procName(p)},${showLock(lk.w)},${r ? 'True' : 'False'})`));
+          for (const r of lockAllowed(s, lk)) out.push(answer('TRYLOCK-returns', p, lk.w * 2 + r, r, () => trylockReturnsLabel(p, lk.w, r)));
         },
         effect: (d, a) => { finishLock(cx, d, a.p, a.x); cx.pump(d, a.p); },
       },

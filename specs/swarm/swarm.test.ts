@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { exploreSync } from '../../checkers/explore/index.ts';
 import type { Machine, ObservedEvent } from '../../checkers/explore/types.ts';
 import { UNKNOWN, type Model } from '../../checkers/lin/types.ts';
-import type { State, SwarmAction, SwarmConfig } from './machine.ts';
+import { buildMachine, type State, type SwarmAction, type SwarmConfig } from './machine.ts';
 import { valOf } from './tuple.ts';
 import { spec } from './index.ts';
 import type { Baseline } from './equivalence.ts';
@@ -27,6 +27,13 @@ const maxRegister: Model<number, { f: string; value?: number }, unknown> = {
   describeOperation: (input, output) => (input.f === 'write' ? `write(${input.value})` : `read() -> ${String(output)}`),
   describeState: (s) => String(s),
 };
+/** A swarm config on the plain machine (machine.ts), whichever machine the spec runs it on. */
+function plainMachine(name: string, mutant?: string): Machine {
+  const c = config(name);
+  if (c.layer !== 'swarm') throw new Error(`${name} is not a swarm-layer config`);
+  const { layer: _, ...cfg } = c;
+  return buildMachine(cfg, mutant) as unknown as Machine;
+}
 const readsOf = (labels: string[]) => labels.filter((l) => l.startsWith('R11_READ')).length;
 // The numbers recorded before the spec moved onto specs/kit (equivalence.ts): every run
 // below that the baseline covers must reproduce them exactly (issue 22, equivalence first).
@@ -164,11 +171,33 @@ describe('swarm', () => {
 // ghost's lists (state.ts copy): with every state deep-frozen, a step that changed one of
 // them in place throws. Two small configs (the Safe-Guess ones take seconds frozen): split
 // requests and responses, CASes and the lock ghost; the max register's cache and writes.
+// (lock-n1 on the plain machine, which Safe-Guess's locks run on: the spec runs it on words, lock.ts.)
 describe('swarm steps change only what their copy owns', () => {
   for (const name of ['lock-n1', 'maxreg-n3-rr']) {
     it(name, () => {
-      const r = run(freezing(spec.build(config(name))));
+      const r = run(freezing(plainMachine(name)));
       expect([r.status, r.states]).toEqual(['holds', configRecord(name).states]);
+    });
+  }
+});
+
+// The lock-* configs run on words (lock.ts); the plain machine (machine.ts) is the one
+// Safe-Guess's locks run on. Both, breadth- and depth-first, with and without the lock's
+// mutants: the same counts and the same counterexamples, step by step.
+describe('the lock configs on words are the plain machine', () => {
+  const summary = (r: ReturnType<typeof run>) => ({
+    status: r.status, states: r.states, transitions: r.transitions, depth: r.depth,
+    violations: r.violations.map((v) => ({ property: v.property, message: v.message, labels: v.steps.map((s) => s.action.label) })),
+  });
+  const cases: [string, string | undefined][] = [
+    ['lock-spec', undefined], ['lock-n1', undefined], ['lock-n3-split-rw', undefined], ['lock-n1', 'M12'], ['lock-n1', 'M13'], ['lock-n1', 'M14'],
+    ['lock-n3', 'M15'], ['lock-n3-split-rw', 'M12'], ['lock-n3-split-rw', 'M14'], ['lock-spec', 'M13'],
+  ];
+  for (const [name, mutant] of cases) {
+    it(`${name}${mutant ? ` with ${mutant}` : ''}`, () => {
+      const words = spec.build(config(name), mutant);
+      expect(words.layout).toBeDefined();
+      for (const strategy of ['bfs', 'dfs'] as const) expect(summary(run(words, { strategy }))).toEqual(summary(run(plainMachine(name, mutant), { strategy })));
     });
   }
 });
