@@ -6,6 +6,7 @@ import { configs, type Config } from './configs.ts';
 import { buildIno, INO_INTERNAL } from './ino.ts';
 import { buildLock, LOCK_INTERNAL, lockLayerOnly } from './lock.ts';
 import { buildMachine } from './machine.ts';
+import { buildMreg, MREG_INTERNAL, maxregLayerOnly } from './mreg.ts';
 import { mutants } from './mutants.ts';
 
 export const spec: SpecDef<Config> = {
@@ -20,8 +21,9 @@ export const spec: SpecDef<Config> = {
       return Object.assign(buildIno(c, variant), { internal: INO_INTERNAL });
     }
     const { layer: _, ...c } = config;
-    // the lock-* configs on words (lock.ts), the same machine as buildMachine's for them
+    // the lock-* and maxreg-* configs on words (lock.ts, mreg.ts), the same machines as buildMachine's for them
     if (lockLayerOnly(c)) return Object.assign(buildLock(c, variant), { internal: LOCK_INTERNAL });
+    if (maxregLayerOnly(c)) return Object.assign(buildMreg(c, variant), { internal: MREG_INTERNAL });
     return Object.assign(buildMachine(c, variant), { internal: ['g', 'viol'] });
   },
 };

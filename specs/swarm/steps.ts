@@ -9,7 +9,7 @@ import { monCrash, registerSlot } from '../kit/object-ghost.ts';
 import { objectList } from '../kit/state.ts';
 import type { ActionTable } from '../kit/table.ts';
 import { tidOfProc, type Cx } from './context.ts';
-import { applyRead, applyWrite, deliverRead, deliverWriteAck, finishMRead, mWriteDone } from './maxreg.ts';
+import { applyRead, applyWrite, deliverRead, deliverWriteAck, finishMRead, mreadLabel, mWriteDone, mwriteLabel, readLabel, readRspLabel, writeAckLabel, writeLabel } from './maxreg.ts';
 import { guesses, invoke } from './safeguess.ts';
 import { MSG_READ, MSG_WRITE, ownGhost, type CasReq, type CasRsp, type ReadRsp, type Req, type Rsp, type State, type SwarmAction, type WriteAck } from './state.ts';
 import { applyCas, casLabel, casRspLabel, deliverCas, finishLock, lockAllowed, trylockLabel, trylockReturnsLabel, trylockWord } from './tsl.ts';
@@ -21,8 +21,8 @@ function invokeLabel(cx: Cx, s: State, p: number, clock: number): string {
   switch (op.f) {
     case 'write': return `W5_WRITE(${P},v${op.v},guess=${showTs(ts(clock, tidOfProc(p)))})`;
     case 'read': return `R11_READ(${P})`;
-    case 'mread': return `M.READ(${P})`;
-    case 'mwrite': return `M.WRITE(${P},${showTuple(op.v)})`;
+    case 'mread': return mreadLabel(p);
+    case 'mwrite': return mwriteLabel(p, op.v);
     case 'trylock': return trylockLabel(p, trylockWord(op));
   }
 }
@@ -40,16 +40,14 @@ function msgAction<M extends Req | Rsp>(known: WeakMap<M, SwarmAction>, m: M, st
 }
 
 function reqLabel(m: Req): string {
-  const P = procName(m[0]);
-  if (m[2] === MSG_READ) return `read(${P}→mn${m[1]})`;
-  if (m[2] === MSG_WRITE) return `A8_write(${P}→mn${m[1]},${showTuple(m[3])})`;
+  if (m[2] === MSG_READ) return readLabel(m[0], m[1]);
+  if (m[2] === MSG_WRITE) return writeLabel(m[0], m[1], m[3]);
   return casLabel(m[0], m[1], m[4], m[5], m[6]);
 }
 
 function rspLabel(m: Rsp): string {
-  const P = procName(m[0]);
-  if (m[2] === MSG_READ) return `readResp(mn${m[1]}→${P},${showTuple(m[4])})`;
-  if (m[2] === MSG_WRITE) return `writeAck(mn${m[1]}→${P},${showTuple(m[3])})`;
+  if (m[2] === MSG_READ) return readRspLabel(m[0], m[1], (m as ReadRsp)[4]);
+  if (m[2] === MSG_WRITE) return writeAckLabel(m[0], m[1], m[3]);
   return casRspLabel(m[0], m[1], m[4]);
 }
 
