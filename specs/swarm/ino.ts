@@ -15,7 +15,7 @@
 // hashes and stores the words as they are (its layout path: no allocation per step).
 
 import type { Action, Check, Machine } from '../../checkers/explore/types.ts';
-import { int, ints, layout, layoutMachine, type LayoutState } from '../kit/layout.ts';
+import { countedHas, countedInsert, int, ints, layout, layoutMachine, type LayoutState } from '../kit/layout.ts';
 import { VARIANTS } from './mutants.ts';
 import { procName } from './tuple.ts';
 
@@ -123,14 +123,10 @@ export function buildIno(cfg: InoConfig, variant?: string): Machine {
       default: return `READ returned ${w0} below ${s.violB}, read before it started`;
     }
   };
-  const invoked = (s: S, v: number) => {
-    for (let k = 0; k < s.invN; k++) if (s.inv[k] === v) return true;
-    return false;
-  };
   const readerReturns = (d: S, w0: number, w1: number) => {
     if (w0 !== w1 || w0 === UNSET) fail(d, NO_GARBAGE, w0, w1);
     else {
-      if (w0 !== 0 && !invoked(d, w0)) fail(d, MR_VALID, w0, 0);
+      if (w0 !== 0 && !countedHas(d.inv, d.invN, w0)) fail(d, MR_VALID, w0, 0);
       if (w0 < d.rFrW) fail(d, MR_WR, w0, d.rFrW);
       if (w0 < d.rFrR) fail(d, MR_RR, w0, d.rFrR);
       d.cR = Math.max(d.cR, w0);
@@ -195,9 +191,7 @@ export function buildIno(cfg: InoConfig, variant?: string): Machine {
       switch (a.t) {
         case 'winv': { // I1-I3: timestamp and a fresh out-of-place buffer
           const v = cfg.writes[p][d.wPc[p]++];
-          let k = d.invN++; // inserted in order
-          while (k > 0 && d.inv[k - 1] > v) { d.inv[k] = d.inv[k - 1]; k--; }
-          d.inv[k] = v;
+          d.invN = countedInsert(d.inv, d.invN, v);
           d.wOp[p] = 1; d.wV[p] = v; d.wB[p] = bufOf(p, v); d.wWords[p] = 0; d.wCur[p] = d.wCached[p]; d.wMaxDone[p] = 0;
           break;
         }
