@@ -29,9 +29,14 @@ import {
 } from './tsl.ts';
 import { NOLOCK, procName } from './tuple.ts';
 
-/** Whether a config is the lock layer alone, which this machine runs (no client crashes, leftover CASes kept). */
+/**
+ * Whether a config is the lock layer alone, which this machine runs (no client crashes,
+ * leftover CASes kept, within the message numbers' bounds below); the others run on the
+ * plain machine.
+ */
 export const lockLayerOnly = (cfg: SwarmConfig): boolean =>
-  cfg.clientCrashes === 0 && cfg.late === 'keep' && cfg.scripts.every((s) => s.every((o) => o.f === 'trylock'));
+  cfg.clientCrashes === 0 && cfg.late === 'keep' && cfg.scripts.length <= 8 && cfg.n <= 8 &&
+  cfg.scripts.every((s) => s.every((o) => o.f === 'trylock' && trylockWord(o) < W9 - 1));
 
 /** The lock configs' TRYLOCKs all go to TSL[0] (safeguess.ts, the TRYLOCK unit step). */
 const Q = 0;
@@ -109,7 +114,7 @@ export function buildLock(cfg: SwarmConfig, variant?: string): Machine {
   const abs = cfg.lock === 'abstract';
   const words = cfg.scripts.map((s) => s.map((o) => (o.f === 'trylock' ? trylockWord(o) : NOLOCK)));
   const nOps = words.reduce((k, s) => k + s.length, 0);
-  if (nprocs > 8 || n > 8 || words.some((s) => s.some((w) => w < 0 || w >= W9 - 1))) throw new Error('swarm lock: a config beyond the message numbers (8 processes, 8 MNs, clocks under 16)');
+  if (!lockLayerOnly(cfg)) throw new Error('swarm lock: not a config of the lock layer alone within its bounds (lockLayerOnly)');
   const L = lockLayout(nprocs, n, nOps, cfg.fused);
   type S = LayoutState<typeof L.fields>;
   const faults = (s: S) => s.mns as unknown as Faults;

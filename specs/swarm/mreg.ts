@@ -27,22 +27,28 @@ import { VARIANTS } from './mutants.ts';
 import type { SwarmConfig } from './state.ts';
 import { BOTTOM, procName } from './tuple.ts';
 
-/** Whether a config is the max-register layer alone, which this machine runs (App. A's construction, no client crashes, leftover messages kept). */
+/**
+ * Whether a config is the max-register layer alone, which this machine runs (App. A's
+ * construction, no client crashes, leftover messages kept, within the message numbers'
+ * bounds below); the others run on the plain machine.
+ */
 export const maxregLayerOnly = (cfg: SwarmConfig): boolean =>
-  cfg.m === 'quorum' && cfg.clientCrashes === 0 && cfg.late === 'keep' && cfg.scripts.every((s) => s.every((o) => o.f === 'mread' || o.f === 'mwrite'));
+  cfg.m === 'quorum' && cfg.clientCrashes === 0 && cfg.late === 'keep' && cfg.scripts.length <= 8 && cfg.n <= 8 &&
+  cfg.scripts.every((s) => s.every((o) => o.f === 'mread' || (o.f === 'mwrite' && o.v < V)));
 
 // ---- messages as numbers ordered as their tuples (state.ts ReadReq, WriteReq, ReadRsp, WriteAck) ----
 // [p, mn, 0, slot], [p, mn, 1, v], [p, mn, 0, slot, v], [p, mn, 1, v]: p and mn under 8,
-// slot -1 or 0, values (packed tuples) under 4,096; 1 added, so that 0 is no message.
-const V = 4096;
+// slot -1 or 0, values (packed tuples: clocks under 64) under 2^16; 1 added, so that 0 is no message.
+const B = 16;
+const V = 1 << B;
 const msg = (p: number, c: number, kind: number, rest: number): number => ((p * 8 + c) * 2 + kind) * 2 * V + rest + 1;
 const readReq = (p: number, c: number, slot: number) => msg(p, c, 0, (slot + 1) * V);
 const writeMsg = (p: number, c: number, v: number) => msg(p, c, 1, v);
 const readRsp = (p: number, c: number, slot: number, v: number) => msg(p, c, 0, (slot + 1) * V + v);
-const mP = (m: number) => (m - 1) >> 17;
-const mC = (m: number) => ((m - 1) >> 14) & 7;
-const mKind = (m: number) => ((m - 1) >> 13) & 1;
-const mSlot = (m: number) => (((m - 1) >> 12) & 1) - 1; // a read's
+const mP = (m: number) => (m - 1) >> (B + 5);
+const mC = (m: number) => ((m - 1) >> (B + 2)) & 7;
+const mKind = (m: number) => ((m - 1) >> (B + 1)) & 1;
+const mSlot = (m: number) => (((m - 1) >> B) & 1) - 1; // a read's
 const mV = (m: number) => (m - 1) & (V - 1); // a write's value, a read response's
 /** A read of a returned M.READ (slot -1): it still updates the cache, counts for nothing. */
 const ORPHAN = V;
@@ -107,7 +113,7 @@ export function buildMreg(cfg: SwarmConfig, variant?: string): Machine {
   // in flight per operation: an M.READ's n reads and n write-backs, an M.WRITE's n writes
   const cap = n * ops.reduce((k, s) => k + s.reduce((j, v) => j + (v < 0 ? 2 : 1), 0), 0);
   const nWrites = ops.reduce((k, s) => k + s.filter((v) => v >= 0).length, 0);
-  if (nprocs > 8 || n > 8 || ops.some((s) => s.some((v) => v >= V))) throw new Error('swarm maxreg: a config beyond the message numbers (8 processes, 8 MNs, values under 4,096)');
+  if (!maxregLayerOnly(cfg)) throw new Error('swarm maxreg: not a config of the max-register layer alone within its bounds (maxregLayerOnly)');
   const L = mregLayout(nprocs, n, cap, Math.max(1, nWrites), cfg.fused, cfg.splitReads === true);
   type S = LayoutState<typeof L.fields>;
   const faults = (s: S) => s.mns as unknown as Faults;
