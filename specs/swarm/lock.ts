@@ -119,12 +119,12 @@ export function buildLock(cfg: SwarmConfig, variant?: string): Machine {
   type S = LayoutState<typeof L.fields>;
   const faults = (s: S) => s.mns as unknown as Faults;
 
-  // Actions by what they name, made once each (labels are not built per state).
-  const made = new Map<number, LockAction>();
+  // Actions by what they name, made once each (labels are not built per state): one map per
+  // kind, keyed by an integer small enough to stay unboxed (a message number, (process, position)).
+  const made = Array.from({ length: 5 }, () => new Map<number, LockAction>());
   const action = (t: Kind, code: number, key: number, p: number, x: number, label: () => string): LockAction => {
-    const k = key * 8 + code;
-    let a = made.get(k);
-    if (a === undefined) made.set(k, (a = { label: label(), t, p, x }));
+    let a = made[code].get(key);
+    if (a === undefined) made[code].set(key, (a = { label: label(), t, p, x }));
     return a;
   };
 

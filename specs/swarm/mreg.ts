@@ -119,11 +119,12 @@ export function buildMreg(cfg: SwarmConfig, variant?: string): Machine {
   const faults = (s: S) => s.mns as unknown as Faults;
   const respondsLater = (kind: number) => !cfg.fused || (kind === 0 && cfg.splitReads === true);
 
-  const made = new Map<number, MregAction>();
+  // Actions by what they name, made once each (labels are not built per state): one map per
+  // kind, keyed by an integer small enough to stay unboxed (a message number, (process, position)).
+  const made = Array.from({ length: 4 }, () => new Map<number, MregAction>());
   const action = (t: Kind, code: number, key: number, p: number, x: number, label: () => string): MregAction => {
-    const k = key * 4 + code;
-    let a = made.get(k);
-    if (a === undefined) made.set(k, (a = { label: label(), t, p, x }));
+    let a = made[code].get(key);
+    if (a === undefined) made[code].set(key, (a = { label: label(), t, p, x }));
     return a;
   };
 
