@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { racyCounter } from '../../checkers/explore/fixtures/racy-counter.ts';
 import { racyCounterLayout } from './racy-counter-layout.ts';
-import { bool, byte, bytes, int, ints, layout, layoutMachine } from './layout.ts';
+import { bool, byte, bytes, countedAdd, countedHas, countedInsert, countedRemove, countedRemoveAt, countedSort, int, ints, layout, layoutMachine } from './layout.ts';
 import { explore, exploreSync } from '../../checkers/explore/index.ts';
 import { layoutOf } from '../../checkers/explore/layout-search.ts';
 import { referenceBfs } from '../../checkers/explore/reference.ts';
@@ -119,5 +119,27 @@ describe('the typed state layout', () => {
     const module = new URL('./racy-counter-layout.ts', import.meta.url).href;
     const r = await explore({ module, export: 'racyCounterLayout', args: [3, 3] }, { workers: 2, tableCapacity: 64 });
     expect([r.status, r.states, r.transitions, r.depth, r.workers]).toEqual(['holds', 7646, 18843, 18, 2]);
+  });
+});
+
+describe('counted lists', () => {
+  it('keep a sorted multiset or set in ints(n) with a count, the unused entries 0', () => {
+    const xs = new Int32Array(4);
+    let n = 0;
+    for (const x of [5, 2, 5, 3]) n = countedInsert(xs, n, x);
+    expect([n, Array.from(xs)]).toEqual([4, [2, 3, 5, 5]]);
+    expect(() => countedInsert(xs, n, 1)).toThrow(/full/);
+    n = countedRemove(xs, n, 5);
+    expect([n, Array.from(xs)]).toEqual([3, [2, 3, 5, 0]]);
+    expect([countedHas(xs, n, 5), countedHas(xs, n, 0), countedHas(xs, n, 4)]).toEqual([true, false, false]);
+    expect(countedAdd(xs, n, 3)).toBe(3); // a set: already there
+    n = countedAdd(xs, n, 4);
+    expect(Array.from(xs)).toEqual([2, 3, 4, 5]);
+    n = countedRemoveAt(xs, n, 0);
+    expect([n, Array.from(xs)]).toEqual([3, [3, 4, 5, 0]]);
+    expect(() => countedRemove(xs, n, 9)).toThrow(/no 9/);
+    xs[0] = 9; // changed in place (a message renumbered), then sorted again
+    countedSort(xs, n);
+    expect(Array.from(xs)).toEqual([4, 5, 9, 0]);
   });
 });

@@ -238,3 +238,48 @@ export function layoutMachine<F extends Fields, A extends Action>(L: Layout<F>, 
     layout: words,
   };
 }
+
+// ---- counted lists: a list of at most n entries kept in ints(n) with a count beside it ----
+// The entries past the count are 0, so that equal lists are equal words. Sorted, such a
+// list is a set or a multiset (a network's bag of message numbers) with one word order.
+
+/** Whether x is among the first n entries. */
+export function countedHas(xs: Int32Array, n: number, x: number): boolean {
+  for (let i = 0; i < n; i++) if (xs[i] === x) return true;
+  return false;
+}
+
+/** Inserts x into the sorted first n entries, after any equal ones (a multiset); the new count. */
+export function countedInsert(xs: Int32Array, n: number, x: number): number {
+  if (n >= xs.length) throw new RangeError(`layout: a counted list of ${xs.length} is full`);
+  let k = n;
+  while (k > 0 && xs[k - 1] > x) { xs[k] = xs[k - 1]; k--; }
+  xs[k] = x;
+  return n + 1;
+}
+
+/** Adds x to the sorted set in the first n entries (nothing if it is there); the new count. */
+export const countedAdd = (xs: Int32Array, n: number, x: number): number => (countedHas(xs, n, x) ? n : countedInsert(xs, n, x));
+
+/** Removes entry i of the first n, the later ones moving up and the freed entry set to 0; the new count. */
+export function countedRemoveAt(xs: Int32Array, n: number, i: number): number {
+  for (let j = i; j < n - 1; j++) xs[j] = xs[j + 1];
+  xs[n - 1] = 0;
+  return n - 1;
+}
+
+/** Removes one copy of x from the first n entries (an error if there is none); the new count. */
+export function countedRemove(xs: Int32Array, n: number, x: number): number {
+  for (let i = 0; i < n; i++) if (xs[i] === x) return countedRemoveAt(xs, n, i);
+  throw new Error(`layout: no ${x} in the counted list`);
+}
+
+/** Sorts the first n entries in place (insertion sort: these lists are short). */
+export function countedSort(xs: Int32Array, n: number): void {
+  for (let i = 1; i < n; i++) {
+    const x = xs[i];
+    let k = i;
+    while (k > 0 && xs[k - 1] > x) { xs[k] = xs[k - 1]; k--; }
+    xs[k] = x;
+  }
+}

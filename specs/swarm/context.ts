@@ -3,7 +3,7 @@
 
 import type { Flags } from '../kit/variants.ts';
 import type { Variant } from './mutants.ts';
-import type { Proc, State, SwarmConfig } from './state.ts';
+import type { State, SwarmConfig } from './state.ts';
 
 export interface Cx {
   cfg: SwarmConfig;
@@ -49,8 +49,9 @@ export function fail(d: State, prop: string, msg: string): void {
   d.viol = [...d.viol, [prop, msg] as [string, string]].sort((a, b) => (a[0] < b[0] ? -1 : 1));
 }
 
-export function quorumHas(cx: Cx, pr: Proc, v: number): boolean {
+/** Whether the M quorum (qM) of cache entries at..at+n-1 is at least v (a process's cache: plain, or in words). */
+export function quorumHas(cx: Cx, cache: ArrayLike<number>, v: number, at = 0): boolean {
   let c = 0;
-  for (let i = 0; i < cx.n; i++) if (pr.cache[i] >= v) c++;
+  for (let i = 0; i < cx.n; i++) if (cache[at + i] >= v) c++;
   return c >= cx.qM;
 }

@@ -3,8 +3,10 @@
 
 import type { Machine, SpecDef } from '../../checkers/explore/types.ts';
 import { configs, type Config } from './configs.ts';
-import { buildIno } from './ino.ts';
+import { buildIno, INO_INTERNAL } from './ino.ts';
+import { buildLock, LOCK_INTERNAL, lockLayerOnly } from './lock.ts';
 import { buildMachine } from './machine.ts';
+import { buildMreg, MREG_INTERNAL, maxregLayerOnly } from './mreg.ts';
 import { mutants } from './mutants.ts';
 
 export const spec: SpecDef<Config> = {
@@ -16,9 +18,12 @@ export const spec: SpecDef<Config> = {
   build(config: Config, variant?: string): Machine {
     if (config.layer === 'ino') {
       const { layer: _, ...c } = config;
-      return Object.assign(buildIno(c, variant), { internal: ['g', 'viol'] });
+      return Object.assign(buildIno(c, variant), { internal: INO_INTERNAL });
     }
     const { layer: _, ...c } = config;
+    // the lock-* and maxreg-* configs on words (lock.ts, mreg.ts), the same machines as buildMachine's for them
+    if (lockLayerOnly(c)) return Object.assign(buildLock(c, variant), { internal: LOCK_INTERNAL });
+    if (maxregLayerOnly(c)) return Object.assign(buildMreg(c, variant), { internal: MREG_INTERNAL });
     return Object.assign(buildMachine(c, variant), { internal: ['g', 'viol'] });
   },
 };

@@ -4,6 +4,7 @@
 
 import type { Check } from '../../checkers/explore/types.ts';
 import type { Cx } from './context.ts';
+import { mrS1Message, mrS2Message } from './maxreg.ts';
 import type { State } from './state.ts';
 import { VERIFIED, flagOf, procName, showTuple, tsOfTuple } from './tuple.ts';
 
@@ -37,7 +38,7 @@ export function invariants(cx: Cx): Record<string, (s: State) => Check> {
   inv['MR-S1'] = (s) => {
     for (let p = 0; p < s.procs.length; p++) {
       for (let i = 0; i < cx.n; i++) {
-        if (s.procs[p].cache[i] > s.regs[i]) return `${procName(p)}'s cache[mn${i}] = ${showTuple(s.procs[p].cache[i])} above the register's ${showTuple(s.regs[i])}`;
+        if (s.procs[p].cache[i] > s.regs[i]) return mrS1Message(p, i, s.procs[p].cache[i], s.regs[i]);
       }
     }
     return true;
@@ -46,7 +47,7 @@ export function invariants(cx: Cx): Record<string, (s: State) => Check> {
     const v = Math.max(s.g.cR, s.g.cW);
     let at = 0;
     for (let i = 0; i < s.regs.length; i++) if (s.regs[i] >= v) at++;
-    return at >= cx.maj ? true : `the completed M value ${showTuple(v)} is held by ${at} < ${cx.maj} MNs`;
+    return at >= cx.maj ? true : mrS2Message(v, at, cx.maj);
   };
   return inv;
 }

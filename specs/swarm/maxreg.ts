@@ -12,6 +12,20 @@ import { fail, quorumHas, type Cx } from './context.ts';
 import { MSG_READ, MSG_WRITE, ownGhost, request, response, type Proc, type ReadRsp, type Req, type Rsp, type State, type WriteAck } from './state.ts';
 import { BOTTOM, procName, showTuple } from './tuple.ts';
 
+// What both representations of M share (this file's plain objects, for Safe-Guess; mreg.ts's
+// words, for the maxreg-* configs): the messages of its properties and the labels.
+export const mrWrMessage = (p: number, v: number, floor: number): string => `M.READ by ${procName(p)} returned ${showTuple(v)} below the completed M.WRITE ${showTuple(floor)}`;
+export const mrRrMessage = (p: number, v: number, floor: number): string => `M.READ by ${procName(p)} returned ${showTuple(v)} below an earlier M.READ's ${showTuple(floor)}`;
+export const mrValidMessage = (v: number): string => `M.READ returned ${showTuple(v)}, never written`;
+export const mrS1Message = (p: number, i: number, cached: number, reg: number): string => `${procName(p)}'s cache[mn${i}] = ${showTuple(cached)} above the register's ${showTuple(reg)}`;
+export const mrS2Message = (v: number, at: number, maj: number): string => `the completed M value ${showTuple(v)} is held by ${at} < ${maj} MNs`;
+export const mreadLabel = (p: number): string => `M.READ(${procName(p)})`;
+export const mwriteLabel = (p: number, v: number): string => `M.WRITE(${procName(p)},${showTuple(v)})`;
+export const readLabel = (p: number, c: number): string => `read(${procName(p)}→mn${c})`;
+export const writeLabel = (p: number, c: number, v: number): string => `A8_write(${procName(p)}→mn${c},${showTuple(v)})`;
+export const readRspLabel = (p: number, c: number, v: number): string => `readResp(mn${c}→${procName(p)},${showTuple(v)})`;
+export const writeAckLabel = (p: number, c: number, v: number): string => `writeAck(mn${c}→${procName(p)},${showTuple(v)})`;
+
 /** A4-A8 inner_write(v): write to every MN whose cached bound is below v. */
 export function innerWrite(cx: Cx, d: State, p: number, v: number): void {
   const pr = d.procs[p];
@@ -79,9 +93,9 @@ function orphaned<M extends Req | Rsp>(bag: M[], p: number, kind: number, intern
 export function finishMRead(d: State, p: number, v: number): void {
   const pr = d.procs[p];
   const r = pr.mr!;
-  if (v < r.frW) fail(d, 'MR-WR', `M.READ by ${procName(p)} returned ${showTuple(v)} below the completed M.WRITE ${showTuple(r.frW)}`);
-  if (v < r.frR) fail(d, 'MR-RR', `M.READ by ${procName(p)} returned ${showTuple(v)} below an earlier M.READ's ${showTuple(r.frR)}`);
-  if (d.g.wInv && v !== BOTTOM && !d.g.wInv.includes(v)) fail(d, 'MR-Valid', `M.READ returned ${showTuple(v)}, never written`);
+  if (v < r.frW) fail(d, 'MR-WR', mrWrMessage(p, v, r.frW));
+  if (v < r.frR) fail(d, 'MR-RR', mrRrMessage(p, v, r.frR));
+  if (d.g.wInv && v !== BOTTOM && !d.g.wInv.includes(v)) fail(d, 'MR-Valid', mrValidMessage(v));
   ownGhost(d).cR = Math.max(d.g.cR, v);
   pr.mr = null;
   pr.mrRes = v;
@@ -123,7 +137,7 @@ export function deliverWriteAck(d: State, [p, c, , v]: WriteAck): void {
 
 /** Whether one of p's background writes is at a majority (a loop: guards run on every step). */
 function someAtQuorum(cx: Cx, pr: Proc): boolean {
-  for (let i = 0; i < pr.bg.length; i++) if (quorumHas(cx, pr, pr.bg[i])) return true;
+  for (let i = 0; i < pr.bg.length; i++) if (quorumHas(cx, pr.cache, pr.bg[i])) return true;
   return false;
 }
 
@@ -136,7 +150,7 @@ export function mLocalSteps(cx: Cx): LocalStep<State>[] {
       effect: (d, p) => {
         const pr = d.procs[p];
         for (const v of pr.bg) {
-          if (!quorumHas(cx, pr, v)) continue;
+          if (!quorumHas(cx, pr.cache, v)) continue;
           pr.bg = pr.bg.filter((x) => x !== v);
           mWriteDone(cx, d, p, v);
         }
@@ -144,7 +158,7 @@ export function mLocalSteps(cx: Cx): LocalStep<State>[] {
     },
     {
       name: 'inner-write-wait', cites: 'App. A [inner-write-wait] (A8: a majority holds v)',
-      guard: (d, p) => d.procs[p].mw >= 0 && quorumHas(cx, d.procs[p], d.procs[p].mw),
+      guard: (d, p) => d.procs[p].mw >= 0 && quorumHas(cx, d.procs[p].cache, d.procs[p].mw),
       effect: (d, p) => {
         const pr = d.procs[p];
         mWriteDone(cx, d, p, pr.mw);
@@ -169,7 +183,7 @@ export function mLocalSteps(cx: Cx): LocalStep<State>[] {
     },
     {
       name: 'write-back-done', cites: 'App. A READ returns once its write-back is at a majority',
-      guard: (d, p) => { const r = d.procs[p].mr; return r !== null && r.ph === 1 && quorumHas(cx, d.procs[p], r.v); },
+      guard: (d, p) => { const r = d.procs[p].mr; return r !== null && r.ph === 1 && quorumHas(cx, d.procs[p].cache, r.v); },
       effect: (d, p) => {
         const v = d.procs[p].mr!.v;
         mWriteDone(cx, d, p, v);

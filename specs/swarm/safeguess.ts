@@ -9,7 +9,7 @@ import type { LocalStep } from '../kit/table.ts';
 import { fail, tidOfProc, type Cx } from './context.ts';
 import { startMRead, startMWrite } from './maxreg.ts';
 import { opFrame, ownGhost, type Proc, type ReadFrame, type State, type WriteFrame } from './state.ts';
-import { startLock } from './tsl.ts';
+import { startLock, trylockWord } from './tsl.ts';
 import { GUESSED, READ, VERIFIED, WRITE, clockOf, flagOf, lockWord, procName, showTs, ts, tsOfTuple, tuple, valOf, verified } from './tuple.ts';
 
 // SG-Lin's ghost (kit/object-ghost.ts, the register kept by client): a READ is invoked
@@ -62,7 +62,7 @@ export function invoke(cx: Cx, d: State, p: number, clock: number): void {
       pr.op = opFrame({ k: 'MW', v: op.v, st: 0 });
       break;
     case 'trylock':
-      pr.op = opFrame({ k: 'TL', w: lockWord(ts(op.c, 1), op.mode), st: 0 });
+      pr.op = opFrame({ k: 'TL', w: trylockWord(op), st: 0 });
       break;
   }
   cx.pump(d, p);

@@ -294,8 +294,14 @@ settleFields();
 // register ghost are replaced, never changed in place, and mostly shared by the successors
 // of one state: their words are kept by identity (`KeptWords`) and copied.
 
-const ST: Record<string, number> = { W6: 0, W10: 1, W11: 2, R12: 0, R13: 1, R16: 2 };
-const KIND = { W: 1, R: 2, MR: 3, MW: 4, TL: 5 } as const;
+// By switch, not a lookup in a record by a variable key (a generic keyed load per frame).
+function lineCode(st: WriteFrame['st'] | ReadFrame['st']): number {
+  switch (st) {
+    case 'W6': case 'R12': return 0;
+    case 'W10': case 'R13': return 1;
+    default: return 2; // W11, R16
+  }
+}
 
 function putProc(w: ByteWords, pr: Proc): void {
   w.int(pr.pc);
@@ -305,21 +311,27 @@ function putProc(w: ByteWords, pr: Proc): void {
   const op = pr.op;
   if (op === null) w.int(0);
   else {
-    w.int(KIND[op.k]);
     switch (op.k) {
       case 'W':
-        w.int(op.v); w.int(op.w); w.int(ST[op.st]); w.int(op.m); w.int(op.fl); w.int(op.wts);
+        w.int(1);
+        w.int(op.v); w.int(op.w); w.int(lineCode(op.st)); w.int(op.m); w.int(op.fl); w.int(op.wts);
         break;
       case 'R':
+        w.int(2);
         for (let i = 0; i < op.seen.length; i++) w.int(op.seen[i]);
-        w.int(op.it); w.int(ST[op.st]); w.int(op.m);
+        w.int(op.it); w.int(lineCode(op.st)); w.int(op.m);
         break;
-      case 'MR': case 'TL':
-        if (op.k === 'TL') w.int(op.w);
+      case 'MR':
+        w.int(3);
         w.int(op.st);
         break;
       case 'MW':
+        w.int(4);
         w.int(op.v); w.int(op.st);
+        break;
+      case 'TL':
+        w.int(5);
+        w.int(op.w); w.int(op.st);
         break;
     }
   }

@@ -9,11 +9,11 @@ import { monCrash, registerSlot } from '../kit/object-ghost.ts';
 import { objectList } from '../kit/state.ts';
 import type { ActionTable } from '../kit/table.ts';
 import { tidOfProc, type Cx } from './context.ts';
-import { applyRead, applyWrite, deliverRead, deliverWriteAck, finishMRead, mWriteDone } from './maxreg.ts';
+import { applyRead, applyWrite, deliverRead, deliverWriteAck, finishMRead, mreadLabel, mWriteDone, mwriteLabel, readLabel, readRspLabel, writeAckLabel, writeLabel } from './maxreg.ts';
 import { guesses, invoke } from './safeguess.ts';
 import { MSG_READ, MSG_WRITE, ownGhost, type CasReq, type CasRsp, type ReadRsp, type Req, type Rsp, type State, type SwarmAction, type WriteAck } from './state.ts';
-import { applyCas, deliverCas, finishLock, lockAllowed } from './tsl.ts';
-import { BOTTOM, lockWord, procName, showLock, showTs, showTuple, ts } from './tuple.ts';
+import { applyCas, casLabel, casRspLabel, deliverCas, finishLock, lockAllowed, trylockLabel, trylockReturnsLabel, trylockWord } from './tsl.ts';
+import { BOTTOM, procName, showTs, showTuple, ts } from './tuple.ts';
 
 function invokeLabel(cx: Cx, s: State, p: number, clock: number): string {
   const op = cx.cfg.scripts[p][s.procs[p].pc];
@@ -21,9 +21,9 @@ function invokeLabel(cx: Cx, s: State, p: number, clock: number): string {
   switch (op.f) {
     case 'write': return `W5_WRITE(${P},v${op.v},guess=${showTs(ts(clock, tidOfProc(p)))})`;
     case 'read': return `R11_READ(${P})`;
-    case 'mread': return `M.READ(${P})`;
-    case 'mwrite': return `M.WRITE(${P},${showTuple(op.v)})`;
-    case 'trylock': return `T4_TRYLOCK(${P},${showLock(lockWord(ts(op.c, 1), op.mode))})`;
+    case 'mread': return mreadLabel(p);
+    case 'mwrite': return mwriteLabel(p, op.v);
+    case 'trylock': return trylockLabel(p, trylockWord(op));
   }
 }
 
@@ -40,17 +40,15 @@ function msgAction<M extends Req | Rsp>(known: WeakMap<M, SwarmAction>, m: M, st
 }
 
 function reqLabel(m: Req): string {
-  const P = procName(m[0]);
-  if (m[2] === MSG_READ) return `read(${P}→mn${m[1]})`;
-  if (m[2] === MSG_WRITE) return `A8_write(${P}→mn${m[1]},${showTuple(m[3])})`;
-  return `T8_cas(${P}→mn${m[1]},TSL[${m[4]}],${showLock(m[5])}→${showLock(m[6])})`;
+  if (m[2] === MSG_READ) return readLabel(m[0], m[1]);
+  if (m[2] === MSG_WRITE) return writeLabel(m[0], m[1], m[3]);
+  return casLabel(m[0], m[1], m[4], m[5], m[6]);
 }
 
 function rspLabel(m: Rsp): string {
-  const P = procName(m[0]);
-  if (m[2] === MSG_READ) return `readResp(mn${m[1]}→${P},${showTuple(m[4])})`;
-  if (m[2] === MSG_WRITE) return `writeAck(mn${m[1]}→${P},${showTuple(m[3])})`;
-  return `casResp(mn${m[1]}→${P},prev=${showLock(m[4])})`;
+  if (m[2] === MSG_READ) return readRspLabel(m[0], m[1], (m as ReadRsp)[4]);
+  if (m[2] === MSG_WRITE) return writeAckLabel(m[0], m[1], m[3]);
+  return casRspLabel(m[0], m[1], m[4]);
 }
 
 /** A response reaches its process: [update-cache-r], [update-cache-w] or T8's return; then p runs on. */
@@ -68,18 +66,22 @@ export function table(cx: Cx): ActionTable<State, SwarmAction> {
   // An invocation's action depends on the process, its script position and the guessed clock only.
   // The guessed clocks depend on its last clock and guess too (guesses), so the list of
   // a process's invocations is made once per (process, position, last clock, last guess).
-  const invokes = new Map<number, SwarmAction[]>();
+  // Kept by process and position in arrays (a lookup per state and process: a Map keyed by
+  // a number hashes it), then by the two clocks while both are under 16 (they stay under
+  // cmax, a handful), in a Map past that.
+  const invokes: SwarmAction[][][][] = Array.from({ length: cx.nprocs }, (_, p) => Array.from({ length: cx.cfg.scripts[p].length }, () => []));
+  const invokesFar = new Map<string, SwarmAction[]>();
   const invokeActions = (s: State, p: number): SwarmAction[] => {
     const pr = s.procs[p];
-    // A small integer key (a Map keyed by a double boxes it on every lookup); the rare
-    // position or clock past its field is not kept.
-    const key = p < 16 && pr.pc < 64 && pr.lastC < 256 && pr.lastG < 256 ? ((p * 64 + pr.pc) * 256 + pr.lastC) * 256 + pr.lastG : -1;
-    let as = invokes.get(key);
+    const near = pr.lastC < 16 && pr.lastG < 16;
+    const byClocks = invokes[p][pr.pc];
+    let as = near ? byClocks[pr.lastC * 16 + pr.lastG] : invokesFar.get(`${p},${pr.pc},${pr.lastC},${pr.lastG}`);
     if (as === undefined) {
       const clocks = cx.cfg.scripts[p][pr.pc].f === 'write' ? guesses(cx, pr, p) : [0];
       as = objectList<SwarmAction>(); // not `clocks.map`: one kind of list for every action list
       for (const x of clocks) as.push({ label: invokeLabel(cx, s, p, x), step: 'invoke', p, x, msg: null });
-      if (key >= 0) invokes.set(key, as);
+      if (near) byClocks[pr.lastC * 16 + pr.lastG] = as;
+      else invokesFar.set(`${p},${pr.pc},${pr.lastC},${pr.lastG}`, as);
     }
     return as;
   };
@@ -154,7 +156,7 @@ export function table(cx: Cx): ActionTable<State, SwarmAction> {
           const lk = s.procs[p].lk;
           if (!live(s, p) || !lk?.abs) return;
           // the action names the lock word too: one per (process, word, result)
-          for (const r of lockAllowed(s, lk)) out.push(answer('TRYLOCK-returns', p, lk.w * 2 + r, r, () => `TRYLOCK_returns(${procName(p)},${showLock(lk.w)},${r ? 'True' : 'False'})`));
+          for (const r of lockAllowed(s, lk)) out.push(answer('TRYLOCK-returns', p, lk.w * 2 + r, r, () => trylockReturnsLabel(p, lk.w, r)));
         },
         effect: (d, a) => { finishLock(cx, d, a.p, a.x); cx.pump(d, a.p); },
       },

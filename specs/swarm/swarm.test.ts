@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { exploreSync } from '../../checkers/explore/index.ts';
-import type { Machine, ObservedEvent } from '../../checkers/explore/types.ts';
+import type { Action, Machine, ObservedEvent } from '../../checkers/explore/types.ts';
 import { UNKNOWN, type Model } from '../../checkers/lin/types.ts';
-import type { State, SwarmAction, SwarmConfig } from './machine.ts';
+import { buildMachine, type SwarmConfig } from './machine.ts';
 import { valOf } from './tuple.ts';
 import { spec } from './index.ts';
 import type { Baseline } from './equivalence.ts';
@@ -27,6 +27,13 @@ const maxRegister: Model<number, { f: string; value?: number }, unknown> = {
   describeOperation: (input, output) => (input.f === 'write' ? `write(${input.value})` : `read() -> ${String(output)}`),
   describeState: (s) => String(s),
 };
+/** A swarm config on the plain machine (machine.ts), whichever machine the spec runs it on. */
+function plainMachine(name: string, mutant?: string): Machine {
+  const c = config(name);
+  if (c.layer !== 'swarm') throw new Error(`${name} is not a swarm-layer config`);
+  const { layer: _, ...cfg } = c;
+  return buildMachine(cfg, mutant) as unknown as Machine;
+}
 const readsOf = (labels: string[]) => labels.filter((l) => l.startsWith('R11_READ')).length;
 // The numbers recorded before the spec moved onto specs/kit (equivalence.ts): every run
 // below that the baseline covers must reproduce them exactly (issue 22, equivalence first).
@@ -125,16 +132,20 @@ describe('swarm', () => {
     // The same maxreg-n3 machine that holds MR-Valid/RR/WR, observed as a max-register
     // history: the engine's monitor finds the Figure-2 trace (a READ concurrent with the
     // write of 7 returns 5 after 7 completed and 5 was written).
-    const m = spec.build(config('maxreg-n3')) as Machine<State, SwarmAction>;
-    const observe = (b: State, a: SwarmAction, after: State) => {
+    // (maxreg-n3 runs on words, mreg.ts: a process is busy while its M.READ or M.WRITE is.)
+    type Words = { pc: Int32Array; mr: Int32Array; mw: Int32Array; last: Int32Array };
+    const m = spec.build(config('maxreg-n3')) as Machine<Words, Action & { t: string; p: number }>;
+    const scripts = (config('maxreg-n3') as SwarmConfig).scripts;
+    const busy = (s: Words, p: number) => s.mr[p] !== 0 || s.mw[p] !== 0;
+    const observe = (b: Words, a: Action & { t: string; p: number }, after: Words) => {
       const out: ObservedEvent[] = [];
-      if (a.step === 'invoke') {
-        const op = (config('maxreg-n3') as SwarmConfig).scripts[a.p][b.procs[a.p].pc];
+      if (a.t === 'invoke') {
+        const op = scripts[a.p][b.pc[a.p]];
         out.push({ kind: 'invoke', client: a.p, input: op.f === 'mwrite' ? { f: 'write', value: valOf(op.v) } : { f: 'read' } });
       }
-      after.procs.forEach((pa, p) => {
-        if (b.procs[p].op && !pa.op) out.push({ kind: 'return', client: p, output: b.procs[p].op!.k === 'MR' ? valOf(pa.last) : null });
-      });
+      for (let p = 0; p < scripts.length; p++) {
+        if (busy(b, p) && !busy(after, p)) out.push({ kind: 'return', client: p, output: scripts[p][after.pc[p] - 1].f === 'mread' ? valOf(after.last[p]) : null });
+      }
       return out;
     };
     const r = exploreSync({ ...m, history: { model: maxRegister, clients: 3, observe } }, { linearizability: 'incremental' });
@@ -164,11 +175,35 @@ describe('swarm', () => {
 // ghost's lists (state.ts copy): with every state deep-frozen, a step that changed one of
 // them in place throws. Two small configs (the Safe-Guess ones take seconds frozen): split
 // requests and responses, CASes and the lock ghost; the max register's cache and writes.
+// (lock-n1 on the plain machine, which Safe-Guess's locks run on: the spec runs it on words, lock.ts.)
 describe('swarm steps change only what their copy owns', () => {
   for (const name of ['lock-n1', 'maxreg-n3-rr']) {
     it(name, () => {
-      const r = run(freezing(spec.build(config(name))));
+      const r = run(freezing(plainMachine(name)));
       expect([r.status, r.states]).toEqual(['holds', configRecord(name).states]);
+    });
+  }
+});
+
+// The lock-* and maxreg-* configs run on words (lock.ts, mreg.ts); the plain machine
+// (machine.ts) is the one Safe-Guess's locks and M run on. Both, breadth- and depth-first,
+// with and without the layers' mutants: the same counts and the same counterexamples, step by step.
+describe('the lock and max-register configs on words are the plain machine', () => {
+  const summary = (r: ReturnType<typeof run>) => ({
+    status: r.status, states: r.states, transitions: r.transitions, depth: r.depth,
+    violations: r.violations.map((v) => ({ property: v.property, message: v.message, labels: v.steps.map((s) => s.action.label) })),
+  });
+  const cases: [string, string | undefined][] = [
+    ['lock-spec', undefined], ['lock-n1', undefined], ['lock-n3-split-rw', undefined], ['lock-n1', 'M12'], ['lock-n1', 'M13'], ['lock-n1', 'M14'],
+    ['lock-n3', 'M15'], ['lock-n3-split-rw', 'M12'], ['lock-n3-split-rw', 'M14'], ['lock-spec', 'M13'],
+    ['maxreg-n3', undefined], ['maxreg-n3-rr', undefined], ['maxreg-n3-rr-split', undefined], ['maxreg-n3', 'M16'], ['maxreg-n3-rr', 'M17'],
+    ['maxreg-n3', 'M18'], ['maxreg-n3', 'M19'], ['maxreg-n3', 'N5'], ['maxreg-n3-rr-split', 'RESP-OVERWRITE'], ['maxreg-n3-rr-split', 'M19'], ['maxreg-n3-rr', 'M18'],
+  ];
+  for (const [name, mutant] of cases) {
+    it(`${name}${mutant ? ` with ${mutant}` : ''}`, () => {
+      const words = spec.build(config(name), mutant);
+      expect(words.layout).toBeDefined();
+      for (const strategy of ['bfs', 'dfs'] as const) expect(summary(run(words, { strategy }))).toEqual(summary(run(plainMachine(name, mutant), { strategy })));
     });
   }
 });
