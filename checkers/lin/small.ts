@@ -7,10 +7,10 @@
 // (ops sorted by call: a scan of a linked list of those not linearized), and every array is
 // this module's, reused by the next search of the thread. No Maps, no closures, no
 // hooks but `readOnly`, `unobserved` (only with crashed operations) and, for an illegal
-// verdict, `refute` (for the proof the report shows). On at most 32 operations (most
-// partitions of small histories) the search runs on one word of bits (`tiny`) until the
-// model's hint or advice makes it restart: the same search, without the linked list and
-// the frame arrays.
+// verdict, `refute` (for the proof the report shows). The search runs on words of bits by
+// rank (`tiny` on one word, at most 32 operations; `wide` on up to four) until the model's
+// hint or advice makes it restart in `search`'s loop: the same search, without the linked
+// list and the frame arrays.
 //
 // The search is plain WGL with the reductions that need no hint: a read-only operation
 // that fits is linearized without trying the alternatives (forced, as in wgl.ts), crashed
@@ -236,8 +236,6 @@ function search<S>(model: Model<S>, ops: readonly Operation[], all: number): Sea
   let iterations = 0;
   let explored = 0;
   let memo = false;
-  let hooked = false;
-  let hookAt = Infinity;
   let advise: Advise<S> | undefined;
   let proof: Refutation | undefined;
   // With a proof, no partial linearization holds more determinate operations than this
@@ -246,17 +244,19 @@ function search<S>(model: Model<S>, ops: readonly Operation[], all: number): Sea
   // exhaustive search's: the same longest (kept only when longer), stuck worked out from it
   // (not cut short), only fewer configurations explored.
   let proofBound = Infinity;
-  if (n <= TINY_MAX) {
-    const r = tiny(model, ops, n, det, state, step, hashState, equal, priorityHook, adviceHook, refuteHook);
+  {
+    const r =
+      n <= TINY_MAX
+        ? tiny(model, ops, n, det, state, step, hashState, equal, priorityHook, adviceHook, refuteHook)
+        : wide(model, ops, n, det, words, state, step, hashState, equal, priorityHook, adviceHook, refuteHook);
     if (!(r instanceof Restart)) return r;
     // The tiny search met the model's hint or advice: from here the search is this one's,
     // restarted with them (as it restarts below), with what the tiny one found so far.
     ({ iterations, explored, bestDet, bestLength, proof, proofBound } = r);
     advise = r.advise as Advise<S> | undefined;
-    hooked = true;
     limit = iterations + budget(n);
     state = init.call(model);
-    lin[0] = 0;
+    for (let w = 0; w < words; w++) lin[w] = 0;
     forget();
   }
   firstByRet[0] = 0;
@@ -298,7 +298,6 @@ function search<S>(model: Model<S>, ops: readonly Operation[], all: number): Sea
     if (++iterations > limit) {
       // Out of budget: with the model's proof the verdict is known, and the longest partial
       // linearization found so far is shown (as wgl.ts does after AFTER_PROOF iterations).
-      if (!hooked) proof = refutation(model, ops, refuteHook);
       if (proof === undefined) return undefined;
       if (linDet > bestDet) {
         bestLength = sp;
@@ -361,41 +360,10 @@ function search<S>(model: Model<S>, ops: readonly Operation[], all: number): Sea
     if (!memo) {
       memo = true;
       rememberStack(sp, state, words, model, equal, stackOp);
-      hookAt = iterations + n;
-    }
-    if (!hooked && iterations >= hookAt) {
-      // Once the search has backtracked for n iterations past its first dead end, the
-      // model's hint, its advice and its proof of illegal: a search that backtracks a
-      // little pays for none of them (on small histories they cost more than the search).
-      // With a hint or advice the search starts again, so that every frame has them, with
-      // a new memo (the old one holds the stack's configurations, not all explored).
-      hooked = true;
-      const hinted = priorityHook !== undefined && hint(model, ops, n, priorityHook);
-      advise = adviser(model, ops, adviceHook);
-      proof = refutation(model, ops, refuteHook);
-      if (proof !== undefined) {
-        proofBound = longestPossible(proof.operation, n);
-        if (bestDet >= proofBound) return illegal(bestLength, explored, proof, false);
-      }
-      if (hinted || advise !== undefined) {
-        for (let k = 0; k < sp; k++) stackState[k] = undefined;
-        for (let w = 0; w < words; w++) lin[w] = 0;
-        sp = 0;
-        pos = -1;
-        linDet = 0;
-        setHash = 0;
-        linkAll(n);
-        state = init.call(model);
-        forget();
-        memo = false;
-        limit = iterations + budget(n);
-        continue;
-      }
     }
     for (;;) {
       if (sp === 0) {
         // The report of an illegal verdict carries the model's proof when it has one.
-        if (!hooked) proof = refutation(model, ops, refuteHook);
         return illegal(bestLength, explored, proof, false);
       }
       sp--;
@@ -560,7 +528,12 @@ function tiny<S>(
       hookAt = iterations + n;
     }
     if (!hooked && iterations >= hookAt) {
-      // As the loop of `search` does (which see).
+      // Once the search has backtracked for n iterations past its first dead end, the
+      // model's hint, its advice and its proof of illegal: a search that backtracks a
+      // little pays for none of them (on small histories they cost more than the search).
+      // With a hint or advice the search starts again in `search`'s loop, so that every
+      // frame has them, with a new memo (this one holds the stack's configurations, not
+      // all explored).
       hooked = true;
       const hinted = priorityHook !== undefined && hint(model, ops, n, priorityHook);
       const advise = adviser(model, ops, adviceHook);
@@ -590,6 +563,174 @@ function tiny<S>(
       if (((1 << r) & readOnlyRanks) === 0) break;
     }
   }
+}
+
+/** Per rank (wide): the operation, and per operation its rank. */
+const wideOpAt = new Int32Array(SMALL_MAX);
+const wideRankOf = new Int32Array(SMALL_MAX);
+/** Per determinate operation by return (wide): `words` words of the ranks called by its return. */
+const wideCalledBy = new Int32Array(SMALL_MAX * WORDS);
+/** Per determinate operation by return (wide): its rank. */
+const wideRetRank = new Int32Array(SMALL_MAX);
+/** Per depth (wide): `words` words of the frame's candidates not tried yet, and the rank linearized there. */
+const wideUntried = new Int32Array((SMALL_MAX + 1) * WORDS);
+const wideStackRank = new Int32Array(SMALL_MAX + 1);
+
+/**
+ * The tiny search on TINY_MAX < n <= SMALL_MAX operations: the set of linearized operations
+ * (`lin`, by rank) and each frame `words` words of bits, tried lowest rank first (the first
+ * word with a bit left, then its lowest bit). A separate function, so the one-word search
+ * keeps its registers. Ranks as tiny's: read-only ones first (rank < readOnlyCount: the
+ * forced ones), then updates by return, then indeterminate ones (rank >= det).
+ */
+function wide<S>(
+  model: Model<S>,
+  ops: readonly Operation[],
+  n: number,
+  det: number,
+  words: number,
+  state: unknown,
+  step: Model<S>['step'],
+  hashState: Model<S>['hash'],
+  equal: Model<S>['equal'],
+  priorityHook: Model<S>['priority'],
+  adviceHook: Model<S>['advice'],
+  refuteHook: Model<S>['refute'],
+): SearchResult | undefined | Restart {
+  let rank = 0;
+  for (let o = 0; o < n; o++) if (kindOf[o] === 0) wideOpAt[rank++] = o;
+  const readOnlyCount = rank;
+  for (let k = 0; k < det; k++) if (kindOf[byRet[k]] === 1) wideOpAt[rank++] = byRet[k];
+  for (let o = 0; o < n; o++) if (kindOf[o] === 2) wideOpAt[rank++] = o;
+  for (let r = 0; r < n; r++) wideRankOf[wideOpAt[r]] = r;
+  for (let w = 0; w < words; w++) lin[w] = 0;
+  for (let k = 0, o = 0; k < det; k++) {
+    const until = retAt[byRet[k]];
+    for (; o < n && callAt[o] <= until; o++) {
+      const r = wideRankOf[o];
+      lin[r >>> 5] |= 1 << (r & 31);
+    }
+    for (let w = 0; w < words; w++) wideCalledBy[k * words + w] = lin[w];
+    wideRetRank[k] = wideRankOf[byRet[k]];
+  }
+  for (let w = 0; w < words; w++) lin[w] = 0;
+  const limit = budget(n);
+  let sp = 0;
+  let linDet = 0;
+  let bestDet = -1;
+  let bestLength = 0;
+  let setHash = 0;
+  let iterations = 0;
+  let explored = 0;
+  let memo = false;
+  let hooked = false;
+  let hookAt = Infinity;
+  let proof: Refutation | undefined;
+  let proofBound = Infinity;
+  let fresh = true;
+  firstByRet[0] = 0;
+  for (;;) {
+    if (linDet === det) {
+      const linearization = new Array<number>(sp);
+      for (let k = 0; k < sp; k++) linearization[k] = origin[wideOpAt[wideStackRank[k]]];
+      return { verdict: 'ok', linearization, explored, cached: memo ? entries : explored };
+    }
+    const at = sp * words;
+    if (fresh) {
+      // linDet < det: some determinate operation is pending, so fr < det.
+      let fr = firstByRet[sp];
+      for (;;) {
+        const r = wideRetRank[fr];
+        if ((lin[r >>> 5] & (1 << (r & 31))) === 0) break;
+        fr++;
+      }
+      firstByRet[sp + 1] = fr;
+      const from = fr * words;
+      for (let w = 0; w < words; w++) wideUntried[at + w] = wideCalledBy[from + w] & ~lin[w];
+      fresh = false;
+    }
+    if (++iterations > limit) {
+      if (!hooked) proof = refutation(model, ops, refuteHook);
+      if (proof === undefined) return undefined;
+      if (linDet > bestDet) keepWideBest((bestLength = sp));
+      return illegal(bestLength, explored, proof, true);
+    }
+    let w = 0;
+    while (w < words && wideUntried[at + w] === 0) w++;
+    if (w < words) {
+      const left = wideUntried[at + w];
+      const bit = left & -left;
+      wideUntried[at + w] = left ^ bit;
+      const r = (w << 5) | (31 - Math.clz32(bit));
+      const o = wideOpAt[r];
+      const op = ops[origin[o]];
+      const res = step.call(model, state as S, op.input, r >= det ? UNKNOWN : op.output);
+      if (!res.ok) continue;
+      const nextHash = setHash ^ zob[r];
+      lin[w] |= bit;
+      if (memo && !remember(hashState === undefined ? nextHash : nextHash ^ hashState.call(model, res.state), words, res.state, equal, model)) {
+        lin[w] &= ~bit;
+        // A forced operation into an explored configuration: this one failed as that one did.
+        if (r < readOnlyCount) for (let v = 0; v < words; v++) wideUntried[at + v] = 0;
+        continue;
+      }
+      explored++;
+      wideStackRank[sp] = r;
+      stackState[sp] = state;
+      sp++;
+      state = res.state;
+      setHash = nextHash;
+      if (r < det) linDet++;
+      fresh = true;
+      continue;
+    }
+    // A dead end: every candidate failed here.
+    if (linDet > bestDet) {
+      bestDet = linDet;
+      keepWideBest((bestLength = sp));
+      if (bestDet >= proofBound) return illegal(bestLength, explored, proof, false);
+    }
+    if (!memo) {
+      memo = true;
+      rememberStack(sp, state, words, model, equal, wideStackRank);
+      hookAt = iterations + n;
+    }
+    if (!hooked && iterations >= hookAt) {
+      // As tiny does (which see).
+      hooked = true;
+      const hinted = priorityHook !== undefined && hint(model, ops, n, priorityHook);
+      const advise = adviser(model, ops, adviceHook);
+      proof = refutation(model, ops, refuteHook);
+      if (proof !== undefined) {
+        proofBound = longestPossible(proof.operation, n);
+        if (bestDet >= proofBound) return illegal(bestLength, explored, proof, false);
+      }
+      if (hinted || advise !== undefined) {
+        for (let k = 0; k < sp; k++) stackState[k] = undefined;
+        return new Restart(iterations, explored, bestDet, bestLength, proof, proofBound, advise as Advise<unknown> | undefined);
+      }
+    }
+    for (;;) {
+      if (sp === 0) {
+        if (!hooked) proof = refutation(model, ops, refuteHook);
+        return illegal(bestLength, explored, proof, false);
+      }
+      sp--;
+      const r = wideStackRank[sp];
+      state = stackState[sp];
+      stackState[sp] = undefined;
+      lin[r >>> 5] &= ~(1 << (r & 31));
+      setHash ^= zob[r];
+      if (r < det) linDet--;
+      // Backtracking over a forced operation: its configuration failed too.
+      if (r >= readOnlyCount) break;
+    }
+  }
+}
+
+/** The wide search's stack, best[0 .. length) in search numbering. */
+function keepWideBest(length: number): void {
+  for (let k = 0; k < length; k++) best[k] = wideOpAt[wideStackRank[k]];
 }
 
 /** The tiny search's stack, best[0 .. length) in search numbering. */
