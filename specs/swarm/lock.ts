@@ -31,12 +31,12 @@ import { NOLOCK, procName } from './tuple.ts';
 
 /**
  * Whether a config is the lock layer alone, which this machine runs (no client crashes,
- * leftover CASes kept, within the message numbers' bounds below); the others run on the
- * plain machine.
+ * leftover CASes kept, within the message numbers' bounds below, scripts under 64 operations
+ * as the invoke actions' keys need); the others run on the plain machine.
  */
 export const lockLayerOnly = (cfg: SwarmConfig): boolean =>
   cfg.clientCrashes === 0 && cfg.late === 'keep' && cfg.scripts.length <= 8 && cfg.n <= 8 &&
-  cfg.scripts.every((s) => s.every((o) => o.f === 'trylock' && trylockWord(o) < W9 - 1));
+  cfg.scripts.every((s) => s.length < 64 && s.every((o) => o.f === 'trylock' && trylockWord(o) < W9 - 1));
 
 /** The lock configs' TRYLOCKs all go to TSL[0] (safeguess.ts, the TRYLOCK unit step). */
 const Q = 0;

@@ -30,15 +30,16 @@ import { BOTTOM, procName } from './tuple.ts';
 /**
  * Whether a config is the max-register layer alone, which this machine runs (App. A's
  * construction, no client crashes, leftover messages kept, within the message numbers'
- * bounds below); the others run on the plain machine.
+ * bounds below, scripts under 64 operations as the invoke actions' keys need; a negative
+ * value would read as a READ, -1 being READ's mark); the others run on the plain machine.
  */
 export const maxregLayerOnly = (cfg: SwarmConfig): boolean =>
   cfg.m === 'quorum' && cfg.clientCrashes === 0 && cfg.late === 'keep' && cfg.scripts.length <= 8 && cfg.n <= 8 &&
-  cfg.scripts.every((s) => s.every((o) => o.f === 'mread' || (o.f === 'mwrite' && o.v < V)));
+  cfg.scripts.every((s) => s.length < 64 && s.every((o) => o.f === 'mread' || (o.f === 'mwrite' && o.v >= 0 && o.v < V)));
 
 // ---- messages as numbers ordered as their tuples (state.ts ReadReq, WriteReq, ReadRsp, WriteAck) ----
 // [p, mn, 0, slot], [p, mn, 1, v], [p, mn, 0, slot, v], [p, mn, 1, v]: p and mn under 8,
-// slot -1 or 0, values (packed tuples: clocks under 64) under 2^16; 1 added, so that 0 is no message.
+// slot -1 or 0, values (packed tuples) under 2^16; 1 added, so that 0 is no message.
 const B = 16;
 const V = 1 << B;
 const msg = (p: number, c: number, kind: number, rest: number): number => ((p * 8 + c) * 2 + kind) * 2 * V + rest + 1;

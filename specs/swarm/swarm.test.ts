@@ -207,3 +207,31 @@ describe('the lock and max-register configs on words are the plain machine', () 
     });
   }
 });
+
+// The word machines key their invoke actions by process and script position under 64: a
+// longer script runs on the plain machine (before, process 0's 65th operation took process
+// 1's cached action and the run threw or went wrong).
+describe('lock and max-register configs past the words\' bounds run on the plain machine', () => {
+  const lockCfg = config('lock-spec');
+  const mregCfg = config('maxreg-n3');
+  if (lockCfg.layer !== 'swarm' || mregCfg.layer !== 'swarm') throw new Error('lock-spec and maxreg-n3 are swarm-layer configs');
+  const trylock = lockCfg.scripts[1][0];
+  const mread = { f: 'mread' as const };
+  // small shapes (one memory node, two processes) so that the plain machine's run is quick
+  const cases: [string, typeof lockCfg][] = [
+    ['65 TRYLOCKs in one script', { ...lockCfg, cmax: 3, scripts: [Array.from({ length: 65 }, () => trylock), [lockCfg.scripts[2][0]]] }],
+    ['65 max-register READs in one script', { ...mregCfg, f: 0, n: 1, scripts: [Array.from({ length: 65 }, () => mread), [mread]] }],
+  ];
+  for (const [what, c] of cases) {
+    it(what, () => {
+      const m = spec.build(c);
+      expect(m.layout).toBeUndefined();
+      const { layer: _, ...cfg } = c;
+      const r = run(m);
+      const p = run(buildMachine(cfg) as unknown as Machine);
+      expect(r.status).toBe('holds');
+      expect([r.states, r.transitions, r.depth]).toEqual([p.states, p.transitions, p.depth]);
+      expect(r.states).toBeGreaterThan(65);
+    });
+  }
+});
