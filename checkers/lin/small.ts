@@ -221,9 +221,6 @@ function search<S>(model: Model<S>, ops: readonly Operation[], all: number): Sea
   }
   const words = (n + 31) >>> 5;
   for (let w = 0; w < words; w++) lin[w] = 0;
-  // The budget counts again from the restart with the hooks (which comes n iterations
-  // after the first dead end).
-  let limit = budget(n);
   forget();
 
   let state = init.call(model) as unknown;
@@ -251,14 +248,15 @@ function search<S>(model: Model<S>, ops: readonly Operation[], all: number): Sea
         : wide(model, ops, n, det, words, state, step, hashState, equal, priorityHook, adviceHook, refuteHook);
     if (!(r instanceof Restart)) return r;
     // The tiny search met the model's hint or advice: from here the search is this one's,
-    // restarted with them (as it restarts below), with what the tiny one found so far.
+    // restarted with them, with what the tiny one found so far; the budget counts again from
+    // the restart (n iterations after the first dead end).
     ({ iterations, explored, bestDet, bestLength, proof, proofBound } = r);
     advise = r.advise as Advise<S> | undefined;
-    limit = iterations + budget(n);
     state = init.call(model);
     for (let w = 0; w < words; w++) lin[w] = 0;
     forget();
   }
+  const limit = iterations + budget(n);
   firstByRet[0] = 0;
   linkAll(n);
   for (;;) {
@@ -817,7 +815,7 @@ function remember<S>(key: number, words: number, state: unknown, equal: Model<S>
 
 /**
  * The memo, made at the first dead end: the configurations on the stack (all explored so far);
- * `bits`: per depth, the bit of the operation linearized there.
+ * `bits`: per depth, the index (operation or rank) whose bit was set there.
  */
 function rememberStack<S>(sp: number, state: unknown, words: number, model: Model<S>, equal: Model<S>['equal'], bits: Int32Array): void {
   const hashState = model.hash;

@@ -62,7 +62,7 @@ export const act = (step: string, a = -1, b = -1, key?: string): RowanAction => 
 const ACT_SPAN = 64;
 /** Per step, its actions without a key and by key, each by (a, b). */
 const acts = new Map<string, { plain: RowanAction[]; byKey: Map<string, RowanAction[]> }>();
-let lastStep = '';
+let lastStep: string | undefined;
 let lastActs: { plain: RowanAction[]; byKey: Map<string, RowanAction[]> } | undefined;
 
 function makeAct(step: string, a: number, b: number, key?: string): RowanAction {

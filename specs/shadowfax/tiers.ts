@@ -65,7 +65,9 @@ export function tierSteps(cx: Cx): Record<'tgtFetchIndirection' | 'compact' | 't
           if (d.meta.owner[rangeBit(cx.keys[k].range)] === S) continue;
           // the key's newest version on SSD (M25: the oldest)
           let version: Item | undefined;
-          for (let addr = 0; addr < src.head; addr++) {
+          // (head can exceed the log's length after a restore from a shorter snapshot)
+          const end = Math.min(src.head, src.log.length);
+          for (let addr = 0; addr < end; addr++) {
             const it = src.log[addr];
             if ('k' in it && it.k === k && (!cx.mut.M25 || version === undefined)) version = it;
           }
