@@ -26,7 +26,7 @@ function perState<T>(f: (st: RowanState) => T): (st: RowanState) => T {
 }
 
 /**
- * A server's entries in PM (logs.ts), kept with the server they were listed for, per place
+ * A server's entries in PM (logs.ts's pmEntries), kept with the server they were listed for, per place
  * (server objects never change once their state is made, and successive states share
  * every server their step did not write: most are met again in their place); a server
  * met anew lists again only the segments not met before in their place (segments are
@@ -38,7 +38,7 @@ const pmServers: (Server | undefined)[] = [];
 const pmLists: PmEntry[][] = [];
 const pmSegs: (Seg | undefined)[][] = [];
 const pmSegLists: PmEntry[][][] = [];
-function pmEntries(s: Server, st: RowanState): PmEntry[] {
+function keptPmEntries(s: Server, st: RowanState): PmEntry[] {
   const i = st.srv.indexOf(s);
   if (pmServers[i] !== s) {
     const segs = (pmSegs[i] ??= []);
@@ -61,7 +61,7 @@ function pmEntries(s: Server, st: RowanState): PmEntry[] {
 
 /**
  * A check of one server that reads nothing of the state but the server and its cached
- * configuration: its verdict kept with the two, per place, as pmEntries's lists are.
+ * configuration: its verdict kept with the two, per place, as keptPmEntries's lists are.
  */
 function perServer(check: (st: RowanState, i: number) => Check): (st: RowanState, i: number) => Check {
   const servers: (Server | undefined)[] = [];
@@ -112,7 +112,7 @@ const caughtUp = (st: RowanState, sh: number): number[] => caughtUpAll(st)[sh];
 function holds(st: RowanState, r: number, sh: number, k: number, v: number): boolean {
   const s = st.srv[r];
   if (s.tomb[k] >= v) return true;
-  const list = pmEntries(s, st);
+  const list = keptPmEntries(s, st);
   for (let i = 0; i < list.length; i++) {
     const e = list[i].e;
     if (e.sh === sh && e.k === k && e.v >= v) return true;
@@ -132,7 +132,7 @@ const existing = perState((st: RowanState): Entry[] => {
   const members = curCfg(st).members;
   for (let i = 0; i < st.srv.length; i++) {
     const s = st.srv[i];
-    if (s.up && members.includes(i)) for (const { e } of pmEntries(s, st)) out.push(e);
+    if (s.up && members.includes(i)) for (const { e } of keptPmEntries(s, st)) out.push(e);
   }
   for (const q of st.ch) for (const m of q) if (m.e.t !== 'C') out.push(m.e);
   return out;
@@ -194,7 +194,7 @@ export function invariants(cx: Cx): Record<string, Inv> {
         // entry and no older than anything digested
         let max = 0;
         let real = false;
-        for (const { e, seg, i } of pmEntries(s, st)) {
+        for (const { e, seg, i } of keptPmEntries(s, st)) {
           if (e.sh !== sh || e.k !== k) continue;
           if (digested(seg, i)) max = Math.max(max, e.v);
           if (e.v === it.v) real = true;
@@ -218,7 +218,7 @@ export function invariants(cx: Cx): Record<string, Inv> {
       if (!primary && !backup) continue;
       for (const k of keysAt[sh]) {
         let del = 0;
-        for (const { e, seg, i } of pmEntries(s, st)) {
+        for (const { e, seg, i } of keptPmEntries(s, st)) {
           if (e.sh !== sh || e.k !== k || e.t !== 'D') continue;
           const applied = primary ? e.v <= s.done[k] : digested(seg, i);
           if (applied) del = Math.max(del, e.v);
@@ -327,7 +327,7 @@ export function invariants(cx: Cx): Record<string, Inv> {
         const group = [i, ...cfgOf(st, i).dist[sh].bs].filter((r) => caughtUp(st, sh).includes(r));
         for (const k of keysAt[sh]) {
           const tops = group.map((r) =>
-            pmEntries(st.srv[r], st).reduce((m, { e }) => (e.sh === sh && e.k === k && e.v <= pv ? Math.max(m, e.v) : m), 0),
+            keptPmEntries(st.srv[r], st).reduce((m, { e }) => (e.sh === sh && e.k === k && e.v <= pv ? Math.max(m, e.v) : m), 0),
           );
           if (tops.some((t) => t !== tops[0])) return `after promotion of ${i}, replicas ${group} hold k${k} up to versions ${tops}`;
         }
@@ -343,7 +343,7 @@ export function invariants(cx: Cx): Record<string, Inv> {
         if (pv < 0) continue;
         for (const k of keysAt[sh]) {
           const want = caughtUp(st, sh).reduce(
-            (m, r) => pmEntries(st.srv[r], st).reduce((mm, { e }) => (e.sh === sh && e.k === k && e.v <= pv ? Math.max(mm, e.v) : mm), m),
+            (m, r) => keptPmEntries(st.srv[r], st).reduce((mm, { e }) => (e.sh === sh && e.k === k && e.v <= pv ? Math.max(mm, e.v) : mm), m),
             0,
           );
           if ((s.idx[k]?.v ?? 0) < want) return `promoted primary ${i} indexes k${k}@v${s.idx[k]?.v ?? 0} but replicas hold v${want}`;

@@ -5,7 +5,7 @@
 // clean thread collects committed ones. Actor: the receiving server b.
 import { act, type Cx, type RowanGlobalStep, type RowanStep } from './context.ts';
 import { cfgOf } from './cluster.ts';
-import { ack, apply, canSkipTail, newSeg, parse, pmEntries, receiveBuffer, rowanWrite } from './logs.ts';
+import { ack, apply, canSkipTail, newSeg, parse, pmEntries, receiveBuffer, rowanWrite, type PmEntry } from './logs.ts';
 import { addSorted, filled, objectList } from '../kit/state.ts';
 import { chanFrom, chanKey, chanTo, chW, cmW, NO_MSGS, slotOf, ctxW, mapped, newSegment, own, segW, withNp, type Entry, type RowanState, type Seg } from './state.ts';
 
@@ -217,7 +217,8 @@ export function rowanLogSteps(cx: Cx): Record<'rnicLand' | 'allocSlot' | 'rnicLa
         const live = parse(seg, mut).flatMap(({ e, i }) => (e.t !== 'C' && s.idx[e.k]?.loc === `${seg.id}.${i}` ? [{ e, loc: `${seg.id}.${i}` }] : []));
         // tombGc [I]: a live tombstone is dropped, not copied, once no older entry of its key
         // is left in this server's PM outside the segment (otherwise a rebuild would revive it, §3.8)
-        const older = (e: Entry) => pmEntries(s).some((x) => x.seg.id !== seg.id && x.e.sh === e.sh && x.e.k === e.k && x.e.v < e.v);
+        let inPm: PmEntry[] | undefined; // listed once, when a tombstone first asks
+        const older = (e: Entry) => (inPm ??= pmEntries(s)).some((x) => x.seg.id !== seg.id && x.e.sh === e.sh && x.e.k === e.k && x.e.v < e.v);
         const reclaim = live.filter(({ e }) => conf.tombGc && e.t === 'D' && !older(e));
         const keep = live.filter((x) => !reclaim.includes(x)).map(({ e }) => e);
         const dst = newSeg(s, 'c', 'committed', mapped(keep, (e) => withNp(e, e.np)));
