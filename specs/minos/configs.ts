@@ -48,11 +48,20 @@ function make(shape: string, model: Persistency, crash: boolean, extra: Partial<
 }
 
 export const configs: ConfigDef<MinosConfig>[] = [];
+// The two smallest shapes of every model first (A and F, MINOS-B and MINOS-O: a few hundred
+// states each), then the larger ones. `interleave check` explores the default configs in
+// this order, one after another in one process, and the JavaScript engine compiles a step
+// once a config makes it hot (B-synch, 80,488 states): having run every model's and
+// MINOS-O's code paths by then, it compiles them with the rest, instead of throwing that
+// code away and compiling it again when a later config first takes one (README "Speed,
+// ninth pass"). Each config is explored as before; only the order of the list changed.
 for (const m of MODELS) {
   configs.push({ name: `A-${lower(m)}`, description: `<Lin, ${m}>: ${SHAPES.A.about}; crash anywhere`, config: make('A', m, true), tier: 'default' });
+  configs.push({ name: `F-${lower(m)}`, description: `MINOS-O <Lin, ${m}>: ${SHAPES.A.about}; crash anywhere`, config: make('A', m, true, { offload: true }), tier: 'default' });
+}
+for (const m of MODELS) {
   configs.push({ name: `B-${lower(m)}`, description: `<Lin, ${m}>: ${SHAPES.B.about}; no crash`, config: make('B', m, false), tier: m === 'Synch' ? 'default' : 'full' });
   configs.push({ name: `B2-${lower(m)}`, description: `<Lin, ${m}>: ${SHAPES.B2.about}; crash anywhere`, config: make('B2', m, true), tier: 'default' });
-  configs.push({ name: `F-${lower(m)}`, description: `MINOS-O <Lin, ${m}>: ${SHAPES.A.about}; crash anywhere`, config: make('A', m, true, { offload: true }), tier: 'default' });
   configs.push({ name: `B-${lower(m)}-crash`, description: `<Lin, ${m}>: ${SHAPES.B.about}; crash anywhere`, config: make('B', m, true), tier: 'full' });
   configs.push({ name: `C-${lower(m)}`, description: `<Lin, ${m}>: ${SHAPES.C.about}; no crash`, config: make('C', m, false), tier: 'full' });
   configs.push({ name: `F2-${lower(m)}`, description: `MINOS-O <Lin, ${m}>: ${SHAPES.B2.about}; crash anywhere`, config: make('B2', m, true, { offload: true }), tier: m === 'Synch' ? 'default' : 'full' });
