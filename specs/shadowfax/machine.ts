@@ -182,15 +182,15 @@ export function buildShadowfax(config: ShadowfaxConfig, variant?: string): Machi
 }
 
 /**
- * The machine of every default config built once as the module loads, and dropped. V8
- * compiles a closure that is the only one made at its site for the context it closes over
- * (function-context specialisation), and throws that code away once a second closure is
- * made there. Each config builds its own table of steps, invariants and history hooks, so
- * the code compiled while exploring B0 was thrown away when B0-pipe's machine was built and
- * compiled again (B0 explored a second time with a new machine: 0.20-0.21 CPU s, with the
- * same machine 0.15). Built here first, every closure is one of several from the start, and
- * the code compiled for the first config serves the others. The idiom of state.ts's
- * `settleFields`: nothing is explored, no state or result changes (about 6 ms).
+ * The machine of every default config built once as the module loads, and dropped. Each
+ * config builds its own table of steps, invariants and history hooks; B0 explored a second
+ * time with a new machine took 0.20-0.21 CPU s, with the same machine 0.15 (README, eighth
+ * run): code compiled for the first machine's closures is compiled again for the next
+ * one's. The likely reason: V8 compiles a closure that is the only one made at its site for
+ * the context it closes over (function-context specialisation), and throws that code away
+ * once a second closure is made there. Built here first, every closure is one of several
+ * from the start, and the code compiled for the first config serves the others. The idiom
+ * of state.ts's `settleFields`: nothing is explored, no state or result changes (about 6 ms).
  */
 function settleClosures(): void {
   for (const c of configs) if (c.tier === 'default') buildShadowfax(c.config);
