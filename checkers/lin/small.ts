@@ -215,10 +215,6 @@ function search<S>(model: Model<S>, ops: readonly Operation[], all: number): Sea
     byRet[j + 1] = o;
     det++;
   }
-  for (let k = 0; k < det; k++) {
-    const o = byRet[k];
-    sortKey[o] = kindOf[o] === 0 ? o : SMALL_MAX + k;
-  }
   const words = (n + 31) >>> 5;
   for (let w = 0; w < words; w++) lin[w] = 0;
   forget();
@@ -251,6 +247,13 @@ function search<S>(model: Model<S>, ops: readonly Operation[], all: number): Sea
     // restarted with them, with what the tiny one found so far; the budget counts again from
     // the restart (n iterations after the first dead end).
     ({ iterations, explored, bestDet, bestLength, proof, proofBound } = r);
+    // The loop's order (tiny's ranks), unless hint() gave updates theirs.
+    if (!r.hinted) {
+      for (let k = 0; k < det; k++) {
+        const o = byRet[k];
+        sortKey[o] = kindOf[o] === 0 ? o : SMALL_MAX + k;
+      }
+    } else for (let o = 0; o < n; o++) if (kindOf[o] === 0) sortKey[o] = o;
     advise = r.advise as Advise<S> | undefined;
     state = init.call(model);
     for (let w = 0; w < words; w++) lin[w] = 0;
@@ -384,6 +387,13 @@ type Advise<S> = (state: S, input: unknown, output: unknown) => 'forced' | 'usel
 
 /** Operations in a (sub-)history the tiny search takes on: its sets are one 32-bit word. */
 const TINY_MAX = 32;
+/**
+ * Iterations past the first dead end after which the tiny search asks the model's hint and
+ * advice (and restarts with them): at least n (the proof comes at n), and no earlier than
+ * what they cost on a 10-operation queue (priority and advice ~1.4 us, some 60 iterations;
+ * seed-23 queue 10/2 ok: 24 configurations without them, the restart ~2x the whole check).
+ */
+const HINTS_AFTER = 32;
 /** Per rank (the order of candidates: read-only by call, updates by return, indeterminate by call): the operation. */
 const opAt = new Int32Array(TINY_MAX);
 /** Per operation (search numbering): its rank. */
@@ -406,6 +416,8 @@ class Restart {
     readonly proof: Refutation | undefined,
     readonly proofBound: number,
     readonly advise: Advise<unknown> | undefined,
+    /** hint() put the model's order of updates in sortKey. */
+    readonly hinted: boolean,
   ) {}
 }
 
@@ -458,7 +470,10 @@ function tiny<S>(
   let iterations = 0;
   let explored = 0;
   let memo = false;
+  let deadEnd = false;
+  let proved = false;
   let hooked = false;
+  let proveAt = Infinity;
   let hookAt = Infinity;
   let proof: Refutation | undefined;
   let proofBound = Infinity;
@@ -479,7 +494,7 @@ function tiny<S>(
       fresh = false;
     }
     if (++iterations > limit) {
-      if (!hooked) proof = refutation(model, ops, refuteHook);
+      if (!proved) proof = refutation(model, ops, refuteHook);
       if (proof === undefined) return undefined;
       if (linDet > bestDet) keepBest((bestLength = sp));
       return illegal(bestLength, explored, proof, true);
@@ -519,35 +534,42 @@ function tiny<S>(
       keepBest((bestLength = sp));
       if (bestDet >= proofBound) return illegal(bestLength, explored, proof, false);
     }
-    if (!memo) {
+    if (!deadEnd) {
+      // The memo and the model's proof come n iterations past the first dead end, its hint
+      // and advice HINTS_AFTER: a search that backtracks a little pays for none of them (on
+      // small histories they cost more than the search: the memo's entries, one hash of a
+      // state each, cost as much as the steps they would save). Until the memo is made, a
+      // configuration may be explored again, at most n iterations' worth, never wrongly.
+      deadEnd = true;
+      proveAt = iterations + n;
+      hookAt = iterations + HINTS_AFTER;
+    }
+    if (!proved && iterations >= proveAt) {
+      proved = true;
       memo = true;
       lin[0] = linearized;
       rememberStack(sp, state, 1, model, equal, stackRank);
-      hookAt = iterations + n;
-    }
-    if (!hooked && iterations >= hookAt) {
-      // Once the search has backtracked for n iterations past its first dead end, the
-      // model's hint, its advice and its proof of illegal: a search that backtracks a
-      // little pays for none of them (on small histories they cost more than the search).
-      // With a hint or advice the search starts again in `search`'s loop, so that every
-      // frame has them, with a new memo (this one holds the stack's configurations, not
-      // all explored).
-      hooked = true;
-      const hinted = priorityHook !== undefined && hint(model, ops, n, priorityHook);
-      const advise = adviser(model, ops, adviceHook);
       proof = refutation(model, ops, refuteHook);
       if (proof !== undefined) {
         proofBound = longestPossible(proof.operation, n);
         if (bestDet >= proofBound) return illegal(bestLength, explored, proof, false);
       }
+    }
+    if (!hooked && iterations >= hookAt) {
+      // With a hint or advice the search starts again in `search`'s loop, so that every
+      // frame has them, with a new memo (this one holds the configurations since it was
+      // made, not all explored).
+      hooked = true;
+      const hinted = priorityHook !== undefined && hint(model, ops, n, priorityHook);
+      const advise = adviser(model, ops, adviceHook);
       if (hinted || advise !== undefined) {
         for (let k = 0; k < sp; k++) stackState[k] = undefined;
-        return new Restart(iterations, explored, bestDet, bestLength, proof, proofBound, advise as Advise<unknown> | undefined);
+        return new Restart(iterations, explored, bestDet, bestLength, proof, proofBound, advise as Advise<unknown> | undefined, hinted);
       }
     }
     for (;;) {
       if (sp === 0) {
-        if (!hooked) proof = refutation(model, ops, refuteHook);
+        if (!proved) proof = refutation(model, ops, refuteHook);
         return illegal(bestLength, explored, proof, false);
       }
       sp--;
@@ -705,7 +727,7 @@ function wide<S>(
       }
       if (hinted || advise !== undefined) {
         for (let k = 0; k < sp; k++) stackState[k] = undefined;
-        return new Restart(iterations, explored, bestDet, bestLength, proof, proofBound, advise as Advise<unknown> | undefined);
+        return new Restart(iterations, explored, bestDet, bestLength, proof, proofBound, advise as Advise<unknown> | undefined, hinted);
       }
     }
     for (;;) {
