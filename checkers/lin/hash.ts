@@ -102,24 +102,51 @@ export function show(v: unknown): string {
   return s === undefined ? String(v) : s;
 }
 
+/** Primitive keys a ValueMap keeps in arrays (a linear scan) before it makes a Map of them. */
+const FEW = 8;
+
 /**
- * A map keyed by value (valueEqual): primitives straight in a Map (its SameValueZero
- * agrees with valueEqual on them), objects bucketed by hashValue. The models' hooks keep
- * per-value facts in it; most histories' values are primitives.
+ * A map keyed by value (valueEqual): primitives by SameValueZero (which agrees with
+ * valueEqual on them), the first FEW in two arrays scanned in order, then in a Map; objects
+ * bucketed by hashValue. The models' hooks keep per-value facts in it; most histories'
+ * values are primitives, and a small history's hooks make several maps of a few values
+ * each, for which making a Map and hashing into it cost more than the scan (register's
+ * refute on 10 operations: 0.11 -> 0.04 us).
  */
 export class ValueMap<T> {
-  private readonly primitives = new Map<unknown, T>();
+  private readonly fewKeys: unknown[] = [];
+  private readonly fewValues: T[] = [];
+  /** Made at the FEW + 1st primitive key; then every primitive is in it. */
+  private primitives: Map<unknown, T> | undefined;
   /** Made at the first object key (most histories have none). */
   private objects: Map<number, { key: unknown; value: T }[]> | undefined;
 
   get(key: unknown): T | undefined {
-    if (typeof key !== 'object' || key === null) return this.primitives.get(key);
+    if (typeof key !== 'object' || key === null) {
+      if (this.primitives !== undefined) return this.primitives.get(key);
+      const i = this.find(key);
+      return i < 0 ? undefined : this.fewValues[i];
+    }
     return this.objects?.get(hashValue(key))?.find((e) => valueEqual(e.key, key))?.value;
   }
 
   set(key: unknown, value: T): void {
     if (typeof key !== 'object' || key === null) {
-      this.primitives.set(key, value);
+      if (this.primitives !== undefined) {
+        this.primitives.set(key, value);
+        return;
+      }
+      const i = this.find(key);
+      if (i >= 0) this.fewValues[i] = value;
+      else if (this.fewKeys.length < FEW) {
+        this.fewKeys.push(key);
+        this.fewValues.push(value);
+      } else {
+        const m = new Map<unknown, T>();
+        for (let k = 0; k < this.fewKeys.length; k++) m.set(this.fewKeys[k], this.fewValues[k]);
+        m.set(key, value);
+        this.primitives = m;
+      }
       return;
     }
     const h = hashValue(key);
@@ -131,9 +158,20 @@ export class ValueMap<T> {
     else e.value = value;
   }
 
+  /** The index of a primitive key among the few (SameValueZero: NaN is NaN), or -1. */
+  private find(key: unknown): number {
+    const keys = this.fewKeys;
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i];
+      if (k === key || (k !== k && key !== key)) return i;
+    }
+    return -1;
+  }
+
   /** The entries, each key as first set. */
   *entries(): IterableIterator<[unknown, T]> {
-    yield* this.primitives.entries();
+    if (this.primitives !== undefined) yield* this.primitives.entries();
+    else for (let i = 0; i < this.fewKeys.length; i++) yield [this.fewKeys[i], this.fewValues[i]];
     if (this.objects !== undefined) for (const bucket of this.objects.values()) for (const e of bucket) yield [e.key, e.value];
   }
 }

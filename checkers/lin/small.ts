@@ -215,10 +215,6 @@ function search<S>(model: Model<S>, ops: readonly Operation[], all: number): Sea
     byRet[j + 1] = o;
     det++;
   }
-  for (let k = 0; k < det; k++) {
-    const o = byRet[k];
-    sortKey[o] = kindOf[o] === 0 ? o : SMALL_MAX + k;
-  }
   const words = (n + 31) >>> 5;
   for (let w = 0; w < words; w++) lin[w] = 0;
   forget();
@@ -251,6 +247,13 @@ function search<S>(model: Model<S>, ops: readonly Operation[], all: number): Sea
     // restarted with them, with what the tiny one found so far; the budget counts again from
     // the restart (n iterations after the first dead end).
     ({ iterations, explored, bestDet, bestLength, proof, proofBound } = r);
+    // The loop's order (tiny's ranks), unless hint() gave updates theirs.
+    if (!r.hinted) {
+      for (let k = 0; k < det; k++) {
+        const o = byRet[k];
+        sortKey[o] = kindOf[o] === 0 ? o : SMALL_MAX + k;
+      }
+    } else for (let o = 0; o < n; o++) if (kindOf[o] === 0) sortKey[o] = o;
     advise = r.advise as Advise<S> | undefined;
     state = init.call(model);
     for (let w = 0; w < words; w++) lin[w] = 0;
@@ -384,6 +387,13 @@ type Advise<S> = (state: S, input: unknown, output: unknown) => 'forced' | 'usel
 
 /** Operations in a (sub-)history the tiny search takes on: its sets are one 32-bit word. */
 const TINY_MAX = 32;
+/**
+ * Iterations past the first dead end after which the tiny search asks the model's advice
+ * (and restarts in `search`'s loop with it): at least n (the memo, the proof and the hint
+ * come at n), and no earlier than what advice and the loop's restart cost on a 10-operation
+ * queue (queue's advice ~0.3 us, asked for every candidate of every frame after it).
+ */
+const ADVICE_AFTER = 32;
 /** Per rank (the order of candidates: read-only by call, updates by return, indeterminate by call): the operation. */
 const opAt = new Int32Array(TINY_MAX);
 /** Per operation (search numbering): its rank. */
@@ -406,17 +416,19 @@ class Restart {
     readonly proof: Refutation | undefined,
     readonly proofBound: number,
     readonly advise: Advise<unknown> | undefined,
+    /** hint() put the model's order of updates in sortKey. */
+    readonly hinted: boolean,
   ) {}
 }
 
 /**
- * The search of `search`'s loop before the model's hint and advice, on at most TINY_MAX
- * operations, with the set of linearized operations one word of bits by rank: a frame is
- * the operations called by the first pending return (a mask made once per history) less
- * those linearized, tried lowest rank first, which is the loop's order (sortKey) without
- * advice. So the same configurations in the same order, the same counts and the same
- * longest: no linked list, no frame arrays, no selection scan. When the model gives a hint
- * or advice (the loop restarts with them), it hands over what it found (Restart).
+ * The search of `search`'s loop before the model's advice, on at most TINY_MAX operations,
+ * with the set of linearized operations one word of bits by rank: a frame is the operations
+ * called by the first pending return (a mask made once per history) less those linearized,
+ * tried lowest rank first, which is the loop's order (sortKey) without advice, by return or,
+ * once the model's hint is asked, by it (the search then starts again on the hint's ranks).
+ * No linked list, no frame arrays, no selection scan. When the model gives advice (the loop
+ * restarts with it), it hands over what it found (Restart).
  */
 function tiny<S>(
   model: Model<S>,
@@ -431,24 +443,9 @@ function tiny<S>(
   adviceHook: Model<S>['advice'],
   refuteHook: Model<S>['refute'],
 ): SearchResult | undefined | Restart {
-  let rank = 0;
-  for (let o = 0; o < n; o++) if (kindOf[o] === 0) opAt[rank++] = o;
-  for (let k = 0; k < det; k++) if (kindOf[byRet[k]] === 1) opAt[rank++] = byRet[k];
-  for (let o = 0; o < n; o++) if (kindOf[o] === 2) opAt[rank++] = o;
-  let readOnlyRanks = 0;
-  for (let r = 0; r < n; r++) {
-    const o = opAt[r];
-    rankOf[o] = r;
-    if (kindOf[o] === 0) readOnlyRanks |= 1 << r;
-  }
-  let calledSoFar = 0;
-  for (let k = 0, o = 0; k < det; k++) {
-    const until = retAt[byRet[k]];
-    for (; o < n && callAt[o] <= until; o++) calledSoFar |= 1 << rankOf[o];
-    calledBy[k] = calledSoFar;
-    retBit[k] = 1 << rankOf[byRet[k]];
-  }
-  const limit = budget(n);
+  let readOnlyRanks = rankTiny(n, det, 0);
+  let limit = budget(n);
+  const initial = state;
   let linearized = 0;
   let sp = 0;
   let linDet = 0;
@@ -458,7 +455,11 @@ function tiny<S>(
   let iterations = 0;
   let explored = 0;
   let memo = false;
+  let deadEnd = false;
+  let proved = false;
+  let hinted = false;
   let hooked = false;
+  let memoAt = Infinity;
   let hookAt = Infinity;
   let proof: Refutation | undefined;
   let proofBound = Infinity;
@@ -479,7 +480,7 @@ function tiny<S>(
       fresh = false;
     }
     if (++iterations > limit) {
-      if (!hooked) proof = refutation(model, ops, refuteHook);
+      if (!proved) proof = refutation(model, ops, refuteHook);
       if (proof === undefined) return undefined;
       if (linDet > bestDet) keepBest((bestLength = sp));
       return illegal(bestLength, explored, proof, true);
@@ -519,35 +520,62 @@ function tiny<S>(
       keepBest((bestLength = sp));
       if (bestDet >= proofBound) return illegal(bestLength, explored, proof, false);
     }
-    if (!memo) {
+    if (!deadEnd) {
+      // The memo, the model's proof and its hint come n iterations past the first dead end,
+      // its advice ADVICE_AFTER: a search that backtracks a little pays for none of them (on
+      // small histories they cost more than the search: the memo's entries, one hash of a
+      // state each, cost as much as the steps they would save). Until the memo is made, a
+      // configuration may be explored again, at most n iterations' worth, never wrongly.
+      deadEnd = true;
+      memoAt = iterations + n;
+      if (hookAt === Infinity) hookAt = iterations + ADVICE_AFTER;
+    }
+    if (!memo && iterations >= memoAt) {
+      if (!proved) {
+        proved = true;
+        proof = refutation(model, ops, refuteHook);
+        if (proof !== undefined) {
+          proofBound = longestPossible(proof.operation, n);
+          if (bestDet >= proofBound) return illegal(bestLength, explored, proof, false);
+        }
+      }
+      if (!hinted && priorityHook !== undefined && hint(model, ops, n, priorityHook)) {
+        // The hint orders the ranks (updates and indeterminate operations by it, as the
+        // loop's sortKey): the same search starts again on them, with a new memo (set
+        // hashes are by rank) and what it found so far (longest, proof, iterations).
+        hinted = true;
+        readOnlyRanks = rankTiny(n, det, n - bitCount(readOnlyRanks));
+        limit = iterations + budget(n);
+        for (let k = 0; k < sp; k++) stackState[k] = undefined;
+        sp = 0;
+        linearized = 0;
+        linDet = 0;
+        setHash = 0;
+        state = initial;
+        fresh = true;
+        deadEnd = false;
+        memoAt = Infinity;
+        forget();
+        continue;
+      }
       memo = true;
       lin[0] = linearized;
       rememberStack(sp, state, 1, model, equal, stackRank);
-      hookAt = iterations + n;
     }
     if (!hooked && iterations >= hookAt) {
-      // Once the search has backtracked for n iterations past its first dead end, the
-      // model's hint, its advice and its proof of illegal: a search that backtracks a
-      // little pays for none of them (on small histories they cost more than the search).
-      // With a hint or advice the search starts again in `search`'s loop, so that every
-      // frame has them, with a new memo (this one holds the stack's configurations, not
-      // all explored).
+      // With advice the search starts again in `search`'s loop, so that every frame has
+      // it, with a new memo (this one holds the configurations since it was made, not all
+      // explored).
       hooked = true;
-      const hinted = priorityHook !== undefined && hint(model, ops, n, priorityHook);
       const advise = adviser(model, ops, adviceHook);
-      proof = refutation(model, ops, refuteHook);
-      if (proof !== undefined) {
-        proofBound = longestPossible(proof.operation, n);
-        if (bestDet >= proofBound) return illegal(bestLength, explored, proof, false);
-      }
-      if (hinted || advise !== undefined) {
+      if (advise !== undefined) {
         for (let k = 0; k < sp; k++) stackState[k] = undefined;
-        return new Restart(iterations, explored, bestDet, bestLength, proof, proofBound, advise as Advise<unknown> | undefined);
+        return new Restart(iterations, explored, bestDet, bestLength, proof, proofBound, advise as Advise<unknown> | undefined, hinted);
       }
     }
     for (;;) {
       if (sp === 0) {
-        if (!hooked) proof = refutation(model, ops, refuteHook);
+        if (!proved) proof = refutation(model, ops, refuteHook);
         return illegal(bestLength, explored, proof, false);
       }
       sp--;
@@ -561,6 +589,43 @@ function tiny<S>(
       if (((1 << r) & readOnlyRanks) === 0) break;
     }
   }
+}
+
+/**
+ * Tiny's ranks (the order of candidates): read-only operations by call, then updates by
+ * return and indeterminate ones by call, or, with `hinted` (their count) > 0, these by the
+ * model's hint (hint()'s byHint). Fills opAt, rankOf, calledBy, retBit; the read-only
+ * ranks' bits.
+ */
+function rankTiny(n: number, det: number, hinted: number): number {
+  let rank = 0;
+  for (let o = 0; o < n; o++) if (kindOf[o] === 0) opAt[rank++] = o;
+  if (hinted > 0) for (let r = 0; r < hinted; r++) opAt[rank++] = byHint[r];
+  else {
+    for (let k = 0; k < det; k++) if (kindOf[byRet[k]] === 1) opAt[rank++] = byRet[k];
+    for (let o = 0; o < n; o++) if (kindOf[o] === 2) opAt[rank++] = o;
+  }
+  let readOnlyRanks = 0;
+  for (let r = 0; r < n; r++) {
+    const o = opAt[r];
+    rankOf[o] = r;
+    if (kindOf[o] === 0) readOnlyRanks |= 1 << r;
+  }
+  let calledSoFar = 0;
+  for (let k = 0, o = 0; k < det; k++) {
+    const until = retAt[byRet[k]];
+    for (; o < n && callAt[o] <= until; o++) calledSoFar |= 1 << rankOf[o];
+    calledBy[k] = calledSoFar;
+    retBit[k] = 1 << rankOf[byRet[k]];
+  }
+  return readOnlyRanks;
+}
+
+/** Bits set in a 32-bit word. */
+function bitCount(x: number): number {
+  let c = 0;
+  for (let v = x; v !== 0; v &= v - 1) c++;
+  return c;
 }
 
 /** Per rank (wide): the operation, and per operation its rank. */
@@ -705,7 +770,7 @@ function wide<S>(
       }
       if (hinted || advise !== undefined) {
         for (let k = 0; k < sp; k++) stackState[k] = undefined;
-        return new Restart(iterations, explored, bestDet, bestLength, proof, proofBound, advise as Advise<unknown> | undefined);
+        return new Restart(iterations, explored, bestDet, bestLength, proof, proofBound, advise as Advise<unknown> | undefined, hinted);
       }
     }
     for (;;) {

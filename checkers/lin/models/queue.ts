@@ -70,21 +70,28 @@ function priority(history: readonly Operation<QueueInput, unknown>[]): number[] 
     if (at === undefined || op.call < at) taken.set(op.output, op.call);
   }
   crashedDequeues.sort((a, b) => a - b);
-  const firstCrashAfter = (t: number): number => {
-    let lo = 0;
-    let hi = crashedDequeues.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (crashedDequeues[mid] < t) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo < crashedDequeues.length ? crashedDequeues[lo] : Infinity;
-  };
   return history.map((op) => {
     if (op.input.f !== 'enqueue') return op.ret === undefined ? Infinity : op.call;
     const at = taken.get(op.input.value);
-    return at === undefined ? firstCrashAfter(op.call) : at;
+    return at === undefined ? firstFrom(crashedDequeues, op.call) : at;
   });
+}
+
+/**
+ * The first of the sorted times at or after t (Infinity: none). Functions the hooks use
+ * are the module's, not closures made per call: run from source (tsx keeps names), every
+ * named closure costs a defineProperty where it is made, and the hooks run at every small
+ * check that backtracks.
+ */
+function firstFrom(sorted: readonly number[], t: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid] < t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < sorted.length ? sorted[lo] : Infinity;
 }
 
 /**
@@ -128,46 +135,25 @@ function advice(history: readonly Operation<QueueInput, unknown>[]): ((q: QueueS
       takenBy.add(op.output, op.call, op.ret!);
     }
   }
-  // A value leaves no earlier than this: a dequeue that returned it, or a crashed one,
-  // unless the value is enqueued once and a dequeue returned it (then no crashed dequeue
-  // may take it: that dequeue could never come).
-  const leavesFrom = (u: unknown): number => {
-    const t = takenBy.get(u);
-    if (t === undefined) return firstCrashedDequeue;
-    return enqueued.count(u) === 1 ? t.firstCall : Math.min(t.firstCall, firstCrashedDequeue);
-  };
-  // Per enqueued value v that one enqueue and one known dequeue D carry: D's return.
-  const mustLeaveBy = (v: unknown): number => {
-    if (enqueued.count(v) !== 1 || returned.count(v) !== 1) return Infinity;
-    return takenBy.get(v)!.lastRet;
-  };
-  // Both per value, remembered for primitives (objects are looked up each time).
-  const leaves = new Map<unknown, number>();
-  const leaveBy = new Map<unknown, number>();
-  const lookup = (cache: Map<unknown, number>, v: unknown, f: (v: unknown) => number): number => {
-    if (v !== null && typeof v === 'object') return f(v);
-    let t = cache.get(v);
-    if (t === undefined) cache.set(v, (t = f(v)));
-    return t;
-  };
+  const facts = new Leaving(returned, enqueued, takenBy, firstCrashedDequeue);
   return (q, input, output) => {
     if (input.f === 'enqueue') {
       if (q.items.length === 0) return undefined;
-      const by = lookup(leaveBy, input.value, mustLeaveBy);
+      const by = facts.mustLeaveBy(input.value);
       if (by === Infinity) return undefined;
       const items = q.items;
-      for (let i = items.length - 1; i >= 0; i--) if (lookup(leaves, items[i], leavesFrom) > by) return 'dead';
+      for (let i = items.length - 1; i >= 0; i--) if (facts.leavesFrom(items[i]) > by) return 'dead';
       return undefined;
     }
     if (input.f === 'dequeue' && output !== UNKNOWN && output !== null) {
       // The dequeue D that returned x (enqueued once, returned once): every value ahead of x
       // (the whole queue while x is not in it) must leave before D, so before D's return.
-      const by = lookup(leaveBy, output, mustLeaveBy);
+      const by = facts.mustLeaveBy(output);
       if (by === Infinity || q.items.length === 0) return undefined;
       const items = q.items;
       for (let i = 0; i < items.length; i++) {
         if (valueEqual(items[i], output)) return undefined;
-        if (lookup(leaves, items[i], leavesFrom) > by) return 'dead';
+        if (facts.leavesFrom(items[i]) > by) return 'dead';
       }
       return undefined;
     }
@@ -177,6 +163,44 @@ function advice(history: readonly Operation<QueueInput, unknown>[]): ((q: QueueS
     if (returned.count(head) === 0) return 'forced';
     return enqueued.count(head) === 1 ? 'useless' : undefined;
   };
+}
+
+/** When values may leave the queue, and when they must have (advice's facts), remembered per primitive value. */
+class Leaving {
+  private readonly leaves = new Map<unknown, number>();
+  private readonly leaveBy = new Map<unknown, number>();
+
+  constructor(
+    private readonly returned: ValueCounts,
+    private readonly enqueued: ValueCounts,
+    private readonly takenBy: ValueTimes,
+    private readonly firstCrashedDequeue: number,
+  ) {}
+
+  /**
+   * A value leaves no earlier than this: a dequeue that returned it, or a crashed one,
+   * unless the value is enqueued once and a dequeue returned it (then no crashed dequeue
+   * may take it: that dequeue could never come).
+   */
+  leavesFrom(u: unknown): number {
+    const primitive = u === null || typeof u !== 'object';
+    let t = primitive ? this.leaves.get(u) : undefined;
+    if (t !== undefined) return t;
+    const taken = this.takenBy.get(u);
+    t = taken === undefined ? this.firstCrashedDequeue : this.enqueued.count(u) === 1 ? taken.firstCall : Math.min(taken.firstCall, this.firstCrashedDequeue);
+    if (primitive) this.leaves.set(u, t);
+    return t;
+  }
+
+  /** Per enqueued value v that one enqueue and one known dequeue D carry: D's return (else Infinity). */
+  mustLeaveBy(v: unknown): number {
+    const primitive = v === null || typeof v !== 'object';
+    let t = primitive ? this.leaveBy.get(v) : undefined;
+    if (t !== undefined) return t;
+    t = this.enqueued.count(v) !== 1 || this.returned.count(v) !== 1 ? Infinity : this.takenBy.get(v)!.lastRet;
+    if (primitive) this.leaveBy.set(v, t);
+    return t;
+  }
 }
 
 /** Per value (structural equality): the earliest call and the latest return of the dequeues that returned it. */
@@ -206,16 +230,13 @@ class ValueTimes {
  */
 function refute(history: readonly Operation<QueueInput, unknown>[]): Refutation | undefined {
   const byValue = new ValueMap<{ enqueueCalls: number[]; dequeues: number[] }>();
-  const entry = (v: unknown) => {
-    let e = byValue.get(v);
-    if (e === undefined) byValue.set(v, (e = { enqueueCalls: [], dequeues: [] }));
-    return e;
-  };
   let any = false;
   for (let i = 0; i < history.length; i++) {
     const op = history[i];
     if (op.input.f === 'dequeue' && op.ret !== undefined && op.output !== null) {
-      entry(op.output).dequeues.push(i);
+      let e = byValue.get(op.output);
+      if (e === undefined) byValue.set(op.output, (e = { enqueueCalls: [], dequeues: [] }));
+      e.dequeues.push(i);
       any = true;
     }
   }

@@ -221,36 +221,51 @@ interface Index {
 
 const indexes = new WeakMap<readonly Operation[], Index>();
 
-function indexOf(history: readonly Operation<SetInput, unknown>[]): Index {
-  let index = indexes.get(history);
-  if (index !== undefined) return index;
-  const n = history.length;
-  const ids = new Map<number | string, number>();
-  const keys: (number | string)[] = [];
-  // Small non-negative integers (Jepsen's set adds the operation's number) by a table:
-  // id + 1, 0 for none. Any other member by its key in the Map.
-  const small = new Int32Array(2 * n + 16);
-  const idOf = (v: unknown): number => {
+/**
+ * Members as ids, numbered as first met. Small non-negative integers (Jepsen's set adds the
+ * operation's number) by a table: id + 1, 0 for none; any other member by its key in a Map.
+ * A class, not a closure made per history: run from source (tsx keeps names), a named
+ * closure costs a defineProperty each time it is made.
+ */
+class MemberIds {
+  readonly keys: (number | string)[] = [];
+  private readonly small: Int32Array;
+  private readonly byKey = new Map<number | string, number>();
+
+  constructor(smallLimit: number) {
+    this.small = new Int32Array(smallLimit);
+  }
+
+  of(v: unknown): number {
+    const small = this.small;
     if (typeof v === 'number' && v >>> 0 === v && v < small.length) {
       let id = small[v] - 1;
       if (id < 0) {
-        id = keys.length;
-        keys.push(v);
+        id = this.keys.length;
+        this.keys.push(v);
         small[v] = id + 1;
       }
       return id;
     }
     const key = keyOf(v);
-    let id = ids.get(key);
+    let id = this.byKey.get(key);
     if (id === undefined) {
-      id = keys.length;
-      keys.push(key);
-      ids.set(key, id);
+      id = this.keys.length;
+      this.keys.push(key);
+      this.byKey.set(key, id);
     }
     return id;
-  };
+  }
+}
+
+function indexOf(history: readonly Operation<SetInput, unknown>[]): Index {
+  let index = indexes.get(history);
+  if (index !== undefined) return index;
+  const n = history.length;
+  const ids = new MemberIds(2 * n + 16);
+  const keys = ids.keys;
   const add = new Int32Array(n).fill(-1);
-  for (let i = 0; i < n; i++) if (history[i].input.f === 'add') add[i] = idOf(history[i].input.value);
+  for (let i = 0; i < n; i++) if (history[i].input.f === 'add') add[i] = ids.of(history[i].input.value);
   const reads = new Array<Int32Array | undefined>(n);
   // Duplicates within a read: the read's stamp on the id (reads are numbered from 1).
   let stamp = new Int32Array(Math.max(16, keys.length));
@@ -263,7 +278,7 @@ function indexOf(history: readonly Operation<SetInput, unknown>[]): Index {
     let count = 0;
     readNo++;
     for (let k = 0; k < output.length; k++) {
-      const id = idOf(output[k]);
+      const id = ids.of(output[k]);
       if (id >= stamp.length) {
         const grown = new Int32Array(2 * id + 16);
         grown.set(stamp);
