@@ -14,7 +14,6 @@ import { done, invariants } from './invariants.ts';
 import { shadowfaxKv } from './kv-model.ts';
 import { idleSource } from './migration.ts';
 import { VARIANTS } from './mutants.ts';
-import { configs } from './configs.ts';
 import { copy, encodeState, swappedTwin, RT, S, SERVER_NAMES, T, type Item, type ShadowfaxAction, type ShadowfaxConfig, type State } from './state.ts';
 import { table } from './steps.ts';
 
@@ -180,19 +179,3 @@ export function buildShadowfax(config: ShadowfaxConfig, variant?: string): Machi
     actor: (a) => actor(cx, a),
   };
 }
-
-/**
- * The machine of every default config built once as the module loads, and dropped. Each
- * config builds its own table of steps, invariants and history hooks; B0 explored a second
- * time with a new machine took 0.20-0.21 CPU s, with the same machine 0.15 (README, eighth
- * run): code compiled for the first machine's closures is compiled again for the next
- * one's. The likely reason: V8 compiles a closure that is the only one made at its site for
- * the context it closes over (function-context specialisation), and throws that code away
- * once a second closure is made there. Built here first, every closure is one of several
- * from the start, and the code compiled for the first config serves the others. The idiom
- * of state.ts's `settleFields`: nothing is explored, no state or result changes (about 6 ms).
- */
-function settleClosures(): void {
-  for (const c of configs) if (c.tier === 'default') buildShadowfax(c.config);
-}
-settleClosures();
