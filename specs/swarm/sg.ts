@@ -11,7 +11,8 @@
 // the quorum test and the violations' bookkeeping (context.ts), the labels (steps.ts,
 // maxreg.ts, tsl.ts) and the history the engine's monitor reads (machine.ts).
 //
-// Lists are fixed-capacity with a count, unused entries 0; a part that is absent (no
+// Small numbers (positions, clocks, kinds, lines, counts, bitmasks of at most 8 MNs) are
+// bytes, four to a word. Lists are fixed-capacity with a count, unused entries 0; a part that is absent (no
 // operation, M.READ or TRYLOCK in progress) is all 0. A message is one number that orders as
 // its tuple does (kit/network.ts `compareMsg`: process, MN, kind, then the rest), and the
 // requests in flight are a sorted counted list of them. SG-Lin's ghost (kit/object-ghost.ts,
@@ -20,7 +21,7 @@
 
 import type { Action, Check, Machine } from '../../checkers/explore/types.ts';
 import { applyFault, crashesOf, faultChoices, isDown, type Faults } from '../kit/faults.ts';
-import { countedAdd, countedHas, countedInsert, countedRemove, countedRemoveAt, countedSort, int, ints, layout, layoutMachine, type LayoutState } from '../kit/layout.ts';
+import { byte, bytes, countedAdd, countedHas, countedInsert, countedRemove, countedRemoveAt, countedSort, int, ints, layout, layoutMachine, type LayoutState } from '../kit/layout.ts';
 import { monCrash, monInit, registerSlot, type Mon } from '../kit/object-ghost.ts';
 import { popcount } from '../kit/state.ts';
 import { context, quorumHas, tidOfProc, withFailure, type Cx } from './context.ts';
@@ -95,23 +96,23 @@ function sgLayout(np: number, n: number, nLocks: number, cap: number, capBg: num
     locks: ints(nLocks * n), // TSL[q]'s CAS objects (T1), ⊥ = NOLOCK
     clients: ints(5), // the client crashes
     // Per process: script position, App. A cache[1..n], highest clock used and guessed.
-    pc: ints(np),
+    pc: bytes(np),
     cache: ints(np * n),
-    lastC: ints(np),
-    lastG: ints(np),
+    lastC: bytes(np),
+    lastG: bytes(np),
     // Its operation's frame: kind (0 none), line, and W's v, w, m, fl, wts or R's seen[], it, m.
-    opK: ints(np),
-    opSt: ints(np),
-    opV: ints(np),
+    opK: bytes(np),
+    opSt: bytes(np),
+    opV: bytes(np),
     opW: ints(np),
     opM: ints(np),
     opFl: ints(np),
     opWts: ints(np),
-    opIt: ints(np),
+    opIt: bytes(np),
     seen: ints(np * (np + 1)),
     // Its M.READ (phase + 1, 0: none), responders, write-back value, floors, snap, mx; result (-1: none).
-    mrPh: ints(np),
-    mrGot: ints(np),
+    mrPh: bytes(np),
+    mrGot: bytes(np),
     mrV: ints(np),
     mrFrW: ints(np),
     mrFrR: ints(np),
@@ -120,14 +121,14 @@ function sgLayout(np: number, n: number, nLocks: number, cap: number, capBg: num
     mrRes: ints(np),
     // Its foreground M.WRITE (-1: none) and whether one completed; its background writes, a sorted set.
     mw: ints(np),
-    mwDone: ints(np),
-    bgN: ints(np),
+    mwDone: bytes(np),
+    bgN: bytes(np),
     bg: ints(np * capBg),
     // Its TRYLOCK (1 + q, 0: none): own word, read[c], the exited loops; result (-1: none).
-    lkQ: ints(np),
+    lkQ: bytes(np),
     lkW: ints(np),
     lkRd: ints(np * n),
-    lkDn: ints(np),
+    lkDn: bytes(np),
     lkRes: ints(np),
     last: ints(np), // the value its last READ returned
     // The requests in flight (responses are delivered as their requests apply).
@@ -138,16 +139,16 @@ function sgLayout(np: number, n: number, nLocks: number, cap: number, capBg: num
     // (sorted sets); max ts(w) over completed WRITEs; the violations (their number).
     cR: int,
     cW: int,
-    invN: int, // the M.WRITE values invoked (M as its specification: MR-Valid), a sorted set
+    invN: byte, // the M.WRITE values invoked (M as its specification: MR-Valid), a sorted set
     inv: ints(capInv),
-    tlInvN: ints(nLocks),
+    tlInvN: bytes(nLocks),
     tlInv: ints(capLocks),
-    tlTrueN: ints(nLocks),
+    tlTrueN: bytes(nLocks),
     tlTrue: ints(capLocks),
     lin: int,
-    rewN: int,
+    rewN: byte,
     rew: ints(capRew),
-    dblN: int,
+    dblN: byte,
     dbl: ints(capDbl),
     doneTs: int,
     viol: int,
