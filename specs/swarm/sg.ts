@@ -92,9 +92,9 @@ export interface SgAction extends Action {
 function sgLayout(np: number, n: number, nLocks: number, cap: number, capBg: number, capLocks: number, capRew: number, capDbl: number, capInv: number) {
   return layout({
     regs: ints(n), // the fallible max register of each MN (A1)
-    mns: ints(5), // the MNs' crashes (kit/faults.ts Faults)
+    mns: bytes(5), // the MNs' crashes (kit/faults.ts Faults: a bitmask of at most 8 and counts)
     locks: ints(nLocks * n), // TSL[q]'s CAS objects (T1), ⊥ = NOLOCK
-    clients: ints(5), // the client crashes
+    clients: bytes(5), // the client crashes (the same, of at most 7)
     // Per process: script position, App. A cache[1..n], highest clock used and guessed.
     pc: bytes(np),
     cache: ints(np * n),
