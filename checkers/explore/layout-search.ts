@@ -21,7 +21,7 @@ import type { Action, ExploreOptions, ExploreResult, Machine, WordLayout } from 
 /** The machine's layout when its fast path applies: no transformer replaced what it was made with. */
 export function layoutOf<S, A extends Action>(machine: Machine<S, A>): WordLayout<S, A> | undefined {
   const L = machine.layout;
-  if (L === undefined || machine.view !== undefined) return undefined;
+  if (L === undefined || machine.view !== L.view) return undefined;
   if (machine.next !== L.next || machine.actions !== L.actions || machine.encode !== L.encode) return undefined;
   return L;
 }
@@ -61,6 +61,7 @@ let touched = 0;
 
 export function bfsLayout<S, A extends Action>(machine: Machine<S, A>, L: WordLayout<S, A>, options: ExploreOptions): ExploreResult {
   const run = new Run(machine, options);
+  if (L.replayed !== undefined) run.replayed = new Set(L.replayed);
   const store = run.store instanceof FingerprintStore ? run.store : undefined;
   const W = L.words;
   // Two frontiers, swapped at each level: a level is written over memory an earlier one
@@ -112,7 +113,7 @@ export function bfsLayout<S, A extends Action>(machine: Machine<S, A>, L: WordLa
           }
           for (let k = 0; k < enabled.length; k++, n++) {
             for (let j = 0; j < W; j++) dw[j] = sw[j];
-            L.step(d, enabled[k]);
+            L.step(d, enabled[k], s);
             fingerprint(dw, W, fp);
             his[n] = fp[0];
             los[n] = fp[1];
@@ -149,7 +150,7 @@ export function bfsLayout<S, A extends Action>(machine: Machine<S, A>, L: WordLa
             loaded = true;
           }
           for (let j = 0; j < W; j++) dw[j] = sw[j];
-          L.step(d, enabled[k]);
+          L.step(d, enabled[k], s);
           const t = run.insert(d, id, k, depth + 1, dw, W);
           if (t >= 0) next.push(dw, t);
           if (run.stopped !== undefined) break;

@@ -20,7 +20,8 @@
 import { SpecError } from './errors.ts';
 import { encodeValue, fingerprint, Words } from './encode.ts';
 import { canonicalJson } from './reference.ts';
-import type { Action, Check, Machine, ObservedEvent, Symmetry } from './types.ts';
+import { layoutOf } from './layout-search.ts';
+import type { Action, Check, HistoryObserver, Machine, ObservedEvent, Symmetry, WordLayout } from './types.ts';
 import { UNKNOWN, type Model, type NondeterministicModel } from '../lin/types.ts';
 
 /** An operation that took effect before returning: the model states around it. */
@@ -218,6 +219,8 @@ interface Known {
   /** Two 64-bit fingerprints of `words` (the second over the words in reverse order). */
   hash: Int32Array;
   after: Map<number, MonitorState>;
+  /** The state's number in a layout machine's words (monitoredLayout), -1 until it has one. */
+  number: number;
 }
 
 const knownOf = (m: MonitorState): Known | undefined => (m as { [KNOWN]?: Known })[KNOWN];
@@ -374,14 +377,14 @@ export function withMonitor<S, A extends Action>(machine: Machine<S, A>, { exact
     // A copy of our own to hang the words on (the given object may be frozen, or another's).
     const own: MonitorState = { pending: m.pending, configs: m.configs };
     const words = monitorWords(own).slice();
-    const known: Known = { words, hash: hashWords(words), after: new Map() };
+    const known: Known = { words, hash: hashWords(words), after: new Map(), number: -1 };
     Object.defineProperty(own, KNOWN, { value: known });
     interned.set(key, own);
     return own;
   };
   const ids = new EventIds(observer.clients);
   const init0 = intern(initialMonitor(model, observer.clients));
-  const step = (m: MonitorState, e: ObservedEvent): MonitorState => {
+  const advanced = (m: MonitorState, e: ObservedEvent): MonitorState => {
     const id = ids.of(e);
     if (id < 0) return advance(model, m, e); // throws: the event names an undeclared client
     let known = knownOf(m);
@@ -416,7 +419,7 @@ export function withMonitor<S, A extends Action>(machine: Machine<S, A>, { exact
         const e = events[i];
         h = { prev: h, before: m, e };
         // Once no linearization is left, none comes back: the set stays empty.
-        m = step(m, e);
+        m = advanced(m, e);
       }
       return { s, m, h };
     },
@@ -429,7 +432,10 @@ export function withMonitor<S, A extends Action>(machine: Machine<S, A>, { exact
   if (machine.internal) wrapped.internal = machine.internal;
   if (machine.actionNames) wrapped.actionNames = machine.actionNames;
   if (machine.footprint) wrapped.footprint = (w, a) => machine.footprint!(w.s, a);
-  if (machine.encode) {
+  const L = layoutOf(machine);
+  if (L !== undefined && L.over !== undefined) {
+    monitoredLayout(wrapped, L as WordLayout<S, A> & { over(w: Int32Array): S }, observer, intern, advanced);
+  } else if (machine.encode) {
     // The spec's fast encoding, then the monitor's part (`partOf`), then the length of the
     // spec's part (read from the end, it splits the two: the whole stays injective).
     const inner = machine.encode.bind(machine);
@@ -449,6 +455,89 @@ export function withMonitor<S, A extends Action>(machine: Machine<S, A>, { exact
   wrapped.history = { model: observer.model, clients: observer.clients, observe: (b, a, c) => observer.observe(b.s, a, c.s) };
   if (machine.symmetry) wrapped.symmetry = machine.symmetry.map((g) => monitoredSymmetry(g));
   return wrapped;
+}
+
+/**
+ * The monitor over a layout machine (Machine.layout) keeps its state beside the spec's
+ * words: a state is the spec's W words, then the number of its monitor state (numbered as
+ * met, one number per distinct monitor state, never reused), so that the breadth-first
+ * search's fast path steps, hashes and stores it as words with no object made per step.
+ * These words are the wrapped machine's encoding on every path (injective: the spec's
+ * words are, and equal monitor states have one number). The numbers are this process's
+ * own (`local`), and the words hold no history, which the linearizability message names:
+ * that message is taken from the counterexample's replayed path (`replayed`).
+ */
+function monitoredLayout<S, A extends Action>(
+  wrapped: Machine<Monitored<S>, A>,
+  L: WordLayout<S, A> & { over(w: Int32Array): S },
+  observer: HistoryObserver<S, A>,
+  intern: (m: MonitorState) => MonitorState,
+  advanced: (m: MonitorState, e: ObservedEvent) => MonitorState,
+): void {
+  const W = L.words;
+  const numbered: MonitorState[] = [];
+  // By canonical form, not by object: the interning table may start afresh (MEMO_LIMIT),
+  // and a monitor state interned again must keep its number.
+  const numbers = new Map<string, number>();
+  const numberOf = (m: MonitorState): number => {
+    let known = knownOf(m);
+    if (known === undefined) known = knownOf((m = intern(m)))!;
+    if (known.number < 0) {
+      const key = canonicalJson(m);
+      let k = numbers.get(key);
+      if (k === undefined) {
+        numbers.set(key, (k = numbered.length));
+        numbered.push(m);
+      }
+      known.number = k;
+    }
+    return known.number;
+  };
+  class WordState implements Monitored<S> {
+    readonly s: S;
+    readonly h = null;
+    constructor(readonly w: Int32Array) {
+      this.s = L.over(w.subarray(0, W));
+    }
+    get m(): MonitorState {
+      return numbered[this.w[W]];
+    }
+  }
+  const inner = L.encode;
+  const encode = (w: Monitored<S>, out: Int32Array): number => {
+    if (out.length < W + 1) return -1;
+    if (inner(w.s, out) < 0) return -1;
+    out[W] = w instanceof WordState ? w.w[W] : numberOf(w.m);
+    return W + 1;
+  };
+  wrapped.encode = encode;
+  wrapped.layout = {
+    words: W + 1,
+    make: () => new WordState(new Int32Array(W + 1)),
+    wordsOf(w) {
+      if (w instanceof WordState) return w.w;
+      const words = new Int32Array(W + 1);
+      encode(w, words);
+      return words;
+    },
+    fromWords: (w) => new WordState(Int32Array.from(w)),
+    over: (w) => new WordState(w),
+    step(d, a, from) {
+      L.step(d.s, a, from.s);
+      const events = observer.observe(from.s, a, d.s);
+      if (events.length === 0) return;
+      let m = d.m;
+      // Once no linearization is left, none comes back: the set stays empty.
+      for (let i = 0; i < events.length; i++) m = advanced(m, events[i]);
+      (d as WordState).w[W] = numberOf(m);
+    },
+    next: wrapped.next,
+    actions: wrapped.actions,
+    encode,
+    view: wrapped.view,
+    local: true,
+    replayed: [LINEARIZABILITY],
+  };
 }
 
 function monitoredSymmetry<S>(g: Symmetry<S>): Symmetry<Monitored<S>> {

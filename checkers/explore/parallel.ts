@@ -131,7 +131,7 @@ export async function parallelBfs(target: ExploreTarget, options: ExploreOptions
   const machine: Machine<unknown, Action> = prepare(given, options);
   const sequential = (opts: ExploreOptions, m: Machine<unknown, Action> = machine) => bfs(m, { ...opts, workers: 1 });
   // Layout states cross threads as their words; inside a monitor's or a reduction's states they cannot.
-  if (given.layout !== undefined && layoutOf(machine) === undefined) {
+  if (given.layout !== undefined && (layoutOf(machine) === undefined || layoutOf(machine)!.local)) {
     const r = sequential(options);
     return { ...r, notes: [...(r.notes ?? []), 'ran on one thread: the states of a layout spec under a monitor or reduction do not cross threads'] };
   }

@@ -31,6 +31,8 @@ export class Run<S, A extends Action> {
   /** Invariants still being checked (with `all`, a violated one is dropped). */
   invariants: [string, (s: S) => Check][];
   readonly violations: Counterexample[] = [];
+  /** Properties whose message is taken from the replayed path's last state (WordLayout.replayed). */
+  replayed: ReadonlySet<string> | undefined = undefined;
   transitions = 0;
   depth = 0;
   stopped: string | undefined;
@@ -95,7 +97,7 @@ export class Run<S, A extends Action> {
 
   violated(property: string, message: string, id: number): void {
     const { init, actions } = this.log.path(id);
-    this.violations.push(replayIndices(this.machine, init, actions, property, message));
+    this.violations.push(replayIndices(this.machine, init, actions, property, message, this.replayed?.has(property)));
     if (this.options.all) {
       this.invariants = this.invariants.filter(([name]) => name !== property);
       if (property === 'deadlock') (this as { checkDeadlock: boolean }).checkDeadlock = false;

@@ -50,13 +50,18 @@ export class TraceLog {
   }
 }
 
-/** Re-executes a path of action indices and describes it step by step. */
+/**
+ * Re-executes a path of action indices and describes it step by step. `recheck`: the
+ * message is the property's own verdict on the path's last state (the state the search
+ * met was on words that cannot say it: WordLayout.replayed).
+ */
 export function replayIndices<S, A extends Action>(
   machine: Machine<S, A>,
   init: number,
   indices: readonly number[],
   property: string,
   message: string,
+  recheck = false,
 ): Counterexample {
   const inits = machine.init();
   let s = inits[init];
@@ -72,6 +77,10 @@ export function replayIndices<S, A extends Action>(
     const after = shown(s);
     steps.push({ action: a, state: after, changes: diff(before, after) });
     before = after;
+  }
+  if (recheck) {
+    const verdict = machine.invariants[property]?.(s);
+    if (typeof verdict === 'string') message = verdict;
   }
   return { property, message, initial, steps };
 }

@@ -146,8 +146,29 @@ export interface WordLayout<S, A extends Action = Action> {
   wordsOf(s: S): Int32Array;
   /** A new state holding a copy of the given words (states sent between threads). */
   fromWords(w: ArrayLike<number>): S;
-  /** The effect of a, applied in place to d, a copy of the state a was enabled in. */
-  step(d: S, a: A): void;
+  /**
+   * The effect of a, applied in place to d, a copy of `from`, the state a was enabled in
+   * (unchanged: a wrapper's step reads it, as the monitor's observer does).
+   */
+  step(d: S, a: A, from: S): void;
+  /**
+   * A state whose words are w itself, not a copy (w a view into a wrapper's longer words,
+   * which the wrapper's own part follows). Lets a monitor keep its part beside the words.
+   */
+  over?(w: Int32Array): S;
+  /**
+   * Set when the words hold numbers that only this process knows (the monitor numbers its
+   * states as it meets them): such states are not sent between threads.
+   */
+  readonly local?: boolean;
+  /**
+   * Properties whose message a state on words cannot give (the monitor's names the history
+   * that led to the state, which the words do not hold): when one fails, the engine takes
+   * its message from the plain state the counterexample's path replays to.
+   */
+  readonly replayed?: readonly string[];
+  /** The machine's view when it has one (the words are then an injective encoding of it). */
+  view?(s: S): unknown;
   /**
    * The machine members the layout was made with. The engine takes the fast path only
    * while the machine's own are these: a transformer (monitor, symmetry, POR) that replaced

@@ -9,6 +9,8 @@ import { racyCounterLayout } from './racy-counter-layout.ts';
 import { bool, byte, bytes, countedAdd, countedHas, countedInsert, countedRemove, countedRemoveAt, countedSort, int, ints, layout, layoutMachine } from './layout.ts';
 import { explore, exploreSync } from '../../checkers/explore/index.ts';
 import { layoutOf } from '../../checkers/explore/layout-search.ts';
+import { prepare } from '../../checkers/explore/prepare.ts';
+import { clientHistory, register, registerOp } from './history.ts';
 import { referenceBfs } from '../../checkers/explore/reference.ts';
 import type { ExploreOptions, ExploreResult } from '../../checkers/explore/types.ts';
 
@@ -119,6 +121,83 @@ describe('the typed state layout', () => {
     const module = new URL('./racy-counter-layout.ts', import.meta.url).href;
     const r = await explore({ module, export: 'racyCounterLayout', args: [3, 3] }, { workers: 2, tableCapacity: 64 });
     expect([r.status, r.states, r.transitions, r.depth, r.workers]).toEqual(['holds', 7646, 18843, 18, 2]);
+  });
+});
+
+/**
+ * A register on words with a history for the engine's linearizability monitor: client p
+ * writes p + 1, then reads. `late`: a write returns before it takes effect (its effect a
+ * step of its own), so a later read can miss it: not linearizable.
+ */
+function wordRegister(n: number, late: boolean) {
+  const Reg = layout({ x: int, pc: ints(n), got: ints(n), due: ints(n) });
+  type Kind = 'invokeWrite' | 'write' | 'apply' | 'invokeRead' | 'read';
+  const act = (p: number, kind: Kind) => ({ label: `c${p}.${kind}`, p, kind });
+  const acts = Array.from({ length: n }, (_, p) => ({
+    byPc: [act(p, 'invokeWrite'), act(p, 'write'), act(p, 'invokeRead'), act(p, 'read')],
+    apply: act(p, 'apply'),
+  }));
+  type A = ReturnType<typeof act>;
+  type S = Parameters<Parameters<typeof layoutMachine<typeof Reg.fields, A>>[1]['step']>[0];
+  const m = layoutMachine(Reg, {
+    init: () => [{}],
+    actions(s) {
+      const out: A[] = [];
+      for (let p = 0; p < n; p++) {
+        if (s.pc[p] < 4) out.push(acts[p].byPc[s.pc[p]]);
+        if (s.due[p]) out.push(acts[p].apply);
+      }
+      return out;
+    },
+    step(d, a) {
+      const p = a.p;
+      if (a.kind === 'apply') {
+        d.x = p + 1;
+        d.due[p] = 0;
+        return;
+      }
+      if (a.kind === 'write') {
+        if (late) d.due[p] = 1;
+        else d.x = p + 1;
+      }
+      if (a.kind === 'read') d.got[p] = d.x;
+      d.pc[p]++;
+    },
+    invariants: {},
+    mayStop: () => true,
+  });
+  m.history = clientHistory<S, A>({
+    model: register,
+    clients: n,
+    invoked: (_b, a) => (a.kind === 'invokeWrite' ? { client: a.p, input: registerOp.write(a.p + 1) } : a.kind === 'invokeRead' ? { client: a.p, input: registerOp.read() } : null),
+    pending: (s, c) => s.pc[c] === 1 || s.pc[c] === 3,
+    output: (after, c) => (after.pc[c] === 4 ? (after.got[c] === 0 ? null : after.got[c]) : null),
+  });
+  return m;
+}
+
+describe('layout states under the linearizability monitor', () => {
+  const plainPath = <M extends ReturnType<typeof wordRegister>>(m: M): M => ({ ...m, actions: (s: Parameters<M['actions']>[0]) => m.actions(s) });
+
+  it('keeps the monitor beside the words: the fast path, with the plain path\'s counts and counterexamples', () => {
+    for (const late of [false, true]) {
+      for (const o of [{}, { all: true }, { store: 'exact' as const }, { maxStates: 40 }, { strategy: 'dfs' as const }]) {
+        const m = wordRegister(3, late);
+        expect(layoutOf(prepare(m, o))).toBeDefined();
+        expect(layoutOf(prepare(plainPath(m), o))).toBeUndefined();
+        const fast = summary(exploreSync(m, o));
+        expect(fast).toEqual(summary(exploreSync(plainPath(m), o)));
+        if (!('maxStates' in o)) expect(fast.status).toBe(late ? 'violation' : 'holds');
+        if (late && !('maxStates' in o)) expect(fast.violations[0].message).toMatch(/^the history is not linearizable against the register model: 1\. c\d calls write/);
+      }
+    }
+  });
+
+  it('runs on one thread: the monitor numbers its states in this process only', async () => {
+    const m = wordRegister(2, true);
+    const r = await explore(m, { workers: 2 });
+    expect(summary(r)).toEqual(summary(exploreSync(plainPath(m))));
+    expect(r.notes?.join(' ')).toMatch(/one thread/);
   });
 });
 

@@ -59,6 +59,8 @@ export interface Layout<F extends Fields> {
   make(init?: Partial<Plain<F>>): LayoutState<F>;
   copy(s: LayoutState<F>): LayoutState<F>;
   fromWords(w: ArrayLike<number>): LayoutState<F>;
+  /** A state over w itself, not a copy (w is `words` long: a view into longer words, as the engine's monitor keeps). */
+  over(w: Int32Array): LayoutState<F>;
   plain(s: LayoutState<F>): Plain<F>;
   /** Machine.encode: the words themselves. */
   encode(s: LayoutState<F>, out: Int32Array): number;
@@ -188,6 +190,10 @@ export function layout<F extends Fields>(fields: F): Layout<F> {
       if (w.length !== words) throw new Error(`layout: a state is ${words} words, given ${w.length}`);
       return wrap(Int32Array.from(w));
     },
+    over(w) {
+      if (w.length !== words) throw new Error(`layout: a state is ${words} words, given ${w.length}`);
+      return wrap(w);
+    },
     plain,
     encode(s, out) {
       if (out.length < words) return -1;
@@ -223,6 +229,7 @@ export function layoutMachine<F extends Fields, A extends Action>(L: Layout<F>, 
     make: () => L.make(),
     wordsOf: (s) => s.w,
     fromWords: L.fromWords,
+    over: L.over,
     step,
     next,
     actions,

@@ -45,8 +45,13 @@ export const tidOfProc = (p: number): number => p + 1; // tid 0 is ⊥₀'s pseu
 
 /** Records a transition property's failure (the first message per property). */
 export function fail(d: State, prop: string, msg: string): void {
-  if (d.viol.some((v) => v[0] === prop)) return;
-  d.viol = [...d.viol, [prop, msg] as [string, string]].sort((a, b) => (a[0] < b[0] ? -1 : 1));
+  d.viol = withFailure(d.viol, prop, msg);
+}
+
+/** The violations with prop's failure added, sorted by property, unless prop already failed (the list itself then). */
+export function withFailure(viol: [string, string][], prop: string, msg: string): [string, string][] {
+  if (viol.some((v) => v[0] === prop)) return viol;
+  return [...viol, [prop, msg] as [string, string]].sort((a, b) => (a[0] < b[0] ? -1 : 1));
 }
 
 /** Whether the M quorum (qM) of cache entries at..at+n-1 is at least v (a process's cache: plain, or in words). */

@@ -7,6 +7,7 @@ import { buildIno, INO_INTERNAL } from './ino.ts';
 import { buildLock, LOCK_INTERNAL, lockLayerOnly } from './lock.ts';
 import { buildMachine } from './machine.ts';
 import { buildMreg, MREG_INTERNAL, maxregLayerOnly } from './mreg.ts';
+import { buildSg, SG_INTERNAL, sgLayerOnly } from './sg.ts';
 import { mutants } from './mutants.ts';
 
 export const spec: SpecDef<Config> = {
@@ -21,9 +22,11 @@ export const spec: SpecDef<Config> = {
       return Object.assign(buildIno(c, variant), { internal: INO_INTERNAL });
     }
     const { layer: _, ...c } = config;
-    // the lock-* and maxreg-* configs on words (lock.ts, mreg.ts), the same machines as buildMachine's for them
+    // the lock-* and maxreg-* configs on words (lock.ts, mreg.ts), the same machines as buildMachine's for them;
     if (lockLayerOnly(c)) return Object.assign(buildLock(c, variant), { internal: LOCK_INTERNAL });
     if (maxregLayerOnly(c)) return Object.assign(buildMreg(c, variant), { internal: MREG_INTERNAL });
+    // the Safe-Guess configs within the words' bounds on words too (sg.ts)
+    if (sgLayerOnly(c, variant)) return Object.assign(buildSg(c, variant), { internal: SG_INTERNAL });
     return Object.assign(buildMachine(c, variant), { internal: ['g', 'viol'] });
   },
 };

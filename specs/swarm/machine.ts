@@ -15,7 +15,7 @@
 // request's application and its response's delivery are one step. Local continuations
 // (quorum reached, T9-T12, W7, R14-R21) are fused into the delivery that enables them.
 
-import type { Machine } from '../../checkers/explore/types.ts';
+import type { Action, HistoryObserver, Machine } from '../../checkers/explore/types.ts';
 import { NO_FAULTS, isDown } from '../kit/faults.ts';
 import { clientHistory, register, registerOp } from '../kit/history.ts';
 import { monInit, registerSlot } from '../kit/object-ghost.ts';
@@ -77,20 +77,36 @@ export function buildMachine(cfg: SwarmConfig, variant?: string): Machine<State,
     actor: (a) => (a.step === 'crashMN' ? `mn${a.x}` : procName(a.p)),
   };
   if (cx.sgLayer) {
-    // Client-level events for the engine's own linearizability monitor (a cross-check of SG-Lin).
     const isSg = (o: OpFrame | null) => o !== null && (o.k === 'W' || o.k === 'R');
-    // What each script entry invokes, made once (the monitor numbers an input it has met by identity).
-    const invocations = cfg.scripts.map((script, p) =>
-      script.map((op) => (op.f === 'write' ? { client: p, input: registerOp.write(`v${op.v}`) } : op.f === 'read' ? { client: p, input: registerOp.read() } : null)),
-    );
-    machine.history = clientHistory<State, SwarmAction>({
-      model: register,
-      clients: nprocs,
-      invoked: (b, a) => (a.step === 'invoke' ? invocations[a.p][b.procs[a.p].pc] : null),
-      crashed: (_b, a) => (a.step === 'crashClient' ? a.p : null),
+    machine.history = sgHistory<State, SwarmAction>(cfg, {
+      pc: (s, p) => s.procs[p].pc,
       pending: (s, p) => isSg(s.procs[p].op),
-      output: (after, p) => (cfg.scripts[p][after.procs[p].pc - 1].f === 'read' ? (after.procs[p].last ? `v${after.procs[p].last}` : null) : null),
+      last: (s, p) => s.procs[p].last,
+      invokes: (a) => a.step === 'invoke',
+      crashes: (a) => a.step === 'crashClient',
     });
   }
   return machine;
+}
+
+/**
+ * Client-level events for the engine's own linearizability monitor (a cross-check of
+ * SG-Lin), read from either representation of the state (this file's objects, sg.ts's words).
+ */
+export function sgHistory<S, A extends Action & { p: number }>(
+  cfg: SwarmConfig,
+  at: { pc(s: S, p: number): number; pending(s: S, p: number): boolean; last(s: S, p: number): number; invokes(a: A): boolean; crashes(a: A): boolean },
+): HistoryObserver<S, A> {
+  // What each script entry invokes, made once (the monitor numbers an input it has met by identity).
+  const invocations = cfg.scripts.map((script, p) =>
+    script.map((op) => (op.f === 'write' ? { client: p, input: registerOp.write(`v${op.v}`) } : op.f === 'read' ? { client: p, input: registerOp.read() } : null)),
+  );
+  return clientHistory<S, A>({
+    model: register,
+    clients: cfg.scripts.length,
+    invoked: (b, a) => (at.invokes(a) ? invocations[a.p][at.pc(b, a.p)] : null),
+    crashed: (_b, a) => (at.crashes(a) ? a.p : null),
+    pending: at.pending,
+    output: (after, p) => (cfg.scripts[p][at.pc(after, p) - 1].f === 'read' ? (at.last(after, p) ? `v${at.last(after, p)}` : null) : null),
+  });
 }

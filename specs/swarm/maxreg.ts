@@ -24,6 +24,8 @@ export const mwriteLabel = (p: number, v: number): string => `M.WRITE(${procName
 export const readLabel = (p: number, c: number): string => `read(${procName(p)}→mn${c})`;
 export const writeLabel = (p: number, c: number, v: number): string => `A8_write(${procName(p)}→mn${c},${showTuple(v)})`;
 export const readRspLabel = (p: number, c: number, v: number): string => `readResp(mn${c}→${procName(p)},${showTuple(v)})`;
+export const mreadReturnsLabel = (p: number, v: number): string => `M.READ_returns(${procName(p)},${showTuple(v)})`;
+export const mwriteReturnsLabel = (p: number, v: number, background: boolean): string => `M.WRITE_returns(${procName(p)},${showTuple(v)}${background ? ',background' : ''})`;
 export const writeAckLabel = (p: number, c: number, v: number): string => `writeAck(mn${c}→${procName(p)},${showTuple(v)})`;
 
 /** A4-A8 inner_write(v): write to every MN whose cached bound is below v. */

@@ -15,19 +15,19 @@ import { GUESSED, READ, VERIFIED, WRITE, clockOf, flagOf, lockWord, procName, sh
 // SG-Lin's ghost (kit/object-ghost.ts, the register kept by client): a READ is invoked
 // with value 0, a WRITE(v) with v > 0; a return that leaves no linearization is undefined
 // (the caller records the failure and keeps the ghost).
-const linInvoke = (g: Mon, p: number, v: number): Mon => monInvoke(registerSlot, g, { c: p, f: v ? 'write' : 'read', k: 0, v, x: false });
-function linReturn(g: Mon, p: number, out: number): Mon | undefined {
+export const linInvoke = (g: Mon, p: number, v: number): Mon => monInvoke(registerSlot, g, { c: p, f: v ? 'write' : 'read', k: 0, v, x: false });
+export function linReturn(g: Mon, p: number, out: number): Mon | undefined {
   const next = monReturn(registerSlot, g, p, out);
   return next.bad ? undefined : next;
 }
 
 /** W5's choices: a clock above every one p used (Assumption 1), up to cmax. */
-export function guesses(cx: Cx, pr: Proc, p: number): number[] {
+export function guesses(cx: Cx, lastC: number, lastG: number, p: number): number[] {
   // M8: any clock, not monotonic; N7: above the previous guess only
-  const lo = cx.mut.M8 ? 1 : cx.mut.N7 ? pr.lastG + 1 : pr.lastC + 1;
+  const lo = cx.mut.M8 ? 1 : cx.mut.N7 ? lastG + 1 : lastC + 1;
   const out: number[] = [];
   // the range never runs dry: a later write can always guess one above its last
-  for (let c = lo; c <= Math.max(cx.cfg.cmax, pr.lastC + 1); c++) out.push(c);
+  for (let c = lo; c <= Math.max(cx.cfg.cmax, lastC + 1); c++) out.push(c);
   const allowed = cx.cfg.guesses?.[p];
   if (!allowed) return out;
   const kept = out.filter((c) => allowed.includes(c));
@@ -68,11 +68,21 @@ export function invoke(cx: Cx, d: State, p: number, clock: number): void {
   cx.pump(d, p);
 }
 
+// What both representations of Safe-Guess share (this file's plain objects; sg.ts's words):
+// W7's test, the properties' messages, and SG-Lin's ghost steps above.
+/** W7: m ≤ w proves the guess fresh (N2: the artifact's m ≤ (w.ts, VERIFIED); N3: strict). */
+export const fastPath = (cx: Cx, m: number, w: number): boolean => (cx.mut.N2 ? m <= verified(w) : cx.mut.N3 ? m < w : m <= w);
+export const linWriteMessage = (p: number): string => `WRITE by ${procName(p)} cannot be linearized`;
+export const linReadMessage = (p: number, val: number): string => `READ by ${procName(p)} returned ${val ? `v${val}` : '⊥'}: the register history is not linearizable`;
+export const fastFreshMessage = (p: number, w: number, fl: number): string => `${procName(p)} took the fast path with ${showTs(tsOfTuple(w))}, not above a completed write's ${showTs(fl)}`;
+export const rewriteExclMessage = (p: number, g: number): string => `${procName(p)} rewrites ${showTs(g)} that a reader locked`;
+export const c3Message = (p: number, w: number): string => `${procName(p)}'s TRYLOCK${showTs(tsOfTuple(w))} returned False but no READ double-read that tuple`;
+
 function retWrite(d: State, p: number, tsw: number): void {
   ownGhost(d).doneTs = Math.max(d.g.doneTs, tsw);
   if (d.g.lin) {
     const next = linReturn(d.g.lin, p, 0);
-    if (!next) fail(d, 'SG-Lin', `WRITE by ${procName(p)} cannot be linearized`);
+    if (!next) fail(d, 'SG-Lin', linWriteMessage(p));
     else ownGhost(d).lin = next;
   }
   d.procs[p].op = null;
@@ -82,7 +92,7 @@ function retRead(cx: Cx, d: State, p: number, val: number): void {
   const pr = d.procs[p];
   if (d.g.lin) {
     const next = linReturn(d.g.lin, p, val);
-    if (!next) fail(d, 'SG-Lin', `READ by ${procName(p)} returned ${val ? `v${val}` : '⊥'}: the register history is not linearizable`);
+    if (!next) fail(d, 'SG-Lin', linReadMessage(p, val));
     else ownGhost(d).lin = next;
   }
   pr.last = val;
@@ -94,7 +104,7 @@ function retRead(cx: Cx, d: State, p: number, val: number): void {
 function rewrite(cx: Cx, d: State, p: number, op: WriteFrame): void {
   const tid = tidOfProc(p);
   const g = tsOfTuple(op.w);
-  if (d.g.tlTrue[tid].includes(lockWord(g, READ))) fail(d, 'SG-LockRewriteExcl', `${procName(p)} rewrites ${showTs(g)} that a reader locked`);
+  if (d.g.tlTrue[tid].includes(lockWord(g, READ))) fail(d, 'SG-LockRewriteExcl', rewriteExclMessage(p, g));
   ownGhost(d).rew = addSorted(d.g.rew, g);
   // M7: the rewrite's timestamp is derived from the guess, not from m
   const clock = cx.mut.M7 ? clockOf(g) + 1 : clockOf(tsOfTuple(op.m)) + 1;
@@ -150,10 +160,8 @@ const writeSteps = (cx: Cx): LocalStep<State>[] => [
       const m = takeMRead(pr);
       pr.mwDone = false;
       op.m = m;
-      // W7: m ≤ w (N2: the artifact's m ≤ (w.ts, VERIFIED); N3: strict)
-      const fast = cx.mut.N2 ? m <= verified(op.w) : cx.mut.N3 ? m < op.w : m <= op.w;
-      if (fast) {
-        if (tsOfTuple(op.w) <= op.fl) fail(d, 'SG-FastFresh', `${procName(p)} took the fast path with ${showTs(tsOfTuple(op.w))}, not above a completed write's ${showTs(op.fl)}`);
+      if (fastPath(cx, m, op.w)) { // W7: m ≤ w
+        if (tsOfTuple(op.w) <= op.fl) fail(d, 'SG-FastFresh', fastFreshMessage(p, op.w, op.fl));
         startMWrite(cx, d, p, verified(op.w), true); // W8: background VERIFIED write
         return retWrite(d, p, tsOfTuple(op.w));
       }
@@ -173,7 +181,7 @@ const writeSteps = (cx: Cx): LocalStep<State>[] => [
         if (cx.mut.M6) return retWrite(d, p, tsOfTuple(op.w)); // M6: locked, but no rewrite
         return rewrite(cx, d, p, op);
       }
-      if (!d.g.dbl.includes(tsOfTuple(op.w))) fail(d, 'SG-C3', `${procName(p)}'s TRYLOCK${showTs(tsOfTuple(op.w))} returned False but no READ double-read that tuple`);
+      if (!d.g.dbl.includes(tsOfTuple(op.w))) fail(d, 'SG-C3', c3Message(p, op.w));
       if (cx.mut.N8) startMWrite(cx, d, p, verified(op.w), true); // N8: background verify after False
       retWrite(d, p, tsOfTuple(op.w));
     },

@@ -9,14 +9,15 @@ import { monCrash, registerSlot } from '../kit/object-ghost.ts';
 import { objectList } from '../kit/state.ts';
 import type { ActionTable } from '../kit/table.ts';
 import { tidOfProc, type Cx } from './context.ts';
-import { applyRead, applyWrite, deliverRead, deliverWriteAck, finishMRead, mreadLabel, mWriteDone, mwriteLabel, readLabel, readRspLabel, writeAckLabel, writeLabel } from './maxreg.ts';
+import { applyRead, applyWrite, deliverRead, deliverWriteAck, finishMRead, mreadLabel, mreadReturnsLabel, mWriteDone, mwriteLabel, mwriteReturnsLabel, readLabel, readRspLabel, writeAckLabel, writeLabel } from './maxreg.ts';
 import { guesses, invoke } from './safeguess.ts';
 import { MSG_READ, MSG_WRITE, ownGhost, type CasReq, type CasRsp, type ReadRsp, type Req, type Rsp, type State, type SwarmAction, type WriteAck } from './state.ts';
 import { applyCas, casLabel, casRspLabel, deliverCas, finishLock, lockAllowed, trylockLabel, trylockReturnsLabel, trylockWord } from './tsl.ts';
-import { BOTTOM, procName, showTs, showTuple, ts } from './tuple.ts';
+import { BOTTOM, procName, showTs, ts } from './tuple.ts';
 
-function invokeLabel(cx: Cx, s: State, p: number, clock: number): string {
-  const op = cx.cfg.scripts[p][s.procs[p].pc];
+/** The label of p's invoking script entry pc with the guessed clock (shared with sg.ts). */
+export function invokeLabel(cx: Cx, p: number, pc: number, clock: number): string {
+  const op = cx.cfg.scripts[p][pc];
   const P = procName(p);
   switch (op.f) {
     case 'write': return `W5_WRITE(${P},v${op.v},guess=${showTs(ts(clock, tidOfProc(p)))})`;
@@ -77,9 +78,9 @@ export function table(cx: Cx): ActionTable<State, SwarmAction> {
     const byClocks = invokes[p][pr.pc];
     let as = near ? byClocks[pr.lastC * 16 + pr.lastG] : invokesFar.get(`${p},${pr.pc},${pr.lastC},${pr.lastG}`);
     if (as === undefined) {
-      const clocks = cx.cfg.scripts[p][pr.pc].f === 'write' ? guesses(cx, pr, p) : [0];
+      const clocks = cx.cfg.scripts[p][pr.pc].f === 'write' ? guesses(cx, pr.lastC, pr.lastG, p) : [0];
       as = objectList<SwarmAction>(); // not `clocks.map`: one kind of list for every action list
-      for (const x of clocks) as.push({ label: invokeLabel(cx, s, p, x), step: 'invoke', p, x, msg: null });
+      for (const x of clocks) as.push({ label: invokeLabel(cx, p, pr.pc, x), step: 'invoke', p, x, msg: null });
       if (near) byClocks[pr.lastC * 16 + pr.lastG] = as;
       else invokesFar.set(`${p},${pr.pc},${pr.lastC},${pr.lastG}`, as);
     }
@@ -120,7 +121,7 @@ export function table(cx: Cx): ActionTable<State, SwarmAction> {
           const inv = s.g.wInv!;
           for (let i = -1; i < inv.length; i++) {
             const v = i < 0 ? BOTTOM : inv[i];
-            if (v >= floor) out.push(answer('M.READ-returns', p, v, v, () => `M.READ_returns(${procName(p)},${showTuple(v)})`));
+            if (v >= floor) out.push(answer('M.READ-returns', p, v, v, () => mreadReturnsLabel(p, v)));
           }
         },
         effect: (d, a) => { finishMRead(d, a.p, a.x); cx.pump(d, a.p); },
@@ -129,7 +130,7 @@ export function table(cx: Cx): ActionTable<State, SwarmAction> {
         name: 'M.WRITE-returns', cites: 'M as its specification: a WRITE returns at any time',
         enabled: (s, p, out) => {
           const mw = s.procs[p].mw;
-          if (cx.mSpec && live(s, p) && mw >= 0) out.push(answer('M.WRITE-returns', p, mw, mw, () => `M.WRITE_returns(${procName(p)},${showTuple(mw)})`));
+          if (cx.mSpec && live(s, p) && mw >= 0) out.push(answer('M.WRITE-returns', p, mw, mw, () => mwriteReturnsLabel(p, mw, false)));
         },
         effect: (d, a) => {
           mWriteDone(cx, d, a.p, a.x);
@@ -142,7 +143,7 @@ export function table(cx: Cx): ActionTable<State, SwarmAction> {
         name: 'M.WRITE-background-returns', cites: 'M as its specification: the background writes of W8 and R17 return at any time',
         enabled: (s, p, out) => {
           if (!cx.mSpec || !live(s, p)) return;
-          for (const v of s.procs[p].bg) out.push(answer('M.WRITE-background-returns', p, v, v, () => `M.WRITE_returns(${procName(p)},${showTuple(v)},background)`));
+          for (const v of s.procs[p].bg) out.push(answer('M.WRITE-background-returns', p, v, v, () => mwriteReturnsLabel(p, v, true)));
         },
         effect: (d, a) => {
           mWriteDone(cx, d, a.p, a.x);

@@ -235,3 +235,40 @@ describe('lock and max-register configs past the words\' bounds run on the plain
     });
   }
 });
+
+// The Safe-Guess configs within the words' bounds run on words too (sg.ts). Each default
+// and each mutant of Safe-Guess, M and TSL at a Safe-Guess config, on both machines: the
+// same counts and the same counterexamples, step by step; with the engine's linearizability
+// monitor (the layout path under it), and at the two smaller configs also breadth-first
+// with every invariant (`all`) and depth-first.
+describe('the Safe-Guess configs on words are the plain machine', () => {
+  const summary = (r: ReturnType<typeof run>) => ({
+    status: r.status, states: r.states, transitions: r.transitions, depth: r.depth,
+    violations: r.violations.map((v) => ({ property: v.property, message: v.message, labels: v.steps.map((s) => s.action.label) })),
+  });
+  const defaults = spec.configs.filter((c) => c.tier === 'default' && c.name.startsWith('sg-')).map((c) => c.name);
+  const cases: [string, string | undefined][] = [
+    ...defaults.map((name): [string, undefined] => [name, undefined]),
+    ['sg-n1', 'M1'], ['sg-n1', 'M2'], ['sg-n1', 'M3'], ['sg-n1', 'M9'], ['sg-n1', 'N4'], ['sg-n1-stale', 'M6'], ['sg-n1-stale', 'M7'],
+    ['sg-n1-stale', 'N1'], ['sg-n1-stale', 'N2'], ['sg-n1-stale', 'N3'], ['sg-n1-stale', 'N8'], ['sg-n1-same-writer', 'M8'], ['sg-n1-same-writer', 'N7'],
+    ['sg-n1-three-writes', 'M11'], ['sg-n1-same-writer', 'M4'], ['sg-n1-same-writer', 'M5'], ['sg-n1-same-writer', 'M10'], ['sg-spec-1r', 'M5'], ['sg-spec-1r', 'M3'],
+    ['sg-n1-same-writer', 'M12'], ['sg-n1-same-writer', 'M13'], ['sg-n1-same-writer', 'M14'], ['sg-n1-same-writer', 'M15'], ['sg-n1-same-writer', 'M16'],
+    ['sg-n1-same-writer', 'M17'], ['sg-n1-same-writer', 'M18'], ['sg-n1-same-writer', 'M19'], ['sg-n1-same-writer', 'N5'], ['sg-n1-same-writer', 'N6'],
+    ['sg-n1-same-writer', 'RESP-OVERWRITE'], ['sg-n1-crash', 'M3'],
+  ];
+  for (const [name, mutant] of cases) {
+    it(`${name}${mutant ? ` with ${mutant}` : ''}`, () => {
+      const words = spec.build(config(name), mutant);
+      expect(words.layout).toBeDefined();
+      // the larger configs (25,000-60,000 states) with the monitor only, as `interleave check` runs them
+      const all = [{ all: true }, { linearizability: 'incremental' as const }, { strategy: 'dfs' as const }];
+      for (const options of ['sg-n1-same-writer', 'sg-n1-three-writes'].includes(name) ? all : all.slice(1, 2)) {
+        expect(summary(run(words, options))).toEqual(summary(run(plainMachine(name, mutant), options)));
+      }
+    });
+  }
+  it('leaves HAZARD, the dropped leftovers and the rest to the plain machine', () => {
+    expect(spec.build(config('sg-n1-3r'), 'HAZARD').layout).toBeUndefined();
+    expect(spec.build(config('sg-n3')).layout).toBeUndefined();
+  });
+});

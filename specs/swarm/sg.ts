@@ -1,0 +1,718 @@
+// Safe-Guess's configs (sg-*, §8.3 C1-C4) on the kit's word layout: WRITE and READ over M
+// (App. A over n fallible max registers, or its specification) and TSL[p] (App. B, T1-T12
+// over n fallible CAS objects, or f.67's abstract lock), requests and responses fused. The same machine as machine.ts builds for these
+// configs (the same states, transitions, order of actions and labels: equivalence.json),
+// with its state as words, so that the engine copies, hashes and stores the words as they
+// are (its layout path, under its linearizability monitor too), as lock.ts and mreg.ts do
+// for the lower layers' unit configs.
+//
+// Shared with the plain machine, not written twice: W7's test, `guesses`, SG-Lin's ghost
+// steps and every property's message (safeguess.ts), T6, T10-T12 and f.67's tests (tsl.ts),
+// the quorum test and the violations' bookkeeping (context.ts), the labels (steps.ts,
+// maxreg.ts, tsl.ts) and the history the engine's monitor reads (machine.ts).
+//
+// Small numbers (positions, clocks, kinds, lines, counts, bitmasks of at most 8 MNs) are
+// bytes, four to a word. Lists are fixed-capacity with a count, unused entries 0; a part that is absent (no
+// operation, M.READ or TRYLOCK in progress) is all 0. A message is one number that orders as
+// its tuple does (kit/network.ts `compareMsg`: process, MN, kind, then the rest), and the
+// requests in flight are a sorted counted list of them. SG-Lin's ghost (kit/object-ghost.ts,
+// immutable, interned) and the list of violations (empty in every reachable state of the
+// configs that hold) are kept as numbers, one per distinct value met.
+
+import type { Action, Check, Machine } from '../../checkers/explore/types.ts';
+import { applyFault, crashesOf, faultChoices, isDown, type Faults } from '../kit/faults.ts';
+import { byte, bytes, countedAdd, countedHas, countedInsert, countedRemove, countedRemoveAt, countedSort, int, ints, layout, layoutMachine, type LayoutState } from '../kit/layout.ts';
+import { monCrash, monInit, registerSlot, type Mon } from '../kit/object-ghost.ts';
+import { popcount } from '../kit/state.ts';
+import { context, quorumHas, tidOfProc, withFailure, type Cx } from './context.ts';
+import { sgHistory } from './machine.ts';
+import { mreadReturnsLabel, mrRrMessage, mrS1Message, mrS2Message, mrValidMessage, mrWrMessage, mwriteReturnsLabel, readLabel, writeLabel } from './maxreg.ts';
+import { VARIANTS } from './mutants.ts';
+import { c3Message, fastFreshMessage, fastPath, guesses, linInvoke, linReadMessage, linReturn, linWriteMessage, rewriteExclMessage } from './safeguess.ts';
+import type { SwarmConfig } from './state.ts';
+import { invokeLabel } from './steps.ts';
+import { casAgain, casLabel, conflictInvoked, exclMessage, lockVerdict, lowersLock, oppositeTrue, s1Message, trueSafetyMessage, trylockReturnsLabel } from './tsl.ts';
+import { BOTTOM, GUESSED, NOLOCK, READ, VERIFIED, WRITE, clockOf, flagOf, lockWord, procName, showTuple, ts, tsOfTuple, tuple, valOf, verified } from './tuple.ts';
+
+/** The writes of a config (each can raise the highest clock by one past cmax, by its guess or its rewrite). */
+const writesOf = (cfg: SwarmConfig): number => cfg.scripts.reduce((k, s) => k + s.filter((o) => o.f === 'write').length, 0);
+
+/**
+ * Whether this machine runs a config: Safe-Guess over M and TSL (App. A's construction or
+ * M's specification; T1-T12 or the abstract lock of f.67), fused,
+ * leftover messages kept, scripts of WRITEs and READs under 64 operations, at most 7
+ * processes (8 locks) and 8 MNs, clocks under 16 (lock words under 512, as the message
+ * numbers need); HAZARD (a READ history per process) excluded. The others run on the plain machine.
+ */
+export const sgLayerOnly = (cfg: SwarmConfig, variant?: string): boolean =>
+  variant !== 'HAZARD' && cfg.fused && cfg.splitReads !== true && cfg.late === 'keep' &&
+  cfg.scripts.length <= 7 && cfg.n <= 8 && cfg.cmax + 2 * writesOf(cfg) + 2 < 16 &&
+  cfg.scripts.every((s) => s.length < 64 && s.every((o) => o.f === 'read' || (o.f === 'write' && o.v > 0 && o.v < 16)));
+
+// ---- requests as numbers ordered as their tuples (state.ts ReadReq, WriteReq, CasReq) ----
+// (p, MN, kind) in 8 bits, then 22 bits: a read's slot + 1; a write's tuple (under 2^13);
+// a CAS's slot + 1, TSL q, expected + 1, new + 1 (1, 3, 9 and 9 bits). 1 added, so that 0 is
+// no message. (Fused: a response is delivered in the step that applies its request.)
+const R22 = 1 << 22;
+const msg = (p: number, c: number, kind: number, rest: number): number => ((p * 8 + c) * 4 + kind) * R22 + rest + 1;
+const readReq = (p: number, c: number) => msg(p, c, 0, 1);
+const writeReq = (p: number, c: number, v: number) => msg(p, c, 1, v);
+const casReq = (p: number, c: number, q: number, expected: number, nw: number) => msg(p, c, 2, ((1 * 8 + q) * 512 + expected + 1) * 512 + nw + 1);
+const mP = (m: number) => (m - 1) >>> 27;
+const mC = (m: number) => ((m - 1) >>> 24) & 7;
+const mKind = (m: number) => ((m - 1) >>> 22) & 3;
+const mRest = (m: number) => (m - 1) & (R22 - 1);
+const readSlot = (m: number) => mRest(m) - 1;
+const casSlot = (m: number) => (mRest(m) >> 21) - 1;
+const casQ = (m: number) => (mRest(m) >> 18) & 7;
+const casExpected = (m: number) => ((mRest(m) >> 9) & 511) - 1;
+const casNw = (m: number) => (mRest(m) & 511) - 1;
+/** What an orphan (slot -1) takes off a read's and a CAS's number. */
+const ORPHAN = [1, 0, 1 << 21];
+const MSG_READ = 0;
+const MSG_WRITE = 1;
+const MSG_CAS = 2;
+
+/** A frame's kind, and its line (W6, W10, W11; R12, R13, R16). */
+const OP_W = 1;
+const OP_R = 2;
+const L0 = 0;
+const L1 = 1;
+const L2 = 2;
+
+type Kind = 'invoke' | 'M.READ-returns' | 'M.WRITE-returns' | 'M.WRITE-background-returns' | 'TRYLOCK-returns' | 'apply' | 'crashMN' | 'crashClient';
+
+export interface SgAction extends Action {
+  t: Kind;
+  p: number;
+  /** The guessed clock (invoke), the value (M's answers), the lock's result, the message (apply) or the MN (crashMN). */
+  x: number;
+}
+
+function sgLayout(np: number, n: number, nLocks: number, cap: number, capBg: number, capLocks: number, capRew: number, capDbl: number, capInv: number) {
+  return layout({
+    regs: ints(n), // the fallible max register of each MN (A1)
+    mns: bytes(5), // the MNs' crashes (kit/faults.ts Faults: a bitmask of at most 8 and counts)
+    locks: ints(nLocks * n), // TSL[q]'s CAS objects (T1), ⊥ = NOLOCK
+    clients: bytes(5), // the client crashes (the same, of at most 7)
+    // Per process: script position, App. A cache[1..n], highest clock used and guessed.
+    pc: bytes(np),
+    cache: ints(np * n),
+    lastC: bytes(np),
+    lastG: bytes(np),
+    // Its operation's frame: kind (0 none), line, and W's v, w, m, fl, wts or R's seen[], it, m.
+    opK: bytes(np),
+    opSt: bytes(np),
+    opV: bytes(np),
+    opW: ints(np),
+    opM: ints(np),
+    opFl: ints(np),
+    opWts: ints(np),
+    opIt: bytes(np),
+    seen: ints(np * (np + 1)),
+    // Its M.READ (phase + 1, 0: none), responders, write-back value, floors, snap, mx; result (-1: none).
+    mrPh: bytes(np),
+    mrGot: bytes(np),
+    mrV: ints(np),
+    mrFrW: ints(np),
+    mrFrR: ints(np),
+    mrSnap: ints(np),
+    mrMx: ints(np),
+    mrRes: ints(np),
+    // Its foreground M.WRITE (-1: none) and whether one completed; its background writes, a sorted set.
+    mw: ints(np),
+    mwDone: bytes(np),
+    bgN: bytes(np),
+    bg: ints(np * capBg),
+    // Its TRYLOCK (1 + q, 0: none): own word, read[c], the exited loops; result (-1: none).
+    lkQ: bytes(np),
+    lkW: ints(np),
+    lkRd: ints(np * n),
+    lkDn: bytes(np),
+    lkRes: ints(np),
+    last: ints(np), // the value its last READ returned
+    // The requests in flight (responses are delivered as their requests apply).
+    reqN: int,
+    reqs: ints(cap),
+    // The ghost: max completed M read and write; per lock the words invoked and those that
+    // returned True (sorted sets); SG-Lin's register monitor (its number); rew and dbl
+    // (sorted sets); max ts(w) over completed WRITEs; the violations (their number).
+    cR: int,
+    cW: int,
+    invN: byte, // the M.WRITE values invoked (M as its specification: MR-Valid), a sorted set
+    inv: ints(capInv),
+    tlInvN: bytes(nLocks),
+    tlInv: ints(capLocks),
+    tlTrueN: bytes(nLocks),
+    tlTrue: ints(capLocks),
+    lin: int,
+    rewN: byte,
+    rew: ints(capRew),
+    dblN: byte,
+    dbl: ints(capDbl),
+    doneTs: int,
+    viol: int,
+  });
+}
+
+/** The state's fields a report hides unless asked (the ghost and the violations). */
+export const SG_INTERNAL = ['cR', 'cW', 'invN', 'inv', 'tlInvN', 'tlInv', 'tlTrueN', 'tlTrue', 'lin', 'rewN', 'rew', 'dblN', 'dbl', 'doneTs', 'viol'];
+
+/** Immutable values kept as numbers in the words: one number per distinct value (by its key), in the order met. */
+class Numbered<T> {
+  readonly values: T[] = [];
+  private readonly byValue = new Map<T, number>();
+  private readonly byKey = new Map<string, number>();
+  constructor(private readonly key: (x: T) => string) {}
+  of(x: T): number {
+    let k = this.byValue.get(x);
+    if (k !== undefined) return k;
+    const key = this.key(x);
+    k = this.byKey.get(key);
+    if (k === undefined) {
+      this.byKey.set(key, (k = this.values.length));
+      this.values.push(x);
+    }
+    this.byValue.set(x, k);
+    return k;
+  }
+}
+
+export function buildSg(cfg: SwarmConfig, variant?: string): Machine {
+  if (!sgLayerOnly(cfg, variant)) throw new Error('swarm sg: not a Safe-Guess config within the words\' bounds (sgLayerOnly)');
+  const cx: Cx = context(cfg, VARIANTS.flags(variant), () => {});
+  const { n, nprocs: np, mut, nLocks } = cx;
+  const scripts = cfg.scripts;
+  const nOps = scripts.reduce((k, s) => k + s.length, 0);
+  // Capacities. The sets' are bounds: of the lock words invoked on a writer's TSL, its
+  // WRITE word per WRITE and a READ word per timestamp of its tuples (a guess and a
+  // rewrite: 3 per WRITE; with M9 every writer's on TSL[0]); of the background writes, a
+  // writer's W8 or N8 tuple per WRITE and a reader's R17 tuple per GUESSED tuple (two per
+  // WRITE, N1 making rewrites GUESSED); rew one per WRITE, dbl two. The requests in flight
+  // have no bound that does not grow with a READ's iterations (unbounded under M11 and N3,
+  // and an M.WRITE can return with writes in flight): `cap` is generous (the defaults
+  // have at most 5), and a state past it stops the search with an error, not a count.
+  const writes = writesOf(cfg);
+  const writesBy = scripts.map((s) => s.filter((o) => o.f === 'write').length);
+  const capLocks = Array.from({ length: nLocks }, (_, q) => (mut.M9 ? (q === 0 ? 3 * writes : 0) : q === 0 ? 0 : 3 * writesBy[q - 1]));
+  const lockAt = capLocks.map((_, q) => capLocks.slice(0, q).reduce((a, b) => a + b, 0));
+  const capBg = Math.max(1, ...scripts.map((s, p) => writesBy[p] + (s.some((o) => o.f === 'read') ? 2 * writes : 0)));
+  const cap = 4 * n * (nOps + np);
+  // M's specification keeps the M.WRITE values invoked: per WRITE its tuple, its VERIFIED
+  // form (W8, N8, R17), its rewrite, and that rewrite VERIFIED (R17 after N1).
+  const abs = cfg.lock === 'abstract';
+  const capInv = cx.mSpec ? 4 * writes : 0;
+  const L = sgLayout(np, n, nLocks, cap, capBg, Math.max(1, capLocks.reduce((a, b) => a + b, 0)), Math.max(1, writes), Math.max(1, 2 * writes), capInv);
+  type S = LayoutState<typeof L.fields>;
+  const mnFaults = (s: S) => s.mns as unknown as Faults;
+  const clientFaults = (s: S) => s.clients as unknown as Faults;
+  const live = (s: S, p: number) => !isDown(clientFaults(s), p);
+
+  const mons = new Numbered<Mon>((m) => JSON.stringify([m.ops, m.cfgs, m.bad]));
+  const lin0 = mons.of(monInit(registerSlot));
+  const viols = new Numbered<[string, string][]>((v) => JSON.stringify(v));
+  viols.of([]);
+  const fail = (d: S, prop: string, message: string) => { d.viol = viols.of(withFailure(viols.values[d.viol], prop, message)); };
+
+  // Actions by what they name, made once each: invocations by (process, position, last
+  // clock, last guess), applies by message, crashes by member.
+  const invokes = new Map<number, SgAction[]>();
+  const applies = new Map<number, SgAction>();
+  const answers = [new Map<number, SgAction>(), new Map<number, SgAction>(), new Map<number, SgAction>(), new Map<number, SgAction>()];
+  const answer = (t: Kind, code: number, p: number, id: number, x: number, label: () => string): SgAction => {
+    const key = p * 65536 + id;
+    let a = answers[code].get(key);
+    if (a === undefined) answers[code].set(key, (a = { label: label(), t, p, x }));
+    return a;
+  };
+  const crashMNs = Array.from({ length: n }, (_, i): SgAction => ({ label: `crashMN(mn${i})`, t: 'crashMN', p: -1, x: i }));
+  const crashClients = Array.from({ length: np }, (_, p): SgAction => ({ label: `crashClient(${procName(p)})`, t: 'crashClient', p, x: 0 }));
+  const invokeActions = (s: S, p: number): SgAction[] => {
+    const pc = s.pc[p];
+    const key = ((p * 64 + pc) * 64 + s.lastC[p]) * 64 + s.lastG[p];
+    let as = invokes.get(key);
+    if (as === undefined) {
+      const clocks = scripts[p][pc].f === 'write' ? guesses(cx, s.lastC[p], s.lastG[p], p) : [0];
+      as = clocks.map((x) => ({ label: invokeLabel(cx, p, pc, x), t: 'invoke', p, x }));
+      invokes.set(key, as);
+    }
+    return as;
+  };
+  const applyAction = (m: number): SgAction => {
+    let a = applies.get(m);
+    if (a === undefined) {
+      const p = mP(m);
+      const c = mC(m);
+      const kind = mKind(m);
+      const label = kind === MSG_READ ? readLabel(p, c) : kind === MSG_WRITE ? writeLabel(p, c, mRest(m)) : casLabel(p, c, casQ(m), casExpected(m), casNw(m));
+      applies.set(m, (a = { label, t: 'apply', p, x: m }));
+    }
+    return a;
+  };
+
+  const send = (d: S, m: number) => { d.reqN = countedInsert(d.reqs, d.reqN, m); };
+  const cacheMax = (d: S, p: number) => {
+    let m = d.cache[p * n];
+    for (let i = 1; i < n; i++) if (d.cache[p * n + i] > m) m = d.cache[p * n + i];
+    return m;
+  };
+  const has = (xs: Int32Array, at: number, count: number, x: number) => countedHas(xs.subarray(at, at + count), count, x);
+  const addAt = (xs: Int32Array, at: number, capacity: number, count: number, x: number) => countedAdd(xs.subarray(at, at + capacity), count, x);
+
+  // ---- M (App. A; maxreg.ts) ----
+  /** A4-A8 inner_write(v): write to every MN whose cached bound is below v. */
+  const innerWrite = (d: S, p: number, v: number) => {
+    for (let i = 0; i < n; i++) {
+      if (d.cache[p * n + i] >= v) continue; // A6
+      if (!isDown(mnFaults(d), i)) send(d, writeReq(p, i, v)); // A8; a request to a crashed MN is lost
+      if (mut.M18) d.cache[p * n + i] = Math.max(d.cache[p * n + i], v); // M18: on issue, not on the ack
+    }
+  };
+  /** M.WRITE(v), in the foreground (W6, W11) or the background (W8, R17). */
+  const startMWrite = (d: S, p: number, v: number, background: boolean) => {
+    if (cx.mSpec) d.invN = countedAdd(d.inv, d.invN, v);
+    else innerWrite(d, p, v);
+    if (background) d.bgN[p] = addAt(d.bg, p * capBg, capBg, d.bgN[p], v);
+    else d.mw[p] = v;
+  };
+  /** [read-for-start]: read every MN asynchronously. */
+  const startMRead = (d: S, p: number) => {
+    d.mrPh[p] = 1; d.mrGot[p] = 0; d.mrV[p] = -1; d.mrFrW[p] = d.cW; d.mrFrR[p] = d.cR; d.mrSnap[p] = cacheMax(d, p); d.mrMx[p] = BOTTOM;
+    if (cx.mSpec) return;
+    for (let i = 0; i < n; i++) if (!isDown(mnFaults(d), i)) send(d, readReq(p, i));
+  };
+  /** p's requests of that kind still waited for become orphans (slot -1): they still land, count for nothing. */
+  const orphan = (d: S, p: number, kind: number) => {
+    let moved = false;
+    for (let i = 0; i < d.reqN; i++) {
+      const m = d.reqs[i];
+      if (mP(m) === p && mKind(m) === kind && (kind === MSG_READ ? readSlot(m) : casSlot(m)) === 0) { d.reqs[i] = m - ORPHAN[kind]; moved = true; }
+    }
+    if (moved) countedSort(d.reqs, d.reqN);
+  };
+  /** M.READ returns v: checked against the weak specification (MR-WR, MR-RR). */
+  const finishMRead = (d: S, p: number, v: number) => {
+    if (v < d.mrFrW[p]) fail(d, 'MR-WR', mrWrMessage(p, v, d.mrFrW[p]));
+    if (v < d.mrFrR[p]) fail(d, 'MR-RR', mrRrMessage(p, v, d.mrFrR[p]));
+    if (cx.mSpec && v !== BOTTOM && !countedHas(d.inv, d.invN, v)) fail(d, 'MR-Valid', mrValidMessage(v));
+    d.cR = Math.max(d.cR, v);
+    d.mrPh[p] = 0; d.mrGot[p] = 0; d.mrV[p] = 0; d.mrFrW[p] = 0; d.mrFrR[p] = 0; d.mrSnap[p] = 0; d.mrMx[p] = 0;
+    d.mrRes[p] = v;
+  };
+  const mWriteDone = (d: S, v: number) => { d.cW = Math.max(d.cW, v); };
+
+  // ---- TSL (App. B; tsl.ts) ----
+  /** T4-T8: TRYLOCK(w) on TSL[q]; one CAS loop per object, the first CAS expecting ⊥. */
+  const startLock = (d: S, p: number, q: number, w: number) => {
+    d.tlInvN[q] = addAt(d.tlInv, lockAt[q], capLocks[q], d.tlInvN[q], w);
+    d.lkQ[p] = q + 1; d.lkW[p] = w; d.lkDn[p] = 0;
+    d.lkRd.fill(NOLOCK, p * n, p * n + n);
+    if (abs) return;
+    for (let c = 0; c < n; c++) if (!isDown(mnFaults(d), c)) send(d, casReq(p, c, q, NOLOCK, w));
+  };
+  /** TRYLOCK returns r, checked against f.67 (TL-TrueSafety, TL-Excl); T9: its CASes in flight become orphans. */
+  const finishLock = (d: S, p: number, r: number) => {
+    const q = d.lkQ[p] - 1;
+    const w = d.lkW[p];
+    if (r === 0) {
+      if (!conflictInvoked(d.tlInv.subarray(lockAt[q]), d.tlInvN[q], w)) fail(d, 'TL-TrueSafety', trueSafetyMessage(q, w, p));
+    } else {
+      if (oppositeTrue(d.tlTrue.subarray(lockAt[q]), d.tlTrueN[q], w)) fail(d, 'TL-Excl', exclMessage(q, w));
+      d.tlTrueN[q] = addAt(d.tlTrue, lockAt[q], capLocks[q], d.tlTrueN[q], w);
+    }
+    if (!abs) orphan(d, p, MSG_CAS);
+    d.lkQ[p] = 0; d.lkW[p] = 0; d.lkDn[p] = 0;
+    d.lkRd.fill(0, p * n, p * n + n);
+    d.lkRes[p] = r;
+  };
+
+  // ---- Safe-Guess (safeguess.ts) ----
+  const clearFrame = (d: S, p: number) => {
+    d.opK[p] = 0; d.opSt[p] = 0; d.opV[p] = 0; d.opW[p] = 0; d.opM[p] = 0; d.opFl[p] = 0; d.opWts[p] = 0; d.opIt[p] = 0;
+    d.seen.fill(0, p * (np + 1), (p + 1) * (np + 1));
+  };
+  const retWrite = (d: S, p: number, tsw: number) => {
+    d.doneTs = Math.max(d.doneTs, tsw);
+    const next = linReturn(mons.values[d.lin], p, 0);
+    if (!next) fail(d, 'SG-Lin', linWriteMessage(p));
+    else d.lin = mons.of(next);
+    clearFrame(d, p);
+  };
+  const retRead = (d: S, p: number, val: number) => {
+    const next = linReturn(mons.values[d.lin], p, val);
+    if (!next) fail(d, 'SG-Lin', linReadMessage(p, val));
+    else d.lin = mons.of(next);
+    d.last[p] = val;
+    clearFrame(d, p);
+  };
+  /** W11: rewrite with a timestamp above m.ts (f.58), and wait for it. */
+  const rewrite = (d: S, p: number) => {
+    const tid = tidOfProc(p);
+    const g = tsOfTuple(d.opW[p]);
+    if (has(d.tlTrue, lockAt[tid], d.tlTrueN[tid], lockWord(g, READ))) fail(d, 'SG-LockRewriteExcl', rewriteExclMessage(p, g));
+    d.rewN = countedAdd(d.rew, d.rewN, g);
+    const clock = mut.M7 ? clockOf(g) + 1 : clockOf(tsOfTuple(d.opM[p])) + 1; // M7: from the guess, not m
+    d.lastC[p] = Math.max(d.lastC[p], clock);
+    d.opWts[p] = ts(clock, tid);
+    startMWrite(d, p, tuple(d.opWts[p], mut.N1 ? GUESSED : VERIFIED, d.opV[p]), false); // N1: stays GUESSED
+    d.opSt[p] = L2;
+  };
+  /** R19-R21, after R15 did not return. */
+  const endIteration = (d: S, p: number) => {
+    const m = d.opM[p];
+    const at = p * (np + 1) + (tsOfTuple(m) & 15);
+    const prev = d.seen[at];
+    if (!mut.M11 && prev !== -1 && prev !== m) return retRead(d, p, valOf(mut.M10 ? m : prev));
+    d.seen[at] = m; // R21
+    d.opSt[p] = L0;
+  };
+  const takeMRead = (d: S, p: number) => { const m = d.mrRes[p]; d.mrRes[p] = -1; return m; };
+  const takeLock = (d: S, p: number) => { const r = d.lkRes[p]; d.lkRes[p] = -1; return r; };
+
+  // p's local steps in machine.ts's order (kit/table.ts runLocal: rounds to a fixpoint, each
+  // step's guard asked in turn): App. A's waits, T9, then its operation's (if it had one
+  // when the round began).
+  type Local = [guard: (d: S, p: number) => boolean, effect: (d: S, p: number) => void];
+  const idle: Local[] = [
+    [ // background-write-done (App. A [inner-write-wait], for W8/R17)
+      (d, p) => { for (let i = 0; i < d.bgN[p]; i++) if (quorumHas(cx, d.cache, d.bg[p * capBg + i], p * n)) return true; return false; },
+      (d, p) => {
+        const done: number[] = [];
+        for (let i = 0; i < d.bgN[p]; i++) if (quorumHas(cx, d.cache, d.bg[p * capBg + i], p * n)) done.push(d.bg[p * capBg + i]);
+        for (const v of done) { d.bgN[p] = countedRemove(d.bg.subarray(p * capBg, (p + 1) * capBg), d.bgN[p], v); mWriteDone(d, v); }
+      },
+    ],
+    [ // inner-write-wait (A8: a majority holds v)
+      (d, p) => d.mw[p] >= 0 && quorumHas(cx, d.cache, d.mw[p], p * n),
+      (d, p) => { mWriteDone(d, d.mw[p]); d.mw[p] = -1; d.mwDone[p] = 1; },
+    ],
+    [ // read-wait, [cache-max], [invoke-inner-write] (f.324)
+      (d, p) => d.mrPh[p] === 1 && popcount(d.mrGot[p]) >= cx.qM,
+      (d, p) => {
+        const v = mut.N5 ? d.mrMx[p] : mut.M19 ? d.mrSnap[p] : cacheMax(d, p);
+        orphan(d, p, MSG_READ);
+        if (mut.M17) return finishMRead(d, p, v); // M17: no write-back
+        d.mrPh[p] = 2;
+        d.mrV[p] = v;
+        innerWrite(d, p, v);
+      },
+    ],
+    [ // write-back-done
+      (d, p) => d.mrPh[p] === 2 && quorumHas(cx, d.cache, d.mrV[p], p * n),
+      (d, p) => { const v = d.mrV[p]; mWriteDone(d, v); finishMRead(d, p, v); },
+    ],
+    [ // T9 (f.70): a majority of the CAS loops exited; T10-T12 decide
+      (d, p) => !abs && d.lkQ[p] !== 0 && popcount(d.lkDn[p]) >= cx.qL,
+      (d, p) => finishLock(d, p, lockVerdict(cx, d.lkW[p], d.lkRd.subarray(p * n, p * n + n), d.lkDn[p])),
+    ],
+  ];
+  const W = (d: S, p: number, st: number) => d.opK[p] === OP_W && d.opSt[p] === st;
+  const R = (d: S, p: number, st: number) => d.opK[p] === OP_R && d.opSt[p] === st;
+  const writeSteps: Local[] = [
+    [ // W6-N4-read: N4 only, the W6 read starts once the write is over
+      (d, p) => mut.N4 && W(d, p, L0) && d.mwDone[p] === 1 && d.mrPh[p] === 0 && d.mrRes[p] < 0 && d.opM[p] === -1,
+      (d, p) => { startMRead(d, p); d.opM[p] = -2; },
+    ],
+    [ // W7 (f.55-56): M.READ and M.WRITE(w) done; m ≤ w proves the guess fresh
+      (d, p) => W(d, p, L0) && d.mwDone[p] === 1 && d.mrRes[p] >= 0,
+      (d, p) => {
+        const m = takeMRead(d, p);
+        d.mwDone[p] = 0;
+        d.opM[p] = m;
+        const w = d.opW[p];
+        if (fastPath(cx, m, w)) {
+          if (tsOfTuple(w) <= d.opFl[p]) fail(d, 'SG-FastFresh', fastFreshMessage(p, w, d.opFl[p]));
+          startMWrite(d, p, verified(w), true); // W8: background VERIFIED write
+          return retWrite(d, p, tsOfTuple(w));
+        }
+        if (mut.M1) return rewrite(d, p); // M1: retry without the lock
+        startLock(d, p, mut.M9 ? 0 : tidOfProc(p), lockWord(tsOfTuple(w), WRITE)); // W10 (M9: one shared lock)
+        d.opSt[p] = L1;
+      },
+    ],
+    [ // W10 (f.56-58): TRYLOCK((w.ts), WRITE) returned
+      (d, p) => W(d, p, L1) && d.lkRes[p] >= 0,
+      (d, p) => {
+        const r = takeLock(d, p);
+        const w = d.opW[p];
+        if (r === 1 || mut.M2) {
+          if (mut.M6) return retWrite(d, p, tsOfTuple(w));
+          return rewrite(d, p);
+        }
+        if (!countedHas(d.dbl, d.dblN, tsOfTuple(w))) fail(d, 'SG-C3', c3Message(p, w));
+        if (mut.N8) startMWrite(d, p, verified(w), true);
+        retWrite(d, p, tsOfTuple(w));
+      },
+    ],
+    [ // W11-return (f.58)
+      (d, p) => W(d, p, L2) && d.mwDone[p] === 1,
+      (d, p) => { d.mwDone[p] = 0; retWrite(d, p, d.opWts[p]); },
+    ],
+  ];
+  const readSteps: Local[] = [
+    [ // R12-R13: the next iteration reads M
+      (d, p) => R(d, p, L0),
+      (d, p) => { d.opIt[p] = Math.min(d.opIt[p] + 1, cx.iterBound + 1); startMRead(d, p); d.opSt[p] = L1; },
+    ],
+    [ // R14 (VERIFIED: return), R15 (a GUESSED tuple seen twice: lock it) (f.61-62)
+      (d, p) => R(d, p, L1) && d.mrRes[p] >= 0,
+      (d, p) => {
+        const m = takeMRead(d, p);
+        d.opM[p] = m;
+        if (flagOf(m) === VERIFIED) return retRead(d, p, valOf(m));
+        const t = tsOfTuple(m) & 15;
+        const twice = d.seen[p * (np + 1) + t] === m;
+        if (twice) d.dblN = countedAdd(d.dbl, d.dblN, tsOfTuple(m));
+        if (!twice && !mut.M5) return endIteration(d, p);
+        if (mut.M3) return retRead(d, p, valOf(m));
+        startLock(d, p, mut.M9 ? 0 : t, lockWord(tsOfTuple(m), READ)); // R16: the writer's lock
+        d.opSt[p] = L2;
+      },
+    ],
+    [ // R16-R18 (f.63): TRYLOCK(m.ts, READ) returned; True: verify in the background and return
+      (d, p) => R(d, p, L2) && d.lkRes[p] >= 0,
+      (d, p) => {
+        const r = takeLock(d, p);
+        if (r !== 1 && !mut.M4) return endIteration(d, p);
+        startMWrite(d, p, verified(d.opM[p]), true); // R17
+        retRead(d, p, valOf(d.opM[p])); // R18
+      },
+    ],
+  ];
+  if (cx.mSpec) idle.splice(0, 4); // M as its specification: its answers are actions
+  const byKind = [idle, [...idle, ...writeSteps], [...idle, ...readSteps]];
+  const pump = (d: S, p: number) => {
+    const steps = byKind[d.opK[p]];
+    for (let round = 0; round < 10_000; round++) {
+      let changed = false;
+      for (let i = 0; i < steps.length; i++) {
+        if (steps[i][0](d, p)) {
+          steps[i][1](d, p);
+          changed = true;
+        }
+      }
+      if (!changed) return;
+    }
+    throw new Error(`local steps of actor ${p} did not settle within 10000 rounds`);
+  };
+
+  /** p invokes its next script operation (W5 with the guessed clock, or R11). */
+  const invoke = (d: S, p: number, clock: number) => {
+    const op = scripts[p][d.pc[p]++];
+    if (op.f === 'write') {
+      d.lastC[p] = Math.max(d.lastC[p], clock);
+      d.lastG[p] = clock;
+      const w = tuple(ts(clock, tidOfProc(p)), GUESSED, op.v);
+      d.lin = mons.of(linInvoke(mons.values[d.lin], p, op.v));
+      d.opK[p] = OP_W; d.opSt[p] = L0; d.opV[p] = op.v; d.opW[p] = w; d.opM[p] = -1; d.opFl[p] = d.doneTs; d.opWts[p] = -1;
+      startMWrite(d, p, w, false); // W6: M.READ ∥ M.WRITE(w) (N4: write first, read after)
+      if (!mut.N4) startMRead(d, p);
+    } else {
+      d.lin = mons.of(linInvoke(mons.values[d.lin], p, 0));
+      d.opK[p] = OP_R; d.opSt[p] = L0; d.opM[p] = -1; d.opIt[p] = 0;
+      d.seen.fill(-1, p * (np + 1), (p + 1) * (np + 1));
+    }
+    pump(d, p);
+  };
+
+  /** An MN applies a request (A1 read, A8 write, T8 CAS); its response reaches p in the same step, then p runs on. */
+  const apply = (d: S, m: number) => {
+    d.reqN = countedRemove(d.reqs, d.reqN, m);
+    const p = mP(m);
+    const c = mC(m);
+    const kind = mKind(m);
+    const alive = live(d, p); // requests of a crashed client still apply
+    if (kind === MSG_READ) {
+      if (!alive) return;
+      const v = d.regs[c];
+      const at = p * n + c;
+      d.cache[at] = mut['RESP-OVERWRITE'] ? v : Math.max(d.cache[at], v); // [update-cache-r]
+      if (readSlot(m) === 0 && d.mrPh[p] === 1) {
+        d.mrGot[p] |= 1 << c;
+        d.mrMx[p] = Math.max(d.mrMx[p], v);
+      }
+    } else if (kind === MSG_WRITE) {
+      const v = mRest(m);
+      d.regs[c] = Math.max(d.regs[c], v);
+      if (!alive) return;
+      d.cache[p * n + c] = Math.max(d.cache[p * n + c], v); // [update-cache-w]
+    } else {
+      const q = casQ(m);
+      const prev = d.locks[q * n + c];
+      const expected = casExpected(m);
+      if (prev === expected) {
+        const nw = casNw(m);
+        if (lowersLock(prev, nw)) fail(d, 'TL-S1', s1Message(q, c, prev, nw));
+        d.locks[q * n + c] = nw;
+      }
+      if (!alive) return;
+      // T8 at the process; T6's guard decides whether to CAS again
+      if (casSlot(m) === 0 && d.lkQ[p] !== 0) {
+        const w = d.lkW[p];
+        d.lkRd[p * n + c] = prev;
+        if (prev === expected) { // [app:split:break]
+          if (mut.M12) d.lkRd[p * n + c] = w;
+          d.lkDn[p] |= 1 << c;
+        } else if (casAgain(cx, prev, w)) send(d, casReq(p, c, d.lkQ[p] - 1, prev, w));
+        else d.lkDn[p] |= 1 << c;
+      }
+    }
+    pump(d, p);
+  };
+
+  const mayStop = (s: S): boolean => {
+    if (s.viol !== 0) return true;
+    for (let p = 0; p < np; p++) if (live(s, p) && !(s.opK[p] === 0 && s.pc[p] === scripts[p].length && s.bgN[p] === 0)) return false;
+    return true;
+  };
+  const fromViol = (name: string) => (s: S): Check => {
+    if (s.viol === 0) return true;
+    for (const [prop, message] of viols.values[s.viol]) if (prop === name) return message;
+    return true;
+  };
+  const bad = (s: S, x: number) => flagOf(x) === VERIFIED && countedHas(s.rew, s.rewN, tsOfTuple(x));
+  /** The first tuple SG-VerifiedFinal forbids, where invariants.ts looks, in its order. */
+  const verifiedRewritten = (s: S): number | undefined => {
+    for (let i = 0; i < n; i++) if (bad(s, s.regs[i])) return s.regs[i];
+    for (let i = 0; i < s.invN; i++) if (bad(s, s.inv[i])) return s.inv[i];
+    for (let p = 0; p < np; p++) {
+      for (let i = 0; i < n; i++) if (bad(s, s.cache[p * n + i])) return s.cache[p * n + i];
+      for (let i = 0; i < s.bgN[p]; i++) if (bad(s, s.bg[p * capBg + i])) return s.bg[p * capBg + i];
+      if (bad(s, s.mw[p])) return s.mw[p];
+    }
+    for (let i = 0; i < s.reqN; i++) if (mKind(s.reqs[i]) === MSG_WRITE && bad(s, mRest(s.reqs[i]))) return mRest(s.reqs[i]);
+    return undefined;
+  };
+  // Named and ordered as the plain machine's (invariants.ts): the first failure a state shows is the same.
+  const invariants: Record<string, (s: S) => Check> = {};
+  for (const name of ['SG-Lin', 'SG-LockRewriteExcl', 'SG-C3', 'SG-FastFresh', 'MR-Valid', 'MR-RR', 'MR-WR', 'TL-Excl', 'TL-TrueSafety', 'TL-S1']) invariants[name] = fromViol(name);
+  invariants['SG-VerifiedFinal'] = (s) => {
+    if (s.rewN === 0) return true;
+    const found = verifiedRewritten(s);
+    return found === undefined ? true : `${showTuple(found)} is VERIFIED although its write rewrote that timestamp (W11)`;
+  };
+  invariants['SG-WF-R'] = (s) => {
+    for (let p = 0; p < np; p++) if (s.opK[p] === OP_R && s.opIt[p] > cx.iterBound) return `READ by ${procName(p)} is in iteration ${s.opIt[p]} > 2P+1 = ${cx.iterBound} (Lemma C.5)`;
+    return true;
+  };
+  if (!cx.mSpec) invariants['MR-S1'] = (s) => {
+    for (let p = 0; p < np; p++) for (let i = 0; i < n; i++) if (s.cache[p * n + i] > s.regs[i]) return mrS1Message(p, i, s.cache[p * n + i], s.regs[i]);
+    return true;
+  };
+  if (!cx.mSpec) invariants['MR-S2'] = (s) => {
+    const v = Math.max(s.cR, s.cW);
+    let at = 0;
+    for (let i = 0; i < n; i++) if (s.regs[i] >= v) at++;
+    return at >= cx.maj ? true : mrS2Message(v, at, cx.maj);
+  };
+
+  const machine = layoutMachine(L, {
+    init: () => [{
+      regs: Array(n).fill(BOTTOM), locks: Array(nLocks * n).fill(NOLOCK), cache: Array(np * n).fill(BOTTOM),
+      mrRes: Array(np).fill(-1), mw: Array(np).fill(-1), lkRes: Array(np).fill(-1), last: Array(np).fill(-1),
+      cR: BOTTOM, cW: BOTTOM, lin: lin0,
+    }],
+    actions(s) {
+      const out: SgAction[] = [];
+      // invoke: W5 (one action per guess) or R11
+      for (let p = 0; p < np; p++) {
+        if (!live(s, p)) continue;
+        if (s.opK[p] === 0 && s.pc[p] < scripts[p].length) for (const a of invokeActions(s, p)) out.push(a);
+        if (cx.mSpec) {
+          // M.READ-returns (App. A, f.298-316): ⊥₀ or any invoked value at least the floor
+          if (s.mrPh[p] !== 0) {
+            const floor = Math.max(s.mrFrW[p], s.mrFrR[p]);
+            for (let i = -1; i < s.invN; i++) {
+              const v = i < 0 ? BOTTOM : s.inv[i];
+              if (v >= floor) out.push(answer('M.READ-returns', 0, p, v, v, () => mreadReturnsLabel(p, v)));
+            }
+          }
+          // M.WRITE-returns: a WRITE, and the background writes of W8 and R17, return at any time
+          const mw = s.mw[p];
+          if (mw >= 0) out.push(answer('M.WRITE-returns', 1, p, mw, mw, () => mwriteReturnsLabel(p, mw, false)));
+          for (let i = 0; i < s.bgN[p]; i++) {
+            const v = s.bg[p * capBg + i];
+            out.push(answer('M.WRITE-background-returns', 2, p, v, v, () => mwriteReturnsLabel(p, v, true)));
+          }
+        }
+        // TRYLOCK-returns (f.67): any answer the two properties allow
+        if (abs && s.lkQ[p] !== 0) {
+          const q = s.lkQ[p] - 1;
+          const w = s.lkW[p];
+          if (conflictInvoked(s.tlInv.subarray(lockAt[q]), s.tlInvN[q], w)) out.push(answer('TRYLOCK-returns', 3, p, w * 2, 0, () => trylockReturnsLabel(p, w, 0)));
+          if (!oppositeTrue(s.tlTrue.subarray(lockAt[q]), s.tlTrueN[q], w)) out.push(answer('TRYLOCK-returns', 3, p, w * 2 + 1, 1, () => trylockReturnsLabel(p, w, 1)));
+        }
+      }
+      // apply: an MN applies a request (each distinct message once, in the bag's order)
+      for (let i = 0; i < s.reqN; i++) {
+        const m = s.reqs[i];
+        if ((i === 0 || s.reqs[i - 1] !== m) && !isDown(mnFaults(s), mC(m))) out.push(applyAction(m));
+      }
+      // crashMN: up to f < n/2 MNs crash
+      if (crashesOf(mnFaults(s)) < cfg.f) for (const { member } of faultChoices(mnFaults(s), n, { crash: cfg.f })) out.push(crashMNs[member]);
+      // crashClient: a client crashes mid-operation (or with background writes running)
+      if (crashesOf(clientFaults(s)) < cfg.clientCrashes) {
+        for (const { member } of faultChoices(clientFaults(s), np, { crash: cfg.clientCrashes }, (p) => s.opK[p] !== 0 || s.bgN[p] > 0)) out.push(crashClients[member]);
+      }
+      return out;
+    },
+    step(d, a) {
+      switch (a.t) {
+        case 'invoke':
+          invoke(d, a.p, a.x);
+          break;
+        case 'M.READ-returns':
+          finishMRead(d, a.p, a.x);
+          pump(d, a.p);
+          break;
+        case 'M.WRITE-returns':
+          mWriteDone(d, a.x);
+          d.mw[a.p] = -1;
+          d.mwDone[a.p] = 1;
+          pump(d, a.p);
+          break;
+        case 'M.WRITE-background-returns':
+          mWriteDone(d, a.x);
+          d.bgN[a.p] = countedRemove(d.bg.subarray(a.p * capBg, (a.p + 1) * capBg), d.bgN[a.p], a.x);
+          pump(d, a.p);
+          break;
+        case 'TRYLOCK-returns':
+          finishLock(d, a.p, a.x);
+          pump(d, a.p);
+          break;
+        case 'apply':
+          apply(d, a.x);
+          break;
+        case 'crashMN': // requests to a crashed MN are lost
+          d.mns.set(applyFault(mnFaults(d), 'crash', a.x));
+          for (let i = d.reqN - 1; i >= 0; i--) if (mC(d.reqs[i]) === a.x) d.reqN = countedRemoveAt(d.reqs, d.reqN, i);
+          break;
+        case 'crashClient': { // its requests in flight still land (Lemma C.5 "for ever")
+          const p = a.p;
+          if (d.opK[p] !== 0) d.lin = mons.of(monCrash(registerSlot, mons.values[d.lin], p));
+          clearFrame(d, p);
+          d.mrPh[p] = 0; d.mrGot[p] = 0; d.mrV[p] = 0; d.mrFrW[p] = 0; d.mrFrR[p] = 0; d.mrSnap[p] = 0; d.mrMx[p] = 0;
+          d.mrRes[p] = -1; d.mw[p] = -1; d.mwDone[p] = 0;
+          d.bg.fill(0, p * capBg, (p + 1) * capBg);
+          d.bgN[p] = 0;
+          d.lkQ[p] = 0; d.lkW[p] = 0; d.lkDn[p] = 0;
+          d.lkRd.fill(0, p * n, p * n + n);
+          d.lkRes[p] = -1;
+          d.clients.set(applyFault(clientFaults(d), 'crash', p));
+          break;
+        }
+      }
+    },
+    invariants,
+    mayStop,
+    actor: (a) => (a.t === 'crashMN' ? `mn${a.x}` : procName(a.p)),
+  });
+  machine.history = sgHistory<S, SgAction>(cfg, {
+    pc: (s, p) => s.pc[p],
+    pending: (s, p) => s.opK[p] !== 0,
+    last: (s, p) => s.last[p],
+    invokes: (a) => a.t === 'invoke',
+    crashes: (a) => a.t === 'crashClient',
+  });
+  return machine as unknown as Machine;
+}
