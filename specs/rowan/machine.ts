@@ -24,7 +24,7 @@ import { putSteps } from './put.ts';
 import { recoverySteps } from './recovery.ts';
 import { rowanLogSteps } from './rowan-log.ts';
 import { filled, objectList } from '../kit/state.ts';
-import { chanTo, copy, noChannels, encodeState, mapped, encodeWords, valueOf, type Cfg, type RowanConfig, type RowanState, type Server } from './state.ts';
+import { chanTo, copy, noChannels, encodeState, mapped, encodeWords, rewriteFields, valueOf, type Cfg, type RowanConfig, type RowanState, type Server } from './state.ts';
 
 export type { RowanAction } from './context.ts';
 
@@ -90,6 +90,7 @@ const pending = (s: S, c: number) => s.cl[c].st !== 'idle' && s.cl[c].st !== 'do
 
 export function buildMachine(conf: RowanConfig, variant?: string): Machine<S, RowanAction> {
   const cx = context(conf, VARIANTS.flags(variant));
+  rewriteFields(initial(conf));
   const table = phases(cx);
   const writes = new Map<string, Writes>();
   for (const ph of table) for (const st of ('steps' in ph ? ph.steps : [ph]) as (RowanStep | RowanGlobalStep)[]) if (st.writes) writes.set(st.name, st.writes);

@@ -1,7 +1,7 @@
 // ROWAN-KV state: plain data only. Names follow the paper and the extraction
 // (/work/shared/protocols/rowan.md §1.3): t-log, b-log, segment states, shard version,
 // CommitVer, CommitVerArray, MaxVerArray, configuration term.
-import { objectList } from '../kit/state.ts';
+import { objectList, rewritten } from '../kit/state.ts';
 import { ByteWords, cachedWords, KeptWords } from '../kit/words.ts';
 
 export type OpKind = 'put' | 'del' | 'get';
@@ -244,6 +244,23 @@ export function copy(st: RowanState, writes: number[] | 'all'): RowanState {
   if (writes === 'all') for (let i = 0; i < srv.length; i++) srv[i] = copyServer(srv[i]);
   else for (let j = 0; j < writes.length; j++) srv[writes[j]] = copyServer(st.srv[writes[j]]);
   return { srv, ch: st.ch, dead: st.dead, cl: st.cl, cm: st.cm, acked: st.acked, bad: st.bad };
+}
+
+/**
+ * The records steps change in place (a state's copy, a server, the CM, a client, a
+ * segment), each made by its copy function and rewritten once (kit `rewritten`), so that
+ * no config's first rewrite of a field (CommitVer's budget, a power failure, a migration)
+ * throws away the code compiled for the configs before it. Called when a machine is
+ * built; changes nothing of st (it works on a copy).
+ */
+export function rewriteFields(st: RowanState): void {
+  const d = copy(st, 'all');
+  rewritten(d);
+  const s = d.srv[0];
+  rewritten(s);
+  rewritten(cmW(d));
+  if (d.cl.length) rewritten(clientW(d, 0));
+  if (s.segs.length) rewritten(segW(s, s.segs[0].id));
 }
 
 /** Client c of the copy d, to change (a copy, in a copy of the list: clients are shared with the state before). */
