@@ -13,7 +13,7 @@ import { clientHistory } from '../kit/history.ts';
 import { phasedMachine, type Phase } from '../kit/table.ts';
 import { clientSteps } from './client.ts';
 import { wipeDram } from './cluster.ts';
-import { context, type Cx, type RowanAction, type RowanGlobalStep, type RowanStep, type Writes } from './context.ts';
+import { bound, context, type Cx, type RowanAction, type RowanGlobalStep, type RowanStep, type Writes } from './context.ts';
 import { failoverSteps } from './failover.ts';
 import { invariants } from './invariants.ts';
 import { receiveBuffer, newSeg } from './logs.ts';
@@ -31,12 +31,12 @@ export type { RowanAction } from './context.ts';
 type S = RowanState;
 
 function phases(cx: Cx): Phase<S, RowanAction>[] {
-  const c = clientSteps(cx);
-  const p = putSteps(cx);
-  const r = rowanLogSteps(cx);
-  const f = failoverSteps(cx);
-  const pr = promotionSteps(cx);
-  const rc = recoverySteps(cx);
+  const c = bound(cx, clientSteps);
+  const p = bound(cx, putSteps);
+  const r = bound(cx, rowanLogSteps);
+  const f = bound(cx, failoverSteps);
+  const pr = bound(cx, promotionSteps);
+  const rc = bound(cx, recoverySteps);
   const servers = () => cx.conf.servers;
   const table: Phase<S, RowanAction>[] = [
     { actors: (s) => s.cl.length, steps: [c.invoke, c.clientReturn, c.refetchConfig, c.clientTimeout, c.reject, c.get, p.putStart] },
