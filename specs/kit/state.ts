@@ -130,8 +130,9 @@ export const filled = (n: number, x: number): number[] => Array.from({ length: n
  * the earlier ones (rowan: 19-32 functions at each of three configs). A spec calls this on
  * a copy of each kind of record its steps change in place, made by its own copy function
  * (so that the copy has the records' shape) when a machine is built, so that no later
- * rewrite is the first. Fields holding null or a record are left alone: writing another
- * kind of value into them would widen what V8 knows of the field for every object.
+ * rewrite is the first. A field holding null is rewritten with undefined (V8 knows no more
+ * of such a field than that it holds a heap value, as undefined is); one holding a record is
+ * left alone: another kind of record would widen what V8 knows of it for every object.
  */
 export function rewritten<T extends object>(o: T): T {
   const r = o as Record<string, unknown>;
@@ -141,6 +142,7 @@ export function rewritten<T extends object>(o: T): T {
     else if (typeof v === 'boolean') r[k] = !v;
     else if (typeof v === 'string') r[k] = v === '' ? 'x' : '';
     else if (Array.isArray(v)) r[k] = v.slice();
+    else if (v === null) r[k] = undefined;
     else continue;
     r[k] = v;
   }
