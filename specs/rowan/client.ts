@@ -28,7 +28,7 @@ export const clientSteps: Record<'invoke' | 'clientReturn' | 'refetchConfig' | '
   clientReturn: {
     name: 'clientReturn', cites: '§2.1: the reply reaches the client',
     writes: none,
-    enabled: (cx, s, c, out) => {
+    enabled: (_cx, s, c, out) => {
       if (s.cl[c].st === 'reply') out.push(act('clientReturn', c));
     },
     effect: (cx, d, a) => {
@@ -41,7 +41,7 @@ export const clientSteps: Record<'invoke' | 'clientReturn' | 'refetchConfig' | '
   refetchConfig: {
     name: 'refetchConfig', cites: 'L294: on a rejection the client fetches the configuration from the CM and resends',
     writes: none,
-    enabled: (cx, s, c, out) => {
+    enabled: (_cx, s, c, out) => {
       if (s.cl[c].st === 'rej') out.push(act('refetchConfig', c));
     },
     effect: (cx, d, a) => {
@@ -54,7 +54,7 @@ export const clientSteps: Record<'invoke' | 'clientReturn' | 'refetchConfig' | '
   clientTimeout: {
     name: 'clientTimeout', cites: '§3.7 [I]: no reply; the attempt stays pending, the client refetches and moves on',
     writes: none,
-    enabled: (cx, s, c, out) => {
+    enabled: (_cx, s, c, out) => {
       const cl = s.cl[c];
       if (cl.st === 'lost') out.push(act('clientTimeout', c));
       if (cl.st === 'sent' || cl.st === 'wait') {
@@ -77,7 +77,7 @@ export const clientSteps: Record<'invoke' | 'clientReturn' | 'refetchConfig' | '
       const cl = s.cl[c];
       if (cl.st === 'sent' && admit(s, cx.conf, cl.to, c, cx.mut) === 'reject') out.push(act('reject', cl.to, c));
     },
-    effect: (cx, d, a) => {
+    effect: (_cx, d, a) => {
       clientW(d, a.b).st = 'rej';
     },
   },

@@ -80,7 +80,7 @@ export const failoverSteps: Record<'crash' | 'suspect' | 'newConfig' | 'commit',
       const f = target(cx, s, i);
       if (f >= 0 && cx.conf.failKinds.includes('suspect') && !s.cm.down.includes(f)) out.push(act('suspect', f));
     },
-    effect: (cx, d, a) => {
+    effect: (_cx, d, a) => {
       const cm = cmW(d);
       cm.down = addSorted(cm.down, a.a);
       cm.fails--;
@@ -89,10 +89,10 @@ export const failoverSteps: Record<'crash' | 'suspect' | 'newConfig' | 'commit',
   leaseExpire: {
     name: 'leaseExpire', cites: 'L294 [I] FaRM: a server whose lease expired stops serving',
     exists: (cx) => cx.conf.failures > 0,
-    enabled: (cx, s, out) => {
+    enabled: (_cx, s, out) => {
       for (const f of s.cm.down) if (s.srv[f].lease) out.push(act('leaseExpire', f));
     },
-    effect: (cx, d, a) => {
+    effect: (_cx, d, a) => {
       d.srv[a.a].lease = false;
     },
   },
@@ -172,7 +172,7 @@ export const failoverSteps: Record<'crash' | 'suspect' | 'newConfig' | 'commit',
     enabled: (cx, s, out) => {
       if (s.cm.phase === 'new' && canCommit(cx, s)) out.push(act('cmCommit'));
     },
-    effect: (cx, d) => {
+    effect: (_cx, d) => {
       const cfg = curCfg(d);
       const cm = cmW(d);
       cm.phase = 'stable';
@@ -182,7 +182,7 @@ export const failoverSteps: Record<'crash' | 'suspect' | 'newConfig' | 'commit',
   commit: {
     name: 'commit', cites: 'L294-L296: unblock; a backup that became primary starts its promotion',
     exists: (cx) => cx.reconfigures,
-    enabled: (cx, s, i, out) => {
+    enabled: (_cx, s, i, out) => {
       const v = s.srv[i];
       if (s.cm.phase === 'stable' && v.up && v.term === s.cm.term && v.com < v.term) out.push(act('commit', i));
     },

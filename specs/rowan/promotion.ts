@@ -61,7 +61,7 @@ export const promotionSteps: Record<'promoCollect' | 'promoScatter' | 'promoFini
       storeAndDigest(d, b, pr.U, cx.mut.M26 ? 'committed' : 'using', !b.cold, cx.mut);
       pr.sc = addSorted(pr.sc, a.b);
     },
-    writes: (cx, _s, a) => [a.a, a.b],
+    writes: (_cx, _s, a) => [a.a, a.b],
   },
   promoFinish: {
     name: 'promoFinish', cites: 'L296: store U, build the index, set the shard version above every version seen, unblock',
@@ -110,7 +110,7 @@ export const promotionSteps: Record<'promoCollect' | 'promoScatter' | 'promoFini
       }
       rr.done = addSorted(rr.done, a.b);
     },
-    writes: (cx, s, a) => [a.a, s.srv[a.a].rerep!.r],
+    writes: (_cx, s, a) => [a.a, s.srv[a.a].rerep!.r],
   },
   rerepDone: {
     name: 'rerepDone', cites: '§3.4, L298: the traversal is done; the CM marks the backup caught up',
@@ -119,7 +119,7 @@ export const promotionSteps: Record<'promoCollect' | 'promoScatter' | 'promoFini
       const rr = s.srv[p].rerep;
       if (rr && primaryOf(cx, s, p).includes(rr.sh) && keysOf(cx.conf, rr.sh).every((k) => rr.done.includes(k))) out.push(act('rerepDone', p, rr.r));
     },
-    effect: (cx, d, a) => {
+    effect: (_cx, d, a) => {
       const p = d.srv[a.a];
       const rr = p.rerep!;
       const cfg = curCfg(d);
@@ -151,6 +151,6 @@ export const promotionSteps: Record<'promoCollect' | 'promoScatter' | 'promoFini
       const seg = newSeg(r, 'r', 'using');
       p.rerep = { sh, r: a.b, seg: seg.id, done: [] };
     },
-    writes: (cx, _s, a) => [a.a, a.b],
+    writes: (_cx, _s, a) => [a.a, a.b],
   },
 };

@@ -97,7 +97,7 @@ export const putSteps: Record<'putStart' | 'putFinish' | 'tlogPersist' | 'tlogCo
       for (const seg of v.segs)
         if (seg.log === 't' && seg.st === 'using' && seg.es.length === cx.conf.segCap && tlogCommittable(cx, v, seg)) out.push(act('tlogCommit', p, seg.id));
     },
-    effect: (cx, d, a) => {
+    effect: (_cx, d, a) => {
       segW(d.srv[a.a], a.b).st = 'committed';
     },
   },
@@ -108,7 +108,7 @@ export const putSteps: Record<'putStart' | 'putFinish' | 'tlogPersist' | 'tlogCo
       const v = s.srv[p];
       if (v.up && cx.conf.split && v.segs.some((g) => g.log === 't' && g.es.some((e) => e.np))) out.push(act('tlogPersist', p));
     },
-    effect: (cx, d, a) => {
+    effect: (_cx, d, a) => {
       d.srv[a.a].segs = mapped(d.srv[a.a].segs, (g) => (g.log === 't' ? segWith(g, persisted(g.es), g.mv) : g));
     },
   },

@@ -19,7 +19,7 @@ export const recoverySteps: Record<'powerFailure' | 'cmMigrate' | 'migrateVersio
   powerFailure: {
     name: 'powerFailure', cites: '§3.8, L317-L319: whole-cluster power failure; volatile state and messages are lost',
     exists: (cx) => cx.conf.powerFail,
-    enabled: (cx, s, out) => {
+    enabled: (_cx, s, out) => {
       const { cm } = s;
       if (cm.pf && cm.phase === 'stable' && cm.mig !== 1 && s.srv.every((v) => !v.promo)) out.push(act('powerFailure'));
     },
@@ -42,7 +42,7 @@ export const recoverySteps: Record<'powerFailure' | 'cmMigrate' | 'migrateVersio
   coldPush: {
     name: 'coldPush', cites: 'L319: the primary pushes the entries of its using t-log segments to every backup',
     exists: (cx) => cx.conf.powerFail,
-    enabled: (cx, s, p, out) => {
+    enabled: (_cx, s, p, out) => {
       if (cold(s, p)) for (const sh of primaryShards(s, p)) if (!s.srv[p].pushed.includes(sh)) out.push(act('coldPush', p, sh));
     },
     effect: (cx, d, a) => {
@@ -57,7 +57,7 @@ export const recoverySteps: Record<'powerFailure' | 'cmMigrate' | 'migrateVersio
   coldIndex: {
     name: 'coldIndex', cites: 'L319: build the indexes from every segment, larger version wins; valid shard versions',
     exists: (cx) => cx.conf.powerFail,
-    enabled: (cx, s, p, out) => {
+    enabled: (_cx, s, p, out) => {
       if (cold(s, p) && primaryShards(s, p).every((sh) => s.srv[p].pushed.includes(sh))) out.push(act('coldIndex', p));
     },
     effect: (cx, d, a) => {
@@ -83,7 +83,7 @@ export const recoverySteps: Record<'powerFailure' | 'cmMigrate' | 'migrateVersio
       const { src, tgt } = cx.conf.migrate;
       if (s.cm.mig === 0 && s.cm.phase === 'stable' && s.cm.down.length === 0 && s.srv[src].up && s.srv[tgt].up) out.push(act('cmMigrate', src, tgt));
     },
-    effect: (cx, d, a) => {
+    effect: (_cx, d, a) => {
       const old = curCfg(d);
       const prev = old.dist[0];
       const dist = mapped(old.dist, (x, sh) => (sh === 0 ? { p: a.b, bs: prev.bs.filter((y) => y !== a.b) } : x));
@@ -111,7 +111,7 @@ export const recoverySteps: Record<'powerFailure' | 'cmMigrate' | 'migrateVersio
       if (!cx.mut.M20a) own(t, 'shardVersion')[0] = Math.max(t.shardVersion[0], s.shardVersion[0]);
       s.migSent = true;
     },
-    writes: (cx, _s, a) => [a.a, a.b],
+    writes: (_cx, _s, a) => [a.a, a.b],
   },
   migrateCopy: {
     name: 'migrateCopy', cites: 'L310-L311: the source writes an indexed entry to the target, which installs it by version',

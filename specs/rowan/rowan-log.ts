@@ -84,10 +84,10 @@ export const rowanLogSteps: Record<'rnicLand' | 'allocSlot' | 'rnicLandNext', Ro
   dmaDone: {
     name: 'dmaDone', cites: '§6.3: the DMA into an allocated slot completes; the trailing READ then returns (G2)',
     exists: (cx) => cx.conf.dma,
-    enabled: (cx, s, b, out) => {
+    enabled: (_cx, s, b, out) => {
       if (s.srv[b].up) for (const d of s.srv[b].dma) out.push(act('dmaDone', b, -1, `${d.seg}.${d.slot}`));
     },
-    effect: (cx, d, a) => {
+    effect: (_cx, d, a) => {
       const b = d.srv[a.a];
       const [sid, slot] = a.key!.split('.').map(Number);
       const i = b.dma.findIndex((x) => x.seg === sid && x.slot === slot);
@@ -97,7 +97,7 @@ export const rowanLogSteps: Record<'rnicLand' | 'allocSlot' | 'rnicLandNext', Ro
       g.es[slot] = withNp(g.es[slot], 0);
       if (x.op >= 0) ack(d, x.from, x.op, a.a, x.r);
     },
-    writes: (cx, s, a) => {
+    writes: (_cx, s, a) => {
       const [seg, slot] = a.key!.split('.').map(Number);
       return [a.a, s.srv[a.a].dma.find((d) => d.seg === seg && d.slot === slot)!.from];
     },
@@ -150,13 +150,13 @@ export const rowanLogSteps: Record<'rnicLand' | 'allocSlot' | 'rnicLandNext', Ro
         if (g.log === 'b' && g.st === 'using' && waited(cx, s, b, g)) out.push(act('markUsed', b, g.id));
       }
     },
-    effect: (cx, d, a) => {
+    effect: (_cx, d, a) => {
       segW(d.srv[a.a], a.b).st = 'used';
     },
   },
   digest: {
     name: 'digest', cites: '§2.8, L278-L282: digest a used segment in slot order (conditional update, CommitVerArray, MaxVerArray)',
-    enabled: (cx, s, b, out) => {
+    enabled: (_cx, s, b, out) => {
       if (threads(s, b)) for (const g of s.srv[b].segs) if (g.log === 'b' && g.st === 'used' && !g.dg) out.push(act('digest', b, g.id));
     },
     effect: (cx, d, a) => {
@@ -186,14 +186,14 @@ export const rowanLogSteps: Record<'rnicLand' | 'allocSlot' | 'rnicLandNext', Ro
       const slack = cx.mut['CV-OFF-BY-ONE'] ? 1 : 0;
       for (const g of s.srv[b].segs) if (g.log === 'b' && g.st === 'used' && g.dg && g.mv.every((m, sh) => m <= cva[sh] + slack)) out.push(act('commitSegment', b, g.id));
     },
-    effect: (cx, d, a) => {
+    effect: (_cx, d, a) => {
       segW(d.srv[a.a], a.b).st = 'committed';
     },
   },
   cleanFix: {
     name: 'cleanFix', cites: 'L284: update the index to the copies (an equal version moves the pointer), free the segment, post it again (L270)',
     exists: (cx) => cx.conf.gc > 0,
-    enabled: (cx, s, b, out) => {
+    enabled: (_cx, s, b, out) => {
       const cl = s.srv[b].clean;
       if (threads(s, b) && cl) out.push(act('cleanFix', b, cl.seg));
     },
