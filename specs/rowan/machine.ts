@@ -13,7 +13,7 @@ import { clientHistory } from '../kit/history.ts';
 import { phasedMachine, type Phase } from '../kit/table.ts';
 import { clientSteps } from './client.ts';
 import { wipeDram } from './cluster.ts';
-import { bound, context, type Cx, type RowanAction, type RowanGlobalStep, type RowanStep, type Writes } from './context.ts';
+import { bound, context, none, type Cx, type RowanAction, type RowanGlobalStep, type RowanStep, type Writes } from './context.ts';
 import { failoverSteps } from './failover.ts';
 import { invariants } from './invariants.ts';
 import { receiveBuffer, newSeg } from './logs.ts';
@@ -94,7 +94,9 @@ export function buildMachine(conf: RowanConfig, variant?: string): Machine<S, Ro
   const table = phases(cx);
   const writes = new Map<string, Writes>();
   for (const ph of table) for (const st of ('steps' in ph ? ph.steps : [ph]) as (RowanStep | RowanGlobalStep)[]) if (st.writes) writes.set(st.name, st.writes);
-  const otherwise: Writes = (_s, a) => (a.a >= 0 && a.a < conf.servers ? [a.a] : []);
+  // A step's servers by default: server a.a, as a list made once per server (copy() only reads it).
+  const alone = cx.servers.map((i) => [i]);
+  const otherwise: Writes = (_s, a) => (a.a >= 0 && a.a < conf.servers ? alone[a.a] : none());
 
   /**
    * A terminal state where a SEND waits for a receive buffer (RNR): the b-log's bounded

@@ -7,16 +7,30 @@ import { act, type Cx, type RowanStepOf } from './context.ts';
 import { cfgOf, curCfg, keysOf } from './cluster.ts';
 import { apply, maxVersion, newSeg, storeAndDigest } from './logs.ts';
 import { addSorted } from '../kit/state.ts';
-import { cmW, mapped, own, persisted, segW, withNp, type Entry, type RowanState } from './state.ts';
+import { cmW, mapped, own, persisted, segW, withNp, type Entry, type Promo, type RowanState } from './state.ts';
 
-/** The promotion at n: its replica group, and the replicas it gathers from. */
-function gather(cx: Cx, s: RowanState, n: number) {
-  const pr = s.srv[n].promo;
-  if (!s.srv[n].up || !pr) return null;
-  const group = [n, ...cfgOf(s, n).dist[pr.sh].bs];
+// The promotion at n gathers from its replica group: n and the backups of the promotion's
+// shard in n's cached configuration (M6b: n alone). The guards below walk the group where
+// it is, in that order, rather than making a list of it: they are asked for every server of
+// every state, and the lists were an eighth of what a run allocated.
+
+/** The promotion running at n, if n is up. */
+const promoAt = (s: RowanState, n: number): Promo | null => (s.srv[n].up ? s.srv[n].promo : null);
+
+/** The backups of the promotion's shard in n's cached configuration (the group but n). */
+const backupsOf = (s: RowanState, n: number, pr: Promo): number[] => cfgOf(s, n).dist[pr.sh].bs;
+
+/** Replica r's entries can be gathered: not yet collected, r up and at n's term. */
+const collectable = (s: RowanState, n: number, pr: Promo, r: number): boolean => !pr.coll.includes(r) && s.srv[r].up && s.srv[r].term === s.srv[n].term;
+
+/** Every replica the promotion gathers from is collected. */
+function collected(cx: Cx, s: RowanState, n: number, pr: Promo): boolean {
+  if (!pr.coll.includes(n)) return false;
   // M6b breaks L296: no gather, the new primary uses only its own b-log
-  const from = cx.mut.M6b ? [n] : group;
-  return { pr, group, from, collected: from.every((r) => pr.coll.includes(r)) };
+  if (cx.mut.M6b) return true;
+  const bs = backupsOf(s, n, pr);
+  for (let i = 0; i < bs.length; i++) if (!pr.coll.includes(bs[i])) return false;
+  return true;
 }
 
 /** The shards p serves as an unblocked, committed primary with no promotion running (re-replication's precondition). */
@@ -32,8 +46,11 @@ export const promotionSteps: Record<'promoCollect' | 'promoScatter' | 'promoFini
     name: 'promoCollect', cites: 'L296: gather the shard\'s entries of using and used segments from a replica',
     exists: (cx) => cx.reconfigures,
     enabled: (cx, s, n, out) => {
-      const g = gather(cx, s, n);
-      if (g) for (const r of g.from) if (!g.pr.coll.includes(r) && s.srv[r].up && s.srv[r].term === s.srv[n].term) out.push(act('promoCollect', n, r));
+      const pr = promoAt(s, n);
+      if (!pr) return;
+      if (collectable(s, n, pr, n)) out.push(act('promoCollect', n, n));
+      if (cx.mut.M6b) return; // M6b: n gathers from itself alone
+      for (const r of backupsOf(s, n, pr)) if (collectable(s, n, pr, r)) out.push(act('promoCollect', n, r));
     },
     effect: (cx, d, a) => {
       const pr = d.srv[a.a].promo!;
@@ -51,8 +68,8 @@ export const promotionSteps: Record<'promoCollect' | 'promoScatter' | 'promoFini
     name: 'promoScatter', cites: 'L296: scatter the union; the backup stores it into segments and digests it',
     exists: (cx) => cx.reconfigures,
     enabled: (cx, s, n, out) => {
-      const g = gather(cx, s, n);
-      if (g?.collected) for (const b of g.group.slice(1)) if (!g.pr.sc.includes(b) && s.srv[b].up) out.push(act('promoScatter', n, b));
+      const pr = promoAt(s, n);
+      if (pr && collected(cx, s, n, pr)) for (const b of backupsOf(s, n, pr)) if (!pr.sc.includes(b) && s.srv[b].up) out.push(act('promoScatter', n, b));
     },
     effect: (cx, d, a) => {
       const pr = d.srv[a.a].promo!;
@@ -67,9 +84,11 @@ export const promotionSteps: Record<'promoCollect' | 'promoScatter' | 'promoFini
     name: 'promoFinish', cites: 'L296: store U, build the index, set the shard version above every version seen, unblock',
     exists: (cx) => cx.reconfigures,
     enabled: (cx, s, n, out) => {
-      const g = gather(cx, s, n);
+      const pr = promoAt(s, n);
+      if (!pr || !collected(cx, s, n, pr)) return;
       // M7 breaks [AMBIG->I] of §3.3: unblock before the scatter reached the backups
-      if (g?.collected && (cx.mut.M7 || g.group.slice(1).every((b) => g.pr.sc.includes(b)))) out.push(act('promoFinish', n, g.pr.sh));
+      if (!cx.mut.M7) for (const b of backupsOf(s, n, pr)) if (!pr.sc.includes(b)) return;
+      out.push(act('promoFinish', n, pr.sh));
     },
     effect: (cx, d, a) => {
       const n = d.srv[a.a];
