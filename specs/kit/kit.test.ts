@@ -5,7 +5,7 @@ import { NO_FAULTS, applyFault, faultChoices, isDown, isSuspected } from './faul
 import { clientHistory, register, registerOp } from './history.ts';
 import { answer, channels, consume, deliveries, distinct, enqueue, firstCopy, Interned, remap, send, sent, take, taken, type Msg } from './network.ts';
 import { monCrash, monInit, monInvoke, monReturn, registerSlot, type SlotModel } from './object-ghost.ts';
-import { addSorted, freezing, produce, removeSorted, withAt } from './state.ts';
+import { addSorted, freezing, produce, removeSorted, rewritten, withAt } from './state.ts';
 import { actorActions, phasedMachine, runLocal, tableMachine, type ActionTable, type ActorStep, type LocalStep, type Phase, type StepAction } from './table.ts';
 import { variants } from './variants.ts';
 import { ByteWords, cachedWords, KeptWords, sameStates, wordEncoder, type WordWriter } from './words.ts';
@@ -214,6 +214,16 @@ describe('kit/state', () => {
     });
     expect(exploreSync(freezing(m(true))).states).toBe(3);
     expect(() => exploreSync(freezing(m(false)))).toThrow(TypeError);
+  });
+  it('rewritten leaves the record as it was: the same values, lists and records, and no new field', () => {
+    const list = [1, 2];
+    const inner = { k: 1 };
+    const o = { n: 3, b: true, s: 'idle', e: '', xs: list, r: inner, z: null as null | { k: number } };
+    expect(rewritten(o)).toBe(o);
+    expect(o).toEqual({ n: 3, b: true, s: 'idle', e: '', xs: [1, 2], r: { k: 1 }, z: null });
+    expect(o.xs).toBe(list);
+    expect(o.r).toBe(inner);
+    expect(Object.keys(o)).toEqual(['n', 'b', 's', 'e', 'xs', 'r', 'z']);
   });
 });
 

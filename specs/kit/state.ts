@@ -118,3 +118,33 @@ const OBJECT = {};
 
 /** A list of n copies of x, with no holes (`Array(n).fill(x)` has: a second kind of list, as above). */
 export const filled = (n: number, x: number): number[] => Array.from({ length: n }, () => x);
+
+/**
+ * Rewrites each number, boolean, string and list field of o once (another value of its
+ * kind, then its own back) and returns o, unchanged. V8 compiles a read of a field that no
+ * object of its shape has had rewritten as a constant that outlives calls, and the first
+ * rewrite of such a field throws away every compiled function that read it. Under the
+ * discipline above, steps rewrite fields of their copy in place, and a config with a
+ * mechanism the configs before it lacked (CommitVer, a power failure, a migration)
+ * rewrites fields none rewrote before: each such config threw away the code compiled for
+ * the earlier ones (rowan: 19-32 functions at each of three configs). A spec calls this on
+ * a copy of each kind of record its steps change in place, made by its own copy function
+ * (so that the copy has the records' shape) when a machine is built, so that no later
+ * rewrite is the first. A field holding null is rewritten with undefined (V8 knows no more
+ * of such a field than that it holds a heap value, as undefined is); one holding a record is
+ * left alone: another kind of record would widen what V8 knows of it for every object.
+ */
+export function rewritten<T extends object>(o: T): T {
+  const r = o as Record<string, unknown>;
+  for (const k of Object.keys(r)) {
+    const v = r[k];
+    if (typeof v === 'number') r[k] = v + 1;
+    else if (typeof v === 'boolean') r[k] = !v;
+    else if (typeof v === 'string') r[k] = v === '' ? 'x' : '';
+    else if (Array.isArray(v)) r[k] = v.slice();
+    else if (v === null) r[k] = undefined;
+    else continue;
+    r[k] = v;
+  }
+  return o;
+}

@@ -3,27 +3,52 @@
 // this context: client.ts, put.ts, rowan-log.ts, failover.ts, recovery.ts.
 import type { ActorStep, GlobalStep, StepAction } from '../kit/table.ts';
 import type { Flags } from '../kit/variants.ts';
-import type { Variant } from './mutants.ts';
+import { VARIANTS, type Variant } from './mutants.ts';
 import type { RowanConfig, RowanState } from './state.ts';
 
-export interface Cx {
-  conf: RowanConfig;
-  mut: Flags<Variant>;
+/**
+ * The context of one built machine. A class rather than an object literal: the steps and
+ * invariants read it in every state, and with a literal, making the second configuration's
+ * context threw away the compiled code of every function that had read the first one's
+ * (18-19 functions at RK-1, `node --trace-deopt`: "code dependencies"); with a class, one.
+ */
+export class Cx {
+  readonly mut: Flags<Variant>;
   /** Shards. */
-  nsh: number;
+  readonly nsh: number;
+  /** Shard ids 0..nsh-1. */
+  readonly shards: number[];
   /** Server ids 0..servers-1. */
-  servers: number[];
+  readonly servers: number[];
   /** A new term can come: it needs a failure (cmNewConfig) or a migration (cmMigrate). */
-  reconfigures: boolean;
+  readonly reconfigures: boolean;
+
+  constructor(
+    readonly conf: RowanConfig,
+    mut: Flags<Variant>,
+  ) {
+    this.mut = sameShape(mut);
+    this.nsh = conf.shards.length;
+    this.shards = [...conf.shards.keys()];
+    this.servers = [...Array(conf.servers).keys()];
+    this.reconfigures = conf.failures > 0 || !!conf.migrate;
+  }
 }
 
-export const context = (conf: RowanConfig, mut: Flags<Variant>): Cx => ({
-  conf,
-  mut,
-  nsh: conf.shards.length,
-  servers: [...Array(conf.servers).keys()],
-  reconfigures: conf.failures > 0 || !!conf.migrate,
-});
+export const context = (conf: RowanConfig, mut: Flags<Variant>): Cx => new Cx(conf, mut);
+
+/**
+ * The flags as a plain object with its fields in one order, so every configuration's flags
+ * have one shape. The kit's flags are a frozen object with no prototype, which V8 keeps as
+ * a dictionary with a shape of its own per configuration: the first configuration after
+ * RK-0 widened what compiled code knew of `cx.mut` and threw away every function that read
+ * it (18 at RK-1), and each read of a flag was a lookup by name.
+ */
+function sameShape(mut: Flags<Variant>): Flags<Variant> {
+  const out = {} as Record<Variant, boolean>;
+  for (const n of VARIANTS.names) out[n] = mut[n];
+  return out;
+}
 
 /** An action: its step, up to two server/client/segment numbers, and a QP or slot key. */
 export interface RowanAction extends StepAction {
@@ -80,7 +105,7 @@ export type Writes = (s: RowanState, a: RowanAction) => number[] | 'all';
 
 /** A step that writes no server (a client's, or the CM's): next() copies none. */
 const noServers: number[] = [];
-export const none: Writes = () => noServers;
+export const none = (): number[] => noServers;
 
 /**
  * `exists: false`: the configuration has no such step (split DMA off, no CommitVer, no
@@ -92,3 +117,41 @@ interface StepExtras {
 }
 export type RowanStep = ActorStep<RowanState, RowanAction> & StepExtras;
 export type RowanGlobalStep = GlobalStep<RowanState, RowanAction> & StepExtras;
+
+/**
+ * A step as the step files write it: one object for every configuration, whose guard,
+ * effect, writes and exists take the configuration's context first. Each function is made
+ * once, at load, so V8 compiles it once for all configurations; closures made per built
+ * machine were compiled again for each configuration (their first code is specialised to
+ * the first configuration's closure). `bound` gives the kit's step for one configuration.
+ */
+interface StepOf {
+  readonly name: string;
+  readonly cites: string;
+  readonly effect: (cx: Cx, d: RowanState, a: RowanAction) => void;
+  readonly writes?: (cx: Cx, s: RowanState, a: RowanAction) => number[] | 'all';
+  /** false: the configuration has no such step (its guard says so too, and is never asked). */
+  readonly exists?: (cx: Cx) => boolean;
+}
+export interface RowanStepOf extends StepOf {
+  readonly enabled: (cx: Cx, s: RowanState, actor: number, out: RowanAction[]) => void;
+}
+export interface RowanGlobalStepOf extends StepOf {
+  readonly enabled: (cx: Cx, s: RowanState, out: RowanAction[]) => void;
+}
+
+/** The steps of one configuration: each function given cx (bound: the function itself is shared). */
+export function bound<T extends Record<string, RowanStepOf | RowanGlobalStepOf>>(cx: Cx, steps: T): { [K in keyof T]: T[K] extends RowanGlobalStepOf ? RowanGlobalStep : RowanStep } {
+  const out: Record<string, RowanStep | RowanGlobalStep> = {};
+  for (const [k, st] of Object.entries(steps)) {
+    out[k] = {
+      name: st.name,
+      cites: st.cites,
+      enabled: (st.enabled as (...args: unknown[]) => void).bind(undefined, cx),
+      effect: st.effect.bind(undefined, cx),
+      ...(st.writes ? { writes: st.writes.bind(undefined, cx) } : {}),
+      exists: st.exists ? st.exists(cx) : true,
+    };
+  }
+  return out as { [K in keyof T]: T[K] extends RowanGlobalStepOf ? RowanGlobalStep : RowanStep };
+}

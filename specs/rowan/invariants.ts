@@ -4,8 +4,10 @@
 import type { Check } from '../../checkers/explore/types.ts';
 import { cfgOf, curCfg, getAt, keysOf, replicas, serves } from './cluster.ts';
 import type { Cx } from './context.ts';
+import type { Flags } from '../kit/variants.ts';
+import type { Variant } from './mutants.ts';
 import { digested, segmentEntries, type PmEntry } from './logs.ts';
-import { mapped, type Cfg, type Entry, type RowanState, type Seg, type Server } from './state.ts';
+import { mapped, type Cfg, type Entry, type RowanConfig, type RowanState, type Seg, type Server } from './state.ts';
 
 type Inv = (s: RowanState) => Check;
 
@@ -62,21 +64,25 @@ function keptPmEntries(s: Server, st: RowanState): PmEntry[] {
 /**
  * A check of one server that reads nothing of the state but the server and its cached
  * configuration: its verdict kept with the two, per place, as keptPmEntries's lists are.
+ * One per check and built machine (Checks).
  */
-function perServer(check: (st: RowanState, i: number) => Check): (st: RowanState, i: number) => Check {
-  const servers: (Server | undefined)[] = [];
-  const cfgs: (Cfg | undefined)[] = [];
-  const verdicts: Check[] = [];
-  return (st, i) => {
+class ServerVerdicts {
+  private readonly servers: (Server | undefined)[] = [];
+  private readonly cfgs: (Cfg | undefined)[] = [];
+  private readonly verdicts: Check[] = [];
+
+  constructor(private readonly check: (ck: Checks, st: RowanState, i: number) => Check) {}
+
+  of(ck: Checks, st: RowanState, i: number): Check {
     const s = st.srv[i];
     const cfg = cfgOf(st, i);
-    if (servers[i] !== s || cfgs[i] !== cfg) {
-      verdicts[i] = check(st, i);
-      servers[i] = s;
-      cfgs[i] = cfg;
+    if (this.servers[i] !== s || this.cfgs[i] !== cfg) {
+      this.verdicts[i] = this.check(ck, st, i);
+      this.servers[i] = s;
+      this.cfgs[i] = cfg;
     }
-    return verdicts[i];
-  };
+    return this.verdicts[i];
+  }
 }
 
 /**
@@ -156,245 +162,286 @@ function sameId(e: Entry): string | undefined {
 }
 const what = (e: Entry) => `${e.t} k${e.k}=${e.x}`;
 
-export function invariants(cx: Cx): Record<string, Inv> {
-  const { conf, mut, nsh } = cx;
-  const shards = [...Array(nsh).keys()];
-  // the keys of each shard, looked up once (keysOf asks a weak map)
-  const keysAt = mapped(shards, (sh) => keysOf(conf, sh));
-  // The (server, shard) pairs where a server serves, in shard order then server order: a
-  // list per set of pairs (bit sh·servers + i), made once and handed out again.
-  const servingLists: ({ i: number; sh: number }[] | undefined)[] = [];
-  const servingAt = perState((st: RowanState) => {
-    if (nsh * st.srv.length > 30) {
+/**
+ * What the checks of one built machine share: the context, the keys of each shard (looked
+ * up once: keysOf asks a weak map), the serving (server, shard) pairs of the last state
+ * asked, and I11's and I15's verdicts per server. A class, as Cx is (context.ts); the checks
+ * are functions made once for every configuration that take it first, so that each is
+ * compiled once, not once per configuration (as the steps, context.ts `bound`).
+ */
+class Checks {
+  readonly conf: RowanConfig;
+  readonly mut: Flags<Variant>;
+  readonly shards: number[];
+  readonly keysAt: (readonly number[])[];
+  readonly i11 = new ServerVerdicts(i11);
+  readonly i15 = new ServerVerdicts(i15);
+  /**
+   * The (server, shard) pairs where a server serves, in shard order then server order: a
+   * list per set of pairs (bit sh·servers + i), made once and handed out again.
+   */
+  private readonly servingLists: ({ i: number; sh: number }[] | undefined)[] = [];
+  private servingOf: RowanState | undefined = undefined;
+  private serving: { i: number; sh: number }[] = [];
+
+  constructor(cx: Cx) {
+    this.conf = cx.conf;
+    this.mut = cx.mut;
+    this.shards = cx.shards;
+    this.keysAt = mapped(cx.shards, (sh) => keysOf(cx.conf, sh));
+  }
+
+  /** The serving pairs of st (computed once per state: the checks of a state run one after another). */
+  servingAt(st: RowanState): { i: number; sh: number }[] {
+    if (st !== this.servingOf) {
+      this.serving = this.pairs(st);
+      this.servingOf = st;
+    }
+    return this.serving;
+  }
+
+  private pairs(st: RowanState): { i: number; sh: number }[] {
+    const { shards, mut } = this;
+    const n = st.srv.length;
+    if (shards.length * n > 30) {
       const out: { i: number; sh: number }[] = [];
-      for (const sh of shards) for (let i = 0; i < st.srv.length; i++) if (serves(st, i, sh, mut)) out.push({ i, sh });
+      for (const sh of shards) for (let i = 0; i < n; i++) if (serves(st, i, sh, mut)) out.push({ i, sh });
       return out;
     }
     let set = 0;
-    for (const sh of shards) for (let i = 0; i < st.srv.length; i++) if (serves(st, i, sh, mut)) set |= 1 << (sh * st.srv.length + i);
-    let out = servingLists[set];
+    for (const sh of shards) for (let i = 0; i < n; i++) if (serves(st, i, sh, mut)) set |= 1 << (sh * n + i);
+    let out = this.servingLists[set];
     if (out === undefined) {
-      out = servingLists[set] = [];
-      for (const sh of shards) for (let i = 0; i < st.srv.length; i++) if (set & (1 << (sh * st.srv.length + i))) out.push({ i, sh });
+      out = this.servingLists[set] = [];
+      for (const sh of shards) for (let i = 0; i < n; i++) if (set & (1 << (sh * n + i))) out.push({ i, sh });
     }
     return out;
-  });
-  // I11 at backup b: reads only the server and its cached configuration
-  const i11 = perServer((st, b) => {
-    const s = st.srv[b];
-    if (!s.up || s.cold) return true;
-    const cfg = cfgOf(st, b);
-    for (const sh of shards) {
-      if (!cfg.dist[sh].bs.includes(b)) continue;
-      for (const k of keysAt[sh]) {
-        const it = s.idx[k];
-        if (!it) continue;
-        if (it.v < s.tomb[k]) return `backup ${b} indexes k${k}@v${it.v}, but it reclaimed the tombstone v${s.tomb[k]} of k${k}: a deleted key came back`;
-        // a cold-start rebuild also reads undigested segments: the item must be a real
-        // entry and no older than anything digested
-        let max = 0;
-        let real = false;
-        for (const { e, seg, i } of keptPmEntries(s, st)) {
-          if (e.sh !== sh || e.k !== k) continue;
-          if (digested(seg, i)) max = Math.max(max, e.v);
-          if (e.v === it.v) real = true;
-        }
-        // M23's readers index checksum-valid bytes beyond a recycled segment's tail: real
-        // bytes in PM, though outside the slots written in the segment's current life
-        const [sid, slot] = it.loc.split('.').map(Number);
-        if (s.segs.find((g) => g.id === sid)?.old?.[slot]?.v === it.v) real = true;
-        if (it.v < max || !real) return `backup ${b} indexes k${k}@v${it.v}, newest digested is v${max}`;
-      }
-    }
-    return true;
-  });
-  // I15 at server i: reads only the server and its cached configuration (serves() too)
-  const i15 = perServer((st, i) => {
-    const s = st.srv[i];
-    if (!s.up || s.cold || s.promo) return true;
-    for (const sh of shards) {
-      const primary = serves(st, i, sh, mut);
-      const backup = cfgOf(st, i).dist[sh].bs.includes(i);
-      if (!primary && !backup) continue;
-      for (const k of keysAt[sh]) {
-        let del = 0;
-        for (const { e, seg, i } of keptPmEntries(s, st)) {
-          if (e.sh !== sh || e.k !== k || e.t !== 'D') continue;
-          const applied = primary ? e.v <= s.done[k] : digested(seg, i);
-          if (applied) del = Math.max(del, e.v);
-        }
-        const it = s.idx[k];
-        if (del && (!it || it.v < del)) return `server ${i} applied DEL k${k}@v${del} but indexes ${it ? `v${it.v}` : 'nothing'}`;
-      }
-    }
-    return true;
-  });
-  const bad = (prefix: string): Inv => (st) => (st.bad.startsWith(prefix) ? st.bad : true);
+  }
+}
 
-  return {
-    // I1 (C1, L219): an acked write is durable on every caught-up replica
-    I1: (st) => {
-      for (const w of st.acked)
-        for (const r of caughtUp(st, w.sh))
-          if (!holds(st, r, w.sh, w.k, w.v)) return `acked write k${w.k}@v${w.v} is not in the PM of replica ${r}`;
-      return true;
-    },
-    // I2: whatever a serving primary makes visible is durable on every caught-up replica
-    I2: (st) => {
-      for (const { i, sh } of servingAt(st))
-        for (const k of keysAt[sh]) {
-          const it = st.srv[i].idx[k];
-          if (!it) continue;
+// I11 at backup b: reads only the server and its cached configuration
+function i11(ck: Checks, st: RowanState, b: number): Check {
+  const s = st.srv[b];
+  if (!s.up || s.cold) return true;
+  const cfg = cfgOf(st, b);
+  for (const sh of ck.shards) {
+    if (!cfg.dist[sh].bs.includes(b)) continue;
+    for (const k of ck.keysAt[sh]) {
+      const it = s.idx[k];
+      if (!it) continue;
+      if (it.v < s.tomb[k]) return `backup ${b} indexes k${k}@v${it.v}, but it reclaimed the tombstone v${s.tomb[k]} of k${k}: a deleted key came back`;
+      // a cold-start rebuild also reads undigested segments: the item must be a real
+      // entry and no older than anything digested
+      let max = 0;
+      let real = false;
+      for (const { e, seg, i } of keptPmEntries(s, st)) {
+        if (e.sh !== sh || e.k !== k) continue;
+        if (digested(seg, i)) max = Math.max(max, e.v);
+        if (e.v === it.v) real = true;
+      }
+      // M23's readers index checksum-valid bytes beyond a recycled segment's tail: real
+      // bytes in PM, though outside the slots written in the segment's current life
+      const [sid, slot] = it.loc.split('.').map(Number);
+      if (s.segs.find((g) => g.id === sid)?.old?.[slot]?.v === it.v) real = true;
+      if (it.v < max || !real) return `backup ${b} indexes k${k}@v${it.v}, newest digested is v${max}`;
+    }
+  }
+  return true;
+}
+// I15 at server i: reads only the server and its cached configuration (serves() too)
+function i15(ck: Checks, st: RowanState, i: number): Check {
+  const s = st.srv[i];
+  if (!s.up || s.cold || s.promo) return true;
+  for (const sh of ck.shards) {
+    const primary = serves(st, i, sh, ck.mut);
+    const backup = cfgOf(st, i).dist[sh].bs.includes(i);
+    if (!primary && !backup) continue;
+    for (const k of ck.keysAt[sh]) {
+      let del = 0;
+      for (const { e, seg, i } of keptPmEntries(s, st)) {
+        if (e.sh !== sh || e.k !== k || e.t !== 'D') continue;
+        const applied = primary ? e.v <= s.done[k] : digested(seg, i);
+        if (applied) del = Math.max(del, e.v);
+      }
+      const it = s.idx[k];
+      if (del && (!it || it.v < del)) return `server ${i} applied DEL k${k}@v${del} but indexes ${it ? `v${it.v}` : 'nothing'}`;
+    }
+  }
+  return true;
+}
+const bad = (prefix: string) => (_v: Checks, st: RowanState): Check => (st.bad.startsWith(prefix) ? st.bad : true);
+
+const checks: Record<string, (ck: Checks, st: RowanState) => Check> = {
+  // I1 (C1, L219): an acked write is durable on every caught-up replica
+  I1: (ck, st) => {
+    for (const w of st.acked)
+      for (const r of caughtUp(st, w.sh))
+        if (!holds(st, r, w.sh, w.k, w.v)) return `acked write k${w.k}@v${w.v} is not in the PM of replica ${r}`;
+    return true;
+  },
+  // I2: whatever a serving primary makes visible is durable on every caught-up replica
+  I2: (ck, st) => {
+    for (const { i, sh } of ck.servingAt(st))
+      for (const k of ck.keysAt[sh]) {
+        const it = st.srv[i].idx[k];
+        if (!it) continue;
+        for (const r of caughtUp(st, sh))
+          if (!holds(st, r, sh, k, it.v)) return `primary ${i} shows k${k}@v${it.v}, not in the PM of replica ${r}`;
+      }
+    return true;
+  },
+  // I3 (C4, L353): the primary's index holds the largest version that completed there
+  I3: (ck, st) => {
+    for (const { i, sh } of ck.servingAt(st)) {
+      if (st.srv[i].promo) continue;
+      for (const k of ck.keysAt[sh]) {
+        const v = st.srv[i].idx[k]?.v ?? 0;
+        if (v !== st.srv[i].done[k]) return `primary ${i} indexes k${k}@v${v}, but v${st.srv[i].done[k]} completed`;
+      }
+    }
+    return true;
+  },
+  I4: bad('I4'),
+  // I5 (L264): (shard, version) identifies one entry
+  I5: (ck, st) => {
+    seen.length = 0;
+    let bad: string | undefined;
+    for (const e of existing(st)) if ((bad = sameId(e))) return bad;
+    const members = curCfg(st).members;
+    for (let i = 0; i < st.srv.length; i++) {
+      if (!members.includes(i)) continue;
+      const s = st.srv[i];
+      for (const x of s.ctx) if ((bad = sameId(x.e))) return bad;
+      if (s.promo) for (const e of s.promo.U) if ((bad = sameId(e))) return bad;
+    }
+    return true;
+  },
+  // I6 (L296, L319): a serving primary's shard version dominates every version in existence
+  I6: (ck, st) => {
+    const ex = existing(st);
+    for (const { i, sh } of ck.servingAt(st)) {
+      const max = ex.reduce((m, e) => (e.sh === sh ? Math.max(m, e.v) : m), 0);
+      if (st.srv[i].shardVersion[sh] < max) return `primary ${i} has shard version ${st.srv[i].shardVersion[sh]} < v${max} in existence`;
+    }
+    return true;
+  },
+  // I7 (L243, L247): every entry of a committed segment is on every caught-up replica
+  I7: (ck, st) => {
+    for (let i = 0; i < st.srv.length; i++) {
+      const s = st.srv[i];
+      if (!s.up) continue;
+      for (const g of s.segs) {
+        if (g.st !== 'committed') continue;
+        for (const e of g.es) {
+          // a slot whose DMA is outstanding holds no entry yet
+          if (e.t === 'C' || e.np === 2) continue;
+          for (const r of caughtUp(st, e.sh))
+            if (!holds(st, r, e.sh, e.k, e.v)) return `committed segment ${g.id} of ${i} holds k${e.k}@v${e.v}, missing at replica ${r}`;
+        }
+      }
+    }
+    return true;
+  },
+  // I8 (L280): every version <= CommitVer (primary) or CommitVerArray (backup) is on every replica
+  I8: (ck, st) => {
+    const ex = existing(st);
+    for (let i = 0; i < st.srv.length; i++) {
+      const s = st.srv[i];
+      if (!s.up) continue;
+      for (const sh of ck.shards) {
+        const c = Math.max(s.commitVer[sh], s.commitVerArray[sh]);
+        for (const e of ex) {
+          if (e.sh !== sh || e.v > c) continue;
           for (const r of caughtUp(st, sh))
-            if (!holds(st, r, sh, k, it.v)) return `primary ${i} shows k${k}@v${it.v}, not in the PM of replica ${r}`;
-        }
-      return true;
-    },
-    // I3 (C4, L353): the primary's index holds the largest version that completed there
-    I3: (st) => {
-      for (const { i, sh } of servingAt(st)) {
-        if (st.srv[i].promo) continue;
-        for (const k of keysAt[sh]) {
-          const v = st.srv[i].idx[k]?.v ?? 0;
-          if (v !== st.srv[i].done[k]) return `primary ${i} indexes k${k}@v${v}, but v${st.srv[i].done[k]} completed`;
+            if (!holds(st, r, sh, e.k, e.v)) return `server ${i} has CommitVer ${c} but v${e.v} is not at replica ${r}`;
         }
       }
-      return true;
-    },
-    I4: bad('I4'),
-    // I5 (L264): (shard, version) identifies one entry
-    I5: (st) => {
-      seen.length = 0;
-      let bad: string | undefined;
-      for (const e of existing(st)) if ((bad = sameId(e))) return bad;
-      const members = curCfg(st).members;
-      for (let i = 0; i < st.srv.length; i++) {
-        if (!members.includes(i)) continue;
-        const s = st.srv[i];
-        for (const x of s.ctx) if ((bad = sameId(x.e))) return bad;
-        if (s.promo) for (const e of s.promo.U) if ((bad = sameId(e))) return bad;
+    }
+    return true;
+  },
+  // I9 (C2, L296): after a promotion, the replicas agree on the newest entry of every key
+  I9: (ck, st) => {
+    for (const { i, sh } of ck.servingAt(st)) {
+      const pv = st.srv[i].promoVer[sh];
+      if (pv < 0) continue;
+      const group = [i, ...cfgOf(st, i).dist[sh].bs].filter((r) => caughtUp(st, sh).includes(r));
+      for (const k of ck.keysAt[sh]) {
+        const tops = group.map((r) =>
+          keptPmEntries(st.srv[r], st).reduce((m, { e }) => (e.sh === sh && e.k === k && e.v <= pv ? Math.max(m, e.v) : m), 0),
+        );
+        if (tops.some((t) => t !== tops[0])) return `after promotion of ${i}, replicas ${group} hold k${k} up to versions ${tops}`;
       }
-      return true;
-    },
-    // I6 (L296, L319): a serving primary's shard version dominates every version in existence
-    I6: (st) => {
-      const ex = existing(st);
-      for (const { i, sh } of servingAt(st)) {
-        const max = ex.reduce((m, e) => (e.sh === sh ? Math.max(m, e.v) : m), 0);
-        if (st.srv[i].shardVersion[sh] < max) return `primary ${i} has shard version ${st.srv[i].shardVersion[sh]} < v${max} in existence`;
+    }
+    return true;
+  },
+  // I10 (L296): the promoted primary's index covers every entry the surviving replicas hold
+  I10: (ck, st) => {
+    for (const { i, sh } of ck.servingAt(st)) {
+      const pv = st.srv[i].promoVer[sh];
+      const s = st.srv[i];
+      if (s.promo && s.promo.sh === sh) return `primary ${i} serves shard ${sh} before its promotion finished`;
+      if (pv < 0) continue;
+      for (const k of ck.keysAt[sh]) {
+        const want = caughtUp(st, sh).reduce(
+          (m, r) => keptPmEntries(st.srv[r], st).reduce((mm, { e }) => (e.sh === sh && e.k === k && e.v <= pv ? Math.max(mm, e.v) : mm), m),
+          0,
+        );
+        if ((s.idx[k]?.v ?? 0) < want) return `promoted primary ${i} indexes k${k}@v${s.idx[k]?.v ?? 0} but replicas hold v${want}`;
       }
-      return true;
-    },
-    // I7 (L243, L247): every entry of a committed segment is on every caught-up replica
-    I7: (st) => {
-      for (let i = 0; i < st.srv.length; i++) {
-        const s = st.srv[i];
-        if (!s.up) continue;
-        for (const g of s.segs) {
-          if (g.st !== 'committed') continue;
-          for (const e of g.es) {
-            // a slot whose DMA is outstanding holds no entry yet
-            if (e.t === 'C' || e.np === 2) continue;
-            for (const r of caughtUp(st, e.sh))
-              if (!holds(st, r, e.sh, e.k, e.v)) return `committed segment ${g.id} of ${i} holds k${e.k}@v${e.v}, missing at replica ${r}`;
-          }
-        }
+    }
+    return true;
+  },
+  // I11 (L353): a backup's index item is the newest entry it has digested
+  I11: (ck, st) => {
+    for (let b = 0; b < st.srv.length; b++) {
+      const verdict = ck.i11.of(ck, st, b);
+      if (verdict !== true) return verdict;
+    }
+    return true;
+  },
+  // I12 (C3, L294, L308): at most one server serves a shard
+  I12: (ck, st) => {
+    for (const sh of ck.shards) {
+      let n = 0;
+      for (let i = 0; i < st.srv.length; i++) if (serves(st, i, sh, ck.mut)) n++;
+      if (n > 1) return `servers ${st.srv.flatMap((_s, i) => (serves(st, i, sh, ck.mut) ? [i] : []))} all serve shard ${sh}`;
+    }
+    return true;
+  },
+  I13: bad('I13'),
+  I14: bad('I14'),
+  // I15 (§2.4 [I]): an applied DEL leaves a tombstone or a newer version, never an absent key
+  I15: (ck, st) => {
+    for (let i = 0; i < st.srv.length; i++) {
+      const verdict = ck.i15.of(ck, st, i);
+      if (verdict !== true) return verdict;
+    }
+    return true;
+  },
+  // I16 (L319): after a cold start, the primary's index covers every acked write
+  I16: (ck, st) => {
+    if (st.cm.pf || !ck.conf.powerFail) return true;
+    for (const { i, sh } of ck.servingAt(st))
+      for (const w of st.acked)
+        if (w.sh === sh && (st.srv[i].idx[w.k]?.v ?? 0) < w.v) return `after cold start primary ${i} lost acked k${w.k}@v${w.v}`;
+    return true;
+  },
+  // H2 (§4.3) on states: a serving primary's GET sees a version at least as new as every acked write
+  H2: (ck, st) => {
+    for (const { i, sh } of ck.servingAt(st))
+      for (const w of st.acked) {
+        if (w.sh !== sh) continue;
+        const g = getAt(st, ck.conf, i, w.k, ck.mut);
+        if (g.ok && (g.item?.v ?? 0) < w.v) return `serving primary ${i} would answer k${w.k} from v${g.item?.v ?? 0}, acked v${w.v}`;
       }
-      return true;
-    },
-    // I8 (L280): every version <= CommitVer (primary) or CommitVerArray (backup) is on every replica
-    I8: (st) => {
-      const ex = existing(st);
-      for (let i = 0; i < st.srv.length; i++) {
-        const s = st.srv[i];
-        if (!s.up) continue;
-        for (const sh of shards) {
-          const c = Math.max(s.commitVer[sh], s.commitVerArray[sh]);
-          for (const e of ex) {
-            if (e.sh !== sh || e.v > c) continue;
-            for (const r of caughtUp(st, sh))
-              if (!holds(st, r, sh, e.k, e.v)) return `server ${i} has CommitVer ${c} but v${e.v} is not at replica ${r}`;
-          }
-        }
-      }
-      return true;
-    },
-    // I9 (C2, L296): after a promotion, the replicas agree on the newest entry of every key
-    I9: (st) => {
-      for (const { i, sh } of servingAt(st)) {
-        const pv = st.srv[i].promoVer[sh];
-        if (pv < 0) continue;
-        const group = [i, ...cfgOf(st, i).dist[sh].bs].filter((r) => caughtUp(st, sh).includes(r));
-        for (const k of keysAt[sh]) {
-          const tops = group.map((r) =>
-            keptPmEntries(st.srv[r], st).reduce((m, { e }) => (e.sh === sh && e.k === k && e.v <= pv ? Math.max(m, e.v) : m), 0),
-          );
-          if (tops.some((t) => t !== tops[0])) return `after promotion of ${i}, replicas ${group} hold k${k} up to versions ${tops}`;
-        }
-      }
-      return true;
-    },
-    // I10 (L296): the promoted primary's index covers every entry the surviving replicas hold
-    I10: (st) => {
-      for (const { i, sh } of servingAt(st)) {
-        const pv = st.srv[i].promoVer[sh];
-        const s = st.srv[i];
-        if (s.promo && s.promo.sh === sh) return `primary ${i} serves shard ${sh} before its promotion finished`;
-        if (pv < 0) continue;
-        for (const k of keysAt[sh]) {
-          const want = caughtUp(st, sh).reduce(
-            (m, r) => keptPmEntries(st.srv[r], st).reduce((mm, { e }) => (e.sh === sh && e.k === k && e.v <= pv ? Math.max(mm, e.v) : mm), m),
-            0,
-          );
-          if ((s.idx[k]?.v ?? 0) < want) return `promoted primary ${i} indexes k${k}@v${s.idx[k]?.v ?? 0} but replicas hold v${want}`;
-        }
-      }
-      return true;
-    },
-    // I11 (L353): a backup's index item is the newest entry it has digested
-    I11: (st) => {
-      for (let b = 0; b < st.srv.length; b++) {
-        const verdict = i11(st, b);
-        if (verdict !== true) return verdict;
-      }
-      return true;
-    },
-    // I12 (C3, L294, L308): at most one server serves a shard
-    I12: (st) => {
-      for (const sh of shards) {
-        let n = 0;
-        for (let i = 0; i < st.srv.length; i++) if (serves(st, i, sh, mut)) n++;
-        if (n > 1) return `servers ${st.srv.flatMap((_s, i) => (serves(st, i, sh, mut) ? [i] : []))} all serve shard ${sh}`;
-      }
-      return true;
-    },
-    I13: bad('I13'),
-    I14: bad('I14'),
-    // I15 (§2.4 [I]): an applied DEL leaves a tombstone or a newer version, never an absent key
-    I15: (st) => {
-      for (let i = 0; i < st.srv.length; i++) {
-        const verdict = i15(st, i);
-        if (verdict !== true) return verdict;
-      }
-      return true;
-    },
-    // I16 (L319): after a cold start, the primary's index covers every acked write
-    I16: (st) => {
-      if (st.cm.pf || !conf.powerFail) return true;
-      for (const { i, sh } of servingAt(st))
-        for (const w of st.acked)
-          if (w.sh === sh && (st.srv[i].idx[w.k]?.v ?? 0) < w.v) return `after cold start primary ${i} lost acked k${w.k}@v${w.v}`;
-      return true;
-    },
-    // H2 (§4.3) on states: a serving primary's GET sees a version at least as new as every acked write
-    H2: (st) => {
-      for (const { i, sh } of servingAt(st))
-        for (const w of st.acked) {
-          if (w.sh !== sh) continue;
-          const g = getAt(st, conf, i, w.k, mut);
-          if (g.ok && (g.item?.v ?? 0) < w.v) return `serving primary ${i} would answer k${w.k} from v${g.item?.v ?? 0}, acked v${w.v}`;
-        }
-      return true;
-    },
-  };
+    return true;
+  },
+};
+
+/** The checks of one built machine: each shared function given the machine's Checks. */
+export function invariants(cx: Cx): Record<string, Inv> {
+  const ck = new Checks(cx);
+  const out: Record<string, Inv> = {};
+  for (const [name, check] of Object.entries(checks)) out[name] = check.bind(undefined, ck);
+  return out;
 }

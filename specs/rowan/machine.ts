@@ -13,7 +13,7 @@ import { clientHistory } from '../kit/history.ts';
 import { phasedMachine, type Phase } from '../kit/table.ts';
 import { clientSteps } from './client.ts';
 import { wipeDram } from './cluster.ts';
-import { context, type Cx, type RowanAction, type RowanGlobalStep, type RowanStep, type Writes } from './context.ts';
+import { bound, context, none, type Cx, type RowanAction, type RowanGlobalStep, type RowanStep, type Writes } from './context.ts';
 import { failoverSteps } from './failover.ts';
 import { invariants } from './invariants.ts';
 import { receiveBuffer, newSeg } from './logs.ts';
@@ -24,19 +24,19 @@ import { putSteps } from './put.ts';
 import { recoverySteps } from './recovery.ts';
 import { rowanLogSteps } from './rowan-log.ts';
 import { filled, objectList } from '../kit/state.ts';
-import { chanTo, copy, noChannels, encodeState, mapped, encodeWords, valueOf, type Cfg, type RowanConfig, type RowanState, type Server } from './state.ts';
+import { chanTo, copy, noChannels, encodeState, mapped, encodeWords, rewriteFields, valueOf, type Cfg, type RowanConfig, type RowanState, type Server } from './state.ts';
 
 export type { RowanAction } from './context.ts';
 
 type S = RowanState;
 
 function phases(cx: Cx): Phase<S, RowanAction>[] {
-  const c = clientSteps(cx);
-  const p = putSteps(cx);
-  const r = rowanLogSteps(cx);
-  const f = failoverSteps(cx);
-  const pr = promotionSteps(cx);
-  const rc = recoverySteps(cx);
+  const c = bound(cx, clientSteps);
+  const p = bound(cx, putSteps);
+  const r = bound(cx, rowanLogSteps);
+  const f = bound(cx, failoverSteps);
+  const pr = bound(cx, promotionSteps);
+  const rc = bound(cx, recoverySteps);
   const servers = () => cx.conf.servers;
   const table: Phase<S, RowanAction>[] = [
     { actors: (s) => s.cl.length, steps: [c.invoke, c.clientReturn, c.refetchConfig, c.clientTimeout, c.reject, c.get, p.putStart] },
@@ -90,10 +90,13 @@ const pending = (s: S, c: number) => s.cl[c].st !== 'idle' && s.cl[c].st !== 'do
 
 export function buildMachine(conf: RowanConfig, variant?: string): Machine<S, RowanAction> {
   const cx = context(conf, VARIANTS.flags(variant));
+  rewriteFields(initial(conf));
   const table = phases(cx);
   const writes = new Map<string, Writes>();
   for (const ph of table) for (const st of ('steps' in ph ? ph.steps : [ph]) as (RowanStep | RowanGlobalStep)[]) if (st.writes) writes.set(st.name, st.writes);
-  const otherwise: Writes = (_s, a) => (a.a >= 0 && a.a < conf.servers ? [a.a] : []);
+  // A step's servers by default: server a.a, as a list made once per server (copy() only reads it).
+  const alone = cx.servers.map((i) => [i]);
+  const otherwise: Writes = (_s, a) => (a.a >= 0 && a.a < conf.servers ? alone[a.a] : none());
 
   /**
    * A terminal state where a SEND waits for a receive buffer (RNR): the b-log's bounded

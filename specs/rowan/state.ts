@@ -1,8 +1,8 @@
 // ROWAN-KV state: plain data only. Names follow the paper and the extraction
 // (/work/shared/protocols/rowan.md §1.3): t-log, b-log, segment states, shard version,
 // CommitVer, CommitVerArray, MaxVerArray, configuration term.
-import { objectList } from '../kit/state.ts';
-import { cachedWords, KeptWords, wordEncoder, type WordWriter } from '../kit/words.ts';
+import { objectList, rewritten } from '../kit/state.ts';
+import { ByteWords, cachedWords, KeptWords } from '../kit/words.ts';
 
 export type OpKind = 'put' | 'del' | 'get';
 export interface ClientOp {
@@ -246,6 +246,23 @@ export function copy(st: RowanState, writes: number[] | 'all'): RowanState {
   return { srv, ch: st.ch, dead: st.dead, cl: st.cl, cm: st.cm, acked: st.acked, bad: st.bad };
 }
 
+/**
+ * The records steps change in place (a state's copy, a server, the CM, a client, a
+ * segment), each made by its copy function and rewritten once (kit `rewritten`), so that
+ * no config's first rewrite of a field (CommitVer's budget, a power failure, a migration)
+ * throws away the code compiled for the configs before it. Called when a machine is
+ * built; changes nothing of st (it works on a copy).
+ */
+export function rewriteFields(st: RowanState): void {
+  const d = copy(st, 'all');
+  rewritten(d);
+  const s = d.srv[0];
+  rewritten(s);
+  rewritten(cmW(d));
+  if (d.cl.length) rewritten(clientW(d, 0));
+  if (s.segs.length) rewritten(segW(s, s.segs[0].id));
+}
+
 /** Client c of the copy d, to change (a copy, in a copy of the list: clients are shared with the state before). */
 export function clientW(d: RowanState, c: number): Client {
   const x = d.cl[c];
@@ -479,7 +496,11 @@ function encCfg(cfg: Cfg): string {
 
 // ---- the same state as words (Machine.encode) ----
 // Field for field what encodeState writes, as integers: the engine hashes these words
-// instead of encoding the string. Equal states give equal words and different states
+// instead of encoding the string. Written with the kit's ByteWords (an integer in [-8, 231]
+// one byte, four a word): nearly every field is a small integer, and the engine hashes
+// every successor's words (a state is about a third of the 220-290 words it took one
+// integer a word). Kept and cached parts are aligned to a word at places the code fixes,
+// so the encoding stays a prefix code. Equal states give equal words and different states
 // different words exactly when their encodeState strings are equal (rowan.test.ts checks
 // it over every state of several configs), so the counts are the string view's.
 
@@ -510,7 +531,7 @@ function chan(key: string): [number, number, number] {
   return c;
 }
 
-function wEntry(w: WordWriter, e: Entry): void {
+function wEntry(w: ByteWords, e: Entry): void {
   w.int(e.t.charCodeAt(0));
   w.int(e.sh);
   w.int(e.v);
@@ -519,23 +540,23 @@ function wEntry(w: WordWriter, e: Entry): void {
   w.int(e.np === 1 ? 1 : e.np === 2 ? 2 : 0);
 }
 
-function wLoc(w: WordWriter, loc: string): void {
+function wLoc(w: ByteWords, loc: string): void {
   const [a, b] = pair(loc);
   w.int(a);
   w.int(b);
 }
 
-function wSeg(w: WordWriter, g: Seg): void {
+function wSeg(w: ByteWords, g: Seg): void {
   w.int(g.id);
   w.int(g.log.charCodeAt(0));
   w.int(SEG_STATES[g.st]);
-  w.int(g.dg);
+  w.int(g.dg ? 1 : 0);
   w.ints(g.mv);
   w.int(g.es.length);
   for (const e of g.es) wEntry(w, e);
   if (g.bad) w.ints(g.bad);
   else w.int(-1);
-  w.int(!!g.sk);
+  w.int(g.sk ? 1 : 0);
   if (g.old) {
     w.int(g.old.length);
     for (const e of g.old) {
@@ -545,7 +566,7 @@ function wSeg(w: WordWriter, g: Seg): void {
   } else w.int(-1);
 }
 
-const cfgWords = cachedWords<Cfg>((w, cfg) => {
+const cfgWords = cachedWords<Cfg, ByteWords>((w, cfg) => {
   w.ints(cfg.members);
   w.int(cfg.dist.length);
   for (const d of cfg.dist) {
@@ -555,7 +576,7 @@ const cfgWords = cachedWords<Cfg>((w, cfg) => {
   w.int(cfg.lag.length);
   for (const l of cfg.lag) w.ints(l);
   w.int(cfg.rb);
-  w.int(cfg.fo);
+  w.int(cfg.fo ? 1 : 0);
   if (cfg.mig) {
     w.int(1);
     w.int(cfg.mig.src);
@@ -564,18 +585,18 @@ const cfgWords = cachedWords<Cfg>((w, cfg) => {
     w.int(cfg.mig.prev.p);
     w.ints(cfg.mig.prev.bs);
   } else w.int(0);
-});
+}, new ByteWords());
 
 
 
-function wServer(w: WordWriter, s: Server): void {
-  w.int(s.up);
-  w.int(s.lease);
+function wServer(w: ByteWords, s: Server): void {
+  w.int(s.up ? 1 : 0);
+  w.int(s.lease ? 1 : 0);
   w.int(s.term);
   w.int(s.com);
   w.int(s.cold);
   w.ints(s.pushed);
-  w.int(s.migSent);
+  w.int(s.migSent ? 1 : 0);
   w.ints(s.migCopied);
   w.int(s.idx.length);
   for (const it of s.idx) {
@@ -585,7 +606,7 @@ function wServer(w: WordWriter, s: Server): void {
     }
     w.int(1);
     w.int(it.v);
-    w.int(it.d);
+    w.int(it.d ? 1 : 0);
     w.int(it.x);
     wLoc(w, it.loc);
   }
@@ -595,14 +616,15 @@ function wServer(w: WordWriter, s: Server): void {
   w.ints(s.promoVer);
   w.ints(s.migVer);
   w.ints(s.done);
-  w.ints(s.shardBlocked);
+  w.int(s.shardBlocked.length);
+  for (let i = 0; i < s.shardBlocked.length; i++) w.int(s.shardBlocked[i] ? 1 : 0);
   w.int(s.ctx.length);
   for (const c of s.ctx) {
     w.int(c.op);
     wEntry(w, c.e);
     w.ints(c.bs);
     w.ints(c.acks);
-    w.int(c.err);
+    w.int(c.err ? 1 : 0);
     w.ints(c.rt);
   }
   w.int(s.nextSeg);
@@ -663,7 +685,7 @@ function wServer(w: WordWriter, s: Server): void {
 
 
 // The non-empty channels: how many, then each one's slot (fixed by the configuration) and queue.
-function wChannels(w: WordWriter, chs: Msg[][]): void {
+function wChannels(w: ByteWords, chs: Msg[][]): void {
   let busy = 0;
   for (let i = 0; i < chs.length; i++) if (chs[i].length) busy++;
   w.int(busy);
@@ -680,29 +702,38 @@ function wChannels(w: WordWriter, chs: Msg[][]): void {
   }
 }
 
-function wClients(w: WordWriter, cl: Client[]): void {
+function wClients(w: ByteWords, cl: Client[]): void {
   for (const c of cl) {
     w.int(c.pc);
     w.int(CLIENT_STATES[c.st]);
     w.int(c.to);
     w.int(c.term);
-    w.intOrNull(c.out);
+    if (c.out === null) {
+      w.int(0);
+      w.int(0);
+    } else {
+      w.int(1);
+      w.int(c.out);
+    }
     w.int(c.v);
   }
 }
 
-function wCm(w: WordWriter, cm: CM): void {
+function wCm(w: ByteWords, cm: CM): void {
   w.int(cm.term);
-  w.int(cm.phase === 'new');
+  w.int(cm.phase === 'new' ? 1 : 0);
   w.ints(cm.down);
   w.ints(cm.resp);
   w.int(cm.fails);
   w.int(cm.cvLeft);
   w.int(cm.gcLeft);
-  w.int(cm.pf);
+  w.int(cm.pf ? 1 : 0);
   w.int(cm.mig);
   w.int(cm.cfgs.length);
-  for (const cfg of cm.cfgs) w.words(cfgWords(cfg));
+  for (const cfg of cm.cfgs) {
+    const ws = cfgWords(cfg);
+    w.words(ws, ws.length);
+  }
 }
 
 // Successors of one state share (copy-on-write, `copy`) every part their step did not
@@ -712,7 +743,7 @@ const channelWords = new KeptWords(wChannels, 2);
 const clientWords = new KeptWords(wClients, 2);
 const cmWords = new KeptWords(wCm, 2);
 
-function wState(w: WordWriter, st: RowanState): void {
+function wState(w: ByteWords, st: RowanState): void {
   for (let i = 0; i < st.srv.length; i++) serverWords.write(w, st.srv[i], i);
   channelWords.write(w, st.ch);
   w.int(st.dead.length);
@@ -733,5 +764,9 @@ function wState(w: WordWriter, st: RowanState): void {
   for (let i = 0; i < st.bad.length; i++) w.int(st.bad.charCodeAt(i));
 }
 
+const bytes = new ByteWords();
 /** Machine.encode: the state as words (the same partition as encodeState). */
-export const encodeWords = wordEncoder(wState);
+export function encodeWords(st: RowanState, out: Int32Array): number {
+  wState(bytes.begin(out), st);
+  return bytes.end();
+}
