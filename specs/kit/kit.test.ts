@@ -18,6 +18,16 @@ describe('kit/variants', () => {
   });
   it('refuses an unknown variant instead of building the unmutated protocol', () => {
     expect(() => V.flags('M3')).toThrow('toy: unknown variant "M3" (known: M1, M2)');
+    // The flags are a plain object: a name from its prototype is not a variant either.
+    expect(() => V.flags('toString')).toThrow('toy: unknown variant "toString"');
+    expect(() => variants('toy', ['__proto__'] as const)).toThrow('cannot be named __proto__');
+  });
+  it('gives every configuration flags of one shape, frozen, the fields in the list order', () => {
+    const a = V.flags('M1');
+    const b = V.flags(undefined);
+    expect(Object.keys(a)).toEqual(['M1', 'M2']);
+    expect(Object.keys(b)).toEqual(['M1', 'M2']);
+    expect(Object.isFrozen(a) && Object.isFrozen(b)).toBe(true);
   });
   it('types the names, so a misspelled flag or mutant does not compile', () => {
     const f = V.flags('M1');
@@ -397,6 +407,25 @@ describe('words (Machine.encode for plain-object specs)', () => {
     expect(w.end()).toBe(1);
     w.begin(new Int32Array(2)).ints([-(2 ** 31), -(2 ** 31)]); // 1 + 5 + 5 bytes: three words
     expect(w.end()).toBe(-1);
+  });
+  it('ByteWords: nulls, integers and lists of booleans in a row give different words for different rows', () => {
+    const rows: { a: number | null; bs: boolean[]; c: number | null }[] = [];
+    for (const a of [null, 0, 1, -1, 300]) {
+      for (const bs of [[], [false], [true], [false, true], [true, false]]) {
+        for (const c of [null, 0, 1]) rows.push({ a, bs, c });
+      }
+    }
+    const w = new ByteWords();
+    const out = new Int32Array(8);
+    const seen = new Set<string>();
+    for (const r of rows) {
+      w.begin(out);
+      w.intOrNull(r.a);
+      w.bools(r.bs);
+      w.intOrNull(r.c);
+      seen.add(out.subarray(0, w.end()).join(','));
+    }
+    expect(seen.size).toBe(rows.length);
   });
   it('KeptWords over ByteWords copies the words of an object met again in its slot, the same words as writing it afresh', () => {
     let writes = 0;

@@ -18,13 +18,17 @@ export interface Variants<V extends string> {
 export function variants<const V extends string>(spec: string, names: readonly V[]): Variants<V> {
   const known = new Set<string>(names);
   if (known.size !== names.length) throw new Error(`${spec}: a variant is listed twice`);
+  if (known.has('__proto__')) throw new Error(`${spec}: a variant cannot be named __proto__`);
   return {
     names,
     flags(variant) {
       if (variant !== undefined && variant !== '' && !known.has(variant)) {
         throw new Error(`${spec}: unknown variant "${variant}" (known: ${names.join(', ')})`);
       }
-      const out = Object.create(null) as Record<V, boolean>;
+      // A plain object with its fields in the list's order: every configuration's flags
+      // share one V8 shape, and a flag reads as a field (with no prototype, V8 keeps the
+      // object as a dictionary: a lookup by name at every read, and a shape per object).
+      const out = {} as Record<V, boolean>;
       for (const n of names) out[n] = n === variant;
       return Object.freeze(out);
     },

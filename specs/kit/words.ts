@@ -148,6 +148,21 @@ export class ByteWords {
     for (let i = 0; i < xs.length; i++) this.int(xs[i]);
   }
 
+  /** An integer or null: a tag (0 for null), then the integer. */
+  intOrNull(x: number | null): void {
+    if (x === null) this.int(0);
+    else {
+      this.int(1);
+      this.int(x);
+    }
+  }
+
+  /** Booleans as 0 and 1, the length first. */
+  bools(xs: readonly boolean[]): void {
+    this.int(xs.length);
+    for (let i = 0; i < xs.length; i++) this.int(xs[i] ? 1 : 0);
+  }
+
   /** A string, its length first, then its UTF-16 code units. */
   string(x: string): void {
     this.int(x.length);

@@ -3,7 +3,7 @@
 // this context: client.ts, put.ts, rowan-log.ts, failover.ts, recovery.ts.
 import type { ActorStep, GlobalStep, StepAction } from '../kit/table.ts';
 import type { Flags } from '../kit/variants.ts';
-import { VARIANTS, type Variant } from './mutants.ts';
+import type { Variant } from './mutants.ts';
 import type { RowanConfig, RowanState } from './state.ts';
 
 /**
@@ -13,7 +13,6 @@ import type { RowanConfig, RowanState } from './state.ts';
  * (18-19 functions at RK-1, `node --trace-deopt`: "code dependencies"); with a class, one.
  */
 export class Cx {
-  readonly mut: Flags<Variant>;
   /** Shards. */
   readonly nsh: number;
   /** Shard ids 0..nsh-1. */
@@ -25,9 +24,8 @@ export class Cx {
 
   constructor(
     readonly conf: RowanConfig,
-    mut: Flags<Variant>,
+    readonly mut: Flags<Variant>,
   ) {
-    this.mut = sameShape(mut);
     this.nsh = conf.shards.length;
     this.shards = [...conf.shards.keys()];
     this.servers = [...Array(conf.servers).keys()];
@@ -36,19 +34,6 @@ export class Cx {
 }
 
 export const context = (conf: RowanConfig, mut: Flags<Variant>): Cx => new Cx(conf, mut);
-
-/**
- * The flags as a plain object with its fields in one order, so every configuration's flags
- * have one shape. The kit's flags are a frozen object with no prototype, which V8 keeps as
- * a dictionary with a shape of its own per configuration: the first configuration after
- * RK-0 widened what compiled code knew of `cx.mut` and threw away every function that read
- * it (18 at RK-1), and each read of a flag was a lookup by name.
- */
-function sameShape(mut: Flags<Variant>): Flags<Variant> {
-  const out = {} as Record<Variant, boolean>;
-  for (const n of VARIANTS.names) out[n] = mut[n];
-  return out;
-}
 
 /** An action: its step, up to two server/client/segment numbers, and a QP or slot key. */
 export interface RowanAction extends StepAction {

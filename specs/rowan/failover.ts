@@ -139,7 +139,7 @@ export const failoverSteps: Record<'crash' | 'suspect' | 'newConfig' | 'commit',
     },
   },
   newConfig: {
-    name: 'newConfig', cites: 'L294: cache the configuration, destroy QPs with evicted cx.servers, block, respond',
+    name: 'newConfig', cites: 'L294: cache the configuration, destroy QPs with evicted servers, block, respond',
     exists: (cx) => cx.reconfigures,
     enabled: (cx, s, i, out) => {
       const v = s.srv[i];
@@ -167,7 +167,7 @@ export const failoverSteps: Record<'crash' | 'suspect' | 'newConfig' | 'commit',
     },
   },
   cmCommit: {
-    name: 'cmCommit', cites: 'L294: the CM commits once every member responded and the evicted cx.servers\' leases expired',
+    name: 'cmCommit', cites: 'L294: the CM commits once every member responded and the evicted servers\' leases expired',
     exists: (cx) => cx.reconfigures,
     enabled: (cx, s, out) => {
       if (s.cm.phase === 'new' && canCommit(cx, s)) out.push(act('cmCommit'));

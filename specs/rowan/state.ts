@@ -616,8 +616,7 @@ function wServer(w: ByteWords, s: Server): void {
   w.ints(s.promoVer);
   w.ints(s.migVer);
   w.ints(s.done);
-  w.int(s.shardBlocked.length);
-  for (let i = 0; i < s.shardBlocked.length; i++) w.int(s.shardBlocked[i] ? 1 : 0);
+  w.bools(s.shardBlocked);
   w.int(s.ctx.length);
   for (const c of s.ctx) {
     w.int(c.op);
@@ -708,13 +707,7 @@ function wClients(w: ByteWords, cl: Client[]): void {
     w.int(CLIENT_STATES[c.st]);
     w.int(c.to);
     w.int(c.term);
-    if (c.out === null) {
-      w.int(0);
-      w.int(0);
-    } else {
-      w.int(1);
-      w.int(c.out);
-    }
+    w.intOrNull(c.out);
     w.int(c.v);
   }
 }

@@ -551,23 +551,8 @@ function wItem(w: ByteWords, it: Item): void {
   } else {
     w.int(-2);
     w.int(k);
-    intOrNull(w, v);
+    w.intOrNull(v);
   }
-}
-
-/** An integer or null: a tag, then the integer. */
-function intOrNull(w: ByteWords, x: number | null): void {
-  if (x === null) w.int(0);
-  else {
-    w.int(1);
-    w.int(x);
-  }
-}
-
-/** Booleans as 0 and 1, the length first. */
-function bools(w: ByteWords, xs: readonly boolean[]): void {
-  w.int(xs.length);
-  for (let i = 0; i < xs.length; i++) w.int(xs[i] ? 1 : 0);
 }
 
 function wItems(w: ByteWords, xs: readonly Item[]): void {
@@ -577,7 +562,7 @@ function wItems(w: ByteWords, xs: readonly Item[]): void {
 
 function wNums(w: ByteWords, xs: readonly (number | null)[]): void {
   w.int(xs.length);
-  for (let i = 0; i < xs.length; i++) intOrNull(w, xs[i]);
+  for (let i = 0; i < xs.length; i++) w.intOrNull(xs[i]);
 }
 
 const snapshotWords = cachedWords((w: ByteWords, x: Snapshot) => {
@@ -626,7 +611,7 @@ function wResponses(w: ByteWords, resp: Response[][][]): void {
           w.int(r.tag);
         } else {
           w.int(1);
-          intOrNull(w, r.out);
+          w.intOrNull(r.out);
         }
       }
     }
@@ -679,7 +664,7 @@ function wSource(w: ByteWords, src: Source): void {
     w.int(p.op);
     w.int(p.c);
     w.int(p.t);
-    intOrNull(w, p.v);
+    w.intOrNull(p.v);
   }
 }
 
@@ -788,7 +773,7 @@ function wState(w: ByteWords, s: State): void {
     w.string(s.broken[i][0]);
     w.string(s.broken[i][1]);
   }
-  bools(w, s.up);
+  w.bools(s.up);
   w.int(s.crashesLeft);
   execdWords.write(w, s.execd);
   w.int(s.pre.length);
