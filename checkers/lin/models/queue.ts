@@ -150,14 +150,30 @@ function advice(history: readonly Operation<QueueInput, unknown>[]): ((q: QueueS
     if (t === undefined) cache.set(v, (t = f(v)));
     return t;
   };
+  // The latest time at which a value in the queue can start to leave (the most of
+  // leavesFrom over its items), per state: a frame asks about each of its candidates in
+  // one state, and states are never changed once made (plain data, copied at every step).
+  let lastItems: readonly unknown[] | undefined;
+  let lastLatest = -Infinity;
+  const latestLeave = (items: readonly unknown[]): number => {
+    if (items !== lastItems) {
+      let latest = -Infinity;
+      for (let i = 0; i < items.length; i++) {
+        const t = lookup(leaves, items[i], leavesFrom);
+        if (t > latest) latest = t;
+      }
+      lastItems = items;
+      lastLatest = latest;
+    }
+    return lastLatest;
+  };
   return (q, input, output) => {
     if (input.f === 'enqueue') {
       if (q.items.length === 0) return undefined;
       const by = lookup(leaveBy, input.value, mustLeaveBy);
       if (by === Infinity) return undefined;
-      const items = q.items;
-      for (let i = items.length - 1; i >= 0; i--) if (lookup(leaves, items[i], leavesFrom) > by) return 'dead';
-      return undefined;
+      // Some value already queued cannot leave before D's return.
+      return latestLeave(q.items) > by ? 'dead' : undefined;
     }
     if (input.f === 'dequeue' && output !== UNKNOWN && output !== null) {
       // The dequeue D that returned x (enqueued once, returned once): every value ahead of x
