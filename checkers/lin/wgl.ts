@@ -211,8 +211,12 @@ export class WglSearch<S> {
    * equivalent to the model's own.
    */
   private abstract: ((state: S) => S) | undefined;
-  /** The model's advice for this history, if it gives any. */
-  private readonly advise: ((state: S, input: unknown, output: unknown) => Advice) | undefined;
+  /**
+   * The model's advice for this history, if it gives any, as the model made it: buildFrame
+   * reads its answers itself ('forced', 'useless', 'dead'; anything else, or a throw, is
+   * no advice), without a wrapper's call per candidate.
+   */
+  private readonly advise: ((state: S, input: unknown, output: unknown) => unknown) | undefined;
   /** For each stack frame: 1 when its operation was a forced one. */
   private readonly stackForced: Uint8Array;
   private readonly bitset: Uint32Array;
@@ -407,7 +411,7 @@ export class WglSearch<S> {
     this.frameStart = slab.i32(n + 1);
     this.frameEnd = slab.i32(n + 1);
     this.frameForced = slab.i32(n + 1);
-    this.advise = reduce ? fullAdviser(model, ops, model.advice) : undefined;
+    this.advise = reduce ? adviceOf(model, ops, model.advice) : undefined;
     this.stackPos = slab.i32(n);
     this.stackForced = slab.u8(n);
     this.words = this.detWords + ((n - this.det + 31) >>> 5);
@@ -591,16 +595,33 @@ export class WglSearch<S> {
     }
     const { passes, hintRank, opOfRank } = this;
     // With advice: the forced operations first, and the useless ones left out (-1 in the
-    // scratch). Read-only ones are forced anyway, and come first in the next pass.
+    // scratch). Read-only ones are forced anyway, and come first in the next pass. The
+    // advice is called here, not through a wrapper: a
+    // queue's is asked for every candidate of every frame, and a first check in a fresh
+    // process runs this in V8's interpreter, where each call costs.
     if (advise !== undefined) {
       // The operation whose return is first pending, if the advice calls it dead here:
       // no linearization of the rest, so no candidates.
-      if (firstReturn >= 0 && kind[firstReturn] !== READ_ONLY && advise(state, inputs[firstReturn], outputs[firstReturn]) === 'dead') count = 0;
+      if (firstReturn >= 0 && kind[firstReturn] !== READ_ONLY) {
+        let a: unknown;
+        try {
+          a = advise(state, inputs[firstReturn], outputs[firstReturn]);
+        } catch {
+          a = undefined;
+        }
+        if (a === 'dead') count = 0;
+      }
       for (let k = 0; k < count; k++) {
         const o = scratch[k];
         if (o < 0 || kind[o] === READ_ONLY) continue;
-        const a = advise(state, inputs[o], outputs[o]);
-        if (a === undefined) continue;
+        let a: unknown;
+        try {
+          a = advise(state, inputs[o], outputs[o]);
+        } catch {
+          // A hook that throws only costs the reduction.
+          continue;
+        }
+        if (a !== 'forced' && a !== 'useless' && a !== 'dead') continue;
         scratch[k] = -1;
         if (a !== 'forced') continue;
         if (top === this.cand.length) this.growCandidates();
@@ -1139,35 +1160,31 @@ export class WglSearch<S> {
   }
 }
 
-/** What the model's advice may say of a step in a state (types.ts, Model.advice). */
-type Advice = 'forced' | 'useless' | 'dead' | undefined;
-
 /**
  * The model's advice, 'dead' read as 'useless' (for a search that does not know which
  * return is first pending); a hook that throws or answers oddly only costs the reduction.
  */
 export function adviser<S>(model: Model<S>, ops: readonly Operation[], hook: Model<S>['advice']): ((state: S, input: unknown, output: unknown) => 'forced' | 'useless' | undefined) | undefined {
-  const advise = fullAdviser(model, ops, hook);
-  if (advise === undefined) return undefined;
+  const advice = adviceOf(model, ops, hook);
+  if (advice === undefined) return undefined;
+  // One closure (a call per candidate, in the interpreter on a first check): any answer
+  // but the three known ones, or a throw, is no advice.
   return (state, input, output) => {
-    const a = advise(state, input, output);
-    return a === 'dead' ? 'useless' : a;
+    try {
+      const a = advice(state, input, output);
+      return a === 'forced' || a === 'useless' ? a : a === 'dead' ? 'useless' : undefined;
+    } catch {
+      return undefined;
+    }
   };
 }
 
-function fullAdviser<S>(model: Model<S>, ops: readonly Operation[], hook: Model<S>['advice']): ((state: S, input: unknown, output: unknown) => Advice) | undefined {
+/** The model's advice function for these operations; undefined when it gives none or the hook throws. */
+function adviceOf<S>(model: Model<S>, ops: readonly Operation[], hook: Model<S>['advice']): ((state: S, input: unknown, output: unknown) => unknown) | undefined {
   if (hook === undefined) return undefined;
   try {
     const advice = hook.call(model, ops);
-    if (advice === undefined) return undefined;
-    return (state, input, output) => {
-      try {
-        const a = advice(state, input, output);
-        return a === 'forced' || a === 'useless' || a === 'dead' ? a : undefined;
-      } catch {
-        return undefined;
-      }
-    };
+    return typeof advice === 'function' ? advice : undefined;
   } catch {
     return undefined;
   }

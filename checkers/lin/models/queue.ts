@@ -141,9 +141,8 @@ function advice(history: readonly Operation<QueueInput, unknown>[]): ((q: QueueS
       if (q.items.length === 0) return undefined;
       const by = facts.mustLeaveBy(input.value);
       if (by === Infinity) return undefined;
-      const items = q.items;
-      for (let i = items.length - 1; i >= 0; i--) if (facts.leavesFrom(items[i]) > by) return 'dead';
-      return undefined;
+      // Some value already queued cannot leave before D's return.
+      return facts.latestLeave(q.items) > by ? 'dead' : undefined;
     }
     if (input.f === 'dequeue' && output !== UNKNOWN && output !== null) {
       // The dequeue D that returned x (enqueued once, returned once): every value ahead of x
@@ -190,6 +189,27 @@ class Leaving {
     t = taken === undefined ? this.firstCrashedDequeue : this.enqueued.count(u) === 1 ? taken.firstCall : Math.min(taken.firstCall, this.firstCrashedDequeue);
     if (primitive) this.leaves.set(u, t);
     return t;
+  }
+
+  private lastItems: readonly unknown[] | undefined;
+  private lastLatest = -Infinity;
+
+  /**
+   * The latest time at which a value in the queue can start to leave (the most of
+   * leavesFrom over its items), kept for the last state asked about: a frame asks about
+   * each of its candidates in one state, and states are never changed once made.
+   */
+  latestLeave(items: readonly unknown[]): number {
+    if (items !== this.lastItems) {
+      let latest = -Infinity;
+      for (let i = 0; i < items.length; i++) {
+        const t = this.leavesFrom(items[i]);
+        if (t > latest) latest = t;
+      }
+      this.lastItems = items;
+      this.lastLatest = latest;
+    }
+    return this.lastLatest;
   }
 
   /** Per enqueued value v that one enqueue and one known dequeue D carry: D's return (else Infinity). */
