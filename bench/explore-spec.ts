@@ -2,12 +2,9 @@
 // them (safety search with the monitor, livelock search aside); prints the figures as JSON.
 // A process of its own that loads only that checkout's engine and specs, so that two trees
 // compared by `bench:explore -- --specs --compare` each run with nothing of the other loaded.
-// A checkout whose CLI sets V8 flags for the explorer (cli/v8-flags.ts) runs with them, set
-// the same way before its engine loads; an older checkout runs as its CLI did, without.
 //
 //   node --import tsx bench/explore-spec.ts ROOT SPEC
 
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -32,8 +29,6 @@ interface Spec {
 }
 
 async function specRun(root: string, name: string): Promise<SpecFigures> {
-  const flags = join(root, 'cli/v8-flags.ts');
-  if (existsSync(flags)) ((await import(pathToFileURL(flags).href)) as { applyExploreV8Flags(): void }).applyExploreV8Flags();
   const { findSpec } = (await import(pathToFileURL(join(root, 'specs/index.ts')).href)) as { findSpec(name: string): Spec };
   const { exploreSync } = (await import(pathToFileURL(join(root, 'checkers/explore/index.ts')).href)) as {
     exploreSync(machine: unknown, options: { livelock: boolean }): Result;

@@ -30,7 +30,6 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { explore, exploreSync } from '../checkers/explore/index.ts';
 import type { SpecFigures } from './explore-spec.ts';
-import { applyExploreV8Flags } from '../cli/v8-flags.ts';
 import { racyCounter } from '../checkers/explore/fixtures/racy-counter.ts';
 import { racyCounterPacked } from '../checkers/explore/fixtures/racy-counter-packed.ts';
 import { racyCounterLayout } from '../specs/kit/racy-counter-layout.ts';
@@ -343,9 +342,6 @@ if (process.argv[2] === '--spin') {
   const [n, k] = process.argv[3].split(',').map(Number);
   process.stdout.write(`${JSON.stringify(spin(promela(n, k)))}\n`);
 } else if (process.argv[2] === '--one') {
-  // our runs with the V8 flags `interleave explore` sets; V8 reads them when it optimises,
-  // so setting them here, after the engine loaded and before it ran, is in time
-  applyExploreV8Flags();
   process.stdout.write(`${JSON.stringify(await one(process.argv[3], arg('--shape')))}\n`);
 } else if (process.argv.includes('--specs')) {
   await specsMain();

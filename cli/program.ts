@@ -5,7 +5,6 @@
 // never uses); `--version` alone loads none; help, a bare or unknown command loads them all.
 import { Command } from 'commander';
 import { VERSION } from './package-root.ts';
-import { applyExploreV8Flags } from './v8-flags.ts';
 
 interface CommandModule {
   register(program: Command): void;
@@ -13,9 +12,8 @@ interface CommandModule {
 
 /** Each command's module, in the order help lists them. */
 const COMMANDS: Record<string, () => Promise<CommandModule>> = {
-  // the explorer's commands set V8's flags for it before it loads (v8-flags.ts)
-  check: () => (applyExploreV8Flags(), import('./check.ts')),
-  explore: () => (applyExploreV8Flags(), import('./explore.ts')),
+  check: () => import('./check.ts'),
+  explore: () => import('./explore.ts'),
   mutants: () => import('./mutants.ts'),
   lin: () => import('./lin.ts'),
   list: () => import('./list.ts'),
