@@ -1,8 +1,11 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { parallelBfs } from '../checkers/explore/parallel.ts';
+import { exploreSync } from '../checkers/explore/index.ts';
 import { specs } from '../specs/index.ts';
 import { runInProcess } from './in-process.ts';
+import { specTarget } from './spec-machine.ts';
 
 const main = fileURLToPath(new URL('./main.ts', import.meta.url));
 const run = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', main, ...args], { encoding: 'utf8', timeout: 60_000 });
@@ -35,4 +38,19 @@ describe('interleave explore / list / mutants', () => {
     const out = JSON.parse(r.stdout);
     expect(out).toMatchObject({ command: 'explore', exitCode: 2, result: { spec: spec.name, runs: [{ config, result: { status: 'incomplete', states: 5 } }] } });
   }, 60_000);
+});
+
+describe('--workers over words only one process can read', () => {
+  // swarm's Safe-Guess configs on words number their ghost's values as met (and the monitor
+  // numbers its states): another thread's build would read those numbers as other values.
+  it('runs on one thread with a note, with the counts of one thread, monitor on and off', async () => {
+    const def = specs.find((d) => d.name === 'swarm')!;
+    for (const linearizability of [undefined, 'off'] as const) {
+      const options = linearizability === undefined ? {} : { linearizability };
+      const r = await parallelBfs(specTarget('swarm', 'sg-n1'), { ...options, workers: 2 });
+      const one = exploreSync(def.build(def.configs.find((c) => c.name === 'sg-n1')!.config), options);
+      expect([r.status, r.states, r.transitions, r.depth]).toEqual([one.status, one.states, one.transitions, one.depth]);
+      expect(r.notes?.join(' ')).toMatch(/ran on one thread/);
+    }
+  }, 120_000);
 });

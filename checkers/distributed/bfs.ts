@@ -77,7 +77,16 @@ export async function distributedBfs(given: ExploreTarget, options: ExploreOptio
   if (options.por) throw new UnsupportedOption('partial-order reduction runs on one thread: not with --redis');
   if (options.store === 'exact' || (options.strategy ?? 'bfs') !== 'bfs') throw new UnsupportedOption('the distributed search is a BFS over fingerprints (for other searches through Redis, swarm)');
   const target = normalizeTarget(given);
-  const machine: Machine<unknown, Action> = prepare(await loadMachine(target), options);
+  const loaded = await loadMachine(target);
+  // Workers store states with v8.serialize and rebuild and fingerprint them in their own
+  // processes. A state on the kit's word layout is its words behind accessors, which
+  // serialize drops; and some such words hold numbers only one process gives (a monitor's
+  // states over a layout machine, a spec's values numbered as met). Refused, rather than
+  // a run that blames the spec for nondeterminism or, worse, reads another process's numbers.
+  if (loaded.layout !== undefined) {
+    throw new UnsupportedOption('this spec keeps its states on the kit\'s word layout, which the distributed search does not carry between processes (their words may hold numbers only one process knows): run it on one host (--workers)');
+  }
+  const machine: Machine<unknown, Action> = prepare(loaded, options);
   const partitions = d.partitions ?? 16;
   const recordsPerJob = d.recordsPerJob ?? 1000;
   const desc: RunDescriptor = { kind: 'bfs', target, options: plainOptions(options), partitions, leaseMs: d.leaseMs ?? 10_000 };

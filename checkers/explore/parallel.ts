@@ -133,7 +133,7 @@ export async function parallelBfs(target: ExploreTarget, options: ExploreOptions
   // Layout states cross threads as their words; inside a monitor's or a reduction's states they cannot.
   if (given.layout !== undefined && (layoutOf(machine) === undefined || layoutOf(machine)!.local)) {
     const r = sequential(options);
-    return { ...r, notes: [...(r.notes ?? []), 'ran on one thread: the states of a layout spec under a monitor or reduction do not cross threads'] };
+    return { ...r, notes: [...(r.notes ?? []), 'ran on one thread: the states of a layout spec under a monitor or reduction, or whose words hold numbers only one process knows, do not cross threads'] };
   }
 
   // Initial states: inserted here, checked here; any violation among them is the

@@ -193,7 +193,7 @@ describe('layout states under the linearizability monitor', () => {
     }
   });
 
-  it('runs on one thread: the monitor numbers its states in this process only', async () => {
+  it('with workers asked for, gives the counts of one thread (a machine object runs on one; a module target: cli/explore.test.ts)', async () => {
     const m = wordRegister(2, true);
     const r = await explore(m, { workers: 2 });
     expect(summary(r)).toEqual(summary(exploreSync(plainPath(m))));

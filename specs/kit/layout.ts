@@ -216,7 +216,12 @@ export interface LayoutSpec<F extends Fields, A extends Action> extends Omit<Mac
  * Machine.layout lets the breadth-first search step reused states in place instead.
  * Counterexamples show states as plain data.
  */
-export function layoutMachine<F extends Fields, A extends Action>(L: Layout<F>, spec: LayoutSpec<F, A>): Machine<LayoutState<F>, A> {
+export function layoutMachine<F extends Fields, A extends Action>(
+  L: Layout<F>,
+  spec: LayoutSpec<F, A>,
+  /** `local`: the words hold numbers only this build gives (values numbered as met): not sent between processes. */
+  opts: { local?: boolean } = {},
+): Machine<LayoutState<F>, A> {
   const { init, step, ...rest } = spec;
   const actions = spec.actions.bind(spec);
   const next = (s: LayoutState<F>, a: A) => {
@@ -234,6 +239,7 @@ export function layoutMachine<F extends Fields, A extends Action>(L: Layout<F>, 
     next,
     actions,
     encode: L.encode,
+    ...(opts.local === true ? { local: true } : {}),
   };
   return {
     ...rest,

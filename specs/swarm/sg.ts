@@ -706,7 +706,7 @@ export function buildSg(cfg: SwarmConfig, variant?: string): Machine {
     invariants,
     mayStop,
     actor: (a) => (a.t === 'crashMN' ? `mn${a.x}` : procName(a.p)),
-  });
+  }, { local: true }); // `lin` and `viol` are Numbered: another process's build numbers them in another order
   machine.history = sgHistory<S, SgAction>(cfg, {
     pc: (s, p) => s.pc[p],
     pending: (s, p) => s.opK[p] !== 0,
