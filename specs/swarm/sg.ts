@@ -42,10 +42,12 @@ const writesOf = (cfg: SwarmConfig): number => cfg.scripts.reduce((k, s) => k + 
  * M's specification; T1-T12 or the abstract lock of f.67), fused,
  * leftover messages kept, scripts of WRITEs and READs under 64 operations, at most 7
  * processes (8 locks) and 8 MNs, clocks under 16 (lock words under 512, as the message
- * numbers need); HAZARD (a READ history per process) excluded. The others run on the plain machine.
+ * numbers need); HAZARD (a READ history per process) excluded, and M11 and N3, under which a
+ * READ can spin sending requests without bound (the words' request list has a fixed capacity). The others
+ * run on the plain machine.
  */
 export const sgLayerOnly = (cfg: SwarmConfig, variant?: string): boolean =>
-  variant !== 'HAZARD' && cfg.fused && cfg.splitReads !== true && cfg.late === 'keep' &&
+  variant !== 'HAZARD' && variant !== 'M11' && variant !== 'N3' && cfg.fused && cfg.splitReads !== true && cfg.late === 'keep' &&
   cfg.scripts.length <= 7 && cfg.n <= 8 && cfg.cmax + 2 * writesOf(cfg) + 2 < 16 &&
   cfg.scripts.every((s) => s.length < 64 && s.every((o) => o.f === 'read' || (o.f === 'write' && o.v > 0 && o.v < 16)));
 
@@ -250,7 +252,12 @@ export function buildSg(cfg: SwarmConfig, variant?: string): Machine {
     return a;
   };
 
-  const send = (d: S, m: number) => { d.reqN = countedInsert(d.reqs, d.reqN, m); };
+  const send = (d: S, m: number) => {
+    // No bound on requests in flight is known that does not grow with a READ's iterations:
+    // a run past this one stops with this error, never with a wrong count.
+    if (d.reqN === cap) throw new RangeError(`swarm sg.ts: more than ${cap} requests in flight (the words' capacity, 4 x n x (operations + processes)); this config needs the plain machine (sgLayerOnly)`);
+    d.reqN = countedInsert(d.reqs, d.reqN, m);
+  };
   const cacheMax = (d: S, p: number) => {
     let m = d.cache[p * n];
     for (let i = 1; i < n; i++) if (d.cache[p * n + i] > m) m = d.cache[p * n + i];
