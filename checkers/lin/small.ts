@@ -9,7 +9,7 @@
 // hooks but `readOnly`, `unobserved` (only with crashed operations) and, for an illegal
 // verdict, `refute` (for the proof the report shows). The search runs on words of bits by
 // rank (`tiny` on one word, at most 32 operations; `wide` on up to four) until the model's
-// hint or advice makes it restart in `search`'s loop: the same search, without the linked
+// hint or advice makes it restart in `restarted`'s loop: the same search, without the linked
 // list and the frame arrays.
 //
 // The search is plain WGL with the reductions that need no hint: a read-only operation
@@ -219,46 +219,59 @@ function search<S>(model: Model<S>, ops: readonly Operation[], all: number): Sea
   for (let w = 0; w < words; w++) lin[w] = 0;
   forget();
 
+  const state = init.call(model) as unknown;
+  const r =
+    n <= TINY_MAX
+      ? tiny(model, ops, n, det, state, step, hashState, equal, priorityHook, adviceHook, refuteHook)
+      : wide(model, ops, n, det, words, state, step, hashState, equal, priorityHook, adviceHook, refuteHook);
+  if (!(r instanceof Restart)) return r;
+  return restarted(model, ops, n, det, words, r, init, step, hashState, equal);
+}
+
+/**
+ * The search once the tiny (or wide) one met the model's hint or advice: from here the
+ * search is this one's, restarted with them, with what the tiny one found so far. A function
+ * of its own so that a check that never restarts (every partition of a model without advice)
+ * never compiles it: V8 compiles a function on its first call, and this is the largest one of
+ * a first check on 10 operations (0.20-0.27 ms of its ~0.8, RESULTS-issue21.md).
+ */
+function restarted<S>(
+  model: Model<S>,
+  ops: readonly Operation[],
+  n: number,
+  det: number,
+  words: number,
+  r: Restart,
+  init: Model<S>['init'],
+  step: Model<S>['step'],
+  hashState: Model<S>['hash'],
+  equal: Model<S>['equal'],
+): SearchResult | undefined {
+  // The loop's order (tiny's ranks), unless hint() gave updates theirs.
+  if (!r.hinted) {
+    for (let k = 0; k < det; k++) {
+      const o = byRet[k];
+      sortKey[o] = kindOf[o] === 0 ? o : SMALL_MAX + k;
+    }
+  } else for (let o = 0; o < n; o++) if (kindOf[o] === 0) sortKey[o] = o;
+  const advise = r.advise as Advise<S> | undefined;
   let state = init.call(model) as unknown;
+  for (let w = 0; w < words; w++) lin[w] = 0;
+  forget();
   let sp = 0;
   let pos = -1;
   let linDet = 0;
-  let bestDet = -1;
-  let bestLength = 0;
   let setHash = 0;
-  let iterations = 0;
-  let explored = 0;
   let memo = false;
-  let advise: Advise<S> | undefined;
-  let proof: Refutation | undefined;
-  // With a proof, no partial linearization holds more determinate operations than this
-  // (wgl.ts's proofBound): a longest that reaches it ends the search. Nothing after it was
+  // What the tiny search found so far; the budget counts again from the restart (n
+  // iterations after the first dead end).
+  let { iterations, explored, bestDet, bestLength } = r;
+  // With a proof, no partial linearization holds more determinate operations than
+  // proofBound (wgl.ts's): a longest that reaches it ends the search. Nothing after it was
   // left untried that could matter (every one would make it longer), so the report is the
   // exhaustive search's: the same longest (kept only when longer), stuck worked out from it
   // (not cut short), only fewer configurations explored.
-  let proofBound = Infinity;
-  {
-    const r =
-      n <= TINY_MAX
-        ? tiny(model, ops, n, det, state, step, hashState, equal, priorityHook, adviceHook, refuteHook)
-        : wide(model, ops, n, det, words, state, step, hashState, equal, priorityHook, adviceHook, refuteHook);
-    if (!(r instanceof Restart)) return r;
-    // The tiny search met the model's hint or advice: from here the search is this one's,
-    // restarted with them, with what the tiny one found so far; the budget counts again from
-    // the restart (n iterations after the first dead end).
-    ({ iterations, explored, bestDet, bestLength, proof, proofBound } = r);
-    // The loop's order (tiny's ranks), unless hint() gave updates theirs.
-    if (!r.hinted) {
-      for (let k = 0; k < det; k++) {
-        const o = byRet[k];
-        sortKey[o] = kindOf[o] === 0 ? o : SMALL_MAX + k;
-      }
-    } else for (let o = 0; o < n; o++) if (kindOf[o] === 0) sortKey[o] = o;
-    advise = r.advise as Advise<S> | undefined;
-    state = init.call(model);
-    for (let w = 0; w < words; w++) lin[w] = 0;
-    forget();
-  }
+  const { proof, proofBound } = r;
   const limit = iterations + budget(n);
   firstByRet[0] = 0;
   linkAll(n);
@@ -389,7 +402,7 @@ type Advise<S> = (state: S, input: unknown, output: unknown) => 'forced' | 'usel
 const TINY_MAX = 32;
 /**
  * Iterations past the first dead end after which the tiny search asks the model's advice
- * (and restarts in `search`'s loop with it): at least n (the memo, the proof and the hint
+ * (and restarts in `restarted`'s loop with it): at least n (the memo, the proof and the hint
  * come at n), and no earlier than what advice and the loop's restart cost on a 10-operation
  * queue (queue's advice ~0.3 us, asked for every candidate of every frame after it).
  */
@@ -422,7 +435,7 @@ class Restart {
 }
 
 /**
- * The search of `search`'s loop before the model's advice, on at most TINY_MAX operations,
+ * The search of `restarted`'s loop before the model's advice, on at most TINY_MAX operations,
  * with the set of linearized operations one word of bits by rank: a frame is the operations
  * called by the first pending return (a mask made once per history) less those linearized,
  * tried lowest rank first, which is the loop's order (sortKey) without advice, by return or,
@@ -563,7 +576,7 @@ function tiny<S>(
       rememberStack(sp, state, 1, model, equal, stackRank);
     }
     if (!hooked && iterations >= hookAt) {
-      // With advice the search starts again in `search`'s loop, so that every frame has
+      // With advice the search starts again in `restarted`'s loop, so that every frame has
       // it, with a new memo (this one holds the configurations since it was made, not all
       // explored).
       hooked = true;
