@@ -28,6 +28,8 @@ describe('kit/variants', () => {
     expect(Object.keys(a)).toEqual(['M1', 'M2']);
     expect(Object.keys(b)).toEqual(['M1', 'M2']);
     expect(Object.isFrozen(a) && Object.isFrozen(b)).toBe(true);
+    // a plain object, not one without a prototype (which V8 keeps as a dictionary, one per call)
+    expect(Object.getPrototypeOf(a)).toBe(Object.prototype);
   });
   it('types the names, so a misspelled flag or mutant does not compile', () => {
     const f = V.flags('M1');
