@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { racyCounter } from '../../checkers/explore/fixtures/racy-counter.ts';
 import { racyCounterLayout } from './racy-counter-layout.ts';
-import { bool, byte, bytes, countedAdd, countedHas, countedInsert, countedRemove, countedRemoveAt, countedSort, int, ints, layout, layoutMachine } from './layout.ts';
+import { bool, byte, bytes, countedAdd, countedHas, countedInsert, countedRemove, countedRemoveAt, countedRemoveWhere, countedSort, int, ints, layout, layoutMachine } from './layout.ts';
 import { explore, exploreSync } from '../../checkers/explore/index.ts';
 import { layoutOf } from '../../checkers/explore/layout-search.ts';
 import { prepare } from '../../checkers/explore/prepare.ts';
@@ -220,5 +220,7 @@ describe('counted lists', () => {
     xs[0] = 9; // changed in place (a message renumbered), then sorted again
     countedSort(xs, n);
     expect(Array.from(xs)).toEqual([4, 5, 9, 0]);
+    n = countedRemoveWhere(xs, n, (x) => x % 2 === 1); // every entry it picks, the rest in order
+    expect([n, Array.from(xs)]).toEqual([1, [4, 0, 0, 0]]);
   });
 });

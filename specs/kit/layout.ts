@@ -281,6 +281,14 @@ export function countedRemoveAt(xs: Int32Array, n: number, i: number): number {
   return n - 1;
 }
 
+/** Removes every entry of the first n that `drop` picks (one pass, the order kept); the new count. */
+export function countedRemoveWhere(xs: Int32Array, n: number, drop: (x: number) => boolean): number {
+  let kept = 0;
+  for (let i = 0; i < n; i++) if (!drop(xs[i])) xs[kept++] = xs[i];
+  for (let i = kept; i < n; i++) xs[i] = 0;
+  return kept;
+}
+
 /** Removes one copy of x from the first n entries (an error if there is none); the new count. */
 export function countedRemove(xs: Int32Array, n: number, x: number): number {
   for (let i = 0; i < n; i++) if (xs[i] === x) return countedRemoveAt(xs, n, i);

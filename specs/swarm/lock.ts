@@ -18,7 +18,7 @@
 
 import type { Action, Check, Machine } from '../../checkers/explore/types.ts';
 import { applyFault, crashesOf, faultChoices, isDown, type Faults } from '../kit/faults.ts';
-import { countedAdd, countedInsert, countedRemove, countedRemoveAt, countedSort, int, ints, layout, layoutMachine, type LayoutState } from '../kit/layout.ts';
+import { countedAdd, countedInsert, countedRemove, countedRemoveWhere, countedSort, int, ints, layout, layoutMachine, type LayoutState } from '../kit/layout.ts';
 import { popcount } from '../kit/state.ts';
 import { context, type Cx } from './context.ts';
 import { VARIANTS } from './mutants.ts';
@@ -237,7 +237,7 @@ export function buildLock(cfg: SwarmConfig, variant?: string): Machine {
           break;
         case 'crashMN': { // requests to a crashed MN are lost
           d.mns.set(applyFault(faults(d), 'crash', a.x));
-          for (let i = d.reqN - 1; i >= 0; i--) if (reqC(d.reqs[i]) === a.x) d.reqN = countedRemoveAt(d.reqs, d.reqN, i);
+          d.reqN = countedRemoveWhere(d.reqs, d.reqN, (m) => reqC(m) === a.x);
           break;
         }
       }

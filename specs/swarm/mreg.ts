@@ -16,7 +16,7 @@
 
 import type { Action, Check, Machine } from '../../checkers/explore/types.ts';
 import { applyFault, crashesOf, faultChoices, isDown, type Faults } from '../kit/faults.ts';
-import { countedAdd, countedHas, countedInsert, countedRemove, countedRemoveAt, countedSort, int, ints, layout, layoutMachine, type LayoutState } from '../kit/layout.ts';
+import { countedAdd, countedHas, countedInsert, countedRemove, countedRemoveWhere, countedSort, int, ints, layout, layoutMachine, type LayoutState } from '../kit/layout.ts';
 import { popcount } from '../kit/state.ts';
 import { runLocal, type LocalStep } from '../kit/table.ts';
 import { context, quorumHas, type Cx } from './context.ts';
@@ -282,7 +282,7 @@ export function buildMreg(cfg: SwarmConfig, variant?: string): Machine {
           break;
         case 'crashMN': // requests to a crashed MN are lost
           d.mns.set(applyFault(faults(d), 'crash', a.x));
-          for (let i = d.reqN - 1; i >= 0; i--) if (mC(d.reqs[i]) === a.x) d.reqN = countedRemoveAt(d.reqs, d.reqN, i);
+          d.reqN = countedRemoveWhere(d.reqs, d.reqN, (m) => mC(m) === a.x);
           break;
       }
     },

@@ -21,7 +21,7 @@
 
 import type { Action, Check, Machine } from '../../checkers/explore/types.ts';
 import { applyFault, crashesOf, faultChoices, isDown, type Faults } from '../kit/faults.ts';
-import { byte, bytes, countedAdd, countedHas, countedInsert, countedRemove, countedRemoveAt, countedSort, int, ints, layout, layoutMachine, type LayoutState } from '../kit/layout.ts';
+import { byte, bytes, countedAdd, countedHas, countedInsert, countedRemove, countedRemoveWhere, countedSort, int, ints, layout, layoutMachine, type LayoutState } from '../kit/layout.ts';
 import { monCrash, monInit, registerSlot, type Mon } from '../kit/object-ghost.ts';
 import { popcount } from '../kit/state.ts';
 import { context, quorumHas, tidOfProc, withFailure, type Cx } from './context.ts';
@@ -692,7 +692,7 @@ export function buildSg(cfg: SwarmConfig, variant?: string): Machine {
           break;
         case 'crashMN': // requests to a crashed MN are lost
           d.mns.set(applyFault(mnFaults(d), 'crash', a.x));
-          for (let i = d.reqN - 1; i >= 0; i--) if (mC(d.reqs[i]) === a.x) d.reqN = countedRemoveAt(d.reqs, d.reqN, i);
+          d.reqN = countedRemoveWhere(d.reqs, d.reqN, (m) => mC(m) === a.x);
           break;
         case 'crashClient': { // its requests in flight still land (Lemma C.5 "for ever")
           const p = a.p;
