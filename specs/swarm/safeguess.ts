@@ -72,6 +72,17 @@ export function invoke(cx: Cx, d: State, p: number, clock: number): void {
 // W7's test, the properties' messages, and SG-Lin's ghost steps above.
 /** W7: m ≤ w proves the guess fresh (N2: the artifact's m ≤ (w.ts, VERIFIED); N3: strict). */
 export const fastPath = (cx: Cx, m: number, w: number): boolean => (cx.mut.N2 ? m <= verified(w) : cx.mut.N3 ? m < w : m <= w);
+/** W11 (f.58): the rewrite's clock, above m's (M7: derived from the guess g instead). */
+export const rewriteClock = (cx: Cx, g: number, m: number): number => (cx.mut.M7 ? clockOf(g) + 1 : clockOf(tsOfTuple(m)) + 1);
+/** W11: the rewrite's tuple, VERIFIED (N1: it stays GUESSED). */
+export const rewriteTuple = (cx: Cx, wts: number, v: number): number => tuple(wts, cx.mut.N1 ? GUESSED : VERIFIED, v);
+/**
+ * R19-R20: two different tuples from one writer, `prev` seen before and `m` now: the first
+ * one's write completed (f.64), and the READ returns this tuple (undefined: go on to R21).
+ * M11 drops the rule; M10 returns the newer tuple.
+ */
+export const secondSight = (cx: Cx, prev: number, m: number): number | undefined =>
+  !cx.mut.M11 && prev !== -1 && prev !== m ? (cx.mut.M10 ? m : prev) : undefined;
 export const linWriteMessage = (p: number): string => `WRITE by ${procName(p)} cannot be linearized`;
 export const linReadMessage = (p: number, val: number): string => `READ by ${procName(p)} returned ${val ? `v${val}` : '⊥'}: the register history is not linearizable`;
 export const fastFreshMessage = (p: number, w: number, fl: number): string => `${procName(p)} took the fast path with ${showTs(tsOfTuple(w))}, not above a completed write's ${showTs(fl)}`;
@@ -106,11 +117,10 @@ function rewrite(cx: Cx, d: State, p: number, op: WriteFrame): void {
   const g = tsOfTuple(op.w);
   if (d.g.tlTrue[tid].includes(lockWord(g, READ))) fail(d, 'SG-LockRewriteExcl', rewriteExclMessage(p, g));
   ownGhost(d).rew = addSorted(d.g.rew, g);
-  // M7: the rewrite's timestamp is derived from the guess, not from m
-  const clock = cx.mut.M7 ? clockOf(g) + 1 : clockOf(tsOfTuple(op.m)) + 1;
+  const clock = rewriteClock(cx, g, op.m);
   d.procs[p].lastC = Math.max(d.procs[p].lastC, clock);
   op.wts = ts(clock, tid);
-  startMWrite(cx, d, p, tuple(op.wts, cx.mut.N1 ? GUESSED : VERIFIED, op.v), false); // N1: rewrite stays GUESSED
+  startMWrite(cx, d, p, rewriteTuple(cx, op.wts, op.v), false);
   op.st = 'W11';
 }
 
@@ -118,9 +128,8 @@ function rewrite(cx: Cx, d: State, p: number, op: WriteFrame): void {
 function endIteration(cx: Cx, d: State, p: number, op: ReadFrame): void {
   const t = tsOfTuple(op.m) & 15;
   const prev = op.seen[t];
-  // R19-R20: two different tuples from one writer: the first one's write completed (f.64).
-  // M11 drops the rule; M10 returns the newer tuple's value.
-  if (!cx.mut.M11 && prev !== -1 && prev !== op.m) return retRead(cx, d, p, valOf(cx.mut.M10 ? op.m : prev));
+  const returned = secondSight(cx, prev, op.m); // R19-R20
+  if (returned !== undefined) return retRead(cx, d, p, valOf(returned));
   op.seen[t] = op.m; // R21
   op.st = 'R12';
 }

@@ -28,11 +28,11 @@ import { context, quorumHas, tidOfProc, withFailure, type Cx } from './context.t
 import { sgHistory } from './machine.ts';
 import { mreadReturnsLabel, mrRrMessage, mrS1Message, mrS2Message, mrValidMessage, mrWrMessage, mwriteReturnsLabel, readLabel, writeLabel } from './maxreg.ts';
 import { VARIANTS } from './mutants.ts';
-import { c3Message, fastFreshMessage, fastPath, guesses, linInvoke, linReadMessage, linReturn, linWriteMessage, rewriteExclMessage } from './safeguess.ts';
+import { c3Message, fastFreshMessage, fastPath, guesses, linInvoke, linReadMessage, linReturn, linWriteMessage, rewriteExclMessage, rewriteClock, rewriteTuple, secondSight } from './safeguess.ts';
 import type { SwarmConfig } from './state.ts';
 import { invokeLabel } from './steps.ts';
 import { casAgain, casLabel, conflictInvoked, exclMessage, lockVerdict, lowersLock, oppositeTrue, s1Message, trueSafetyMessage, trylockReturnsLabel } from './tsl.ts';
-import { BOTTOM, GUESSED, NOLOCK, READ, VERIFIED, WRITE, clockOf, flagOf, lockWord, procName, showTuple, ts, tsOfTuple, tuple, valOf, verified } from './tuple.ts';
+import { BOTTOM, GUESSED, NOLOCK, READ, VERIFIED, WRITE, flagOf, lockWord, procName, showTuple, ts, tsOfTuple, tuple, valOf, verified } from './tuple.ts';
 
 /** The writes of a config (each can raise the highest clock by one past cmax, by its guess or its rewrite). */
 const writesOf = (cfg: SwarmConfig): number => cfg.scripts.reduce((k, s) => k + s.filter((o) => o.f === 'write').length, 0);
@@ -358,10 +358,10 @@ export function buildSg(cfg: SwarmConfig, variant?: string): Machine {
     const g = tsOfTuple(d.opW[p]);
     if (has(d.tlTrue, lockAt[tid], d.tlTrueN[tid], lockWord(g, READ))) fail(d, 'SG-LockRewriteExcl', rewriteExclMessage(p, g));
     d.rewN = countedAdd(d.rew, d.rewN, g);
-    const clock = mut.M7 ? clockOf(g) + 1 : clockOf(tsOfTuple(d.opM[p])) + 1; // M7: from the guess, not m
+    const clock = rewriteClock(cx, g, d.opM[p]);
     d.lastC[p] = Math.max(d.lastC[p], clock);
     d.opWts[p] = ts(clock, tid);
-    startMWrite(d, p, tuple(d.opWts[p], mut.N1 ? GUESSED : VERIFIED, d.opV[p]), false); // N1: stays GUESSED
+    startMWrite(d, p, rewriteTuple(cx, d.opWts[p], d.opV[p]), false);
     d.opSt[p] = L2;
   };
   /** R19-R21, after R15 did not return. */
@@ -369,7 +369,8 @@ export function buildSg(cfg: SwarmConfig, variant?: string): Machine {
     const m = d.opM[p];
     const at = p * (np + 1) + (tsOfTuple(m) & 15);
     const prev = d.seen[at];
-    if (!mut.M11 && prev !== -1 && prev !== m) return retRead(d, p, valOf(mut.M10 ? m : prev));
+    const returned = secondSight(cx, prev, m); // R19-R20
+    if (returned !== undefined) return retRead(d, p, valOf(returned));
     d.seen[at] = m; // R21
     d.opSt[p] = L0;
   };
