@@ -5,10 +5,11 @@
 // back; then the view change. Then the steps of no client: faults and recovery (B3), the
 // administrator's remap, the source's phases and chunks, ops the servers finish later,
 // the target's receipts, the storage tiers and compaction. A step no run of the config can
-// take (its guard tests the config or the variant first: recovery without crashes, the tiers
-// without tiers, compaction without compaction, M18's and M20's steps without M18 and M20)
-// is left out of the table, so that its guard is not asked at every state; the order of the
-// others is unchanged.
+// take is left out of the table, so that its guard is not asked at every state (the order
+// of the others is unchanged): clientSend with batches of one (`send` cuts each op's batch
+// as it is issued), recovery without crashes, evict and flush without tiers, compaction's
+// steps without compaction, M18's and M20's steps without M18 and M20 (each such guard
+// tests that condition first; clientSend's finds the buffer empty).
 
 import type { ActionTable } from '../kit/table.ts';
 import { clientRecvStep, clientSendStep, handleViewChangeStep, issueStep } from './client.ts';
@@ -30,7 +31,7 @@ export function table(cx: Cx): ActionTable<State, ShadowfaxAction> {
     actors: (s) => s.clients.length,
     perActor: [
       issueStep(cx),
-      { members: (s, c) => s.clients[c].sessions.length, steps: [clientSendStep(cx), serverRecvBatch, ...when(cx.mut.M18, serverRecvBatchSplit), clientRecvStep()] },
+      { members: (s, c) => s.clients[c].sessions.length, steps: [...when(cx.batchSize > 1, clientSendStep(cx)), serverRecvBatch, ...when(cx.mut.M18, serverRecvBatchSplit), clientRecvStep()] },
       handleViewChangeStep(cx),
     ],
     global: [
