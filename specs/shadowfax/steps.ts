@@ -7,9 +7,11 @@
 // the target's receipts, the storage tiers and compaction. A step no run of the config can
 // take is left out of the table, so that its guard is not asked at every state (the order
 // of the others is unchanged): clientSend with batches of one (`send` cuts each op's batch
-// as it is issued), recovery without crashes, evict and flush without tiers, compaction's
-// steps without compaction, M18's and M20's steps without M18 and M20 (each such guard
-// tests that condition first; clientSend's finds the buffer empty).
+// as it is issued), recovery without crashes, evict and flush without tiers, the I/O
+// completion and the indirection fetch when no record is ever on SSD (no old version and
+// no tiers: nothing pends on I/O and sendChunk sends no indirection), compaction's steps
+// without compaction, M18's and M20's steps without M18 and M20 (each other guard tests
+// its condition first; clientSend's finds the buffer empty).
 
 import type { ActionTable } from '../kit/table.ts';
 import { clientRecvStep, clientSendStep, handleViewChangeStep, issueStep } from './client.ts';
@@ -27,6 +29,8 @@ export function table(cx: Cx): ActionTable<State, ShadowfaxAction> {
   const tiers = tierSteps(cx);
   const [serverRecvBatch, serverRecvBatchSplit] = serverRecvSteps(cx);
   const compaction = !!cx.config.compaction;
+  // a record below head (on SSD): an old version at the start, or one evicted (tiers)
+  const ssd = cx.config.tiers || cx.keys.some((d) => (d.cold?.length ?? 0) > 0);
   return {
     actors: (s) => s.clients.length,
     perActor: [
@@ -40,12 +44,12 @@ export function table(cx: Cx): ActionTable<State, ShadowfaxAction> {
       source.threadRefresh,
       source.srcAdvance,
       source.sendChunk,
-      later.serverCompleteIO,
+      ...when(ssd, later.serverCompleteIO),
       ...when(cx.mut.M20, later.installSampleCopy),
       target.tgtRecvControl,
       target.tgtRecvData,
       later.tgtRetryPended,
-      tiers.tgtFetchIndirection,
+      ...when(ssd, tiers.tgtFetchIndirection),
       ...when(compaction, tiers.compact, tiers.truncate, tiers.ownerRecvCompacted),
       ...when(cx.config.tiers, tiers.evict, tiers.flush),
     ],
