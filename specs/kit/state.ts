@@ -17,8 +17,11 @@ import type { Action, Machine } from '../../checkers/explore/types.ts';
 
 /** A copy of a list of records, each with copyOne. */
 export function copyEach<T>(xs: readonly T[], copyOne: (x: T) => T): T[] {
-  const out = new Array<T>(xs.length);
-  for (let i = 0; i < xs.length; i++) out[i] = copyOne(xs[i]);
+  // xs.slice(), not `new Array(n)`: that is a list with holes to V8, another kind of list
+  // than the packed one a spec's initial state holds, and code compiled for one kind is
+  // thrown away when it meets the other
+  const out = xs.slice();
+  for (let i = 0; i < out.length; i++) out[i] = copyOne(xs[i]);
   return out;
 }
 

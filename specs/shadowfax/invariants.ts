@@ -41,8 +41,11 @@ function canExecute(cx: Cx, s: State, srv: number, r: number): boolean {
  * of them is not the part of the last state checked: successors share (copy-on-write) every
  * part their step did not take, and parts never change once their state is made (state.ts).
  */
+const NOTHING = {};
 function ofParts(parts: (s: State) => [object, object, object, object], check: (s: State) => Check): (s: State) => Check {
-  let last: object[] = [];
+  // a list of objects from the start (as `p` is): an empty `[]` is a list of small integers
+  // to V8, and each config's first check would meet code compiled for lists of objects only
+  let last: object[] = [NOTHING, NOTHING, NOTHING, NOTHING];
   let verdict: Check = true;
   return (s) => {
     const p = parts(s);
