@@ -589,17 +589,9 @@ const cfgWords = cachedWords<Cfg, ByteWords>((w, cfg) => {
 
 
 
-function wServer(w: ByteWords, s: Server): void {
-  w.int(s.up ? 1 : 0);
-  w.int(s.lease ? 1 : 0);
-  w.int(s.term);
-  w.int(s.com);
-  w.int(s.cold);
-  w.ints(s.pushed);
-  w.int(s.migSent ? 1 : 0);
-  w.ints(s.migCopied);
-  w.int(s.idx.length);
-  for (const it of s.idx) {
+function wIdx(w: ByteWords, idx: (Item | null)[]): void {
+  w.int(idx.length);
+  for (const it of idx) {
     if (!it) {
       w.int(0);
       continue;
@@ -610,15 +602,11 @@ function wServer(w: ByteWords, s: Server): void {
     w.int(it.x);
     wLoc(w, it.loc);
   }
-  w.ints(s.shardVersion);
-  w.ints(s.commitVer);
-  w.ints(s.commitVerArray);
-  w.ints(s.promoVer);
-  w.ints(s.migVer);
-  w.ints(s.done);
-  w.bools(s.shardBlocked);
-  w.int(s.ctx.length);
-  for (const c of s.ctx) {
+}
+
+function wCtxs(w: ByteWords, ctx: Ctx[]): void {
+  w.int(ctx.length);
+  for (const c of ctx) {
     w.int(c.op);
     wEntry(w, c.e);
     w.ints(c.bs);
@@ -626,10 +614,41 @@ function wServer(w: ByteWords, s: Server): void {
     w.int(c.err ? 1 : 0);
     w.ints(c.rt);
   }
+}
+
+function wSegs(w: ByteWords, segs: Seg[]): void {
+  w.int(segs.length);
+  for (const g of segs) wSeg(w, g);
+}
+
+// A server a step writes is a new object, but most of its lists are the state before's
+// (copyServer shares them until a step takes one with `own`): the index, the contexts and
+// the segments, its largest parts, are kept by identity in the server's slot too.
+const idxWords = new KeptWords(wIdx, 2);
+const ctxWords = new KeptWords(wCtxs, 2);
+const segsWords = new KeptWords(wSegs, 2);
+
+function wServer(w: ByteWords, s: Server, slot: number): void {
+  w.int(s.up ? 1 : 0);
+  w.int(s.lease ? 1 : 0);
+  w.int(s.term);
+  w.int(s.com);
+  w.int(s.cold);
+  w.ints(s.pushed);
+  w.int(s.migSent ? 1 : 0);
+  w.ints(s.migCopied);
+  idxWords.write(w, s.idx, slot);
+  w.ints(s.shardVersion);
+  w.ints(s.commitVer);
+  w.ints(s.commitVerArray);
+  w.ints(s.promoVer);
+  w.ints(s.migVer);
+  w.ints(s.done);
+  w.bools(s.shardBlocked);
+  ctxWords.write(w, s.ctx, slot);
   w.int(s.nextSeg);
   w.int(s.cur);
-  w.int(s.segs.length);
-  for (const g of s.segs) wSeg(w, g);
+  segsWords.write(w, s.segs, slot);
   w.int(s.unflushed.length);
   for (const u of s.unflushed) {
     w.int(u.seg);
