@@ -2,7 +2,7 @@
 // (/work/shared/protocols/rowan.md §1.3): t-log, b-log, segment states, shard version,
 // CommitVer, CommitVerArray, MaxVerArray, configuration term.
 import { objectList, rewritten } from '../kit/state.ts';
-import { ByteWords, cachedWords, KeptWords } from '../kit/words.ts';
+import { ByteWords, KeptWords } from '../kit/words.ts';
 
 export type OpKind = 'put' | 'del' | 'get';
 export interface ClientOp {
@@ -566,7 +566,7 @@ function wSeg(w: ByteWords, g: Seg): void {
   } else w.int(-1);
 }
 
-const cfgWords = cachedWords<Cfg, ByteWords>((w, cfg) => {
+function wCfg(w: ByteWords, cfg: Cfg): void {
   w.ints(cfg.members);
   w.int(cfg.dist.length);
   for (const d of cfg.dist) {
@@ -585,9 +585,10 @@ const cfgWords = cachedWords<Cfg, ByteWords>((w, cfg) => {
     w.int(cfg.mig.prev.p);
     w.ints(cfg.mig.prev.bs);
   } else w.int(0);
-}, new ByteWords());
-
-
+}
+// The CM's configurations (never changed once made; a CM copied for a step shares them),
+// kept per term: compared by identity, not looked up in a weak map.
+const cfgWords = new KeptWords(wCfg, 2);
 
 function wIdx(w: ByteWords, idx: (Item | null)[]): void {
   w.int(idx.length);
@@ -742,10 +743,7 @@ function wCm(w: ByteWords, cm: CM): void {
   w.int(cm.pf ? 1 : 0);
   w.int(cm.mig);
   w.int(cm.cfgs.length);
-  for (const cfg of cm.cfgs) {
-    const ws = cfgWords(cfg);
-    w.words(ws, ws.length);
-  }
+  for (let i = 0; i < cm.cfgs.length; i++) cfgWords.write(w, cm.cfgs[i], i);
 }
 
 // Successors of one state share (copy-on-write, `copy`) every part their step did not
