@@ -7,7 +7,7 @@ import type { Cx } from './context.ts';
 import type { Flags } from '../kit/variants.ts';
 import type { Variant } from './mutants.ts';
 import { digested, segmentEntries, type PmEntry } from './logs.ts';
-import { mapped, type Cfg, type Entry, type RowanConfig, type RowanState, type Seg, type Server } from './state.ts';
+import { mapped, pair, type Cfg, type Entry, type RowanConfig, type RowanState, type Seg, type Server } from './state.ts';
 
 type Inv = (s: RowanState) => Check;
 
@@ -248,8 +248,10 @@ function i11(ck: Checks, st: RowanState, b: number): Check {
       }
       // M23's readers index checksum-valid bytes beyond a recycled segment's tail: real
       // bytes in PM, though outside the slots written in the segment's current life
-      const [sid, slot] = it.loc.split('.').map(Number);
-      if (s.segs.find((g) => g.id === sid)?.old?.[slot]?.v === it.v) real = true;
+      if (!real) {
+        const [sid, slot] = pair(it.loc);
+        if (s.segs.find((g) => g.id === sid)?.old?.[slot]?.v === it.v) real = true;
+      }
       if (it.v < max || !real) return `backup ${b} indexes k${k}@v${it.v}, newest digested is v${max}`;
     }
   }

@@ -506,9 +506,9 @@ function encCfg(cfg: Cfg): string {
 
 const SEG_STATES: Record<SegState, number> = { free: 0, using: 1, used: 2, committed: 3 };
 const CLIENT_STATES: Record<ClientSt, number> = { idle: 0, sent: 1, wait: 2, rej: 3, reply: 4, lost: 5, done: 6 };
-/** "a.b" (a location: segment and slot; a QP channel's sender and worker) as two integers. */
+/** "a.b" (a location: segment and slot; a QP channel's sender and worker) as two integers, parsed once (the same list each time: not to be changed). */
 const pairs = new Map<string, [number, number]>();
-function pair(x: string): [number, number] {
+export function pair(x: string): readonly [number, number] {
   let p = pairs.get(x);
   if (p === undefined) {
     const m = /^(\d+)[.-](\d+)$/.exec(x);
