@@ -66,23 +66,29 @@ function keptPmEntries(s: Server, st: RowanState): PmEntry[] {
 /**
  * A check of one server that reads nothing of the state but the server and its cached
  * configuration: its verdict kept with the two, per place, as keptPmEntries's lists are.
- * One per check and built machine (Checks).
+ * `same` says whether two servers agree on every field the check reads (a server a step
+ * writes is a new object that shares most fields with the one before); by default, only
+ * a server with itself. One per check and built machine (Checks).
  */
 class ServerVerdicts {
   private readonly servers: (Server | undefined)[] = [];
   private readonly cfgs: (Cfg | undefined)[] = [];
   private readonly verdicts: Check[] = [];
 
-  constructor(private readonly check: (ck: Checks, st: RowanState, i: number) => Check) {}
+  constructor(
+    private readonly check: (ck: Checks, st: RowanState, i: number) => Check,
+    private readonly same: (a: Server, b: Server) => boolean = (a, b) => a === b,
+  ) {}
 
   of(ck: Checks, st: RowanState, i: number): Check {
     const s = st.srv[i];
     const cfg = cfgOf(st, i);
-    if (this.servers[i] !== s || this.cfgs[i] !== cfg) {
+    const last = this.servers[i];
+    if (last === undefined || this.cfgs[i] !== cfg || !this.same(last, s)) {
       this.verdicts[i] = this.check(ck, st, i);
-      this.servers[i] = s;
       this.cfgs[i] = cfg;
     }
+    this.servers[i] = s;
     return this.verdicts[i];
   }
 }
@@ -181,7 +187,7 @@ class Checks {
   readonly mut: Flags<Variant>;
   readonly shards: number[];
   readonly keysAt: (readonly number[])[];
-  readonly i11 = new ServerVerdicts(i11);
+  readonly i11 = new ServerVerdicts(i11, (a, b) => a.up === b.up && a.cold === b.cold && a.idx === b.idx && a.tomb === b.tomb && a.segs === b.segs);
   readonly i15 = new ServerVerdicts(i15);
   /**
    * The (server, shard) pairs where a server serves, in shard order then server order: a
@@ -226,7 +232,7 @@ class Checks {
   }
 }
 
-// I11 at backup b: reads only the server and its cached configuration
+// I11 at backup b: reads only the server (up, cold, idx, tomb, segs) and its cached configuration
 function i11(ck: Checks, st: RowanState, b: number): Check {
   const s = st.srv[b];
   if (!s.up || s.cold) return true;
