@@ -217,7 +217,8 @@ export class KeptWords<W extends PartWriter, T extends object> {
   private readonly last: number[] = [];
 
   constructor(
-    private readonly put: (w: W, x: T) => void,
+    /** Writes x afresh; slot is the slot it is written for (a part may keep its own parts' words per slot). */
+    private readonly put: (w: W, x: T, slot: number) => void,
     private readonly ways = 1,
   ) {}
 
@@ -246,7 +247,7 @@ export class KeptWords<W extends PartWriter, T extends object> {
     this.last[slot] = j;
     const k = base + j;
     const mark = w.mark();
-    this.put(w, x);
+    this.put(w, x, slot);
     const kept = w.since(mark, this.ws[k]);
     if (kept === undefined) {
       this.xs[k] = null;

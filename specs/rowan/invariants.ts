@@ -7,7 +7,7 @@ import type { Cx } from './context.ts';
 import type { Flags } from '../kit/variants.ts';
 import type { Variant } from './mutants.ts';
 import { digested, segmentEntries, type PmEntry } from './logs.ts';
-import { mapped, type Cfg, type Entry, type RowanConfig, type RowanState, type Seg, type Server } from './state.ts';
+import { mapped, pair, type Cfg, type Entry, type RowanConfig, type RowanState, type Seg, type Server } from './state.ts';
 
 type Inv = (s: RowanState) => Check;
 
@@ -28,23 +28,25 @@ function perState<T>(f: (st: RowanState) => T): (st: RowanState) => T {
 }
 
 /**
- * A server's entries in PM (logs.ts's pmEntries), kept with the server they were listed for, per place
- * (server objects never change once their state is made, and successive states share
- * every server their step did not write: most are met again in their place); a server
- * met anew lists again only the segments not met before in their place (segments are
- * replaced, never changed). Kept by place rather than in a weak map by object: a weak
- * map's entries cost the collector at every collection (with one, a cold run of the
- * defaults took about 4% more CPU).
+ * A server's entries in PM (logs.ts's pmEntries), kept with the segment list they were
+ * listed from, per place: they are read off the segments alone, a server a step writes
+ * shares its segment list with the state before until a step changes a segment (`own`),
+ * and lists and segments never change once their state is made, so most servers, new or
+ * not, are met with the list met before in their place. A list met anew is listed again
+ * only for the segments not met before in their place (segments are replaced, never
+ * changed). Kept by place rather than in a weak map by object: a weak map's entries cost
+ * the collector at every collection (with one, a cold run of the defaults took about 4%
+ * more CPU).
  */
-const pmServers: (Server | undefined)[] = [];
+const pmSegLists: (Seg[] | undefined)[] = [];
 const pmLists: PmEntry[][] = [];
 const pmSegs: (Seg | undefined)[][] = [];
-const pmSegLists: PmEntry[][][] = [];
+const pmSegEntries: PmEntry[][][] = [];
 function keptPmEntries(s: Server, st: RowanState): PmEntry[] {
   const i = st.srv.indexOf(s);
-  if (pmServers[i] !== s) {
+  if (pmSegLists[i] !== s.segs) {
     const segs = (pmSegs[i] ??= []);
-    const lists = (pmSegLists[i] ??= []);
+    const lists = (pmSegEntries[i] ??= []);
     const out: PmEntry[] = [];
     for (let j = 0; j < s.segs.length; j++) {
       const seg = s.segs[j];
@@ -56,7 +58,7 @@ function keptPmEntries(s: Server, st: RowanState): PmEntry[] {
       for (const x of lists[j]) out.push(x);
     }
     pmLists[i] = out;
-    pmServers[i] = s;
+    pmSegLists[i] = s.segs;
   }
   return pmLists[i];
 }
@@ -64,23 +66,29 @@ function keptPmEntries(s: Server, st: RowanState): PmEntry[] {
 /**
  * A check of one server that reads nothing of the state but the server and its cached
  * configuration: its verdict kept with the two, per place, as keptPmEntries's lists are.
- * One per check and built machine (Checks).
+ * `same` says whether two servers agree on every field the check reads (a server a step
+ * writes is a new object that shares most fields with the one before); by default, only
+ * a server with itself. One per check and built machine (Checks).
  */
 class ServerVerdicts {
   private readonly servers: (Server | undefined)[] = [];
   private readonly cfgs: (Cfg | undefined)[] = [];
   private readonly verdicts: Check[] = [];
 
-  constructor(private readonly check: (ck: Checks, st: RowanState, i: number) => Check) {}
+  constructor(
+    private readonly check: (ck: Checks, st: RowanState, i: number) => Check,
+    private readonly same: (a: Server, b: Server) => boolean = (a, b) => a === b,
+  ) {}
 
   of(ck: Checks, st: RowanState, i: number): Check {
     const s = st.srv[i];
     const cfg = cfgOf(st, i);
-    if (this.servers[i] !== s || this.cfgs[i] !== cfg) {
+    const last = this.servers[i];
+    if (last === undefined || this.cfgs[i] !== cfg || !this.same(last, s)) {
       this.verdicts[i] = this.check(ck, st, i);
-      this.servers[i] = s;
       this.cfgs[i] = cfg;
     }
+    this.servers[i] = s;
     return this.verdicts[i];
   }
 }
@@ -132,32 +140,37 @@ function holds(st: RowanState, r: number, sh: number, k: number, v: number): boo
  */
 const existingNow: Entry[] = [];
 const existing = perState((st: RowanState): Entry[] => {
-  // one list, filled again for each state (read only by the invariants of that state)
+  // One list, filled again for each state (read only by the invariants of that state),
+  // written by index and cut to length at the end: emptying it first (length 0) would
+  // give its storage back and every state would grow it again.
   const out = existingNow;
-  out.length = 0;
+  let n = 0;
   const members = curCfg(st).members;
   for (let i = 0; i < st.srv.length; i++) {
     const s = st.srv[i];
-    if (s.up && members.includes(i)) for (const { e } of keptPmEntries(s, st)) out.push(e);
+    if (s.up && members.includes(i)) for (const { e } of keptPmEntries(s, st)) out[n++] = e;
   }
-  for (const q of st.ch) for (const m of q) if (m.e.t !== 'C') out.push(m.e);
+  for (const q of st.ch) for (const m of q) if (m.e.t !== 'C') out[n++] = m.e;
+  out.length = n;
   return out;
 });
 
 /**
  * I5's check of one entry against those seen before in the same state (`seen`, emptied per
  * state): the entry first seen with each (shard, version) is the one the others must match.
- * A plain list: a state holds a few dozen entries at most.
+ * A plain list: a state holds a few dozen entries at most. Its first `seenN` are this
+ * state's (not emptied: that would give its storage back, as for `existing`).
  */
 const seen: Entry[] = [];
+let seenN = 0;
 function sameId(e: Entry): string | undefined {
-  for (let j = 0; j < seen.length; j++) {
+  for (let j = 0; j < seenN; j++) {
     const other = seen[j];
     if (other.sh !== e.sh || other.v !== e.v) continue;
     if (other.t !== e.t || other.k !== e.k || other.x !== e.x) return `version ${e.v} of shard ${e.sh} names both ${what(other)} and ${what(e)}`;
     return undefined;
   }
-  seen.push(e);
+  seen[seenN++] = e;
   return undefined;
 }
 const what = (e: Entry) => `${e.t} k${e.k}=${e.x}`;
@@ -174,7 +187,7 @@ class Checks {
   readonly mut: Flags<Variant>;
   readonly shards: number[];
   readonly keysAt: (readonly number[])[];
-  readonly i11 = new ServerVerdicts(i11);
+  readonly i11 = new ServerVerdicts(i11, (a, b) => a.up === b.up && a.cold === b.cold && a.idx === b.idx && a.tomb === b.tomb && a.segs === b.segs);
   readonly i15 = new ServerVerdicts(i15);
   /**
    * The (server, shard) pairs where a server serves, in shard order then server order: a
@@ -219,7 +232,7 @@ class Checks {
   }
 }
 
-// I11 at backup b: reads only the server and its cached configuration
+// I11 at backup b: reads only the server (up, cold, idx, tomb, segs) and its cached configuration
 function i11(ck: Checks, st: RowanState, b: number): Check {
   const s = st.srv[b];
   if (!s.up || s.cold) return true;
@@ -241,8 +254,10 @@ function i11(ck: Checks, st: RowanState, b: number): Check {
       }
       // M23's readers index checksum-valid bytes beyond a recycled segment's tail: real
       // bytes in PM, though outside the slots written in the segment's current life
-      const [sid, slot] = it.loc.split('.').map(Number);
-      if (s.segs.find((g) => g.id === sid)?.old?.[slot]?.v === it.v) real = true;
+      if (!real) {
+        const [sid, slot] = pair(it.loc);
+        if (s.segs.find((g) => g.id === sid)?.old?.[slot]?.v === it.v) real = true;
+      }
       if (it.v < max || !real) return `backup ${b} indexes k${k}@v${it.v}, newest digested is v${max}`;
     }
   }
@@ -304,7 +319,7 @@ const checks: Record<string, (ck: Checks, st: RowanState) => Check> = {
   I4: bad('I4'),
   // I5 (L264): (shard, version) identifies one entry
   I5: (ck, st) => {
-    seen.length = 0;
+    seenN = 0;
     let bad: string | undefined;
     for (const e of existing(st)) if ((bad = sameId(e))) return bad;
     const members = curCfg(st).members;

@@ -7,7 +7,7 @@ import { act, type Cx, type RowanGlobalStepOf, type RowanStepOf } from './contex
 import { cfgOf } from './cluster.ts';
 import { ack, apply, canSkipTail, newSeg, parse, pmEntries, receiveBuffer, rowanWrite, type PmEntry } from './logs.ts';
 import { addSorted, filled, objectList } from '../kit/state.ts';
-import { chanFrom, chanKey, chanTo, chW, cmW, NO_MSGS, slotOf, ctxW, mapped, newSegment, own, segW, withNp, type Entry, type RowanState, type Seg } from './state.ts';
+import { chanFrom, chanKey, chanTo, chW, cmW, NO_MSGS, slotOf, ctxW, mapped, newSegment, own, pair, segW, withNp, type Entry, type RowanState, type Seg } from './state.ts';
 
 const sender = (_cx: Cx, s: RowanState, a: { a: number; key?: string }) => [a.a, chanFrom(s, slotOf(s, a.key!))];
 
@@ -89,7 +89,7 @@ export const rowanLogSteps: Record<'rnicLand' | 'allocSlot' | 'rnicLandNext', Ro
     },
     effect: (_cx, d, a) => {
       const b = d.srv[a.a];
-      const [sid, slot] = a.key!.split('.').map(Number);
+      const [sid, slot] = pair(a.key!);
       const i = b.dma.findIndex((x) => x.seg === sid && x.slot === slot);
       const x = b.dma[i];
       own(b, 'dma').splice(i, 1);
@@ -98,7 +98,7 @@ export const rowanLogSteps: Record<'rnicLand' | 'allocSlot' | 'rnicLandNext', Ro
       if (x.op >= 0) ack(d, x.from, x.op, a.a, x.r);
     },
     writes: (_cx, s, a) => {
-      const [seg, slot] = a.key!.split('.').map(Number);
+      const [seg, slot] = pair(a.key!);
       return [a.a, s.srv[a.a].dma.find((d) => d.seg === seg && d.slot === slot)!.from];
     },
   },

@@ -2,7 +2,7 @@
 // (/work/shared/protocols/rowan.md §1.3): t-log, b-log, segment states, shard version,
 // CommitVer, CommitVerArray, MaxVerArray, configuration term.
 import { objectList, rewritten } from '../kit/state.ts';
-import { ByteWords, cachedWords, KeptWords } from '../kit/words.ts';
+import { ByteWords, KeptWords } from '../kit/words.ts';
 
 export type OpKind = 'put' | 'del' | 'get';
 export interface ClientOp {
@@ -506,9 +506,9 @@ function encCfg(cfg: Cfg): string {
 
 const SEG_STATES: Record<SegState, number> = { free: 0, using: 1, used: 2, committed: 3 };
 const CLIENT_STATES: Record<ClientSt, number> = { idle: 0, sent: 1, wait: 2, rej: 3, reply: 4, lost: 5, done: 6 };
-/** "a.b" (a location: segment and slot; a QP channel's sender and worker) as two integers. */
+/** "a.b" (a location: segment and slot; a QP channel's sender and worker) as two integers, parsed once (the same list each time: not to be changed). */
 const pairs = new Map<string, [number, number]>();
-function pair(x: string): [number, number] {
+export function pair(x: string): readonly [number, number] {
   let p = pairs.get(x);
   if (p === undefined) {
     const m = /^(\d+)[.-](\d+)$/.exec(x);
@@ -566,7 +566,7 @@ function wSeg(w: ByteWords, g: Seg): void {
   } else w.int(-1);
 }
 
-const cfgWords = cachedWords<Cfg, ByteWords>((w, cfg) => {
+function wCfg(w: ByteWords, cfg: Cfg): void {
   w.ints(cfg.members);
   w.int(cfg.dist.length);
   for (const d of cfg.dist) {
@@ -585,21 +585,14 @@ const cfgWords = cachedWords<Cfg, ByteWords>((w, cfg) => {
     w.int(cfg.mig.prev.p);
     w.ints(cfg.mig.prev.bs);
   } else w.int(0);
-}, new ByteWords());
+}
+// The CM's configurations (never changed once made; a CM copied for a step shares them),
+// kept per term: compared by identity, not looked up in a weak map.
+const cfgWords = new KeptWords(wCfg, 2);
 
-
-
-function wServer(w: ByteWords, s: Server): void {
-  w.int(s.up ? 1 : 0);
-  w.int(s.lease ? 1 : 0);
-  w.int(s.term);
-  w.int(s.com);
-  w.int(s.cold);
-  w.ints(s.pushed);
-  w.int(s.migSent ? 1 : 0);
-  w.ints(s.migCopied);
-  w.int(s.idx.length);
-  for (const it of s.idx) {
+function wIdx(w: ByteWords, idx: (Item | null)[]): void {
+  w.int(idx.length);
+  for (const it of idx) {
     if (!it) {
       w.int(0);
       continue;
@@ -610,15 +603,11 @@ function wServer(w: ByteWords, s: Server): void {
     w.int(it.x);
     wLoc(w, it.loc);
   }
-  w.ints(s.shardVersion);
-  w.ints(s.commitVer);
-  w.ints(s.commitVerArray);
-  w.ints(s.promoVer);
-  w.ints(s.migVer);
-  w.ints(s.done);
-  w.bools(s.shardBlocked);
-  w.int(s.ctx.length);
-  for (const c of s.ctx) {
+}
+
+function wCtxs(w: ByteWords, ctx: Ctx[]): void {
+  w.int(ctx.length);
+  for (const c of ctx) {
     w.int(c.op);
     wEntry(w, c.e);
     w.ints(c.bs);
@@ -626,10 +615,41 @@ function wServer(w: ByteWords, s: Server): void {
     w.int(c.err ? 1 : 0);
     w.ints(c.rt);
   }
+}
+
+function wSegs(w: ByteWords, segs: Seg[]): void {
+  w.int(segs.length);
+  for (const g of segs) wSeg(w, g);
+}
+
+// A server a step writes is a new object, but most of its lists are the state before's
+// (copyServer shares them until a step takes one with `own`): the index, the contexts and
+// the segments, its largest parts, are kept by identity in the server's slot too.
+const idxWords = new KeptWords(wIdx, 2);
+const ctxWords = new KeptWords(wCtxs, 2);
+const segsWords = new KeptWords(wSegs, 2);
+
+function wServer(w: ByteWords, s: Server, slot: number): void {
+  w.int(s.up ? 1 : 0);
+  w.int(s.lease ? 1 : 0);
+  w.int(s.term);
+  w.int(s.com);
+  w.int(s.cold);
+  w.ints(s.pushed);
+  w.int(s.migSent ? 1 : 0);
+  w.ints(s.migCopied);
+  idxWords.write(w, s.idx, slot);
+  w.ints(s.shardVersion);
+  w.ints(s.commitVer);
+  w.ints(s.commitVerArray);
+  w.ints(s.promoVer);
+  w.ints(s.migVer);
+  w.ints(s.done);
+  w.bools(s.shardBlocked);
+  ctxWords.write(w, s.ctx, slot);
   w.int(s.nextSeg);
   w.int(s.cur);
-  w.int(s.segs.length);
-  for (const g of s.segs) wSeg(w, g);
+  segsWords.write(w, s.segs, slot);
   w.int(s.unflushed.length);
   for (const u of s.unflushed) {
     w.int(u.seg);
@@ -723,10 +743,7 @@ function wCm(w: ByteWords, cm: CM): void {
   w.int(cm.pf ? 1 : 0);
   w.int(cm.mig);
   w.int(cm.cfgs.length);
-  for (const cfg of cm.cfgs) {
-    const ws = cfgWords(cfg);
-    w.words(ws, ws.length);
-  }
+  for (let i = 0; i < cm.cfgs.length; i++) cfgWords.write(w, cm.cfgs[i], i);
 }
 
 // Successors of one state share (copy-on-write, `copy`) every part their step did not
