@@ -74,49 +74,49 @@ const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
 const RESERVED = new Set(['w', 'toJSON', 'constructor', '__proto__', 'prototype']);
 
-export function layout<F extends Fields>(fields: F): Layout<F> {
-  const names = Object.keys(fields);
-  const offsets = {} as Record<keyof F, number>;
-  // Word fields first, then byte fields packed four to a word (the last word's spare bytes
-  // stay 0, so that equal states have equal words).
-  let words = 0;
-  for (const name of names) {
-    if (RESERVED.has(name)) throw new Error(`layout: a field may not be called "${name}"`);
-    const f = fields[name];
-    if ((f.kind === 'ints' || f.kind === 'bytes') && !(Number.isInteger(f.n) && f.n >= 0)) throw new Error(`layout: field "${name}" needs a whole number of ints, not ${f.n}`);
-    if (f.kind === 'byte' || f.kind === 'bytes') continue;
-    offsets[name as keyof F] = words;
-    words += f.kind === 'ints' ? f.n : 1;
-  }
-  let byteAt = 4 * words;
-  for (const name of names) {
-    const f = fields[name];
-    if (f.kind !== 'byte' && f.kind !== 'bytes') continue;
-    offsets[name as keyof F] = byteAt;
-    byteAt += f.kind === 'bytes' ? f.n : 1;
-  }
-  words = Math.ceil(byteAt / 4);
-  const arrays = names.filter((name) => fields[name].kind === 'ints' || fields[name].kind === 'bytes');
+/** A layout's arrays: each one's name, whether it is ints (else bytes), first word or byte, and length. */
+type Views = readonly (readonly [name: string, isInts: boolean, at: number, n: number])[];
+type StateClass = new (w: Int32Array, views: Views) => { w: Int32Array };
 
+/**
+ * The state classes made so far, by the layout's shape: its fields' names and kinds in
+ * order, and where each scalar is. Layouts of one shape whose arrays differ in length (one
+ * spec's configs) share one class, so that the spec's steps, compiled for one config's
+ * states, run on the next config's without being compiled again for another hidden class.
+ */
+const stateClasses = new Map<string, StateClass>();
+
+function stateClass(fields: Fields, offsets: Record<string, number>): StateClass {
+  const names = Object.keys(fields);
+  const key = names.map((name) => {
+    const kind = fields[name].kind;
+    return kind === 'ints' || kind === 'bytes' ? `${name}:${kind}` : `${name}:${kind}@${offsets[name]}`;
+  }).join(',');
+  const known = stateClasses.get(key);
+  if (known !== undefined) return known;
   // Scalars are accessors on the prototype; arrays are views made once per state object
-  // (the engine's reused states make them once per search).
+  // (the engine's reused states make them once per search), in the same order for every
+  // layout of the shape (so one hidden class).
   class State {
     declare w: Int32Array;
-    constructor(w: Int32Array) {
+    constructor(w: Int32Array, views: Views) {
       this.w = w;
       const self = this as unknown as Record<string, Int32Array | Uint8Array>;
-      for (const name of arrays) {
-        const f = fields[name] as { kind: 'ints' | 'bytes'; n: number };
-        const off = offsets[name as keyof F];
-        self[name] = f.kind === 'ints' ? w.subarray(off, off + f.n) : new Uint8Array(w.buffer, w.byteOffset + off, f.n);
-      }
+      for (const [name, isInts, at, n] of views) self[name] = isInts ? w.subarray(at, at + n) : new Uint8Array(w.buffer, w.byteOffset + at, n);
     }
-    toJSON(): Plain<F> {
-      return plain(this as unknown as LayoutState<F>);
+    /** The state as plain data (Layout.plain). */
+    toJSON(): Record<string, unknown> {
+      const self = this as unknown as Record<string, unknown>;
+      const out: Record<string, unknown> = {};
+      for (const name of names) {
+        const kind = fields[name].kind;
+        out[name] = kind === 'ints' || kind === 'bytes' ? Array.from(self[name] as ArrayLike<number>) : self[name];
+      }
+      return out;
     }
   }
   for (const name of names) {
-    const off = offsets[name as keyof F];
+    const off = offsets[name];
     if (fields[name].kind === 'int') {
       Object.defineProperty(State.prototype, name, {
         get(this: State) {
@@ -152,18 +152,50 @@ export function layout<F extends Fields>(fields: F): Layout<F> {
       });
     }
   }
+  stateClasses.set(key, State);
+  return State;
+}
 
-  const wrap = (w: Int32Array) => new State(w) as unknown as LayoutState<F>;
-  function plain(s: LayoutState<F>): Plain<F> {
-    const out: Record<string, unknown> = {};
+export function layout<F extends Fields>(fields: F): Layout<F> {
+  const names = Object.keys(fields);
+  const offsets = {} as Record<keyof F, number>;
+  for (const name of names) {
+    if (RESERVED.has(name)) throw new Error(`layout: a field may not be called "${name}"`);
+    const f = fields[name];
+    if ((f.kind === 'ints' || f.kind === 'bytes') && !(Number.isInteger(f.n) && f.n >= 0)) throw new Error(`layout: field "${name}" needs a whole number of ints, not ${f.n}`);
+  }
+  // Word scalars first, then the byte scalars and byte arrays packed four to a word, then
+  // the int arrays: every scalar's place is the same whatever the arrays' lengths, so that
+  // layouts of one shape share a state class (stateClass). The spare bytes before the int
+  // arrays stay 0, so that equal states have equal words.
+  let words = 0;
+  for (const name of names) {
+    const kind = fields[name].kind;
+    if (kind === 'int' || kind === 'bool') offsets[name as keyof F] = words++;
+  }
+  let byteAt = 4 * words;
+  for (const kinds of [['byte'], ['bytes']]) {
     for (const name of names) {
       const f = fields[name];
-      const off = offsets[name as keyof F];
-      const v = (s as unknown as Record<string, unknown>)[name];
-      out[name] = f.kind === 'ints' || f.kind === 'bytes' ? Array.from(v as ArrayLike<number>) : f.kind === 'bool' ? s.w[off] !== 0 : v;
+      if (!kinds.includes(f.kind)) continue;
+      offsets[name as keyof F] = byteAt;
+      byteAt += f.kind === 'bytes' ? f.n : 1;
     }
-    return out as Plain<F>;
   }
+  words = Math.ceil(byteAt / 4);
+  for (const name of names) {
+    const f = fields[name];
+    if (f.kind !== 'ints') continue;
+    offsets[name as keyof F] = words;
+    words += f.n;
+  }
+  const views: Views = names
+    .filter((name) => fields[name].kind === 'ints' || fields[name].kind === 'bytes')
+    .map((name) => [name, fields[name].kind === 'ints', offsets[name as keyof F], (fields[name] as { n: number }).n] as const);
+  const State = stateClass(fields, offsets as Record<string, number>);
+
+  const wrap = (w: Int32Array) => new State(w, views) as unknown as LayoutState<F>;
+  const plain = (s: LayoutState<F>): Plain<F> => (s as unknown as { toJSON(): Plain<F> }).toJSON();
   return {
     fields,
     words,
