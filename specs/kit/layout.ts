@@ -77,6 +77,8 @@ const RESERVED = new Set(['w', 'toJSON', 'constructor', '__proto__', 'prototype'
 /** A layout's arrays: each one's name, whether it is ints (else bytes), first word or byte, and length. */
 type Views = readonly (readonly [name: string, isInts: boolean, at: number, n: number])[];
 type StateClass = new (w: Int32Array, views: Views) => { w: Int32Array };
+/** Where a state keeps its arrays' views. */
+const VIEWS = Symbol('views');
 
 /**
  * The state classes made so far, by the layout's shape: its fields' names and kinds in
@@ -94,15 +96,17 @@ function stateClass(fields: Fields, offsets: Record<string, number>): StateClass
   }).join(',');
   const known = stateClasses.get(key);
   if (known !== undefined) return known;
-  // Scalars are accessors on the prototype; arrays are views made once per state object
-  // (the engine's reused states make them once per search), in the same order for every
-  // layout of the shape (so one hidden class).
+  // Scalars are accessors on the prototype; so are arrays, over views made once per state
+  // object (the engine's reused states make them once per search) and kept in one list: a
+  // state has two own properties whatever its fields, so it keeps fast properties (a state
+  // given each view as a property of its own went to dictionary mode past a dozen arrays,
+  // and every field read became a hash lookup).
   class State {
     declare w: Int32Array;
+    declare [VIEWS]: (Int32Array | Uint8Array)[];
     constructor(w: Int32Array, views: Views) {
       this.w = w;
-      const self = this as unknown as Record<string, Int32Array | Uint8Array>;
-      for (const [name, isInts, at, n] of views) self[name] = isInts ? w.subarray(at, at + n) : new Uint8Array(w.buffer, w.byteOffset + at, n);
+      this[VIEWS] = views.map(([, isInts, at, n]) => (isInts ? w.subarray(at, at + n) : new Uint8Array(w.buffer, w.byteOffset + at, n)));
     }
     /** The state as plain data (Layout.plain). */
     toJSON(): Record<string, unknown> {
@@ -115,9 +119,18 @@ function stateClass(fields: Fields, offsets: Record<string, number>): StateClass
       return out;
     }
   }
+  let view = 0;
   for (const name of names) {
     const off = offsets[name];
-    if (fields[name].kind === 'int') {
+    if (fields[name].kind === 'ints' || fields[name].kind === 'bytes') {
+      const k = view++;
+      Object.defineProperty(State.prototype, name, {
+        get(this: State) {
+          return this[VIEWS][k];
+        },
+        enumerable: true,
+      });
+    } else if (fields[name].kind === 'int') {
       Object.defineProperty(State.prototype, name, {
         get(this: State) {
           return this.w[off];
