@@ -301,28 +301,32 @@ export function layoutMachine<F extends Fields, A extends Action>(
 // The entries past the count are 0, so that equal lists are equal words. Sorted, such a
 // list is a set or a multiset (a network's bag of message numbers) with one word order.
 
+// A list may sit inside a longer array (one of several kept side by side, as a spec keeps one
+// per process): `at` is its first entry, `capacity` its length, and n its count.
+
 /** Whether x is among the first n entries. */
-export function countedHas(xs: Int32Array, n: number, x: number): boolean {
-  for (let i = 0; i < n; i++) if (xs[i] === x) return true;
+export function countedHas(xs: Int32Array, n: number, x: number, at = 0): boolean {
+  for (let i = at; i < at + n; i++) if (xs[i] === x) return true;
   return false;
 }
 
 /** Inserts x into the sorted first n entries, after any equal ones (a multiset); the new count. */
-export function countedInsert(xs: Int32Array, n: number, x: number): number {
-  if (n >= xs.length) throw new RangeError(`layout: a counted list of ${xs.length} is full`);
-  let k = n;
-  while (k > 0 && xs[k - 1] > x) { xs[k] = xs[k - 1]; k--; }
+export function countedInsert(xs: Int32Array, n: number, x: number, at = 0, capacity = xs.length - at): number {
+  if (n >= capacity) throw new RangeError(`layout: a counted list of ${capacity} is full`);
+  let k = at + n;
+  while (k > at && xs[k - 1] > x) { xs[k] = xs[k - 1]; k--; }
   xs[k] = x;
   return n + 1;
 }
 
 /** Adds x to the sorted set in the first n entries (nothing if it is there); the new count. */
-export const countedAdd = (xs: Int32Array, n: number, x: number): number => (countedHas(xs, n, x) ? n : countedInsert(xs, n, x));
+export const countedAdd = (xs: Int32Array, n: number, x: number, at = 0, capacity = xs.length - at): number =>
+  countedHas(xs, n, x, at) ? n : countedInsert(xs, n, x, at, capacity);
 
 /** Removes entry i of the first n, the later ones moving up and the freed entry set to 0; the new count. */
-export function countedRemoveAt(xs: Int32Array, n: number, i: number): number {
-  for (let j = i; j < n - 1; j++) xs[j] = xs[j + 1];
-  xs[n - 1] = 0;
+export function countedRemoveAt(xs: Int32Array, n: number, i: number, at = 0): number {
+  for (let j = at + i; j < at + n - 1; j++) xs[j] = xs[j + 1];
+  xs[at + n - 1] = 0;
   return n - 1;
 }
 
@@ -335,8 +339,8 @@ export function countedRemoveWhere(xs: Int32Array, n: number, drop: (x: number) 
 }
 
 /** Removes one copy of x from the first n entries (an error if there is none); the new count. */
-export function countedRemove(xs: Int32Array, n: number, x: number): number {
-  for (let i = 0; i < n; i++) if (xs[i] === x) return countedRemoveAt(xs, n, i);
+export function countedRemove(xs: Int32Array, n: number, x: number, at = 0): number {
+  for (let i = 0; i < n; i++) if (xs[at + i] === x) return countedRemoveAt(xs, n, i, at);
   throw new Error(`layout: no ${x} in the counted list`);
 }
 
