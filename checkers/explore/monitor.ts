@@ -457,6 +457,29 @@ export function withMonitor<S, A extends Action>(machine: Machine<S, A>, { exact
   return wrapped;
 }
 
+/** A monitored layout machine's numbering of its monitor states: its spec's word count, and the states by number. */
+interface Numbering {
+  readonly W: number;
+  readonly numbered: MonitorState[];
+}
+
+/**
+ * A monitored state over words (monitoredLayout): one class for every machine, so that the
+ * search and the monitor's steps, compiled for one machine's states, are not compiled again
+ * for the next machine's (a class per machine gave each its own hidden class).
+ */
+class WordState<S> implements Monitored<S> {
+  readonly h = null;
+  constructor(
+    readonly w: Int32Array,
+    readonly s: S,
+    readonly numbering: Numbering,
+  ) {}
+  get m(): MonitorState {
+    return this.numbering.numbered[this.w[this.numbering.W]];
+  }
+}
+
 /**
  * The monitor over a layout machine (Machine.layout) keeps its state beside the spec's
  * words: a state is the spec's W words, then the number of its monitor state (numbered as
@@ -493,35 +516,28 @@ function monitoredLayout<S, A extends Action>(
     }
     return known.number;
   };
-  class WordState implements Monitored<S> {
-    readonly s: S;
-    readonly h = null;
-    constructor(readonly w: Int32Array) {
-      this.s = L.over(w.subarray(0, W));
-    }
-    get m(): MonitorState {
-      return numbered[this.w[W]];
-    }
-  }
+  const numbering: Numbering = { W, numbered };
+  const state = (w: Int32Array) => new WordState<S>(w, L.over(w.subarray(0, W)), numbering);
+  const ours = (w: Monitored<S>): w is WordState<S> => w instanceof WordState && w.numbering === numbering;
   const inner = L.encode;
   const encode = (w: Monitored<S>, out: Int32Array): number => {
     if (out.length < W + 1) return -1;
     if (inner(w.s, out) < 0) return -1;
-    out[W] = w instanceof WordState ? w.w[W] : numberOf(w.m);
+    out[W] = ours(w) ? w.w[W] : numberOf(w.m);
     return W + 1;
   };
   wrapped.encode = encode;
   wrapped.layout = {
     words: W + 1,
-    make: () => new WordState(new Int32Array(W + 1)),
+    make: () => state(new Int32Array(W + 1)),
     wordsOf(w) {
-      if (w instanceof WordState) return w.w;
+      if (ours(w)) return w.w;
       const words = new Int32Array(W + 1);
       encode(w, words);
       return words;
     },
-    fromWords: (w) => new WordState(Int32Array.from(w)),
-    over: (w) => new WordState(w),
+    fromWords: (w) => state(Int32Array.from(w)),
+    over: (w) => state(w),
     step(d, a, from) {
       L.step(d.s, a, from.s);
       const events = observer.observe(from.s, a, d.s);
@@ -529,7 +545,7 @@ function monitoredLayout<S, A extends Action>(
       let m = d.m;
       // Once no linearization is left, none comes back: the set stays empty.
       for (let i = 0; i < events.length; i++) m = advanced(m, events[i]);
-      (d as WordState).w[W] = numberOf(m);
+      (d as WordState<S>).w[W] = numberOf(m);
     },
     next: wrapped.next,
     actions: wrapped.actions,

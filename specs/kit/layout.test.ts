@@ -54,12 +54,13 @@ function racyCounterInts(n: number, k: number) {
 }
 
 describe('layout fields', () => {
-  // Word fields first, then the byte fields four to a word: x, flag, ws (3), then b, bs (6): 5 + 2 words.
+  // Word scalars first, then the byte fields four to a word, then the int arrays: x, flag, then
+  // b, bs (6) in 2 words, then ws (3): 2 + 2 + 3 words.
   const L = layout({ b: byte, x: int, bs: bytes(6), flag: bool, ws: ints(3) });
 
-  it('packs bytes four to a word after the word fields, and reads back what was written', () => {
+  it('packs bytes four to a word after the word scalars, and reads back what was written', () => {
     expect(L.words).toBe(7);
-    expect(L.offsets).toEqual({ x: 0, flag: 1, ws: 2, b: 20, bs: 21 });
+    expect(L.offsets).toEqual({ x: 0, flag: 1, b: 8, bs: 9, ws: 4 });
     const s = L.make({ b: 255, x: -7, bs: [1, 2, 3, 4, 5, 250], flag: true, ws: [9, -9, 1 << 30] });
     expect(L.plain(s)).toEqual({ b: 255, x: -7, bs: [1, 2, 3, 4, 5, 250], flag: true, ws: [9, -9, 1 << 30] });
     s.b = 0;

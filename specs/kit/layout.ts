@@ -74,50 +74,63 @@ const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
 const RESERVED = new Set(['w', 'toJSON', 'constructor', '__proto__', 'prototype']);
 
-export function layout<F extends Fields>(fields: F): Layout<F> {
-  const names = Object.keys(fields);
-  const offsets = {} as Record<keyof F, number>;
-  // Word fields first, then byte fields packed four to a word (the last word's spare bytes
-  // stay 0, so that equal states have equal words).
-  let words = 0;
-  for (const name of names) {
-    if (RESERVED.has(name)) throw new Error(`layout: a field may not be called "${name}"`);
-    const f = fields[name];
-    if ((f.kind === 'ints' || f.kind === 'bytes') && !(Number.isInteger(f.n) && f.n >= 0)) throw new Error(`layout: field "${name}" needs a whole number of ints, not ${f.n}`);
-    if (f.kind === 'byte' || f.kind === 'bytes') continue;
-    offsets[name as keyof F] = words;
-    words += f.kind === 'ints' ? f.n : 1;
-  }
-  let byteAt = 4 * words;
-  for (const name of names) {
-    const f = fields[name];
-    if (f.kind !== 'byte' && f.kind !== 'bytes') continue;
-    offsets[name as keyof F] = byteAt;
-    byteAt += f.kind === 'bytes' ? f.n : 1;
-  }
-  words = Math.ceil(byteAt / 4);
-  const arrays = names.filter((name) => fields[name].kind === 'ints' || fields[name].kind === 'bytes');
+/** A layout's arrays: each one's name, whether it is ints (else bytes), first word or byte, and length. */
+type Views = readonly (readonly [name: string, isInts: boolean, at: number, n: number])[];
+type StateClass = new (w: Int32Array, views: Views) => { w: Int32Array };
+/** Where a state keeps its arrays' views. */
+const VIEWS = Symbol('views');
 
-  // Scalars are accessors on the prototype; arrays are views made once per state object
-  // (the engine's reused states make them once per search).
+/**
+ * The state classes made so far, by the layout's shape: its fields' names and kinds in
+ * order, and where each scalar is. Layouts of one shape whose arrays differ in length (one
+ * spec's configs) share one class, so that the spec's steps, compiled for one config's
+ * states, run on the next config's without being compiled again for another hidden class.
+ */
+const stateClasses = new Map<string, StateClass>();
+
+function stateClass(fields: Fields, offsets: Record<string, number>): StateClass {
+  const names = Object.keys(fields);
+  const key = names.map((name) => {
+    const kind = fields[name].kind;
+    return kind === 'ints' || kind === 'bytes' ? `${name}:${kind}` : `${name}:${kind}@${offsets[name]}`;
+  }).join(',');
+  const known = stateClasses.get(key);
+  if (known !== undefined) return known;
+  // Scalars are accessors on the prototype; so are arrays, over views made once per state
+  // object (the engine's reused states make them once per search) and kept in one list: a
+  // state has two own properties whatever its fields, so it keeps fast properties (a state
+  // given each view as a property of its own went to dictionary mode past a dozen arrays,
+  // and every field read became a hash lookup).
   class State {
     declare w: Int32Array;
-    constructor(w: Int32Array) {
+    declare [VIEWS]: (Int32Array | Uint8Array)[];
+    constructor(w: Int32Array, views: Views) {
       this.w = w;
-      const self = this as unknown as Record<string, Int32Array | Uint8Array>;
-      for (const name of arrays) {
-        const f = fields[name] as { kind: 'ints' | 'bytes'; n: number };
-        const off = offsets[name as keyof F];
-        self[name] = f.kind === 'ints' ? w.subarray(off, off + f.n) : new Uint8Array(w.buffer, w.byteOffset + off, f.n);
-      }
+      this[VIEWS] = views.map(([, isInts, at, n]) => (isInts ? w.subarray(at, at + n) : new Uint8Array(w.buffer, w.byteOffset + at, n)));
     }
-    toJSON(): Plain<F> {
-      return plain(this as unknown as LayoutState<F>);
+    /** The state as plain data (Layout.plain). */
+    toJSON(): Record<string, unknown> {
+      const self = this as unknown as Record<string, unknown>;
+      const out: Record<string, unknown> = {};
+      for (const name of names) {
+        const kind = fields[name].kind;
+        out[name] = kind === 'ints' || kind === 'bytes' ? Array.from(self[name] as ArrayLike<number>) : self[name];
+      }
+      return out;
     }
   }
+  let view = 0;
   for (const name of names) {
-    const off = offsets[name as keyof F];
-    if (fields[name].kind === 'int') {
+    const off = offsets[name];
+    if (fields[name].kind === 'ints' || fields[name].kind === 'bytes') {
+      const k = view++;
+      Object.defineProperty(State.prototype, name, {
+        get(this: State) {
+          return this[VIEWS][k];
+        },
+        enumerable: true,
+      });
+    } else if (fields[name].kind === 'int') {
       Object.defineProperty(State.prototype, name, {
         get(this: State) {
           return this.w[off];
@@ -152,18 +165,50 @@ export function layout<F extends Fields>(fields: F): Layout<F> {
       });
     }
   }
+  stateClasses.set(key, State);
+  return State;
+}
 
-  const wrap = (w: Int32Array) => new State(w) as unknown as LayoutState<F>;
-  function plain(s: LayoutState<F>): Plain<F> {
-    const out: Record<string, unknown> = {};
+export function layout<F extends Fields>(fields: F): Layout<F> {
+  const names = Object.keys(fields);
+  const offsets = {} as Record<keyof F, number>;
+  for (const name of names) {
+    if (RESERVED.has(name)) throw new Error(`layout: a field may not be called "${name}"`);
+    const f = fields[name];
+    if ((f.kind === 'ints' || f.kind === 'bytes') && !(Number.isInteger(f.n) && f.n >= 0)) throw new Error(`layout: field "${name}" needs a whole number of ints, not ${f.n}`);
+  }
+  // Word scalars first, then the byte scalars and byte arrays packed four to a word, then
+  // the int arrays: every scalar's place is the same whatever the arrays' lengths, so that
+  // layouts of one shape share a state class (stateClass). The spare bytes before the int
+  // arrays stay 0, so that equal states have equal words.
+  let words = 0;
+  for (const name of names) {
+    const kind = fields[name].kind;
+    if (kind === 'int' || kind === 'bool') offsets[name as keyof F] = words++;
+  }
+  let byteAt = 4 * words;
+  for (const kinds of [['byte'], ['bytes']]) {
     for (const name of names) {
       const f = fields[name];
-      const off = offsets[name as keyof F];
-      const v = (s as unknown as Record<string, unknown>)[name];
-      out[name] = f.kind === 'ints' || f.kind === 'bytes' ? Array.from(v as ArrayLike<number>) : f.kind === 'bool' ? s.w[off] !== 0 : v;
+      if (!kinds.includes(f.kind)) continue;
+      offsets[name as keyof F] = byteAt;
+      byteAt += f.kind === 'bytes' ? f.n : 1;
     }
-    return out as Plain<F>;
   }
+  words = Math.ceil(byteAt / 4);
+  for (const name of names) {
+    const f = fields[name];
+    if (f.kind !== 'ints') continue;
+    offsets[name as keyof F] = words;
+    words += f.n;
+  }
+  const views: Views = names
+    .filter((name) => fields[name].kind === 'ints' || fields[name].kind === 'bytes')
+    .map((name) => [name, fields[name].kind === 'ints', offsets[name as keyof F], (fields[name] as { n: number }).n] as const);
+  const State = stateClass(fields, offsets as Record<string, number>);
+
+  const wrap = (w: Int32Array) => new State(w, views) as unknown as LayoutState<F>;
+  const plain = (s: LayoutState<F>): Plain<F> => (s as unknown as { toJSON(): Plain<F> }).toJSON();
   return {
     fields,
     words,
@@ -256,28 +301,32 @@ export function layoutMachine<F extends Fields, A extends Action>(
 // The entries past the count are 0, so that equal lists are equal words. Sorted, such a
 // list is a set or a multiset (a network's bag of message numbers) with one word order.
 
+// A list may sit inside a longer array (one of several kept side by side, as a spec keeps one
+// per process): `at` is its first entry, `capacity` its length, and n its count.
+
 /** Whether x is among the first n entries. */
-export function countedHas(xs: Int32Array, n: number, x: number): boolean {
-  for (let i = 0; i < n; i++) if (xs[i] === x) return true;
+export function countedHas(xs: Int32Array, n: number, x: number, at = 0): boolean {
+  for (let i = at; i < at + n; i++) if (xs[i] === x) return true;
   return false;
 }
 
 /** Inserts x into the sorted first n entries, after any equal ones (a multiset); the new count. */
-export function countedInsert(xs: Int32Array, n: number, x: number): number {
-  if (n >= xs.length) throw new RangeError(`layout: a counted list of ${xs.length} is full`);
-  let k = n;
-  while (k > 0 && xs[k - 1] > x) { xs[k] = xs[k - 1]; k--; }
+export function countedInsert(xs: Int32Array, n: number, x: number, at = 0, capacity = xs.length - at): number {
+  if (n >= capacity) throw new RangeError(`layout: a counted list of ${capacity} is full`);
+  let k = at + n;
+  while (k > at && xs[k - 1] > x) { xs[k] = xs[k - 1]; k--; }
   xs[k] = x;
   return n + 1;
 }
 
 /** Adds x to the sorted set in the first n entries (nothing if it is there); the new count. */
-export const countedAdd = (xs: Int32Array, n: number, x: number): number => (countedHas(xs, n, x) ? n : countedInsert(xs, n, x));
+export const countedAdd = (xs: Int32Array, n: number, x: number, at = 0, capacity = xs.length - at): number =>
+  countedHas(xs, n, x, at) ? n : countedInsert(xs, n, x, at, capacity);
 
 /** Removes entry i of the first n, the later ones moving up and the freed entry set to 0; the new count. */
-export function countedRemoveAt(xs: Int32Array, n: number, i: number): number {
-  for (let j = i; j < n - 1; j++) xs[j] = xs[j + 1];
-  xs[n - 1] = 0;
+export function countedRemoveAt(xs: Int32Array, n: number, i: number, at = 0): number {
+  for (let j = at + i; j < at + n - 1; j++) xs[j] = xs[j + 1];
+  xs[at + n - 1] = 0;
   return n - 1;
 }
 
@@ -290,8 +339,8 @@ export function countedRemoveWhere(xs: Int32Array, n: number, drop: (x: number) 
 }
 
 /** Removes one copy of x from the first n entries (an error if there is none); the new count. */
-export function countedRemove(xs: Int32Array, n: number, x: number): number {
-  for (let i = 0; i < n; i++) if (xs[i] === x) return countedRemoveAt(xs, n, i);
+export function countedRemove(xs: Int32Array, n: number, x: number, at = 0): number {
+  for (let i = 0; i < n; i++) if (xs[at + i] === x) return countedRemoveAt(xs, n, i, at);
   throw new Error(`layout: no ${x} in the counted list`);
 }
 

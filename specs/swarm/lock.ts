@@ -165,7 +165,7 @@ export function buildLock(cfg: SwarmConfig, variant?: string): Machine {
     } else if (casAgain(cx, prev, w)) sendReq(d, casReq(p, c, 0, Q, prev, w)); // T6 guard holds: CAS again
     else d.dn[p] |= 1 << c;
     // T9: a majority of the loops exited; T10-T12 decide
-    if (!abs && popcount(d.dn[p]) >= cx.qL) finishLock(d, p, lockVerdict(cx, w, d.rd.subarray(p * n, p * n + n), d.dn[p]));
+    if (!abs && popcount(d.dn[p]) >= cx.qL) finishLock(d, p, lockVerdict(cx, w, d.rd, d.dn[p], p * n));
   };
 
   return layoutMachine(L, {

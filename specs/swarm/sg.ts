@@ -263,8 +263,6 @@ export function buildSg(cfg: SwarmConfig, variant?: string): Machine {
     for (let i = 1; i < n; i++) if (d.cache[p * n + i] > m) m = d.cache[p * n + i];
     return m;
   };
-  const has = (xs: Int32Array, at: number, count: number, x: number) => countedHas(xs.subarray(at, at + count), count, x);
-  const addAt = (xs: Int32Array, at: number, capacity: number, count: number, x: number) => countedAdd(xs.subarray(at, at + capacity), count, x);
 
   // ---- M (App. A; maxreg.ts) ----
   /** A4-A8 inner_write(v): write to every MN whose cached bound is below v. */
@@ -279,7 +277,7 @@ export function buildSg(cfg: SwarmConfig, variant?: string): Machine {
   const startMWrite = (d: S, p: number, v: number, background: boolean) => {
     if (cx.mSpec) d.invN = countedAdd(d.inv, d.invN, v);
     else innerWrite(d, p, v);
-    if (background) d.bgN[p] = addAt(d.bg, p * capBg, capBg, d.bgN[p], v);
+    if (background) d.bgN[p] = countedAdd(d.bg, d.bgN[p], v, p * capBg, capBg);
     else d.mw[p] = v;
   };
   /** [read-for-start]: read every MN asynchronously. */
@@ -311,7 +309,7 @@ export function buildSg(cfg: SwarmConfig, variant?: string): Machine {
   // ---- TSL (App. B; tsl.ts) ----
   /** T4-T8: TRYLOCK(w) on TSL[q]; one CAS loop per object, the first CAS expecting ⊥. */
   const startLock = (d: S, p: number, q: number, w: number) => {
-    d.tlInvN[q] = addAt(d.tlInv, lockAt[q], capLocks[q], d.tlInvN[q], w);
+    d.tlInvN[q] = countedAdd(d.tlInv, d.tlInvN[q], w, lockAt[q], capLocks[q]);
     d.lkQ[p] = q + 1; d.lkW[p] = w; d.lkDn[p] = 0;
     d.lkRd.fill(NOLOCK, p * n, p * n + n);
     if (abs) return;
@@ -322,10 +320,10 @@ export function buildSg(cfg: SwarmConfig, variant?: string): Machine {
     const q = d.lkQ[p] - 1;
     const w = d.lkW[p];
     if (r === 0) {
-      if (!conflictInvoked(d.tlInv.subarray(lockAt[q]), d.tlInvN[q], w)) fail(d, 'TL-TrueSafety', trueSafetyMessage(q, w, p));
+      if (!conflictInvoked(d.tlInv, d.tlInvN[q], w, lockAt[q])) fail(d, 'TL-TrueSafety', trueSafetyMessage(q, w, p));
     } else {
-      if (oppositeTrue(d.tlTrue.subarray(lockAt[q]), d.tlTrueN[q], w)) fail(d, 'TL-Excl', exclMessage(q, w));
-      d.tlTrueN[q] = addAt(d.tlTrue, lockAt[q], capLocks[q], d.tlTrueN[q], w);
+      if (oppositeTrue(d.tlTrue, d.tlTrueN[q], w, lockAt[q])) fail(d, 'TL-Excl', exclMessage(q, w));
+      d.tlTrueN[q] = countedAdd(d.tlTrue, d.tlTrueN[q], w, lockAt[q], capLocks[q]);
     }
     if (!abs) orphan(d, p, MSG_CAS);
     d.lkQ[p] = 0; d.lkW[p] = 0; d.lkDn[p] = 0;
@@ -356,7 +354,7 @@ export function buildSg(cfg: SwarmConfig, variant?: string): Machine {
   const rewrite = (d: S, p: number) => {
     const tid = tidOfProc(p);
     const g = tsOfTuple(d.opW[p]);
-    if (has(d.tlTrue, lockAt[tid], d.tlTrueN[tid], lockWord(g, READ))) fail(d, 'SG-LockRewriteExcl', rewriteExclMessage(p, g));
+    if (countedHas(d.tlTrue, d.tlTrueN[tid], lockWord(g, READ), lockAt[tid])) fail(d, 'SG-LockRewriteExcl', rewriteExclMessage(p, g));
     d.rewN = countedAdd(d.rew, d.rewN, g);
     const clock = rewriteClock(cx, g, d.opM[p]);
     d.lastC[p] = Math.max(d.lastC[p], clock);
@@ -387,7 +385,7 @@ export function buildSg(cfg: SwarmConfig, variant?: string): Machine {
       (d, p) => {
         const done: number[] = [];
         for (let i = 0; i < d.bgN[p]; i++) if (quorumHas(cx, d.cache, d.bg[p * capBg + i], p * n)) done.push(d.bg[p * capBg + i]);
-        for (const v of done) { d.bgN[p] = countedRemove(d.bg.subarray(p * capBg, (p + 1) * capBg), d.bgN[p], v); mWriteDone(d, v); }
+        for (const v of done) { d.bgN[p] = countedRemove(d.bg, d.bgN[p], v, p * capBg); mWriteDone(d, v); }
       },
     ],
     [ // inner-write-wait (A8: a majority holds v)
@@ -411,7 +409,7 @@ export function buildSg(cfg: SwarmConfig, variant?: string): Machine {
     ],
     [ // T9 (f.70): a majority of the CAS loops exited; T10-T12 decide
       (d, p) => !abs && d.lkQ[p] !== 0 && popcount(d.lkDn[p]) >= cx.qL,
-      (d, p) => finishLock(d, p, lockVerdict(cx, d.lkW[p], d.lkRd.subarray(p * n, p * n + n), d.lkDn[p])),
+      (d, p) => finishLock(d, p, lockVerdict(cx, d.lkW[p], d.lkRd, d.lkDn[p], p * n)),
     ],
   ];
   const W = (d: S, p: number, st: number) => d.opK[p] === OP_W && d.opSt[p] === st;
@@ -647,8 +645,8 @@ export function buildSg(cfg: SwarmConfig, variant?: string): Machine {
         if (abs && s.lkQ[p] !== 0) {
           const q = s.lkQ[p] - 1;
           const w = s.lkW[p];
-          if (conflictInvoked(s.tlInv.subarray(lockAt[q]), s.tlInvN[q], w)) out.push(answer('TRYLOCK-returns', 3, p, w * 2, 0, () => trylockReturnsLabel(p, w, 0)));
-          if (!oppositeTrue(s.tlTrue.subarray(lockAt[q]), s.tlTrueN[q], w)) out.push(answer('TRYLOCK-returns', 3, p, w * 2 + 1, 1, () => trylockReturnsLabel(p, w, 1)));
+          if (conflictInvoked(s.tlInv, s.tlInvN[q], w, lockAt[q])) out.push(answer('TRYLOCK-returns', 3, p, w * 2, 0, () => trylockReturnsLabel(p, w, 0)));
+          if (!oppositeTrue(s.tlTrue, s.tlTrueN[q], w, lockAt[q])) out.push(answer('TRYLOCK-returns', 3, p, w * 2 + 1, 1, () => trylockReturnsLabel(p, w, 1)));
         }
       }
       // apply: an MN applies a request (each distinct message once, in the bag's order)
@@ -681,7 +679,7 @@ export function buildSg(cfg: SwarmConfig, variant?: string): Machine {
           break;
         case 'M.WRITE-background-returns':
           mWriteDone(d, a.x);
-          d.bgN[a.p] = countedRemove(d.bg.subarray(a.p * capBg, (a.p + 1) * capBg), d.bgN[a.p], a.x);
+          d.bgN[a.p] = countedRemove(d.bg, d.bgN[a.p], a.x, a.p * capBg);
           pump(d, a.p);
           break;
         case 'TRYLOCK-returns':

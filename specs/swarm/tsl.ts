@@ -20,28 +20,28 @@ export const trylockWord = (op: { c: number; mode: number }): number => lockWord
 /** The other mode at w's timestamp. */
 const oppositeOf = (w: number): number => lockWord(lockTs(w), 1 - lockMode(w));
 
-/** f.67 (TL-TrueSafety): among the first `count` invoked words, one conflicting with w (a higher ts, or the opposite mode at w's). */
-export function conflictInvoked(inv: ArrayLike<number>, count: number, w: number): boolean {
+/** f.67 (TL-TrueSafety): among the first `count` invoked words (from `at`), one conflicting with w (a higher ts, or the opposite mode at w's). */
+export function conflictInvoked(inv: ArrayLike<number>, count: number, w: number, at = 0): boolean {
   const t = lockTs(w);
   const opposite = oppositeOf(w);
-  for (let i = 0; i < count; i++) if (lockTs(inv[i]) > t || inv[i] === opposite) return true;
+  for (let i = at; i < at + count; i++) if (lockTs(inv[i]) > t || inv[i] === opposite) return true;
   return false;
 }
 
-/** f.67 (TL-Excl): among the first `count` words that returned True, w's opposite. */
-export function oppositeTrue(tru: ArrayLike<number>, count: number, w: number): boolean {
+/** f.67 (TL-Excl): among the first `count` words (from `at`) that returned True, w's opposite. */
+export function oppositeTrue(tru: ArrayLike<number>, count: number, w: number, at = 0): boolean {
   const opposite = oppositeOf(w);
-  for (let i = 0; i < count; i++) if (tru[i] === opposite) return true;
+  for (let i = at; i < at + count; i++) if (tru[i] === opposite) return true;
   return false;
 }
 
-/** T10-T12, over every read[c] (N6: only the objects whose loop exited, bits of dn): 1 True, 0 False. */
-export function lockVerdict(cx: Cx, w: number, rd: ArrayLike<number>, dn: number): number {
+/** T10-T12, over every read[c] (rd[at + c]; N6: only the objects whose loop exited, bits of dn): 1 True, 0 False. */
+export function lockVerdict(cx: Cx, w: number, rd: ArrayLike<number>, dn: number, at = 0): number {
   const t = lockTs(w);
   const opposite = oppositeOf(w);
   for (let c = 0; c < cx.n; c++) {
     if (cx.mut.N6 && !(dn & (1 << c))) continue;
-    const x = rd[c];
+    const x = rd[at + c];
     if (x === NOLOCK) continue;
     if (!cx.mut.M14 && lockTs(x) > t) return 0; // T10 [return-1]; M14 drops the higher-ts check
     if (!cx.mut.M13 && x === opposite) return 0; // T11 [return-2]; M13 drops the opposite-mode check
