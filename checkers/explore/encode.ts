@@ -22,8 +22,13 @@ const f64words = new Int32Array(f64.buffer);
 
 /** A growable word buffer the encoder writes into; `length` words are valid. */
 export class Words {
-  buf = new Int32Array(256);
+  buf: Int32Array;
   length = 0;
+
+  /** `size`: the first buffer's length in words (the frontier starts small: frontier.ts). */
+  constructor(size = 256) {
+    this.buf = new Int32Array(size);
+  }
 
   reset(): void {
     this.length = 0;

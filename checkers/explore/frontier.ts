@@ -7,8 +7,9 @@
 import { NOT_PACKED, pack, unpack, unpacked, Words } from './encode.ts';
 
 export class Frontier<S> {
-  private readonly words = new Words();
-  private ids = new Int32Array(1024);
+  // Small at first: the first search of a process (a small one, in `interleave check`) then runs its growth while this code is still interpreted, so V8's optimised search loop, which inlines it, has seen it: a first growth inside the optimised loop threw the loop's code away (fill, insertAll and insert each compiled again, minos README "Speed, tenth pass").
+  private readonly words = new Words(16);
+  private ids = new Int32Array(16);
   private kept: S[] = [];
   /** States queued. */
   count = 0;

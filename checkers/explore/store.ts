@@ -136,7 +136,8 @@ export class FingerprintStore implements StateStore {
   private limit: number;
   size = 0;
 
-  constructor(initialCapacity = 1 << 14) {
+  /** Small at first (64 slots): the first search of a process (a small one, in `interleave check`) then runs its growth while this code is still interpreted, so V8's optimised search loop, which inlines it, has seen it: a first growth inside the optimised loop threw the loop's code away (fill, insertAll and insert each compiled again, minos README "Speed, tenth pass"); growing is amortised, 1.5x a time. */
+  constructor(initialCapacity = 1 << 6) {
     this.capacity = initialCapacity;
     this.buffer = growable(8 * initialCapacity);
     this.table = new Int32Array(this.buffer, 0, 2 * initialCapacity);

@@ -7,8 +7,9 @@ import { diff } from './diff.ts';
 import type { Action, Counterexample, Machine } from './types.ts';
 
 export class TraceLog {
-  private parent = new Int32Array(1 << 12);
-  private via: Uint8Array | Uint16Array | Int32Array = new Uint8Array(1 << 12);
+  // Small at first: the first search of a process (a small one, in `interleave check`) then runs its growth while this code is still interpreted, so V8's optimised search loop, which inlines it, has seen it: a first growth inside the optimised loop threw the loop's code away (fill, insertAll and insert each compiled again, minos README "Speed, tenth pass").
+  private parent = new Int32Array(1 << 6);
+  private via: Uint8Array | Uint16Array | Int32Array = new Uint8Array(1 << 6);
   size = 0;
 
   /** Records a state reached from `parent` (-1 for an initial state) by action `index`
