@@ -2,8 +2,10 @@
 // them (safety search with the monitor, livelock search aside); prints the figures as JSON.
 // A process of its own that loads only that checkout's engine and specs, so that two trees
 // compared by `bench:explore -- --specs --compare` each run with nothing of the other loaded.
+// The bench starts this tree's runs with the V8 flags `interleave check` sets (cli/v8-flags.ts);
+// the figures name the flags the process ran with.
 //
-//   node --import tsx bench/explore-spec.ts ROOT SPEC
+//   node --import tsx [V8 FLAGS] bench/explore-spec.ts ROOT SPEC
 
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -14,6 +16,8 @@ export interface SpecFigures {
   cpuSeconds: number;
   seconds: number;
   peakMB: number;
+  /** The flags node was started with, --import tsx aside. */
+  nodeFlags: string[];
   configs: { config: string; status: string; states: number; transitions: number; depth: number; cpuSeconds: number }[];
 }
 
@@ -48,6 +52,7 @@ async function specRun(root: string, name: string): Promise<SpecFigures> {
     cpuSeconds: configs.reduce((a, c) => a + c.cpuSeconds, 0),
     seconds: (performance.now() - t0) / 1000,
     peakMB: process.resourceUsage().maxRSS / 1024,
+    nodeFlags: process.execArgv.filter((a, i, all) => a !== '--import' && all[i - 1] !== '--import'),
     configs,
   };
 }

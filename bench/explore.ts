@@ -30,6 +30,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { explore, exploreSync } from '../checkers/explore/index.ts';
 import type { SpecFigures } from './explore-spec.ts';
+import { CHECK_V8_FLAGS } from '../cli/v8-flags.ts';
 import { racyCounter } from '../checkers/explore/fixtures/racy-counter.ts';
 import { racyCounterPacked } from '../checkers/explore/fixtures/racy-counter-packed.ts';
 import { racyCounterLayout } from '../specs/kit/racy-counter-layout.ts';
@@ -178,9 +179,11 @@ const loadLine = async () => {
 // Each spec run is a child process that loads one tree's engine and specs and nothing else
 // (explore-spec.ts): with this tree's engine loaded beside it, as it was when this file ran
 // them, the compared tree's later configs sometimes ran slower, which flattered this tree.
-function specChild(root: string, name: string): SpecFigures {
+// This tree's runs start node with the V8 flags `interleave check` sets (cli/v8-flags.ts), so
+// that they measure what the command does; a compared tree runs as it shipped, without.
+function specChild(root: string, name: string, flags: readonly string[]): SpecFigures {
   const script = fileURLToPath(new URL('./explore-spec.ts', import.meta.url));
-  const out = execFileSync(process.execPath, ['--import', 'tsx', script, root, name], { encoding: 'utf8', maxBuffer: 1 << 24 });
+  const out = execFileSync(process.execPath, ['--import', 'tsx', ...flags, script, root, name], { encoding: 'utf8', maxBuffer: 1 << 24 });
   return JSON.parse(out.trim().split('\n').pop()!) as SpecFigures;
 }
 
@@ -189,6 +192,7 @@ async function specsMain(): Promise<void> {
   const compare = arg('--compare');
   const names = (arg('--only') ?? 'fusee,minos,rowan,shadowfax,swarm').split(',');
   console.log(`seed specs, default configs: ${await loadLine()}`);
+  console.log(`this tree's runs with the V8 flags of \`interleave check\` (cli/v8-flags.ts): ${CHECK_V8_FLAGS.join(' ') || 'none'}${compare ? '; the compared tree as it shipped' : ''}`);
   const trees = compare ? [['this tree', here], ['compared', compare]] : [['this tree', here]];
   const best = new Map<string, SpecFigures>();
   // per config, the fastest run of each tree (by CPU time)
@@ -196,7 +200,7 @@ async function specsMain(): Promise<void> {
   for (let k = 0; k < repeat; k++) {
     for (const name of names) {
       for (const [label, root] of trees) {
-        const f = specChild(root, name);
+        const f = specChild(root, name, root === here ? CHECK_V8_FLAGS : []);
         const key = `${label}\0${name}`;
         const prev = best.get(key);
         if (!prev || f.cpuSeconds < prev.cpuSeconds) best.set(key, f);

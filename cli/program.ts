@@ -5,6 +5,7 @@
 // never uses); `--version` alone loads none; help, a bare or unknown command loads them all.
 import { Command } from 'commander';
 import { VERSION } from './package-root.ts';
+import { applyCheckV8Flags } from './v8-flags.ts';
 
 interface CommandModule {
   register(program: Command): void;
@@ -12,7 +13,8 @@ interface CommandModule {
 
 /** Each command's module, in the order help lists them. */
 const COMMANDS: Record<string, () => Promise<CommandModule>> = {
-  check: () => import('./check.ts'),
+  // check's explorations run with V8 flags of their own (v8-flags.ts), set before they load
+  check: () => (applyCheckV8Flags(), import('./check.ts')),
   explore: () => import('./explore.ts'),
   mutants: () => import('./mutants.ts'),
   lin: () => import('./lin.ts'),
