@@ -5,20 +5,28 @@
 // --compare DIR, every history is also checked by the checker of another checkout (main's
 // tree, say), the two alternating, so that the ratio is measured in one run.
 //
+// This tree's process starts as `interleave lin` does: from a startup snapshot of the
+// checker (bin/lin-snapshot.js), built at the start of the run from bench/lin-snapshot-entry.ts
+// by the same function, node arguments and warm-up as the CLI's, and timed by the same
+// code as lin-child.ts (lin-child-measure.ts). The other trees load as modules through tsx.
+//
 //   npm run bench:lin -- --generated [--sizes 10,100] [--clients 2,8] [--families kv,queue]
 //     [--variants ok,bad] [--seed N] [--timeout S] [--compare DIR] [--examples] [--repeat N]
 //     [--in-process]   (checks in this process: no process per history, no peak memory)
+//     [--no-snapshot]  (this tree's checker loaded as modules through tsx, not from its startup snapshot)
 //     [--issue-baseline DIR]   (--compare with the checker issue 21 measured, commit ab9684c^:
 //     the summary then estimates Porcupine's time for the same histories from the issue's
 //     ratios, and prints PASS / FAIL per size and per model)
 
 import { spawnSync } from 'node:child_process';
-import { availableParallelism, loadavg } from 'node:os';
-import { resolve } from 'node:path';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { FAMILIES, generateHistory, type Family, type GenerateOptions } from '../checkers/lin/generate.ts';
-import type { LinResult } from '../checkers/lin/types.ts';
 import { fmix32, hashString } from '../checkers/lin/hash.ts';
+import type { Checker } from './lin-child-measure.ts';
+import { buildSnapshot, snapshotCommand, usableSnapshot, type Usable } from '../bin/lin-snapshot.js';
 
 /**
  * Issue 21's figures: how much slower interleave's check was than Porcupine's (geometric
@@ -54,10 +62,24 @@ export interface Measure {
 const root = fileURLToPath(new URL('..', import.meta.url));
 const child = fileURLToPath(new URL('./lin-child.ts', import.meta.url));
 
-function measure(options: GenerateOptions, impl: string | undefined, timeoutS: number): Measure {
-  const argv = ['--import', 'tsx', '--expose-gc', child, JSON.stringify(options), '--timeout', String(timeoutS)];
-  if (impl !== undefined) argv.push('--impl', impl);
-  const p = spawnSync(process.execPath, argv, { cwd: root, encoding: 'utf8', timeout: (timeoutS + 120) * 1000, maxBuffer: 1 << 24 });
+/** This tree's checker from its startup snapshot (in a scratch directory, removed at exit), with how it was built. */
+async function benchSnapshot(): Promise<{ usable: Usable; note: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'interleave-bench-lin-snapshot-'));
+  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+  const entry = fileURLToPath(new URL('./lin-snapshot-entry.ts', import.meta.url));
+  const t0 = performance.now();
+  await buildSnapshot({ dir, entry });
+  const found = usableSnapshot(dir, { entry });
+  if (found.blob === undefined) throw new Error(`the bench's snapshot cannot be used: ${found.reason}`);
+  return { usable: found, note: `from a startup snapshot (bench/lin-snapshot-entry.ts, built by bin/lin-snapshot.js in ${Math.round(performance.now() - t0)} ms, node ${found.args.join(' ') || 'without arguments'})` };
+}
+
+function measure(options: GenerateOptions, impl: string | undefined, timeoutS: number, snapshot: Usable | undefined): Measure {
+  const [command, argv] =
+    impl === undefined && snapshot !== undefined
+      ? snapshotCommand(snapshot, child, ['--bench-child', JSON.stringify(options), '--timeout', String(timeoutS)])
+      : [process.execPath, ['--import', 'tsx', '--expose-gc', child, JSON.stringify(options), '--timeout', String(timeoutS), ...(impl !== undefined ? ['--impl', impl] : [])]];
+  const p = spawnSync(command, argv, { cwd: root, encoding: 'utf8', timeout: (timeoutS + 120) * 1000, maxBuffer: 1 << 24 });
   const line = p.stdout?.trim().split('\n').pop();
   if (p.status !== 0 || !line) {
     const why = p.error ? p.error.message : p.signal ? `killed by ${p.signal}` : (p.stderr ?? '').trim().split('\n').slice(-3).join(' | ');
@@ -66,7 +88,6 @@ function measure(options: GenerateOptions, impl: string | undefined, timeoutS: n
   return JSON.parse(line) as Measure;
 }
 
-type Checker = { checkHistorySync(model: string, history: unknown[], options: { timeoutMs?: number }): LinResult };
 const checkers = new Map<string, Checker>();
 
 /**
@@ -150,8 +171,9 @@ export async function runGenerated(args: string[]): Promise<void> {
 
   const seedOf = (o: Omit<GenerateOptions, 'seed'>): number => fmix32(hashString(JSON.stringify(o)) ^ Math.imul(baseSeed, 0x9e3779b1));
   const inProcess = args.includes('--in-process');
+  const snapshot = inProcess || args.includes('--no-snapshot') ? undefined : await benchSnapshot();
   const one = (options: GenerateOptions, impl: string | undefined): Promise<Measure> | Measure =>
-    inProcess ? measureInProcess(options, impl, timeoutS) : measure(options, impl, timeoutS);
+    inProcess ? measureInProcess(options, impl, timeoutS) : measure(options, impl, timeoutS, snapshot?.usable);
   const runOne = async (options: GenerateOptions): Promise<{ ours: Measure; base?: Measure }> => {
     const ours: Measure[] = [];
     const base: Measure[] = [];
@@ -165,6 +187,10 @@ export async function runGenerated(args: string[]): Promise<void> {
   };
 
   console.log(`# lin bench, generated histories${inProcess ? ' (in process: no peak memory)' : ''}: seed ${baseSeed}, timeout ${timeoutS} s, best of ${repeat}${compare ? `, compared with ${compare}` : ''}; load average ${loadavg().map((x) => x.toFixed(2)).join(' ')} on ${availableParallelism()} cores`);
+  if (!inProcess) {
+    console.log(`# this tree's checker: ${snapshot ? snapshot.note : 'its modules through tsx (bench/lin-child.ts)'}`);
+    if (compare) console.log(`# ${compare}'s checker: its modules through tsx (bench/lin-child.ts --impl)`);
+  }
   console.log('# cold_ms: the check alone (one thread), first in a fresh process, so V8 compiles the checker on first call (about 2 ms);');
   console.log('# warm_ms: best repeat in that process (checks under 1 s); peak_MB: the process\'s max RSS (node itself ~50 MB, the history included)');
   const header = ['family', 'ops', 'clients', 'variant', 'crashed', 'corrupted', 'verdict', 'cold_ms', 'warm_ms', 'cpu_ms', 'peak_MB', 'explored', 'cached'];

@@ -15,7 +15,11 @@
 //                                                             each (default 5), this tree and BASE_TREE alternating
 //                                                             (both built: `npm run build`); wall, CPU (user+sys)
 //                                                             and peak RSS by /usr/bin/time, the median of each,
-//                                                             and the load average
+//                                                             and the load average; with --bin, through
+//                                                             `node bin/interleave.js` instead, as the command starts
+//                                                             (`interleave lin` from its startup snapshot when one is
+//                                                             built: bin/lin-snapshot.js; peak RSS is the largest
+//                                                             process's, the launcher's ~45 MB not added)
 // The history is read back from JSON so that its strings are flat, as a file gives them.
 
 import { spawnSync } from 'node:child_process';
@@ -24,6 +28,7 @@ import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { generateHistory, type GenerateOptions } from '../checkers/lin/generate.ts';
+import { jsonlLines } from '../traces/write-jsonl.ts';
 
 const EXAMPLES: Record<string, Omit<GenerateOptions, 'corrupt'>> = {
   kv: { family: 'kv', ops: 100_000, clients: 2, keys: 8, crashRate: 0.005, seed: 11 },
@@ -40,9 +45,7 @@ if (args[0] === '--write') {
   for (const [name, options] of Object.entries(EXAMPLES)) {
     for (const corrupt of [0, 1]) {
       const g = generateHistory({ ...options, corrupt });
-      const lines = g.history.map((o) =>
-        JSON.stringify({ client: o.client, input: o.input, call: o.call, ...(o.ret !== undefined ? { return: o.ret, output: o.output, status: 'ok' } : { status: 'info' }) }),
-      );
+      const lines = jsonlLines(g.history);
       const file = join(args[1], `${name}-${corrupt ? 'bad' : 'ok'}.jsonl`);
       try {
         writeFileSync(file, lines.join('\n') + '\n', { flag: 'wx' }); // never over an existing file
@@ -56,7 +59,9 @@ if (args[0] === '--write') {
   const dir = args[1]!;
   const runsAt = args.indexOf('--runs');
   const runs = runsAt >= 0 ? Number(args[runsAt + 1]) : 5;
-  const trees = [fileURLToPath(new URL('..', import.meta.url)), ...(args[2] !== undefined && args[2] !== '--runs' ? [resolve(args[2])] : [])];
+  const trees = [fileURLToPath(new URL('..', import.meta.url)), ...(args[2] !== undefined && !args[2].startsWith('--') ? [resolve(args[2])] : [])];
+  const command = args.includes('--bin') ? 'bin/interleave.js' : 'dist/cli/main.js';
+  console.log(`# each case as \`node TREE/${command} ...\``);
   const cases: [string, string[]][] = [
     ['kv-append 100,000 ok', ['lin', join(dir, 'kv-ok.jsonl'), '--model', 'kv-append']],
     ['kv-append 100,000 bad', ['lin', join(dir, 'kv-bad.jsonl'), '--model', 'kv-append']],
@@ -73,7 +78,7 @@ if (args[0] === '--write') {
     for (let i = 0; i < runs; i++) {
       trees.forEach((tree, t) => {
         got[t]!.load.push(load());
-        const p = spawnSync('/usr/bin/time', ['-f', '%e %U %S %M', process.execPath, join(tree, 'dist/cli/main.js'), ...argv], { encoding: 'utf8', maxBuffer: 1 << 26 });
+        const p = spawnSync('/usr/bin/time', ['-f', '%e %U %S %M', process.execPath, join(tree, command), ...argv], { encoding: 'utf8', maxBuffer: 1 << 26 });
         const [wall, user, sys, kb] = p.stderr.trim().split('\n').at(-1)!.split(' ').map(Number);
         got[t]!.wall.push(wall!);
         got[t]!.cpu.push(user! + sys!);

@@ -3,13 +3,9 @@
 // line that names a command loads only that command's module (the others import the
 // explorer, esbuild, the specs: hundreds of milliseconds of start-up that `interleave lin`
 // never uses); `--version` alone loads none; help, a bare or unknown command loads them all.
-import { Command } from 'commander';
-import { VERSION } from './package-root.ts';
+import type { Command } from 'commander';
+import { programOf, type CommandModule } from './program-root.ts';
 import { applyCheckV8Flags } from './v8-flags.ts';
-
-interface CommandModule {
-  register(program: Command): void;
-}
 
 /** Each command's module, in the order help lists them. */
 const COMMANDS: Record<string, () => Promise<CommandModule>> = {
@@ -46,12 +42,5 @@ function versionOnly(argv: readonly string[]): boolean {
 export async function buildProgram(argv?: readonly string[]): Promise<Command> {
   const named = argv === undefined ? undefined : commandOf(argv);
   const names = argv !== undefined && versionOnly(argv) ? [] : named === undefined ? Object.keys(COMMANDS) : [named];
-  const modules = await Promise.all(names.map((name) => COMMANDS[name]()));
-  const program = new Command()
-    .name('interleave')
-    .description('Model-check distributed-storage protocol specs and check histories for linearizability.')
-    .version(VERSION, '-V, --version', 'print the version')
-    .exitOverride();
-  for (const command of modules) command.register(program);
-  return program;
+  return programOf(await Promise.all(names.map((name) => COMMANDS[name]())));
 }
