@@ -46,8 +46,8 @@ export interface Plan {
  * Its fields are declared, not initialised in the class body, and set in the constructor
  * in one order: with ES2022 class fields every field is first defined (one define-own
  * store each, every parameter property too) and then assigned, and in a fresh process each
- * of those stores is a first execution (~1 us: an inline cache miss and a new map), a
- * tenth of a 10-operation check.
+ * of those stores is a first execution (a new map each): `new CheckPlan` took 11-15 us of
+ * a 95-165-us first 10-operation check under `--no-lazy` (RESULTS-issue21.md, lin-interp).
  */
 class CheckPlan implements Plan {
   declare readonly model: Model;
