@@ -42,6 +42,23 @@ describe('memory budget', () => {
   });
 });
 
+describe('times', () => {
+  it('a call or return that is not a finite number, or a return before its call, is refused', () => {
+    const w = { f: 'write', value: 1 };
+    const bad: [string, Operation][] = [
+      ['NaN call', op(0, w, NaN, 1, undefined)],
+      ['infinite call', op(0, w, -Infinity, 1, undefined)],
+      ['string call', { client: 0, input: w, call: '5' as unknown as number, ret: 6 }],
+      ['infinite return', op(0, w, 0, Infinity, undefined)],
+      ['NaN return', op(0, w, 0, NaN, undefined)],
+      ['string return', { client: 0, input: w, call: 0, ret: '6' as unknown as number }],
+      ['return before call', op(0, w, 2, 1, undefined)],
+    ];
+    for (const [, o] of bad) expect(() => checkHistorySync('register', [op(1, { f: 'read' }, 0, 3, null), o])).toThrow(RangeError);
+    expect(checkHistorySync('register', [op(1, { f: 'read' }, 0, 3, null), op(0, w, -1e300, 1e300, undefined), op(2, w, 4)]).verdict).toBe('ok');
+  });
+});
+
 describe('model errors', () => {
   const fragile: Model<number, { f: string }, unknown> = {
     name: 'fragile',

@@ -42,23 +42,41 @@ export interface Plan {
  * A Plan whose deadline is read from the clock when first needed: a check that small.ts
  * decides never needs it (a clock read is a few percent of a 10-operation check). The
  * deadline is the check's start plus the timeout all the same.
+ *
+ * Its fields are declared, not initialised in the class body, and set in the constructor
+ * in one order: with ES2022 class fields every field is first defined (one define-own
+ * store each, every parameter property too) and then assigned, and in a fresh process each
+ * of those stores is a first execution (a new map each): `new CheckPlan` took 11-15 us of
+ * a 95-165-us first 10-operation check under `--no-lazy` (RESULTS-issue21.md, lin-interp).
  */
 class CheckPlan implements Plan {
-  parts: number[][] = [];
-  whole = false;
-  partOps?: readonly (readonly Operation[])[];
-  partitionError?: string;
-  private fixed: number | undefined;
+  declare readonly model: Model;
+  declare readonly registered: string | undefined;
+  declare readonly history: readonly Operation[];
+  declare readonly start: number;
+  declare readonly verbose: boolean;
+  declare readonly memoLimitBytes: number;
+  declare parts: number[][];
+  declare whole: boolean;
+  declare partOps: readonly (readonly Operation[])[] | undefined;
+  declare partitionError: string | undefined;
+  declare private readonly timeoutMs: number | undefined;
+  declare private fixed: number | undefined;
 
-  constructor(
-    readonly model: Model,
-    readonly registered: string | undefined,
-    readonly history: readonly Operation[],
-    readonly start: number,
-    private readonly timeoutMs: number | undefined,
-    readonly verbose: boolean,
-    readonly memoLimitBytes: number,
-  ) {}
+  constructor(model: Model, registered: string | undefined, history: readonly Operation[], start: number, timeoutMs: number | undefined, verbose: boolean, memoLimitBytes: number) {
+    this.model = model;
+    this.registered = registered;
+    this.history = history;
+    this.start = start;
+    this.verbose = verbose;
+    this.memoLimitBytes = memoLimitBytes;
+    this.parts = [];
+    this.whole = false;
+    this.partOps = undefined;
+    this.partitionError = undefined;
+    this.timeoutMs = timeoutMs;
+    this.fixed = undefined;
+  }
 
   get deadline(): number {
     if (this.fixed === undefined) this.fixed = this.timeoutMs === undefined ? Infinity : Date.now() - (performance.now() - this.start) + this.timeoutMs;
@@ -67,13 +85,7 @@ class CheckPlan implements Plan {
 }
 
 export function resolveModel(arg: ModelArg): { model: Model; registered?: string } {
-  if (typeof arg === 'string') {
-    const model = findModel(arg);
-    if (model === undefined) {
-      throw new Error(`unknown model ${JSON.stringify(arg)}; known: ${Object.keys(models).join(', ')}, and independent:<model> for each`);
-    }
-    return { model, registered: arg };
-  }
+  if (typeof arg === 'string') return { model: named(arg), registered: arg };
   if ('nondeterministic' in arg && arg.nondeterministic === true) {
     return { model: fromNondeterministic(arg as NondeterministicModel) };
   }
@@ -81,13 +93,27 @@ export function resolveModel(arg: ModelArg): { model: Model; registered?: string
   return findModel(model.name) === model ? { model, registered: model.name } : { model };
 }
 
+/** A registered model by name (the answer of resolveModel for a string, without its object). */
+function named(name: string): Model {
+  const model = findModel(name);
+  if (model === undefined) {
+    throw new Error(`unknown model ${JSON.stringify(name)}; known: ${Object.keys(models).join(', ')}, and independent:<model> for each`);
+  }
+  return model;
+}
+
+/**
+ * Call and return times are finite numbers, returns not before calls. `x - x === 0` holds
+ * for exactly the finite numbers (NaN and the infinities give NaN): no Number.isFinite call
+ * per time, two per operation in the interpreter on a first check.
+ */
 function validate(history: readonly Operation[]): void {
   for (let i = 0; i < history.length; i++) {
     const { call, ret } = history[i];
-    if (typeof call !== 'number' || !Number.isFinite(call)) {
+    if (typeof call !== 'number' || call - call !== 0) {
       throw new RangeError(`operation ${i}${where(history[i])}: call time must be a finite number`);
     }
-    if (ret !== undefined && (typeof ret !== 'number' || !Number.isFinite(ret) || ret < call)) {
+    if (ret !== undefined && (typeof ret !== 'number' || ret - ret !== 0 || ret < call)) {
       throw new RangeError(`operation ${i}${where(history[i])}: return time must be a finite number not before its call`);
     }
   }
@@ -99,7 +125,12 @@ function where(op: Operation): string {
 
 export function plan(arg: ModelArg, history: readonly Operation[], options: CheckOptions = {}): Plan {
   const start = performance.now();
-  const { model, registered } = resolveModel(arg);
+  let model: Model;
+  let registered: string | undefined;
+  if (typeof arg === 'string') {
+    model = named(arg);
+    registered = arg;
+  } else ({ model, registered } = resolveModel(arg));
   validate(history);
   const p = new CheckPlan(model, registered, history, start, options.timeoutMs, options.verbose === true, (options.memoLimitMB ?? DEFAULT_MEMO_LIMIT_MB) * 2 ** 20);
   if (options.partition !== false && model.partition && history.length > 0) {
@@ -295,10 +326,17 @@ export function assemble(p: Plan, results: readonly (SearchResult | undefined)[]
       ok = false;
       continue;
     }
+    if (r.verdict === 'ok') {
+      // An ok answer has its linearization and never a reason or a model error (wgl.ts's
+      // finish('ok'), small.ts): its report in one object, without the reads below of
+      // what it lacks (each a first execution in a fresh process).
+      partitions[index] = { index, operations: ids, verdict: 'ok', explored: r.explored, cached: r.cached, linearization: p.whole ? r.linearization! : inHistory(r.linearization!, ids) };
+      continue;
+    }
     const report: PartitionReport = { index, operations: ids, verdict: r.verdict, explored: r.explored, cached: r.cached };
     partitions[index] = report;
     if (r.verdict === 'illegal') illegal = true;
-    else if (r.verdict !== 'ok') ok = false;
+    else ok = false;
     if (r.reason) report.reason = r.reason;
     if (r.modelError && modelError === undefined) {
       modelError = { operation: r.modelError.operation < 0 ? -1 : ids[r.modelError.operation], message: r.modelError.message };
