@@ -143,25 +143,27 @@ export function actorActions<S, A extends StepAction>(table: ActionTable<S, A>):
 }
 
 /** A continuation an actor takes on its own as soon as its guard holds. */
-export interface LocalStep<S> {
+export interface LocalStep<S, C = undefined> {
   readonly name: string;
   readonly cites: string;
-  readonly guard: (d: S, actor: number) => boolean;
-  readonly effect: (d: S, actor: number) => void;
+  readonly guard: (d: S, actor: number, cx: C) => boolean;
+  readonly effect: (d: S, actor: number, cx: C) => void;
 }
 
 /**
  * Runs an actor's local steps until none is enabled: each round tries every step in table
  * order (a step whose guard holds runs at once, and later steps see its effect). `limit`
  * bounds the rounds, so that a pair of steps that re-enable each other is an error rather
- * than a hang.
+ * than a hang. `cx`, given to every guard and effect, is what one machine's steps share (its
+ * config), so that a table of steps can be one for every machine, each step compiled once,
+ * rather than closures made per machine (specs/swarm/mreg.ts).
  */
-export function runLocal<S>(steps: readonly LocalStep<S>[], d: S, actor: number, limit = 10_000): void {
+export function runLocal<S, C = undefined>(steps: readonly LocalStep<S, C>[], d: S, actor: number, limit = 10_000, cx?: C): void {
   for (let round = 0; round < limit; round++) {
     let changed = false;
     for (const st of steps) {
-      if (st.guard(d, actor)) {
-        st.effect(d, actor);
+      if (st.guard(d, actor, cx as C)) {
+        st.effect(d, actor, cx as C);
         changed = true;
       }
     }

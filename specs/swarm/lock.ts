@@ -108,151 +108,175 @@ function lockLayout(np: number, n: number, nOps: number, fused: boolean) {
 /** The state's fields a report hides unless asked (the ghost and the violations). */
 export const LOCK_INTERNAL = ['invN', 'inv', 'trueN', 'tru', 'vExcl', 'vSafe', 'vSafeP', 'vS1', 'vS1Prev', 'vS1New'];
 
+type S = LayoutState<ReturnType<typeof lockLayout>['fields']>;
+const faults = (s: S) => s.mns as unknown as Faults;
+
+/**
+ * What one config's steps read: its config, context, scripts and the actions made so far.
+ * The steps are the module's functions taking it, not closures per config, so that each is
+ * compiled once for every config (sg.ts's Sg says why); a class, one shape for all.
+ */
+class Lock {
+  readonly n: number;
+  readonly nprocs: number;
+  readonly abs: boolean;
+  /** Per process, its TRYLOCKs' words. */
+  readonly words: number[][];
+  // Actions by what they name, made once each (labels are not built per state): one map per
+  // kind, keyed by an integer small enough to stay unboxed (a message number, (process, position)).
+  readonly made = Array.from({ length: 5 }, () => new Map<number, LockAction>());
+  constructor(readonly cfg: SwarmConfig, readonly cx: Cx) {
+    this.n = cx.n; this.nprocs = cx.nprocs;
+    this.abs = cfg.lock === 'abstract';
+    this.words = cfg.scripts.map((s) => s.map((o) => (o.f === 'trylock' ? trylockWord(o) : NOLOCK)));
+  }
+}
+
+function action(g: Lock, t: Kind, code: number, key: number, p: number, x: number, label: () => string): LockAction {
+  let a = g.made[code].get(key);
+  if (a === undefined) g.made[code].set(key, (a = { label: label(), t, p, x }));
+  return a;
+}
+const sendReq = (d: S, m: number) => { d.reqN = countedInsert(d.reqs, d.reqN, m); };
+
+/** T9's end for p: TRYLOCK returns r, checked against f.67 (TL-TrueSafety, TL-Excl); its CASes in flight become orphans. */
+function finishLock(g: Lock, d: S, p: number, r: number) {
+  const w = d.own[p];
+  if (r === 0) {
+    if (!conflictInvoked(d.inv, d.invN, w) && d.vSafe === 0) { d.vSafe = w; d.vSafeP = p; }
+  } else {
+    if (oppositeTrue(d.tru, d.trueN, w) && d.vExcl === 0) d.vExcl = w;
+    d.trueN = countedAdd(d.tru, d.trueN, w);
+  }
+  if (!g.abs) { // T9: loops still running stop; sent CASes may still land
+    let moved = false;
+    for (let i = 0; i < d.reqN; i++) if (reqP(d.reqs[i]) === p && reqSlot(d.reqs[i]) === 0) { d.reqs[i] -= ORPHAN_REQ; moved = true; }
+    if (moved) countedSort(d.reqs, d.reqN);
+    moved = false;
+    for (let i = 0; i < d.rspN; i++) if (rspP(d.rsps[i]) === p && rspSlot(d.rsps[i]) === 0) { d.rsps[i] -= ORPHAN_RSP; moved = true; }
+    if (moved) countedSort(d.rsps, d.rspN);
+  }
+  d.tl[p] = 0; d.own[p] = 0; d.dn[p] = 0; // the TRYLOCK returned (TRYLOCK-done)
+  d.rd.fill(0, p * g.n, p * g.n + g.n);
+}
+
+/** T8 at the process: the CAS returned prev; T6's guard decides whether to CAS again; then T9. */
+function deliverCas(g: Lock, d: S, m: number) {
+  const { n, cx } = g;
+  const p = rspP(m);
+  const c = rspC(m);
+  if (rspSlot(m) !== 0 || d.tl[p] === 0) return;
+  const prev = rspPrev(m);
+  const w = d.own[p];
+  d.rd[p * n + c] = prev;
+  if (prev === rspExpected(m)) { // [app:split:break]
+    if (cx.mut.M12) d.rd[p * n + c] = w;
+    d.dn[p] |= 1 << c;
+  } else if (casAgain(cx, prev, w)) sendReq(d, casReq(p, c, 0, Q, prev, w)); // T6 guard holds: CAS again
+  else d.dn[p] |= 1 << c;
+  // T9: a majority of the loops exited; T10-T12 decide
+  if (!g.abs && popcount(d.dn[p]) >= cx.qL) finishLock(g, d, p, lockVerdict(cx, w, d.rd, d.dn[p], p * n));
+}
+
+function actions(g: Lock, s: S): LockAction[] {
+  const { n, nprocs, words, abs, cfg } = g;
+  const out: LockAction[] = [];
+  for (let p = 0; p < nprocs; p++) {
+    const pc = s.pc[p];
+    // invoke: T4 TRYLOCK on TSL[0]
+    if (s.tl[p] === 0 && pc < words[p].length) out.push(action(g, 'invoke', 0, p * 64 + pc, p, 0, () => trylockLabel(p, words[p][pc])));
+    // TRYLOCK-returns (the abstract lock, f.67): any answer the two properties allow
+    if (abs && s.tl[p] === 1) {
+      const w = s.own[p];
+      if (conflictInvoked(s.inv, s.invN, w)) out.push(action(g, 'TRYLOCK-returns', 1, (p * W9 + w) * 2, p, 0, () => trylockReturnsLabel(p, w, 0)));
+      if (!oppositeTrue(s.tru, s.trueN, w)) out.push(action(g, 'TRYLOCK-returns', 1, (p * W9 + w) * 2 + 1, p, 1, () => trylockReturnsLabel(p, w, 1)));
+    }
+  }
+  // apply: an MN applies a request (each distinct message once, in the bag's order)
+  for (let i = 0; i < s.reqN; i++) {
+    const m = s.reqs[i];
+    if ((i === 0 || s.reqs[i - 1] !== m) && !isDown(faults(s), reqC(m))) {
+      out.push(action(g, 'apply', 2, m, reqP(m), m, () => casLabel(reqP(m), reqC(m), reqQ(m), reqExpected(m), reqNw(m))));
+    }
+  }
+  // deliver: a response reaches its process
+  for (let i = 0; i < s.rspN; i++) {
+    const m = s.rsps[i];
+    if (i === 0 || s.rsps[i - 1] !== m) out.push(action(g, 'deliver', 3, m, rspP(m), m, () => casRspLabel(rspP(m), rspC(m), rspPrev(m))));
+  }
+  // crashMN: up to f < n/2 MNs crash
+  if (crashesOf(faults(s)) < cfg.f) {
+    for (const { member } of faultChoices(faults(s), n, { crash: cfg.f })) out.push(action(g, 'crashMN', 4, member, -1, member, () => `crashMN(mn${member})`));
+  }
+  return out;
+}
+
+function step(g: Lock, d: S, a: LockAction) {
+  const p = a.p;
+  const n = g.n;
+  switch (a.t) {
+    case 'invoke': { // App. B T4-T5: TRYLOCK(w) on TSL[0]; one CAS loop per object, in parallel, the first CAS expecting ⊥
+      const w = g.words[p][d.pc[p]++];
+      d.invN = countedAdd(d.inv, d.invN, w);
+      d.tl[p] = 1; d.own[p] = w; d.dn[p] = 0;
+      d.rd.fill(NOLOCK, p * n, p * n + n);
+      if (!g.abs) for (let c = 0; c < n; c++) if (!isDown(faults(d), c)) sendReq(d, casReq(p, c, 0, Q, NOLOCK, w));
+      break;
+    }
+    case 'TRYLOCK-returns':
+      finishLock(g, d, p, a.x);
+      break;
+    case 'apply': { // App. B T8 at the object: CAS(expected → nw); TL-S1: never to a lower or equal timestamp
+      const m = a.x;
+      d.reqN = countedRemove(d.reqs, d.reqN, m);
+      const c = reqC(m);
+      const prev = d.tsl[c];
+      const expected = reqExpected(m);
+      if (prev === expected) {
+        const nw = reqNw(m);
+        if (lowersLock(prev, nw) && d.vS1 === 0) { d.vS1 = c + 1; d.vS1Prev = prev; d.vS1New = nw; }
+        d.tsl[c] = nw;
+      }
+      const rsp = casRsp(p, c, reqSlot(m), prev, expected);
+      if (g.cfg.fused) deliverCas(g, d, rsp);
+      else d.rspN = countedInsert(d.rsps, d.rspN, rsp);
+      break;
+    }
+    case 'deliver':
+      d.rspN = countedRemove(d.rsps, d.rspN, a.x);
+      deliverCas(g, d, a.x);
+      break;
+    case 'crashMN': { // requests to a crashed MN are lost
+      d.mns.set(applyFault(faults(d), 'crash', a.x));
+      d.reqN = countedRemoveWhere(d.reqs, d.reqN, (m) => reqC(m) === a.x);
+      break;
+    }
+  }
+}
+
+function mayStop(g: Lock, s: S): boolean {
+  if (s.vExcl !== 0 || s.vSafe !== 0 || s.vS1 !== 0) return true;
+  for (let p = 0; p < g.nprocs; p++) if (s.tl[p] !== 0 || s.pc[p] !== g.words[p].length) return false;
+  return true;
+}
+
 export function buildLock(cfg: SwarmConfig, variant?: string): Machine {
-  const cx: Cx = context(cfg, VARIANTS.flags(variant), () => {});
-  const { n, nprocs } = cx;
-  const abs = cfg.lock === 'abstract';
-  const words = cfg.scripts.map((s) => s.map((o) => (o.f === 'trylock' ? trylockWord(o) : NOLOCK)));
+  const g = new Lock(cfg, context(cfg, VARIANTS.flags(variant), () => {}));
+  const { n, nprocs, words } = g;
   const nOps = words.reduce((k, s) => k + s.length, 0);
   if (!lockLayerOnly(cfg)) throw new Error('swarm lock: not a config of the lock layer alone within its bounds (lockLayerOnly)');
   const L = lockLayout(nprocs, n, nOps, cfg.fused);
-  type S = LayoutState<typeof L.fields>;
-  const faults = (s: S) => s.mns as unknown as Faults;
-
-  // Actions by what they name, made once each (labels are not built per state): one map per
-  // kind, keyed by an integer small enough to stay unboxed (a message number, (process, position)).
-  const made = Array.from({ length: 5 }, () => new Map<number, LockAction>());
-  const action = (t: Kind, code: number, key: number, p: number, x: number, label: () => string): LockAction => {
-    let a = made[code].get(key);
-    if (a === undefined) made[code].set(key, (a = { label: label(), t, p, x }));
-    return a;
-  };
-
-  const sendReq = (d: S, m: number) => { d.reqN = countedInsert(d.reqs, d.reqN, m); };
-
-  /** T9's end for p: TRYLOCK returns r, checked against f.67 (TL-TrueSafety, TL-Excl); its CASes in flight become orphans. */
-  const finishLock = (d: S, p: number, r: number) => {
-    const w = d.own[p];
-    if (r === 0) {
-      if (!conflictInvoked(d.inv, d.invN, w) && d.vSafe === 0) { d.vSafe = w; d.vSafeP = p; }
-    } else {
-      if (oppositeTrue(d.tru, d.trueN, w) && d.vExcl === 0) d.vExcl = w;
-      d.trueN = countedAdd(d.tru, d.trueN, w);
-    }
-    if (!abs) { // T9: loops still running stop; sent CASes may still land
-      let moved = false;
-      for (let i = 0; i < d.reqN; i++) if (reqP(d.reqs[i]) === p && reqSlot(d.reqs[i]) === 0) { d.reqs[i] -= ORPHAN_REQ; moved = true; }
-      if (moved) countedSort(d.reqs, d.reqN);
-      moved = false;
-      for (let i = 0; i < d.rspN; i++) if (rspP(d.rsps[i]) === p && rspSlot(d.rsps[i]) === 0) { d.rsps[i] -= ORPHAN_RSP; moved = true; }
-      if (moved) countedSort(d.rsps, d.rspN);
-    }
-    d.tl[p] = 0; d.own[p] = 0; d.dn[p] = 0; // the TRYLOCK returned (TRYLOCK-done)
-    d.rd.fill(0, p * n, p * n + n);
-  };
-
-  /** T8 at the process: the CAS returned prev; T6's guard decides whether to CAS again; then T9. */
-  const deliverCas = (d: S, m: number) => {
-    const p = rspP(m);
-    const c = rspC(m);
-    if (rspSlot(m) !== 0 || d.tl[p] === 0) return;
-    const prev = rspPrev(m);
-    const w = d.own[p];
-    d.rd[p * n + c] = prev;
-    if (prev === rspExpected(m)) { // [app:split:break]
-      if (cx.mut.M12) d.rd[p * n + c] = w;
-      d.dn[p] |= 1 << c;
-    } else if (casAgain(cx, prev, w)) sendReq(d, casReq(p, c, 0, Q, prev, w)); // T6 guard holds: CAS again
-    else d.dn[p] |= 1 << c;
-    // T9: a majority of the loops exited; T10-T12 decide
-    if (!abs && popcount(d.dn[p]) >= cx.qL) finishLock(d, p, lockVerdict(cx, w, d.rd, d.dn[p], p * n));
-  };
-
   return layoutMachine(L, {
     init: () => [{ tsl: Array.from({ length: n }, () => NOLOCK) }],
-    actions(s) {
-      const out: LockAction[] = [];
-      for (let p = 0; p < nprocs; p++) {
-        const pc = s.pc[p];
-        // invoke: T4 TRYLOCK on TSL[0]
-        if (s.tl[p] === 0 && pc < words[p].length) out.push(action('invoke', 0, p * 64 + pc, p, 0, () => trylockLabel(p, words[p][pc])));
-        // TRYLOCK-returns (the abstract lock, f.67): any answer the two properties allow
-        if (abs && s.tl[p] === 1) {
-          const w = s.own[p];
-          if (conflictInvoked(s.inv, s.invN, w)) out.push(action('TRYLOCK-returns', 1, (p * W9 + w) * 2, p, 0, () => trylockReturnsLabel(p, w, 0)));
-          if (!oppositeTrue(s.tru, s.trueN, w)) out.push(action('TRYLOCK-returns', 1, (p * W9 + w) * 2 + 1, p, 1, () => trylockReturnsLabel(p, w, 1)));
-        }
-      }
-      // apply: an MN applies a request (each distinct message once, in the bag's order)
-      for (let i = 0; i < s.reqN; i++) {
-        const m = s.reqs[i];
-        if ((i === 0 || s.reqs[i - 1] !== m) && !isDown(faults(s), reqC(m))) {
-          out.push(action('apply', 2, m, reqP(m), m, () => casLabel(reqP(m), reqC(m), reqQ(m), reqExpected(m), reqNw(m))));
-        }
-      }
-      // deliver: a response reaches its process
-      for (let i = 0; i < s.rspN; i++) {
-        const m = s.rsps[i];
-        if (i === 0 || s.rsps[i - 1] !== m) out.push(action('deliver', 3, m, rspP(m), m, () => casRspLabel(rspP(m), rspC(m), rspPrev(m))));
-      }
-      // crashMN: up to f < n/2 MNs crash
-      if (crashesOf(faults(s)) < cfg.f) {
-        for (const { member } of faultChoices(faults(s), n, { crash: cfg.f })) out.push(action('crashMN', 4, member, -1, member, () => `crashMN(mn${member})`));
-      }
-      return out;
-    },
-    step(d, a) {
-      const p = a.p;
-      switch (a.t) {
-        case 'invoke': { // App. B T4-T5: TRYLOCK(w) on TSL[0]; one CAS loop per object, in parallel, the first CAS expecting ⊥
-          const w = words[p][d.pc[p]++];
-          d.invN = countedAdd(d.inv, d.invN, w);
-          d.tl[p] = 1; d.own[p] = w; d.dn[p] = 0;
-          d.rd.fill(NOLOCK, p * n, p * n + n);
-          if (!abs) for (let c = 0; c < n; c++) if (!isDown(faults(d), c)) sendReq(d, casReq(p, c, 0, Q, NOLOCK, w));
-          break;
-        }
-        case 'TRYLOCK-returns':
-          finishLock(d, p, a.x);
-          break;
-        case 'apply': { // App. B T8 at the object: CAS(expected → nw); TL-S1: never to a lower or equal timestamp
-          const m = a.x;
-          d.reqN = countedRemove(d.reqs, d.reqN, m);
-          const c = reqC(m);
-          const prev = d.tsl[c];
-          const expected = reqExpected(m);
-          if (prev === expected) {
-            const nw = reqNw(m);
-            if (lowersLock(prev, nw) && d.vS1 === 0) { d.vS1 = c + 1; d.vS1Prev = prev; d.vS1New = nw; }
-            d.tsl[c] = nw;
-          }
-          const rsp = casRsp(p, c, reqSlot(m), prev, expected);
-          if (cfg.fused) deliverCas(d, rsp);
-          else d.rspN = countedInsert(d.rsps, d.rspN, rsp);
-          break;
-        }
-        case 'deliver':
-          d.rspN = countedRemove(d.rsps, d.rspN, a.x);
-          deliverCas(d, a.x);
-          break;
-        case 'crashMN': { // requests to a crashed MN are lost
-          d.mns.set(applyFault(faults(d), 'crash', a.x));
-          d.reqN = countedRemoveWhere(d.reqs, d.reqN, (m) => reqC(m) === a.x);
-          break;
-        }
-      }
-    },
+    actions: (s) => actions(g, s),
+    step: (d, a) => step(g, d, a),
     // Named and ordered as the plain machine's (invariants.ts): the first failure a state shows is the same.
     invariants: {
       'TL-Excl': (s: S): Check => (s.vExcl === 0 ? true : exclMessage(Q, s.vExcl)),
       'TL-TrueSafety': (s: S): Check => (s.vSafe === 0 ? true : trueSafetyMessage(Q, s.vSafe, s.vSafeP)),
       'TL-S1': (s: S): Check => (s.vS1 === 0 ? true : s1Message(Q, s.vS1 - 1, s.vS1Prev, s.vS1New)),
     },
-    mayStop: (s) => {
-      if (s.vExcl !== 0 || s.vSafe !== 0 || s.vS1 !== 0) return true;
-      for (let p = 0; p < nprocs; p++) if (s.tl[p] !== 0 || s.pc[p] !== words[p].length) return false;
-      return true;
-    },
+    mayStop: (s) => mayStop(g, s),
     actor: (a) => (a.t === 'crashMN' ? `mn${a.x}` : procName(a.p)),
   }) as unknown as Machine;
 }
