@@ -24,13 +24,12 @@
 //       process of its own (explore-spec.ts)
 
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { explore, exploreSync } from '../checkers/explore/index.ts';
 import type { SpecFigures } from './explore-spec.ts';
-import { CHECK_V8_FLAGS } from '../cli/v8-flags.ts';
 import { racyCounter } from '../checkers/explore/fixtures/racy-counter.ts';
 import { racyCounterPacked } from '../checkers/explore/fixtures/racy-counter-packed.ts';
 import { racyCounterLayout } from '../specs/kit/racy-counter-layout.ts';
@@ -179,12 +178,18 @@ const loadLine = async () => {
 // Each spec run is a child process that loads one tree's engine and specs and nothing else
 // (explore-spec.ts): with this tree's engine loaded beside it, as it was when this file ran
 // them, the compared tree's later configs sometimes ran slower, which flattered this tree.
-// This tree's runs start node with the V8 flags `interleave check` sets (cli/v8-flags.ts), so
-// that they measure what the command does; a compared tree runs as it shipped, without.
+// Each tree's runs start node with the V8 flags its `interleave check` sets (its
+// cli/v8-flags.ts; none for a tree without one), so that they measure what its command does.
 function specChild(root: string, name: string, flags: readonly string[]): SpecFigures {
   const script = fileURLToPath(new URL('./explore-spec.ts', import.meta.url));
   const out = execFileSync(process.execPath, ['--import', 'tsx', ...flags, script, root, name], { encoding: 'utf8', maxBuffer: 1 << 24 });
   return JSON.parse(out.trim().split('\n').pop()!) as SpecFigures;
+}
+
+async function checkFlagsOf(root: string): Promise<readonly string[]> {
+  const file = join(root, 'cli/v8-flags.ts');
+  if (!existsSync(file)) return [];
+  return ((await import(pathToFileURL(file).href)) as { CHECK_V8_FLAGS: readonly string[] }).CHECK_V8_FLAGS;
 }
 
 async function specsMain(): Promise<void> {
@@ -192,15 +197,19 @@ async function specsMain(): Promise<void> {
   const compare = arg('--compare');
   const names = (arg('--only') ?? 'fusee,minos,rowan,shadowfax,swarm').split(',');
   console.log(`seed specs, default configs: ${await loadLine()}`);
-  console.log(`this tree's runs with the V8 flags of \`interleave check\` (cli/v8-flags.ts): ${CHECK_V8_FLAGS.join(' ') || 'none'}${compare ? '; the compared tree as it shipped' : ''}`);
   const trees = compare ? [['this tree', here], ['compared', compare]] : [['this tree', here]];
+  const flags = new Map<string, readonly string[]>();
+  for (const [label, root] of trees) {
+    flags.set(root, await checkFlagsOf(root));
+    console.log(`${label}'s runs with the V8 flags of its \`interleave check\` (cli/v8-flags.ts): ${flags.get(root)!.join(' ') || 'none'}`);
+  }
   const best = new Map<string, SpecFigures>();
   // per config, the fastest run of each tree (by CPU time)
   const bestConfig = new Map<string, SpecFigures['configs'][number]>();
   for (let k = 0; k < repeat; k++) {
     for (const name of names) {
       for (const [label, root] of trees) {
-        const f = specChild(root, name, root === here ? CHECK_V8_FLAGS : []);
+        const f = specChild(root, name, flags.get(root)!);
         const key = `${label}\0${name}`;
         const prev = best.get(key);
         if (!prev || f.cpuSeconds < prev.cpuSeconds) best.set(key, f);

@@ -9,8 +9,7 @@ import { applyCheckV8Flags } from './v8-flags.ts';
 
 /** Each command's module, in the order help lists them. */
 const COMMANDS: Record<string, () => Promise<CommandModule>> = {
-  // check's explorations run with V8 flags of their own (v8-flags.ts), set before they load
-  check: () => (applyCheckV8Flags(), import('./check.ts')),
+  check: () => import('./check.ts'),
   explore: () => import('./explore.ts'),
   mutants: () => import('./mutants.ts'),
   lin: () => import('./lin.ts'),
@@ -41,6 +40,9 @@ function versionOnly(argv: readonly string[]): boolean {
 /** The program; with `argv`, only the command it names when it names one. */
 export async function buildProgram(argv?: readonly string[]): Promise<Command> {
   const named = argv === undefined ? undefined : commandOf(argv);
+  // check's explorations run with V8 flags of their own (v8-flags.ts), set before its module
+  // loads; only when the command line names it, since the flags last for the process
+  if (named === 'check') applyCheckV8Flags();
   const names = argv !== undefined && versionOnly(argv) ? [] : named === undefined ? Object.keys(COMMANDS) : [named];
   return programOf(await Promise.all(names.map((name) => COMMANDS[name]())));
 }

@@ -21,4 +21,12 @@ describe('V8 flags for `interleave check` (cli/v8-flags.ts)', () => {
     await buildProgram(['node', 'interleave', command]);
     expect(setFlagsFromString).not.toHaveBeenCalled();
   });
+
+  it.each([[undefined], [['node', 'interleave', '--help']], [['node', 'interleave']], [['node', 'interleave', 'help', 'check']]])(
+    'a program with every command (argv %j) does not',
+    async (argv) => {
+      await buildProgram(argv);
+      expect(setFlagsFromString).not.toHaveBeenCalled();
+    },
+  );
 });
