@@ -154,60 +154,61 @@ export const serverRecvSteps = (cx: Cx): Record<keyof typeof SERVER_RECV_STEPS, 
 // the i-th pending entry, its op and its source thread (what the labels name)
 const pendingAt = (cx: Cx, i: number, o: number, t: number, s: State) => (i * cx.ops.length + o) * threadsAt(cx) + threadAt(t, s);
 
+/** Ops the servers finish later, written once for every config (context.ts, `StepOf`). */
 const SERVER_LATER_STEPS = {
-    serverCompleteIO: {
-      name: 'serverCompleteIO', cites: '§1.6 L82 (pending I/O), §2.3 WAIT_FOR_PENDING',
-      enabled: (cx, completing, s, out) => {
-        const pending = s.src.pendingIO;
-        for (let i = 0; i < pending.length; i++) {
-          const p = pending[i];
-          out.push((completing[pendingAt(cx, i, p.op, p.t, s)] ??= action(`serverCompleteIO(${sourceThreadName(s.swapped, p.t)}, ${describeOp(cx, p.op)})`, 'serverCompleteIO', { i, t: p.t })));
-        }
-      },
-      effect: (cx, d, a) => {
-        const pending = srcW(d).pendingIO;
-        const { op: o, c, t } = pending[a.i!];
-        removeAt(pending, a.i!);
-        executeAtSource(cx, d, t, c, o, true);
-      },
+  serverCompleteIO: {
+    name: 'serverCompleteIO', cites: '§1.6 L82 (pending I/O), §2.3 WAIT_FOR_PENDING',
+    enabled: (cx, completing, s, out) => {
+      const pending = s.src.pendingIO;
+      for (let i = 0; i < pending.length; i++) {
+        const p = pending[i];
+        out.push((completing[pendingAt(cx, i, p.op, p.t, s)] ??= action(`serverCompleteIO(${sourceThreadName(s.swapped, p.t)}, ${describeOp(cx, p.op)})`, 'serverCompleteIO', { i, t: p.t })));
+      }
     },
-    installSampleCopy: {
-      name: 'installSampleCopy', cites: 'M20 against §4.1 L178-180 (the sampling copy without its latch)',
-      enabled: (cx, installing, s, out) => {
-        const copying = s.src.copying;
-        for (let i = 0; i < copying.length; i++) {
-          const p = copying[i];
-          out.push((installing[pendingAt(cx, i, p.op, p.t, s)] ??= action(`installSampleCopy(${sourceThreadName(s.swapped, p.t)}, ${describeOp(cx, p.op)})`, 'installSampleCopy', { i, t: p.t })));
-        }
-      },
-      effect: (cx, d, a) => {
-        const src = srcW(d);
-        const { op: o, c, v } = src.copying[a.i!];
-        removeAt(src.copying, a.i!);
-        src.log.push({ k: cx.ops[o].k, v });
-        const at: Lookup = { kind: 'rec', v, addr: src.log.length - 1 };
-        const { out, write } = apply(cx, d, S, o, v);
-        if (write !== undefined) store(src.log, src.head, cx.ops[o].k, at, write);
-        respond(d, c, S, o, out);
-      },
+    effect: (cx, d, a) => {
+      const pending = srcW(d).pendingIO;
+      const { op: o, c, t } = pending[a.i!];
+      removeAt(pending, a.i!);
+      executeAtSource(cx, d, t, c, o, true);
     },
-    tgtRetryPended: {
-      name: 'tgtRetryPended', cites: '§5 L340: the target periodically retries pended ops',
-      enabled: (cx, retrying, s, out) => {
-        if (!s.up[T] || cx.mut.M28) return; // M28: it never does
-        const pended = s.tgt.pended;
-        for (let i = 0; i < pended.length; i++) {
-          const o = pended[i].op;
-          if (targetDecision(cx, s, o) === 'execute') out.push((retrying[i * cx.ops.length + o] ??= action(`tgtRetryPended(${describeOp(cx, o)})`, 'tgtRetryPended', { i })));
-        }
-      },
-      effect: (cx, d, a) => {
-        const pended = tgtW(d).pended;
-        const { op: o, c } = pended[a.i!];
-        removeAt(pended, a.i!);
-        executeAtTarget(cx, d, c, o);
-      },
+  },
+  installSampleCopy: {
+    name: 'installSampleCopy', cites: 'M20 against §4.1 L178-180 (the sampling copy without its latch)',
+    enabled: (cx, installing, s, out) => {
+      const copying = s.src.copying;
+      for (let i = 0; i < copying.length; i++) {
+        const p = copying[i];
+        out.push((installing[pendingAt(cx, i, p.op, p.t, s)] ??= action(`installSampleCopy(${sourceThreadName(s.swapped, p.t)}, ${describeOp(cx, p.op)})`, 'installSampleCopy', { i, t: p.t })));
+      }
     },
+    effect: (cx, d, a) => {
+      const src = srcW(d);
+      const { op: o, c, v } = src.copying[a.i!];
+      removeAt(src.copying, a.i!);
+      src.log.push({ k: cx.ops[o].k, v });
+      const at: Lookup = { kind: 'rec', v, addr: src.log.length - 1 };
+      const { out, write } = apply(cx, d, S, o, v);
+      if (write !== undefined) store(src.log, src.head, cx.ops[o].k, at, write);
+      respond(d, c, S, o, out);
+    },
+  },
+  tgtRetryPended: {
+    name: 'tgtRetryPended', cites: '§5 L340: the target periodically retries pended ops',
+    enabled: (cx, retrying, s, out) => {
+      if (!s.up[T] || cx.mut.M28) return; // M28: it never does
+      const pended = s.tgt.pended;
+      for (let i = 0; i < pended.length; i++) {
+        const o = pended[i].op;
+        if (targetDecision(cx, s, o) === 'execute') out.push((retrying[i * cx.ops.length + o] ??= action(`tgtRetryPended(${describeOp(cx, o)})`, 'tgtRetryPended', { i })));
+      }
+    },
+    effect: (cx, d, a) => {
+      const pended = tgtW(d).pended;
+      const { op: o, c } = pended[a.i!];
+      removeAt(pended, a.i!);
+      executeAtTarget(cx, d, c, o);
+    },
+  },
 } satisfies Record<string, StepOf<GlobalArgs>>;
 
 /** Ops the servers finish later: I/O completions, M20's late sampling copies, T's retries of pended ops. */

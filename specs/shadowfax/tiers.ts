@@ -83,7 +83,7 @@ const TIER_STEPS = {
       // M27: without waiting for the records to be applied
       if (cx.config.compaction && s.up[S] && src.phase === 'DONE' && src.begin < src.head && (src.compaction === 'done' || cx.mut.M27)) out.push(truncate);
     },
-    effect: (cx, d) => void (srcW(d).begin = d.src.head),
+    effect: (_cx, d) => void (srcW(d).begin = d.src.head),
   },
   ownerRecvCompacted: {
     name: 'ownerRecvCompacted', cites: '§4.2 L215: insert only where the key was not fetched from the shared tier after migration',
@@ -105,14 +105,14 @@ const TIER_STEPS = {
     enabled: (cx, _made, s, out) => {
       if (cx.config.tiers && s.up[S] && s.src.head < s.src.log.length) out.push(evict);
     },
-    effect: (cx, d) => void (srcW(d).head = d.src.log.length),
+    effect: (_cx, d) => void (srcW(d).head = d.src.log.length),
   },
   flush: {
     name: 'flush', cites: '§4.2 L202: SSD is flushed to the shared blob tier',
     enabled: (cx, _made, s, out) => {
       if (cx.config.tiers && s.up[S] && s.src.flushed < s.src.head) out.push(flush);
     },
-    effect: (cx, d) => void (srcW(d).flushed = d.src.head),
+    effect: (_cx, d) => void (srcW(d).flushed = d.src.head),
   },
 } satisfies Record<string, StepOf<GlobalArgs>>;
 
