@@ -87,24 +87,39 @@ export function tableMachine<S, A extends StepAction>(table: ActionTable<S, A>, 
     if (effects.has(st.name)) throw new Error(`action table: step "${st.name}" listed twice`);
     effects.set(st.name, st.effect);
   }
-  const stepsOf = actorSteps(table);
-  return {
-    actions(s) {
-      const out: A[] = [];
-      const n = table.actors(s);
-      for (let p = 0; p < n; p++) for (const st of stepsOf(s, p)) enable(st, s, p, out);
-      for (const st of table.global) st.enabled(s, out);
-      return out;
-    },
-    next(s, a) {
-      const effect = effects.get(a.step);
-      if (!effect) throw new Error(`action table: no step "${a.step}"`);
-      const d = copy(s, a);
-      effect(d, a);
-      after?.(d, a);
-      return d;
-    },
-  };
+  const m: Built<S, A> = { table, copy, after, effects, stepsOf: actorSteps(table) };
+  // functions written once and given the table (bound), not closures made per table: V8
+  // compiles a closure that is the only one made at its site for the context it closes
+  // over, and throws that code away when the next machine makes a second one
+  const actions: (m: Built<S, A>, s: S) => A[] = tableActions;
+  const next: (m: Built<S, A>, s: S, a: A) => S = tableNext;
+  return { actions: actions.bind(undefined, m), next: next.bind(undefined, m) };
+}
+
+/** What a table machine's actions() and next() read. */
+interface Built<S, A extends StepAction> {
+  table: ActionTable<S, A>;
+  copy: (s: S, a: A) => S;
+  after: ((d: S, a: A) => void) | undefined;
+  effects: Map<string, (d: S, a: A) => void>;
+  stepsOf: (s: S, actor: number) => readonly PerActor<S, A>[];
+}
+
+function tableActions<S, A extends StepAction>({ table, stepsOf }: Built<S, A>, s: S): A[] {
+  const out: A[] = [];
+  const n = table.actors(s);
+  for (let p = 0; p < n; p++) for (const st of stepsOf(s, p)) enable(st, s, p, out);
+  for (const st of table.global) st.enabled(s, out);
+  return out;
+}
+
+function tableNext<S, A extends StepAction>({ copy, after, effects }: Built<S, A>, s: S, a: A): S {
+  const effect = effects.get(a.step);
+  if (!effect) throw new Error(`action table: no step "${a.step}"`);
+  const d = copy(s, a);
+  effect(d, a);
+  after?.(d, a);
+  return d;
 }
 
 /** Asks a per-actor step's guard, or a group's guards member by member. */

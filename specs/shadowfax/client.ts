@@ -2,12 +2,9 @@
 // the session of the owner (§3.1), batches and tags it with the session's view, and on a
 // rejection refreshes the map and reissues from the earliest rejected op (L156-158).
 
-import type { ActorStep, MemberStep } from '../kit/table.ts';
-import { breakInv, describeOp, rangeBit, rangeOf, rangesAt, rangesOf, serverName, sessionAt, type Cx } from './context.ts';
-import { action, clientW, listW, reqW, respW, sessionsW, sessionW, type Client, type ShadowfaxAction, type State } from './state.ts';
+import { breakInv, describeOp, rangeBit, rangeOf, rangesAt, rangesOf, serverName, sessionAt, type ActorArgs, type Cx, type MemberArgs, type StepOf } from './context.ts';
+import { action, clientW, listW, reqW, respW, sessionsW, sessionW, type Client, type State } from './state.ts';
 
-type Actor = ActorStep<State, ShadowfaxAction>;
-type Member = MemberStep<State, ShadowfaxAction>;
 
 /** Route an op by the cached mapping into its session (§3.1); with batch size 1, send it. */
 export function send(cx: Cx, s: State, c: number, o: number): void {
@@ -48,9 +45,9 @@ export function refreshFromMeta(cx: Cx, s: State, cl: Client): void {
   }
 }
 
-export const issueStep = (cx: Cx, made: ShadowfaxAction[] = []): Actor => ({
+export const issueStep: StepOf<ActorArgs> = {
   name: 'issue', cites: '§3.1 (route by the cached mapping), L131 (buffer), L133 (pipelining up to depth)',
-  enabled: (s, c, out) => {
+  enabled: (cx, made, s, c, out) => {
     const script = cx.config.clients[c].script;
     const next = s.clients[c].next;
     let outstanding = 0;
@@ -59,28 +56,28 @@ export const issueStep = (cx: Cx, made: ShadowfaxAction[] = []): Actor => ({
       out.push((made[cx.firstOp[c] + next] ??= action(`issue(c${c + 1}, ${describeOp(cx, cx.firstOp[c] + next)})`, 'issue', { c })));
     }
   },
-  effect: (d, a) => {
+  effect: (cx, d, a) => {
     const c = a.c!;
     const o = cx.firstOp[c] + clientW(d, c).next++;
     listW(d, 'status')[o] = 1;
     send(cx, d, c, o);
   },
-});
+};
 
-export const clientSendStep = (cx: Cx, made: ShadowfaxAction[] = []): Member => ({
+export const clientSendStep: StepOf<MemberArgs> = {
   name: 'clientSend', cites: '§6.2 ClientSend, L131: a batch of the buffered ops, tagged with the session view',
-  enabled: (s, c, srv, out) => {
+  enabled: (_cx, made, s, c, srv, out) => {
     if (s.clients[c].sessions[srv].buffer.length > 0) out.push((made[sessionAt(c, srv, s)] ??= action(`clientSend(c${c + 1}→${serverName(s, srv)})`, 'clientSend', { c, s: srv })));
   },
-  effect: (d, a) => cutBatch(cx, d, a.c!, a.s!),
-});
+  effect: (cx, d, a) => cutBatch(cx, d, a.c!, a.s!),
+};
 
-export const clientRecvStep = (made: ShadowfaxAction[] = []): Member => ({
+export const clientRecvStep: StepOf<MemberArgs> = {
   name: 'clientRecv', cites: '§3.2.1 L156: an answer, or VIEW_CHANGED with the earliest point to reissue from',
-  enabled: (s, c, srv, out) => {
+  enabled: (_cx, made, s, c, srv, out) => {
     if (s.resp[c][srv].length > 0) out.push((made[sessionAt(c, srv, s)] ??= action(`clientRecv(c${c + 1}←${serverName(s, srv)})`, 'clientRecv', { c, s: srv })));
   },
-  effect: (d, a) => {
+  effect: (_cx, d, a) => {
     const r = respW(d, a.c!, a.s!).shift()!;
     const session = sessionW(d, a.c!, a.s!);
     if (!session.inflight.includes(r.op)) return; // answer to an op already reissued
@@ -97,7 +94,7 @@ export const clientRecvStep = (made: ShadowfaxAction[] = []): Member => ({
     session.lastDone = r.op;
     listW(d, 'status')[r.op] = 2;
   },
-});
+};
 
 /** Whether a session of the client thread has a rejection to handle. */
 function rejected(cl: Client): boolean {
@@ -135,12 +132,12 @@ function chosenSuffix(cx: Cx, s: State, c: number, srv: number): number[] {
   return chosen;
 }
 
-export const handleViewChangeStep = (cx: Cx, made: ShadowfaxAction[] = []): Actor => ({
+export const handleViewChangeStep: StepOf<ActorArgs> = {
   name: 'handleViewChange', cites: '§3.2.1 L156-158: refresh the mapping, shuffle the rejected suffix to the right sessions',
-  enabled: (s, c, out) => {
+  enabled: (_cx, made, s, c, out) => {
     if (rejected(s.clients[c])) out.push((made[c] ??= action(`handleViewChange(c${c + 1})`, 'handleViewChange', { c })));
   },
-  effect: (d, a) => {
+  effect: (cx, d, a) => {
     const c = a.c!;
     const cl = sessionsW(d, c);
     // M16: no refresh, so the suffix goes back to the stale owner with the old tag
@@ -162,4 +159,4 @@ export const handleViewChangeStep = (cx: Cx, made: ShadowfaxAction[] = []): Acto
     }
     for (let i = 0; i < reissue.length; i++) send(cx, d, c, reissue[i]);
   },
-});
+};

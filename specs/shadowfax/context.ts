@@ -3,7 +3,7 @@
 
 import type { Flags } from '../kit/variants.ts';
 import type { Variant } from './mutants.ts';
-import { listW, R, SERVER_NAMES, type KeyDef, type Op, type ShadowfaxConfig, type State } from './state.ts';
+import { listW, R, SERVER_NAMES, type KeyDef, type Op, type ShadowfaxAction, type ShadowfaxConfig, type State } from './state.ts';
 
 export interface Cx {
   config: ShadowfaxConfig;
@@ -114,4 +114,42 @@ export function describeOp(cx: Cx, o: number): string {
 export function breakInv(s: State, name: string, message: string): void {
   for (let i = 0; i < s.broken.length; i++) if (s.broken[i][0] === name) return;
   listW(s, 'broken').push([name, message]);
+}
+
+/**
+ * A step written once for every config: its guard takes the built machine's context and its
+ * own store of the actions it made (`made`, see above), its effect the context. `bind` gives
+ * one config's step. Written once rather than as closures made per config: V8 compiles a
+ * closure that is the only one made at its site for the context it closes over, and throws
+ * that code away when the next config makes a second one (B0-pipe recompiled B0's steps).
+ */
+export interface StepOf<E extends unknown[]> {
+  readonly name: ShadowfaxAction['step'];
+  readonly cites: string;
+  readonly enabled: (cx: Cx, made: ShadowfaxAction[], ...args: E) => void;
+  readonly effect: (cx: Cx, d: State, a: ShadowfaxAction) => void;
+}
+export interface BoundStep<E extends unknown[]> {
+  readonly name: ShadowfaxAction['step'];
+  readonly cites: string;
+  readonly enabled: (...args: E) => void;
+  readonly effect: (d: State, a: ShadowfaxAction) => void;
+}
+export const bindStep = <E extends unknown[]>(cx: Cx, st: StepOf<E>): BoundStep<E> => ({
+  name: st.name,
+  cites: st.cites,
+  enabled: st.enabled.bind(undefined, cx, []),
+  effect: st.effect.bind(undefined, cx),
+});
+/** The parameters after `made` of a global step's guard (the state, the actions out). */
+export type GlobalArgs = [s: State, out: ShadowfaxAction[]];
+/** … of a client thread's step (its index c). */
+export type ActorArgs = [s: State, c: number, out: ShadowfaxAction[]];
+/** … of a step of client thread c's session with server srv. */
+export type MemberArgs = [s: State, c: number, srv: number, out: ShadowfaxAction[]];
+/** Every step of a record of them, bound to one config. */
+export function bindAll<K extends string, E extends unknown[]>(cx: Cx, steps: Record<K, StepOf<E>>): Record<K, BoundStep<E>> {
+  const out = {} as Record<K, BoundStep<E>>;
+  for (const k of Object.keys(steps) as K[]) out[k] = bindStep(cx, steps[k]);
+  return out;
 }

@@ -42,7 +42,12 @@ function canExecute(cx: Cx, s: State, srv: number, r: number): boolean {
  * part their step did not take, and parts never change once their state is made (state.ts).
  */
 const NOTHING = {};
-function ofParts(parts: (s: State) => [object, object, object, object], check: (s: State) => Check): (s: State) => Check {
+/** A state invariant written once for every config (context.ts, `StepOf`): the parts it reads, and its check given the context. */
+interface PartsCheck {
+  parts: (s: State) => [object, object, object, object];
+  check: (cx: Cx, s: State) => Check;
+}
+function ofParts(cx: Cx, { parts, check }: PartsCheck): (s: State) => Check {
   // a list of objects from the start (as `p` is): an empty `[]` is a list of small integers
   // to V8, and each config's first check would meet code compiled for lists of objects only
   let last: object[] = [NOTHING, NOTHING, NOTHING, NOTHING];
@@ -50,7 +55,7 @@ function ofParts(parts: (s: State) => [object, object, object, object], check: (
   return (s) => {
     const p = parts(s);
     if (p[0] !== last[0] || p[1] !== last[1] || p[2] !== last[2] || p[3] !== last[3]) {
-      verdict = check(s);
+      verdict = check(cx, s);
       last = p;
     }
     return verdict;
@@ -63,18 +68,22 @@ const stepInvariant = (name: string) => (s: State): Check => {
   return true;
 };
 
-export function invariants(cx: Cx): Record<string, (s: State) => Check> {
-  const { keys } = cx;
-  const all: Record<string, (s: State) => Check> = {
-    // C1, L154: no two servers serve an overlapping hash range at once
-    'INV-EXCL': ofParts((s) => [s.up, s.src, s.tgt, s.meta], (s) => {
+/** The state invariants that read a few parts, written once for every config. */
+const STATE_CHECKS = {
+  // C1, L154: no two servers serve an overlapping hash range at once
+  'INV-EXCL': {
+    parts: (s) => [s.up, s.src, s.tgt, s.meta],
+    check: (cx, s) => {
       for (let r = 1; r <= 4; r <<= 1) {
         if (canExecute(cx, s, S, r) && canExecute(cx, s, T, r)) return `both S and T can execute operations on range ${RANGE_NAMES[r]}`;
       }
       return true;
-    }),
-    // L148, L177: one set of ranges per (server, view), in the metadata store and in every session
-    'INV-VIEWID': ofParts((s) => [s.meta, s.clients, s.meta, s.meta], (s) => {
+    },
+  },
+  // L148, L177: one set of ranges per (server, view), in the metadata store and in every session
+  'INV-VIEWID': {
+    parts: (s) => [s.meta, s.clients, s.meta, s.meta],
+    check: (_cx, s) => {
       const at = s.meta.rangesAt;
       for (let i = 0; i < at.length; i++) {
         const srv = at[i][0];
@@ -95,18 +104,62 @@ export function invariants(cx: Cx): Record<string, (s: State) => Check> {
         }
       }
       return true;
-    }),
-    'INV-VIEWMONO': ofParts((s) => [s.src, s.tgt, s.meta, s.meta], (s) => {
+    },
+  },
+  'INV-VIEWMONO': {
+    parts: (s) => [s.src, s.tgt, s.meta, s.meta],
+    check: (_cx, s) => {
       const threads = s.src.threads;
       for (let t = 0; t < threads.length; t++) if (threads[t].view > s.meta.view[S]) return `s${t + 1} is ahead of the metadata store's view`;
       return s.tgt.view <= s.meta.view[T] ? true : 'T is ahead of the metadata store\'s view';
-    }),
-    'INV-BATCHKEYS': stepInvariant('INV-BATCHKEYS'),
-    'INV-EXACTLY-ONCE': ofParts((s) => [s.execs, s.execs, s.execs, s.execs], (s) => {
+    },
+  },
+  'INV-EXACTLY-ONCE': {
+    parts: (s) => [s.execs, s.execs, s.execs, s.execs],
+    check: (cx, s) => {
       const execs = s.execs;
       for (let o = 0; o < execs.length; o++) if (execs[o] > 1) return `${describeOp(cx, o)} was executed ${execs[o]} times`;
       return true;
-    }),
+    },
+  },
+  // §2.9: the source log an indirection still points into is not truncated
+  'INV-LOG-RETAIN': {
+    parts: (s) => [s.src, s.tgt, s.src, s.src],
+    check: (cx, s) => {
+      for (let k = 0; k < cx.keys.length; k++) {
+        const d = cx.keys[k];
+        if (d.range !== R) continue;
+        const at = lookup(cx, s.tgt.log, k, s.tgt.tailStart);
+        if (at.kind === 'indir' && at.addr < s.src.begin) return `T's indirection for ${d.name} points at address ${at.addr}, truncated from S's log (begin ${s.src.begin})`;
+      }
+      return true;
+    },
+  },
+} satisfies Record<string, PartsCheck>;
+
+/** INV-NOLOST: at quiescence, the owner of every key resolves it to the latest write. */
+function noLost(cx: Cx, s: State): Check {
+  const keys = cx.keys;
+  if (!done(cx, s) || s.ctrl.length || !allEmpty(s.data)) return true;
+  for (let k = 0; k < keys.length; k++) {
+    const d = keys[k];
+    const owner = s.meta.owner[rangeBit(d.range)];
+    const log = owner === S ? s.src.log : s.tgt.log;
+    const at = lookup(cx, log, k, owner === T ? s.tgt.tailStart : 0);
+    // at quiescence the whole source log counts as flushed
+    const v = at.kind === 'rec' ? at.v : at.kind === 'indir' ? blobRead(s.src, at.addr, k, s.src.log.length) : null;
+    if (v !== s.A[k]) return `${serverName(s, owner)} resolves ${d.name} to ${v ?? 'NOT_FOUND'}, but the latest write left ${s.A[k] ?? 'NOT_FOUND'}`;
+  }
+  return true;
+}
+
+export function invariants(cx: Cx): Record<string, (s: State) => Check> {
+  const all: Record<string, (s: State) => Check> = {
+    'INV-EXCL': ofParts(cx, STATE_CHECKS['INV-EXCL']),
+    'INV-VIEWID': ofParts(cx, STATE_CHECKS['INV-VIEWID']),
+    'INV-VIEWMONO': ofParts(cx, STATE_CHECKS['INV-VIEWMONO']),
+    'INV-BATCHKEYS': stepInvariant('INV-BATCHKEYS'),
+    'INV-EXACTLY-ONCE': ofParts(cx, STATE_CHECKS['INV-EXACTLY-ONCE']),
     'INV-REISSUE': stepInvariant('INV-REISSUE'),
     'INV-REJECT-ATOMIC': stepInvariant('INV-REJECT-ATOMIC'),
     'INV-TRANSFER': stepInvariant('INV-TRANSFER'),
@@ -117,30 +170,8 @@ export function invariants(cx: Cx): Record<string, (s: State) => Check> {
     'INV-INDIR-SCOPE': stepInvariant('INV-INDIR-SCOPE'),
     // the refinement check that implies linearizability; after the specific ones, which name the cause
     'INV-FRESH': stepInvariant('INV-FRESH'),
-    // §2.9: the source log an indirection still points into is not truncated
-    'INV-LOG-RETAIN': ofParts((s) => [s.src, s.tgt, s.src, s.src], (s) => {
-      for (let k = 0; k < keys.length; k++) {
-        const d = keys[k];
-        if (d.range !== R) continue;
-        const at = lookup(cx, s.tgt.log, k, s.tgt.tailStart);
-        if (at.kind === 'indir' && at.addr < s.src.begin) return `T's indirection for ${d.name} points at address ${at.addr}, truncated from S's log (begin ${s.src.begin})`;
-      }
-      return true;
-    }),
-    // at quiescence, the owner of every key resolves it to the latest write
-    'INV-NOLOST': (s) => {
-      if (!done(cx, s) || s.ctrl.length || !allEmpty(s.data)) return true;
-      for (let k = 0; k < keys.length; k++) {
-        const d = keys[k];
-        const owner = s.meta.owner[rangeBit(d.range)];
-        const log = owner === S ? s.src.log : s.tgt.log;
-        const at = lookup(cx, log, k, owner === T ? s.tgt.tailStart : 0);
-        // at quiescence the whole source log counts as flushed
-        const v = at.kind === 'rec' ? at.v : at.kind === 'indir' ? blobRead(s.src, at.addr, k, s.src.log.length) : null;
-        if (v !== s.A[k]) return `${serverName(s, owner)} resolves ${d.name} to ${v ?? 'NOT_FOUND'}, but the latest write left ${s.A[k] ?? 'NOT_FOUND'}`;
-      }
-      return true;
-    },
+    'INV-LOG-RETAIN': ofParts(cx, STATE_CHECKS['INV-LOG-RETAIN']),
+    'INV-NOLOST': noLost.bind(undefined, cx),
   };
   if (!cx.crashes) return all;
   return {

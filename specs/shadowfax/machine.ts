@@ -131,12 +131,28 @@ function actor(cx: Cx, a: ShadowfaxAction): string {
 /** The migration is decided: committed (both flags, or the dependency collected) or cancelled. */
 const decided = (s: State) => s.gone !== null || (s.meta.dep !== null && (s.meta.dep.cancelled || (s.meta.dep.srcDone && s.meta.dep.tgtDone)));
 
+// The history's hooks (functions written once for every config: context.ts, `StepOf`).
+/** The op an `issue` invokes: the client thread's next op, as the model's input. */
+function invoked(invocations: readonly Invocation[], firstOp: readonly number[], before: State, a: ShadowfaxAction): Invocation | null {
+  return a.step === 'issue' ? invocations[firstOp[a.c!] + before.clients[a.c!].next] : null;
+}
+const pending = (s: State, o: number): boolean => s.status[o] === 1;
+/** An op completes only by its answer (clientRecv): the value is in the message delivered. */
+function output(_after: State, o: number, before: State, a: ShadowfaxAction): unknown {
+  const r = before.resp[a.c!][a.s!][0];
+  return 'out' in r && r.op === o ? r.out : undefined;
+}
+interface Invocation {
+  client: number;
+  input: { f: string; key: number; value: number };
+}
+
 export function buildShadowfax(config: ShadowfaxConfig, variant?: string): Machine<State, ShadowfaxAction> {
   const cx = context(config, VARIANTS.flags(variant));
   const { ops, firstOp } = cx;
   const steps = tableMachine(table(cx), copy);
   // Each op as the model's input, made once (the monitor keys on them).
-  const invocations = ops.map((op, o) => ({ client: o, input: { f: op.f, key: op.k, value: op.arg } }));
+  const invocations: Invocation[] = ops.map((op, o) => ({ client: o, input: { f: op.f, key: op.k, value: op.arg } }));
   // B4's return trip: each action marked as enabled with the roles swapped, one twin per action (guards keep theirs)
   const twins = new Map<ShadowfaxAction, ShadowfaxAction>();
   const twin = (a: ShadowfaxAction) => {
@@ -156,20 +172,16 @@ export function buildShadowfax(config: ShadowfaxConfig, variant?: string): Machi
     next: steps.next,
     invariants: invariants(cx),
     encode: encodeState,
-    mayStop: (s) => done(cx, s),
+    mayStop: done.bind(undefined, cx),
     // with rollback and CPR replay an acknowledgement is no durability promise (§4.4):
     // crash configs are checked by their invariants, not by the history
     history: cx.crashes ? undefined : clientHistory<State, ShadowfaxAction>({
       model: shadowfaxKv(cx.keys.map((d) => initialValue(d))),
       // a client thread's pipelined ops are concurrent (§3.7), so each op is its own history client
       clients: ops.length,
-      invoked: (before, a) => (a.step === 'issue' ? invocations[firstOp[a.c!] + before.clients[a.c!].next] : null),
-      pending: (s, o) => s.status[o] === 1,
-      // an op completes only by its answer (clientRecv): the value is in the message delivered
-      output: (_after, o, before, a) => {
-        const r = before.resp[a.c!][a.s!][0];
-        return 'out' in r && r.op === o ? r.out : undefined;
-      },
+      invoked: invoked.bind(undefined, invocations, firstOp),
+      pending,
+      output,
     }),
     // L1-L5 (§4.5): an op answered, or the migration decided (committed or cancelled). Phases
     // only move forward, so only request traffic can cycle: the livelock search looks for a

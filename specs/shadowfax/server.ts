@@ -4,7 +4,7 @@
 
 import type { GlobalStep, MemberStep } from '../kit/table.ts';
 import { removeAt } from '../kit/state.ts';
-import { breakInv, describeOp, rangeOf, serverName, sessionAt, sourceThreadName, threadAt, threadsAt, type Cx } from './context.ts';
+import { breakInv, describeOp, rangeOf, serverName, sessionAt, sourceThreadName, threadAt, threadsAt, bindAll, type Cx, type GlobalArgs, type MemberArgs, type StepOf } from './context.ts';
 import { blobRead, lookup, store } from './storage.ts';
 import { action, execdW, listW, R, RANGE_NAMES, reqW, respW, S, srcW, T, tgtW, type Lookup, type ShadowfaxAction, type State } from './state.ts';
 
@@ -96,14 +96,14 @@ function executeAtTarget(cx: Cx, s: State, c: number, o: number): void {
 }
 
 /** The steps of a client thread's session with server `srv` that the server takes. */
-export const serverRecvSteps = (cx: Cx, made: ShadowfaxAction[] = [], split: ShadowfaxAction[] = []): Member[] => [
-  {
+const SERVER_RECV_STEPS = {
+  serverRecvBatch: {
     name: 'serverRecvBatch', cites: '§3.2 L146-150 (one view check per batch), §4.1 L182, L190',
-    enabled: (s, c, srv, out) => {
+    enabled: (_cx, made, s, c, srv, out) => {
       if (s.req[c][srv].length === 0 || !s.up[srv]) return;
       out.push((made[sessionAt(c, srv, s)] ??= action(`serverRecvBatch(c${c + 1}→${serverName(s, srv)})`, 'serverRecvBatch', { c, s: srv })));
     },
-    effect: (d, a) => {
+    effect: (cx, d, a) => {
       // L148: equal views execute the whole batch; any other tag is rejected with the server's view
       const c = a.c!;
       const srv = a.s!;
@@ -126,9 +126,9 @@ export const serverRecvSteps = (cx: Cx, made: ShadowfaxAction[] = [], split: Sha
       }
     },
   },
-  {
+  serverRecvBatchSplit: {
     name: 'serverRecvBatchSplit', cites: 'M18 against §3.2 L148 (a batch is accepted or rejected whole)',
-    enabled: (s, c, srv, out) => {
+    enabled: (cx, split, s, c, srv, out) => {
       // M18: a thread passes its cut in the middle of a batch, after executing part of it
       if (!cx.mut.M18 || srv !== S || s.req[c][S].length === 0 || !s.up[S]) return;
       const th = s.src.threads[cx.config.clients[c].sThread];
@@ -136,7 +136,7 @@ export const serverRecvSteps = (cx: Cx, made: ShadowfaxAction[] = [], split: Sha
         out.push((split[c] ??= action(`serverRecvBatch(c${c + 1}→S, cut mid-batch)`, 'serverRecvBatchSplit', { c, s: S })));
       }
     },
-    effect: (d, a) => {
+    effect: (cx, d, a) => {
       // the first op runs, the thread enters Transfer, the rest of the batch is rejected whole
       const c = a.c!;
       const t = cx.config.clients[c].sThread;
@@ -147,68 +147,69 @@ export const serverRecvSteps = (cx: Cx, made: ShadowfaxAction[] = [], split: Sha
       respW(d, c, S).push({ op: batch[0], rejected: d.src.threads[t].view, tag });
     },
   },
-];
+} satisfies Record<string, StepOf<MemberArgs>>;
+
+export const serverRecvSteps = (cx: Cx): Record<keyof typeof SERVER_RECV_STEPS, Member> => bindAll(cx, SERVER_RECV_STEPS);
+
+// the i-th pending entry, its op and its source thread (what the labels name)
+const pendingAt = (cx: Cx, i: number, o: number, t: number, s: State) => (i * cx.ops.length + o) * threadsAt(cx) + threadAt(t, s);
+
+/** Ops the servers finish later, written once for every config (context.ts, `StepOf`). */
+const SERVER_LATER_STEPS = {
+  serverCompleteIO: {
+    name: 'serverCompleteIO', cites: '§1.6 L82 (pending I/O), §2.3 WAIT_FOR_PENDING',
+    enabled: (cx, completing, s, out) => {
+      const pending = s.src.pendingIO;
+      for (let i = 0; i < pending.length; i++) {
+        const p = pending[i];
+        out.push((completing[pendingAt(cx, i, p.op, p.t, s)] ??= action(`serverCompleteIO(${sourceThreadName(s.swapped, p.t)}, ${describeOp(cx, p.op)})`, 'serverCompleteIO', { i, t: p.t })));
+      }
+    },
+    effect: (cx, d, a) => {
+      const pending = srcW(d).pendingIO;
+      const { op: o, c, t } = pending[a.i!];
+      removeAt(pending, a.i!);
+      executeAtSource(cx, d, t, c, o, true);
+    },
+  },
+  installSampleCopy: {
+    name: 'installSampleCopy', cites: 'M20 against §4.1 L178-180 (the sampling copy without its latch)',
+    enabled: (cx, installing, s, out) => {
+      const copying = s.src.copying;
+      for (let i = 0; i < copying.length; i++) {
+        const p = copying[i];
+        out.push((installing[pendingAt(cx, i, p.op, p.t, s)] ??= action(`installSampleCopy(${sourceThreadName(s.swapped, p.t)}, ${describeOp(cx, p.op)})`, 'installSampleCopy', { i, t: p.t })));
+      }
+    },
+    effect: (cx, d, a) => {
+      const src = srcW(d);
+      const { op: o, c, v } = src.copying[a.i!];
+      removeAt(src.copying, a.i!);
+      src.log.push({ k: cx.ops[o].k, v });
+      const at: Lookup = { kind: 'rec', v, addr: src.log.length - 1 };
+      const { out, write } = apply(cx, d, S, o, v);
+      if (write !== undefined) store(src.log, src.head, cx.ops[o].k, at, write);
+      respond(d, c, S, o, out);
+    },
+  },
+  tgtRetryPended: {
+    name: 'tgtRetryPended', cites: '§5 L340: the target periodically retries pended ops',
+    enabled: (cx, retrying, s, out) => {
+      if (!s.up[T] || cx.mut.M28) return; // M28: it never does
+      const pended = s.tgt.pended;
+      for (let i = 0; i < pended.length; i++) {
+        const o = pended[i].op;
+        if (targetDecision(cx, s, o) === 'execute') out.push((retrying[i * cx.ops.length + o] ??= action(`tgtRetryPended(${describeOp(cx, o)})`, 'tgtRetryPended', { i })));
+      }
+    },
+    effect: (cx, d, a) => {
+      const pended = tgtW(d).pended;
+      const { op: o, c } = pended[a.i!];
+      removeAt(pended, a.i!);
+      executeAtTarget(cx, d, c, o);
+    },
+  },
+} satisfies Record<string, StepOf<GlobalArgs>>;
 
 /** Ops the servers finish later: I/O completions, M20's late sampling copies, T's retries of pended ops. */
-export function serverLaterSteps(cx: Cx): { serverCompleteIO: Global; installSampleCopy: Global; tgtRetryPended: Global } {
-  // the i-th pending entry, its op and its source thread (what the labels name)
-  const pendingAt = (i: number, o: number, t: number, s: State) => (i * cx.ops.length + o) * threadsAt(cx) + threadAt(t, s);
-  const completing: ShadowfaxAction[] = [];
-  const installing: ShadowfaxAction[] = [];
-  const retrying: ShadowfaxAction[] = [];
-  return {
-    serverCompleteIO: {
-      name: 'serverCompleteIO', cites: '§1.6 L82 (pending I/O), §2.3 WAIT_FOR_PENDING',
-      enabled: (s, out) => {
-        const pending = s.src.pendingIO;
-        for (let i = 0; i < pending.length; i++) {
-          const p = pending[i];
-          out.push((completing[pendingAt(i, p.op, p.t, s)] ??= action(`serverCompleteIO(${sourceThreadName(s.swapped, p.t)}, ${describeOp(cx, p.op)})`, 'serverCompleteIO', { i, t: p.t })));
-        }
-      },
-      effect: (d, a) => {
-        const pending = srcW(d).pendingIO;
-        const { op: o, c, t } = pending[a.i!];
-        removeAt(pending, a.i!);
-        executeAtSource(cx, d, t, c, o, true);
-      },
-    },
-    installSampleCopy: {
-      name: 'installSampleCopy', cites: 'M20 against §4.1 L178-180 (the sampling copy without its latch)',
-      enabled: (s, out) => {
-        const copying = s.src.copying;
-        for (let i = 0; i < copying.length; i++) {
-          const p = copying[i];
-          out.push((installing[pendingAt(i, p.op, p.t, s)] ??= action(`installSampleCopy(${sourceThreadName(s.swapped, p.t)}, ${describeOp(cx, p.op)})`, 'installSampleCopy', { i, t: p.t })));
-        }
-      },
-      effect: (d, a) => {
-        const src = srcW(d);
-        const { op: o, c, v } = src.copying[a.i!];
-        removeAt(src.copying, a.i!);
-        src.log.push({ k: cx.ops[o].k, v });
-        const at: Lookup = { kind: 'rec', v, addr: src.log.length - 1 };
-        const { out, write } = apply(cx, d, S, o, v);
-        if (write !== undefined) store(src.log, src.head, cx.ops[o].k, at, write);
-        respond(d, c, S, o, out);
-      },
-    },
-    tgtRetryPended: {
-      name: 'tgtRetryPended', cites: '§5 L340: the target periodically retries pended ops',
-      enabled: (s, out) => {
-        if (!s.up[T] || cx.mut.M28) return; // M28: it never does
-        const pended = s.tgt.pended;
-        for (let i = 0; i < pended.length; i++) {
-          const o = pended[i].op;
-          if (targetDecision(cx, s, o) === 'execute') out.push((retrying[i * cx.ops.length + o] ??= action(`tgtRetryPended(${describeOp(cx, o)})`, 'tgtRetryPended', { i })));
-        }
-      },
-      effect: (d, a) => {
-        const pended = tgtW(d).pended;
-        const { op: o, c } = pended[a.i!];
-        removeAt(pended, a.i!);
-        executeAtTarget(cx, d, c, o);
-      },
-    },
-  };
-}
+export const serverLaterSteps = (cx: Cx): Record<keyof typeof SERVER_LATER_STEPS, Global> => bindAll(cx, SERVER_LATER_STEPS);

@@ -15,7 +15,7 @@
 
 import type { ActionTable } from '../kit/table.ts';
 import { clientRecvStep, clientSendStep, handleViewChangeStep, issueStep } from './client.ts';
-import type { Cx } from './context.ts';
+import { bindStep, type Cx } from './context.ts';
 import { sourceSteps, targetSteps } from './migration.ts';
 import { recoverySteps } from './recovery.ts';
 import { serverLaterSteps, serverRecvSteps } from './server.ts';
@@ -27,16 +27,16 @@ export function table(cx: Cx): ActionTable<State, ShadowfaxAction> {
   const target = targetSteps(cx);
   const later = serverLaterSteps(cx);
   const tiers = tierSteps(cx);
-  const [serverRecvBatch, serverRecvBatchSplit] = serverRecvSteps(cx);
+  const { serverRecvBatch, serverRecvBatchSplit } = serverRecvSteps(cx);
   const compaction = !!cx.config.compaction;
   // a record below head (on SSD): an old version at the start, or one evicted (tiers)
   const ssd = cx.config.tiers || cx.keys.some((d) => (d.cold?.length ?? 0) > 0);
   return {
     actors: (s) => s.clients.length,
     perActor: [
-      issueStep(cx),
-      { members: (s, c) => s.clients[c].sessions.length, steps: [...when(cx.batchSize > 1, clientSendStep(cx)), serverRecvBatch, ...when(cx.mut.M18, serverRecvBatchSplit), clientRecvStep()] },
-      handleViewChangeStep(cx),
+      bindStep(cx, issueStep),
+      { members: (s, c) => s.clients[c].sessions.length, steps: [...when(cx.batchSize > 1, bindStep(cx, clientSendStep)), serverRecvBatch, ...when(cx.mut.M18, serverRecvBatchSplit), bindStep(cx, clientRecvStep)] },
+      bindStep(cx, handleViewChangeStep),
     ],
     global: [
       ...when(cx.crashes > 0, ...recoverySteps(cx)),
