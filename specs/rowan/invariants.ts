@@ -63,6 +63,13 @@ function keptPmEntries(s: Server, st: RowanState): PmEntry[] {
   return pmLists[i];
 }
 
+/** I9, I10: the newest version of key k (shard sh) at most pv that replica r holds in PM (0: none). */
+function newestUpTo(st: RowanState, r: number, sh: number, k: number, pv: number): number {
+  let m = 0;
+  for (const { e } of keptPmEntries(st.srv[r], st)) if (e.sh === sh && e.k === k && e.v <= pv) m = Math.max(m, e.v);
+  return m;
+}
+
 /**
  * A check of one server that reads nothing of the state but the server and its cached
  * configuration: its verdict kept with the two, per place, as keptPmEntries's lists are.
@@ -380,11 +387,11 @@ const checks: Record<string, (ck: Checks, st: RowanState) => Check> = {
       const pv = st.srv[i].promoVer[sh];
       if (pv < 0) continue;
       const group = [i, ...cfgOf(st, i).dist[sh].bs].filter((r) => caughtUp(st, sh).includes(r));
+      if (!group.length) continue;
       for (const k of ck.keysAt[sh]) {
-        const tops = group.map((r) =>
-          keptPmEntries(st.srv[r], st).reduce((m, { e }) => (e.sh === sh && e.k === k && e.v <= pv ? Math.max(m, e.v) : m), 0),
-        );
-        if (tops.some((t) => t !== tops[0])) return `after promotion of ${i}, replicas ${group} hold k${k} up to versions ${tops}`;
+        const top = newestUpTo(st, group[0], sh, k, pv);
+        if (group.some((r) => newestUpTo(st, r, sh, k, pv) !== top))
+          return `after promotion of ${i}, replicas ${group} hold k${k} up to versions ${group.map((r) => newestUpTo(st, r, sh, k, pv))}`;
       }
     }
     return true;
@@ -397,10 +404,8 @@ const checks: Record<string, (ck: Checks, st: RowanState) => Check> = {
       if (s.promo && s.promo.sh === sh) return `primary ${i} serves shard ${sh} before its promotion finished`;
       if (pv < 0) continue;
       for (const k of ck.keysAt[sh]) {
-        const want = caughtUp(st, sh).reduce(
-          (m, r) => keptPmEntries(st.srv[r], st).reduce((mm, { e }) => (e.sh === sh && e.k === k && e.v <= pv ? Math.max(mm, e.v) : mm), m),
-          0,
-        );
+        let want = 0;
+        for (const r of caughtUp(st, sh)) want = Math.max(want, newestUpTo(st, r, sh, k, pv));
         if ((s.idx[k]?.v ?? 0) < want) return `promoted primary ${i} indexes k${k}@v${s.idx[k]?.v ?? 0} but replicas hold v${want}`;
       }
     }

@@ -6,14 +6,14 @@ import type { Variant } from './mutants.ts';
 import { addSorted, objectList } from '../kit/state.ts';
 import { chanSlot, chW, ctxW, newSegment, own, persisted, qpKey, type Entry, type Msg, type RowanConfig, type RowanState, type Seg, type Server } from './state.ts';
 
+/** An entry in PM at slot i of segment seg (its location, "seg.i" in an index item). */
 export interface PmEntry {
   e: Entry;
-  loc: string;
   seg: Seg;
   i: number;
 }
 /**
- * Every persisted entry a server holds in PM, with its location (segments that are not
+ * Every persisted entry a server holds in PM, with its segment and slot (segments that are not
  * free): the slots the RNIC or a thread wrote in the segment's current life.
  */
 export function pmEntries(s: Server): PmEntry[] {
@@ -22,12 +22,15 @@ export function pmEntries(s: Server): PmEntry[] {
   return out;
 }
 
-/** The persisted entries of one segment (not free), with their locations, in slot order. */
+/** Whether slot entry e is a persisted PUT or DEL (not a COMMITVER record, not a slot still being written). */
+const inPm = (e: Entry) => e.np === 0 && e.t !== 'C';
+
+/** The persisted entries of one segment (not free), with their slots, in slot order. */
 export function segmentEntries(seg: Seg): PmEntry[] {
   const list: PmEntry[] = [];
   for (let i = 0; i < seg.es.length; i++) {
     const e = seg.es[i];
-    if (e.np === 0 && e.t !== 'C') list.push({ e, loc: `${seg.id}.${i}`, seg, i });
+    if (inPm(e)) list.push({ e, seg, i });
   }
   return list;
 }
@@ -35,7 +38,14 @@ export function segmentEntries(seg: Seg): PmEntry[] {
 /** Whether the digest applied slot i of b-log segment seg (it skips slots whose DMA was outstanding). */
 export const digested = (seg: Seg, i: number) => seg.log !== 'b' || (seg.dg && !seg.bad?.includes(i));
 
-export const maxVersion = (s: Server, sh: number) => pmEntries(s).reduce((m, { e }) => (e.sh === sh ? Math.max(m, e.v) : m), 0);
+// maxVersion and rebuild read pmEntries' entries where they are, in its order, without
+// listing them (and a location string for each): steps take them on every promotion and
+// recovery.
+export function maxVersion(s: Server, sh: number): number {
+  let m = 0;
+  for (const seg of s.segs) if (seg.st !== 'free') for (const e of seg.es) if (inPm(e) && e.sh === sh) m = Math.max(m, e.v);
+  return m;
+}
 
 /** §2.4 conditional index update; `cond` false is the unconditional variant of M9/M10/M11. */
 export function apply(st: RowanState, s: Server, e: Entry, loc: string, cond: boolean, mut: Flags<Variant>) {
@@ -58,7 +68,13 @@ export function rebuild(st: RowanState, s: Server, conf: RowanConfig, shards: nu
   const idx = own(s, 'idx');
   for (let k = 0; k < conf.keyShard.length; k++) if (shards.includes(conf.keyShard[k])) idx[k] = null;
   // M10 breaks L353 at the digest: physical order wins instead of the version
-  for (const { e, loc } of pmEntries(s)) if (shards.includes(e.sh)) apply(st, s, e, loc, !mut.M10, mut);
+  for (const seg of s.segs) {
+    if (seg.st === 'free') continue;
+    for (let i = 0; i < seg.es.length; i++) {
+      const e = seg.es[i];
+      if (inPm(e) && shards.includes(e.sh)) apply(st, s, e, `${seg.id}.${i}`, !mut.M10, mut);
+    }
+  }
 }
 
 /** Entries stored into a new recovery segment (scatter, cold push, migration copy), digested unless the server is cold. */
