@@ -145,7 +145,7 @@ export async function linFromSnapshot(argv, env = process.env) {
  * a snapshot: node 20's worker threads need process.cwd's shared counter, which the blob
  * lacks). So a shell holds a pipe from this process, whose end closes when this process
  * dies however it dies, and then ends the child; this process ends the shell when the child
- * ends (~0.6 ms of this process's CPU to start it). None where there is no /bin/sh.
+ * ends (+1.0 ms CPU of a ~67 ms `interleave lin`, cli/README.md). None where there is no /bin/sh.
  */
 function watchFor(child) {
   if (child.pid === undefined || !existsSync('/bin/sh')) return undefined;
