@@ -5,13 +5,16 @@
 //
 // Plain JavaScript with built-ins only: bin/interleave.js imports it before anything else.
 // The blob is tied to what it was built from (the stamp beside it): this node binary, the
-// node arguments below, the package's place, and the content of every source file bundled
-// into it. When anything differs, or the blob is missing, `interleave lin` runs as before.
+// node arguments below, the package's place, the content of every source file bundled
+// into it, this script, tsconfig.json, esbuild's version, and the blob's size. When
+// anything differs, or the blob is missing, `interleave lin` runs as before.
 //
 //   node bin/lin-snapshot.js [--dir DIR] [--if-possible]   build the blob (npm run build does, and npm's postinstall)
 import { execFileSync, spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { constants } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -28,7 +31,15 @@ export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** Where `interleave lin` looks for its blob; INTERLEAVE_LIN_SNAPSHOT=DIR names another (and requires it). */
 export const DEFAULT_DIR = join(ROOT, '.lin-snapshot');
 
-const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT'];
+/**
+ * The signals whose default action ends a process and that node lets a process catch: sent
+ * to the launcher, each is passed on to its child (left out: SIGUSR1, node's inspector;
+ * SIGPROF and SIGTRAP, profilers' and debuggers'; SIGPIPE, which node ignores; SIGKILL,
+ * which the child notices through its parent's pid, cli/lin-snapshot.ts).
+ */
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'SIGUSR2', 'SIGALRM', 'SIGVTALRM', 'SIGXCPU', 'SIGXFSZ', 'SIGABRT', 'SIGSYS', 'SIGIO', 'SIGPWR', 'SIGSTKFLT'].filter(
+  (s) => s in constants.signals,
+);
 
 /** The entry a blob is built from: the sources in a checkout, dist/ in the package (as bin/interleave.js chooses). */
 export function cliEntry(root = ROOT) {
@@ -40,9 +51,10 @@ function wanted(root, entry, args) {
   return { node: process.version, v8: process.versions.v8, execPath: process.execPath, arch: process.arch, args, root, entry: relative(root, entry) };
 }
 
-function inputsHash(root, inputs) {
+/** `read(file)`: the content the hash stands for; the file on disk unless told. */
+function inputsHash(root, inputs, read = (file) => readFileSync(resolve(root, file))) {
   const hash = createHash('sha256');
-  for (const file of inputs) hash.update(`${file}\0`).update(readFileSync(resolve(root, file))).update('\0');
+  for (const file of inputs) hash.update(`${file}\0`).update(read(file)).update('\0');
   return hash.digest('hex');
 }
 
@@ -68,7 +80,10 @@ export function usableSnapshot(dir = DEFAULT_DIR, { root = ROOT, entry = cliEntr
     return { reason: `a file it was built from cannot be read (${e.message})` };
   }
   const blob = join(dir, 'lin.blob');
-  return existsSync(blob) ? { blob, args } : { reason: `no ${blob}` };
+  if (!existsSync(blob)) return { reason: `no ${blob}` };
+  // A blob cut short (a full disk, a copy) with a valid stamp would crash node (exit 139).
+  const size = statSync(blob).size;
+  return size === stamp.blobSize ? { blob, args } : { reason: `${blob} has ${size} bytes, not the ${stamp.blobSize} it was built with` };
 }
 
 /** The command line that starts `blob` as if `node <script> <args...>` had been run. */
@@ -109,11 +124,14 @@ export async function linFromSnapshot(argv, env = process.env) {
     const child = spawn(command, args, { stdio: 'inherit' });
     const forward = (signal) => child.kill(signal);
     for (const s of SIGNALS) process.on(s, forward);
+    const watcher = watchFor(child);
     child.on('error', (e) => {
+      watcher?.kill();
       process.stderr.write(`interleave: cannot start ${command}: ${e.message}\n`);
       done(70);
     });
     child.on('exit', (code, signal) => {
+      watcher?.kill();
       for (const s of SIGNALS) process.off(s, forward);
       if (signal !== null) process.kill(process.pid, signal);
       else done(code);
@@ -121,20 +139,23 @@ export async function linFromSnapshot(argv, env = process.env) {
   });
 }
 
-/** Replaces each file's import.meta.url (and dirname) with its own file's: a CommonJS bundle has none. */
-const importMetaOfFile = {
-  name: 'import-meta-of-file',
-  setup(build) {
-    build.onLoad({ filter: /\.[cm]?[jt]s$/ }, (args) => {
-      const text = readFileSync(args.path, 'utf8');
-      if (!text.includes('import.meta')) return undefined;
-      const contents = text
-        .replaceAll('import.meta.url', JSON.stringify(pathToFileURL(args.path).href))
-        .replaceAll('import.meta.dirname', JSON.stringify(dirname(args.path)));
-      return { contents, loader: /\.[cm]?ts$/.test(args.path) ? 'ts' : 'js' };
-    });
-  },
-};
+/**
+ * SIGKILL cannot be caught or passed on, and the child's search holds its main thread for
+ * its whole length (a thread of its own to watch its parent fails in a process started from
+ * a snapshot: node 20's worker threads need process.cwd's shared counter, which the blob
+ * lacks). So a shell holds a pipe from this process, whose end closes when this process
+ * dies however it dies, and then ends the child; this process ends the shell when the child
+ * ends (+1.0 ms CPU of a ~67 ms `interleave lin`, cli/README.md). None where there is no /bin/sh.
+ */
+function watchFor(child) {
+  if (child.pid === undefined || !existsSync('/bin/sh')) return undefined;
+  const watcher = spawn('/bin/sh', ['-c', 'read _ || kill -KILL "$1" 2>/dev/null', 'interleave-lin-watch', String(child.pid)], { stdio: ['pipe', 'ignore', 'ignore'] });
+  watcher.on('error', () => {});
+  watcher.stdin.on('error', () => {});
+  watcher.unref();
+  watcher.stdin.unref?.();
+  return watcher;
+}
 
 /** What `interleave lin` never runs from the snapshot (runsFromSnapshot): modules that fail if reached. */
 const LEFT_OUT = [
@@ -157,7 +178,7 @@ const leftOut = {
   },
 };
 
-/** A file of a dependency: its package.json; else the file. */
+/** A file of a dependency (an absolute path: a hoisted one is at ../x/ from the root): its package.json; else the file. */
 function packageOf(file) {
   const at = file.lastIndexOf('node_modules/');
   if (at < 0) return file;
@@ -165,16 +186,53 @@ function packageOf(file) {
   return `${file.slice(0, at)}node_modules/${scope.startsWith('@') ? `${scope}/${name}` : scope}/package.json`;
 }
 
+/** Records what esbuild bundles of each source, read once, so that the stamp hashes that content and not the file read later. */
+function loadedContent(loaded) {
+  return {
+    name: 'loaded-content',
+    setup(build) {
+      build.onLoad({ filter: /\.([cm]?[jt]s|json)$/ }, (args) => {
+        const text = readFileSync(args.path, 'utf8');
+        loaded.set(args.path, text);
+        if (!text.includes('import.meta')) return { contents: text, loader: args.path.endsWith('.json') ? 'json' : /\.[cm]?ts$/.test(args.path) ? 'ts' : 'js' };
+        // A CommonJS bundle has no import.meta: each file's own url (and dirname) instead.
+        const contents = text
+          .replaceAll('import.meta.url', JSON.stringify(pathToFileURL(args.path).href))
+          .replaceAll('import.meta.dirname', JSON.stringify(dirname(args.path)));
+        return { contents, loader: /\.[cm]?ts$/.test(args.path) ? 'ts' : 'js' };
+      });
+    },
+  };
+}
+
+/** The environment a blob is built and tried in: NODE_OPTIONS' V8 flags would be built into it, and V8 would refuse it without them (exit 14). */
+function withoutNodeOptions(env = process.env) {
+  const { NODE_OPTIONS: _, ...rest } = env;
+  return rest;
+}
+
 /**
  * Builds the blob into `dir`: `entry` bundled by esbuild into one CommonJS script (what
- * --build-snapshot requires), `node --build-snapshot` on it (its warm-up runs then), and
- * the stamp that ties the blob to this node, these args and the bundled files' content.
- * The bench builds its own through here from bench/lin-snapshot-entry.ts.
+ * --build-snapshot requires), `node --build-snapshot` on it (its warm-up runs then), one
+ * start of the new blob (`--version`, exit 0 expected), and the stamp that ties the blob to
+ * this node, these args, the bundled files' content and the blob's size. Every file is
+ * written under a name of this build's own and renamed into place, so that builds at once
+ * never mix; no stamp when a source changed during the build or the blob does not start.
  */
 export async function buildSnapshot({ dir = DEFAULT_DIR, root = ROOT, entry = cliEntry(root), args = SNAPSHOT_NODE_ARGS } = {}) {
   const { build } = await import('esbuild');
   mkdirSync(dir, { recursive: true });
-  const bundle = join(dir, 'lin.cjs');
+  const own = (name) => join(dir, `${name}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
+  const [bundle, newBlob, newStamp] = [own('lin.cjs'), own('lin.blob'), own('stamp.json')];
+  try {
+    return await buildInto({ build, dir, root, entry, args, bundle, newBlob, newStamp });
+  } finally {
+    for (const f of [bundle, newBlob, newStamp]) rmSync(f, { force: true });
+  }
+}
+
+async function buildInto({ build, dir, root, entry, args, bundle, newBlob, newStamp }) {
+  const loaded = new Map();
   const result = await build({
     entryPoints: [entry],
     absWorkingDir: root,
@@ -185,33 +243,57 @@ export async function buildSnapshot({ dir = DEFAULT_DIR, root = ROOT, entry = cl
     outfile: bundle,
     metafile: true,
     logLevel: 'silent',
-    plugins: [leftOut, importMetaOfFile],
+    plugins: [leftOut, loadedContent(loaded)],
   });
-  // package.json too: cli/package-root.ts reads the version from it when the bundle loads.
+  // package.json too: cli/package-root.ts reads the version from it when the bundle loads;
+  // and what else makes the bundle: this script, tsconfig.json, esbuild (its version).
   // A dependency's files are stood for by its package.json (its version): ~100 of zod's
   // files otherwise, read at every start.
   const files = Object.keys(result.metafile.inputs).filter((f) => !f.startsWith('left-out:'));
-  const inputs = [...new Set([...files.map(packageOf), 'package.json'])].sort();
+  const esbuild = createRequire(join(root, 'package.json')).resolve('esbuild/package.json');
+  const makers = [fileURLToPath(import.meta.url), esbuild, ...['package.json', 'tsconfig.json'].map((f) => join(root, f)).filter(existsSync)];
+  const inputs = [...new Set([...files.map((f) => packageOf(resolve(root, f))), ...makers].map((f) => relative(root, f)))].sort();
+  // What esbuild bundled of a source, else (a package.json, this script) the file as it is now.
+  const content = new Map(inputs.map((f) => [f, loaded.get(resolve(root, f)) ?? readFileSync(resolve(root, f))]));
+  const hash = inputsHash(root, inputs, (f) => content.get(f));
+  const env = withoutNodeOptions();
+  execFileSync(process.execPath, [...args, '--snapshot-blob', newBlob, '--build-snapshot', bundle], { cwd: root, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const [command, tryArgs] = snapshotCommand({ blob: newBlob, args }, 'interleave', ['--version']);
+  execFileSync(command, tryArgs, { cwd: root, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  if (inputsHash(root, inputs) !== hash) throw new Error('a source changed during the build: run it again');
+  const stamp = { ...wanted(root, entry, args), inputs, inputsHash: hash, blobSize: statSync(newBlob).size };
+  writeFileSync(newStamp, `${JSON.stringify(stamp, null, 1)}\n`);
+  // The blob first: a stamp beside another build's blob is refused by its size or its sources.
   const blob = join(dir, 'lin.blob');
-  rmSync(join(dir, 'stamp.json'), { force: true });
-  execFileSync(process.execPath, [...args, '--snapshot-blob', `${blob}.tmp`, '--build-snapshot', bundle], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
-  renameSync(`${blob}.tmp`, blob);
-  const stamp = { ...wanted(root, entry, args), inputs, inputsHash: inputsHash(root, inputs) };
-  writeFileSync(join(dir, 'stamp.json.tmp'), `${JSON.stringify(stamp, null, 1)}\n`);
-  renameSync(join(dir, 'stamp.json.tmp'), join(dir, 'stamp.json'));
+  renameSync(newBlob, blob);
+  renameSync(newStamp, join(dir, 'stamp.json'));
   return blob;
+}
+
+/** The command line of `node bin/lin-snapshot.js`: `{ dir, ifPossible }`; throws a UsageError on anything else. */
+export class UsageError extends Error {}
+export function parseBuildArgs(args) {
+  const options = { dir: DEFAULT_DIR, ifPossible: false };
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === '--if-possible') options.ifPossible = true;
+    else if (args[i] === '--dir' && args[i + 1] !== undefined && !args[i + 1].startsWith('--')) options.dir = resolve(args[++i]);
+    else if (args[i] === '--dir') throw new UsageError('--dir needs a directory');
+    else throw new UsageError(`unknown argument ${JSON.stringify(args[i])}`);
+  }
+  return options;
 }
 
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const args = process.argv.slice(2);
-  const dir = args.includes('--dir') ? resolve(args[args.indexOf('--dir') + 1]) : DEFAULT_DIR;
   const t0 = performance.now();
   try {
+    const { dir } = parseBuildArgs(args);
     const blob = await buildSnapshot({ dir });
     process.stderr.write(`interleave: built ${relative(process.cwd(), blob) || blob} for \`interleave lin\` (${Math.round(performance.now() - t0)} ms)\n`);
   } catch (e) {
     // npm's postinstall: without the blob `interleave lin` runs as before, so an install never fails here.
-    process.stderr.write(`interleave: could not build the startup snapshot of \`interleave lin\` (it runs without): ${e.stderr ? String(e.stderr).trim().split('\n').slice(-3).join(' | ') : e.message}\n`);
-    if (!args.includes('--if-possible')) process.exitCode = 1;
+    if (e instanceof UsageError) process.stderr.write(`interleave: ${e.message}\nusage: node bin/lin-snapshot.js [--dir DIR] [--if-possible]\n`);
+    else process.stderr.write(`interleave: could not build the startup snapshot of \`interleave lin\` (it runs without): ${e.stderr ? String(e.stderr).trim().split('\n').slice(-3).join(' | ') : e.message}\n`);
+    if (!args.includes('--if-possible')) process.exitCode = e instanceof UsageError ? 64 : 1;
   }
 }

@@ -1,12 +1,13 @@
 // `interleave lin` from its startup snapshot (bin/lin-snapshot.js) against `interleave lin`
 // as it runs without one: the same output, the same exit code, on histories of every model
 // and on bad input; and a blob that does not match what it was built from is never run.
-import { spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildSnapshot, SNAPSHOT_NODE_ARGS, usableSnapshot } from '../bin/lin-snapshot.js';
+import { buildSnapshot, snapshotCommand, SNAPSHOT_NODE_ARGS, usableSnapshot } from '../bin/lin-snapshot.js';
 import { FAMILIES, generateHistory } from '../checkers/lin/generate.ts';
 import { jsonlLines } from '../traces/write-jsonl.ts';
 import { ROOT, runInProcess, spawnCli, type CliRun } from './in-process.ts';
@@ -51,7 +52,12 @@ describe('interleave lin from its startup snapshot', () => {
     const stamp = JSON.parse(readFileSync(join(blobDir, 'stamp.json'), 'utf8')) as { inputs: string[]; args: string[]; node: string };
     expect(stamp.args).toEqual(SNAPSHOT_NODE_ARGS);
     expect(stamp.node).toBe(process.version);
-    for (const f of ['checkers/lin/check.ts', 'checkers/lin/small.ts', 'cli/lin.ts', 'traces/import.ts', 'package.json', 'node_modules/commander/package.json']) expect(stamp.inputs).toContain(f);
+    // A dependency by its package.json, wherever npm put it.
+    const commander = relative(ROOT, join(dirname(createRequire(join(ROOT, 'package.json')).resolve('commander')), 'package.json'));
+    const esbuild = relative(ROOT, createRequire(join(ROOT, 'package.json')).resolve('esbuild/package.json'));
+    const made = ['bin/lin-snapshot.js', 'tsconfig.json', esbuild];
+    for (const f of ['checkers/lin/check.ts', 'checkers/lin/small.ts', 'cli/lin.ts', 'traces/import.ts', 'package.json', commander, ...made]) expect(stamp.inputs).toContain(f);
+    expect(stamp.inputs.filter((f) => f.includes('node_modules/') && !f.endsWith('/package.json'))).toEqual([]);
     expect(usableSnapshot(blobDir)).toMatchObject({ blob: join(blobDir, 'lin.blob') });
   });
 
@@ -80,7 +86,8 @@ describe('interleave lin from its startup snapshot', () => {
       [histories[0]!.file],
       ['--help'],
       [histories[2]!.file, '--model', histories[2]!.model, '--workers', '2'],
-      ['../shared/corpora/porcupine/jepsen/etcd_000.log', '--model', 'etcd-cas-register', '--json'],
+      ['traces/bundled/etcd-ok.log', '--model', 'etcd-cas-register', '--json'],
+      ['traces/bundled/etcd-failed-cas.log', '--model', 'etcd-cas-register'],
     ];
     for (const args of cases) {
       const at = args.indexOf('--html');
@@ -111,6 +118,38 @@ describe('interleave lin from its startup snapshot', () => {
     expect(today.slice(0, 2)).toEqual([null, 'SIGTERM']);
     // Killed, not ended by the check: the launcher waited for its child to end.
     expect(snap[2]).toBeLessThan(20_000);
+
+    // Any other signal that ends a process is passed on too, and SIGKILL (which cannot be)
+    // ends the child within a second: no check runs on, orphaned, to its timeout.
+    const child = (launcher: number): number | undefined => {
+      const out = spawnSync('ps', ['-o', 'pid=', '--ppid', String(launcher)], { encoding: 'utf8' }).stdout.trim();
+      return out === '' ? undefined : Number(out.split('\n')[0]);
+    };
+    const alive = (pid: number) => {
+      const stat = spawnSync('ps', ['-o', 'stat=', '-p', String(pid)], { encoding: 'utf8' }).stdout.trim();
+      return stat !== '' && !stat.startsWith('Z');
+    };
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    for (const signal of ['SIGUSR2', 'SIGALRM', 'SIGKILL'] as const) {
+      const p = spawn(process.execPath, ['bin/interleave.js', 'lin', file, '--model', g.model, '--timeout', '100'], { cwd: ROOT, env: { ...process.env, ...env(blobDir) }, stdio: 'ignore' });
+      const ended = new Promise<NodeJS.Signals | null>((done) => p.on('exit', (_code, s) => done(s)));
+      let pid: number | undefined;
+      for (let i = 0; i < 100 && pid === undefined; i++) {
+        await sleep(100);
+        pid = child(p.pid!);
+      }
+      expect(pid, signal).toBeDefined();
+      await sleep(300);
+      p.kill(signal);
+      expect(await ended).toBe(signal);
+      let gone = false;
+      for (let i = 0; i < 50 && !gone; i++) {
+        gone = !alive(pid!);
+        if (!gone) await sleep(100);
+      }
+      if (!gone) process.kill(pid!, 'SIGKILL');
+      expect(gone, `the child after ${signal}`).toBe(true);
+    }
   });
 
   it('a blob that does not match is never run: INTERLEAVE_LIN_SNAPSHOT=DIR says why (exit 70)', async () => {
@@ -133,11 +172,92 @@ describe('interleave lin from its startup snapshot', () => {
       expect(run.stdout).toBe('');
       expect(run.stderr).toMatch(why);
     }
+    // A blob cut short beside a valid stamp would crash node (exit 139).
+    writeFileSync(join(stale, 'stamp.json'), JSON.stringify(stamp));
+    expect(usableSnapshot(stale)).toMatchObject({ blob: join(stale, 'lin.blob') });
+    writeFileSync(join(stale, 'lin.blob'), readFileSync(join(blobDir, 'lin.blob')).subarray(0, 100_000));
+    const cut = await spawnCli(['lin', file, '--model', model], { env: env(stale) });
+    expect([cut.code, cut.stderr]).toEqual([70, expect.stringMatching(/lin\.blob has 100000 bytes, not the \d+ it was built with/)]);
     rmSync(join(stale, 'stamp.json'));
     expect(usableSnapshot(stale).reason).toMatch(/no snapshot/);
     // NODE_OPTIONS would make V8 refuse the blob (exit 14): the command does not try it.
     const flagged = await spawnCli(['lin', file, '--model', model], { env: { INTERLEAVE_LIN_SNAPSHOT: blobDir, NODE_OPTIONS: '--max-old-space-size=1000' } });
     expect(flagged.code).toBe(70);
     expect(flagged.stderr).toMatch(/NODE_OPTIONS is set/);
+  });
+});
+
+/**
+ * A package of its own in a temporary folder (`files` beside its package.json), with the
+ * repository's esbuild; `hoisted`: installed as npm hoists a dependency, at
+ * node_modules/pkg, with commander beside it at node_modules/commander.
+ */
+function tinyPackage(name: string, files: Record<string, string>, hoisted = false): string {
+  const root = hoisted ? join(dir, name, 'node_modules', 'pkg') : join(dir, name);
+  const modules = hoisted ? dirname(root) : join(root, 'node_modules');
+  mkdirSync(root, { recursive: true });
+  mkdirSync(modules, { recursive: true });
+  symlinkSync(join(ROOT, 'node_modules', 'esbuild'), join(modules, 'esbuild'));
+  if (hoisted) cpSync(join(ROOT, 'node_modules', 'commander'), join(modules, 'commander'), { recursive: true });
+  writeFileSync(join(root, 'package.json'), '{"name": "pkg", "type": "module"}\n');
+  for (const [file, text] of Object.entries(files)) writeFileSync(join(root, file), text);
+  return root;
+}
+
+/** An entry whose blob prints `v` of ./v.ts (and exits with `code`); `during` runs while the blob is built. */
+const entry = (during = '', code = 0) => `import { startupSnapshot } from 'node:v8';
+import { appendFileSync } from 'node:fs';
+import { v } from './v.ts';
+startupSnapshot.setDeserializeMainFunction(() => { console.log(v); process.exitCode = ${code}; });
+${during}
+`;
+const build = (root: string) => buildSnapshot({ dir: join(root, '.blob'), root, entry: join(root, 'entry.ts') });
+const started = (root: string) => {
+  const [command, args] = snapshotCommand({ blob: join(root, '.blob', 'lin.blob'), args: SNAPSHOT_NODE_ARGS }, 'x', []);
+  return spawnSync(command, args, { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
+};
+
+describe('building the blob', () => {
+  it('NODE_OPTIONS at the build is not built into the blob (V8 would refuse it without them, exit 14)', async () => {
+    const root = tinyPackage('node-options', { 'entry.ts': entry(), 'v.ts': 'export const v = 1;\n' });
+    const before = process.env.NODE_OPTIONS;
+    process.env.NODE_OPTIONS = '--max-old-space-size=1000';
+    try {
+      await build(root);
+    } finally {
+      process.env.NODE_OPTIONS = before;
+    }
+    expect(usableSnapshot(join(root, '.blob'), { root, entry: join(root, 'entry.ts') })).toHaveProperty('blob');
+    expect(started(root)).toMatchObject({ status: 0, stdout: '1\n' });
+  });
+
+  it('no stamp when the new blob does not start, or a source changed during the build', async () => {
+    const fails = tinyPackage('fails', { 'entry.ts': entry('', 3), 'v.ts': 'export const v = 1;\n' });
+    await expect(build(fails)).rejects.toThrow();
+    const edited = tinyPackage('edited', { 'entry.ts': entry("appendFileSync(new URL('./v.ts', import.meta.url), '// edited during the build\\n');"), 'v.ts': 'export const v = 1;\n' });
+    await expect(build(edited)).rejects.toThrow(/a source changed during the build/);
+    for (const root of [fails, edited]) expect(readdirSync(join(root, '.blob'))).toEqual([]);
+  });
+
+  it('builds at once into one folder leave one whole blob and its stamp; a hoisted dependency counts by its package.json', async () => {
+    const root = tinyPackage('hoisted', { 'entry.ts': `import { Command } from 'commander';\n${entry()}\nvoid Command;\n`, 'v.ts': 'export const v = 2;\n' }, true);
+    await Promise.all([build(root), build(root), build(root)]);
+    expect(readdirSync(join(root, '.blob')).sort()).toEqual(['lin.blob', 'stamp.json']);
+    expect(usableSnapshot(join(root, '.blob'), { root, entry: join(root, 'entry.ts') })).toHaveProperty('blob');
+    expect(started(root)).toMatchObject({ status: 0, stdout: '2\n' });
+    const { inputs } = JSON.parse(readFileSync(join(root, '.blob', 'stamp.json'), 'utf8')) as { inputs: string[] };
+    expect(inputs).toContain('../commander/package.json');
+    expect(inputs.filter((f) => f.startsWith('../commander/') && f !== '../commander/package.json')).toEqual([]);
+  });
+
+  it('bad usage of bin/lin-snapshot.js says so (exit 64), and never fails with --if-possible', () => {
+    const run = (...args: string[]) => spawnSync(process.execPath, ['bin/lin-snapshot.js', ...args], { cwd: ROOT, encoding: 'utf8' });
+    for (const [args, why] of [[['--dir'], /--dir needs a directory/], [['--dri', 'x'], /unknown argument "--dri"/]] as const) {
+      const bad = run(...args);
+      expect([bad.status, bad.stderr], args.join(' ')).toEqual([64, expect.stringMatching(why)]);
+      expect(bad.stderr).not.toMatch(/^\s+at /m);
+      expect(run(...args, '--if-possible').status).toBe(0);
+    }
+    expect(existsSync(join(ROOT, 'x'))).toBe(false);
   });
 });
