@@ -212,18 +212,30 @@ export function phasedMachine<S, A extends StepAction>(phases: readonly Phase<S,
       effects.set(st.name, st.effect);
     }
   }
-  const stepsOf = phases.map((ph) => ('steps' in ph ? actorSteps({ actors: ph.actors, at: ph.at, perActor: ph.steps, global: [] }) : undefined));
+  // What each phase is, worked out once rather than asked of the phase at every state (an
+  // `in` test on phases of several shapes, and a call for the steps of an actor whose phase
+  // has no places): a global step's guard, or a group's actors and its guards (those of
+  // every actor when the group has no `at`, else looked up by where the actor is).
+  const globalGuards = phases.map((ph) => ('steps' in ph ? null : ph.enabled));
+  const actorsOf = phases.map((ph) => ('steps' in ph ? ph.actors : null));
+  const guardsOf = phases.map((ph) => ('steps' in ph && ph.at === undefined ? ph.steps.map((st) => st.enabled) : null));
+  const stepsAt = phases.map((ph) => ('steps' in ph && ph.at !== undefined ? actorSteps({ actors: ph.actors, at: ph.at, perActor: ph.steps, global: [] }) : null));
   return {
     actions(s) {
       const out: A[] = [];
       for (let i = 0; i < phases.length; i++) {
-        const ph = phases[i];
-        if (!('steps' in ph)) {
-          ph.enabled(s, out);
+        const global = globalGuards[i];
+        if (global !== null) {
+          global(s, out);
           continue;
         }
-        const n = ph.actors(s);
-        const steps = stepsOf[i]! as (s: S, actor: number) => readonly ActorStep<S, A>[]; // a phase has no groups
+        const n = actorsOf[i]!(s);
+        const guards = guardsOf[i];
+        if (guards !== null) {
+          for (let p = 0; p < n; p++) for (let j = 0; j < guards.length; j++) guards[j](s, p, out);
+          continue;
+        }
+        const steps = stepsAt[i]! as (s: S, actor: number) => readonly ActorStep<S, A>[]; // a phase has no groups
         for (let p = 0; p < n; p++) for (const st of steps(s, p)) st.enabled(s, p, out);
       }
       return out;

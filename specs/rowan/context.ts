@@ -4,7 +4,7 @@
 import type { ActorStep, GlobalStep, StepAction } from '../kit/table.ts';
 import type { Flags } from '../kit/variants.ts';
 import type { Variant } from './mutants.ts';
-import type { RowanConfig, RowanState } from './state.ts';
+import { Configs, type RowanConfig, type RowanState } from './state.ts';
 
 /**
  * The context of one built machine. A class rather than an object literal: the steps and
@@ -21,6 +21,8 @@ export class Cx {
   readonly servers: number[];
   /** A new term can come: it needs a failure (cmNewConfig) or a migration (cmMigrate). */
   readonly reconfigures: boolean;
+  /** The configurations the CM made, one object each (state.ts `Configs`). */
+  readonly configs = new Configs();
 
   constructor(
     readonly conf: RowanConfig,

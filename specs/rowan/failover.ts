@@ -133,7 +133,7 @@ export const failoverSteps: Record<'crash' | 'suspect' | 'newConfig' | 'commit',
         }
       });
       cm.term++;
-      cm.cfgs.push({ members, dist, lag, mig, rb, fo: true });
+      cm.cfgs.push(cx.configs.of({ members, dist, lag, mig, rb, fo: true }));
       cm.phase = 'new';
       cm.resp = [];
     },

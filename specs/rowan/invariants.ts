@@ -102,25 +102,25 @@ class ServerVerdicts {
 
 /**
  * Per shard, the alive, caught-up replicas of the shard in the CM's configuration. They
- * depend on the configuration (an object never changed once made) and on which servers
- * are up, so the lists are kept for the last configuration met, per set of live
- * servers, and handed out again (callers must not change them).
+ * depend on the configuration (an object never changed once made, one per configuration:
+ * state.ts `Configs`) and on which servers are up, so the lists are kept per configuration,
+ * per set of live servers, and handed out again (callers must not change them). A weak map
+ * of a few entries: a machine makes few configurations, and breadth-first search meets
+ * states of each in turn (with only the last one kept, 41,952 lists were made over the
+ * defaults).
  */
-let caughtUpCfg: Cfg | undefined;
-let caughtUpLists: (number[][] | undefined)[] = [];
+const caughtUpLists = new WeakMap<Cfg, (number[][] | undefined)[]>();
 const caughtUpOf = (st: RowanState, cfg: Cfg): number[][] =>
   mapped(cfg.dist, (d, sh) => replicas(d).filter((r) => st.srv[r].up && !cfg.lag[sh].includes(r) && cfg.rb !== r));
 const caughtUpAll = perState((st: RowanState): number[][] => {
   const cfg = curCfg(st);
   if (st.srv.length > 30) return caughtUpOf(st, cfg);
-  if (cfg !== caughtUpCfg) {
-    caughtUpCfg = cfg;
-    caughtUpLists = [];
-  }
+  let byUp = caughtUpLists.get(cfg);
+  if (byUp === undefined) caughtUpLists.set(cfg, (byUp = []));
   let up = 0;
   for (let i = 0; i < st.srv.length; i++) if (st.srv[i].up) up |= 1 << i;
-  let lists = caughtUpLists[up];
-  if (lists === undefined) lists = caughtUpLists[up] = caughtUpOf(st, cfg);
+  let lists = byUp[up];
+  if (lists === undefined) lists = byUp[up] = caughtUpOf(st, cfg);
   return lists;
 });
 /** Alive, caught-up replicas of shard sh in the CM's configuration. */

@@ -64,9 +64,10 @@ function phases(cx: Cx): Phase<S, RowanAction>[] {
   });
 }
 
-function initial(conf: RowanConfig): S {
+function initial(cx: Cx): S {
+  const conf = cx.conf;
   const members = [...new Set(conf.shards.flat().concat(conf.migrate ? [conf.migrate.tgt] : []))].sort((a, b) => a - b);
-  const cfg0: Cfg = { members, dist: mapped(conf.shards, (r) => ({ p: r[0], bs: r.slice(1) })), lag: mapped(conf.shards, () => []), mig: null, rb: -1, fo: true };
+  const cfg0: Cfg = cx.configs.of({ members, dist: mapped(conf.shards, (r) => ({ p: r[0], bs: r.slice(1) })), lag: mapped(conf.shards, () => []), mig: null, rb: -1, fo: true });
   const srv = [...Array(conf.servers).keys()].map((): Server => {
     // Every field, in copyServer's order (one shape for every server); wipeDram sets the
     // volatile ones. tomb is a ghost of PM (which tombstones went), so a crash keeps it.
@@ -90,7 +91,7 @@ const pending = (s: S, c: number) => s.cl[c].st !== 'idle' && s.cl[c].st !== 'do
 
 export function buildMachine(conf: RowanConfig, variant?: string): Machine<S, RowanAction> {
   const cx = context(conf, VARIANTS.flags(variant));
-  rewriteFields(initial(conf));
+  rewriteFields(initial(cx));
   const table = phases(cx);
   const writes = new Map<string, Writes>();
   for (const ph of table) for (const st of ('steps' in ph ? ph.steps : [ph]) as (RowanStep | RowanGlobalStep)[]) if (st.writes) writes.set(st.name, st.writes);
@@ -115,7 +116,7 @@ export function buildMachine(conf: RowanConfig, variant?: string): Machine<S, Ro
   );
 
   return {
-    init: () => [initial(conf)],
+    init: () => [initial(cx)],
     ...phasedMachine(table, (s, a) => copy(s, (writes.get(a.step) ?? otherwise)(s, a))),
     invariants: invariants(cx),
     view: encodeState,

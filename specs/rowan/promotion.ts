@@ -138,12 +138,12 @@ export const promotionSteps: Record<'promoCollect' | 'promoScatter' | 'promoFini
       const rr = s.srv[p].rerep;
       if (rr && primaryOf(cx, s, p).includes(rr.sh) && keysOf(cx.conf, rr.sh).every((k) => rr.done.includes(k))) out.push(act('rerepDone', p, rr.r));
     },
-    effect: (_cx, d, a) => {
+    effect: (cx, d, a) => {
       const p = d.srv[a.a];
       const rr = p.rerep!;
       const cfg = curCfg(d);
       const lag = mapped(cfg.lag, (l, sh) => (sh === rr.sh ? l.filter((x) => x !== rr.r) : l));
-      cmW(d).cfgs[d.cm.term] = { members: cfg.members, dist: cfg.dist, lag, mig: cfg.mig, rb: cfg.rb, fo: cfg.fo };
+      cmW(d).cfgs[d.cm.term] = cx.configs.of({ members: cfg.members, dist: cfg.dist, lag, mig: cfg.mig, rb: cfg.rb, fo: cfg.fo });
       p.rerep = null;
     },
   },

@@ -83,14 +83,14 @@ export const recoverySteps: Record<'powerFailure' | 'cmMigrate' | 'migrateVersio
       const { src, tgt } = cx.conf.migrate;
       if (s.cm.mig === 0 && s.cm.phase === 'stable' && s.cm.down.length === 0 && s.srv[src].up && s.srv[tgt].up) out.push(act('cmMigrate', src, tgt));
     },
-    effect: (_cx, d, a) => {
+    effect: (cx, d, a) => {
       const old = curCfg(d);
       const prev = old.dist[0];
       const dist = mapped(old.dist, (x, sh) => (sh === 0 ? { p: a.b, bs: prev.bs.filter((y) => y !== a.b) } : x));
       const lag = mapped(old.lag, (l, sh) => (sh === 0 ? [...l, a.b].sort() : l));
       const cm = cmW(d);
       cm.term++;
-      cm.cfgs.push({ members: old.members, dist, lag, mig: { src: a.a, tgt: a.b, sh: 0, prev }, rb: -1, fo: false });
+      cm.cfgs.push(cx.configs.of({ members: old.members, dist, lag, mig: { src: a.a, tgt: a.b, sh: 0, prev }, rb: -1, fo: false }));
       cm.mig = 1;
     },
   },
@@ -147,7 +147,7 @@ export const recoverySteps: Record<'powerFailure' | 'cmMigrate' | 'migrateVersio
       const cfg = curCfg(d);
       const cm = cmW(d);
       const lag = mapped(cfg.lag, (l, sh) => (sh === 0 ? l.filter((x) => x !== cx.conf.migrate!.tgt) : l));
-      cm.cfgs[cm.term] = { members: cfg.members, dist: cfg.dist, lag, mig: null, rb: cfg.rb, fo: cfg.fo };
+      cm.cfgs[cm.term] = cx.configs.of({ members: cfg.members, dist: cfg.dist, lag, mig: null, rb: cfg.rb, fo: cfg.fo });
       cm.mig = 2;
       const src = d.srv[cx.conf.migrate!.src];
       const idx = own(src, 'idx');
