@@ -48,8 +48,10 @@ class Frontier {
     }
     const W = this.width;
     const at = this.size * W;
-    const to = this.words;
-    for (let j = 0; j < W; j++) to[at + j] = w[j];
+    if (W < LONG) {
+      const to = this.words;
+      for (let j = 0; j < W; j++) to[at + j] = w[j];
+    } else this.words.set(w, at);
     this.ids[this.size++] = id;
   }
 }
@@ -71,12 +73,13 @@ export function bfsLayout<S, A extends Action>(machine: Machine<S, A>, L: WordLa
   const inits = machine.init();
   for (let k = 0; k < inits.length && run.stopped === undefined; k++) {
     const id = run.add(inits[k], -1, k, 0);
-    if (id >= 0) current.push(L.wordsOf(inits[k]), id);
+    if (id >= 0) current.push(L.wordsOf(inits[k]).subarray(0, W), id);
   }
   const s = L.make();
   const d = L.make();
-  const sw = L.wordsOf(s);
-  const dw = L.wordsOf(d);
+  // Exactly W words each (copyWords copies whole arrays).
+  const sw = L.wordsOf(s).subarray(0, W);
+  const dw = L.wordsOf(d).subarray(0, W);
   const fp = run.fp;
   const coverage = run.coverage;
   // One batch's successors' fingerprints, and each state's enabled actions.
@@ -90,7 +93,7 @@ export function bfsLayout<S, A extends Action>(machine: Machine<S, A>, L: WordLa
     const ids = current.ids;
     if (depth >= run.maxDepth) {
       for (let i = 0; i < current.size && run.stopped === undefined; i++) {
-        for (let j = 0, at = i * W; j < W; j++) sw[j] = from[at + j];
+        copyWords(sw, from, i * W, W);
         const enabled = machine.actions(s);
         if (enabled.length > 0) run.depthCut = true;
         else run.expand(s, ids[i], enabled);
@@ -103,7 +106,7 @@ export function bfsLayout<S, A extends Action>(machine: Machine<S, A>, L: WordLa
       let n = 0;
       let i1 = i0;
       for (; i1 < current.size && i1 - i0 < BATCH; i1++) {
-        for (let j = 0, at = i1 * W; j < W; j++) sw[j] = from[at + j];
+        copyWords(sw, from, i1 * W, W);
         try {
           const enabled = machine.actions(s);
           if (n + enabled.length > his.length) {
@@ -112,7 +115,7 @@ export function bfsLayout<S, A extends Action>(machine: Machine<S, A>, L: WordLa
             los = grown(los, size);
           }
           for (let k = 0; k < enabled.length; k++, n++) {
-            for (let j = 0; j < W; j++) dw[j] = sw[j];
+            copyWords(dw, sw, 0, W);
             L.step(d, enabled[k], s);
             fingerprint(dw, W, fp);
             his[n] = fp[0];
@@ -133,7 +136,7 @@ export function bfsLayout<S, A extends Action>(machine: Machine<S, A>, L: WordLa
         // to step to a new successor (most states have one, but a state has many known).
         let loaded = enabled.length === 0;
         if (loaded) {
-          for (let j = 0, at = i * W; j < W; j++) sw[j] = from[at + j];
+          copyWords(sw, from, i * W, W);
           run.expand(s, id, enabled);
         } else coverage.countList(enabled);
         run.tick(current.size - i + next.size);
@@ -146,10 +149,10 @@ export function bfsLayout<S, A extends Action>(machine: Machine<S, A>, L: WordLa
           // a new one is stepped again, which is cheaper than keeping every successor.
           if (store && store.has(dw, W, fp)) continue;
           if (!loaded) {
-            for (let j = 0, at = i * W; j < W; j++) sw[j] = from[at + j];
+            copyWords(sw, from, i * W, W);
             loaded = true;
           }
-          for (let j = 0; j < W; j++) dw[j] = sw[j];
+          copyWords(dw, sw, 0, W);
           L.step(d, enabled[k], s);
           const t = run.insert(d, id, k, depth + 1, dw, W);
           if (t >= 0) next.push(dw, t);
@@ -164,6 +167,20 @@ export function bfsLayout<S, A extends Action>(machine: Machine<S, A>, L: WordLa
     next = done;
   }
   return run.result('bfs');
+}
+
+/** States of at least this many words are copied by TypedArray.set. */
+const LONG = 24;
+
+/**
+ * to[0..W) = from[at..at+W), to being W words long. A long state is copied by
+ * TypedArray.set, a memory copy: a loop of element copies cost swarm (40-148 words a state)
+ * 3-8x as much. A short one by the loop: set's call, and the view it needs when `at` is not
+ * 0, cost 20-60 ns whatever the length, more than a few words' loop (the racy counter's 4).
+ */
+function copyWords(to: Int32Array, from: Int32Array, at: number, W: number): void {
+  if (W < LONG) for (let j = 0; j < W; j++) to[j] = from[at + j];
+  else to.set(at === 0 && from.length === W ? from : from.subarray(at, at + W));
 }
 
 function grown(a: Int32Array, size: number): Int32Array<ArrayBuffer> {
