@@ -3,9 +3,10 @@
 // state is expanded by loading its words into a reused state, and each successor is made
 // by copying those words into a second reused state and applying the step in place. Its
 // words are then its encoding: hashed and stored as they are. No allocation per state or
-// step (the spec's actions() list aside), so no garbage to collect. Successors are made
-// twice when new: once to hash them (a batch at a time, so that the table reads overlap,
-// as in search.ts), and again to store them; known ones, most of them, only once.
+// step (the spec's actions() list aside), so no garbage to collect. A batch's successors are
+// stepped and hashed first (a batch at a time, so that the table reads overlap, as in
+// search.ts), then the new ones checked and stored: a long state's successors are kept as
+// they were stepped and copied back when new; a short one's are stepped again instead.
 // Coverage is counted per enabled list (Coverage.countList), so a spec that keeps a list
 // per set of enabled actions pays one lookup a state for it.
 //
@@ -82,9 +83,14 @@ export function bfsLayout<S, A extends Action>(machine: Machine<S, A>, L: WordLa
   const dw = L.wordsOf(d).subarray(0, W);
   const fp = run.fp;
   const coverage = run.coverage;
-  // One batch's successors' fingerprints, and each state's enabled actions.
+  // One batch's successors' fingerprints and words, and each state's enabled actions.
   let his: Int32Array<ArrayBuffer> = new Int32Array(256);
   let los: Int32Array<ArrayBuffer> = new Int32Array(256);
+  // Long states' successors are kept (swarm's, 40-148 words, whose steps go through the
+  // monitor's, cost more to step again than to keep); a short state's successor (the racy
+  // counter's 4 words) is stepped again when new, which costs less than keeping them all.
+  const keep = W >= LONG;
+  let succ: Int32Array<ArrayBuffer> = new Int32Array(keep ? 256 * W : 0);
   const enabledOf: A[][] = [];
   const ends: number[] = [];
   for (let depth = 0; current.size > 0 && run.stopped === undefined; depth++) {
@@ -113,6 +119,7 @@ export function bfsLayout<S, A extends Action>(machine: Machine<S, A>, L: WordLa
             const size = 2 * (n + enabled.length);
             his = grown(his, size);
             los = grown(los, size);
+            if (keep) succ = grown(succ, size * W);
           }
           for (let k = 0; k < enabled.length; k++, n++) {
             copyWords(dw, sw, 0, W);
@@ -120,6 +127,7 @@ export function bfsLayout<S, A extends Action>(machine: Machine<S, A>, L: WordLa
             fingerprint(dw, W, fp);
             his[n] = fp[0];
             los[n] = fp[1];
+            if (keep) succ.set(dw, n * W);
           }
           enabledOf[i1 - i0] = enabled;
           ends[i1 - i0] = n;
@@ -133,7 +141,7 @@ export function bfsLayout<S, A extends Action>(machine: Machine<S, A>, L: WordLa
         const enabled = enabledOf[i - i0];
         const id = ids[i];
         // The state's words are loaded again only when needed: for the deadlock check, or
-        // to step to a new successor (most states have one, but a state has many known).
+        // to step to a new successor again (most states have one, but a state has many known).
         let loaded = enabled.length === 0;
         if (loaded) {
           copyWords(sw, from, i * W, W);
@@ -146,14 +154,17 @@ export function bfsLayout<S, A extends Action>(machine: Machine<S, A>, L: WordLa
           fp[0] = his[m];
           fp[1] = los[m];
           // Most successors are known (and the fingerprint store needs no words to say so);
-          // a new one is stepped again, which is cheaper than keeping every successor.
+          // a new one is made again in d, for its invariants and the store.
           if (store && store.has(dw, W, fp)) continue;
-          if (!loaded) {
-            copyWords(sw, from, i * W, W);
-            loaded = true;
+          if (keep) copyWords(dw, succ, m * W, W);
+          else {
+            if (!loaded) {
+              copyWords(sw, from, i * W, W);
+              loaded = true;
+            }
+            copyWords(dw, sw, 0, W);
+            L.step(d, enabled[k], s);
           }
-          copyWords(dw, sw, 0, W);
-          L.step(d, enabled[k], s);
           const t = run.insert(d, id, k, depth + 1, dw, W);
           if (t >= 0) next.push(dw, t);
           if (run.stopped !== undefined) break;
