@@ -3,7 +3,8 @@
 // state is expanded by loading its words into a reused state, and each successor is made
 // by copying those words into a second reused state and applying the step in place. Its
 // words are then its encoding: hashed and stored as they are. No allocation per state or
-// step (the spec's actions() list aside), so no garbage to collect. A batch's successors are
+// step (the spec's actions() list aside, and a long state's copies' views: copyWords), so
+// next to no garbage to collect. A batch's successors are
 // stepped and hashed first (a batch at a time, so that the table reads overlap, as in
 // search.ts), then the new ones checked and stored: a long state's successors are kept as
 // they were stepped and copied back when new; a short one's are stepped again instead.
