@@ -3,9 +3,11 @@
 // state is expanded by loading its words into a reused state, and each successor is made
 // by copying those words into a second reused state and applying the step in place. Its
 // words are then its encoding: hashed and stored as they are. No allocation per state or
-// step (the spec's actions() list aside), so no garbage to collect. Successors are made
-// twice when new: once to hash them (a batch at a time, so that the table reads overlap,
-// as in search.ts), and again to store them; known ones, most of them, only once.
+// step (the spec's actions() list aside, and a long state's copies' views: copyWords), so
+// next to no garbage to collect. A batch's successors are
+// stepped and hashed first (a batch at a time, so that the table reads overlap, as in
+// search.ts), then the new ones checked and stored: a long state's successors are kept as
+// they were stepped and copied back when new; a short one's are stepped again instead.
 // Coverage is counted per enabled list (Coverage.countList), so a spec that keeps a list
 // per set of enabled actions pays one lookup a state for it.
 //
@@ -48,8 +50,10 @@ class Frontier {
     }
     const W = this.width;
     const at = this.size * W;
-    const to = this.words;
-    for (let j = 0; j < W; j++) to[at + j] = w[j];
+    if (W < LONG) {
+      const to = this.words;
+      for (let j = 0; j < W; j++) to[at + j] = w[j];
+    } else this.words.set(w, at);
     this.ids[this.size++] = id;
   }
 }
@@ -71,17 +75,23 @@ export function bfsLayout<S, A extends Action>(machine: Machine<S, A>, L: WordLa
   const inits = machine.init();
   for (let k = 0; k < inits.length && run.stopped === undefined; k++) {
     const id = run.add(inits[k], -1, k, 0);
-    if (id >= 0) current.push(L.wordsOf(inits[k]), id);
+    if (id >= 0) current.push(L.wordsOf(inits[k]).subarray(0, W), id);
   }
   const s = L.make();
   const d = L.make();
-  const sw = L.wordsOf(s);
-  const dw = L.wordsOf(d);
+  // Exactly W words each (copyWords copies whole arrays).
+  const sw = L.wordsOf(s).subarray(0, W);
+  const dw = L.wordsOf(d).subarray(0, W);
   const fp = run.fp;
   const coverage = run.coverage;
-  // One batch's successors' fingerprints, and each state's enabled actions.
+  // One batch's successors' fingerprints and words, and each state's enabled actions.
   let his: Int32Array<ArrayBuffer> = new Int32Array(256);
   let los: Int32Array<ArrayBuffer> = new Int32Array(256);
+  // Long states' successors are kept (swarm's, 40-148 words, whose steps go through the
+  // monitor's, cost more to step again than to keep); a short state's successor (the racy
+  // counter's 4 words) is stepped again when new, which costs less than keeping them all.
+  const keep = W >= LONG;
+  let succ: Int32Array<ArrayBuffer> = new Int32Array(keep ? 256 * W : 0);
   const enabledOf: A[][] = [];
   const ends: number[] = [];
   for (let depth = 0; current.size > 0 && run.stopped === undefined; depth++) {
@@ -90,7 +100,7 @@ export function bfsLayout<S, A extends Action>(machine: Machine<S, A>, L: WordLa
     const ids = current.ids;
     if (depth >= run.maxDepth) {
       for (let i = 0; i < current.size && run.stopped === undefined; i++) {
-        for (let j = 0, at = i * W; j < W; j++) sw[j] = from[at + j];
+        copyWords(sw, from, i * W, W);
         const enabled = machine.actions(s);
         if (enabled.length > 0) run.depthCut = true;
         else run.expand(s, ids[i], enabled);
@@ -103,20 +113,22 @@ export function bfsLayout<S, A extends Action>(machine: Machine<S, A>, L: WordLa
       let n = 0;
       let i1 = i0;
       for (; i1 < current.size && i1 - i0 < BATCH; i1++) {
-        for (let j = 0, at = i1 * W; j < W; j++) sw[j] = from[at + j];
+        copyWords(sw, from, i1 * W, W);
         try {
           const enabled = machine.actions(s);
           if (n + enabled.length > his.length) {
             const size = 2 * (n + enabled.length);
             his = grown(his, size);
             los = grown(los, size);
+            if (keep) succ = grown(succ, size * W);
           }
           for (let k = 0; k < enabled.length; k++, n++) {
-            for (let j = 0; j < W; j++) dw[j] = sw[j];
+            copyWords(dw, sw, 0, W);
             L.step(d, enabled[k], s);
             fingerprint(dw, W, fp);
             his[n] = fp[0];
             los[n] = fp[1];
+            if (keep) succ.set(dw, n * W);
           }
           enabledOf[i1 - i0] = enabled;
           ends[i1 - i0] = n;
@@ -130,10 +142,10 @@ export function bfsLayout<S, A extends Action>(machine: Machine<S, A>, L: WordLa
         const enabled = enabledOf[i - i0];
         const id = ids[i];
         // The state's words are loaded again only when needed: for the deadlock check, or
-        // to step to a new successor (most states have one, but a state has many known).
+        // to step to a new successor again (most states have one, but a state has many known).
         let loaded = enabled.length === 0;
         if (loaded) {
-          for (let j = 0, at = i * W; j < W; j++) sw[j] = from[at + j];
+          copyWords(sw, from, i * W, W);
           run.expand(s, id, enabled);
         } else coverage.countList(enabled);
         run.tick(current.size - i + next.size);
@@ -143,14 +155,17 @@ export function bfsLayout<S, A extends Action>(machine: Machine<S, A>, L: WordLa
           fp[0] = his[m];
           fp[1] = los[m];
           // Most successors are known (and the fingerprint store needs no words to say so);
-          // a new one is stepped again, which is cheaper than keeping every successor.
+          // a new one is made again in d, for its invariants and the store.
           if (store && store.has(dw, W, fp)) continue;
-          if (!loaded) {
-            for (let j = 0, at = i * W; j < W; j++) sw[j] = from[at + j];
-            loaded = true;
+          if (keep) copyWords(dw, succ, m * W, W);
+          else {
+            if (!loaded) {
+              copyWords(sw, from, i * W, W);
+              loaded = true;
+            }
+            copyWords(dw, sw, 0, W);
+            L.step(d, enabled[k], s);
           }
-          for (let j = 0; j < W; j++) dw[j] = sw[j];
-          L.step(d, enabled[k], s);
           const t = run.insert(d, id, k, depth + 1, dw, W);
           if (t >= 0) next.push(dw, t);
           if (run.stopped !== undefined) break;
@@ -164,6 +179,20 @@ export function bfsLayout<S, A extends Action>(machine: Machine<S, A>, L: WordLa
     next = done;
   }
   return run.result('bfs');
+}
+
+/** States of at least this many words are copied by TypedArray.set. */
+const LONG = 24;
+
+/**
+ * to[0..W) = from[at..at+W), to being W words long. A long state is copied by
+ * TypedArray.set, a memory copy: a loop of element copies cost swarm (40-148 words a state)
+ * 3-8x as much. A short one by the loop: set's call, and the view it needs when `at` is not
+ * 0, cost 20-60 ns whatever the length, more than a few words' loop (the racy counter's 4).
+ */
+function copyWords(to: Int32Array, from: Int32Array, at: number, W: number): void {
+  if (W < LONG) for (let j = 0; j < W; j++) to[j] = from[at + j];
+  else to.set(at === 0 && from.length === W ? from : from.subarray(at, at + W));
 }
 
 function grown(a: Int32Array, size: number): Int32Array<ArrayBuffer> {

@@ -24,9 +24,13 @@ const summary = (r: ExploreResult) => ({
   coverage: r.coverage,
 });
 
-/** The racy counter as racy-counter-layout.ts wrote it before its fields were bytes: ints throughout. */
-function racyCounterInts(n: number, k: number) {
-  const Racy = layout({ x: int, step: ints(n), t: ints(n), done: ints(n) });
+/**
+ * The racy counter as racy-counter-layout.ts wrote it before its fields were bytes: ints
+ * throughout; `pad` more words, always 0, make its states long (layout-search.ts copies a
+ * state of 24 words or more with TypedArray.set and keeps its successors as stepped).
+ */
+function racyCounterInts(n: number, k: number, pad = 0) {
+  const Racy = layout({ x: int, step: ints(n), t: ints(n), done: ints(n), pad: ints(pad) });
   const acts = Array.from({ length: n }, (_, p) => [
     { label: `p${p}.read`, p, read: true },
     { label: `p${p}.write`, p, read: false },
@@ -94,12 +98,14 @@ describe('the typed state layout', () => {
     ]) {
       for (const o of options) expect(summary(exploreSync(racyCounterLayout(n, k), o))).toEqual(summary(exploreSync(racyCounter(n, k), o)));
       expect(exploreSync(racyCounterLayout(n, k)).states).toBe(referenceBfs(racyCounter(n, k)).states);
-      // The same counter on int fields (13 words, not 4): the same search.
+      // The same counter on int fields (7 or 10 words, not 4), and padded to 30 or 33: the same search.
       for (const o of [{}, { maxStates: 100 }]) expect(summary(exploreSync(racyCounterInts(n, k), o))).toEqual(summary(exploreSync(racyCounter(n, k), o)));
+      for (const o of options) expect(summary(exploreSync(racyCounterInts(n, k, 23), o))).toEqual(summary(exploreSync(racyCounter(n, k), o)));
     }
     // Levels of 879, 1,217, 924 and 1,035 states: a frontier (1,024 at first) grows while
     // the other, reused from two levels back, still holds an older level's words.
     expect(summary(exploreSync(racyCounterLayout(3, 3)))).toEqual(summary(exploreSync(racyCounter(3, 3))));
+    expect(summary(exploreSync(racyCounterInts(3, 3, 23)))).toEqual(summary(exploreSync(racyCounter(3, 3))));
   });
 
   it('finds the same shortest counterexamples, shown as plain data', () => {
