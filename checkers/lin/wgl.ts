@@ -342,34 +342,37 @@ export class WglSearch<S> {
     this.det = det;
     this.detWords = (det + 31) >>> 5;
     this.gap = this.detWords * 32 - det;
-    const local = new Array<Operation>(n);
-    this.inputs = new Array(n);
-    this.outputs = new Array(n);
-    this.kind = slab.u8(n);
+    // One pass over the search's operations (a first check runs this in V8's interpreter).
+    const inputs = (this.inputs = new Array(n));
+    const outputs = (this.outputs = new Array(n));
+    const kind = (this.kind = slab.u8(n));
+    const retTime = (this.retTime = slab.f64(det));
+    const call = (this.call = slab.f64(n));
     const present = [false, false, false];
     for (let o = 0; o < n; o++) {
       const op = ops[origin[o]];
-      local[o] = op;
-      this.inputs[o] = op.input;
-      this.outputs[o] = o < det ? op.output : UNKNOWN;
-      this.kind[o] = kindOf[origin[o]];
-      present[this.kind[o]] = true;
+      inputs[o] = op.input;
+      call[o] = op.call;
+      if (o < det) {
+        outputs[o] = op.output;
+        retTime[o] = op.ret!;
+      } else outputs[o] = UNKNOWN;
+      const k = kindOf[origin[o]];
+      kind[o] = k;
+      present[k] = true;
     }
-    this.retTime = slab.f64(det);
-    for (let o = 0; o < det; o++) this.retTime[o] = local[o].ret!;
-    this.call = slab.f64(n);
-    for (let o = 0; o < n; o++) this.call[o] = local[o].call;
-    this.list = entriesOf(this.call, this.retTime, det, slab);
+    this.list = entriesOf(call, retTime, det, slab);
     this.twinClass = reduce && present[UPDATE] ? slab.i32(det).fill(-1) : undefined;
     this.present = present;
     this.hinted = !reduce || model.priority === undefined;
     this.lazyFrames = reduce && options.lazyFrames !== false && model.advice === undefined;
     if (this.lazyFrames) {
       // Determinate operations whose return time another's shares (1).
+      // The list is in entry order here: entry e is the e-th.
       const tied = (this.tiedReturn = slab.u8(det));
-      const { next, isCall, head, time, op } = this.list;
+      const { isCall, time, op } = this.list;
       let last = -1;
-      for (let e = next[head]; e !== -1; e = next[e]) {
+      for (let e = 0; e < isCall.length; e++) {
         if (isCall[e] === 1) continue;
         if (last >= 0 && time[last] === time[e]) tied[op[last]] = tied[op[e]] = 1;
         last = e;
@@ -1232,7 +1235,11 @@ export function refutation(model: Model, ops: readonly Operation[], hook: Model[
 
 /** The model's unobserved verdicts; a hook that throws or answers badly only costs the reduction. */
 export function unobserved(model: Model, ops: readonly Operation[]): boolean[] | undefined {
-  if (model.unobserved === undefined || !ops.some((o) => o.ret === undefined)) return undefined;
+  if (model.unobserved === undefined) return undefined;
+  // A loop, not `some` and a closure: a call per operation in the interpreter on a first check.
+  let crashed = false;
+  for (let i = 0; i < ops.length && !crashed; i++) crashed = ops[i].ret === undefined;
+  if (!crashed) return undefined;
   try {
     const r = model.unobserved(ops);
     return Array.isArray(r) && r.length === ops.length ? r : undefined;
