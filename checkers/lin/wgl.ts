@@ -713,49 +713,18 @@ export class WglSearch<S> {
    * read-only call that fits (forced, so the frame is never needed), else the operation
    * whose return is first pending when it is an update that fits (first by return, the
    * first of its twins, and no reordering since it fits). Otherwise the frame is built.
-   * The same candidates in the same order: the same search.
+   * The same candidates in the same order: the same search. The loop finds it itself (a
+   * call per configuration costs, in V8's interpreter and baseline code, where a first
+   * check runs the whole search); with a hint, firstByHint.
    */
   private lazyFrames: boolean;
   private lazyMisses = 0;
   private tiedReturn: Uint8Array | undefined;
-  /** The step of the candidate firstCandidate found, and the steps it tried (iterations). */
+  /** The step of the candidate firstByHint found, and the steps it tried (iterations). */
   private lazyStep: { ok: boolean; state: S } | undefined;
   private lazyTried = 0;
   /** The candidate a lazy frame tried, when the search comes back to build it (-1: none). */
   private resume = -1;
-
-  private firstCandidate(state: S): number {
-    const { next, isCall, head } = this.list;
-    const entryOp = this.list.op;
-    const { kind, inputs, outputs, model } = this;
-    let tried = 0;
-    let e = next[head];
-    for (; e !== -1 && isCall[e] === 1; e = next[e]) {
-      const o = entryOp[e];
-      if (kind[o] !== READ_ONLY) continue;
-      tried++;
-      this.current = o;
-      const r = model.step(state, inputs[o], outputs[o]);
-      if (r.ok) {
-        this.lazyTried = tried - 1;
-        this.lazyStep = r;
-        return o;
-      }
-    }
-    // Otherwise the frame is built and tries them again, counting them then.
-    this.lazyTried = 0;
-    if (e === -1) return -1;
-    if (this.hintRank !== undefined) return this.firstByHint(state, e, tried);
-    const f = entryOp[e];
-    // Returns tied with another's would be ordered by call in the frame: built then.
-    if (kind[f] !== UPDATE || this.tiedReturn![f] === 1) return -1;
-    this.current = f;
-    const r = model.step(state, inputs[f], outputs[f]);
-    if (!r.ok) return -1;
-    this.lazyTried = tried;
-    this.lazyStep = r;
-    return f;
-  }
 
   /**
    * With the model's hint, the first of the frame after its read-only candidates (none
@@ -836,7 +805,8 @@ export class WglSearch<S> {
     let reps = twinReps.get(h);
     if (reps === undefined) twinReps.set(h, (reps = []));
     let c = -1;
-    for (const r of reps) {
+    for (let k = 0; k < reps.length; k++) {
+      const r = reps[k];
       if (valueEqual(this.inputs[r], input) && valueEqual(this.outputs[r], output)) {
         c = this.twinClass![r];
         break;
@@ -940,7 +910,9 @@ export class WglSearch<S> {
 
   private loop(budget: number, deadline: number): boolean {
     const { bitset, zob, stackOp, stackState, stackForced, stackPos, inputs, outputs, verbose, det, detWords, gap, topWord, frameStart, frameEnd, frameForced, indNext, indPrev, nextInGroup, indSwap, call } = this;
-    const { next, prev, callEntry, returnEntry } = this.list;
+    const { next, prev, callEntry, returnEntry, isCall, head } = this.list;
+    const entryOp = this.list.op;
+    const { kind, tiedReturn } = this;
     const mustLinearize = this.list.determinate;
     const { cancelled, step, hashState } = this;
     let { sp, pos, linearizedDeterminate, bitHash, state, iterations, explored, fullWords } = this;
@@ -981,13 +953,51 @@ export class WglSearch<S> {
           this.finish('ok');
           return true;
         }
-        // A lazy frame: its first candidate found without building it (see firstCandidate).
+        // A lazy frame: its first candidate found without building it (see lazyFrames):
+        // the first read-only call that fits, else (no hint) the operation whose return is
+        // first pending, an update without a tied return, if it fits.
         let lazy = -1;
+        let lazyStep: StepResult<S> | undefined;
         if (pos < 0) {
           if (resume < 0 && this.lazyFrames && this.hinted) {
-            current = -2; // firstCandidate names the operation a model error comes from
-            lazy = this.firstCandidate(state);
-            iterations += this.lazyTried;
+            let tried = 0;
+            let e = next[head];
+            for (; e !== -1 && isCall[e] === 1; e = next[e]) {
+              const o = entryOp[e];
+              if (kind[o] !== READ_ONLY) continue;
+              tried++;
+              current = o;
+              const r = step(state, inputs[o], outputs[o]);
+              if (r.ok) {
+                lazy = o;
+                lazyStep = r;
+                iterations += tried - 1;
+                break;
+              }
+            }
+            // Otherwise the frame is built and tries them again, counting them then.
+            if (lazy < 0 && e !== -1) {
+              if (this.hintRank !== undefined) {
+                current = -2; // firstByHint names the operation a model error comes from
+                lazy = this.firstByHint(state, e, tried);
+                if (lazy >= 0) {
+                  lazyStep = this.lazyStep;
+                  iterations += this.lazyTried;
+                }
+              } else {
+                const f = entryOp[e];
+                // Returns tied with another's would be ordered by call in the frame: built then.
+                if (kind[f] === UPDATE && tiedReturn![f] === 0) {
+                  current = f;
+                  const r = step(state, inputs[f], outputs[f]);
+                  if (r.ok) {
+                    lazy = f;
+                    lazyStep = r;
+                    iterations += tried;
+                  }
+                }
+              }
+            }
             // Where the first candidate seldom fits, the frame is built anyway after the
             // scan: give lazy frames up (the search stays the same).
             if (lazy < 0 && ++this.lazyMisses >= 64 && 2 * this.lazyMisses > explored) this.lazyFrames = false;
@@ -1012,7 +1022,7 @@ export class WglSearch<S> {
         if (lazy >= 0 || pos < end) {
           const o = lazy >= 0 ? lazy : cand[pos];
           current = o;
-          const r = lazy >= 0 ? this.lazyStep! : step(state, inputs[o], outputs[o]);
+          const r = lazy >= 0 ? lazyStep! : step(state, inputs[o], outputs[o]);
           deadEnd = false;
           if (r.ok) {
             const after = abstract === undefined ? r.state : abstract(r.state);
@@ -1034,7 +1044,7 @@ export class WglSearch<S> {
                 const at = sp === 0 ? 0 : frameEnd[sp - 1];
                 frameStart[sp] = frameEnd[sp] = frameForced[sp] = at;
                 stackPos[sp] = LAZY;
-                stackForced[sp] = this.kind[o] === READ_ONLY ? 1 : 0;
+                stackForced[sp] = kind[o] === READ_ONLY ? 1 : 0;
               } else {
                 stackPos[sp] = pos;
                 stackForced[sp] = pos < frameForced[sp] ? 1 : 0;
@@ -1079,7 +1089,7 @@ export class WglSearch<S> {
             if (lazy >= 0) {
               // Explored before. Read-only: forced, so the frame fails with it; an update:
               // the frame is built and tried on after it.
-              if (this.kind[o] !== READ_ONLY) {
+              if (kind[o] !== READ_ONLY) {
                 resume = o;
                 continue;
               }
