@@ -45,13 +45,99 @@ export function buildEntries(ops: readonly Operation[], slab?: Slab): EntryList 
  */
 export function entriesOf(call: Float64Array, ret: Float64Array, n: number, slab?: Slab): EntryList {
   let determinate = 0;
-  for (let i = 0; i < n; i++) if (ret[i] === ret[i]) determinate++;
+  let min = Infinity;
+  let max = -Infinity;
+  let integers = true;
+  let callsSorted = true;
+  for (let i = 0; i < n; i++) {
+    const c = call[i];
+    const r = ret[i];
+    if (c < min) min = c;
+    // x % 1 === 0: an integer (finite), without a call per time.
+    if (r === r) {
+      determinate++;
+      if (r > max) max = r;
+      if (r % 1 !== 0) integers = false;
+    }
+    if (c > max) max = c;
+    if (c % 1 !== 0) integers = false;
+    if (i > 0 && c < call[i - 1]) callsSorted = false;
+  }
   const count = n + determinate;
   const mem = slab ?? new Slab(ENTRY_BYTES * (count + 1));
-  // The order is (time, calls first, operation): a stable counting sort on
-  // rank(time) * 2 + (return ? 1 : 0), taking operations in index order. Integer times in
-  // a range not much larger than the history are their own ranks; other times are ranked
-  // by a native numeric sort (a comparator sort costs several times more).
+  const head = count;
+  const next = mem.i32(count + 1);
+  const prev = mem.i32(count + 1);
+  const sortedOp = mem.i32(count);
+  const sortedIsCall = mem.u8(count);
+  const sortedTime = mem.f64(count);
+  const callEntry = mem.i32(n);
+  const returnEntry = mem.i32(n).fill(-1);
+  next[head] = count > 0 ? 0 : -1;
+  prev[head] = -1;
+  const list = { head, next, prev, op: sortedOp, isCall: sortedIsCall, time: sortedTime, callEntry, returnEntry, determinate };
+  // The order is (time, calls first, operation). Integer times whose keys (time - min) * n
+  // + operation stay exact: the returns' keys (and the calls', unless the calls come in
+  // call order, as the search numbers them) sorted by the native numeric sort, then merged
+  // with the calls, calls first at equal times: no pass over the range of times.
+  if (count > 0 && integers && (max - min + 1) * n <= Number.MAX_SAFE_INTEGER) sortByKeys(list, call, ret, n, min, callsSorted, mem);
+  else sortByRanks(list, call, ret, n, mem);
+  // Threaded in that order.
+  for (let k = 0; k < count; k++) {
+    next[k] = k + 1;
+    prev[k] = k - 1;
+  }
+  if (count > 0) {
+    next[count - 1] = -1;
+    prev[0] = head;
+  }
+  return list;
+}
+
+/** The entries in order by (time, calls first, operation) through exact integer keys (entriesOf). */
+function sortByKeys(list: EntryList, call: Float64Array, ret: Float64Array, n: number, min: number, callsSorted: boolean, mem: Slab): void {
+  const { op, isCall, time, callEntry, returnEntry, determinate } = list;
+  const rets = mem.f64(determinate);
+  let d = 0;
+  for (let i = 0; i < n; i++) if (ret[i] === ret[i]) rets[d++] = (ret[i] - min) * n + i;
+  rets.sort();
+  const calls = callsSorted ? undefined : mem.f64(n);
+  if (calls !== undefined) {
+    for (let i = 0; i < n; i++) calls[i] = (call[i] - min) * n + i;
+    calls.sort();
+  }
+  let c = 0;
+  let r = 0;
+  let nextCall = n > 0 ? (calls === undefined ? 0 : calls[0] % n) : -1;
+  let nextRet = determinate > 0 ? rets[0] % n : -1;
+  for (let e = 0; e < n + determinate; e++) {
+    // A call first at equal times: a return is taken only before a later call (or none left).
+    if (nextCall >= 0 && (nextRet < 0 || call[nextCall] <= ret[nextRet])) {
+      op[e] = nextCall;
+      isCall[e] = 1;
+      time[e] = call[nextCall];
+      callEntry[nextCall] = e;
+      c++;
+      nextCall = c === n ? -1 : calls === undefined ? c : calls[c] % n;
+    } else {
+      op[e] = nextRet;
+      time[e] = ret[nextRet];
+      returnEntry[nextRet] = e;
+      r++;
+      nextRet = r === determinate ? -1 : rets[r] % n;
+    }
+  }
+}
+
+/**
+ * The entries in order by (time, calls first, operation) for any times: a stable counting
+ * sort on rank(time) * 2 + (return ? 1 : 0), taking operations in index order. Integer
+ * times in a range not much larger than the history are their own ranks; other times are
+ * ranked by a native numeric sort (a comparator sort costs several times more).
+ */
+function sortByRanks(list: EntryList, call: Float64Array, ret: Float64Array, n: number, mem: Slab): void {
+  const { op: sortedOp, isCall: sortedIsCall, time: sortedTime, callEntry, returnEntry, determinate } = list;
+  const count = n + determinate;
   const times = mem.f64(count);
   let e = 0;
   let min = Infinity;
@@ -100,14 +186,6 @@ export function entriesOf(call: Float64Array, ret: Float64Array, n: number, slab
   }
   for (let b = 1; b <= 2 * ranks; b++) bucketStart[b] += bucketStart[b - 1];
 
-  const head = count;
-  const next = mem.i32(count + 1);
-  const prev = mem.i32(count + 1);
-  const sortedOp = mem.i32(count);
-  const sortedIsCall = mem.u8(count);
-  const sortedTime = mem.f64(count);
-  const callEntry = mem.i32(n);
-  const returnEntry = mem.i32(n).fill(-1);
   e = 0;
   for (let i = 0; i < n; i++) {
     const c = bucketStart[keyOf[e++]]++;
@@ -122,11 +200,4 @@ export function entriesOf(call: Float64Array, ret: Float64Array, n: number, slab
       returnEntry[i] = r;
     }
   }
-  for (let k = 0; k < count; k++) {
-    next[k] = k + 1 < count ? k + 1 : -1;
-    prev[k] = k === 0 ? head : k - 1;
-  }
-  next[head] = count > 0 ? 0 : -1;
-  prev[head] = -1;
-  return { head, next, prev, op: sortedOp, isCall: sortedIsCall, time: sortedTime, callEntry, returnEntry, determinate };
 }

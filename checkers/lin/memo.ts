@@ -34,6 +34,12 @@ export class Memo<S> {
   private offsets: Int32Array;
   private readonly states: S[] = [];
   size = 0;
+  /**
+   * The most entries the budget holds with the tables as they are (bytes() + STATE_BYTES
+   * <= limitBytes while size <= this), recomputed when a table grows: the check per entry
+   * is a comparison, not a sum over the tables (a call per configuration on a first check).
+   */
+  private sizeMax = Infinity;
 
   constructor(
     /** Words of the determinate part of a set; the indeterminate part follows it. */
@@ -51,6 +57,11 @@ export class Memo<S> {
     this.mask = slots - 1;
     this.offsets = new Int32Array(slots >>> 1);
     this.arena = new Uint32Array(Math.max(64, (slots >>> 1) * (4 + totalWords - detWords)));
+    this.budget();
+  }
+
+  private budget(): void {
+    this.sizeMax = (this.limitBytes - (this.bytes() - this.size * STATE_BYTES) - STATE_BYTES) / STATE_BYTES;
   }
 
   /**
@@ -90,9 +101,15 @@ export class Memo<S> {
       slot = (slot + 1) & mask;
     }
     const id = this.size;
-    if (id === this.offsets.length) this.offsets = this.grown(this.offsets, this.offsets.length * 2) as Int32Array;
-    if (this.used + length + 2 > this.arena.length) this.arena = this.grown(this.arena, Math.max(this.arena.length * 2, this.used + length + 2)) as Uint32Array;
-    if (this.bytes() + STATE_BYTES > this.limitBytes) throw new MemoFull(this.limitBytes);
+    if (id === this.offsets.length) {
+      this.offsets = this.grown(this.offsets, this.offsets.length * 2) as Int32Array;
+      this.budget();
+    }
+    if (this.used + length + 2 > this.arena.length) {
+      this.arena = this.grown(this.arena, Math.max(this.arena.length * 2, this.used + length + 2)) as Uint32Array;
+      this.budget();
+    }
+    if (this.size > this.sizeMax) throw new MemoFull(this.limitBytes);
     const arena = this.arena;
     let at = this.used;
     this.offsets[id] = at;
@@ -139,6 +156,7 @@ export class Memo<S> {
     this.slotKey = slotKey;
     this.slotId = slotId;
     this.mask = mask;
+    this.budget();
   }
 }
 

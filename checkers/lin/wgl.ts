@@ -342,34 +342,37 @@ export class WglSearch<S> {
     this.det = det;
     this.detWords = (det + 31) >>> 5;
     this.gap = this.detWords * 32 - det;
-    const local = new Array<Operation>(n);
-    this.inputs = new Array(n);
-    this.outputs = new Array(n);
-    this.kind = slab.u8(n);
+    // One pass over the search's operations (a first check runs this in V8's interpreter).
+    const inputs = (this.inputs = new Array(n));
+    const outputs = (this.outputs = new Array(n));
+    const kind = (this.kind = slab.u8(n));
+    const retTime = (this.retTime = slab.f64(det));
+    const call = (this.call = slab.f64(n));
     const present = [false, false, false];
     for (let o = 0; o < n; o++) {
       const op = ops[origin[o]];
-      local[o] = op;
-      this.inputs[o] = op.input;
-      this.outputs[o] = o < det ? op.output : UNKNOWN;
-      this.kind[o] = kindOf[origin[o]];
-      present[this.kind[o]] = true;
+      inputs[o] = op.input;
+      call[o] = op.call;
+      if (o < det) {
+        outputs[o] = op.output;
+        retTime[o] = op.ret!;
+      } else outputs[o] = UNKNOWN;
+      const k = kindOf[origin[o]];
+      kind[o] = k;
+      present[k] = true;
     }
-    this.retTime = slab.f64(det);
-    for (let o = 0; o < det; o++) this.retTime[o] = local[o].ret!;
-    this.call = slab.f64(n);
-    for (let o = 0; o < n; o++) this.call[o] = local[o].call;
-    this.list = entriesOf(this.call, this.retTime, det, slab);
+    this.list = entriesOf(call, retTime, det, slab);
     this.twinClass = reduce && present[UPDATE] ? slab.i32(det).fill(-1) : undefined;
     this.present = present;
     this.hinted = !reduce || model.priority === undefined;
     this.lazyFrames = reduce && options.lazyFrames !== false && model.advice === undefined;
     if (this.lazyFrames) {
       // Determinate operations whose return time another's shares (1).
+      // The list is in entry order here: entry e is the e-th.
       const tied = (this.tiedReturn = slab.u8(det));
-      const { next, isCall, head, time, op } = this.list;
+      const { isCall, time, op } = this.list;
       let last = -1;
-      for (let e = next[head]; e !== -1; e = next[e]) {
+      for (let e = 0; e < isCall.length; e++) {
         if (isCall[e] === 1) continue;
         if (last >= 0 && time[last] === time[e]) tied[op[last]] = tied[op[e]] = 1;
         last = e;
@@ -466,7 +469,12 @@ export class WglSearch<S> {
     if (reason) result.reason = reason;
     if (verdict === 'illegal' && this.proof !== undefined) result.proof = this.proof;
     const origin = this.origin;
-    const back = (seq: ArrayLike<number>): number[] => Array.from(seq, (o) => origin[o]);
+    // A loop, not Array.from with a function (a call per operation in the interpreter).
+    const back = (seq: ArrayLike<number>): number[] => {
+      const out = new Array<number>(seq.length);
+      for (let k = 0; k < seq.length; k++) out[k] = origin[seq[k]];
+      return out;
+    };
     if (verdict === 'ok') {
       result.linearization = back(this.stackOp.subarray(0, this.sp));
     } else {
@@ -710,49 +718,18 @@ export class WglSearch<S> {
    * read-only call that fits (forced, so the frame is never needed), else the operation
    * whose return is first pending when it is an update that fits (first by return, the
    * first of its twins, and no reordering since it fits). Otherwise the frame is built.
-   * The same candidates in the same order: the same search.
+   * The same candidates in the same order: the same search. The loop finds it itself (a
+   * call per configuration costs, in V8's interpreter and baseline code, where a first
+   * check runs the whole search); with a hint, firstByHint.
    */
   private lazyFrames: boolean;
   private lazyMisses = 0;
   private tiedReturn: Uint8Array | undefined;
-  /** The step of the candidate firstCandidate found, and the steps it tried (iterations). */
+  /** The step of the candidate firstByHint found, and the steps it tried (iterations). */
   private lazyStep: { ok: boolean; state: S } | undefined;
   private lazyTried = 0;
   /** The candidate a lazy frame tried, when the search comes back to build it (-1: none). */
   private resume = -1;
-
-  private firstCandidate(state: S): number {
-    const { next, isCall, head } = this.list;
-    const entryOp = this.list.op;
-    const { kind, inputs, outputs, model } = this;
-    let tried = 0;
-    let e = next[head];
-    for (; e !== -1 && isCall[e] === 1; e = next[e]) {
-      const o = entryOp[e];
-      if (kind[o] !== READ_ONLY) continue;
-      tried++;
-      this.current = o;
-      const r = model.step(state, inputs[o], outputs[o]);
-      if (r.ok) {
-        this.lazyTried = tried - 1;
-        this.lazyStep = r;
-        return o;
-      }
-    }
-    // Otherwise the frame is built and tries them again, counting them then.
-    this.lazyTried = 0;
-    if (e === -1) return -1;
-    if (this.hintRank !== undefined) return this.firstByHint(state, e, tried);
-    const f = entryOp[e];
-    // Returns tied with another's would be ordered by call in the frame: built then.
-    if (kind[f] !== UPDATE || this.tiedReturn![f] === 1) return -1;
-    this.current = f;
-    const r = model.step(state, inputs[f], outputs[f]);
-    if (!r.ok) return -1;
-    this.lazyTried = tried;
-    this.lazyStep = r;
-    return f;
-  }
 
   /**
    * With the model's hint, the first of the frame after its read-only candidates (none
@@ -833,7 +810,8 @@ export class WglSearch<S> {
     let reps = twinReps.get(h);
     if (reps === undefined) twinReps.set(h, (reps = []));
     let c = -1;
-    for (const r of reps) {
+    for (let k = 0; k < reps.length; k++) {
+      const r = reps[k];
       if (valueEqual(this.inputs[r], input) && valueEqual(this.outputs[r], output)) {
         c = this.twinClass![r];
         break;
@@ -861,19 +839,35 @@ export class WglSearch<S> {
   private orderBy(priority: number[] | undefined): void {
     const n = this.origin.length;
     if (priority !== undefined) {
-      const origin = this.origin;
-      const hint = new Array<number>(n);
-      const byHint = new Array<number>(n);
+      // By (hint, operation), without a comparator (a call per comparison, n log n of
+      // them in V8's interpreter on a first check): the hints' distinct values by the
+      // native numeric sort (-0 and 0 one value, equal infinities one), each operation's
+      // as a rank, then the exact integer keys rank * n + operation sorted natively.
+      const { origin, slab } = this;
+      const hint = slab.f64(n);
+      for (let o = 0; o < n; o++) hint[o] = priority[origin[o]];
+      const distinct = hint.slice().sort();
+      let d = 0;
+      for (let k = 0; k < n; k++) if (k === 0 || distinct[k] !== distinct[d - 1]) distinct[d++] = distinct[k];
+      const keys = slab.f64(n);
       for (let o = 0; o < n; o++) {
-        hint[o] = priority[origin[o]];
-        byHint[o] = o;
+        const h = hint[o];
+        let lo = 0;
+        let hi = d - 1;
+        while (lo < hi) {
+          const mid = (lo + hi) >>> 1;
+          if (distinct[mid] < h) lo = mid + 1;
+          else hi = mid;
+        }
+        keys[o] = lo * n + o;
       }
-      byHint.sort((a, b) => hint[a] - hint[b] || a - b);
-      const opOfRank = (this.opOfRank = this.slab.i32(n));
-      const hintRank = (this.hintRank = this.slab.i32(n));
+      keys.sort();
+      const opOfRank = (this.opOfRank = slab.i32(n));
+      const hintRank = (this.hintRank = slab.i32(n));
       for (let r = 0; r < n; r++) {
-        opOfRank[r] = byHint[r];
-        hintRank[byHint[r]] = r;
+        const o = keys[r] % n;
+        opOfRank[r] = o;
+        hintRank[o] = r;
       }
     }
     this.byReturn = this.options.reductions !== false && this.hintRank === undefined;
@@ -937,7 +931,9 @@ export class WglSearch<S> {
 
   private loop(budget: number, deadline: number): boolean {
     const { bitset, zob, stackOp, stackState, stackForced, stackPos, inputs, outputs, verbose, det, detWords, gap, topWord, frameStart, frameEnd, frameForced, indNext, indPrev, nextInGroup, indSwap, call } = this;
-    const { next, prev, callEntry, returnEntry } = this.list;
+    const { next, prev, callEntry, returnEntry, isCall, head } = this.list;
+    const entryOp = this.list.op;
+    const { kind, tiedReturn } = this;
     const mustLinearize = this.list.determinate;
     const { cancelled, step, hashState } = this;
     let { sp, pos, linearizedDeterminate, bitHash, state, iterations, explored, fullWords } = this;
@@ -978,13 +974,51 @@ export class WglSearch<S> {
           this.finish('ok');
           return true;
         }
-        // A lazy frame: its first candidate found without building it (see firstCandidate).
+        // A lazy frame: its first candidate found without building it (see lazyFrames):
+        // the first read-only call that fits, else (no hint) the operation whose return is
+        // first pending, an update without a tied return, if it fits.
         let lazy = -1;
+        let lazyStep: StepResult<S> | undefined;
         if (pos < 0) {
           if (resume < 0 && this.lazyFrames && this.hinted) {
-            current = -2; // firstCandidate names the operation a model error comes from
-            lazy = this.firstCandidate(state);
-            iterations += this.lazyTried;
+            let tried = 0;
+            let e = next[head];
+            for (; e !== -1 && isCall[e] === 1; e = next[e]) {
+              const o = entryOp[e];
+              if (kind[o] !== READ_ONLY) continue;
+              tried++;
+              current = o;
+              const r = step(state, inputs[o], outputs[o]);
+              if (r.ok) {
+                lazy = o;
+                lazyStep = r;
+                iterations += tried - 1;
+                break;
+              }
+            }
+            // Otherwise the frame is built and tries them again, counting them then.
+            if (lazy < 0 && e !== -1) {
+              if (this.hintRank !== undefined) {
+                current = -2; // firstByHint names the operation a model error comes from
+                lazy = this.firstByHint(state, e, tried);
+                if (lazy >= 0) {
+                  lazyStep = this.lazyStep;
+                  iterations += this.lazyTried;
+                }
+              } else {
+                const f = entryOp[e];
+                // Returns tied with another's would be ordered by call in the frame: built then.
+                if (kind[f] === UPDATE && tiedReturn![f] === 0) {
+                  current = f;
+                  const r = step(state, inputs[f], outputs[f]);
+                  if (r.ok) {
+                    lazy = f;
+                    lazyStep = r;
+                    iterations += tried;
+                  }
+                }
+              }
+            }
             // Where the first candidate seldom fits, the frame is built anyway after the
             // scan: give lazy frames up (the search stays the same).
             if (lazy < 0 && ++this.lazyMisses >= 64 && 2 * this.lazyMisses > explored) this.lazyFrames = false;
@@ -1009,7 +1043,7 @@ export class WglSearch<S> {
         if (lazy >= 0 || pos < end) {
           const o = lazy >= 0 ? lazy : cand[pos];
           current = o;
-          const r = lazy >= 0 ? this.lazyStep! : step(state, inputs[o], outputs[o]);
+          const r = lazy >= 0 ? lazyStep! : step(state, inputs[o], outputs[o]);
           deadEnd = false;
           if (r.ok) {
             const after = abstract === undefined ? r.state : abstract(r.state);
@@ -1031,7 +1065,7 @@ export class WglSearch<S> {
                 const at = sp === 0 ? 0 : frameEnd[sp - 1];
                 frameStart[sp] = frameEnd[sp] = frameForced[sp] = at;
                 stackPos[sp] = LAZY;
-                stackForced[sp] = this.kind[o] === READ_ONLY ? 1 : 0;
+                stackForced[sp] = kind[o] === READ_ONLY ? 1 : 0;
               } else {
                 stackPos[sp] = pos;
                 stackForced[sp] = pos < frameForced[sp] ? 1 : 0;
@@ -1076,7 +1110,7 @@ export class WglSearch<S> {
             if (lazy >= 0) {
               // Explored before. Read-only: forced, so the frame fails with it; an update:
               // the frame is built and tried on after it.
-              if (this.kind[o] !== READ_ONLY) {
+              if (kind[o] !== READ_ONLY) {
                 resume = o;
                 continue;
               }
@@ -1232,7 +1266,11 @@ export function refutation(model: Model, ops: readonly Operation[], hook: Model[
 
 /** The model's unobserved verdicts; a hook that throws or answers badly only costs the reduction. */
 export function unobserved(model: Model, ops: readonly Operation[]): boolean[] | undefined {
-  if (model.unobserved === undefined || !ops.some((o) => o.ret === undefined)) return undefined;
+  if (model.unobserved === undefined) return undefined;
+  // A loop, not `some` and a closure: a call per operation in the interpreter on a first check.
+  let crashed = false;
+  for (let i = 0; i < ops.length && !crashed; i++) crashed = ops[i].ret === undefined;
+  if (!crashed) return undefined;
   try {
     const r = model.unobserved(ops);
     return Array.isArray(r) && r.length === ops.length ? r : undefined;
