@@ -28,7 +28,7 @@ export async function main(): Promise<void> {
  * (CheckPlan's 12 in each, RESULTS-issue21.md, lin-10). Bytecode is kept either way.
  */
 const made: unknown[] = [];
-const KEEP_MAX_OPS = 30;
+const KEEP_MAX_OPS = 10;
 
 /**
  * The model's states along each partition's linearization (or longest partial one), kept
