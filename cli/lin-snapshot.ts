@@ -6,8 +6,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { plan, runInThread } from '../checkers/lin/check.ts';
+import { partitionOps, plan, runInThread } from '../checkers/lin/check.ts';
 import { ValueMap } from '../checkers/lin/hash.ts';
+import { smallSearch } from '../checkers/lin/small.ts';
 import { checkHistorySync, UNKNOWN, type LinResult, type Model, type Operation } from '../checkers/lin/index.ts';
 import { FAMILIES, generateHistory, type Family } from '../checkers/lin/generate.ts';
 import { jsonlLines } from '../traces/write-jsonl.ts';
@@ -21,8 +22,8 @@ export async function main(): Promise<void> {
 }
 
 /**
- * What the warm-up's checks of small histories made (each check's plan, its result, the
- * history), kept alive into the snapshot. V8 keeps an object's hidden class (map) in a
+ * What the warm-up's checks of 10-operation histories made (each check's plan, its small
+ * searches' answers, its result, the history, the model's states), kept alive into the snapshot. V8 keeps an object's hidden class (map) in a
  * snapshot only while some object has it: the maps a check makes for its plan and its
  * report would otherwise be dropped and made again, one per property, by every first check
  * (CheckPlan's 12 in each, RESULTS-issue21.md, lin-10). Bytecode is kept either way.
@@ -85,6 +86,8 @@ export async function warmUp(): Promise<void> {
               const p = plan(g.model, g.history, { timeoutMs: 2000 });
               const r = runInThread(p);
               made.push(p, r, g.history);
+              // The small search's own answers too (an illegal one with its proof).
+              for (const ops of partitionOps(p)) made.push(smallSearch(p.model, ops));
               keepStates(p.model, g.history, r);
             }
           }
