@@ -23,10 +23,12 @@ export async function main(): Promise<void> {
 
 /**
  * What the warm-up's checks of 10-operation histories made (each check's plan, its small
- * searches' answers, its result, the history, the model's states), kept alive into the snapshot. V8 keeps an object's hidden class (map) in a
- * snapshot only while some object has it: the maps a check makes for its plan and its
- * report would otherwise be dropped and made again, one per property, by every first check
- * (CheckPlan's 12 in each, RESULTS-issue21.md, lin-10). Bytecode is kept either way.
+ * searches' answers, its result, the history, the model's states), kept alive into the
+ * snapshot. V8 keeps an object's hidden class (map) in a snapshot only while some object has
+ * it: the maps a check makes would otherwise be dropped and made again, one per property, by
+ * every first check (CheckPlan's 12 in each; ~12% of a 10-operation first check,
+ * RESULTS-issue21.md, lin-10). Bytecode is kept either way. Larger histories make the same
+ * maps: keeping theirs too only made the blob larger (+357 KB) and the start dearer.
  */
 const made: unknown[] = [];
 const KEEP_MAX_OPS = 10;
@@ -60,8 +62,9 @@ function keepStates(model: Model, history: readonly Operation[], r: LinResult): 
  * model: linearizable and corrupted, with and without crashed operations, 10 to 300
  * operations on 2, 8 and 64 clients, as text and as --json, so that every function a check
  * of such a history runs (reading the file, the small and the full search, the reports)
- * has been compiled when the snapshot is taken. What the checks leave is only compiled
- * code: results never depend on an earlier check (bin/lin-snapshot.test.ts compares).
+ * has been compiled when the snapshot is taken. What the checks leave is compiled code and
+ * the objects kept in `made`: results never depend on an earlier check
+ * (cli/lin-snapshot.test.ts compares).
  */
 export async function warmUp(): Promise<void> {
   // And a ValueMap (hash.ts), which the models' hooks make on every check (register's and
@@ -87,7 +90,7 @@ export async function warmUp(): Promise<void> {
               const r = runInThread(p);
               made.push(p, r, g.history);
               // The small search's own answers too (an illegal one with its proof).
-              for (const ops of partitionOps(p)) made.push(smallSearch(p.model, ops));
+              for (const part of partitionOps(p)) made.push(smallSearch(p.model, part));
               keepStates(p.model, g.history, r);
             }
           }
