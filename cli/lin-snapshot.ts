@@ -6,7 +6,10 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { checkHistorySync } from '../checkers/lin/index.ts';
+import { partitionOps, plan, runInThread } from '../checkers/lin/check.ts';
+import { ValueMap } from '../checkers/lin/hash.ts';
+import { smallSearch } from '../checkers/lin/small.ts';
+import { checkHistorySync, UNKNOWN, type LinResult, type Model, type Operation } from '../checkers/lin/index.ts';
 import { FAMILIES, generateHistory, type Family } from '../checkers/lin/generate.ts';
 import { jsonlLines } from '../traces/write-jsonl.ts';
 import { runCli } from './errors.ts';
@@ -19,14 +22,55 @@ export async function main(): Promise<void> {
 }
 
 /**
+ * What the warm-up's checks of 10-operation histories made (each check's plan, its small
+ * searches' answers, its result, the history, the model's states), kept alive into the
+ * snapshot. V8 keeps an object's hidden class (map) in a snapshot only while some object has
+ * it: the maps a check makes would otherwise be dropped and made again, one per property, by
+ * every first check (CheckPlan's 12 in each; ~12% of a 10-operation first check,
+ * RESULTS-issue21.md, lin-10). Bytecode is kept either way. Larger histories make the same
+ * maps: keeping theirs too only made the blob larger (+357 KB) and the start dearer.
+ */
+const made: unknown[] = [];
+const KEEP_MAX_OPS = 10;
+
+/**
+ * The model's states along each partition's linearization (or longest partial one), kept
+ * with the rest: a model's state classes and step results (kv's, set's) are made in every
+ * search, and their maps too would be dropped from the snapshot otherwise.
+ */
+function keepStates(model: Model, history: readonly Operation[], r: LinResult): void {
+  for (const part of r.partitions) {
+    const seq = part.linearization ?? part.longest?.[0];
+    if (seq === undefined) continue;
+    try {
+      let state = model.init();
+      made.push(state);
+      for (const i of seq) {
+        const op = history[i]!;
+        const next = model.step(state, op.input, op.ret === undefined ? UNKNOWN : op.output);
+        made.push(next);
+        state = next.state;
+      }
+    } catch {
+      // A model that throws here keeps nothing more: only the snapshot's maps depend on it.
+    }
+  }
+}
+
+/**
  * Runs `interleave lin` (in this process, output discarded) on generated histories of every
  * model: linearizable and corrupted, with and without crashed operations, 10 to 300
  * operations on 2, 8 and 64 clients, as text and as --json, so that every function a check
  * of such a history runs (reading the file, the small and the full search, the reports)
- * has been compiled when the snapshot is taken. What the checks leave is only compiled
- * code: results never depend on an earlier check (bin/lin-snapshot.test.ts compares).
+ * has been compiled when the snapshot is taken. What the checks leave is compiled code and
+ * the objects kept in `made`: results never depend on an earlier check
+ * (cli/lin-snapshot.test.ts compares).
  */
 export async function warmUp(): Promise<void> {
+  // And a ValueMap (hash.ts), which the models' hooks make on every check (register's and
+  // queue's refutations): it lives only inside a hook.
+  made.length = 0;
+  made.push(new ValueMap<unknown>());
   const dir = mkdtempSync(join(tmpdir(), 'interleave-lin-warm-up-'));
   const io = { out: () => {}, err: () => {} };
   const shapes: [number, number][] = [[10, 2], [10, 8], [30, 2], [30, 8], [30, 64], [100, 2], [100, 8], [100, 64], [300, 2], [300, 8]];
@@ -40,7 +84,15 @@ export async function warmUp(): Promise<void> {
             const file = join(dir, `${family}-${seed}.jsonl`);
             writeFileSync(file, jsonlLines(g.history).join('\n') + '\n');
             await lin.runLin(file, { model: g.model, format: 'auto', json: seed % 2 === 0, timeout: 2 }, io);
-            checkHistorySync(g.model, g.history, { timeoutMs: 2000 });
+            if (ops > KEEP_MAX_OPS) checkHistorySync(g.model, g.history, { timeoutMs: 2000 });
+            else {
+              const p = plan(g.model, g.history, { timeoutMs: 2000 });
+              const r = runInThread(p);
+              made.push(p, r, g.history);
+              // The small search's own answers too (an illegal one with its proof).
+              for (const part of partitionOps(p)) made.push(smallSearch(p.model, part));
+              keepStates(p.model, g.history, r);
+            }
           }
         }
       }
