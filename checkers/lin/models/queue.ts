@@ -132,7 +132,33 @@ function advice(history: readonly Operation<QueueInput, unknown>[]): ((q: QueueS
       if (op.ret! > v.lastRet) v.lastRet = op.ret!;
     }
   }
-  return (q, input, output) => facts.advise(q, input, output);
+  const crashedDequeues = facts.crashedDequeues;
+  return (q, input, output) => {
+    const items = q.items;
+    if (input.f === 'enqueue') {
+      if (items.length === 0) return undefined;
+      const by = facts.mustLeaveBy(input.value);
+      if (by === Infinity) return undefined;
+      // Some value already queued cannot leave before D's return.
+      return facts.latestLeave(items) > by ? 'dead' : undefined;
+    }
+    if (input.f === 'dequeue' && output !== UNKNOWN && output !== null) {
+      // The dequeue D that returned x (enqueued once, returned once): every value ahead of x
+      // (the whole queue while x is not in it) must leave before D, so before D's return.
+      const by = facts.mustLeaveBy(output);
+      if (by === Infinity || items.length === 0) return undefined;
+      for (let i = 0; i < items.length; i++) {
+        if (valueEqual(items[i], output)) return undefined;
+        if (facts.leavesFrom(items[i]) > by) return 'dead';
+      }
+      return undefined;
+    }
+    if (!crashedDequeues || input.f !== 'dequeue' || output !== UNKNOWN) return undefined;
+    if (items.length === 0) return 'useless';
+    const head = facts.known(items[0]);
+    if (head === undefined || head.returned === 0) return 'forced';
+    return head.enqueued === 1 ? 'useless' : undefined;
+  };
 }
 
 /**
@@ -167,31 +193,9 @@ class Leaving {
     return f;
   }
 
-  advise(q: QueueState, input: QueueInput, output: unknown): 'forced' | 'useless' | 'dead' | undefined {
-    const items = q.items;
-    if (input.f === 'enqueue') {
-      if (items.length === 0) return undefined;
-      const by = this.mustLeaveBy(input.value);
-      if (by === Infinity) return undefined;
-      // Some value already queued cannot leave before D's return.
-      return this.latestLeave(items) > by ? 'dead' : undefined;
-    }
-    if (input.f === 'dequeue' && output !== UNKNOWN && output !== null) {
-      // The dequeue D that returned x (enqueued once, returned once): every value ahead of x
-      // (the whole queue while x is not in it) must leave before D, so before D's return.
-      const by = this.mustLeaveBy(output);
-      if (by === Infinity || items.length === 0) return undefined;
-      for (let i = 0; i < items.length; i++) {
-        if (valueEqual(items[i], output)) return undefined;
-        if (this.leavesFrom(items[i]) > by) return 'dead';
-      }
-      return undefined;
-    }
-    if (!this.crashedDequeues || input.f !== 'dequeue' || output !== UNKNOWN) return undefined;
-    if (items.length === 0) return 'useless';
-    const head = this.values.get(items[0]);
-    if (head === undefined || head.returned === 0) return 'forced';
-    return head.enqueued === 1 ? 'useless' : undefined;
+  /** The value's record, if it has one. */
+  known(v: unknown): ValueFacts | undefined {
+    return this.values.get(v);
   }
 
   /**
@@ -199,7 +203,7 @@ class Leaving {
    * unless the value is enqueued once and a dequeue returned it (then no crashed dequeue
    * may take it: that dequeue could never come).
    */
-  private leavesFrom(u: unknown): number {
+  leavesFrom(u: unknown): number {
     const primitive = u === null || typeof u !== 'object';
     let t = primitive ? this.leaves.get(u) : undefined;
     if (t !== undefined) return t;
@@ -214,7 +218,7 @@ class Leaving {
    * leavesFrom over its items), kept for the last state asked about: a frame asks about
    * each of its candidates in one state, and states are never changed once made.
    */
-  private latestLeave(items: readonly unknown[]): number {
+  latestLeave(items: readonly unknown[]): number {
     if (items !== this.lastItems) {
       let latest = -Infinity;
       for (let i = 0; i < items.length; i++) {
@@ -228,7 +232,7 @@ class Leaving {
   }
 
   /** Per enqueued value v that one enqueue and one known dequeue D carry: D's return (else Infinity). */
-  private mustLeaveBy(v: unknown): number {
+  mustLeaveBy(v: unknown): number {
     const primitive = v === null || typeof v !== 'object';
     let t = primitive ? this.leaveBy.get(v) : undefined;
     if (t !== undefined) return t;
