@@ -194,10 +194,10 @@ export class ValueMap<T> {
     return -1;
   }
 
-  /** The entries, each key as first set. */
-  *entries(): IterableIterator<[unknown, T]> {
-    if (this.primitives !== undefined) yield* this.primitives.entries();
-    else for (let i = 0; i < this.fewKeys.length; i++) yield [this.fewKeys[i], this.fewValues[i]];
-    if (this.objects !== undefined) for (const bucket of this.objects.values()) for (const e of bucket) yield [e.key, e.value];
+  /** Calls f on every entry, each key as first set: primitives (in the order set), then objects (by hash bucket). */
+  forEach(f: (value: T, key: unknown) => void): void {
+    if (this.primitives !== undefined) this.primitives.forEach(f);
+    else for (let i = 0; i < this.fewKeys.length; i++) f(this.fewValues[i], this.fewKeys[i]);
+    if (this.objects !== undefined) for (const bucket of this.objects.values()) for (const e of bucket) f(e.value, e.key);
   }
 }

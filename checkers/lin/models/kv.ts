@@ -47,13 +47,19 @@ function describeOperation(input: KvInput, output: unknown): string {
 
 function partitionByKey(history: readonly Operation<KvInput, unknown>[]): Operation<KvInput, unknown>[][] {
   const byKey = new Map<unknown, Operation<KvInput, unknown>[]>();
+  // The parts in the order of their keys' first operations (the Map's order), without
+  // iterating the Map.
+  const parts: Operation<KvInput, unknown>[][] = [];
   for (const op of history) {
     const key = op.input?.key;
     let part = byKey.get(key);
-    if (part === undefined) byKey.set(key, (part = []));
+    if (part === undefined) {
+      byKey.set(key, (part = []));
+      parts.push(part);
+    }
     part.push(op);
   }
-  return [...byKey.values()];
+  return parts;
 }
 
 /**
@@ -549,23 +555,29 @@ class ValueTable {
   }
 }
 
+/** Pieces of a value that KvValue.is compares with a string before hashing it. */
+const PIECES_COMPARED = 32;
+
 /** hashString mod 2^30: a small integer, stored in an object without boxing. */
 const HASH_MASK = 0x3fffffff;
 
 /** What the values of one check share: the hashes of the strings gets returned. */
 class KvCheck {
-  private readonly outputHashes = new Map<string, number>();
+  // Declared and set in the constructor (KvValue's fields say why): one KvCheck per key's search.
+  /** Made when first needed: KvValue.is hashes a get's string only past a long chain. */
+  declare private outputHashes: Map<string, number> | undefined;
   /** The result of every illegal step (its state is never looked at). */
-  readonly illegal: StepResult<KvValue>;
-  readonly empty: KvValue;
+  declare readonly illegal: StepResult<KvValue>;
+  declare readonly empty: KvValue;
 
   /**
    * Every string holding a value no get of the history returns (Model.abstraction): no get
    * fits until the next put. Its length (-1) matches no get's output.
    */
-  readonly poisoned: KvValue;
+  declare readonly poisoned: KvValue;
 
   constructor() {
+    this.outputHashes = undefined;
     this.empty = new KvValue(this, undefined, '', 0, 0);
     this.illegal = { ok: false, state: this.empty };
     this.poisoned = new KvValue(this, undefined, '', 0, -1);
@@ -573,10 +585,11 @@ class KvCheck {
 
   /** hashString(v) & HASH_MASK, computed once per string a get returned. */
   hashOf(v: string): number {
-    let h = this.outputHashes.get(v);
+    const hashes = (this.outputHashes ??= new Map());
+    let h = hashes.get(v);
     if (h === undefined) {
       h = hashString(v) & HASH_MASK;
-      this.outputHashes.set(v, h);
+      hashes.set(v, h);
     }
     return h;
   }
@@ -588,23 +601,60 @@ class KvCheck {
  * allocates one object.
  */
 export class KvValue implements StepResult<KvValue> {
-  readonly ok = true;
-  readonly state: KvValue;
-  private text: string | undefined;
+  // Declared, and set once in the constructor in one order: as ES2022 class fields (the
+  // parameter properties too) each would be defined and then stored again, at every step.
+  declare readonly ok: true;
+  declare readonly state: KvValue;
+  declare private text: string | undefined;
+  declare readonly check: KvCheck;
+  declare private readonly parent: KvValue | undefined;
+  declare private readonly suffix: string;
+  /** hashString of the whole string, & HASH_MASK. */
+  declare readonly hash: number;
+  declare readonly length: number;
 
-  constructor(
-    readonly check: KvCheck,
-    private readonly parent: KvValue | undefined,
-    private readonly suffix: string,
-    /** hashString of the whole string, & HASH_MASK. */
-    readonly hash: number,
-    readonly length: number,
-  ) {
+  constructor(check: KvCheck, parent: KvValue | undefined, suffix: string, hash: number, length: number) {
+    this.ok = true;
     this.state = this;
+    this.text = undefined;
+    this.check = check;
+    this.parent = parent;
+    this.suffix = suffix;
+    this.hash = hash;
+    this.length = length;
   }
 
+  /**
+   * Whether this string is v. Its pieces are compared where they sit in v, the last first,
+   * back to a value whose string is known (one that matched a get before: it keeps that
+   * get's string, no copy): a value is mostly told from v by its last pieces, and a first
+   * check does not hash v in the interpreter (a kv-append 1,000-operation history's gets
+   * return ~10,000 characters). Past PIECES_COMPARED pieces (long chains no get looked at)
+   * v's hash decides, once per string, and then the whole string.
+   */
   is(v: string): boolean {
-    return v.length === this.length && (v.length === 0 || (this.check.hashOf(v) === this.hash && v === this.toString()));
+    if (v.length !== this.length) return false;
+    let node: KvValue = this;
+    for (let k = 0; k < PIECES_COMPARED; k++) {
+      const text = node.text;
+      if (text !== undefined) {
+        // A string built through the poisoned value is one longer than its length: never v.
+        if (text.length !== node.length || (text !== v && !v.startsWith(text))) return false;
+        this.text ??= v;
+        return true;
+      }
+      const suffix = node.suffix;
+      if (!v.startsWith(suffix, node.length - suffix.length)) return false;
+      const parent = node.parent;
+      if (parent === undefined) {
+        // The first piece of the string, or the poisoned value (length -1): never a string.
+        if (node.length !== suffix.length) return false;
+        this.text ??= v;
+        return true;
+      }
+      node = parent;
+    }
+    return this.check.hashOf(v) === this.hash && v === this.toString();
   }
 
   equals(other: KvValue): boolean {
@@ -619,8 +669,12 @@ export class KvValue implements StepResult<KvValue> {
 
   toString(): string {
     if (this.text === undefined) {
+      // Back to the nearest value whose string is known (one a get matched, or built
+      // before), not to the first put: a long append chain is joined once, not per value.
       const parts: string[] = [];
-      for (let v: KvValue | undefined = this; v !== undefined; v = v.parent) parts.push(v.suffix);
+      let v: KvValue | undefined = this;
+      for (; v !== undefined && v.text === undefined; v = v.parent) parts.push(v.suffix);
+      if (v !== undefined) parts.push(v.text!);
       this.text = parts.reverse().join('');
     }
     return this.text;

@@ -119,37 +119,34 @@ function firstFrom(sorted: readonly number[], t: number): number {
  * ahead of x (the whole queue while x is not in it) that cannot leave before D returns.
  */
 function advice(history: readonly Operation<QueueInput, unknown>[]): ((q: QueueState, input: QueueInput, output: unknown) => 'forced' | 'useless' | 'dead' | undefined) | undefined {
-  const returned = new ValueCounts();
-  const enqueued = new ValueCounts();
-  /** Per value: the return of the one dequeue that returned it, the earliest call of one. */
-  const takenBy = new ValueTimes();
-  let crashedDequeues = false;
-  let firstCrashedDequeue = Infinity;
+  const facts = new Leaving();
   for (const op of history) {
-    if (op.input.f === 'enqueue') enqueued.add(op.input.value);
+    if (op.input.f === 'enqueue') facts.of(op.input.value).enqueued++;
     else if (op.input.f === 'dequeue' && op.ret === undefined) {
-      crashedDequeues = true;
-      if (op.call < firstCrashedDequeue) firstCrashedDequeue = op.call;
+      facts.crashedDequeues = true;
+      if (op.call < facts.firstCrashedDequeue) facts.firstCrashedDequeue = op.call;
     } else if (op.input.f === 'dequeue' && op.output !== null) {
-      returned.add(op.output);
-      takenBy.add(op.output, op.call, op.ret!);
+      const v = facts.of(op.output);
+      v.returned++;
+      if (op.call < v.firstCall) v.firstCall = op.call;
+      if (op.ret! > v.lastRet) v.lastRet = op.ret!;
     }
   }
-  const facts = new Leaving(returned, enqueued, takenBy, firstCrashedDequeue);
+  const crashedDequeues = facts.crashedDequeues;
   return (q, input, output) => {
+    const items = q.items;
     if (input.f === 'enqueue') {
-      if (q.items.length === 0) return undefined;
+      if (items.length === 0) return undefined;
       const by = facts.mustLeaveBy(input.value);
       if (by === Infinity) return undefined;
       // Some value already queued cannot leave before D's return.
-      return facts.latestLeave(q.items) > by ? 'dead' : undefined;
+      return facts.latestLeave(items) > by ? 'dead' : undefined;
     }
     if (input.f === 'dequeue' && output !== UNKNOWN && output !== null) {
       // The dequeue D that returned x (enqueued once, returned once): every value ahead of x
       // (the whole queue while x is not in it) must leave before D, so before D's return.
       const by = facts.mustLeaveBy(output);
-      if (by === Infinity || q.items.length === 0) return undefined;
-      const items = q.items;
+      if (by === Infinity || items.length === 0) return undefined;
       for (let i = 0; i < items.length; i++) {
         if (valueEqual(items[i], output)) return undefined;
         if (facts.leavesFrom(items[i]) > by) return 'dead';
@@ -157,24 +154,49 @@ function advice(history: readonly Operation<QueueInput, unknown>[]): ((q: QueueS
       return undefined;
     }
     if (!crashedDequeues || input.f !== 'dequeue' || output !== UNKNOWN) return undefined;
-    if (q.items.length === 0) return 'useless';
-    const head = q.items[0];
-    if (returned.count(head) === 0) return 'forced';
-    return enqueued.count(head) === 1 ? 'useless' : undefined;
+    if (items.length === 0) return 'useless';
+    const head = facts.known(items[0]);
+    if (head === undefined || head.returned === 0) return 'forced';
+    return head.enqueued === 1 ? 'useless' : undefined;
   };
 }
 
-/** When values may leave the queue, and when they must have (advice's facts), remembered per primitive value. */
+/**
+ * What advice knows of one value: how often it is enqueued and returned, the earliest call
+ * and the latest return of the dequeues that returned it.
+ */
+interface ValueFacts {
+  enqueued: number;
+  returned: number;
+  firstCall: number;
+  lastRet: number;
+}
+
+/**
+ * When values may leave the queue, and when they must have (advice's facts): one record
+ * per value (structural equality), so that a question about a value is one lookup.
+ */
 class Leaving {
+  private readonly values = new ValueMap<ValueFacts>();
+  /** leavesFrom and mustLeaveBy per primitive value, asked at every candidate: one Map lookup. */
   private readonly leaves = new Map<unknown, number>();
   private readonly leaveBy = new Map<unknown, number>();
+  crashedDequeues = false;
+  firstCrashedDequeue = Infinity;
+  private lastItems: readonly unknown[] | undefined = undefined;
+  private lastLatest = -Infinity;
 
-  constructor(
-    private readonly returned: ValueCounts,
-    private readonly enqueued: ValueCounts,
-    private readonly takenBy: ValueTimes,
-    private readonly firstCrashedDequeue: number,
-  ) {}
+  /** The value's record, made when first asked for. */
+  of(v: unknown): ValueFacts {
+    let f = this.values.get(v);
+    if (f === undefined) this.values.set(v, (f = { enqueued: 0, returned: 0, firstCall: Infinity, lastRet: -Infinity }));
+    return f;
+  }
+
+  /** The value's record, if it has one. */
+  known(v: unknown): ValueFacts | undefined {
+    return this.values.get(v);
+  }
 
   /**
    * A value leaves no earlier than this: a dequeue that returned it, or a crashed one,
@@ -185,14 +207,11 @@ class Leaving {
     const primitive = u === null || typeof u !== 'object';
     let t = primitive ? this.leaves.get(u) : undefined;
     if (t !== undefined) return t;
-    const taken = this.takenBy.get(u);
-    t = taken === undefined ? this.firstCrashedDequeue : this.enqueued.count(u) === 1 ? taken.firstCall : Math.min(taken.firstCall, this.firstCrashedDequeue);
+    const f = this.values.get(u);
+    t = f === undefined || f.returned === 0 ? this.firstCrashedDequeue : f.enqueued === 1 ? f.firstCall : Math.min(f.firstCall, this.firstCrashedDequeue);
     if (primitive) this.leaves.set(u, t);
     return t;
   }
-
-  private lastItems: readonly unknown[] | undefined;
-  private lastLatest = -Infinity;
 
   /**
    * The latest time at which a value in the queue can start to leave (the most of
@@ -217,27 +236,10 @@ class Leaving {
     const primitive = v === null || typeof v !== 'object';
     let t = primitive ? this.leaveBy.get(v) : undefined;
     if (t !== undefined) return t;
-    t = this.enqueued.count(v) !== 1 || this.returned.count(v) !== 1 ? Infinity : this.takenBy.get(v)!.lastRet;
+    const f = this.values.get(v);
+    t = f === undefined || f.enqueued !== 1 || f.returned !== 1 ? Infinity : f.lastRet;
     if (primitive) this.leaveBy.set(v, t);
     return t;
-  }
-}
-
-/** Per value (structural equality): the earliest call and the latest return of the dequeues that returned it. */
-class ValueTimes {
-  private readonly times = new ValueMap<{ firstCall: number; lastRet: number }>();
-
-  add(v: unknown, call: number, ret: number): void {
-    const e = this.times.get(v);
-    if (e === undefined) this.times.set(v, { firstCall: call, lastRet: ret });
-    else {
-      e.firstCall = Math.min(e.firstCall, call);
-      e.lastRet = Math.max(e.lastRet, ret);
-    }
-  }
-
-  get(v: unknown): { firstCall: number; lastRet: number } | undefined {
-    return this.times.get(v);
   }
 }
 
@@ -249,13 +251,13 @@ class ValueTimes {
  * order) is refuted; a value dequeued twice but enqueued once, or never enqueued, does.
  */
 function refute(history: readonly Operation<QueueInput, unknown>[]): Refutation | undefined {
-  const byValue = new ValueMap<{ enqueueCalls: number[]; dequeues: number[] }>();
+  const byValue = new ValueMap<Dequeued>();
   let any = false;
   for (let i = 0; i < history.length; i++) {
     const op = history[i];
     if (op.input.f === 'dequeue' && op.ret !== undefined && op.output !== null) {
       let e = byValue.get(op.output);
-      if (e === undefined) byValue.set(op.output, (e = { enqueueCalls: [], dequeues: [] }));
+      if (e === undefined) byValue.set(op.output, (e = { value: op.output, enqueueCalls: [], dequeues: [] }));
       e.dequeues.push(i);
       any = true;
     }
@@ -265,10 +267,14 @@ function refute(history: readonly Operation<QueueInput, unknown>[]): Refutation 
     if (op.input.f !== 'enqueue') continue;
     byValue.get(op.input.value)?.enqueueCalls.push(op.call);
   }
+  // The values in the map's order (ties in return time go to the first), without its iterator.
+  const values: Dequeued[] = [];
+  byValue.forEach((e) => values.push(e));
   let found: { at: number; operation: number; why: string } | undefined;
-  for (const [value, { enqueueCalls, dequeues }] of byValue.entries()) {
-    enqueueCalls.sort((x, y) => x - y);
-    dequeues.sort((x, y) => history[x].ret! - history[y].ret! || x - y);
+  for (const { value, enqueueCalls, dequeues } of values) {
+    // Sorted only when not in order already (most are: one or two of each, in history order).
+    if (!inOrder(enqueueCalls)) enqueueCalls.sort((x, y) => x - y);
+    if (!byReturn(history, dequeues)) dequeues.sort((x, y) => history[x].ret! - history[y].ret! || x - y);
     for (let k = 0; k < dequeues.length; k++) {
       const ret = history[dequeues[k]].ret!;
       if (k < enqueueCalls.length && enqueueCalls[k] <= ret) continue;
@@ -286,17 +292,22 @@ function refute(history: readonly Operation<QueueInput, unknown>[]): Refutation 
   return found === undefined ? undefined : { operation: found.operation, why: found.why };
 }
 
-/** How many times each value occurs (structural equality). */
-class ValueCounts {
-  private readonly counts = new ValueMap<number>();
+/** A value dequeued with a known output: the calls of its enqueues, the dequeues that returned it. */
+interface Dequeued {
+  value: unknown;
+  enqueueCalls: number[];
+  dequeues: number[];
+}
 
-  add(v: unknown): void {
-    this.counts.set(v, (this.counts.get(v) ?? 0) + 1);
-  }
+function inOrder(xs: readonly number[]): boolean {
+  for (let i = 1; i < xs.length; i++) if (xs[i] < xs[i - 1]) return false;
+  return true;
+}
 
-  count(v: unknown): number {
-    return this.counts.get(v) ?? 0;
-  }
+/** Whether the operations (indices, ascending) are in order of their returns already. */
+function byReturn(history: readonly Operation[], ids: readonly number[]): boolean {
+  for (let i = 1; i < ids.length; i++) if (history[ids[i]].ret! < history[ids[i - 1]].ret!) return false;
+  return true;
 }
 
 const EMPTY: QueueState = { items: [], hash: hashItems([]) };
@@ -311,9 +322,11 @@ export const queue: Model<QueueState, QueueInput, unknown> = {
     }
     if (input.f === 'dequeue') {
       if (q.items.length === 0) return output === UNKNOWN || output === null ? { ok: true, state: q } : ILLEGAL_STEP;
-      if (output !== UNKNOWN && !valueEqual(output, q.items[0])) return ILLEGAL_STEP;
+      // valueEqual, without the call for a primitive other than NaN (only === can match it).
+      const head = q.items[0];
+      if (output !== UNKNOWN && output !== head && ((typeof output !== 'object' && output === output) || !valueEqual(output, head))) return ILLEGAL_STEP;
       const items = q.items.slice(1);
-      return { ok: true, state: { items, hash: (q.hash - Math.imul(hashValue(q.items[0]), power(items.length))) | 0 } };
+      return { ok: true, state: { items, hash: (q.hash - Math.imul(hashValue(head), power(items.length))) | 0 } };
     }
     throw new Error(`queue: unknown operation ${show((input as { f: unknown }).f)}`);
   },
