@@ -38,9 +38,20 @@ function shortHash(s: string): number {
   let h = shortHashes.get(s);
   if (h === undefined) {
     h = hashString(s);
-    if (shortHashes.size < SHORT_KEPT) shortHashes.set(s, h);
+    if (shortHashes.size < SHORT_KEPT) shortHashes.set(ownCopy(s), h);
   }
   return h;
+}
+
+/**
+ * s rebuilt from its characters. A short string can be a slice of a long one (a value cut
+ * from a file's text, by a user of the library) and keep all of it alive; the key this
+ * module keeps for the rest of the process must not.
+ */
+function ownCopy(s: string): string {
+  let c = '';
+  for (let i = 0; i < s.length; i++) c += s[i];
+  return c;
 }
 
 /** hashString(s + t), given h = hashString(s): one pass over t only. */
