@@ -8,7 +8,7 @@
 // this module's, reused by the next search of the thread. No Maps, no closures, no
 // hooks but `readOnly`, `unobserved` (only with crashed operations) and, for an illegal
 // verdict, `refute` (for the proof the report shows). The search runs on words of bits by
-// rank (`tiny` on one word, at most 32 operations; `wide` on up to four) until the model's
+// rank (`tiny` on one word, at most 32 operations; `wide` on up to eight) until the model's
 // hint or advice makes it restart in `restarted`'s loop: the same search, without the linked
 // list and the frame arrays.
 //
@@ -25,8 +25,12 @@ import { fmix32 } from './hash.ts';
 import { UNKNOWN, type Model, type Operation, type Refutation } from './types.ts';
 import { adviser, priorities, refutation, unobserved, type SearchResult } from './wgl.ts';
 
-/** Operations in a (sub-)history this search takes on; longer ones go to wgl.ts directly. */
-export const SMALL_MAX = 128;
+/**
+ * Operations in a (sub-)history this search takes on; longer ones go to wgl.ts directly. 256,
+ * not 128: a kv check of 1,000 operations has keys of 129-150, which paid wgl.ts's first run
+ * (~2 ms from the snapshot) on top of this one's (RESULTS-issue21.md).
+ */
+export const SMALL_MAX = 256;
 
 /** Iterations (steps tried and dead ends met) before giving up, for n operations. */
 function budget(n: number): number {
