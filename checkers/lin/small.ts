@@ -103,12 +103,14 @@ const best = new Int32Array(SMALL_MAX);
 // The memo: configurations (linearized set, state) explored, made at the first dead end
 // (until the search backtracks none can repeat). Open addressing; a slot is empty unless
 // it carries this search's stamp, so nothing is cleared between searches.
-const SLOTS = 1 << (32 - Math.clz32(2 * MAX_BUDGET));
+// One entry per iteration, and rememberStack's up to one per operation on the stack besides.
+const MAX_ENTRIES = MAX_BUDGET + SMALL_MAX;
+const SLOTS = 1 << (32 - Math.clz32(2 * MAX_ENTRIES));
 const slotStamp = new Int32Array(SLOTS);
 const slotKey = new Int32Array(SLOTS);
 const slotEntry = new Int32Array(SLOTS);
-const entryWords = new Uint32Array(MAX_BUDGET * WORDS);
-const entryState: unknown[] = new Array(MAX_BUDGET).fill(undefined);
+const entryWords = new Uint32Array(MAX_ENTRIES * WORDS);
+const entryState: unknown[] = new Array(MAX_ENTRIES).fill(undefined);
 let stamp = 0;
 let entries = 0;
 
