@@ -81,27 +81,36 @@ export interface TableMachine<S, A extends StepAction> {
  * (e.g. a derived field).
  */
 export function tableMachine<S, A extends StepAction>(table: ActionTable<S, A>, copy: (s: S, a: A) => S, after?: (d: S, a: A) => void): TableMachine<S, A> {
-  const effects = new Map<string, (d: S, a: A) => void>();
   const steps: StepBase<S, A>[] = [...table.perActor.flatMap((st): readonly StepBase<S, A>[] => (isGroup(st) ? st.steps : [st])), ...table.global];
-  for (const st of steps) {
-    if (effects.has(st.name)) throw new Error(`action table: step "${st.name}" listed twice`);
-    effects.set(st.name, st.effect);
-  }
-  const m: Built<S, A> = { table, copy, after, effects, stepsOf: actorSteps(table) };
+  const m: Built<S, A> = { table, copy, after, effects: effectsOf(steps), stepsOf: actorSteps(table) };
   // functions written once and given the table (bound), not closures made per table: V8
   // compiles a closure that is the only one made at its site for the context it closes
   // over, and throws that code away when the next machine makes a second one
   const actions: (m: Built<S, A>, s: S) => A[] = tableActions;
-  const next: (m: Built<S, A>, s: S, a: A) => S = tableNext;
+  const next: (m: Effects<S, A>, s: S, a: A) => S = tableNext;
   return { actions: actions.bind(undefined, m), next: next.bind(undefined, m) };
 }
 
-/** What a table machine's actions() and next() read. */
-interface Built<S, A extends StepAction> {
-  table: ActionTable<S, A>;
+/** Each step's effect by its name (a name listed twice is an error in the table). */
+function effectsOf<S, A extends StepAction>(steps: Iterable<StepBase<S, A>>): Map<string, (d: S, a: A) => void> {
+  const effects = new Map<string, (d: S, a: A) => void>();
+  for (const st of steps) {
+    if (effects.has(st.name)) throw new Error(`action table: step "${st.name}" listed twice`);
+    effects.set(st.name, st.effect);
+  }
+  return effects;
+}
+
+/** What next() reads: the same for a table and for phases. */
+interface Effects<S, A extends StepAction> {
   copy: (s: S, a: A) => S;
   after: ((d: S, a: A) => void) | undefined;
   effects: Map<string, (d: S, a: A) => void>;
+}
+
+/** What a table machine's actions() and next() read. */
+interface Built<S, A extends StepAction> extends Effects<S, A> {
+  table: ActionTable<S, A>;
   stepsOf: (s: S, actor: number) => readonly PerActor<S, A>[];
 }
 
@@ -113,7 +122,7 @@ function tableActions<S, A extends StepAction>({ table, stepsOf }: Built<S, A>, 
   return out;
 }
 
-function tableNext<S, A extends StepAction>({ copy, after, effects }: Built<S, A>, s: S, a: A): S {
+function tableNext<S, A extends StepAction>({ copy, after, effects }: Effects<S, A>, s: S, a: A): S {
   const effect = effects.get(a.step);
   if (!effect) throw new Error(`action table: no step "${a.step}"`);
   const d = copy(s, a);
@@ -205,13 +214,8 @@ export type Phase<S, A extends StepAction> =
  * that step writes; `after` as in tableMachine.
  */
 export function phasedMachine<S, A extends StepAction>(phases: readonly Phase<S, A>[], copy: (s: S, a: A) => S, after?: (d: S, a: A) => void): TableMachine<S, A> {
-  const effects = new Map<string, (d: S, a: A) => void>();
-  for (const ph of phases) {
-    for (const st of 'steps' in ph ? ph.steps : [ph]) {
-      if (effects.has(st.name)) throw new Error(`action table: step "${st.name}" listed twice`);
-      effects.set(st.name, st.effect);
-    }
-  }
+  const m: Effects<S, A> = { copy, after, effects: effectsOf(phases.flatMap((ph): readonly StepBase<S, A>[] => ('steps' in ph ? ph.steps : [ph]))) };
+  const next: (m: Effects<S, A>, s: S, a: A) => S = tableNext;
   // What each phase is, worked out once rather than asked of the phase at every state (an
   // `in` test on phases of several shapes, and a call for the steps of an actor whose phase
   // has no places): a global step's guard, or a group's actors and its guards (those of
@@ -240,13 +244,6 @@ export function phasedMachine<S, A extends StepAction>(phases: readonly Phase<S,
       }
       return out;
     },
-    next(s, a) {
-      const effect = effects.get(a.step);
-      if (!effect) throw new Error(`action table: no step "${a.step}"`);
-      const d = copy(s, a);
-      effect(d, a);
-      after?.(d, a);
-      return d;
-    },
+    next: next.bind(undefined, m),
   };
 }
