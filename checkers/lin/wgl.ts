@@ -15,7 +15,7 @@
 //   any later one wherever the later one fits);
 // - they are tried only after every determinate candidate (just in time, Lowe 2017).
 
-import { ENTRY_BYTES, entriesOf, type EntryList } from './entries.ts';
+import { denseRanks, ENTRY_BYTES, entriesOf, type EntryList } from './entries.ts';
 import { hashValue, valueEqual } from './hash.ts';
 import { Memo, MemoFull } from './memo.ts';
 import { Slab } from './slab.ts';
@@ -839,28 +839,14 @@ export class WglSearch<S> {
   private orderBy(priority: number[] | undefined): void {
     const n = this.origin.length;
     if (priority !== undefined) {
-      // By (hint, operation), without a comparator (a call per comparison, n log n of
-      // them in V8's interpreter on a first check): the hints' distinct values by the
-      // native numeric sort (-0 and 0 one value, equal infinities one), each operation's
-      // as a rank, then the exact integer keys rank * n + operation sorted natively.
+      // By (hint, operation), without a comparator: each operation's hint as a rank, then
+      // the exact integer keys rank * n + operation sorted natively.
       const { origin, slab } = this;
       const hint = slab.f64(n);
       for (let o = 0; o < n; o++) hint[o] = priority[origin[o]];
-      const distinct = hint.slice().sort();
-      let d = 0;
-      for (let k = 0; k < n; k++) if (k === 0 || distinct[k] !== distinct[d - 1]) distinct[d++] = distinct[k];
       const keys = slab.f64(n);
-      for (let o = 0; o < n; o++) {
-        const h = hint[o];
-        let lo = 0;
-        let hi = d - 1;
-        while (lo < hi) {
-          const mid = (lo + hi) >>> 1;
-          if (distinct[mid] < h) lo = mid + 1;
-          else hi = mid;
-        }
-        keys[o] = lo * n + o;
-      }
+      denseRanks(hint, n, keys);
+      for (let o = 0; o < n; o++) keys[o] = keys[o] * n + o;
       keys.sort();
       const opOfRank = (this.opOfRank = slab.i32(n));
       const hintRank = (this.hintRank = slab.i32(n));
