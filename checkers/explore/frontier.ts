@@ -75,7 +75,12 @@ export class Frontier<S> {
     const buf = this.words.buf;
     this.next++;
     if (buf[this.at] === NOT_PACKED) {
-      const s = this.kept[buf[this.at + 1]];
+      const k = buf[this.at + 1];
+      const s = this.kept[k];
+      // Let go of it here, not at clear(): an expanded state is garbage unless the search
+      // keeps it, and held to the level's end it would be marked and moved by every
+      // collection until then.
+      this.kept[k] = undefined as S;
       this.at += 2;
       return s;
     }
