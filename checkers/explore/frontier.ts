@@ -10,7 +10,7 @@ export class Frontier<S> {
   // Small at first: the first search of a process (a small one, in `interleave check`) then runs its growth while this code is still interpreted, so V8's optimised search loop, which inlines it, has seen it: a first growth inside the optimised loop threw the loop's code away (fill, insertAll and insert each compiled again, minos README "Speed, tenth pass").
   private readonly words = new Words(16);
   private ids = new Int32Array(16);
-  private kept: S[] = [];
+  private kept: (S | undefined)[] = [];
   /** States queued. */
   count = 0;
   /** The next state shift() returns, and where its words start. */
@@ -75,7 +75,12 @@ export class Frontier<S> {
     const buf = this.words.buf;
     this.next++;
     if (buf[this.at] === NOT_PACKED) {
-      const s = this.kept[buf[this.at + 1]];
+      const k = buf[this.at + 1];
+      const s = this.kept[k] as S;
+      // Let go of it here, not at clear(): an expanded state is garbage unless the search
+      // keeps it, and held to the level's end it would be marked and moved by every
+      // collection until then.
+      this.kept[k] = undefined;
       this.at += 2;
       return s;
     }

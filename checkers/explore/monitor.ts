@@ -340,6 +340,69 @@ function flatLeaf(root: FlatNode, o: object): FlatNode | undefined {
 /** Distinct monitor states kept for sharing; beyond it, sharing starts afresh (results are unchanged). */
 const MEMO_LIMIT = 200_000;
 
+/** The monitor states met so far, each once, with their successors by event (Known.after). */
+interface MonitorTable {
+  /** The one object for m's canonical form (key: canonicalJson(m), when known). */
+  intern(m: MonitorState, key?: string): MonitorState;
+  /** The monitor state after event e, worked out once per (monitor state, event). */
+  advanced(m: MonitorState, e: ObservedEvent): MonitorState;
+  /** The initial monitor state. */
+  init: MonitorState;
+}
+
+// Many spec states share a monitor state, and meet the same events: equal monitor
+// states are made one object, whose words are worked out once, and each (monitor state,
+// event) is advanced once.
+function monitorTable(model: Stepper, clients: number): MonitorTable {
+  const interned = new Map<string, MonitorState>();
+  const intern = (m: MonitorState, key: string = canonicalJson(m)): MonitorState => {
+    const same = interned.get(key);
+    if (same !== undefined) return same;
+    if (interned.size >= MEMO_LIMIT) interned.clear();
+    // A copy of our own to hang the words on (the given object may be frozen, or another's).
+    const own: MonitorState = { pending: m.pending, configs: m.configs };
+    const words = monitorWords(own).slice();
+    const known: Known = { words, hash: hashWords(words), after: new Map(), number: -1 };
+    Object.defineProperty(own, KNOWN, { value: known });
+    interned.set(key, own);
+    return own;
+  };
+  const ids = new EventIds(clients);
+  const advanced = (m: MonitorState, e: ObservedEvent): MonitorState => {
+    const id = ids.of(e);
+    if (id < 0) return advance(model, m, e); // throws: the event names an undeclared client
+    let known = knownOf(m);
+    if (known === undefined) {
+      m = intern(m);
+      known = knownOf(m)!;
+    }
+    let next = known.after.get(id);
+    if (next === undefined) {
+      next = intern(advance(model, m, e));
+      known.after.set(id, next);
+    }
+    return next;
+  };
+  return { intern, advanced, init: intern(initialMonitor(model, clients)) };
+}
+
+/**
+ * The table for a model object and a number of clients, shared by every machine that checks
+ * against that same object (a spec's configs mostly do): advance() is a function of the model,
+ * the monitor state and the event alone, so a config need not work out again, cold, what an
+ * earlier one did (rowan's and fusee's defaults: 40% and 51% of their advances). It lives as
+ * long as the model object does, no larger than one search's table (MEMO_LIMIT).
+ */
+const shared = new WeakMap<object, Map<number, MonitorTable>>();
+
+function sharedTable(model: Stepper, key: object, clients: number): MonitorTable {
+  let byClients = shared.get(key);
+  if (byClients === undefined) shared.set(key, (byClients = new Map()));
+  let table = byClients.get(clients);
+  if (table === undefined) byClients.set(clients, (table = monitorTable(model, clients)));
+  return table;
+}
+
 /** The name of the invariant the monitor adds. */
 export const LINEARIZABILITY = 'linearizability';
 
@@ -366,39 +429,10 @@ export function withMonitor<S, A extends Action>(machine: Machine<S, A>, { exact
     const steps = lines.reverse().map((line, i) => `${i + 1}. ${line}`).join('; ');
     return `the history is not linearizable against the ${model.name} model: ${steps}`;
   };
-  // Many spec states share a monitor state, and meet the same events: equal monitor
-  // states are made one object, whose words are worked out once, and each (monitor state,
-  // event) is advanced once.
-  const interned = new Map<string, MonitorState>();
-  const intern = (m: MonitorState, key: string = canonicalJson(m)): MonitorState => {
-    const same = interned.get(key);
-    if (same !== undefined) return same;
-    if (interned.size >= MEMO_LIMIT) interned.clear();
-    // A copy of our own to hang the words on (the given object may be frozen, or another's).
-    const own: MonitorState = { pending: m.pending, configs: m.configs };
-    const words = monitorWords(own).slice();
-    const known: Known = { words, hash: hashWords(words), after: new Map(), number: -1 };
-    Object.defineProperty(own, KNOWN, { value: known });
-    interned.set(key, own);
-    return own;
-  };
-  const ids = new EventIds(observer.clients);
-  const init0 = intern(initialMonitor(model, observer.clients));
-  const advanced = (m: MonitorState, e: ObservedEvent): MonitorState => {
-    const id = ids.of(e);
-    if (id < 0) return advance(model, m, e); // throws: the event names an undeclared client
-    let known = knownOf(m);
-    if (known === undefined) {
-      m = intern(m);
-      known = knownOf(m)!;
-    }
-    let next = known.after.get(id);
-    if (next === undefined) {
-      next = intern(advance(model, m, e));
-      known.after.set(id, next);
-    }
-    return next;
-  };
+  const L = layoutOf(machine);
+  // A layout machine numbers its monitor states in the interned objects (Known.number), its
+  // own numbers: it gets a table of its own.
+  const { intern, advanced, init } = L !== undefined && L.over !== undefined ? monitorTable(model, observer.clients) : sharedTable(model, observer.model, observer.clients);
   // The monitor's part of a state's words: all of its canonical words for the exact store,
   // which compares whole encodings; their 128-bit hash for the fingerprint store, which
   // hashes the whole encoding to 64 bits anyway (two distinct monitor states share the
@@ -407,7 +441,7 @@ export function withMonitor<S, A extends Action>(machine: Machine<S, A>, { exact
     ? (m: MonitorState) => knownOf(m)?.words ?? monitorWords(m)
     : (m: MonitorState) => knownOf(m)?.hash ?? hashWords(monitorWords(m));
   const wrapped: Machine<Monitored<S>, A> = {
-    init: () => machine.init().map((s) => ({ s, m: init0, h: null })),
+    init: () => machine.init().map((s) => ({ s, m: init, h: null })),
     actions: (w) => machine.actions(w.s),
     next(w, a) {
       const s = machine.next(w.s, a);
@@ -432,7 +466,6 @@ export function withMonitor<S, A extends Action>(machine: Machine<S, A>, { exact
   if (machine.internal) wrapped.internal = machine.internal;
   if (machine.actionNames) wrapped.actionNames = machine.actionNames;
   if (machine.footprint) wrapped.footprint = (w, a) => machine.footprint!(w.s, a);
-  const L = layoutOf(machine);
   if (L !== undefined && L.over !== undefined) {
     monitoredLayout(wrapped, L as WordLayout<S, A> & { over(w: Int32Array): S }, observer, intern, advanced);
   } else if (machine.encode) {
