@@ -1,5 +1,5 @@
 import { copyEach, objectList } from '../kit/state.ts';
-import { ByteWords, cachedWords } from '../kit/words.ts';
+import { ByteWords } from '../kit/words.ts';
 import type { StepAction } from '../kit/table.ts';
 
 // The state of the Shadowfax model: two servers (source S, target T), the metadata store,
@@ -521,8 +521,8 @@ settleFields();
 // instead of walking the objects (sorting their keys, tagging every value). Lists carry
 // their length, optional parts a tag, so the encoding is injective: two states get the
 // same words exactly when they are equal (shadowfax.test.ts checks it against the plain
-// encoding over every state of several configs). Parts steps replace but never change
-// (log items, messages, snapshots) are encoded once each. The integers are packed, four
+// encoding over every state of several configs). Every part is written afresh for each
+// state (below: keeping parts' words cost more than it saved). The integers are packed, four
 // bytes a word (kit/words.ts `ByteWords`: one in [-8, 231] is one byte, as nearly all of
 // this state's are): a state is 37-47 words instead of 123-158, and the engine hashes,
 // compares and stores each state in time linear in its words.
@@ -565,17 +565,16 @@ function wNums(w: ByteWords, xs: readonly (number | null)[]): void {
   for (let i = 0; i < xs.length; i++) w.intOrNull(xs[i]);
 }
 
-const snapshotWords = cachedWords((w: ByteWords, x: Snapshot) => {
+function wSnapshotParts(w: ByteWords, x: Snapshot): void {
   wItems(w, x.log);
   w.ints(x.execd);
-}, new ByteWords());
+}
 
 function wSnapshot(w: ByteWords, x: Snapshot | null): void {
   if (x === null) w.int(0);
   else {
     w.int(1);
-    const ws = snapshotWords(x);
-    w.words(ws, ws.length);
+    wSnapshotParts(w, x);
   }
 }
 
@@ -618,10 +617,10 @@ function wResponses(w: ByteWords, resp: Response[][][]): void {
   }
 }
 
-const controlWords = cachedWords((w: ByteWords, c: Control) => {
+function wControl(w: ByteWords, c: Control): void {
   w.int(RPCS[c.rpc]);
   if (c.rpc === 'TransferedOwnership') wItems(w, c.samples);
-}, new ByteWords());
+}
 
 function wDep(w: ByteWords, d: Dependency | null): void {
   if (d === null) w.int(0);
@@ -749,8 +748,7 @@ function wState(w: ByteWords, s: State): void {
   wResponses(w, s.resp);
   w.int(s.ctrl.length);
   for (let i = 0; i < s.ctrl.length; i++) {
-    const ws = controlWords(s.ctrl[i]);
-    w.words(ws, ws.length);
+    wControl(w, s.ctrl[i]);
   }
   wData(w, s.data);
   wItems(w, s.compacted);
