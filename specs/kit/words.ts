@@ -126,10 +126,15 @@ export class ByteWords {
 
   /** A 32-bit integer (a boolean as 0/1). Bytes past the buffer's end are dropped, only counted. */
   int(x: number): void {
+    if (x >= -8 && x <= 231) this.u8[this.p++] = x + 8;
+    else this.wide(x);
+  }
+
+  /** int's integers outside [-8, 231]: two bytes or five. */
+  private wide(x: number): void {
     const u8 = this.u8;
     let p = this.p;
-    if (x >= -8 && x <= 231) u8[p++] = x + 8;
-    else if (x >= 232 && x < 232 + 15 * 256) {
+    if (x >= 232 && x < 232 + 15 * 256) {
       u8[p++] = 240 + ((x - 232) >> 8);
       u8[p++] = (x - 232) & 255;
     } else {

@@ -1,5 +1,5 @@
 import { copyEach, objectList } from '../kit/state.ts';
-import { ByteWords, cachedWords, KeptWords } from '../kit/words.ts';
+import { ByteWords } from '../kit/words.ts';
 import type { StepAction } from '../kit/table.ts';
 
 // The state of the Shadowfax model: two servers (source S, target T), the metadata store,
@@ -521,8 +521,8 @@ settleFields();
 // instead of walking the objects (sorting their keys, tagging every value). Lists carry
 // their length, optional parts a tag, so the encoding is injective: two states get the
 // same words exactly when they are equal (shadowfax.test.ts checks it against the plain
-// encoding over every state of several configs). Parts steps replace but never change
-// (log items, messages, snapshots) are encoded once each. The integers are packed, four
+// encoding over every state of several configs). Every part is written afresh for each
+// state (below: keeping parts' words cost more than it saved). The integers are packed, four
 // bytes a word (kit/words.ts `ByteWords`: one in [-8, 231] is one byte, as nearly all of
 // this state's are): a state is 37-47 words instead of 123-158, and the engine hashes,
 // compares and stores each state in time linear in its words.
@@ -565,17 +565,16 @@ function wNums(w: ByteWords, xs: readonly (number | null)[]): void {
   for (let i = 0; i < xs.length; i++) w.intOrNull(xs[i]);
 }
 
-const snapshotWords = cachedWords((w: ByteWords, x: Snapshot) => {
+function wSnapshotParts(w: ByteWords, x: Snapshot): void {
   wItems(w, x.log);
   w.ints(x.execd);
-}, new ByteWords());
+}
 
 function wSnapshot(w: ByteWords, x: Snapshot | null): void {
   if (x === null) w.int(0);
   else {
     w.int(1);
-    const ws = snapshotWords(x);
-    w.words(ws, ws.length);
+    wSnapshotParts(w, x);
   }
 }
 
@@ -618,10 +617,10 @@ function wResponses(w: ByteWords, resp: Response[][][]): void {
   }
 }
 
-const controlWords = cachedWords((w: ByteWords, c: Control) => {
+function wControl(w: ByteWords, c: Control): void {
   w.int(RPCS[c.rpc]);
   if (c.rpc === 'TransferedOwnership') wItems(w, c.samples);
-}, new ByteWords());
+}
 
 function wDep(w: ByteWords, d: Dependency | null): void {
   if (d === null) w.int(0);
@@ -734,33 +733,24 @@ function wApplied(w: ByteWords, applied: [number, number, number][]): void {
   }
 }
 
-// Every part is shared with the state before until a step takes it (copy): its words are
-// kept with it and copied when the same part comes again. Two ways per slot: the parent's
-// part, met again by each successor that did not take it, and the last one written.
-const metaWords = new KeptWords(wMeta, 2);
-const sourceWords = new KeptWords(wSource, 2);
-const targetWords = new KeptWords(wTarget, 2);
-const clientWords = new KeptWords(wClient, 2);
-const requestWords = new KeptWords(wRequests, 2);
-const responseWords = new KeptWords(wResponses, 2);
-const dataWords = new KeptWords(wData, 2);
-const execdWords = new KeptWords(wExecd, 2);
-const appliedWords = new KeptWords(wApplied, 2);
+// Every part is written afresh for every state. Keeping each part's words by identity and
+// copying them when the part came again (kit `KeptWords`, two ways per slot) cost more than
+// it saved once a part was a few bytes: most parts are 1-6 words, and the source, the
+// target and the responses missed on 44-72% of the states (README, "eleventh run").
 
 function wState(w: ByteWords, s: State): void {
-  metaWords.write(w, s.meta);
-  sourceWords.write(w, s.src);
-  targetWords.write(w, s.tgt);
+  wMeta(w, s.meta);
+  wSource(w, s.src);
+  wTarget(w, s.tgt);
   w.int(s.clients.length);
-  for (let c = 0; c < s.clients.length; c++) clientWords.write(w, s.clients[c], c);
-  requestWords.write(w, s.req);
-  responseWords.write(w, s.resp);
+  for (let c = 0; c < s.clients.length; c++) wClient(w, s.clients[c]);
+  wRequests(w, s.req);
+  wResponses(w, s.resp);
   w.int(s.ctrl.length);
   for (let i = 0; i < s.ctrl.length; i++) {
-    const ws = controlWords(s.ctrl[i]);
-    w.words(ws, ws.length);
+    wControl(w, s.ctrl[i]);
   }
-  dataWords.write(w, s.data);
+  wData(w, s.data);
   wItems(w, s.compacted);
   w.int(s.migrations);
   w.int(s.swapped ? 1 : 0);
@@ -775,12 +765,12 @@ function wState(w: ByteWords, s: State): void {
   }
   w.bools(s.up);
   w.int(s.crashesLeft);
-  execdWords.write(w, s.execd);
+  wExecd(w, s.execd);
   w.int(s.pre.length);
   for (let srv = 0; srv < s.pre.length; srv++) wSnapshot(w, s.pre[srv]);
   w.int(s.post.length);
   for (let srv = 0; srv < s.post.length; srv++) wSnapshot(w, s.post[srv]);
-  appliedWords.write(w, s.applied);
+  wApplied(w, s.applied);
   wDep(w, s.gone);
   if (s.deciding === null) w.int(0);
   else {
