@@ -856,11 +856,28 @@ class Linearized implements SearchResult {
   }
 }
 
+/** The illegal verdict, before its proof (as Linearized, which see). */
+class NotLinearizable implements SearchResult {
+  declare verdict: 'illegal';
+  declare longest: number[][];
+  declare explored: number;
+  declare cached: number;
+  declare proof?: Refutation;
+  declare cutShort?: boolean;
+
+  constructor(longest: number[][], explored: number, cached: number) {
+    this.verdict = 'illegal';
+    this.longest = longest;
+    this.explored = explored;
+    this.cached = cached;
+  }
+}
+
 /** The illegal verdict, with the best partial linearization best[0 .. length). */
 function illegal(length: number, explored: number, proof: Refutation | undefined, cutShort: boolean): SearchResult {
   const longest = new Array<number>(length);
   for (let k = 0; k < length; k++) longest[k] = origin[best[k]];
-  const result: SearchResult = { verdict: 'illegal', longest: [longest], explored, cached: entries };
+  const result: SearchResult = new NotLinearizable([longest], explored, entries);
   if (proof !== undefined) result.proof = proof;
   if (cutShort) result.cutShort = true;
   return result;
