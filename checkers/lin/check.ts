@@ -11,7 +11,7 @@
 
 import { findModel, models } from './models/index.ts';
 import { fromNondeterministic } from './nondeterministic.ts';
-import type { CheckOptions, LinResult, Model, NondeterministicModel, Operation, PartitionReport } from './types.ts';
+import type { CheckOptions, LinResult, Model, NondeterministicModel, Operation, PartitionReport, Verdict } from './types.ts';
 import { UNKNOWN } from './types.ts';
 import { smallSearch } from './small.ts';
 import { WglSearch, type SearchResult } from './wgl.ts';
@@ -63,15 +63,25 @@ class CheckPlan implements Plan {
   declare private readonly timeoutMs: number | undefined;
   declare private fixed: number | undefined;
 
-  constructor(model: Model, registered: string | undefined, history: readonly Operation[], start: number, timeoutMs: number | undefined, verbose: boolean, memoLimitBytes: number) {
+  constructor(
+    model: Model,
+    registered: string | undefined,
+    history: readonly Operation[],
+    start: number,
+    timeoutMs: number | undefined,
+    verbose: boolean,
+    memoLimitBytes: number,
+    parts: number[][],
+    whole: boolean,
+  ) {
     this.model = model;
     this.registered = registered;
     this.history = history;
     this.start = start;
     this.verbose = verbose;
     this.memoLimitBytes = memoLimitBytes;
-    this.parts = [];
-    this.whole = false;
+    this.parts = parts;
+    this.whole = whole;
     this.partOps = undefined;
     this.partitionError = undefined;
     this.timeoutMs = timeoutMs;
@@ -132,20 +142,40 @@ export function plan(arg: ModelArg, history: readonly Operation[], options: Chec
     registered = arg;
   } else ({ model, registered } = resolveModel(arg));
   validate(history);
-  const p = new CheckPlan(model, registered, history, start, options.timeoutMs, options.verbose === true, (options.memoLimitMB ?? DEFAULT_MEMO_LIMIT_MB) * 2 ** 20);
-  if (options.partition !== false && model.partition && history.length > 0) {
+  // One partition, the whole history, unless the model partitions it: then its parts are
+  // set below (and the whole history again if its partition function fails).
+  const partitioned = options.partition !== false && !!model.partition && history.length > 0;
+  const memoLimitBytes = (options.memoLimitMB ?? DEFAULT_MEMO_LIMIT_MB) * 2 ** 20;
+  const p = new CheckPlan(model, registered, history, start, options.timeoutMs, options.verbose === true, memoLimitBytes, partitioned ? [] : [identity(history.length)], !partitioned);
+  if (partitioned) {
     try {
       partitionIndices(model, history, p);
-      return p;
     } catch (err) {
       p.partitionError = err instanceof Error ? err.message : String(err);
+      p.parts = [identity(history.length)];
+      p.whole = true;
     }
   }
-  const ids = new Array<number>(history.length);
-  for (let i = 0; i < ids.length; i++) ids[i] = i;
-  p.parts = [ids];
-  p.whole = true;
   return p;
+}
+
+/**
+ * 0 .. IDENTITY_MAX - 1, made once: the indices of a whole history of up to that many
+ * operations are a slice of it (one builtin call), not a loop, which a first check runs in
+ * the interpreter without feedback (~0.4 us an iteration). Holey, as `new Array(n)` filled
+ * in a loop is (the indices of longer histories, and of partitions): one elements kind
+ * wherever a partition's indices are read.
+ */
+const IDENTITY_MAX = 256;
+const IDENTITY = new Array<number>(IDENTITY_MAX);
+for (let i = 0; i < IDENTITY_MAX; i++) IDENTITY[i] = i;
+
+/** [0, 1, .. n - 1], a new array. */
+function identity(n: number): number[] {
+  if (n <= IDENTITY_MAX) return IDENTITY.slice(0, n);
+  const ids = new Array<number>(n);
+  for (let i = 0; i < n; i++) ids[i] = i;
+  return ids;
 }
 
 /** The model's partitions (those not empty) as history indices, and as operations (kept: the search's input). */
@@ -172,19 +202,28 @@ function partitionIndices(model: Model, history: readonly Operation[], p: CheckP
 function inHistoryOrder(history: readonly Operation[], parts: readonly (readonly Operation[])[]): number[][] | undefined {
   const p = parts.length;
   const at = new Int32Array(p);
+  // Each part's next operation (undefined: none left), so that a part passed over costs one
+  // load: a first check runs this loop in the interpreter (~20 of a 10-operation kv check's
+  // ~280 us when each step read the part, its length and its next one).
+  const next = new Array<Operation | undefined>(p);
   const ids = new Array<number[]>(p);
-  for (let c = 0; c < p; c++) ids[c] = new Array<number>(parts[c].length);
+  for (let c = 0; c < p; c++) {
+    ids[c] = new Array<number>(parts[c].length);
+    next[c] = parts[c][0];
+  }
   let budget = 16 * history.length + 64;
   let last = 0;
   for (let i = 0; i < history.length; i++) {
     const op = history[i];
     let c = last;
-    while (at[c] >= parts[c].length || parts[c][at[c]] !== op) {
+    while (next[c] !== op) {
       if (--budget < 0) return undefined;
       if (++c === p) c = 0;
       if (c === last) return undefined;
     }
-    ids[c][at[c]++] = i;
+    const k = at[c]++;
+    ids[c][k] = i;
+    next[c] = k + 1 < parts[c].length ? parts[c][k + 1] : undefined;
     last = c;
   }
   for (let c = 0; c < p; c++) if (at[c] !== parts[c].length) return undefined;
@@ -330,10 +369,10 @@ export function assemble(p: Plan, results: readonly (SearchResult | undefined)[]
       // An ok answer has its linearization and never a reason or a model error (wgl.ts's
       // finish('ok'), small.ts): its report in one object, without the reads below of
       // what it lacks (each a first execution in a fresh process).
-      partitions[index] = { index, operations: ids, verdict: 'ok', explored: r.explored, cached: r.cached, linearization: p.whole ? r.linearization! : inHistory(r.linearization!, ids) };
+      partitions[index] = new OkReport(index, ids, r.explored, r.cached, p.whole ? r.linearization! : inHistory(r.linearization!, ids));
       continue;
     }
-    const report: PartitionReport = { index, operations: ids, verdict: r.verdict, explored: r.explored, cached: r.cached };
+    const report: PartitionReport = new Report(index, ids, r.verdict, r.explored, r.cached);
     partitions[index] = report;
     if (r.verdict === 'illegal') illegal = true;
     else ok = false;
@@ -364,10 +403,66 @@ export function assemble(p: Plan, results: readonly (SearchResult | undefined)[]
       if (states) report.states = states;
     }
   }
-  const verdict = illegal ? 'illegal' : ok ? 'ok' : 'unknown';
-  const result: LinResult = { verdict, operations: history.length, partitions, elapsedMs: performance.now() - p.start };
+  const result: LinResult = new Result(illegal ? 'illegal' : ok ? 'ok' : 'unknown', history.length, partitions, performance.now() - p.start);
   if (modelError) result.modelError = modelError;
   return result;
+}
+
+// The result and its partitions' reports as class instances rather than object literals: a
+// first check from the snapshot runs without feedback, where V8 makes each object literal in
+// the runtime (2.5-3 us the first, ~1 us each after), a class instance by its constructor's
+// stores (1.4 us, then 0.35; RESULTS-issue21.md, lin-10b). Fields declared and set in the
+// literals' order (the same JSON); the optional ones are added only when there, as before.
+
+/** The check's result. */
+class Result implements LinResult {
+  declare verdict: Verdict;
+  declare operations: number;
+  declare partitions: PartitionReport[];
+  declare elapsedMs: number;
+
+  constructor(verdict: Verdict, operations: number, partitions: PartitionReport[], elapsedMs: number) {
+    this.verdict = verdict;
+    this.operations = operations;
+    this.partitions = partitions;
+    this.elapsedMs = elapsedMs;
+  }
+}
+
+/** A partition searched, before what its verdict adds. */
+class Report implements PartitionReport {
+  declare index: number;
+  declare operations: number[];
+  declare verdict: Verdict;
+  declare explored: number;
+  declare cached: number;
+
+  constructor(index: number, operations: number[], verdict: Verdict, explored: number, cached: number) {
+    this.index = index;
+    this.operations = operations;
+    this.verdict = verdict;
+    this.explored = explored;
+    this.cached = cached;
+  }
+}
+
+/** A linearizable partition: its report in one object (an ok answer never has a reason or a model error). */
+class OkReport implements PartitionReport {
+  declare index: number;
+  declare operations: number[];
+  declare verdict: 'ok';
+  declare explored: number;
+  declare cached: number;
+  declare linearization: number[];
+
+  constructor(index: number, operations: number[], explored: number, cached: number, linearization: number[]) {
+    this.index = index;
+    this.operations = operations;
+    this.verdict = 'ok';
+    this.explored = explored;
+    this.cached = cached;
+    this.linearization = linearization;
+  }
 }
 
 /** Partition indices as history indices. */

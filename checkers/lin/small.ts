@@ -135,7 +135,7 @@ let used = 0;
 
 /** An empty memo (a new stamp: no slot is this search's). */
 function forget(): void {
-  for (let e = 0; e < entries; e++) entryState[e] = undefined;
+  entryState.fill(undefined, 0, entries);
   entries = 0;
   stamp = (stamp + 1) | 0;
   if (stamp === 0) {
@@ -144,18 +144,19 @@ function forget(): void {
   }
 }
 
-/** Let go of the states and values the last search held. */
+/**
+ * Let go of the states and values the last search held. By `fill`, one call each, not a
+ * loop: a first check runs every loop in the interpreter without feedback (~0.5 us an
+ * iteration), and this one ran over every operation of every partition.
+ */
 function release(): void {
-  for (let k = 0; k <= used; k++) stackState[k] = undefined;
-  for (let e = 0; e < entries; e++) entryState[e] = undefined;
+  stackState.fill(undefined, 0, used + 1);
+  entryState.fill(undefined, 0, entries);
   used = 0;
   entries = 0;
 }
 
 function search<S>(model: Model<S>, ops: readonly Operation[], all: number): SearchResult | undefined {
-  // Which operations take part: determinate ones, and crashed ones that may have changed
-  // something someone saw.
-  let crashed = false;
   // The model's functions, read once here: the search meets every model of a process at
   // these few sites, and a load of a hook deep in the loop that sees a new model's shape
   // deoptimized the whole search again and again (600 times over one set history in the bench).
@@ -167,6 +168,12 @@ function search<S>(model: Model<S>, ops: readonly Operation[], all: number): Sea
   const priorityHook = model.priority;
   const adviceHook = model.advice;
   const refuteHook = model.refute;
+  // Which operations take part: determinate ones, and crashed ones that may have changed
+  // something someone saw; those kept by call (then index), in the same pass (a first check
+  // runs each pass over the operations in the interpreter, ~0.5 us an iteration): an
+  // insertion sort, as histories come nearly so.
+  let crashed = false;
+  let n = 0;
   for (let i = 0; i < all; i++) {
     const op = ops[i];
     const indeterminate = op.ret === undefined;
@@ -179,17 +186,12 @@ function search<S>(model: Model<S>, ops: readonly Operation[], all: number): Sea
         ro = false;
       }
     }
-    flags[i] = ro ? (indeterminate ? 2 : 1) : 0;
-  }
-  if (crashed) {
-    const dropped = unobserved(model, ops);
-    if (dropped !== undefined) for (let i = 0; i < all; i++) if (dropped[i] === true && ops[i].ret === undefined) flags[i] = 2;
-  }
-  // Kept operations by call (then index): an insertion sort, as histories come nearly so.
-  let n = 0;
-  for (let i = 0; i < all; i++) {
-    if (flags[i] === 2) continue;
-    const c = ops[i].call;
+    if (ro && indeterminate) {
+      flags[i] = 2;
+      continue;
+    }
+    flags[i] = ro ? 1 : 0;
+    const c = op.call;
     let j = n - 1;
     while (j >= 0 && callAt[j] > c) {
       origin[j + 1] = origin[j];
@@ -199,6 +201,21 @@ function search<S>(model: Model<S>, ops: readonly Operation[], all: number): Sea
     origin[j + 1] = i;
     callAt[j + 1] = c;
     n++;
+  }
+  if (crashed) {
+    // And those the model's `unobserved` drops, taken out of the order (which stays by call, then index).
+    const dropped = unobserved(model, ops);
+    if (dropped !== undefined) {
+      for (let i = 0; i < all; i++) if (dropped[i] === true && ops[i].ret === undefined) flags[i] = 2;
+      let kept = 0;
+      for (let o = 0; o < n; o++) {
+        if (flags[origin[o]] === 2) continue;
+        origin[kept] = origin[o];
+        callAt[kept] = callAt[o];
+        kept++;
+      }
+      n = kept;
+    }
   }
   used = n;
   let det = 0;
@@ -285,7 +302,7 @@ function restarted<S>(
     if (linDet === det) {
       const linearization = new Array<number>(sp);
       for (let k = 0; k < sp; k++) linearization[k] = origin[stackOp[k]];
-      return { verdict: 'ok', linearization, explored, cached: memo ? entries : explored };
+      return new Linearized(linearization, explored, memo ? entries : explored);
     }
     if (pos < 0) {
       // The frame: not linearized, called by the first return pending. Forced ones first
@@ -488,7 +505,7 @@ function tiny<S>(
     if (linDet === det) {
       const linearization = new Array<number>(sp);
       for (let k = 0; k < sp; k++) linearization[k] = origin[opAt[stackRank[k]]];
-      return { verdict: 'ok', linearization, explored, cached: memo ? entries : explored };
+      return new Linearized(linearization, explored, memo ? entries : explored);
     }
     if (fresh) {
       // linDet < det: some determinate operation is pending, so fr < det.
@@ -617,19 +634,18 @@ function tiny<S>(
  * ranks' bits.
  */
 function rankTiny(n: number, det: number, hinted: number): number {
+  // Each operation's rank set as it is placed, `rankOf[(opAt[rank] = o)] = rank++` (no pass of
+  // its own: a first check runs every pass in the interpreter, ~0.4 us an iteration); the
+  // read-only ones are ranks 0 .. readOnly - 1.
   let rank = 0;
-  for (let o = 0; o < n; o++) if (kindOf[o] === 0) opAt[rank++] = o;
-  if (hinted > 0) for (let r = 0; r < hinted; r++) opAt[rank++] = byHint[r];
+  for (let o = 0; o < n; o++) if (kindOf[o] === 0) rankOf[(opAt[rank] = o)] = rank++;
+  const readOnly = rank;
+  if (hinted > 0) for (let r = 0; r < hinted; r++) rankOf[(opAt[rank] = byHint[r])] = rank++;
   else {
-    for (let k = 0; k < det; k++) if (kindOf[byRet[k]] === 1) opAt[rank++] = byRet[k];
-    for (let o = 0; o < n; o++) if (kindOf[o] === 2) opAt[rank++] = o;
+    for (let k = 0; k < det; k++) if (kindOf[byRet[k]] === 1) rankOf[(opAt[rank] = byRet[k])] = rank++;
+    for (let o = 0; o < n; o++) if (kindOf[o] === 2) rankOf[(opAt[rank] = o)] = rank++;
   }
-  let readOnlyRanks = 0;
-  for (let r = 0; r < n; r++) {
-    const o = opAt[r];
-    rankOf[o] = r;
-    if (kindOf[o] === 0) readOnlyRanks |= 1 << r;
-  }
+  const readOnlyRanks = readOnly === 32 ? -1 : (1 << readOnly) - 1; // (1 << 32 is 1)
   let calledSoFar = 0;
   for (let k = 0, o = 0; k < det; k++) {
     const until = retAt[byRet[k]];
@@ -715,7 +731,7 @@ function wide<S>(
     if (linDet === det) {
       const linearization = new Array<number>(sp);
       for (let k = 0; k < sp; k++) linearization[k] = origin[wideOpAt[wideStackRank[k]]];
-      return { verdict: 'ok', linearization, explored, cached: memo ? entries : explored };
+      return new Linearized(linearization, explored, memo ? entries : explored);
     }
     const at = sp * words;
     if (fresh) {
@@ -820,11 +836,48 @@ function keepBest(length: number): void {
   for (let k = 0; k < length; k++) best[k] = opAt[stackRank[k]];
 }
 
+/**
+ * The ok verdict. A class instance, not an object literal: a first check from the snapshot
+ * runs without feedback, where V8 makes an object literal in the runtime (2.5-3 us the first,
+ * ~1 us each after) and a class instance by its constructor's stores (1.4 us, then 0.35;
+ * RESULTS-issue21.md, lin-10b). Fields in the literal's order.
+ */
+class Linearized implements SearchResult {
+  declare verdict: 'ok';
+  declare linearization: number[];
+  declare explored: number;
+  declare cached: number;
+
+  constructor(linearization: number[], explored: number, cached: number) {
+    this.verdict = 'ok';
+    this.linearization = linearization;
+    this.explored = explored;
+    this.cached = cached;
+  }
+}
+
+/** The illegal verdict, before its proof (as Linearized, which see). */
+class NotLinearizable implements SearchResult {
+  declare verdict: 'illegal';
+  declare longest: number[][];
+  declare explored: number;
+  declare cached: number;
+  declare proof?: Refutation;
+  declare cutShort?: boolean;
+
+  constructor(longest: number[][], explored: number, cached: number) {
+    this.verdict = 'illegal';
+    this.longest = longest;
+    this.explored = explored;
+    this.cached = cached;
+  }
+}
+
 /** The illegal verdict, with the best partial linearization best[0 .. length). */
 function illegal(length: number, explored: number, proof: Refutation | undefined, cutShort: boolean): SearchResult {
   const longest = new Array<number>(length);
   for (let k = 0; k < length; k++) longest[k] = origin[best[k]];
-  const result: SearchResult = { verdict: 'illegal', longest: [longest], explored, cached: entries };
+  const result: SearchResult = new NotLinearizable([longest], explored, entries);
   if (proof !== undefined) result.proof = proof;
   if (cutShort) result.cutShort = true;
   return result;
