@@ -45,21 +45,25 @@ function describeOperation(input: KvInput, output: unknown): string {
   }
 }
 
-function partitionByKey(history: readonly Operation<KvInput, unknown>[]): Operation<KvInput, unknown>[][] {
-  const byKey = new Map<unknown, Operation<KvInput, unknown>[]>();
-  // The parts in the order of their keys' first operations (the Map's order), without
-  // iterating the Map.
-  const parts: Operation<KvInput, unknown>[][] = [];
-  for (const op of history) {
-    const key = op.input?.key;
+/** The indices of each key's operations, the keys in the order of their first operations. */
+function indicesByKey(history: readonly Operation<KvInput, unknown>[]): number[][] {
+  const byKey = new Map<unknown, number[]>();
+  // The parts as keys first appear (the Map's order), without iterating the Map.
+  const parts: number[][] = [];
+  for (let i = 0; i < history.length; i++) {
+    const key = history[i].input?.key;
     let part = byKey.get(key);
     if (part === undefined) {
       byKey.set(key, (part = []));
       parts.push(part);
     }
-    part.push(op);
+    part.push(i);
   }
   return parts;
+}
+
+function partitionByKey(history: readonly Operation<KvInput, unknown>[]): Operation<KvInput, unknown>[][] {
+  return indicesByKey(history).map((ids) => ids.map((i) => history[i]));
 }
 
 /**
@@ -701,6 +705,7 @@ export const kvAppend: Model<KvValue, KvInput, unknown> = {
     return unknownOperation(input);
   },
   partition: partitionByKey,
+  partitionIndices: indicesByKey,
   readOnly: (input) => input.f === 'get',
   unobserved,
   priority,
