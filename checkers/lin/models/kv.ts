@@ -182,9 +182,16 @@ function maximal(strings: string[]): string[] {
  * one key, so the last key found is compared first (a string compare, no hashing).
  */
 class KeyIndex {
-  private readonly ids = new Map<unknown, number>();
-  private lastKey: unknown = undefined;
-  private lastId = -1;
+  // Declared and set in the constructor (KvValue's fields say why).
+  declare private readonly ids: Map<unknown, number>;
+  declare private lastKey: unknown;
+  declare private lastId: number;
+
+  constructor() {
+    this.ids = new Map();
+    this.lastKey = undefined;
+    this.lastId = -1;
+  }
 
   of(key: unknown): number {
     if (this.lastId >= 0 && key === this.lastKey) return this.lastId;
@@ -475,11 +482,18 @@ const ENDINGS_MAX_OPS = 4096;
  * by the suffixes of the few lengths the appends' values have.
  */
 class Endings {
-  private readonly puts = new Set<string>();
-  private readonly appends = new Set<string>();
-  private readonly lengths: number[] = [];
+  // Declared and set in the constructor (KvValue's fields say why).
+  declare private open: boolean;
+  declare private readonly puts: Set<string>;
+  declare private readonly appends: Set<string>;
+  declare private readonly lengths: number[];
 
-  constructor(private open: boolean) {}
+  constructor(open: boolean) {
+    this.open = open;
+    this.puts = new Set();
+    this.appends = new Set();
+    this.lengths = [];
+  }
 
   add(f: 'put' | 'append', value: string): void {
     if (this.open) return;
