@@ -103,6 +103,18 @@ describe('model errors', () => {
     const twice: Model = { ...models.register, name: 'twice', partition: (ops) => [[...ops], ops.slice(0, 1)] };
     expect(checkHistorySync(twice, h).modelError?.message).toMatch(/exactly once/);
   });
+
+  it('partitionIndices is used as given, and checked as partition is', () => {
+    const h = [op(0, { f: 'write', value: 1 }, 0, 1, null), op(1, { f: 'read' }, 2, 3, 1), op(0, { f: 'write', value: 2 }, 4, 5, null)];
+    const indexed = (parts: number[][]): Model => ({ ...models.register, name: 'indexed', partition: (ops) => [[...ops]], partitionIndices: () => parts });
+    const r = checkHistorySync(indexed([[2], [], [0, 1]]), h);
+    expect(r.verdict).toBe('ok');
+    expect(r.partitions.map((p) => p.operations)).toEqual([[2], [0, 1]]);
+    expect(checkHistorySync(indexed([[0, 1], [1, 2]]), h).modelError?.message).toMatch(/exactly once/);
+    expect(checkHistorySync(indexed([[0, 1], [3]]), h).modelError?.message).toMatch(/exactly once/);
+    expect(checkHistorySync(indexed([[0, 1], [1.5]]), h).modelError?.message).toMatch(/exactly once/);
+    expect(checkHistorySync(indexed([[0, 1]]), h).modelError?.message).toMatch(/left out/);
+  });
 });
 
 describe('illegal histories are explained', () => {

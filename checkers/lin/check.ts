@@ -180,6 +180,10 @@ function identity(n: number): number[] {
 
 /** The model's partitions (those not empty) as history indices, and as operations (kept: the search's input). */
 function partitionIndices(model: Model, history: readonly Operation[], p: CheckPlan): void {
+  if (model.partitionIndices !== undefined) {
+    p.parts = checkedIndices(model, history.length, model.partitionIndices(history));
+    return;
+  }
   const all = model.partition!(history);
   let parts = all;
   for (let c = 0; c < all.length; c++) {
@@ -228,6 +232,25 @@ function inHistoryOrder(history: readonly Operation[], parts: readonly (readonly
   }
   for (let c = 0; c < p; c++) if (at[c] !== parts[c].length) return undefined;
   return ids;
+}
+
+/** The model's partitionIndices, without empty parts: every index of the history in exactly one part, or an error. */
+function checkedIndices(model: Model, n: number, all: number[][]): number[][] {
+  const seen = new Uint8Array(n);
+  let count = 0;
+  let empty = false;
+  for (let c = 0; c < all.length; c++) {
+    const ids = all[c];
+    if (ids.length === 0) empty = true;
+    for (let k = 0; k < ids.length; k++) {
+      // Undefined, not 0, for an index out of range or not an integer.
+      if (seen[ids[k]] !== 0) throw new Error(`${model.name}: partition must return each operation of the history exactly once`);
+      seen[ids[k]] = 1;
+    }
+    count += ids.length;
+  }
+  if (count !== n) throw new Error(`${model.name}: partition left out some operations`);
+  return empty ? all.filter((ids) => ids.length > 0) : all;
 }
 
 function byIdentity(model: Model, history: readonly Operation[], parts: readonly (readonly Operation[])[]): number[][] {

@@ -34,10 +34,19 @@ export const SMALL_MAX = 256;
 
 /** Iterations (steps tried and dead ends met) before giving up, for n operations. */
 function budget(n: number): number {
-  return 1024 + 16 * n;
+  return n <= LONG ? 1024 + 16 * n : 1024 + 4 * n;
 }
 
-const MAX_BUDGET = budget(SMALL_MAX);
+/**
+ * Past this many operations the budget grows by 4 an operation, not 16 (1,540 at 129, not
+ * 3,088): such a history went to wgl.ts directly when SMALL_MAX was 128, and one this search
+ * gives up pays wgl.ts's search on top of the budget spent here (kv's 64-client keys of
+ * 129-150 operations: 2,362-2,941 model steps each before wgl.ts decided them), while those
+ * it decides took 422-1,414 steps (RESULTS-issue21.md, lin-kv2).
+ */
+const LONG = 128;
+
+const MAX_BUDGET = Math.max(budget(LONG), budget(SMALL_MAX));
 const WORDS = SMALL_MAX >>> 5;
 
 // The search's arrays, for SMALL_MAX operations; a search on this thread reuses them.

@@ -62,6 +62,13 @@ export interface Model<S = any, I = any, O = any> {
   step(state: S, input: I, output: O | Unknown): StepResult<S>;
   /** Split a history into independent sub-histories (P-compositionality). */
   partition?(history: readonly Operation<I, O>[]): Operation<I, O>[][];
+  /**
+   * The same sub-histories as `partition` (which must be given too), each as the indices of
+   * its operations in the history. The checker then uses these and need not find every
+   * operation of partition's answer in the history again (a scan of the parts per
+   * operation: 7-13% of a first kv check of 10 or 100 operations).
+   */
+  partitionIndices?(history: readonly Operation<I, O>[]): number[][];
   /** A 32-bit integer hash of a state. */
   hash?(state: S): number;
   equal?(a: S, b: S): boolean;

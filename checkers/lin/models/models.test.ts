@@ -150,6 +150,9 @@ describe('kv', () => {
   it('partitions by key, keeping each operation once', () => {
     const h = seq(...steps);
     expect(kvAppend.partition!(h as Operation<KvInput>[]).map((p) => p.length)).toEqual([2, 1]);
+    // The same parts as indices (what the checker uses).
+    const ids = kvAppend.partitionIndices!(h as Operation<KvInput>[]);
+    expect(ids.map((part) => part.map((i) => h[i]))).toEqual(kvAppend.partition!(h as Operation<KvInput>[]));
   });
 });
 
