@@ -335,37 +335,10 @@ class Pool<T extends object> {
   }
 }
 
-/**
- * Monitors by value, numbered as met: the kit interns them (kit/object-ghost.ts), so an
- * object met again is looked up by identity, and a new object by its words (the kit may
- * have made an equal one again after dropping its table).
- */
-class MonNumbers {
-  private readonly byObject = new Map<Mon, number>();
-  private readonly byWords = new Map<string, number>();
-  private last: Mon | null = null;
-  private lastId = -1;
-
-  idOf(m: Mon): number {
-    if (m === this.last) return this.lastId;
-    let id = this.byObject.get(m);
-    if (id === undefined) {
-      const key = monWords(m, 0).join(',');
-      id = this.byWords.get(key);
-      if (id === undefined) this.byWords.set(key, (id = this.byWords.size));
-      this.byObject.set(m, id);
-    }
-    this.last = m;
-    this.lastId = id;
-    return id;
-  }
-}
-
-/** One machine's clients and ghosts by value (its steps' `after`, and its initial state), and its monitors' numbers. */
+/** One machine's clients and ghosts by value (its steps' `after`, and its initial state). */
 export class Pools {
   readonly clients = new Pool(hashClient, sameClient);
   readonly ghosts = new Pool(hashGhost, sameGhost);
-  readonly monitors = new MonNumbers();
 
   /** Replaces the clients and the ghost the step just taken made (ownClient, replaceClient, ownGhost) by pooled equals. */
   settle(d: FuseeState): void {
@@ -504,7 +477,8 @@ export function encodePooled(pools: Pools, s: FuseeState, out: Int32Array): numb
   putHead(w, s);
   for (let c = 0; c < s.cl.length; c++) w.int(pools.clients.idOf(s.cl[c], c));
   w.int(pools.ghosts.idOf(s.g, 0));
-  w.int(pools.monitors.idOf(s.mon));
+  const mw = monWords(s.mon, 0);
+  w.words(mw, mw.length);
   return w.end();
 }
 
