@@ -13,7 +13,7 @@ import { context } from './context.ts';
 import { invariants } from './invariants.ts';
 import { kvHistoryModel, registerHistoryModel } from './models.ts';
 import { VARIANTS } from './mutants.ts';
-import { act, copy, Pools, encode, encodePooled, idleClient, NONE, Rec, type FuseeAction, type FuseeConfig, type FuseeState } from './state.ts';
+import { act, copy, Pools, encode, idleClient, NONE, Rec, type FuseeAction, type FuseeConfig, type FuseeState } from './state.ts';
 import { table } from './steps.ts';
 
 /** The machine, and (for trace.ts) the steps of one client alone. */
@@ -83,10 +83,10 @@ export function buildMachine(config: FuseeConfig, variant?: string): FuseeMachin
   };
 
   return {
-    init: () => [pool ? pool.adopt(init()) : init()],
+    init: () => [init()],
     actions,
     next: open ? next : nextObserved,
-    encode: pool ? encodePooled.bind(undefined, pool) : encode,
+    encode,
     // The open workload keeps no ghosts, so the invariants (which read them) do not apply.
     invariants: open ? {} : invariants(cx.kv),
     mayStop: (s) => !s.fenced && s.cl.every((me, c) => me.rec === Rec.Done || (me.rec === Rec.Live && me.pc === 'idle' && (open || me.op === config.clients[c].length))),

@@ -284,19 +284,10 @@ function hashGhost(g: Ghost): number {
   return hashString(h, g.tv);
 }
 
-/**
- * Objects by value: the first made of each, by a hash and an equality of their fields, and
- * its number (0, 1, … in the order first made). Equal objects have one number and unequal
- * ones different numbers, so a state may be encoded with its parts' numbers in place of
- * their words (`encodePooled`). Nothing is ever dropped: a number given once must keep
- * naming its value for the whole search (a config reaches a few hundred of each).
- */
-class Pool<T extends object> {
+/** Objects by value: the first made of each, by a hash and an equality of their fields. */
+class Pool<T> {
   private readonly byHash = new Map<number, T[]>();
-  private readonly ids = new Map<T, number>();
-  /** The last two objects whose number was asked, per slot, and their numbers. */
-  private readonly seen: (T | null)[] = [];
-  private readonly seenId: number[] = [];
+  private size = 0;
 
   constructor(
     private readonly hash: (x: T) => number,
@@ -307,38 +298,26 @@ class Pool<T extends object> {
   intern(x: T): T {
     const h = this.hash(x);
     const bucket = this.byHash.get(h);
-    if (bucket === undefined) this.byHash.set(h, [x]);
-    else {
-      for (let i = 0; i < bucket.length; i++) if (this.same(bucket[i], x)) return bucket[i];
-      bucket.push(x);
+    if (bucket === undefined) {
+      // Beyond this many, pooling starts afresh (results are the same; only sharing is lost).
+      if (++this.size > 100_000) {
+        this.byHash.clear();
+        this.size = 1;
+      }
+      this.byHash.set(h, [x]);
+      return x;
     }
-    this.ids.set(x, this.ids.size);
+    for (let i = 0; i < bucket.length; i++) if (this.same(bucket[i], x)) return bucket[i];
+    bucket.push(x);
+    this.size++;
     return x;
-  }
-
-  /**
-   * The number of x, an object this pool returned. The last two asked in each slot (a
-   * client's index) are compared first: a state's successors mostly keep their parent's.
-   */
-  idOf(x: T, slot: number): number {
-    const k = 2 * slot;
-    if (this.seen[k] === x) return this.seenId[k];
-    if (this.seen[k + 1] === x) return this.seenId[k + 1];
-    const id = this.ids.get(x);
-    // a part no step settled would get words of its own: equal states would then differ
-    if (id === undefined) throw new Error('fusee: a client or ghost that is not pooled (state.ts Pools)');
-    this.seen[k + 1] = this.seen[k] ?? null;
-    this.seenId[k + 1] = this.seenId[k] ?? -1;
-    this.seen[k] = x;
-    this.seenId[k] = id;
-    return id;
   }
 }
 
-/** One machine's clients and ghosts by value (its steps' `after`, and its initial state). */
+/** One machine's clients and ghosts by value (its steps' `after`). */
 export class Pools {
-  readonly clients = new Pool(hashClient, sameClient);
-  readonly ghosts = new Pool(hashGhost, sameGhost);
+  private readonly clients = new Pool(hashClient, sameClient);
+  private readonly ghosts = new Pool(hashGhost, sameGhost);
 
   /** Replaces the clients and the ghost the step just taken made (ownClient, replaceClient, ownGhost) by pooled equals. */
   settle(d: FuseeState): void {
@@ -347,13 +326,6 @@ export class Pools {
       d.cl[c] = this.clients.intern(d.cl[c]);
     }
     if (owned.g !== null) d.g = this.ghosts.intern(d.g);
-  }
-
-  /** An initial state, its clients and ghost pooled (it is the machine's own, not yet shared). */
-  adopt(s: FuseeState): FuseeState {
-    for (let c = 0; c < s.cl.length; c++) s.cl[c] = this.clients.intern(s.cl[c]);
-    s.g = this.ghosts.intern(s.g);
-    return s;
   }
 }
 
@@ -440,8 +412,9 @@ const ghostWords = wordsOnce(putGhost);
 const monWords = wordsOnce(putMon);
 const bytes = new ByteWords();
 
-/** The fields of s before its clients (both encodings). */
-function putHead(w: ByteWords, s: FuseeState): void {
+/** Machine.encode: the words of s (see above); -1 when `out` is too short. */
+export function encode(s: FuseeState, out: Int32Array): number {
+  const w = bytes.begin(out);
   w.ints(s.rep);
   w.int(s.primary);
   w.ints(s.backups);
@@ -449,34 +422,12 @@ function putHead(w: ByteWords, s: FuseeState): void {
   w.int(s.mnLeft);
   w.int(s.clLeft);
   w.int(s.cl.length);
-}
-
-/** Machine.encode of the open workload (its parts are not pooled): the words of s (see above); -1 when `out` is too short. */
-export function encode(s: FuseeState, out: Int32Array): number {
-  const w = bytes.begin(out);
-  putHead(w, s);
   for (let c = 0; c < s.cl.length; c++) {
     const ws = clientWords(s.cl[c], c);
     w.words(ws, ws.length);
   }
   const gw = ghostWords(s.g, 0);
   w.words(gw, gw.length);
-  const mw = monWords(s.mon, 0);
-  w.words(mw, mw.length);
-  return w.end();
-}
-
-/**
- * Machine.encode of a closed config, whose clients and ghosts are pooled: each client and
- * the ghost as its number in the pool (one byte or two, where its words were five or six
- * words), the rest as `encode`. Equal parts have one number, unequal ones different
- * numbers, so states get equal words exactly when they are equal, as with `encode`.
- */
-export function encodePooled(pools: Pools, s: FuseeState, out: Int32Array): number {
-  const w = bytes.begin(out);
-  putHead(w, s);
-  for (let c = 0; c < s.cl.length; c++) w.int(pools.clients.idOf(s.cl[c], c));
-  w.int(pools.ghosts.idOf(s.g, 0));
   const mw = monWords(s.mon, 0);
   w.words(mw, mw.length);
   return w.end();
