@@ -54,3 +54,17 @@ describe('--workers over words only one process can read', () => {
     }
   }, 120_000);
 });
+
+describe('--workers gives the counts of one thread for every plain-object spec', () => {
+  // A spec's encoding must depend on the state's value alone: states cross threads as copies,
+  // and a number a build gave a part as it met it (a pool's) means another value, or nothing,
+  // in another thread (fusee's pooled encoding, reverted, threw there). Each config is big
+  // enough that a level is shared out between the workers (BALANCE_MIN states a worker).
+  const cases: [string, string][] = [['fusee', 'A2'], ['shadowfax', 'B0'], ['minos', 'F2-synch'], ['rowan', 'RK-MIG1']];
+  it.each(cases)('%s %s', async (name, config) => {
+    const def = specs.find((d) => d.name === name)!;
+    const r = await parallelBfs(specTarget(name, config), { workers: 2 });
+    const one = exploreSync(def.build(def.configs.find((c) => c.name === config)!.config), {});
+    expect([r.status, r.states, r.transitions, r.depth, r.notes]).toEqual([one.status, one.states, one.transitions, one.depth, undefined]);
+  }, 120_000);
+});
