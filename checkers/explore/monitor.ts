@@ -390,8 +390,10 @@ function monitorTable(model: Stepper, clients: number): MonitorTable {
  * The table for a model object and a number of clients, shared by every machine that checks
  * against that same object (a spec's configs mostly do): advance() is a function of the model,
  * the monitor state and the event alone, so a config need not work out again, cold, what an
- * earlier one did (rowan's and fusee's defaults: 40% and 51% of their advances). It lives as
- * long as the model object does, no larger than one search's table (MEMO_LIMIT).
+ * earlier one did (rowan's and fusee's defaults: 40% and 51% of their advances); so the model
+ * must be pure (HistoryObserver.model). It lives as long as the model object does, and what it
+ * holds grows with every search against it: MEMO_LIMIT clears the interning map, but every state
+ * met stays reachable from `init` through its successors (a few thousand over a spec's defaults).
  */
 const shared = new WeakMap<object, Map<number, MonitorTable>>();
 

@@ -30,7 +30,11 @@ export type ObservedEvent =
   | { kind: 'fail'; client: number };
 
 export interface HistoryObserver<S, A extends Action> {
-  /** The sequential model the client history must be linearizable against. */
+  /**
+   * The sequential model the client history must be linearizable against. Its step must read
+   * nothing but its arguments: the engine keeps, per model object, the monitor states it met
+   * and their successors, and uses them again in later searches against the same object.
+   */
   model: SequentialModel;
   /** Number of clients (ids 0..clients-1). */
   clients: number;
