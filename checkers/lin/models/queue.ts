@@ -149,11 +149,13 @@ function advice(history: readonly Operation<QueueInput, unknown>[]): ((q: QueueS
     if (input.f === 'dequeue' && output !== UNKNOWN && output !== null) {
       // The dequeue D that returned x (enqueued once, returned once): every value ahead of x
       // (the whole queue while x is not in it) must leave before D, so before D's return.
-      // None is late when no value in the queue is (the state's latest leave, which the
-      // frame's enqueues ask for too): most frames answer without a pass over the queue.
+      // Nothing is ahead of x at the head (the dequeue that fits: no pass over the queue),
+      // and none is late when no value in the queue is (the state's latest leave, which
+      // the frame's enqueues ask for too).
       const by = facts.mustLeaveBy(output);
-      if (by === Infinity || items.length === 0 || facts.latestLeave(items) <= by) return undefined;
+      if (by === Infinity || items.length === 0) return undefined;
       const primitive = typeof output !== 'object' && output === output;
+      if (items[0] === output || (!primitive && valueEqual(items[0], output)) || facts.latestLeave(items) <= by) return undefined;
       for (let i = 0; i < items.length; i++) {
         const u = items[i];
         if (u === output || (!primitive && valueEqual(u, output))) return undefined;
