@@ -144,23 +144,12 @@ class ValueSet {
   }
 }
 
-/**
- * A state's hash: a 32-bit integer (the usual register value) is its own, anything else its
- * hashValue. Equal states hash equal either way (an integer equals only itself); the
- * searches XOR it into their configuration's random set hash, so it needs no mixing of its
- * own, and the memo hashes a state at every step it keeps: without hashValue's type switch
- * and finalizer calls, in V8's interpreter on a first check.
- */
-function hash(s: unknown): number {
-  return typeof s === 'number' && (s | 0) === s ? s : hashValue(s);
-}
-
 function base(name: string, allowCas: boolean): Model<unknown, RegisterInput, unknown> {
   return {
     name,
     init: () => null,
     step: step(name, allowCas),
-    hash,
+    hash: hashValue,
     equal: valueEqual,
     describeOperation,
     describeState: (s) => show(s),
