@@ -23,7 +23,7 @@
 
 import { fmix32 } from './hash.ts';
 import { UNKNOWN, type Model, type Operation, type Refutation } from './types.ts';
-import { adviser, priorities, refutation, unobserved, type SearchResult } from './wgl.ts';
+import { adviceOf, priorities, refutation, unobserved, type SearchResult } from './wgl.ts';
 
 /**
  * Operations in a (sub-)history this search takes on; longer ones go to wgl.ts directly. 256,
@@ -328,8 +328,17 @@ function restarted<S>(
         let key = sortKey[o];
         if (advise !== undefined && kindOf[o] !== 0) {
           const op = ops[origin[o]];
-          const a = advise(state as S, op.input, kindOf[o] === 2 ? UNKNOWN : op.output);
-          if (a === 'useless') continue;
+          // The model's answer read here, not through a wrapper (a call per candidate of
+          // every frame, in V8's interpreter on a first check): 'dead' is read as useless
+          // (this loop does not track the first pending return), anything else but the
+          // three, or a throw, as no advice.
+          let a: unknown;
+          try {
+            a = advise(state as S, op.input, kindOf[o] === 2 ? UNKNOWN : op.output);
+          } catch {
+            a = undefined;
+          }
+          if (a === 'useless' || a === 'dead') continue;
           if (a === 'forced') key = o - 4 * SMALL_MAX;
         }
         cand[top] = o;
@@ -428,7 +437,8 @@ function restarted<S>(
   }
 }
 
-type Advise<S> = (state: S, input: unknown, output: unknown) => 'forced' | 'useless' | undefined;
+/** The model's advice as its hook made it (wgl.ts adviceOf): restarted's loop reads the answer. */
+type Advise<S> = (state: S, input: unknown, output: unknown) => unknown;
 
 /** Operations in a (sub-)history the tiny search takes on: its sets are one 32-bit word. */
 const TINY_MAX = 32;
@@ -612,7 +622,7 @@ function tiny<S>(
       // it, with a new memo (this one holds the configurations since it was made, not all
       // explored).
       hooked = true;
-      const advise = adviser(model, ops, adviceHook);
+      const advise = adviceOf(model, ops, adviceHook);
       if (advise !== undefined) {
         for (let k = 0; k < sp; k++) stackState[k] = undefined;
         return new Restart(iterations, explored, bestDet, bestLength, proof, proofBound, advise as Advise<unknown> | undefined, hinted);
@@ -806,7 +816,7 @@ function wide<S>(
       // As tiny does (which see).
       hooked = true;
       const hinted = priorityHook !== undefined && hint(model, ops, n, priorityHook);
-      const advise = adviser(model, ops, adviceHook);
+      const advise = adviceOf(model, ops, adviceHook);
       proof = refutation(model, ops, refuteHook);
       if (proof !== undefined) {
         proofBound = longestPossible(proof.operation, n);

@@ -1180,27 +1180,8 @@ export class WglSearch<S> {
   }
 }
 
-/**
- * The model's advice, 'dead' read as 'useless' (for a search that does not know which
- * return is first pending); a hook that throws or answers oddly only costs the reduction.
- */
-export function adviser<S>(model: Model<S>, ops: readonly Operation[], hook: Model<S>['advice']): ((state: S, input: unknown, output: unknown) => 'forced' | 'useless' | undefined) | undefined {
-  const advice = adviceOf(model, ops, hook);
-  if (advice === undefined) return undefined;
-  // One closure (a call per candidate, in the interpreter on a first check): any answer
-  // but the three known ones, or a throw, is no advice.
-  return (state, input, output) => {
-    try {
-      const a = advice(state, input, output);
-      return a === 'forced' || a === 'useless' ? a : a === 'dead' ? 'useless' : undefined;
-    } catch {
-      return undefined;
-    }
-  };
-}
-
 /** The model's advice function for these operations; undefined when it gives none or the hook throws. */
-function adviceOf<S>(model: Model<S>, ops: readonly Operation[], hook: Model<S>['advice']): ((state: S, input: unknown, output: unknown) => unknown) | undefined {
+export function adviceOf<S>(model: Model<S>, ops: readonly Operation[], hook: Model<S>['advice']): ((state: S, input: unknown, output: unknown) => unknown) | undefined {
   if (hook === undefined) return undefined;
   try {
     const advice = hook.call(model, ops);

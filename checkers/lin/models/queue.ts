@@ -21,7 +21,7 @@ export interface QueueState {
 }
 
 /**
- * hash(items) = sum of hashValue(items[i]) * B^(length - 1 - i), mod 2^32: an enqueue
+ * hash(items) = sum of term(items[i]) * B^(length - 1 - i), mod 2^32: an enqueue
  * multiplies by B and adds, a dequeue subtracts the head's term, both in O(1).
  */
 const B = 0x01000193;
@@ -32,10 +32,14 @@ function power(k: number): number {
   return powers[k];
 }
 
-function hashItems(items: readonly unknown[]): number {
-  let h = 0;
-  for (const x of items) h = (Math.imul(h, B) + hashValue(x)) | 0;
-  return h;
+/**
+ * An item's part of the hash: a 32-bit integer is its own (the usual value: no call into
+ * hashValue and its finalizer at every step, which a first check runs in V8's interpreter),
+ * anything else its hashValue. Equal items get equal terms either way; the state's hash
+ * is mixed once, in `hash`.
+ */
+function term(v: unknown): number {
+  return typeof v === 'number' && (v | 0) === v ? v : hashValue(v);
 }
 
 /**
@@ -145,11 +149,17 @@ function advice(history: readonly Operation<QueueInput, unknown>[]): ((q: QueueS
     if (input.f === 'dequeue' && output !== UNKNOWN && output !== null) {
       // The dequeue D that returned x (enqueued once, returned once): every value ahead of x
       // (the whole queue while x is not in it) must leave before D, so before D's return.
+      // Nothing is ahead of x at the head (the dequeue that fits: no pass over the queue),
+      // and none is late when no value in the queue is (the state's latest leave, which
+      // the frame's enqueues ask for too).
       const by = facts.mustLeaveBy(output);
       if (by === Infinity || items.length === 0) return undefined;
+      const primitive = typeof output !== 'object' && output === output;
+      if (items[0] === output || (!primitive && valueEqual(items[0], output)) || facts.latestLeave(items) <= by) return undefined;
       for (let i = 0; i < items.length; i++) {
-        if (valueEqual(items[i], output)) return undefined;
-        if (facts.leavesFrom(items[i]) > by) return 'dead';
+        const u = items[i];
+        if (u === output || (!primitive && valueEqual(u, output))) return undefined;
+        if (facts.leavesFrom(u) > by) return 'dead';
       }
       return undefined;
     }
@@ -178,7 +188,12 @@ interface ValueFacts {
  */
 class Leaving {
   private readonly values = new ValueMap<ValueFacts>();
-  /** leavesFrom and mustLeaveBy per primitive value, asked at every candidate: one Map lookup. */
+  /**
+   * leavesFrom and mustLeaveBy per value, asked at every candidate: one Map lookup. An object
+   * is kept by identity (SameValueZero): a queue's items are the enqueues' own values, so an
+   * object met again is the same object, and one equal to it but not it only gets an entry
+   * of its own with the same answer (its record is the ValueMap's, by structure).
+   */
   private readonly leaves = new Map<unknown, number>();
   private readonly leaveBy = new Map<unknown, number>();
   crashedDequeues = false;
@@ -204,12 +219,11 @@ class Leaving {
    * may take it: that dequeue could never come).
    */
   leavesFrom(u: unknown): number {
-    const primitive = u === null || typeof u !== 'object';
-    let t = primitive ? this.leaves.get(u) : undefined;
+    let t = this.leaves.get(u);
     if (t !== undefined) return t;
     const f = this.values.get(u);
     t = f === undefined || f.returned === 0 ? this.firstCrashedDequeue : f.enqueued === 1 ? f.firstCall : Math.min(f.firstCall, this.firstCrashedDequeue);
-    if (primitive) this.leaves.set(u, t);
+    this.leaves.set(u, t);
     return t;
   }
 
@@ -221,8 +235,11 @@ class Leaving {
   latestLeave(items: readonly unknown[]): number {
     if (items !== this.lastItems) {
       let latest = -Infinity;
+      const leaves = this.leaves;
       for (let i = 0; i < items.length; i++) {
-        const t = this.leavesFrom(items[i]);
+        // leavesFrom's lookup first: a call per item only for a value not asked about yet.
+        let t = leaves.get(items[i]);
+        if (t === undefined) t = this.leavesFrom(items[i]);
         if (t > latest) latest = t;
       }
       this.lastItems = items;
@@ -233,12 +250,11 @@ class Leaving {
 
   /** Per enqueued value v that one enqueue and one known dequeue D carry: D's return (else Infinity). */
   mustLeaveBy(v: unknown): number {
-    const primitive = v === null || typeof v !== 'object';
-    let t = primitive ? this.leaveBy.get(v) : undefined;
+    let t = this.leaveBy.get(v);
     if (t !== undefined) return t;
     const f = this.values.get(v);
     t = f === undefined || f.enqueued !== 1 || f.returned !== 1 ? Infinity : f.lastRet;
-    if (primitive) this.leaveBy.set(v, t);
+    this.leaveBy.set(v, t);
     return t;
   }
 }
@@ -310,7 +326,7 @@ function byReturn(history: readonly Operation[], ids: readonly number[]): boolea
   return true;
 }
 
-const EMPTY: QueueState = { items: [], hash: hashItems([]) };
+const EMPTY: QueueState = { items: [], hash: 0 };
 
 export const queue: Model<QueueState, QueueInput, unknown> = {
   name: 'queue',
@@ -318,7 +334,7 @@ export const queue: Model<QueueState, QueueInput, unknown> = {
   step(q, input, output) {
     if (input.f === 'enqueue') {
       const items = [...q.items, input.value];
-      return { ok: true, state: { items, hash: (Math.imul(q.hash, B) + hashValue(input.value)) | 0 } };
+      return { ok: true, state: { items, hash: (Math.imul(q.hash, B) + term(input.value)) | 0 } };
     }
     if (input.f === 'dequeue') {
       if (q.items.length === 0) return output === UNKNOWN || output === null ? { ok: true, state: q } : ILLEGAL_STEP;
@@ -326,7 +342,7 @@ export const queue: Model<QueueState, QueueInput, unknown> = {
       const head = q.items[0];
       if (output !== UNKNOWN && output !== head && ((typeof output !== 'object' && output === output) || !valueEqual(output, head))) return ILLEGAL_STEP;
       const items = q.items.slice(1);
-      return { ok: true, state: { items, hash: (q.hash - Math.imul(hashValue(head), power(items.length))) | 0 } };
+      return { ok: true, state: { items, hash: (q.hash - Math.imul(term(head), power(items.length))) | 0 } };
     }
     throw new Error(`queue: unknown operation ${show((input as { f: unknown }).f)}`);
   },

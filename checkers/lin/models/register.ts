@@ -14,7 +14,9 @@ function step(name: string, allowCas: boolean) {
   return (state: unknown, input: RegisterInput, output: unknown): { ok: boolean; state: unknown } => {
     switch (input.f) {
       case 'read':
-        return output === UNKNOWN || valueEqual(state, output) ? { ok: true, state } : ILLEGAL_STEP;
+        // === first: a call into valueEqual only when it can still differ (a first check
+        // runs this in V8's interpreter, where each call costs).
+        return output === UNKNOWN || output === state || valueEqual(state, output) ? { ok: true, state } : ILLEGAL_STEP;
       case 'write':
         return { ok: true, state: input.value };
       case 'cas': {
@@ -23,7 +25,7 @@ function step(name: string, allowCas: boolean) {
         if (!Array.isArray(pair) || pair.length !== 2) {
           throw new Error(`${name}: cas expects value [from, to], got ${show(pair)}`);
         }
-        const holds = valueEqual(state, pair[0]);
+        const holds = state === pair[0] || valueEqual(state, pair[0]);
         // output false: the cas definitely failed, so the register did not hold `from`.
         if (output === false) return holds ? ILLEGAL_STEP : { ok: true, state };
         return holds ? { ok: true, state: pair[1] } : ILLEGAL_STEP;
@@ -59,18 +61,23 @@ function describeOperation(input: RegisterInput, output: unknown | Unknown): str
  * linearization, between the write and the next one, nothing but writes can come.
  */
 function unobserved(history: readonly Operation<RegisterInput, unknown>[]): boolean[] {
-  const seen = new ValueSet();
-  const failedFrom = new ValueSet();
+  const out = new Array<boolean>(history.length).fill(false);
   const pending: number[] = [];
   for (let i = 0; i < history.length; i++) {
     const op = history[i];
+    if (op.ret === undefined && (op.input.f === 'write' || op.input.f === 'cas')) pending.push(i);
+  }
+  // Only crashed reads: nothing to drop, and no value to look at.
+  if (pending.length === 0) return out;
+  const seen = new ValueSet();
+  const failedFrom = new ValueSet();
+  for (let i = 0; i < history.length; i++) {
+    const op = history[i];
+    if (op.ret === undefined) continue;
     const { f, value } = op.input;
-    if (op.ret === undefined) {
-      if (f === 'write' || f === 'cas') pending.push(i);
-    } else if (f === 'read') seen.add(op.output);
+    if (f === 'read') seen.add(op.output);
     else if (f === 'cas' && Array.isArray(value)) (op.output === false ? failedFrom : seen).add(value[0]);
   }
-  const out = new Array<boolean>(history.length).fill(false);
   for (const i of pending) out[i] = true;
   // Kept cas read their `from`, which may keep more: repeat until nothing changes.
   for (let changed = true; changed; ) {
