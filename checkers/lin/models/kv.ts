@@ -276,7 +276,10 @@ function priority(history: readonly Operation<KvInput, unknown>[]): number[] {
       if (ret[i] < began[e]) began[e] = ret[i];
     }
     // An epoch began by its put's return at the latest, too: a put that returned before
-    // another put's epoch was first seen is tried first (RESULTS-issue21.md, lin-kv2).
+    // another put's epoch was first seen is tried first (by the first return of a get alone,
+    // a put that returned early but was first seen late came after the other, and small.ts
+    // took 22% more steps on kv 1,000 operations on 64 clients, leaving 4 more keys to
+    // wgl.ts, over seeds 11, 4243, 6061, 7331, 97; RESULTS-issue21.md, lin-kv2).
     for (let e = 1; e <= puts.length; e++) {
       const r = ret[puts[e - 1]];
       if (began[e] !== Infinity && r < began[e]) began[e] = r;
@@ -284,33 +287,13 @@ function priority(history: readonly Operation<KvInput, unknown>[]): number[] {
     const order: number[] = [];
     for (let e = 1; e <= puts.length; e++) if (began[e] !== Infinity) order.push(e);
     order.sort((x, y) => began[x] - began[y] || x - y);
-    // An epoch a cannot come before an epoch b when a get that saw a was called by the
-    // time b had begun (the get would come after b's put): b is moved before a. This and
-    // the puts' returns above together: 33% fewer steps in small.ts than by the gets'
-    // first returns alone, 18 -> 8 keys left to wgl.ts (kv 1,000 operations on 64 clients,
-    // seeds 11, 4243, 6061, 7331, 97, 2718); the puts' returns alone gave 18% and 13 keys.
-    // An insertion pass, its moves bounded (a hint: never a verdict).
-    const lastCall = new Float64Array(puts.length + 1).fill(-Infinity);
-    for (let k = 0; k < gets.length; k++) {
-      const c = call[gets[k]];
-      if (c > lastCall[epochs[k]]) lastCall[epochs[k]] = c;
-    }
-    let moves = 8 * order.length;
-    for (let i = 1; i < order.length && moves > 0; i++) {
-      for (let j = i; j > 0 && moves > 0 && lastCall[order[j - 1]] >= began[order[j]]; j--, moves--) {
-        const b = order[j];
-        order[j] = order[j - 1];
-        order[j - 1] = b;
-      }
-    }
     const rank = new Float64Array(puts.length + 1).fill(-1);
     rank[0] = 0;
     order.forEach((e, r) => (rank[e] = r + 1));
     // A Float64Array, not `order.map`: a plain array's elements kind (small integers or
     // doubles) follows the times, and lastEnd was deoptimized at each change of it.
     const seen = new Float64Array(order.length);
-    // Ascending (lastEnd's binary search), though the moves above may leave `began` out of order.
-    for (let r = 0; r < order.length; r++) seen[r] = r > 0 && seen[r - 1] > began[order[r]] ? seen[r - 1] : began[order[r]];
+    for (let r = 0; r < order.length; r++) seen[r] = began[order[r]];
     for (let e = 0; e < puts.length; e++) out[puts[e]] = rank[e + 1] >= 0 ? rank[e + 1] * MAX : lastEnd(seen, call[puts[e]]);
     // Where each append sits: its offset in the longest string gets saw in its epoch (an
     // epoch's strings grow by appends; a value is in one epoch at most). Its epoch is the
