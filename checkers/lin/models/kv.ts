@@ -206,8 +206,8 @@ class KeyIndex {
 /**
  * The order to try: the order the gets' strings show. A key's string is the value of its
  * last put (or nothing), then the appends since, in order; so each update gets a place
- * (epoch, offset): a put opens the epoch of its value (epochs in the order they began,
- * below), an append sits at the offset where the first get (by call) that returned its
+ * (epoch, offset): a put opens the epoch of its value (epochs in the order of the puts'
+ * calls), an append sits at the offset where the first get (by call) that returned its
  * value shows it, in that get's epoch. Never seen: last. Gets are read-only (tried as
  * soon as they fit) and keep their calls.
  */
@@ -242,7 +242,6 @@ function priority(history: readonly Operation<KvInput, unknown>[]): number[] {
       if (typeof value === 'string') {
         if (f === 'put') {
           text[i] = value;
-          ret[i] = op.ret ?? Infinity;
           k.puts.push(i);
         } else if (f === 'append' && value !== '') {
           text[i] = value;
@@ -264,36 +263,26 @@ function priority(history: readonly Operation<KvInput, unknown>[]): number[] {
       epochOf.set(v, e + 1);
       if (v.length > 0 && !lengths.includes(v.length)) lengths.push(v.length);
     }
-    // Epochs in the order of the first return of a get that saw them or of their put,
-    // whichever came first (concurrent puts take effect in any order of their calls; a long
-    // get may have seen a late epoch); `seen[r]`: the time by which the epoch of rank r + 1
-    // had begun.
-    const began = new Float64Array(puts.length + 1).fill(Infinity);
+    // Epochs in the order of the first return of a get that saw them (concurrent puts
+    // take effect in any order of their calls; a long get may have seen a late epoch);
+    // `seen[r]`: the time by which the epoch of rank r + 1 had been seen.
+    const firstSeen = new Float64Array(puts.length + 1).fill(Infinity);
     const epochs = new Int32Array(gets.length);
     for (let k = 0; k < gets.length; k++) {
       const i = gets[k];
       const e = (epochs[k] = epochOfString(text[i], lengths, epochOf));
-      if (ret[i] < began[e]) began[e] = ret[i];
-    }
-    // An epoch began by its put's return at the latest, too: a put that returned before
-    // another put's epoch was first seen is tried first (by the first return of a get alone,
-    // a put that returned early but was first seen late came after the other, and small.ts
-    // took 22% more steps on kv 1,000 operations on 64 clients, leaving 4 more keys to
-    // wgl.ts, over seeds 11, 4243, 6061, 7331, 97; RESULTS-issue21.md, lin-kv2).
-    for (let e = 1; e <= puts.length; e++) {
-      const r = ret[puts[e - 1]];
-      if (began[e] !== Infinity && r < began[e]) began[e] = r;
+      if (ret[i] < firstSeen[e]) firstSeen[e] = ret[i];
     }
     const order: number[] = [];
-    for (let e = 1; e <= puts.length; e++) if (began[e] !== Infinity) order.push(e);
-    order.sort((x, y) => began[x] - began[y] || x - y);
+    for (let e = 1; e <= puts.length; e++) if (firstSeen[e] !== Infinity) order.push(e);
+    order.sort((x, y) => firstSeen[x] - firstSeen[y] || x - y);
     const rank = new Float64Array(puts.length + 1).fill(-1);
     rank[0] = 0;
     order.forEach((e, r) => (rank[e] = r + 1));
     // A Float64Array, not `order.map`: a plain array's elements kind (small integers or
     // doubles) follows the times, and lastEnd was deoptimized at each change of it.
     const seen = new Float64Array(order.length);
-    for (let r = 0; r < order.length; r++) seen[r] = began[order[r]];
+    for (let r = 0; r < order.length; r++) seen[r] = firstSeen[order[r]];
     for (let e = 0; e < puts.length; e++) out[puts[e]] = rank[e + 1] >= 0 ? rank[e + 1] * MAX : lastEnd(seen, call[puts[e]]);
     // Where each append sits: its offset in the longest string gets saw in its epoch (an
     // epoch's strings grow by appends; a value is in one epoch at most). Its epoch is the
