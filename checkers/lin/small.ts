@@ -664,7 +664,7 @@ function rankTiny(n: number, det: number, hinted: number): number {
     for (let k = 0; k < det; k++) if (kindOf[byRet[k]] === 1) rankOf[(opAt[rank] = byRet[k])] = rank++;
     for (let o = 0; o < n; o++) if (kindOf[o] === 2) rankOf[(opAt[rank] = o)] = rank++;
   }
-  const readOnlyRanks = readOnly === 32 ? -1 : (1 << readOnly) - 1; // (1 << 32 is 1)
+  const readOnlyRanks = readOnly === 32 ? -1 : ((1 << readOnly) - 1) | 0; // (1 << 32 is 1; | 0 keeps 31 a small integer)
   let calledSoFar = 0;
   for (let k = 0, o = 0; k < det; k++) {
     const until = retAt[byRet[k]];
