@@ -83,6 +83,9 @@ export class InputBuilder {
     } else if (kind === 'update' && value !== undefined && value !== null) {
       input.value = value;
     }
+    if (kind === 'update' && this.vocabulary.valued && input.value === undefined) {
+      throw new InputError(this.file, line, `a value for ${this.fname(f)} of model ${this.model.name}, not nil: nil is what a dequeue of an empty queue returns, so it cannot be an item`);
+    }
     if (kind === 'update' && this.vocabulary.strings && typeof input.value !== 'string') {
       throw new InputError(this.file, line, `a string value for ${this.fname(f)} of model ${this.model.name} (got ${show(value)})`);
     }

@@ -19,13 +19,15 @@ export interface Vocabulary {
   strings?: boolean;
   /** A read returns the members of a set (an EDN set read as the array of its members). */
   setReads?: boolean;
+  /** An update's value cannot be nil (queue: nil is what a dequeue of an empty queue returns). */
+  valued?: boolean;
 }
 
 const REGISTER: Vocabulary = { functions: { read: 'read', write: 'update' } };
 const CAS_REGISTER: Vocabulary = { functions: { read: 'read', write: 'update', cas: 'cas' } };
 const KV: Vocabulary = { functions: { get: 'read', put: 'update', append: 'update' }, keyed: true, strings: true };
 const SET: Vocabulary = { functions: { add: 'update', read: 'read' }, setReads: true };
-const QUEUE: Vocabulary = { functions: { enqueue: 'update', dequeue: 'read' } };
+const QUEUE: Vocabulary = { functions: { enqueue: 'update', dequeue: 'read' }, valued: true };
 const MUTEX: Vocabulary = { functions: { acquire: 'update', release: 'update' } };
 
 /** Every function name the importers know, for a model they do not. */

@@ -190,6 +190,19 @@ describe('set, queue, mutex', () => {
     expect(queue.equal!(t, queue.init())).toBe(true);
   });
 
+  it('queue: a null item is refused (a model error, unknown), not judged: the search and the small path read a null dequeue as the empty queue', () => {
+    const h = [
+      { client: 0, input: { f: 'enqueue', value: null }, call: 0, ret: 1, output: null },
+      { client: 0, input: { f: 'enqueue', value: 1 }, call: 2, ret: 3, output: null },
+      { client: 0, input: { f: 'dequeue' }, call: 4, ret: 5, output: null },
+      { client: 0, input: { f: 'dequeue' }, call: 6, ret: 7, output: 1 },
+    ];
+    for (const verbose of [false, true]) {
+      const r = checkHistorySync(queue, h, { verbose });
+      expect([r.verdict, r.modelError?.operation, r.modelError?.message]).toEqual(['unknown', 0, expect.stringMatching(/no item can be null/)]);
+    }
+  });
+
   it('queue: equal contents hash equal, however they were reached', () => {
     const a = run(queue, [[{ f: 'enqueue', value: 1 }, null], [{ f: 'enqueue', value: 2 }, null], [{ f: 'dequeue' }, 1], [{ f: 'enqueue', value: 3 }, null]]);
     const b = run(queue, [[{ f: 'enqueue', value: 2 }, null], [{ f: 'enqueue', value: 3 }, null]]);

@@ -333,6 +333,9 @@ export const queue: Model<QueueState, QueueInput, unknown> = {
   init: () => EMPTY,
   step(q, input, output) {
     if (input.f === 'enqueue') {
+      // A dequeue's null is the empty queue's answer (readOnly, advice, refute read it so):
+      // a null item could not be told from it, so it is refused rather than judged.
+      if (input.value == null) throw new Error(`queue: enqueue(${input.value}): null is what a dequeue of an empty queue returns, so no item can be null or missing`);
       const items = [...q.items, input.value];
       return { ok: true, state: { items, hash: (Math.imul(q.hash, B) + term(input.value)) | 0 } };
     }
