@@ -207,9 +207,9 @@ class KeyIndex {
  * The order to try: the order the gets' strings show. A key's string is the value of its
  * last put (or nothing), then the appends since, in order; so each update gets a place
  * (epoch, offset): a put opens the epoch of its value (epochs in the order of the first
- * return of a get that saw them), an append sits at the offset where the first get (by call) that returned its
- * value shows it, in that get's epoch. Never seen: last. Gets are read-only (tried as
- * soon as they fit) and keep their calls.
+ * return of a get that saw them), an append sits at the offset where the first get (by
+ * call) that returned its value shows it, in that get's epoch. Never seen: last. Gets are
+ * read-only (tried as soon as they fit) and keep their calls.
  */
 function priority(history: readonly Operation<KvInput, unknown>[]): number[] {
   const n = history.length;
