@@ -111,8 +111,10 @@ describe('model errors', () => {
     expect(r.verdict).toBe('ok');
     expect(r.partitions.map((p) => p.operations)).toEqual([[2], [0, 1]]);
     expect(checkHistorySync(indexed([[0, 1], [1, 2]]), h).modelError?.message).toMatch(/exactly once/);
-    expect(checkHistorySync(indexed([[0, 1], [3]]), h).modelError?.message).toMatch(/exactly once/);
-    expect(checkHistorySync(indexed([[0, 1], [1.5]]), h).modelError?.message).toMatch(/exactly once/);
+    expect(checkHistorySync(indexed([[0, 1], [3]]), h).modelError?.message).toMatch(/indices of the history \(0 \.\. 2\), not 3/);
+    expect(checkHistorySync(indexed([[0, 1], [1.5]]), h).modelError?.message).toMatch(/not 1\.5/);
+    expect(checkHistorySync(indexed([[0, 1], ['2' as unknown as number]]), h).modelError?.message).toMatch(/not "2"/);
+    expect(checkHistorySync(indexed([[0, 1], [-1]]), h).modelError?.message).toMatch(/not -1/);
     expect(checkHistorySync(indexed([[0, 1]]), h).modelError?.message).toMatch(/left out/);
   });
 });

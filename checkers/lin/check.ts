@@ -243,9 +243,11 @@ function checkedIndices(model: Model, n: number, all: number[][]): number[][] {
     const ids = all[c];
     if (ids.length === 0) empty = true;
     for (let k = 0; k < ids.length; k++) {
-      // Undefined, not 0, for an index out of range or not an integer.
-      if (seen[ids[k]] !== 0) throw new Error(`${model.name}: partition must return each operation of the history exactly once`);
-      seen[ids[k]] = 1;
+      const i = ids[k];
+      // `i >>> 0 !== i`: not an integer in 0 .. 2^32 - 1 (a string, a fraction, a negative).
+      if (i >>> 0 !== i || i >= n) throw new Error(`${model.name}: partitionIndices must give indices of the history (0 .. ${n - 1}), not ${JSON.stringify(i)}`);
+      if (seen[i] !== 0) throw new Error(`${model.name}: partition must return each operation of the history exactly once`);
+      seen[i] = 1;
     }
     count += ids.length;
   }
