@@ -342,8 +342,8 @@ const MEMO_LIMIT = 200_000;
 
 /** The monitor states met so far, each once, with their successors by event (Known.after). */
 interface MonitorTable {
-  /** The one object for m's canonical form (key: canonicalJson(m), when known). */
-  intern(m: MonitorState, key?: string): MonitorState;
+  /** The one object for m's canonical form. */
+  intern(m: MonitorState): MonitorState;
   /** The monitor state after event e, worked out once per (monitor state, event). */
   advanced(m: MonitorState, e: ObservedEvent): MonitorState;
   /** The initial monitor state. */
@@ -355,7 +355,8 @@ interface MonitorTable {
 // event) is advanced once.
 function monitorTable(model: Stepper, clients: number): MonitorTable {
   const interned = new Map<string, MonitorState>();
-  const intern = (m: MonitorState, key: string = canonicalJson(m)): MonitorState => {
+  const intern = (m: MonitorState): MonitorState => {
+    const key = canonicalJson(m);
     const same = interned.get(key);
     if (same !== undefined) return same;
     if (interned.size >= MEMO_LIMIT) interned.clear();
