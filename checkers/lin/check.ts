@@ -549,6 +549,8 @@ class IllegalReport implements PartitionReport {
   };
 
   private static settle(report: IllegalReport, states: string[] | undefined): void {
+    // A frozen report keeps its accessor (the replay runs again at each read).
+    if (!Object.isExtensible(report)) return;
     if (states === undefined) delete report.states;
     else Object.defineProperty(report, 'states', { value: states, writable: true, enumerable: true, configurable: true });
   }
