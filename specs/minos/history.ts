@@ -60,6 +60,22 @@ export function observer(cx: Cx, durable: boolean): HistoryObserver<State, Minos
     const th = c < s.co.length ? s.co[c] : null;
     return th !== null && th.kind !== 'persist' && !th.resp;
   };
+  /**
+   * Clients 0 .. n - 1 (every client with a thread: the crash is full-system), one list per
+   * n, built by push: packed small integers, the kit's `[c]` list's shape. (A list made by
+   * `map` is holey, a second shape at the kit's loop over the crashed clients, which threw
+   * away its compiled observer: README "Speed, fourteenth pass".)
+   */
+  const everyone: number[][] = [];
+  const everyClient = (n: number): number[] => {
+    let list = everyone[n];
+    if (list === undefined) {
+      list = [];
+      for (let c = 0; c < n; c++) list.push(c);
+      everyone[n] = list;
+    }
+    return list;
+  };
   const history = clientHistory<State, MinosAction>({
     model: keyedRegister(cfg.keys),
     clients: cfg.clients.length + 1,
@@ -69,7 +85,7 @@ export function observer(cx: Cx, durable: boolean): HistoryObserver<State, Minos
       if (a.step === 'recoveredRead' && durable) return { client: reader, input: { f: 'read', key: KEY[a.k] } };
       return null;
     },
-    crashed: (before, a) => (a.step === 'crash' ? before.co.map((_, c) => c) : null),
+    crashed: (before, a) => (a.step === 'crash' ? everyClient(before.co.length) : null),
     pending,
     output(_after, c, before, a) {
       if (c === reader) return val(before.rec[a.i][a.k].val);
