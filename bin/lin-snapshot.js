@@ -23,13 +23,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
  * flag: V8 refuses (exit 14) a snapshot started under other V8 flags than it was built with.
  * --always-sparkplug: a first 10-operation check from the blob 0.54-0.61 -> 0.20-0.21 ms
  * (geomean of 30 histories; 100 operations 1.41 -> 1.31 ms), RESULTS-issue21.md.
- * --min-semi-space-size=16 (MB): a process starts with a 1-MB young generation, which V8
- * grows (to 32 MB under node 20 here) only after scavenges; a 1,000-operation first check
- * scavenged 2-3 times (0.6-3 ms each, the live objects copied every time). Starting at 16:
- * a first check from the blob 1.13-1.2x cheaper by CPU at 1,000 operations, unchanged at 10
- * and 100; +0.25 MB resident at start (RESULTS-issue21.md, lin-kv3).
  */
-export const SNAPSHOT_NODE_ARGS = ['--always-sparkplug', '--min-semi-space-size=16'];
+export const SNAPSHOT_NODE_ARGS = ['--always-sparkplug'];
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
