@@ -340,27 +340,27 @@ function lastEnd(seen: Float64Array, t: number): number {
 
 // Times in a Float64Array: a plain array of them is of small integers or of doubles by the
 // history, and `ascending` was deoptimized (wrong map) at each change (issue 21, lin-kv).
-/** Whether the operations `ids` are in the order of `times` (their calls or returns). */
-function ascending(ids: readonly number[], times: Float64Array): boolean {
-  for (let k = 1; k < ids.length; k++) if (times[ids[k]] < times[ids[k - 1]]) return false;
+function ascending(xs: Float64Array): boolean {
+  for (let i = 1; i < xs.length; i++) if (xs[i] < xs[i - 1]) return false;
+  return true;
+}
+
+/** Whether the puts (appends) are in the order of their returns (ret) or calls. */
+function ascendingBy(ps: readonly Put[], ret: boolean): boolean {
+  for (let i = 1; i < ps.length; i++) {
+    if (ret ? ps[i].ret < ps[i - 1].ret : ps[i].call < ps[i - 1].call) return false;
+  }
   return true;
 }
 
 /** Required appends checked per (get, put): enough for a proof, bounded for long strings. */
 const REQUIRED_APPENDS = 32;
 
-/**
- * What refute reads of each operation it looks at, by history index, read once: the
- * operations come in several shapes, so every property read is a slow one on a first check,
- * and an object per put or append (its call, return and value) was most of refute's
- * allocations.
- */
-interface Times {
-  call: Float64Array;
-  /** Infinity: crashed. */
-  ret: Float64Array;
-  /** A get's string, a put's or an append's value. */
-  text: string[];
+interface Put {
+  i: number;
+  call: number;
+  ret: number;
+  value: string;
 }
 
 /**
@@ -368,11 +368,11 @@ interface Times {
  * latest first, that were called after `after` (a put's return) each have their value in
  * s from `from` on.
  */
-function required({ call, ret, text }: Times, appends: readonly number[], done: number, after: number, s: string, from: number): boolean {
+function required(appends: readonly Put[], done: number, after: number, s: string, from: number): boolean {
   // By return, latest first: once one returned by `after`, none later was called after it.
-  for (let a = done - 1, checked = 0; a >= 0 && checked < REQUIRED_APPENDS && ret[appends[a]] > after; a--, checked++) {
+  for (let a = done - 1, checked = 0; a >= 0 && checked < REQUIRED_APPENDS && appends[a].ret > after; a--, checked++) {
     const A = appends[a];
-    if (call[A] > after && s.lastIndexOf(text[A]) < from) return false;
+    if (A.call > after && s.lastIndexOf(A.value) < from) return false;
   }
   return true;
 }
@@ -391,51 +391,38 @@ function required({ call, ret, text }: Times, appends: readonly number[], done: 
  * get whose string no put wrote and no append's value ends (Endings) is refuted.
  */
 function refute(history: readonly Operation<KvInput, unknown>[]): Refutation | undefined {
-  const n = history.length;
   const keys = new KeyIndex();
-  // Puts, appends and gets as history indices; their times and strings in `times`.
-  const byKey: { puts: number[]; appends: number[]; gets: number[]; bad: boolean; endings: Endings }[] = [];
-  const open = n > ENDINGS_MAX_OPS;
-  const times: Times = { call: new Float64Array(n), ret: new Float64Array(n), text: new Array<string>(n) };
-  const { call, ret, text } = times;
-  for (let i = 0; i < n; i++) {
+  const byKey: { puts: Put[]; appends: Put[]; gets: number[]; bad: boolean; endings: Endings }[] = [];
+  const open = history.length > ENDINGS_MAX_OPS;
+  for (let i = 0; i < history.length; i++) {
     const op = history[i];
     const input = op.input;
     const k = (byKey[keys.of(input.key)] ??= { puts: [], appends: [], gets: [], bad: false, endings: new Endings(open) });
     const f = input.f;
     if (f === 'get') {
-      const r = op.ret;
-      const output = op.output;
-      if (r !== undefined && typeof output === 'string') {
-        call[i] = op.call;
-        ret[i] = r;
-        text[i] = output;
-        k.gets.push(i);
-      }
-    } else {
-      const value = input.value;
-      if ((f === 'put' || f === 'append') && typeof value === 'string') {
-        const r = op.ret ?? Infinity;
-        call[i] = op.call;
-        ret[i] = r;
-        text[i] = value;
-        if (f === 'put') k.puts.push(i);
-        else if (r !== Infinity && value !== '') k.appends.push(i);
-        k.endings.add(f, value);
-      } else k.bad = true; // the step would throw: the search reports it
-    }
+      if (op.ret !== undefined && typeof op.output === 'string') k.gets.push(i);
+    } else if ((f === 'put' || f === 'append') && typeof input.value === 'string') {
+      const ret = op.ret ?? Infinity;
+      if (f === 'put') k.puts.push({ i, call: op.call, ret, value: input.value });
+      else if (ret !== Infinity && input.value !== '') k.appends.push({ i, call: op.call, ret, value: input.value });
+      k.endings.add(f, input.value);
+    } else k.bad = true; // the step would throw: the search reports it
   }
   let found: { i: number; why: string } | undefined;
   for (const { puts, appends, gets, bad, endings } of byKey) {
     if (bad) continue;
-    // Histories come in call order, mostly: sorted only when they are not (stably: equal
-    // times stay in history order).
-    if (!ascending(gets, call)) gets.sort((a, b) => call[a] - call[b] || a - b);
-    if (!ascending(puts, call)) puts.sort((a, b) => call[a] - call[b]);
-    const putsByRet: number[] = [];
-    for (const p of puts) if (ret[p] !== Infinity) putsByRet.push(p);
-    if (!ascending(putsByRet, ret)) putsByRet.sort((a, b) => ret[a] - ret[b]);
-    if (!ascending(appends, ret)) appends.sort((a, b) => ret[a] - ret[b]);
+    // Histories come in call order, mostly: sorted only when they are not.
+    const getCalls = new Float64Array(gets.length);
+    for (let k = 0; k < gets.length; k++) getCalls[k] = history[gets[k]].call;
+    if (!ascending(getCalls)) {
+      const order = gets.map((_, k) => k).sort((a, b) => getCalls[a] - getCalls[b] || gets[a] - gets[b]);
+      const sorted = order.map((k) => gets[k]);
+      gets.splice(0, gets.length, ...sorted);
+    }
+    if (!ascendingBy(puts, false)) puts.sort((a, b) => a.call - b.call);
+    const putsByRet = puts.filter((p) => p.ret !== Infinity);
+    if (!ascendingBy(putsByRet, true)) putsByRet.sort((a, b) => a.ret - b.ret);
+    if (!ascendingBy(appends, true)) appends.sort((a, b) => a.ret - b.ret);
     // latestCall: the latest call of a put returned before the get's call; a put that
     // returned before it cannot be last (that put comes after it and before the get).
     let latestCall = -Infinity;
@@ -443,33 +430,34 @@ function refute(history: readonly Operation<KvInput, unknown>[]): Refutation | u
     let added = 0;
     let done = 0;
     let reach = -Infinity;
-    const live: number[] = [];
+    let live: Put[] = [];
     for (const g of gets) {
-      const s = text[g];
-      const c = call[g];
-      const r = ret[g];
+      const G = history[g];
+      const s = G.output as string;
+      const call = G.call;
+      const ret = G.ret!;
       if (!endings.possible(s)) {
-        if (found === undefined || r < ret[found.i]) found = { i: g, why: `no put writes ${show(s)} and no append's value ends it` };
+        if (found === undefined || ret < history[found.i].ret!) found = { i: g, why: `no put writes ${show(s)} and no append's value ends it` };
         break;
       }
       const before = latestCall;
-      while (returned < putsByRet.length && ret[putsByRet[returned]] < c) latestCall = Math.max(latestCall, call[putsByRet[returned++]]);
-      if (r > reach) reach = r;
-      while (added < puts.length && call[puts[added]] <= reach) live.push(puts[added++]);
+      while (returned < putsByRet.length && putsByRet[returned].ret < call) latestCall = Math.max(latestCall, putsByRet[returned++].call);
+      if (ret > reach) reach = ret;
+      while (added < puts.length && puts[added].call <= reach) live.push(puts[added++]);
       if (latestCall !== before) {
         let kept = 0;
-        for (const p of live) if (ret[p] >= latestCall) live[kept++] = p;
+        for (const p of live) if (p.ret >= latestCall) live[kept++] = p;
         live.length = kept;
       }
-      while (done < appends.length && ret[appends[done]] < c) done++;
-      let possible = latestCall === -Infinity && required(times, appends, done, -Infinity, s, 0);
+      while (done < appends.length && appends[done].ret < call) done++;
+      let possible = latestCall === -Infinity && required(appends, done, -Infinity, s, 0);
       // The latest called first: the put last before a get is most often a recent one.
       for (let k = live.length - 1; k >= 0 && !possible; k--) {
         const P = live[k];
-        possible = call[P] <= r && s.startsWith(text[P]) && required(times, appends, done, ret[P], s, text[P].length);
+        possible = P.call <= ret && s.startsWith(P.value) && required(appends, done, P.ret, s, P.value.length);
       }
       if (!possible) {
-        if (found === undefined || r < ret[found.i]) found = { i: g, why: `no put and the appends that must come between it and this get give ${show(s)}` };
+        if (found === undefined || ret < history[found.i].ret!) found = { i: g, why: `no put and the appends that must come between it and this get give ${show(s)}` };
         break;
       }
     }
