@@ -10,7 +10,7 @@ import { broadcast, checkI11, maxDone, persistNvm, readValue, scopeItems, type C
 import { coordinatorSteps } from './coordinator.ts';
 import { followerSteps } from './follower.ts';
 import { networkSteps } from './network.ts';
-import { ActionCache, KEY, NODE, NONE, NO_ITEMS, PERSIST, actionKey, bgOf, coOf, ghostOf, mkTS, showTS, ver, type MinosAction, type Op, type State } from './state.ts';
+import { ActionCache, KEY, NODE, NONE, clientAt, NO_ITEMS, PERSIST, actionKey, bgOf, coOf, ghostOf, mkTS, showTS, ver, type MinosAction, type Op, type State } from './state.ts';
 
 type Step = ActorStep<State, MinosAction>;
 
@@ -26,7 +26,7 @@ const IDLE = '';
 
 function clientSteps(cx: Cx): Step[] {
   const { mut, writeOf, writes } = cx;
-  const who = (c: number) => `c${c}@${NODE[cx.nodeOf(c)]}`;
+  const who = (c: number) => clientAt(c, cx.nodeOf(c));
   // A client's next operation is its script's: each action made once per (client, place in the script).
   const writesMade = new ActionCache();
   const persistsMade = new ActionCache();
