@@ -465,40 +465,42 @@ function persistencySpin_L25(g: Sy, d: S, a: WordAction): void {
   setFoll(d, a.i, fSn(f) === 1 ? withPc(f, F_WAIT) : withNeed(withPc(f, F_DISCARD), 1));
 }
 
-/** §7.2 item 7: message j delivered. Fig. 2 Lines 26-27 (INV), the sender sets (ACK), Lines 41-43 (VAL). */
+/** §7.2 item 7: message j delivered: Line 26-27's INV, an ACK to the sender sets, a VAL's Steps l (network.ts). */
 function recv(g: Sy, d: S, a: WordAction): void {
-  const { K, cx, mut } = g;
-  const j = a.i;
-  const m = d.net[j];
-  d.netN = countedRemoveAt(d.net, d.netN, j);
-  const k = mK(m);
-  const ts = mTs(m);
-  const from = mFrom(m);
+  const m = d.net[a.i];
+  d.netN = countedRemoveAt(d.net, d.netN, a.i);
+  const t = mT(m);
+  if (t === INV) recvINV(g, d, m);
+  else if (t === ACK) recvACK(g, d, m);
+  else recvVAL(g, d, m);
+}
+/** Line 26: a follower thread per INV; Line 27's Obsolete check on arrival. */
+function recvINV(g: Sy, d: S, m: number): void {
   const to = mTo(m);
-  if (mT(m) === INV) {
-    // Line 26: a follower thread per INV; Line 27's check on arrival
-    const r = to * K + k;
-    const old = !mut.M4 && obsolete(g, d, r, ts);
-    d.foN = countedInsert(d.fo, d.foN, foll(to, k, ts, from, old ? F_CSPIN : F_SNATCH, mV(m), old ? d.vts[r] : NONE, 0, 0), 0, g.W * (g.N - 1));
-  } else if (mT(m) === ACK) {
-    // the sender set of every thread at the receiver with that (key, TS_WR) [Table I 4c]; unmatched: dropped
-    for (let c = 0; c < g.C; c++) if (d.pc[c] !== C_NONE && g.node[c] === to && d.sent[c] === 1 && d.k[c] === k && d.ts[c] === ts) d.ack[c] |= 1 << from;
-  } else {
-    const i = valTarget(d, m);
-    const f = d.fo[i];
-    if (fPc(f) === F_DISCARD) {
-      // Line 30: a VAL for a write cut short is discarded
-      if (fNeed(f) === 1) removeFoll(d, i);
-      else setFoll(d, i, withNeed(f, fNeed(f) - 1));
-      return;
-    }
-    // Step l (Line 41): glb updates, then Lines 42-43
-    const r = to * K + k;
-    d.gv[r] = cx.glb(d.gv[r], ts);
-    d.gd[r] = cx.glb(d.gd[r], ts);
-    releaseIfOwner(g, d, r, ts);
-    removeFoll(d, i);
+  const r = to * g.K + mK(m);
+  const old = !g.mut.M4 && obsolete(g, d, r, mTs(m));
+  d.foN = countedInsert(d.fo, d.foN, foll(to, mK(m), mTs(m), mFrom(m), old ? F_CSPIN : F_SNATCH, mV(m), old ? d.vts[r] : NONE, 0, 0), 0, g.W * (g.N - 1));
+}
+/** The sender set of every thread at the receiver with that (key, TS_WR) [Table I 4c]; an unmatched ACK is dropped. */
+function recvACK(g: Sy, d: S, m: number): void {
+  const to = mTo(m);
+  for (let c = 0; c < g.C; c++) if (d.pc[c] !== C_NONE && g.node[c] === to && d.sent[c] === 1 && d.k[c] === mK(m) && d.ts[c] === mTs(m)) d.ack[c] |= 1 << mFrom(m);
+}
+/** A VAL reaches the thread valTarget names: Line 30's discard, or Step l (Lines 41-43). */
+function recvVAL(g: Sy, d: S, m: number): void {
+  const i = valTarget(d, m);
+  const f = d.fo[i];
+  if (fPc(f) === F_DISCARD) {
+    if (fNeed(f) === 1) removeFoll(d, i);
+    else setFoll(d, i, withNeed(f, fNeed(f) - 1));
+    return;
   }
+  // Step l (Line 41): glb updates, then Lines 42-43
+  const r = mTo(m) * g.K + mK(m);
+  d.gv[r] = g.cx.glb(d.gv[r], mTs(m));
+  d.gd[r] = g.cx.glb(d.gd[r], mTs(m));
+  releaseIfOwner(g, d, r, mTs(m));
+  removeFoll(d, i);
 }
 
 /** The steps by number (the order of STEP). */
