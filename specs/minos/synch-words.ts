@@ -1,4 +1,4 @@
-// MINOS-B <Lin, Synch> without the crash (B-synch, E-synch) on the kit's word layout: the
+// MINOS-B <Lin, Synch> without the crash (B-synch, E-synch; C-synch of the full tier) on the kit's word layout: the
 // same machine as machine.ts builds for these configs (the same states, transitions, order
 // of actions, labels and violations: synch-words.test.ts), with its state as bytes, so that
 // the engine copies, hashes and stores the words as they are (its layout path, under its
@@ -104,6 +104,7 @@ const C_PSPIN = 7;
 const COORD_HOLDS = [false, false, true, true, true, true, true, true];
 /** The same for follower threads (`follHolds`). */
 const FOLL_HOLDS = FOLL_PLACES.map((p) => p !== 'discard');
+if (FOLL_PLACES.some((p, i) => i > 0 && !(FOLL_PLACES[i - 1] < p))) throw new Error('synch-words: FOLL_PLACES must be in string order (cmpFoll)');
 
 function synchLayout(N: number, K: number, C: number, W: number) {
   const R = N * K;
@@ -127,7 +128,7 @@ const INTERNAL = ['wts', 'wst', 'readMax', 'i2', 'i11', 'lin'];
 type S = LayoutState<ReturnType<typeof synchLayout>['fields']>;
 
 interface WordAction extends MinosAction {
-  /** The step, as a number (the switch in `step`). */
+  /** The step, as a number (its entry in STEP and STEPS). */
   readonly t: number;
 }
 // The steps, numbered.
@@ -287,7 +288,7 @@ function actions(g: Sy, s: S): WordAction[] {
     const m = s.net[j];
     if (j > 0 && s.net[j - 1] === m) continue;
     if (mT(m) === VAL && valTarget(s, m) < 0) continue;
-    const key = m * 64 + j;
+    const key = m * 128 + j; // j < 128: the network holds at most 3 x 7 x 4 messages
     out.push(made(g, RECV, key) ?? keep(g, RECV, key, j, mK(m), `recv${MSG[mT(m)]}(${link(mTo(m), mFrom(m))}, ${keyTS(mK(m), mTs(m))})`));
   }
   return out;
