@@ -28,7 +28,7 @@ import { observerOf } from './history.ts';
 import { invariantMessages as say } from './invariants.ts';
 import { actorOf, i2Message } from './machine.ts';
 import { VARIANTS } from './mutants.ts';
-import { ACK, INV, KEY, MSG, NODE, NONE, TSN, VAL, canonicalConfig, clientAt, keyTS, link, mkTS, showTS, ver, type MinosAction, type MinosConfig } from './state.ts';
+import { ACK, INV, MSG, NODE, NONE, TSN, VAL, canonicalConfig, clientAt, clientWriteLabel, keyTS, link, readLabel, mkTS, showTS, ver, type MinosAction, type MinosConfig } from './state.ts';
 
 /** The variants this file takes: each changes one guard or primitive of the steps below (mutants.ts). */
 const TAKEN = new Set(['M1', 'M4', 'M5', 'M8', 'M9', 'M17', 'M18', 'M19', 'M23', 'TS-COLLISION']);
@@ -301,8 +301,8 @@ function clientOp(g: Sy, s: S, c: number, out: WordAction[]): void {
   const n = g.node[c];
   const k = op.key!;
   const key = c * 256 + s.cl[c];
-  if (op.f === 'write') out.push(made(g, CLIENT_WRITE, key) ?? keep(g, CLIENT_WRITE, key, c, k, `clientWrite_L4(${clientAt(c, n)}, ${KEY[k]}, v${g.cx.writeOf[c][s.cl[c]] + 1})`));
-  else if (s.rd[n * g.K + k] === 0) out.push(made(g, READ, key) ?? keep(g, READ, key, c, k, `read(${clientAt(c, n)}, ${KEY[k]})`)); // §3.3: a read stalls while RDLock is taken
+  if (op.f === 'write') out.push(made(g, CLIENT_WRITE, key) ?? keep(g, CLIENT_WRITE, key, c, k, clientWriteLabel(c, n, k, g.cx.writeOf[c][s.cl[c]])));
+  else if (s.rd[n * g.K + k] === 0) out.push(made(g, READ, key) ?? keep(g, READ, key, c, k, readLabel('read', c, n, k))); // §3.3: a read stalls while RDLock is taken
 }
 
 /** Client c's coordinator thread's step at its place, if its guard holds (coordinator.ts). */
