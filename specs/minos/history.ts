@@ -57,6 +57,14 @@ export function observerOf<S>(cx: Cx, durable: boolean, at: ClientView<S>): Hist
   const { cfg, writeOf } = cx;
   const reader = cfg.clients.length;
   const val = (v: number) => (v === 0 ? null : v);
+  /**
+   * Every client (the crash is full-system), built by push: packed small integers, the kit's
+   * `[c]` list's shape. (A list made by `map` is holey, a second shape at the kit's loop over
+   * the crashed clients, which threw away its compiled observer: README "Speed, fourteenth
+   * pass", issue-minos19.)
+   */
+  const everyClient: number[] = [];
+  for (let c = 0; c < cfg.clients.length; c++) everyClient.push(c);
   const history = clientHistory<S, MinosAction>({
     model: keyedRegister(cfg.keys),
     clients: cfg.clients.length + 1,
@@ -66,7 +74,7 @@ export function observerOf<S>(cx: Cx, durable: boolean, at: ClientView<S>): Hist
       if (a.step === 'recoveredRead' && durable) return { client: reader, input: { f: 'read', key: KEY[a.k] } };
       return null;
     },
-    crashed: (before, a) => (a.step === 'crash' ? cfg.clients.map((_, c) => c) : null),
+    crashed: (_before, a) => (a.step === 'crash' ? everyClient : null),
     pending: (s, c) => c < reader && at.pending(s, c),
     output(_after, c, before, a) {
       if (c === reader) return val(at.val(before, a.i, a.k));
