@@ -74,6 +74,13 @@ export const mkTS = (v: number, n: number): number => v * TSN + n;
 export const NODE = ['A', 'B', 'C', 'D', 'E'];
 export const KEY = ['x', 'y', 'z'];
 export const showTS = (t: number): string => (t === NONE ? '<-1,-1>' : `<${ver(t)},${NODE[nid(t)]}>`);
+// The pieces of the actions' labels (the plain machine's and synch-words.ts's): client c at node n, a key and a TS, a link.
+export const clientAt = (c: number, n: number): string => `c${c}@${NODE[n]}`;
+export const keyTS = (k: number, ts: number): string => `${KEY[k]}, ${showTS(ts)}`;
+export const link = (to: number, from: number): string => `${NODE[to]}<-${NODE[from]}`;
+/** A client operation's label: `clientWrite_L4(c0@A, x, v1)`, `read(c2@C, x)` (a client-write names its value: write w writes w+1). */
+export const clientWriteLabel = (c: number, n: number, k: number, w: number): string => `clientWrite_L4(${clientAt(c, n)}, ${KEY[k]}, v${w + 1})`;
+export const readLabel = (name: string, c: number, n: number, k: number): string => `${name}(${clientAt(c, n)}, ${KEY[k]})`;
 
 /** A record at one node (Fig. 1(a)). val is a write's value: write w writes w+1; 0 is v0. */
 export interface Rec {
