@@ -7,6 +7,7 @@ import { checkHistory, checkHistorySync, models } from './index.ts';
 import { importCorpusFile, manifest } from './testdata-loader.ts';
 import { SMALL_MAX } from './small.ts';
 import type { Model, Operation } from './types.ts';
+import { wglSearch } from './wgl.ts';
 
 const op = (client: number, input: unknown, call: number, ret?: number, output?: unknown): Operation =>
   ret === undefined ? { client, input, call } : { client, input, call, ret, output };
@@ -42,6 +43,39 @@ describe('memory budget', () => {
     expect(r.verdict).toBe('unknown');
     expect(r.partitions[0]).toMatchObject({ verdict: 'unknown', reason: 'memory' });
     expect(r.partitions[0].cached).toBeGreaterThan(1000);
+  });
+});
+
+describe('two orders for a hard partition (Rounds, secondAfter)', () => {
+  // Generated cas-registers (etcd-cas-register, which calls a successful cas conditional).
+  const hard = (o: { ops: number; clients: number; crashRate: number; seed: number }) => generateHistory({ family: 'cas-register', corrupt: 0, tick: 1, values: 5, ...o });
+
+  it('the second order answers when it is the faster: fewer configurations than by return alone', () => {
+    const { model, history } = hard({ ops: 1000, clients: 64, crashRate: 0.005, seed: 616749220 });
+    const byReturn = wglSearch(models[model], history);
+    const conditional = wglSearch(models[model], history, { conditional: true });
+    expect(conditional.explored * 2).toBeLessThan(byReturn.explored);
+    const r = checkHistorySync(model, history);
+    expect(r.verdict).toBe(byReturn.verdict);
+    expect(r.partitions[0].explored! * 2).toBeLessThan(byReturn.explored);
+    // Both searches' configurations are counted: more than the second's alone.
+    expect(r.partitions[0].explored).toBeGreaterThan(conditional.explored);
+  });
+
+  it('the first answers when the second is the slower, at a quarter of its turns more', () => {
+    const { model, history } = hard({ ops: 3000, clients: 16, crashRate: 0.05, seed: 1034253176 });
+    const byReturn = wglSearch(models[model], history);
+    const conditional = wglSearch(models[model], history, { conditional: true });
+    expect(conditional.explored).toBeGreaterThan(2 * byReturn.explored);
+    const r = checkHistorySync(model, history);
+    expect(r.verdict).toBe('ok');
+    expect(r.partitions[0].explored).toBeGreaterThan(byReturn.explored);
+    expect(r.partitions[0].explored).toBeLessThan(1.3 * byReturn.explored);
+  });
+
+  it('a model without `conditional` gets one search', () => {
+    const { model, history } = generateHistory({ family: 'register', ops: 1000, clients: 64, seed: 41 });
+    expect(checkHistorySync(model, history).partitions[0].explored).toBe(wglSearch(models[model], history).explored);
   });
 });
 
