@@ -297,15 +297,17 @@ export function slice(round: number): number {
 
 /**
  * Iterations of a partition's search (n operations) after which a second search of it in
- * the other order starts (a model with `conditional`: SearchOptions.conditional). Most
- * histories are decided in a few n; a hard one gets the second search, a quarter of the
- * turns, and the first of the two to decide answers. Each order has histories the other
- * takes 10-1,000x as long on (generated cas-registers of 1,000 operations on 64 clients:
- * 593,465 configurations against 1,275; 371,779 against 5,774,293), so the two cost at
- * most 1.25x the better one's turns, never the worse one's (RESULTS-issue21.md, lin-cas3).
+ * the other order starts (a model with `conditional`: SearchOptions.conditional), with a
+ * quarter of the turns; the first of the two to decide answers. Each order has histories
+ * the other takes 10-1,000x as long on (generated cas-registers of 1,000 operations on 64
+ * clients: 593,465 configurations against 1,275; 371,779 against 5,774,293), so the two
+ * cost at most 1.25x the better one's turns, never the worse one's. Not sooner: an illegal
+ * history is decided by exhausting its configurations, in either order, and so never by
+ * the second search, which only costs there (Porcupine's etcd logs, 51k-172k iterations:
+ * 1.1-1.2x configurations with a start after 4,096 + 8n; RESULTS-issue21.md, lin-cas3).
  */
 export function secondAfter(n: number): number {
-  return 4096 + 8 * n;
+  return (1 << 17) + 8 * n;
 }
 
 /** The searches of some partitions, taking turns round by round. */
@@ -357,7 +359,11 @@ export class Rounds {
         continue;
       }
       if (second === undefined && !this.options.verbose && this.model.conditional !== undefined && search.iterations >= secondAfter(this.parts[index].length)) {
-        second = this.seconds[index] = new WglSearch(this.model, this.parts[index], { ...this.options, conditional: true, memoLimitBytes: this.options.memoLimitBytes / 4 });
+        // The options read one by one: a Plan's deadline is a getter, which a spread would lose.
+        const { deadline, memoLimitBytes } = this.options;
+        second = this.seconds[index] = new WglSearch(this.model, this.parts[index], { deadline, memoLimitBytes: memoLimitBytes / 4, conditional: true });
+        // The same order as the first's in every frame (Porcupine's etcd logs): no second search.
+        if (!second.keyed) second = this.seconds[index] = null;
       }
       if (second && second.run(slice(this.round) / 4)) {
         // Only a decided answer: one that gave up (its memory, a model error) leaves the first on its own.

@@ -220,8 +220,12 @@ export class WglSearch<S> {
    * The same array as retTime when no update is conditional.
    */
   private readonly updateKey: Float64Array;
-  /** Some determinate update's key is not its return (the lazy frame checks for it). */
-  private readonly keyed: boolean;
+  /**
+   * Some frame may order its updates otherwise than by return (`mayReorder`): without it
+   * (no `options.conditional`, or no conditional update that can meet a pair it reorders)
+   * the search is the one by return. The lazy frame checks the keys only when it is set.
+   */
+  readonly keyed: boolean;
   /** Determinate updates go by return (the reductions on, and no priority hint). */
   private byReturn = false;
   /**
@@ -384,12 +388,14 @@ export class WglSearch<S> {
     }
     this.list = entriesOf(call, retTime, det, slab);
     const conditional = reduce && options.conditional === true ? conditionalFlags(model, ops, origin, kind, det) : undefined;
-    this.keyed = conditional !== undefined;
-    if (conditional === undefined) this.updateKey = retTime;
-    else {
-      const key = (this.updateKey = slab.f64(det));
+    let key = retTime;
+    if (conditional !== undefined) {
+      key = slab.f64(det);
       for (let o = 0; o < det; o++) key[o] = conditional[o] === 1 ? (call[o] + retTime[o]) / 2 : retTime[o];
+      if (!mayReorder(conditional, key, retTime, kind, det)) key = retTime;
     }
+    this.updateKey = key;
+    this.keyed = key !== retTime;
     this.twinClass = reduce && present[UPDATE] ? slab.i32(det).fill(-1) : undefined;
     this.present = present;
     this.hinted = !reduce || model.priority === undefined;
@@ -1290,6 +1296,40 @@ export function unobserved(model: Model, ops: readonly Operation[]): boolean[] |
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Whether keys (a conditional update b keyed by the middle of its interval, the others by
+ * return) may order some frame's updates otherwise than their returns. Two updates a, b
+ * share a frame only while both are called and neither has returned; ordered otherwise,
+ * one of them is conditional (b, say, keyed before its return), and the other returns
+ * between b's key and b's return (returning before b but keyed no earlier, or the other
+ * way round, which is that case seen from the other one). So: false when no conditional
+ * update has another update's return in [key(b), ret(b)] (sorted returns, a binary search
+ * each); the search with these keys is then the search by return, step for step.
+ */
+function mayReorder(conditional: Uint8Array, key: Float64Array, retTime: Float64Array, kind: Uint8Array, det: number): boolean {
+  let m = 0;
+  for (let o = 0; o < det; o++) if (kind[o] === UPDATE) m++;
+  const rets = new Float64Array(m);
+  m = 0;
+  for (let o = 0; o < det; o++) if (kind[o] === UPDATE) rets[m++] = retTime[o];
+  rets.sort();
+  for (let b = 0; b < det; b++) {
+    if (conditional[b] !== 1) continue;
+    // The first return at or after key(b): another one up to ret(b) besides b's own?
+    let lo = 0;
+    let hi = m;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (rets[mid] < key[b]) lo = mid + 1;
+      else hi = mid;
+    }
+    let within = 0;
+    for (let k = lo; k < m && rets[k] <= retTime[b] && within < 2; k++) within++;
+    if (within > 1) return true;
+  }
+  return false;
 }
 
 /**
