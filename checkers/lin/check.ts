@@ -314,7 +314,10 @@ export function secondAfter(n: number): number {
 export class Rounds {
   /** The searches of the partitions started, by partition index. */
   private readonly searches: (WglSearch<unknown> | undefined)[] = [];
-  /** Their second searches (secondAfter), once started; null: it gave up (memory), none again. */
+  /**
+   * Their second searches (secondAfter), once started; null: none (it gave up, or its order
+   * is the first's), and none again.
+   */
   private readonly seconds: (WglSearch<unknown> | null | undefined)[] = [];
   /** Unfinished partitions, in partition order. */
   private active: number[];

@@ -387,7 +387,8 @@ export class WglSearch<S> {
       present[k] = true;
     }
     this.list = entriesOf(call, retTime, det, slab);
-    const conditional = reduce && options.conditional === true ? conditionalFlags(model, ops, origin, kind, det) : undefined;
+    // With a priority hint the keys are not used (the hint orders the updates): none.
+    const conditional = reduce && options.conditional === true && model.priority === undefined ? conditionalFlags(model, ops, origin, kind, det) : undefined;
     let key = retTime;
     if (conditional !== undefined) {
       key = slab.f64(det);
