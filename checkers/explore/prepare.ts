@@ -13,8 +13,8 @@ import type { Action, ExploreOptions, Machine } from './types.ts';
 export function prepare<S, A extends Action>(machine: Machine<S, A>, options: ExploreOptions): Machine<any, A> {
   let m: Machine<any, A> = machine;
   // Incremental linearizability by default whenever the spec records a history.
-  if (machine.history && (options.linearizability ?? 'incremental') === 'incremental') m = shown(withMonitor(m, { exact: options.store === 'exact' }));
-  if (machine.history && options.linearizability === 'histories') m = shown(withHistories(m));
+  if (machine.history && (options.linearizability ?? 'incremental') === 'incremental') m = shown(withMonitor(m, { exact: options.store === 'exact' }), machine);
+  if (machine.history && options.linearizability === 'histories') m = shown(withHistories(m), machine);
   if (options.symmetry) {
     if (!machine.symmetry?.length) throw new UnsupportedOption('symmetry: the spec declares no symmetry groups (Machine.symmetry), so there is nothing to reduce by');
     // A wrong permute would silently give wrong counts: each group is checked first.
@@ -30,13 +30,15 @@ export function prepare<S, A extends Action>(machine: Machine<S, A>, options: Ex
 }
 
 /**
- * Counterexamples show the spec's state, not the monitor's wrapper around it. Set on the
+ * Counterexamples show the spec's state (as the spec shows it), not the monitor's wrapper around it. Set on the
  * wrapper prepare() has just made (its own object). A copy by spread gave the prepared
  * machines maps of their own (V8; seen from the sixth of minos's configs explored in one
  * process on), and the search loop, compiled for one machine's map, was thrown away and
  * compiled again for each.
  */
-function shown<W extends { s: unknown }, A extends Action>(m: Machine<W, A>): Machine<W, A> {
-  m.inner = (w) => w.s;
+function shown<W extends { s: unknown }, A extends Action>(m: Machine<W, A>, spec: Machine<any, A>): Machine<W, A> {
+  // The spec's own `inner` too (a layout spec's: its words as plain fields)
+  const own = spec.inner;
+  m.inner = own === undefined ? (w) => w.s : (w) => own(w.s);
   return m;
 }

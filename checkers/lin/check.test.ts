@@ -7,6 +7,7 @@ import { checkHistory, checkHistorySync, models } from './index.ts';
 import { importCorpusFile, manifest } from './testdata-loader.ts';
 import { SMALL_MAX } from './small.ts';
 import type { Model, Operation } from './types.ts';
+import { wglSearch } from './wgl.ts';
 
 const op = (client: number, input: unknown, call: number, ret?: number, output?: unknown): Operation =>
   ret === undefined ? { client, input, call } : { client, input, call, ret, output };
@@ -42,6 +43,39 @@ describe('memory budget', () => {
     expect(r.verdict).toBe('unknown');
     expect(r.partitions[0]).toMatchObject({ verdict: 'unknown', reason: 'memory' });
     expect(r.partitions[0].cached).toBeGreaterThan(1000);
+  });
+});
+
+describe('two orders for a hard partition (Rounds, secondAfter)', () => {
+  // Generated cas-registers (etcd-cas-register, which calls a successful cas conditional).
+  const hard = (o: { ops: number; clients: number; crashRate: number; corrupt: number; tick: number; values: number; seed: number }) => generateHistory({ family: 'cas-register', ...o });
+
+  it('the second order answers when it is the faster: fewer configurations than by return alone', () => {
+    const { model, history } = hard({ ops: 200, clients: 64, crashRate: 0.15, corrupt: 1, tick: 1, values: 10, seed: 4268244512 });
+    const byReturn = wglSearch(models[model], history);
+    const conditional = wglSearch(models[model], history, { conditional: true });
+    expect(conditional.explored * 10).toBeLessThan(byReturn.explored);
+    const r = checkHistorySync(model, history);
+    expect(r.verdict).toBe(byReturn.verdict);
+    // The second starts after secondAfter's iterations of the first (45,213 configurations by return, 24,763 here).
+    expect(r.partitions[0].explored).toBeLessThan(0.75 * byReturn.explored);
+    // Both searches' configurations are counted: more than the second's alone.
+    expect(r.partitions[0].explored).toBeGreaterThan(conditional.explored);
+  });
+
+  it('the first answers when the second is the slower, at a quarter of its turns more', () => {
+    // 371,779 configurations by return; 5,774,293 in the other order.
+    const { model, history } = hard({ ops: 1000, clients: 64, crashRate: 0, corrupt: 1, tick: 3, values: 10, seed: 1275378521 });
+    const byReturn = wglSearch(models[model], history);
+    const r = checkHistorySync(model, history);
+    expect(r.verdict).toBe('ok');
+    expect(r.partitions[0].explored).toBeGreaterThan(byReturn.explored);
+    expect(r.partitions[0].explored).toBeLessThan(1.3 * byReturn.explored);
+  });
+
+  it('a model without `conditional` gets one search', () => {
+    const { model, history } = generateHistory({ family: 'register', ops: 1000, clients: 64, seed: 41 });
+    expect(checkHistorySync(model, history).partitions[0].explored).toBe(wglSearch(models[model], history).explored);
   });
 });
 

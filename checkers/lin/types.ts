@@ -88,6 +88,15 @@ export interface Model<S = any, I = any, O = any> {
    */
   readOnly?(input: I, output: O | Unknown): boolean;
   /**
+   * A hint for the search's order when the model gives no `priority`, never for its
+   * verdict: true for a determinate update that fits in some states only, so that where it
+   * can go depends on the state, as a read's does (a cas that succeeded: only where the
+   * register holds `from`). A hard history's second search (check.ts `secondAfter`) tries
+   * such an update by the middle of its interval rather than by its return, as it tries the
+   * blind ones (a write: it fits anywhere, and waits for its return).
+   */
+  conditional?(input: I, output: O): boolean;
+  /**
    * Of a (sub-)history's indeterminate operations, those whose effect no operation of the
    * history could have observed (true at their index; other entries are ignored). The
    * checker drops them, as if they never took effect, so that a crashed write that no read

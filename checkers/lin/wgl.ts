@@ -38,6 +38,11 @@ export interface SearchOptions {
   /** Lazy frames (default true; false for the tests, which hold the two to the same search). */
   lazyFrames?: boolean;
   /**
+   * Order determinate updates by the model's `conditional` hint where it gives one
+   * (`updateKey`; default false: by return). check.ts's second search of a hard partition.
+   */
+  conditional?: boolean;
+  /**
    * Iterations after the first dead end before the model's proof is asked for (default:
    * the history's length; the tests ask at once, to reach what a proof does mid-search).
    */
@@ -72,7 +77,8 @@ export interface SearchResult {
  * - INDETERMINATE: tried only when no determinate operation fits, linearized just in time.
  * - IGNORED: indeterminate and read-only: it constrains nothing and is never linearized.
  * Within a kind, candidates go by the model's priority hint, then by call; without a hint,
- * determinate updates go by return, except that when the operation whose return is first
+ * determinate updates go by return (in a search with `options.conditional`, those the model
+ * calls conditional by the middle of their interval: `updateKey`), except that when the operation whose return is first
  * pending does not fit, the updates after which it fits come first. Of twin updates
  * (equal input and output) only the first to return is a candidate. Plain WGL puts every
  * operation in one kind (UPDATE), in call order.
@@ -201,6 +207,25 @@ export class WglSearch<S> {
   private frames = 0;
   /** For each determinate operation, its return. */
   private readonly retTime: Float64Array;
+  /**
+   * For each determinate operation, the time by which it goes among a frame's updates
+   * without a hint: its return (Lowe's just in time: a blind update, a write, fits in any
+   * state and can wait for its return), or, with `options.conditional`, for one the model
+   * calls conditional (a cas that succeeded, which fits only where the register holds
+   * `from`) the middle of its interval: tried by its return, it is tried after the blind
+   * updates that return sooner, and each of them can move the state away from the one it
+   * needs (seed 11's `cas-register 1000/64 bad`: 593,465 configurations by return, 1,275
+   * so). Neither order is the better on every history (a fresh 1,000-operation one: 371,779
+   * by return, 5,774,293 so), hence check.ts's two searches (RESULTS-issue21.md, lin-cas3).
+   * The same array as retTime when no update is conditional.
+   */
+  private readonly updateKey: Float64Array;
+  /**
+   * Some frame may order its updates otherwise than by return (`mayReorder`): without it
+   * (no `options.conditional`, or no conditional update that can meet a pair it reorders)
+   * the search is the one by return. The lazy frame checks the keys only when it is set.
+   */
+  readonly keyed: boolean;
   /** Determinate updates go by return (the reductions on, and no priority hint). */
   private byReturn = false;
   /**
@@ -362,6 +387,16 @@ export class WglSearch<S> {
       present[k] = true;
     }
     this.list = entriesOf(call, retTime, det, slab);
+    // With a priority hint the keys are not used (the hint orders the updates): none.
+    const conditional = reduce && options.conditional === true && model.priority === undefined ? conditionalFlags(model, ops, origin, kind, det) : undefined;
+    let key = retTime;
+    if (conditional !== undefined) {
+      key = slab.f64(det);
+      for (let o = 0; o < det; o++) key[o] = conditional[o] === 1 ? (call[o] + retTime[o]) / 2 : retTime[o];
+      if (!mayReorder(conditional, key, retTime, kind, det)) key = retTime;
+    }
+    this.updateKey = key;
+    this.keyed = key !== retTime;
     this.twinClass = reduce && present[UPDATE] ? slab.i32(det).fill(-1) : undefined;
     this.present = present;
     this.hinted = !reduce || model.priority === undefined;
@@ -659,7 +694,7 @@ export class WglSearch<S> {
         // update is linearized when the first pending return needs it). Frames are small
         // and nearly sorted already: an insertion sort.
         const cand = this.cand;
-        const rt = this.retTime;
+        const rt = this.updateKey;
         for (let i = from + 1; i < top; i++) {
           const o = cand[i];
           let j = i - 1;
@@ -773,6 +808,23 @@ export class WglSearch<S> {
     this.lazyTried = tried;
     this.lazyStep = r;
     return best;
+  }
+
+  /**
+   * Without a hint, with conditional updates: whether f, the update whose return entry e
+   * is first in the list, is first by updateKey among the update calls before it (one
+   * keyed no later, called earlier, goes first in the frame). Keys only: no steps.
+   */
+  private firstByKey(f: number, e: number): boolean {
+    const { next, head } = this.list;
+    const entryOp = this.list.op;
+    const { kind, updateKey } = this;
+    const limit = updateKey[f];
+    for (let c = next[head]; c !== e; c = next[c]) {
+      const o = entryOp[c];
+      if (kind[o] === UPDATE && updateKey[o] <= limit) return false;
+    }
+    return true;
   }
 
   /** Of each class of twins among the gathered candidates, all but the first to return become -1. */
@@ -993,8 +1045,9 @@ export class WglSearch<S> {
                 }
               } else {
                 const f = entryOp[e];
-                // Returns tied with another's would be ordered by call in the frame: built then.
-                if (kind[f] === UPDATE && tiedReturn![f] === 0) {
+                // Returns tied with another's would be ordered by call in the frame, and a
+                // conditional update keyed no later than f goes before it: built then.
+                if (kind[f] === UPDATE && tiedReturn![f] === 0 && (!this.keyed || this.firstByKey(f, e))) {
                   current = f;
                   const r = step(state, inputs[f], outputs[f]);
                   if (r.ok) {
@@ -1249,6 +1302,63 @@ export function unobservedOf(model: Model, ops: readonly Operation[]): boolean[]
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Whether keys (a conditional update b keyed by the middle of its interval, the others by
+ * return) may order some frame's updates otherwise than their returns. Two updates a, b
+ * share a frame only while both are called and neither has returned; ordered otherwise,
+ * one of them is conditional (b, say, keyed before its return), and the other returns
+ * between b's key and b's return (returning before b but keyed no earlier, or the other
+ * way round, which is that case seen from the other one). So: false when no conditional
+ * update has another update's return in [key(b), ret(b)] (sorted returns, a binary search
+ * each); the search with these keys is then the search by return, step for step.
+ */
+function mayReorder(conditional: Uint8Array, key: Float64Array, retTime: Float64Array, kind: Uint8Array, det: number): boolean {
+  let m = 0;
+  for (let o = 0; o < det; o++) if (kind[o] === UPDATE) m++;
+  const rets = new Float64Array(m);
+  m = 0;
+  for (let o = 0; o < det; o++) if (kind[o] === UPDATE) rets[m++] = retTime[o];
+  rets.sort();
+  for (let b = 0; b < det; b++) {
+    if (conditional[b] !== 1) continue;
+    // The first return at or after key(b): another one up to ret(b) besides b's own?
+    let lo = 0;
+    let hi = m;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (rets[mid] < key[b]) lo = mid + 1;
+      else hi = mid;
+    }
+    let within = 0;
+    for (let k = lo; k < m && rets[k] <= retTime[b] && within < 2; k++) within++;
+    if (within > 1) return true;
+  }
+  return false;
+}
+
+/**
+ * The model's `conditional` for each determinate update (search numbering: `origin`, `kind`;
+ * 1: conditional), or undefined when none is (or the model has no such hook); a hook that
+ * throws only costs the order.
+ */
+function conditionalFlags(model: Model, ops: readonly Operation[], origin: Int32Array, kind: Uint8Array, det: number): Uint8Array | undefined {
+  const hook = model.conditional;
+  if (hook === undefined) return undefined;
+  let flags: Uint8Array | undefined;
+  for (let o = 0; o < det; o++) {
+    if (kind[o] !== UPDATE) continue;
+    const op = ops[origin[o]];
+    let c = false;
+    try {
+      c = hook.call(model, op.input, op.output) === true;
+    } catch {
+      c = false;
+    }
+    if (c) (flags ??= new Uint8Array(det))[o] = 1;
+  }
+  return flags;
 }
 
 /**

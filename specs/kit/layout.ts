@@ -251,8 +251,8 @@ export function layout<F extends Fields>(fields: F): Layout<F> {
 /** What a spec on a layout writes: a Machine's members, with `step` for `next`. */
 export interface LayoutSpec<F extends Fields, A extends Action> extends Omit<Machine<LayoutState<F>, A>, 'init' | 'next' | 'encode' | 'view' | 'layout' | 'inner'> {
   init(): Partial<Plain<F>>[];
-  /** The effect of a on d, a copy of the state a was enabled in, changed in place. */
-  step(d: LayoutState<F>, a: A): void;
+  /** The effect of a on d, a copy of `from`, the state a was enabled in, changed in place (`from` unchanged: a step may compare with it). */
+  step(d: LayoutState<F>, a: A, from: LayoutState<F>): void;
   invariants: Record<string, (s: LayoutState<F>) => Check>;
 }
 
@@ -271,7 +271,7 @@ export function layoutMachine<F extends Fields, A extends Action>(
   const actions = spec.actions.bind(spec);
   const next = (s: LayoutState<F>, a: A) => {
     const d = L.copy(s);
-    step(d, a);
+    step(d, a, s);
     return d;
   };
   const words: WordLayout<LayoutState<F>, A> = {
@@ -295,6 +295,30 @@ export function layoutMachine<F extends Fields, A extends Action>(
     inner: L.plain,
     layout: words,
   };
+}
+
+/**
+ * Immutable values kept as numbers in the words: one number per distinct value (by its key),
+ * in the order met (a ghost's monitor, a violation's message). Such words mean something only
+ * to the build that numbered them: its layoutMachine is `local`.
+ */
+export class Numbered<T> {
+  readonly values: T[] = [];
+  private readonly byValue = new Map<T, number>();
+  private readonly byKey = new Map<string, number>();
+  constructor(private readonly key: (x: T) => string) {}
+  of(x: T): number {
+    let k = this.byValue.get(x);
+    if (k !== undefined) return k;
+    const key = this.key(x);
+    k = this.byKey.get(key);
+    if (k === undefined) {
+      this.byKey.set(key, (k = this.values.length));
+      this.values.push(x);
+    }
+    this.byValue.set(x, k);
+    return k;
+  }
 }
 
 // ---- counted lists: a list of at most n entries kept in ints(n) with a count beside it ----

@@ -185,8 +185,9 @@ export function backgroundPersist(cx: Cx, d: State, n: number, k: number, ts: nu
 
 /** Records I11's breach (an install only raises volatileTS), the first one. */
 export function checkI11(d: State, n: number, ts: number, r: Rec): void {
-  if (!(ts > r.vts) && !d.g.i11) ghostOf(d).i11 = `I11: ${NODE[n]} installs ${showTS(ts)} over volatileTS ${showTS(r.vts)}`;
+  if (!(ts > r.vts) && !d.g.i11) ghostOf(d).i11 = i11Message(n, ts, r.vts);
 }
+export const i11Message = (n: number, ts: number, vts: number): string => `I11: ${NODE[n]} installs ${showTS(ts)} over volatileTS ${showTS(vts)}`;
 
 /** The local-write (Line 12 / 34): LLC and volatileTS under WRLock, or the vFIFO in MINOS-O. */
 export function install(cx: Cx, d: State, n: number, k: number, ts: number, v: number): void {
@@ -219,9 +220,11 @@ export function respond(d: State, c: number, th: Coord): void {
   const g = ghostOf(d);
   g.wst[th.w] = 2;
   if (!(th.ts > th.low) && !g.lin) {
-    g.lin = `H-Lin-TS: write ${th.w + 1} by c${c} returned with TS ${showTS(th.ts)}, not above ${showTS(th.low)} of an operation completed before it was invoked`;
+    g.lin = linWriteMessage(th.w, c, th.ts, th.low);
   }
 }
+export const linWriteMessage = (w: number, c: number, ts: number, low: number): string =>
+  `H-Lin-TS: write ${w + 1} by c${c} returned with TS ${showTS(ts)}, not above ${showTS(low)} of an operation completed before it was invoked`;
 
 export function finish(d: State, c: number): void {
   coOf(d)[c] = null;
@@ -231,10 +234,13 @@ export function finish(d: State, c: number): void {
 export function readValue(cx: Cx, d: State, c: number, k: number, low: number): void {
   const val = d.rec[cx.nodeOf(c)][k].val;
   const tag = tagOf(d, val);
-  if (tag < low && !d.g.lin) ghostOf(d).lin = `H-Lin-TS: c${c} read ${KEY[k]} = v${val} (TS ${showTS(tag)}) after an operation with TS ${showTS(low)} completed`;
+  if (tag < low && !d.g.lin) ghostOf(d).lin = linReadMessage(c, k, val, tag, low);
   if (tag > d.g.readMax[k]) ghostOf(d).readMax[k] = tag;
   clOf(d)[c]++;
 }
+
+export const linReadMessage = (c: number, k: number, val: number, tag: number, low: number): string =>
+  `H-Lin-TS: c${c} read ${KEY[k]} = v${val} (TS ${showTS(tag)}) after an operation with TS ${showTS(low)} completed`;
 
 /** The scope's writes, for the fixed [PERSIST]sc: [key, TS] pairs whose TS is known. */
 export function scopeItems(cx: Cx, s: State, sc: number): number[] {

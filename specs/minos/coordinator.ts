@@ -8,7 +8,7 @@ import {
   backgroundPersist, broadcast, finish, install, persistNvm, readValue, respond, scopeDurableHere, scopeItems,
   type Cx,
 } from './context.ts';
-import { ActionCache, INV, KEY, NODE, VAL, VAL_C, VAL_P, actionKey, ghostOf, showTS, type Coord, type MinosAction, type Rec, type State } from './state.ts';
+import { ActionCache, INV, VAL, VAL_C, VAL_P, actionKey, clientAt, ghostOf, keyTS, type Coord, type MinosAction, type Rec, type State } from './state.ts';
 
 type Step = ActorStep<State, MinosAction>;
 
@@ -28,7 +28,6 @@ function coordStep(
   effect: (d: State, c: number, th: Coord) => void,
   guard?: (s: State, c: number, th: Coord) => boolean,
 ): Step {
-  const who = (c: number) => `c${c}@${NODE[cx.nodeOf(c)]}`;
   const made = new ActionCache();
   return {
     name,
@@ -40,8 +39,8 @@ function coordStep(
       const key = actionKey(c, 0, th.k, th.ts, th.sc);
       let a = made.get(key);
       if (a === undefined) {
-        const what = th.kind === 'persist' ? `sc${th.sc}` : `${KEY[th.k]}, ${showTS(th.ts)}`;
-        a = made.keep(key, { step: name, label: `${label}(${who(c)}, ${what})`, i: c, k: th.k });
+        const what = th.kind === 'persist' ? `sc${th.sc}` : keyTS(th.k, th.ts);
+        a = made.keep(key, { step: name, label: `${label}(${clientAt(c, cx.nodeOf(c))}, ${what})`, i: c, k: th.k });
       }
       out.push(a);
     },

@@ -5,7 +5,7 @@
 
 import type { ActorStep } from '../kit/table.ts';
 import { backgroundPersist, install, persistNvm, scopeDurableHere, send, type Cx } from './context.ts';
-import { ACK, ACK_C, ACK_P, ActionCache, KEY, NODE, actionKey, showTS, type Foll, type MinosAction, type State } from './state.ts';
+import { ACK, ACK_C, ACK_P, ActionCache, NODE, actionKey, keyTS, type Foll, type MinosAction, type State } from './state.ts';
 
 type Step = ActorStep<State, MinosAction>;
 
@@ -30,7 +30,7 @@ function follStep(
       const key = actionKey(i, f.n, f.k, f.ts, f.sc);
       let a = made.get(key);
       if (a === undefined) {
-        const what = f.kind === 'persist' ? `${NODE[f.n]}, sc${f.sc}` : `${NODE[f.n]}, ${KEY[f.k]}, ${showTS(f.ts)}`;
+        const what = f.kind === 'persist' ? `${NODE[f.n]}, sc${f.sc}` : `${NODE[f.n]}, ${keyTS(f.k, f.ts)}`;
         a = made.keep(key, { step: name, label: `${label}(${what})`, i, k: f.k });
       }
       out.push(a);

@@ -9,6 +9,7 @@ import { configs } from './configs.ts';
 import { buildMachine } from './machine.ts';
 import { findings, mutants } from './mutants.ts';
 import type { MinosConfig } from './state.ts';
+import { buildSynchWords, synchWordsRun } from './synch-words.ts';
 import { minosTrace } from './trace.ts';
 
 export type { MinosConfig } from './state.ts';
@@ -20,6 +21,7 @@ export const spec: SpecDef<MinosConfig> = {
   configs,
   mutants,
   findings,
-  build: buildMachine,
+  // <Lin, Synch> without the crash on the kit's word layout (synch-words.ts), every other config and variant on the plain machine
+  build: (config, variant) => (synchWordsRun(config, variant) ? buildSynchWords(config, variant) : buildMachine(config, variant)),
   trace: minosTrace,
 };

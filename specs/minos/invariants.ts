@@ -39,6 +39,40 @@ function lastBefore(nvm: readonly (readonly number[])[], n: number, i: number, k
   return v;
 }
 
+/**
+ * The properties' messages (the plain machine's below and synch-words.ts's): timestamps,
+ * keys and nodes as the paper writes them.
+ */
+export const invariantMessages = {
+  I1: (k: number, ts: number, va: number, n: number, vb: number, p: number) => `${KEY[k]} has version ${showTS(ts)} with v${va} at ${NODE[n]} but v${vb} at ${NODE[p]}`,
+  I1nvm: (v: number, v2: number, k: number, ts: number) => `NVM logs hold v${v} and v${v2} for ${KEY[k]} ${showTS(ts)}`,
+  I1unique: (a: number, b: number, ts: number) => `writes v${a + 1} and v${b + 1} were both issued TS_WR ${showTS(ts)}`,
+  I3gd: (gd: number, gv: number, k: number, n: number) => `glb_durableTS ${showTS(gd)} > glb_volatileTS ${showTS(gv)} of ${KEY[k]} at ${NODE[n]}`,
+  I3gv: (gv: number, v: number, k: number, n: number) => `glb_volatileTS ${showTS(gv)} > volatileTS ${showTS(v)} of ${KEY[k]} at ${NODE[n]}`,
+  I3nvm: (n: number, t: number, v: number, k: number) => `NVM of ${NODE[n]} holds ${showTS(t)} > volatileTS ${showTS(v)} of ${KEY[k]}`,
+  I4: (gv: number, k: number, n: number, v: number, p: number) => `glb_volatileTS ${showTS(gv)} of ${KEY[k]} at ${NODE[n]} is ahead of volatileTS ${showTS(v)} at ${NODE[p]}`,
+  I5: (t: number, k: number, n: number, some: boolean) => `glb_durableTS ${showTS(t)} of ${KEY[k]} at ${NODE[n]} but it is not durable at ${some ? 'any node' : 'every node'}`,
+  I6: (k: number, n: number, vts: number, gv: number) => `${KEY[k]} at ${NODE[n]} is read-unlocked with volatileTS ${showTS(vts)} but glb_volatileTS ${showTS(gv)}`,
+  I7: (k: number, n: number, vts: number, gd: number) => `${KEY[k]} at ${NODE[n]} is read-unlocked with volatileTS ${showTS(vts)} but glb_durableTS ${showTS(gd)}`,
+  I8: (n: number, k: number, ts: number, allAckC: boolean) => `${NODE[n]} shows ${KEY[k]} ${showTS(ts)} read-unlocked before its coordinator has all ${allAckC ? 'persistency' : 'consistency'} ACKs`,
+  I9: (k: number, n: number, t: number) => `RDLock of ${KEY[k]} at ${NODE[n]} is owned by ${showTS(t)}, which has no thread left to release it`,
+  I10: (w: number, ts: number, n: number, k: number, v: number) => `write v${w + 1} ${showTS(ts)} returned to its client but ${NODE[n]} has ${KEY[k]} at ${showTS(v)}`,
+  I12msg: (t: number, ts: number) => `message ${MSG[t]} carries TS ${showTS(ts)} out of range`,
+  I12ts: (k: number, n: number, bad: number) => `${KEY[k]} at ${NODE[n]} has a TS ${showTS(bad)} out of range`,
+  I12rd: (k: number, n: number, rd: number) => `RDLock of ${KEY[k]} at ${NODE[n]} is ${showTS(rd)}, out of range`,
+  I12wr: (k: number, n: number, wr: number) => `WRLock of ${KEY[k]} at ${NODE[n]} is ${wr}`,
+  I12acks: (c: number) => `ACK sender sets of c${c} include a node outside Nodes \\ {self}`,
+  Dack: (k: number, t: number) => `a write of ${KEY[k]} with TS ${showTS(t)} returned to its client but is not durable at every node`,
+  Dread: (k: number, t: number, all: boolean) => `a read returned ${KEY[k]} ${showTS(t)}, not durable at ${all ? 'every' : 'any'} node`,
+  EventuallyDurableAll: (k: number, t: number) => `all done, but ${KEY[k]} ${showTS(t)} is not durable at every node`,
+  T2a: (k: number, vts: string, gv: string) => `${KEY[k]} is read-unlocked everywhere with volatileTS ${vts}, glb_volatileTS ${gv}`,
+  T2b: (ts: number, p: number, vts: number) => `all ACK_Cs for ${showTS(ts)} but ${NODE[p]} has volatileTS ${showTS(vts)}`,
+  T2c: (ts: number, p: number) => `not all ACK_Cs for ${showTS(ts)} but glb_volatileTS at ${NODE[p]} is already it`,
+  T3a: (k: number, gd: string) => `${KEY[k]} read-unlocked everywhere, no persistency message in flight, glb_durableTS ${gd}`,
+  T3b: (ts: number, p: number) => `not all ACK_Ps for ${showTS(ts)} but glb_durableTS at ${NODE[p]} is already it`,
+};
+const say = invariantMessages;
+
 export function invariants(cx: Cx): Record<string, Inv> {
   const { cfg, writes, mut } = cx;
   const model = cfg.model;
@@ -129,7 +163,7 @@ export function invariants(cx: Cx): Record<string, Inv> {
         for (let p = n + 1; p < N; p++) {
           const a = s.rec[n][k];
           const b = s.rec[p][k];
-          if (a.vts === b.vts && a.val !== b.val) return `${KEY[k]} has version ${showTS(a.vts)} with v${a.val} at ${NODE[n]} but v${b.val} at ${NODE[p]}`;
+          if (a.vts === b.vts && a.val !== b.val) return say.I1(k, a.vts, a.val, n, b.val, p);
         }
       }
     }
@@ -150,7 +184,7 @@ export function invariants(cx: Cx): Record<string, Inv> {
       for (let i = 0; i < log.length; i += 3) {
         const v = lastBefore(nvm, n, i, log[i], log[i + 1]);
         if (v !== undefined && v !== log[i + 2]) {
-          i1 = `NVM logs hold v${v} and v${log[i + 2]} for ${KEY[log[i]]} ${showTS(log[i + 1])}`;
+          i1 = say.I1nvm(v, log[i + 2], log[i], log[i + 1]);
           break;
         }
       }
@@ -163,7 +197,7 @@ export function invariants(cx: Cx): Record<string, Inv> {
     for (let a = 0; a < writes.length; a++) {
       for (let b = a + 1; b < writes.length; b++) {
         if (writes[a].k === writes[b].k && s.g.wts[a] !== NONE && s.g.wts[a] === s.g.wts[b]) {
-          return `writes v${a + 1} and v${b + 1} were both issued TS_WR ${showTS(s.g.wts[a])}`;
+          return say.I1unique(a, b, s.g.wts[a]);
         }
       }
     }
@@ -176,9 +210,9 @@ export function invariants(cx: Cx): Record<string, Inv> {
       for (let k = 0; k < K; k++) {
         const r = s.rec[n][k];
         const v = cx.cur(r);
-        if (hasPAcks && r.gd > r.gv) return `glb_durableTS ${showTS(r.gd)} > glb_volatileTS ${showTS(r.gv)} of ${KEY[k]} at ${NODE[n]}`;
-        if (r.gv > v) return `glb_volatileTS ${showTS(r.gv)} > volatileTS ${showTS(v)} of ${KEY[k]} at ${NODE[n]}`;
-        if (maxNvm(s, n, k) > v) return `NVM of ${NODE[n]} holds ${showTS(maxNvm(s, n, k))} > volatileTS ${showTS(v)} of ${KEY[k]}`;
+        if (hasPAcks && r.gd > r.gv) return say.I3gd(r.gd, r.gv, k, n);
+        if (r.gv > v) return say.I3gv(r.gv, v, k, n);
+        if (maxNvm(s, n, k) > v) return say.I3nvm(n, maxNvm(s, n, k), v, k);
       }
     }
     return true;
@@ -199,7 +233,7 @@ export function invariants(cx: Cx): Record<string, Inv> {
       for (let n = 0; n < N; n++) {
         for (let p = 0; p < N; p++) {
           if (cx.cur(s.rec[p][k]) < s.rec[n][k].gv) {
-            return `glb_volatileTS ${showTS(s.rec[n][k].gv)} of ${KEY[k]} at ${NODE[n]} is ahead of volatileTS ${showTS(cx.cur(s.rec[p][k]))} at ${NODE[p]}`;
+            return say.I4(s.rec[n][k].gv, k, n, cx.cur(s.rec[p][k]), p);
           }
         }
       }
@@ -215,7 +249,7 @@ export function invariants(cx: Cx): Record<string, Inv> {
           const t = s.rec[n][k].gd;
           if (s.crashed) continue;
           if (!(some ? durableSome(s, k, t) : durableAll(s, k, t))) {
-            return `glb_durableTS ${showTS(t)} of ${KEY[k]} at ${NODE[n]} but it is not durable at ${some ? 'any node' : 'every node'}`;
+            return say.I5(t, k, n, some);
           }
         }
       }
@@ -233,7 +267,7 @@ export function invariants(cx: Cx): Record<string, Inv> {
         for (let i = 0; i < r.vq.length; i += 2) {
           if (r.vq[i] > r.vts) return `${KEY[k]} at ${NODE[n]} is read-unlocked with ${showTS(r.vq[i])} still in its vFIFO over volatileTS ${showTS(r.vts)}`;
         }
-        if (r.gv !== r.vts) return `${KEY[k]} at ${NODE[n]} is read-unlocked with volatileTS ${showTS(r.vts)} but glb_volatileTS ${showTS(r.gv)}`;
+        if (r.gv !== r.vts) return say.I6(k, n, r.vts, r.gv);
       }
     }
     return true;
@@ -244,7 +278,7 @@ export function invariants(cx: Cx): Record<string, Inv> {
       for (let n = 0; n < N; n++) {
         for (let k = 0; k < K; k++) {
           const r = s.rec[n][k];
-          if (unlocked(s, n, k) && r.gd !== r.vts) return `${KEY[k]} at ${NODE[n]} is read-unlocked with volatileTS ${showTS(r.vts)} but glb_durableTS ${showTS(r.gd)}`;
+          if (unlocked(s, n, k) && r.gd !== r.vts) return say.I7(k, n, r.vts, r.gd);
         }
       }
       return true;
@@ -259,7 +293,7 @@ export function invariants(cx: Cx): Record<string, Inv> {
       if (!hidden) continue;
       for (let n = 0; n < N; n++) {
         if (s.rec[n][th.k].vts === th.ts && unlocked(s, n, th.k)) {
-          return `${NODE[n]} shows ${KEY[th.k]} ${showTS(th.ts)} read-unlocked before its coordinator has all ${allAckC(th, c) ? 'persistency' : 'consistency'} ACKs`;
+          return say.I8(n, th.k, th.ts, allAckC(th, c));
         }
       }
     }
@@ -287,7 +321,7 @@ export function invariants(cx: Cx): Record<string, Inv> {
         const t = s.rec[n][k].rd;
         if (t === NONE) continue;
         const live = holder(s, n, k, t);
-        if (!live) return `RDLock of ${KEY[k]} at ${NODE[n]} is owned by ${showTS(t)}, which has no thread left to release it`;
+        if (!live) return say.I9(k, n, t);
       }
     }
     return true;
@@ -298,7 +332,7 @@ export function invariants(cx: Cx): Record<string, Inv> {
       if (s.g.wst[w] !== 2) continue;
       const k = writes[w].k;
       for (let n = 0; n < N; n++) {
-        if (cx.cur(s.rec[n][k]) < s.g.wts[w]) return `write v${w + 1} ${showTS(s.g.wts[w])} returned to its client but ${NODE[n]} has ${KEY[k]} at ${showTS(cx.cur(s.rec[n][k]))}`;
+        if (cx.cur(s.rec[n][k]) < s.g.wts[w]) return say.I10(w, s.g.wts[w], n, k, cx.cur(s.rec[n][k]));
       }
     }
     return true;
@@ -328,7 +362,7 @@ export function invariants(cx: Cx): Record<string, Inv> {
         break;
       }
       if (k >= 0 && !tsOk(ts)) {
-        net12 = `message ${MSG[t]} carries TS ${showTS(ts)} out of range`;
+        net12 = say.I12msg(t, ts);
         break;
       }
     }
@@ -354,9 +388,9 @@ export function invariants(cx: Cx): Record<string, Inv> {
       for (let k = 0; k < K; k++) {
         const r = row[k];
         const bad = !tsOk(r.vts) ? r.vts : !tsOk(r.gv) ? r.gv : !tsOk(r.gd) ? r.gd : undefined;
-        if (bad !== undefined) return `${KEY[k]} at ${NODE[n]} has a TS ${showTS(bad)} out of range`;
-        if (r.rd !== NONE && !tsOk(r.rd)) return `RDLock of ${KEY[k]} at ${NODE[n]} is ${showTS(r.rd)}, out of range`;
-        if (r.wr !== 0 && r.wr !== 1) return `WRLock of ${KEY[k]} at ${NODE[n]} is ${r.wr}`;
+        if (bad !== undefined) return say.I12ts(k, n, bad);
+        if (r.rd !== NONE && !tsOk(r.rd)) return say.I12rd(k, n, r.rd);
+        if (r.wr !== 0 && r.wr !== 1) return say.I12wr(k, n, r.wr);
       }
       rowsOk[n] = row;
     }
@@ -366,7 +400,7 @@ export function invariants(cx: Cx): Record<string, Inv> {
       const th = s.co[c];
       if (!th) continue;
       const allowedSenders = cx.others(cx.nodeOf(c));
-      if ((th.ack & ~allowedSenders) !== 0 || (th.ackP & ~allowedSenders) !== 0) return `ACK sender sets of c${c} include a node outside Nodes \\ {self}`;
+      if ((th.ack & ~allowedSenders) !== 0 || (th.ackP & ~allowedSenders) !== 0) return say.I12acks(c);
     }
     coOk = s.co;
     return true;
@@ -377,7 +411,7 @@ export function invariants(cx: Cx): Record<string, Inv> {
     inv['D-ack'] = (s) => {
       for (let k = 0; k < K; k++) {
         const t = ackedMax(s, k);
-        if (!durableAll(s, k, t)) return `a write of ${KEY[k]} with TS ${showTS(t)} returned to its client but is not durable at every node`;
+        if (!durableAll(s, k, t)) return say.Dack(k, t);
       }
       return true;
     };
@@ -387,7 +421,7 @@ export function invariants(cx: Cx): Record<string, Inv> {
     inv['D-read'] = (s) => {
       for (let k = 0; k < K; k++) {
         const t = s.g.readMax[k];
-        if (!(all ? durableAll(s, k, t) : durableSome(s, k, t))) return `a read returned ${KEY[k]} ${showTS(t)}, not durable at ${all ? 'every' : 'any'} node`;
+        if (!(all ? durableAll(s, k, t) : durableSome(s, k, t))) return say.Dread(k, t, all);
       }
       return true;
     };
@@ -436,7 +470,7 @@ export function invariants(cx: Cx): Record<string, Inv> {
     for (let k = 0; k < K; k++) {
       let t = -Infinity;
       for (let n = 0; n < N; n++) if (s.rec[n][k].vts > t) t = s.rec[n][k].vts;
-      if (!durableAll(s, k, t)) return `all done, but ${KEY[k]} ${showTS(t)} is not durable at every node`;
+      if (!durableAll(s, k, t)) return say.EventuallyDurableAll(k, t);
     }
     return true;
   };
@@ -446,7 +480,7 @@ export function invariants(cx: Cx): Record<string, Inv> {
     if (s.crashed) return true;
     for (let k = 0; k < K; k++) {
       if (allUnlocked(s, k) && !(same(s, k, 'vts') && same(s, k, 'gv'))) {
-        return `${KEY[k]} is read-unlocked everywhere with volatileTS ${list(s, k, 'vts')}, glb_volatileTS ${list(s, k, 'gv')}`;
+        return say.T2a(k, list(s, k, 'vts'), list(s, k, 'gv'));
       }
     }
     return true;
@@ -457,7 +491,7 @@ export function invariants(cx: Cx): Record<string, Inv> {
       const th = sentTh[j];
       const n = sentAt[j];
       if (!allAckC(th, n)) continue;
-      for (let p = 0; p < N; p++) if (cx.cur(s.rec[p][th.k]) < th.ts) return `all ACK_Cs for ${showTS(th.ts)} but ${NODE[p]} has volatileTS ${showTS(s.rec[p][th.k].vts)}`;
+      for (let p = 0; p < N; p++) if (cx.cur(s.rec[p][th.k]) < th.ts) return say.T2b(th.ts, p, s.rec[p][th.k].vts);
     }
     return true;
   };
@@ -467,7 +501,7 @@ export function invariants(cx: Cx): Record<string, Inv> {
       const th = sentTh[j];
       const n = sentAt[j];
       if (allAckC(th, n)) continue;
-      for (let p = 0; p < N; p++) if (s.rec[p][th.k].gv === th.ts) return `not all ACK_Cs for ${showTS(th.ts)} but glb_volatileTS at ${NODE[p]} is already it`;
+      for (let p = 0; p < N; p++) if (s.rec[p][th.k].gv === th.ts) return say.T2c(th.ts, p);
     }
     return true;
   };
@@ -485,7 +519,7 @@ export function invariants(cx: Cx): Record<string, Inv> {
     if (s.crashed) return true;
     for (let k = 0; k < K; k++) {
       const quiet = quietFor(s, k);
-      if (allUnlocked(s, k) && quiet && !same(s, k, 'gd')) return `${KEY[k]} read-unlocked everywhere, no persistency message in flight, glb_durableTS ${list(s, k, 'gd')}`;
+      if (allUnlocked(s, k) && quiet && !same(s, k, 'gd')) return say.T3a(k, list(s, k, 'gd'));
     }
     return true;
   };
@@ -496,7 +530,7 @@ export function invariants(cx: Cx): Record<string, Inv> {
         const th = sentTh[j];
         const n = sentAt[j];
         if (allAckP(th, n)) continue;
-        for (let p = 0; p < N; p++) if (s.rec[p][th.k].gd === th.ts) return `not all ACK_Ps for ${showTS(th.ts)} but glb_durableTS at ${NODE[p]} is already it`;
+        for (let p = 0; p < N; p++) if (s.rec[p][th.k].gd === th.ts) return say.T3b(th.ts, p);
       }
       return true;
     };

@@ -29,9 +29,10 @@ function checkI2(d: State, s: State, n: number, k: number): void {
   const name = x.vts < b.vts ? 'volatileTS' : x.gv < b.gv ? 'glb_volatileTS' : x.gd < b.gd ? 'glb_durableTS' : '';
   if (name) {
     const [before, after] = name === 'volatileTS' ? [b.vts, x.vts] : name === 'glb_volatileTS' ? [b.gv, x.gv] : [b.gd, x.gd];
-    ghostOf(d).i2 = `I2: ${name} of ${KEY[k]} at ${NODE[n]} went from ${showTS(before)} to ${showTS(after)}`;
+    ghostOf(d).i2 = i2Message(name, k, n, before, after);
   }
 }
+export const i2Message = (name: string, k: number, n: number, before: number, after: number): string => `I2: ${name} of ${KEY[k]} at ${NODE[n]} went from ${showTS(before)} to ${showTS(after)}`;
 
 /** What each kind of step writes in place (state.ts `Writes`): its thread's record and the thread itself. */
 function writesOf(cx: Cx): (s: State, a: MinosAction) => Writes {
@@ -125,10 +126,13 @@ export function buildMachine(given: MinosConfig, variant?: string): Machine<Stat
     history: observer(cx, config.model === 'Synch' && config.recovery === 'system'),
     view: encode,
     encode: encodeWords,
-    actor: (a) => {
-      const open = a.label.indexOf('(');
-      const first = open < 0 ? '' : a.label.slice(open + 1).split(/[,)<@]/)[0];
-      return a.step === 'crash' ? 'system' : NODE.includes(first) ? first : first.startsWith('c') ? `client ${first}` : 'system';
-    },
+    actor: actorOf,
   };
+}
+
+/** Who takes an action: the node or client its label names first (the crash: the system). */
+export function actorOf(a: MinosAction): string {
+  const open = a.label.indexOf('(');
+  const first = open < 0 ? '' : a.label.slice(open + 1).split(/[,)<@]/)[0];
+  return a.step === 'crash' ? 'system' : NODE.includes(first) ? first : first.startsWith('c') ? `client ${first}` : 'system';
 }

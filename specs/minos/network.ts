@@ -8,7 +8,7 @@ import { sameMsg, send as bagSend } from '../kit/network.ts';
 import { removeAt } from '../kit/state.ts';
 import type { GlobalStep } from '../kit/table.ts';
 import type { Cx } from './context.ts';
-import { ACK_P, INV, KEY, NODE, NONE, NO_ITEMS, PERSIST, VAL, VAL_C, VAL_P, coordOf, foOf, msgItems, netOf, showTS, type MinosAction, type Msg, type State } from './state.ts';
+import { ACK_P, INV, NONE, NO_ITEMS, PERSIST, VAL, VAL_C, VAL_P, coordOf, foOf, keyTS, link, msgItems, netOf, type MinosAction, type Msg, type State } from './state.ts';
 
 type Step = GlobalStep<State, MinosAction>;
 
@@ -107,8 +107,8 @@ export function networkSteps(cx: Cx): Step[] {
   // label is made once, on the first state that offers it (the guard runs on every state).
   const linkOf = (m: Msg): string => {
     const [, k, ts, from, to, sc] = m;
-    const what = k === -1 ? `sc${sc}` : `${KEY[k]}, ${showTS(ts)}`;
-    return `${NODE[to]}<-${NODE[from]}, ${what}`;
+    const what = k === -1 ? `sc${sc}` : keyTS(k, ts);
+    return `${link(to, from)}, ${what}`;
   };
   // So is its delivery action at each place in the bag it takes.
   const recvs = new WeakMap<Msg, { label: string; at: MinosAction[] }>();

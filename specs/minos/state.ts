@@ -74,6 +74,13 @@ export const mkTS = (v: number, n: number): number => v * TSN + n;
 export const NODE = ['A', 'B', 'C', 'D', 'E'];
 export const KEY = ['x', 'y', 'z'];
 export const showTS = (t: number): string => (t === NONE ? '<-1,-1>' : `<${ver(t)},${NODE[nid(t)]}>`);
+// The pieces of the actions' labels (the plain machine's and synch-words.ts's): client c at node n, a key and a TS, a link.
+export const clientAt = (c: number, n: number): string => `c${c}@${NODE[n]}`;
+export const keyTS = (k: number, ts: number): string => `${KEY[k]}, ${showTS(ts)}`;
+export const link = (to: number, from: number): string => `${NODE[to]}<-${NODE[from]}`;
+/** A client operation's label: `clientWrite_L4(c0@A, x, v1)`, `read(c2@C, x)` (a client-write names its value: write w writes w+1). */
+export const clientWriteLabel = (c: number, n: number, k: number, w: number): string => `clientWrite_L4(${clientAt(c, n)}, ${KEY[k]}, v${w + 1})`;
+export const readLabel = (name: string, c: number, n: number, k: number): string => `${name}(${clientAt(c, n)}, ${KEY[k]})`;
 
 /** A record at one node (Fig. 1(a)). val is a write's value: write w writes w+1; 0 is v0. */
 export interface Rec {
@@ -482,23 +489,48 @@ function fixed(out: Int32Array, n: number, xs: readonly number[]): number {
 export function encodeWords(s: State, out: Int32Array): number {
   let n = 0;
   const rec = s.rec;
-  for (let i = 0; i < rec.length; i++) {
-    const row = rec[i];
-    for (let j = 0; j < row.length; j++) {
-      const r = row[j];
-      out[n] = r.val;
-      out[n + 1] = r.vts;
-      out[n + 2] = r.gv;
-      out[n + 3] = r.gd;
-      out[n + 4] = r.rd;
-      out[n + 5] = r.wr;
-      out[n + 6] = r.iss;
-      n = list(out, n + 7, r.vq);
-    }
+  for (let i = 0; i < rec.length; i++) n = rowWords(out, n, rec[i]);
+  n = nvmWords(out, n, s.nvm);
+  n = coWords(out, n, s.co);
+  const cl = s.cl;
+  for (let c = 0; c < cl.length; c++) out[n++] = cl[c];
+  n = foWords(out, n, s.fo);
+  n = netWords(out, n, s.net);
+  n = bgWords(out, n, s.bg);
+  out[n++] = +s.crashed;
+  n = list(out, n, s.pr);
+  n = ghostWords(out, n, s.g);
+  return n <= out.length ? n : -1;
+}
+
+// The parts of encodeWords, each written at n; each returns the next free index. Functions
+// of their own, so that V8 compiles each apart: a part first met late (A-renf's first
+// background persist, D-scope's persist threads) then throws away and recompiles that
+// part, no longer the whole encoding (encodeWords was compiled three times in a fresh run of
+// the default configs, now once: README "Speed, fourteenth pass").
+
+/** One node's records. */
+function rowWords(out: Int32Array, n: number, row: readonly Rec[]): number {
+  for (let j = 0; j < row.length; j++) {
+    const r = row[j];
+    out[n] = r.val;
+    out[n + 1] = r.vts;
+    out[n + 2] = r.gv;
+    out[n + 3] = r.gd;
+    out[n + 4] = r.rd;
+    out[n + 5] = r.wr;
+    out[n + 6] = r.iss;
+    n = list(out, n + 7, r.vq);
   }
-  const nvm = s.nvm;
+  return n;
+}
+
+function nvmWords(out: Int32Array, n: number, nvm: readonly (readonly number[])[]): number {
   for (let i = 0; i < nvm.length; i++) n = list(out, n, nvm[i]);
-  const co = s.co;
+  return n;
+}
+
+function coWords(out: Int32Array, n: number, co: readonly (Coord | null)[]): number {
   for (let c = 0; c < co.length; c++) {
     const t = co[c];
     if (t === null) {
@@ -518,40 +550,49 @@ export function encodeWords(s: State, out: Int32Array): number {
     out[n + 10] = t.sc;
     n += 11;
   }
-  const cl = s.cl;
-  for (let c = 0; c < cl.length; c++) out[n++] = cl[c];
-  const fo = s.fo;
+  return n;
+}
+
+function foWords(out: Int32Array, n: number, fo: readonly Foll[]): number {
   out[n++] = fo.length;
-  for (let i = 0; i < fo.length; i++) {
-    const f = fo[i];
-    out[n] = f.n;
-    out[n + 1] = kindCode(f.kind);
-    out[n + 2] = f.k;
-    out[n + 3] = f.ts;
-    out[n + 4] = f.v;
-    out[n + 5] = f.from;
-    out[n + 6] = code(f.pc);
-    out[n + 7] = f.tau;
-    out[n + 8] = +f.sn;
-    out[n + 9] = f.need;
-    out[n + 10] = f.sc;
-    n = list(out, n + 11, f.items);
-  }
-  const net = s.net;
+  for (let i = 0; i < fo.length; i++) n = follWords(out, n, fo[i]);
+  return n;
+}
+
+function follWords(out: Int32Array, n: number, f: Foll): number {
+  out[n] = f.n;
+  out[n + 1] = kindCode(f.kind);
+  out[n + 2] = f.k;
+  out[n + 3] = f.ts;
+  out[n + 4] = f.v;
+  out[n + 5] = f.from;
+  out[n + 6] = code(f.pc);
+  out[n + 7] = f.tau;
+  out[n + 8] = +f.sn;
+  out[n + 9] = f.need;
+  out[n + 10] = f.sc;
+  return list(out, n + 11, f.items);
+}
+
+function netWords(out: Int32Array, n: number, net: readonly Msg[]): number {
   out[n++] = net.length;
   for (let i = 0; i < net.length; i++) n = list(out, n, net[i]);
-  const bg = s.bg;
+  return n;
+}
+
+function bgWords(out: Int32Array, n: number, bg: readonly Bg[]): number {
   out[n++] = bg.length;
   for (let i = 0; i < bg.length; i++) n = list(out, n, bg[i]);
-  out[n++] = +s.crashed;
-  n = list(out, n, s.pr);
-  const g = s.g;
+  return n;
+}
+
+function ghostWords(out: Int32Array, n: number, g: Ghost): number {
   n = fixed(out, n, g.wts);
   n = fixed(out, n, g.wst);
   n = fixed(out, n, g.readMax);
   n = fixed(out, n, g.pd);
   n = putString(out, n, g.i2);
   n = putString(out, n, g.i11);
-  n = putString(out, n, g.lin);
-  return n <= out.length ? n : -1;
+  return putString(out, n, g.lin);
 }
+

@@ -10,7 +10,7 @@ import { broadcast, checkI11, maxDone, persistNvm, readValue, scopeItems, type C
 import { coordinatorSteps } from './coordinator.ts';
 import { followerSteps } from './follower.ts';
 import { networkSteps } from './network.ts';
-import { ActionCache, KEY, NODE, NONE, NO_ITEMS, PERSIST, actionKey, bgOf, coOf, ghostOf, mkTS, showTS, ver, type MinosAction, type Op, type State } from './state.ts';
+import { ActionCache, KEY, NODE, NONE, NO_ITEMS, PERSIST, actionKey, bgOf, clientAt, clientWriteLabel, coOf, ghostOf, mkTS, readLabel, showTS, ver, type MinosAction, type Op, type State } from './state.ts';
 
 type Step = ActorStep<State, MinosAction>;
 
@@ -26,7 +26,7 @@ const IDLE = '';
 
 function clientSteps(cx: Cx): Step[] {
   const { mut, writeOf, writes } = cx;
-  const who = (c: number) => `c${c}@${NODE[cx.nodeOf(c)]}`;
+  const who = (c: number) => clientAt(c, cx.nodeOf(c));
   // A client's next operation is its script's: each action made once per (client, place in the script).
   const writesMade = new ActionCache();
   const persistsMade = new ActionCache();
@@ -44,7 +44,7 @@ function clientSteps(cx: Cx): Step[] {
         const op = nextOp(cx, s, c, 'write');
         if (!op) return;
         const key = at(s, c);
-        out.push(writesMade.get(key) ?? writesMade.keep(key, { step: 'clientWrite_L4', label: `clientWrite_L4(${who(c)}, ${KEY[op.key ?? 0]}, v${writeOf[c][s.cl[c]] + 1})`, i: c, k: op.key ?? 0 }));
+        out.push(writesMade.get(key) ?? writesMade.keep(key, { step: 'clientWrite_L4', label: clientWriteLabel(c, cx.nodeOf(c), op.key ?? 0, writeOf[c][s.cl[c]]), i: c, k: op.key ?? 0 }));
       },
       effect(d, a) {
         const c = a.i;
@@ -91,7 +91,7 @@ function clientSteps(cx: Cx): Step[] {
         const k = op?.key ?? 0;
         if (!op || s.rec[cx.nodeOf(c)][k].rd !== NONE) return;
         const key = at(s, c);
-        out.push(readsMade.get(key) ?? readsMade.keep(key, { step: 'read', label: `${mut.M21 ? 'readCheck' : 'read'}(${who(c)}, ${KEY[k]})`, i: c, k }));
+        out.push(readsMade.get(key) ?? readsMade.keep(key, { step: 'read', label: readLabel(mut.M21 ? 'readCheck' : 'read', c, cx.nodeOf(c), k), i: c, k }));
       },
       effect(d, a) {
         const low = maxDone(cx, d, a.k);

@@ -21,7 +21,7 @@
 
 import type { Action, Check, Machine } from '../../checkers/explore/types.ts';
 import { applyFault, crashesOf, faultChoices, isDown, type Faults } from '../kit/faults.ts';
-import { byte, bytes, countedAdd, countedHas, countedInsert, countedRemove, countedRemoveWhere, countedSort, int, ints, layout, layoutMachine, type LayoutState } from '../kit/layout.ts';
+import { byte, bytes, countedAdd, countedHas, countedInsert, countedRemove, countedRemoveWhere, countedSort, int, ints, layout, layoutMachine, Numbered, type LayoutState } from '../kit/layout.ts';
 import { monCrash, monInit, registerSlot, type Mon } from '../kit/object-ghost.ts';
 import { popcount } from '../kit/state.ts';
 import { context, quorumHas, tidOfProc, withFailure, type Cx } from './context.ts';
@@ -159,26 +159,6 @@ function sgLayout(np: number, n: number, nLocks: number, cap: number, capBg: num
 
 /** The state's fields a report hides unless asked (the ghost and the violations). */
 export const SG_INTERNAL = ['cR', 'cW', 'invN', 'inv', 'tlInvN', 'tlInv', 'tlTrueN', 'tlTrue', 'lin', 'rewN', 'rew', 'dblN', 'dbl', 'doneTs', 'viol'];
-
-/** Immutable values kept as numbers in the words: one number per distinct value (by its key), in the order met. */
-class Numbered<T> {
-  readonly values: T[] = [];
-  private readonly byValue = new Map<T, number>();
-  private readonly byKey = new Map<string, number>();
-  constructor(private readonly key: (x: T) => string) {}
-  of(x: T): number {
-    let k = this.byValue.get(x);
-    if (k !== undefined) return k;
-    const key = this.key(x);
-    k = this.byKey.get(key);
-    if (k === undefined) {
-      this.byKey.set(key, (k = this.values.length));
-      this.values.push(x);
-    }
-    this.byValue.set(x, k);
-    return k;
-  }
-}
 
 type S = LayoutState<ReturnType<typeof sgLayout>['fields']>;
 const mnFaults = (s: S) => s.mns as unknown as Faults;

@@ -154,6 +154,8 @@ function base(name: string, allowCas: boolean): Model<unknown, RegisterInput, un
     describeOperation,
     describeState: (s) => show(s),
     readOnly: (input, output) => input.f === 'read' || (allowCas && input.f === 'cas' && output === false),
+    // A cas that succeeded fits only where the register holds `from` (a failed one is read-only).
+    ...(allowCas ? { conditional: (input: RegisterInput, output: unknown) => input.f === 'cas' && output !== false } : {}),
     unobserved,
     refute,
   };

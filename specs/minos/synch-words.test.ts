@@ -1,0 +1,75 @@
+// synch-words.ts against the plain machine (machine.ts, the reference) on every config and
+// variant it runs: the same verdict, distinct states, transitions and depth, and the same
+// violations (property, message, every label of the counterexample), with the engine's
+// linearizability monitor and without; and the engine searches it on its layout path.
+
+import { describe, expect, it } from 'vitest';
+import { exploreSync } from '../../checkers/explore/index.ts';
+import type { ExploreResult, Machine } from '../../checkers/explore/types.ts';
+import { configs } from './configs.ts';
+import { spec } from './index.ts';
+import { buildMachine } from './machine.ts';
+import { buildSynchWords, synchWordsRun } from './synch-words.ts';
+
+const config = (name: string) => configs.find((c) => c.name === name)!.config;
+const TAKEN = ['M1', 'M4', 'M5', 'M8', 'M9', 'M17', 'M18', 'M19', 'M23', 'TS-COLLISION'];
+
+const figures = (r: ExploreResult) => ({
+  status: r.status,
+  states: r.states,
+  transitions: r.transitions,
+  depth: r.depth,
+  violations: r.violations.map((v) => ({ property: v.property, message: v.message, labels: v.steps.map((st) => st.action.label) })),
+});
+
+/** The machine with its layout's step counted (the engine's layout path calls it; the plain path does not). */
+function counted(m: Machine): { m: Machine; steps: () => number } {
+  let n = 0;
+  const L = m.layout!;
+  const step = L.step;
+  (L as { step: typeof step }).step = (d, a, from) => {
+    n++;
+    step(d, a, from);
+  };
+  return { m, steps: () => n };
+}
+
+describe('synch-words.ts runs', () => {
+  it('B-synch, E-synch and C-synch (full tier) and no other config, and only the variants it takes', () => {
+    const taken = configs.filter((c) => synchWordsRun(c.config)).map((c) => c.name);
+    expect(taken).toEqual(['B-synch', 'C-synch', 'E-synch']);
+    expect(synchWordsRun(config('B-synch'), 'M21')).toBe(false); // a split read: a coordinator thread of another kind
+    expect(synchWordsRun(config('B-synch'), 'T2b-literal')).toBe(false);
+    for (const v of TAKEN) expect(synchWordsRun(config('B-synch'), v)).toBe(true);
+    expect(spec.build(config('B-synch')).layout).toBeDefined();
+    expect(spec.build(config('B2-synch')).layout).toBeUndefined();
+  });
+});
+
+describe('synch-words.ts is the plain machine on words', () => {
+  for (const name of ['B-synch', 'E-synch']) {
+    for (const linearizability of ['incremental', 'off'] as const) {
+      it(`${name}, monitor ${linearizability}`, () => {
+        const plain = exploreSync(buildMachine(config(name)), { linearizability });
+        const { m, steps } = counted(buildSynchWords(config(name)));
+        const words = exploreSync(m, { linearizability });
+        expect(figures(words)).toEqual(figures(plain));
+        expect(plain.status).toBe('holds');
+        expect(steps()).toBeGreaterThanOrEqual(words.transitions);
+      }, 60_000);
+    }
+    for (const variant of TAKEN) {
+      // every violated property's counterexample on the small config, the first one on B-synch
+      it(`${name} ${variant}: the same verdict, counts and counterexamples`, () => {
+        const opts = { linearizability: 'off', all: name === 'E-synch' } as const;
+        const plain = exploreSync(buildMachine(config(name), variant), opts);
+        const words = exploreSync(buildSynchWords(config(name), variant), opts);
+        expect(figures(words)).toEqual(figures(plain));
+      }, 60_000);
+    }
+  }
+  it('some variants it takes are caught (the comparison covers violations)', () => {
+    const caught = TAKEN.filter((v) => exploreSync(buildSynchWords(config('B-synch'), v), { linearizability: 'off' }).status === 'violation');
+    expect(caught.length).toBeGreaterThanOrEqual(5);
+  }, 60_000);
+});
