@@ -145,7 +145,8 @@ export function plan(arg: ModelArg, history: readonly Operation[], options: Chec
   // One partition, the whole history, unless the model partitions it: then its parts are
   // set below (and the whole history again if its partition function fails).
   const partitioned = options.partition !== false && !!model.partition && history.length > 0;
-  const memoLimitBytes = (options.memoLimitMB ?? DEFAULT_MEMO_LIMIT_MB) * 2 ** 20;
+  const memoLimitMB = options.memoLimitMB;
+  const memoLimitBytes = memoLimitMB === undefined ? DEFAULT_MEMO_LIMIT_BYTES : memoLimitMB * 2 ** 20;
   const p = new CheckPlan(model, registered, history, start, options.timeoutMs, options.verbose === true, memoLimitBytes, partitioned ? [] : [identity(history.length)], !partitioned);
   if (partitioned) {
     try {
@@ -234,9 +235,14 @@ function inHistoryOrder(history: readonly Operation[], parts: readonly (readonly
   return ids;
 }
 
+let seenScratch = new Uint8Array(256);
+
 /** The model's partitionIndices, without empty parts: every index of the history in exactly one part, or an error. */
 function checkedIndices(model: Model, n: number, all: number[][]): number[][] {
-  const seen = new Uint8Array(n);
+  // A scratch of this module's, as stuckAfter's (a typed array is costly to make on a small
+  // history's first check), cleared before it is used: an error leaves it as it was.
+  if (seenScratch.length < n) seenScratch = new Uint8Array(Math.max(n, 2 * seenScratch.length));
+  const seen = seenScratch.fill(0, 0, n);
   let count = 0;
   let empty = false;
   for (let c = 0; c < all.length; c++) {
@@ -278,6 +284,7 @@ function byIdentity(model: Model, history: readonly Operation[], parts: readonly
 
 /** The memo budget of each partition when CheckOptions.memoLimitMB is not given (`interleave lin --memo-budget`). */
 export const DEFAULT_MEMO_LIMIT_MB = 2048;
+const DEFAULT_MEMO_LIMIT_BYTES = DEFAULT_MEMO_LIMIT_MB * 2 ** 20;
 
 /** What every partition's search is given. */
 export interface RoundOptions {
@@ -447,40 +454,62 @@ export function assemble(p: Plan, results: readonly (SearchResult | undefined)[]
       partitions[index] = new OkReport(index, ids, r.explored, r.cached, p.whole ? r.linearization! : inHistory(r.linearization!, ids));
       continue;
     }
+    if (r.verdict === 'illegal') {
+      // An illegal answer has its longest and never a reason, a model error or a
+      // linearization (wgl.ts's finish('illegal'), small.ts's illegal): none of them read.
+      illegal = true;
+      const report = new IllegalReport(index, ids, r.explored, r.cached, p.model, history);
+      partitions[index] = report;
+      if (r.longest) illegalReport(p, report, r, ops !== undefined ? ops[index] : ids.map((i) => history[i]));
+      continue;
+    }
     const report: PartitionReport = new Report(index, ids, r.verdict, r.explored, r.cached);
     partitions[index] = report;
-    if (r.verdict === 'illegal') illegal = true;
-    else ok = false;
+    ok = false;
     if (r.reason) report.reason = r.reason;
     if (r.modelError && modelError === undefined) {
       modelError = { operation: r.modelError.operation < 0 ? -1 : ids[r.modelError.operation], message: r.modelError.message };
     }
     if (r.linearization) report.linearization = p.whole ? r.linearization : inHistory(r.linearization, ids);
-    if (r.verdict === 'illegal' && r.longest) {
-      const local = ops !== undefined ? ops[index] : ids.map((i) => history[i]);
-      // A whole history's indices are the history's: the search's arrays (its own, made for
-      // this answer) are the report's, as its linearization is.
-      report.longest = p.whole ? r.longest : r.longest.map((seq) => inHistory(seq, ids));
-      if (r.proof !== undefined) report.proof = p.whole ? r.proof : { operation: ids[r.proof.operation], why: r.proof.why };
-      // A search the proof cut short did not try everything after its longest: the refuted
-      // operation is what cannot come next.
-      if (r.proof !== undefined && r.cutShort === true) report.stuckAfter = r.longest.map(() => [ids[r.proof!.operation]]);
-      else {
-        const after = new Array<number[]>(r.longest.length);
-        for (let k = 0; k < after.length; k++) {
-          const stuck = stuckAfter(local, r.longest[k]);
-          after[k] = p.whole ? stuck : inHistory(stuck, ids);
-        }
-        report.stuckAfter = after;
-      }
-      report.stuck = report.stuckAfter[0];
-      const states = replay(p.model, history, report.longest[0]);
-      if (states) report.states = states;
-    }
   }
   const result: LinResult = new Result(illegal ? 'illegal' : ok ? 'ok' : 'unknown', history.length, partitions, performance.now() - p.start);
   if (modelError) result.modelError = modelError;
   return result;
+}
+
+/**
+ * An illegal partition's report: its longest partial linearizations, the model's proof, the
+ * operations stuck after each, the states along the first; `local`: the partition's operations.
+ * Loops rather than `map` with a closure: each closure is made and each call run in the
+ * interpreter on a first check.
+ */
+function illegalReport(p: Plan, report: IllegalReport, r: SearchResult, local: readonly Operation[]): void {
+  const ids = p.parts[report.index];
+  const longest = r.longest!;
+  const proof = r.proof;
+  // A whole history's indices are the history's: the search's arrays (its own, made for
+  // this answer) are the report's, as its linearization is.
+  let inHistoryLongest = longest;
+  if (!p.whole) {
+    inHistoryLongest = new Array<number[]>(longest.length);
+    for (let k = 0; k < longest.length; k++) inHistoryLongest[k] = inHistory(longest[k], ids);
+  }
+  report.longest = inHistoryLongest;
+  if (proof !== undefined) report.proof = p.whole ? proof : { operation: ids[proof.operation], why: proof.why };
+  const after = new Array<number[]>(longest.length);
+  if (proof !== undefined && r.cutShort === true) {
+    // A search the proof cut short did not try everything after its longest: the refuted
+    // operation is what cannot come next.
+    for (let k = 0; k < after.length; k++) after[k] = [ids[proof.operation]];
+  } else {
+    for (let k = 0; k < after.length; k++) {
+      const stuck = stuckAfter(local, longest[k]);
+      after[k] = p.whole ? stuck : inHistory(stuck, ids);
+    }
+  }
+  report.stuckAfter = after;
+  report.stuck = after[0];
+  if (p.model.describeState !== undefined && inHistoryLongest[0].length <= MAX_REPLAY) Object.defineProperty(report, 'states', IllegalReport.states);
 }
 
 // The result and its partitions' reports as class instances rather than object literals: a
@@ -521,6 +550,62 @@ class Report implements PartitionReport {
   }
 }
 
+/**
+ * An illegal partition's report (as Report, then what illegalReport adds). Its `states` are
+ * replayed when first read: an own enumerable accessor (IllegalReport.states, one defined
+ * property) that turns into the data property, or goes when the replay gives nothing, so
+ * JSON, structured clones and property checks see what an eager replay would have left. A
+ * check whose caller reads only verdicts does not pay for the replay, a model step and a
+ * describeState per operation of the longest partial linearization: 5-18 us of an illegal
+ * 10-operation first check, 30-165 us at 100 (RESULTS-issue21.md, lin-plan).
+ */
+class IllegalReport implements PartitionReport {
+  declare index: number;
+  declare operations: number[];
+  declare verdict: 'illegal';
+  declare explored: number;
+  declare cached: number;
+  declare longest: number[][];
+  declare proof?: PartitionReport['proof'];
+  declare stuckAfter: number[][];
+  declare stuck: number[];
+  declare states?: string[];
+  // What the replay needs besides longest[0] (private: not a property anyone sees).
+  readonly #model: Model;
+  readonly #history: readonly Operation[];
+
+  constructor(index: number, operations: number[], explored: number, cached: number, model: Model, history: readonly Operation[]) {
+    this.#model = model;
+    this.#history = history;
+    this.index = index;
+    this.operations = operations;
+    this.verdict = 'illegal';
+    this.explored = explored;
+    this.cached = cached;
+  }
+
+  /** `states` until first read (a descriptor made once, shared by every report). */
+  static readonly states: PropertyDescriptor = {
+    get(this: IllegalReport): string[] | undefined {
+      const states = replay(this.#model, this.#history, this.longest[0]);
+      IllegalReport.settle(this, states);
+      return states;
+    },
+    set(this: IllegalReport, states: string[] | undefined): void {
+      IllegalReport.settle(this, states);
+    },
+    enumerable: true,
+    configurable: true,
+  };
+
+  private static settle(report: IllegalReport, states: string[] | undefined): void {
+    // A frozen report keeps its accessor (the replay runs again at each read).
+    if (!Object.isExtensible(report)) return;
+    if (states === undefined) delete report.states;
+    else Object.defineProperty(report, 'states', { value: states, writable: true, enumerable: true, configurable: true });
+  }
+}
+
 /** A linearizable partition: its report in one object (an ok answer never has a reason or a model error). */
 class OkReport implements PartitionReport {
   declare index: number;
@@ -557,15 +642,22 @@ export function stuckAfter(ops: readonly Operation[], seq: readonly number[]): n
   if (stuckDone.length < ops.length) stuckDone = new Uint8Array(Math.max(ops.length, 2 * stuckDone.length));
   const done = stuckDone;
   for (let k = 0; k < seq.length; k++) done[seq[k]] = 1;
+  // One pass over the operations: the earliest return left, and those not in the sequence
+  // called by the earliest return seen so far (a superset of the answer: that return only
+  // comes down), in index order; then those called by the earliest return, by call, then index
+  // (an insertion sort, as histories come nearly in call order).
   let minRet = Infinity;
-  for (let i = 0; i < ops.length; i++) {
-    const r = ops[i].ret;
-    if (done[i] === 0 && r !== undefined && r < minRet) minRet = r;
-  }
-  // By call, then index: an insertion sort, as histories come nearly in call order.
-  const stuck: number[] = [];
+  const maybe: number[] = [];
   for (let i = 0; i < ops.length; i++) {
     if (done[i] === 1) continue;
+    const op = ops[i];
+    const r = op.ret;
+    if (r !== undefined && r < minRet) minRet = r;
+    if (op.call <= minRet) maybe.push(i);
+  }
+  const stuck: number[] = [];
+  for (let m = 0; m < maybe.length; m++) {
+    const i = maybe[m];
     const c = ops[i].call;
     if (!(c <= minRet)) continue;
     let j = stuck.length - 1;
@@ -592,7 +684,7 @@ const MAX_REPLAY_CHARS = 1 << 20;
  * quadratic).
  */
 function replay(model: Model, history: readonly Operation[], seq: readonly number[]): string[] | undefined {
-  if (!model.describeState || seq.length > MAX_REPLAY) return undefined;
+  if (!model.describeState) return undefined;
   const states: string[] = [];
   let chars = 0;
   try {
@@ -627,16 +719,17 @@ export function runInThread(p: Plan): LinResult {
   if (p.partitionError !== undefined) return assemble(p, results);
   const ops = partitionOps(p);
   let illegal = false;
-  const left: number[] = [];
+  // Made only when small.ts gives a partition up (an array literal is made in the runtime on a first check).
+  let left: number[] | undefined;
   for (let index = 0; index < n; index++) {
     const quick = p.verbose ? undefined : smallSearch(p.model, ops[index]);
-    if (quick === undefined) left.push(index);
+    if (quick === undefined) (left ??= []).push(index);
     else {
       results[index] = quick;
       if (quick.verdict === 'illegal') illegal = true;
     }
   }
-  if (left.length > 0) {
+  if (left !== undefined) {
     const rounds = new Rounds(p.model, ops, left, p, true);
     do {
       for (const { index, result } of rounds.play()) {

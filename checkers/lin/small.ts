@@ -23,7 +23,7 @@
 
 import { fmix32 } from './hash.ts';
 import { UNKNOWN, type Model, type Operation, type Refutation } from './types.ts';
-import { adviceOf, priorities, refutation, unobserved, type SearchResult } from './wgl.ts';
+import { adviceOf, priorities, refutation, unobservedOf, type SearchResult } from './wgl.ts';
 
 /**
  * Operations in a (sub-)history this search takes on; longer ones go to wgl.ts directly. 256,
@@ -64,8 +64,6 @@ const zob = new Int32Array(SMALL_MAX);
 for (let o = 0; o < SMALL_MAX; o++) zob[o] = fmix32(Math.imul(o + 1, 0x9e3779b1));
 /** Determinate operations by return. */
 const byRet = new Int32Array(SMALL_MAX);
-/** Scratch per operation of the ops given: 1 read-only, 2 left out. */
-const flags = new Uint8Array(SMALL_MAX);
 /** The set of linearized operations (and a copy of it, kept while rememberStack works). */
 const lin = new Uint32Array(WORDS);
 const savedLin = new Uint32Array(WORDS);
@@ -144,7 +142,7 @@ let used = 0;
 
 /** An empty memo (a new stamp: no slot is this search's). */
 function forget(): void {
-  entryState.fill(undefined, 0, entries);
+  if (entries > 0) entryState.fill(undefined, 0, entries);
   entries = 0;
   stamp = (stamp + 1) | 0;
   if (stamp === 0) {
@@ -160,7 +158,9 @@ function forget(): void {
  */
 function release(): void {
   stackState.fill(undefined, 0, used + 1);
-  entryState.fill(undefined, 0, entries);
+  // Not when no memo was made (most small searches): a builtin call's first execution costs
+  // ~1-1.5 us in a first check, its later ones ~0.15 (RESULTS-issue21.md, lin-plan).
+  if (entries > 0) entryState.fill(undefined, 0, entries);
   used = 0;
   entries = 0;
 }
@@ -180,12 +180,16 @@ function search<S>(model: Model<S>, ops: readonly Operation[], all: number): Sea
   // Which operations take part: determinate ones, and crashed ones that may have changed
   // something someone saw; those kept by call (then index), in the same pass (a first check
   // runs each pass over the operations in the interpreter, ~0.5 us an iteration): an
-  // insertion sort, as histories come nearly so.
+  // insertion sort, as histories come nearly so. Each one's return time (Infinity:
+  // indeterminate) and kind go with it, so that the next passes read neither an operation
+  // nor a scratch by index in the ops given again: a first check runs these loops without
+  // feedback, where each load or store costs ~0.1 us (RESULTS-issue21.md, lin-plan).
   let crashed = false;
   let n = 0;
   for (let i = 0; i < all; i++) {
     const op = ops[i];
-    const indeterminate = op.ret === undefined;
+    const ret = op.ret;
+    const indeterminate = ret === undefined;
     if (indeterminate) crashed = true;
     let ro = false;
     if (readOnly !== undefined) {
@@ -195,32 +199,33 @@ function search<S>(model: Model<S>, ops: readonly Operation[], all: number): Sea
         ro = false;
       }
     }
-    if (ro && indeterminate) {
-      flags[i] = 2;
-      continue;
-    }
-    flags[i] = ro ? 1 : 0;
+    if (ro && indeterminate) continue;
     const c = op.call;
     let j = n - 1;
     while (j >= 0 && callAt[j] > c) {
       origin[j + 1] = origin[j];
       callAt[j + 1] = callAt[j];
+      retAt[j + 1] = retAt[j];
+      kindOf[j + 1] = kindOf[j];
       j--;
     }
     origin[j + 1] = i;
     callAt[j + 1] = c;
+    retAt[j + 1] = indeterminate ? Infinity : ret;
+    kindOf[j + 1] = indeterminate ? 2 : ro ? 0 : 1;
     n++;
   }
   if (crashed) {
     // And those the model's `unobserved` drops, taken out of the order (which stays by call, then index).
-    const dropped = unobserved(model, ops);
+    const dropped = unobservedOf(model, ops);
     if (dropped !== undefined) {
-      for (let i = 0; i < all; i++) if (dropped[i] === true && ops[i].ret === undefined) flags[i] = 2;
       let kept = 0;
       for (let o = 0; o < n; o++) {
-        if (flags[origin[o]] === 2) continue;
+        if (kindOf[o] === 2 && dropped[origin[o]] === true) continue;
         origin[kept] = origin[o];
         callAt[kept] = callAt[o];
+        retAt[kept] = retAt[o];
+        kindOf[kept] = kindOf[o];
         kept++;
       }
       n = kept;
@@ -229,16 +234,11 @@ function search<S>(model: Model<S>, ops: readonly Operation[], all: number): Sea
   used = n;
   let det = 0;
   for (let o = 0; o < n; o++) {
-    const op = ops[origin[o]];
-    if (op.ret === undefined) {
-      retAt[o] = Infinity;
-      kindOf[o] = 2;
+    if (kindOf[o] === 2) {
       sortKey[o] = 2 * SMALL_MAX + o;
       continue;
     }
-    const r = op.ret;
-    retAt[o] = r;
-    kindOf[o] = flags[origin[o]] === 1 ? 0 : 1;
+    const r = retAt[o];
     let j = det - 1;
     while (j >= 0 && retAt[byRet[j]] > r) {
       byRet[j + 1] = byRet[j];

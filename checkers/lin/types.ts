@@ -199,7 +199,7 @@ export interface PartitionReport {
    * linearization found until then, and `stuck` is the refuted operation.
    */
   proof?: Refutation;
-  /** describeState after each step of `longest[0]` (illegal partitions only). */
+  /** describeState after each step of `longest[0]` (illegal partitions only; replayed when first read). */
   states?: string[];
   /** The search's size: configurations visited and memo entries kept. */
   explored?: number;

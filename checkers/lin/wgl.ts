@@ -1290,7 +1290,12 @@ export function unobserved(model: Model, ops: readonly Operation[]): boolean[] |
   // A loop, not `some` and a closure: a call per operation in the interpreter on a first check.
   let crashed = false;
   for (let i = 0; i < ops.length && !crashed; i++) crashed = ops[i].ret === undefined;
-  if (!crashed) return undefined;
+  return crashed ? unobservedOf(model, ops) : undefined;
+}
+
+/** As unobserved, for ops known to have a crashed operation (small.ts's pass saw one). */
+export function unobservedOf(model: Model, ops: readonly Operation[]): boolean[] | undefined {
+  if (model.unobserved === undefined) return undefined;
   try {
     const r = model.unobserved(ops);
     return Array.isArray(r) && r.length === ops.length ? r : undefined;
