@@ -47,16 +47,23 @@ interface Members {
 
 /** The members met in one check (init makes a fresh one): ids, texts, hashes. */
 class SetCheck {
+  // Declared and set in the constructor (SetState says why): init makes one per check.
   /** Each id's key (keyOf). */
-  readonly keys: (number | string)[] = [];
-  private readonly ids = new Map<number | string, number>();
-  private readonly outputs = new WeakMap<object, Members>();
+  declare readonly keys: (number | string)[];
+  declare private readonly ids: Map<number | string, number>;
+  /** Made when a second read's output is met (a small history's search may meet one). */
+  declare private outputs: WeakMap<object, Members> | undefined;
   /** The read asked about last (a search tries one read in several states). */
-  private lastOutput: unknown = undefined;
-  private lastMembers: Members | undefined = undefined;
-  readonly empty: SetState;
+  declare private lastOutput: unknown;
+  declare private lastMembers: Members | undefined;
+  declare readonly empty: SetState;
 
   constructor() {
+    this.keys = [];
+    this.ids = new Map();
+    this.outputs = undefined;
+    this.lastOutput = undefined;
+    this.lastMembers = undefined;
     this.empty = new SetState(this, 0, EMPTY_IDS, 0);
   }
 
@@ -74,7 +81,13 @@ class SetCheck {
   members(output: unknown): Members {
     if (output === this.lastOutput) return this.lastMembers!;
     if (!Array.isArray(output)) throw new Error(`set: read must return an array of members, got ${show(output)}`);
-    let m = this.outputs.get(output);
+    let outputs = this.outputs;
+    if (outputs === undefined && this.lastOutput !== undefined) {
+      // A second output: from here every output is kept, the first one too.
+      outputs = this.outputs = new WeakMap();
+      outputs.set(this.lastOutput as unknown[], this.lastMembers!);
+    }
+    let m = outputs?.get(output);
     if (m === undefined) {
       // Ids sorted (insertion: reads are short or come nearly in id order), duplicates dropped.
       const ids: number[] = [];
@@ -89,7 +102,7 @@ class SetCheck {
       let hash = 0;
       for (let k = 0; k < ids.length; k++) hash = (hash + memberHash(ids[k])) | 0;
       m = { ids, hash };
-      this.outputs.set(output, m);
+      outputs?.set(output, m);
     }
     this.lastOutput = output;
     this.lastMembers = m;
