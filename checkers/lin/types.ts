@@ -84,7 +84,7 @@ function nextByStep<S>(this: Model<S>, state: S, input: unknown, output: unknown
 }
 
 /**
- * A sequential specification, shaped like Porcupine's. `step` must be pure. States equal
+ * A sequential specification, shaped like Porcupine's. `step` (and `next`) must be pure. States equal
  * under `equal` must have equal `hash`es. Without `equal`, states are compared with
  * `Object.is` after a hash match; without `hash`, every state hashes to 0.
  */
@@ -93,11 +93,12 @@ export interface Model<S = any, I = any, O = any> {
   init(): S;
   step(state: S, input: I, output: O | Unknown): StepResult<S>;
   /**
-   * Optional: the same step without a result object, the next state or ILLEGAL. It must
-   * agree with `step` (`stepFrom(next)` makes one from the other). The searches call `next`
-   * when a model gives it: a step runs for every configuration tried, and in a first check
-   * (run in V8's interpreter and baseline code, without feedback) each object literal is
-   * made in the runtime, ~1 us, about what the rest of a register's step costs.
+   * Optional: the same step without a result object, the next state or ILLEGAL, called
+   * with the model as `this`. It must agree with `step` (`stepFrom(next)` makes one from the
+   * other). The searches call `next` when a model gives it: a step runs for every
+   * configuration tried, and in a first check (V8's interpreter and baseline code, without
+   * feedback) each object literal is made in the runtime, 0.4 us more per step than
+   * returning the state (RESULTS-issue21.md, lin-step).
    */
   next?(state: S, input: I, output: O | Unknown): S | Illegal;
   /** Split a history into independent sub-histories (P-compositionality). */
