@@ -22,7 +22,7 @@
 // at most BUDGET iterations more.
 
 import { fmix32 } from './hash.ts';
-import { UNKNOWN, type Model, type Operation, type Refutation } from './types.ts';
+import { ILLEGAL, nextOf, UNKNOWN, type Model, type Next, type Operation, type Refutation } from './types.ts';
 import { adviceOf, priorities, refutation, unobservedOf, type SearchResult } from './wgl.ts';
 
 /**
@@ -170,7 +170,7 @@ function search<S>(model: Model<S>, ops: readonly Operation[], all: number): Sea
   // these few sites, and a load of a hook deep in the loop that sees a new model's shape
   // deoptimized the whole search again and again (600 times over one set history in the bench).
   const readOnly = model.readOnly;
-  const step = model.step;
+  const next = nextOf(model);
   const init = model.init;
   const hashState = model.hash;
   const equal = model.equal;
@@ -254,10 +254,10 @@ function search<S>(model: Model<S>, ops: readonly Operation[], all: number): Sea
   const state = init.call(model) as unknown;
   const r =
     n <= TINY_MAX
-      ? tiny(model, ops, n, det, state, step, hashState, equal, priorityHook, adviceHook, refuteHook)
-      : wide(model, ops, n, det, words, state, step, hashState, equal, priorityHook, adviceHook, refuteHook);
+      ? tiny(model, ops, n, det, state, next, hashState, equal, priorityHook, adviceHook, refuteHook)
+      : wide(model, ops, n, det, words, state, next, hashState, equal, priorityHook, adviceHook, refuteHook);
   if (!(r instanceof Restart)) return r;
-  return restarted(model, ops, n, det, words, r, init, step, hashState, equal);
+  return restarted(model, ops, n, det, words, r, init, next, hashState, equal);
 }
 
 /**
@@ -275,7 +275,7 @@ function restarted<S>(
   words: number,
   r: Restart,
   init: Model<S>['init'],
-  step: Model<S>['step'],
+  next: Next<S>,
   hashState: Model<S>['hash'],
   equal: Model<S>['equal'],
 ): SearchResult | undefined {
@@ -376,8 +376,8 @@ function restarted<S>(
       }
       const o = cand[pos];
       const op = ops[origin[o]];
-      const r = step.call(model, state as S, op.input, kindOf[o] === 2 ? UNKNOWN : op.output);
-      if (!r.ok) {
+      const after = next.call(model, state as S, op.input, kindOf[o] === 2 ? UNKNOWN : op.output);
+      if (after === ILLEGAL) {
         pos++;
         continue;
       }
@@ -385,7 +385,7 @@ function restarted<S>(
       const bit = 1 << (o & 31);
       lin[w] |= bit;
       const nextHash = setHash ^ zob[o];
-      if (memo && !remember(hashState === undefined ? nextHash : nextHash ^ hashState.call(model, r.state), words, r.state, equal, model)) {
+      if (memo && !remember(hashState === undefined ? nextHash : nextHash ^ hashState.call(model, after), words, after, equal, model)) {
         lin[w] &= ~bit;
         // A forced operation into an explored configuration: this one failed as that one did.
         if (pos < frameForced[sp]) pos = frameEnd[sp];
@@ -399,7 +399,7 @@ function restarted<S>(
       stackPos[sp] = pos;
       stackState[sp] = state;
       sp++;
-      state = r.state;
+      state = after;
       setHash = nextHash;
       if (kindOf[o] !== 2) linDet++;
       pos = -1;
@@ -491,7 +491,7 @@ function tiny<S>(
   n: number,
   det: number,
   state: unknown,
-  step: Model<S>['step'],
+  next: Next<S>,
   hashState: Model<S>['hash'],
   equal: Model<S>['equal'],
   priorityHook: Model<S>['priority'],
@@ -547,12 +547,12 @@ function tiny<S>(
       const r = 31 - Math.clz32(bit);
       const o = opAt[r];
       const op = ops[origin[o]];
-      const res = step.call(model, state as S, op.input, kindOf[o] === 2 ? UNKNOWN : op.output);
-      if (!res.ok) continue;
+      const after = next.call(model, state as S, op.input, kindOf[o] === 2 ? UNKNOWN : op.output);
+      if (after === ILLEGAL) continue;
       const nextHash = setHash ^ zob[r];
       if (memo) {
         lin[0] = linearized | bit;
-        if (!remember(hashState === undefined ? nextHash : nextHash ^ hashState.call(model, res.state), 1, res.state, equal, model)) {
+        if (!remember(hashState === undefined ? nextHash : nextHash ^ hashState.call(model, after), 1, after, equal, model)) {
           // A forced operation into an explored configuration: this one failed as that one did.
           if ((bit & readOnlyRanks) !== 0) untried[sp] = 0;
           continue;
@@ -563,7 +563,7 @@ function tiny<S>(
       stackState[sp] = state;
       sp++;
       linearized |= bit;
-      state = res.state;
+      state = after;
       setHash = nextHash;
       if (kindOf[o] !== 2) linDet++;
       fresh = true;
@@ -707,7 +707,7 @@ function wide<S>(
   det: number,
   words: number,
   state: unknown,
-  step: Model<S>['step'],
+  next: Next<S>,
   hashState: Model<S>['hash'],
   equal: Model<S>['equal'],
   priorityHook: Model<S>['priority'],
@@ -781,11 +781,11 @@ function wide<S>(
       const r = (w << 5) | (31 - Math.clz32(bit));
       const o = wideOpAt[r];
       const op = ops[origin[o]];
-      const res = step.call(model, state as S, op.input, r >= det ? UNKNOWN : op.output);
-      if (!res.ok) continue;
+      const after = next.call(model, state as S, op.input, r >= det ? UNKNOWN : op.output);
+      if (after === ILLEGAL) continue;
       const nextHash = setHash ^ zob[r];
       lin[w] |= bit;
-      if (memo && !remember(hashState === undefined ? nextHash : nextHash ^ hashState.call(model, res.state), words, res.state, equal, model)) {
+      if (memo && !remember(hashState === undefined ? nextHash : nextHash ^ hashState.call(model, after), words, after, equal, model)) {
         lin[w] &= ~bit;
         // A forced operation into an explored configuration: this one failed as that one did.
         if (r < readOnlyCount) for (let v = 0; v < words; v++) wideUntried[at + v] = 0;
@@ -795,7 +795,7 @@ function wide<S>(
       wideStackRank[sp] = r;
       stackState[sp] = state;
       sp++;
-      state = res.state;
+      state = after;
       setHash = nextHash;
       if (r < det) linDet++;
       fresh = true;

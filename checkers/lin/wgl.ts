@@ -19,7 +19,7 @@ import { denseRanks, ENTRY_BYTES, entriesOf, type EntryList } from './entries.ts
 import { hashValue, valueEqual } from './hash.ts';
 import { Memo, MemoFull } from './memo.ts';
 import { Slab } from './slab.ts';
-import { UNKNOWN, type Model, type Operation, type Refutation, type StepResult, type Verdict } from './types.ts';
+import { ILLEGAL, nextOf, UNKNOWN, type Illegal, type Model, type Operation, type Refutation, type Verdict } from './types.ts';
 
 export interface SearchOptions {
   /** Absolute time (Date.now()) at which the search gives up with unknown. */
@@ -307,13 +307,14 @@ export class WglSearch<S> {
   /** The iteration of the first dead end (-1: none yet). */
   private firstDeadEnd = -1;
   /**
-   * The model's step and hash, and the options' cancel flag, read once: the loop's
+   * The model's step (Model.next, or step read back into its form) and hash, and the
+   * options' cancel flag, read once: the loop's
    * compiled code loads fields of WglSearch only, so a process that checks several
    * models does not deoptimize it at a load from another model's or another check's
    * object (each new model did, and its search went on in the interpreter until the
    * loop was compiled again).
    */
-  private readonly step: (state: S, input: unknown, output: unknown) => StepResult<S>;
+  private readonly step: (state: S, input: unknown, output: unknown) => S | Illegal;
   private readonly hashState: ((state: S) => number) | undefined;
   private readonly cancelled: (() => boolean) | undefined;
   private readonly priorityHook: Model<S>['priority'];
@@ -325,7 +326,7 @@ export class WglSearch<S> {
   ) {
     const reduce = options.reductions !== false;
     const all = ops.length;
-    this.step = model.step.bind(model);
+    this.step = nextOf(model).bind(model);
     this.hashState = model.hash === undefined ? undefined : model.hash.bind(model);
     this.cancelled = options.cancelled;
     this.priorityHook = model.priority;
@@ -719,10 +720,10 @@ export class WglSearch<S> {
    * keep their order). The order only: no candidate is dropped.
    */
   private enablersFirst(from: number, top: number, state: S, goal: number): void {
-    const { model, inputs, outputs } = this;
+    const { step, inputs, outputs } = this;
     const cand = this.cand;
     try {
-      if (model.step(state, inputs[goal], outputs[goal]).ok) return;
+      if (step(state, inputs[goal], outputs[goal]) !== ILLEGAL) return;
     } catch {
       return;
     }
@@ -733,8 +734,8 @@ export class WglSearch<S> {
       const o = cand[i];
       let enables = false;
       try {
-        const s = model.step(state, inputs[o], outputs[o]);
-        enables = s.ok && model.step(s.state, inputs[goal], outputs[goal]).ok;
+        const s = step(state, inputs[o], outputs[o]);
+        enables = s !== ILLEGAL && step(s, inputs[goal], outputs[goal]) !== ILLEGAL;
       } catch {
         enables = false;
       }
@@ -761,7 +762,7 @@ export class WglSearch<S> {
   private lazyMisses = 0;
   private tiedReturn: Uint8Array | undefined;
   /** The step of the candidate firstByHint found, and the steps it tried (iterations). */
-  private lazyStep: { ok: boolean; state: S } | undefined;
+  private lazyStep: S | Illegal = ILLEGAL;
   private lazyTried = 0;
   /** The candidate a lazy frame tried, when the search comes back to build it (-1: none). */
   private resume = -1;
@@ -803,8 +804,8 @@ export class WglSearch<S> {
       }
     }
     this.current = best;
-    const r = this.model.step(state, this.inputs[best], this.outputs[best]);
-    if (!r.ok) return -1;
+    const r = this.step(state, this.inputs[best], this.outputs[best]);
+    if (r === ILLEGAL) return -1;
     this.lazyTried = tried;
     this.lazyStep = r;
     return best;
@@ -1016,7 +1017,7 @@ export class WglSearch<S> {
         // the first read-only call that fits, else (no hint) the operation whose return is
         // first pending, an update without a tied return, if it fits.
         let lazy = -1;
-        let lazyStep: StepResult<S> | undefined;
+        let lazyStep: S | Illegal = ILLEGAL;
         if (pos < 0) {
           if (resume < 0 && this.lazyFrames && this.hinted) {
             let tried = 0;
@@ -1027,7 +1028,7 @@ export class WglSearch<S> {
               tried++;
               current = o;
               const r = step(state, inputs[o], outputs[o]);
-              if (r.ok) {
+              if (r !== ILLEGAL) {
                 lazy = o;
                 lazyStep = r;
                 iterations += tried - 1;
@@ -1050,7 +1051,7 @@ export class WglSearch<S> {
                 if (kind[f] === UPDATE && tiedReturn![f] === 0 && (!this.keyed || this.firstByKey(f, e))) {
                   current = f;
                   const r = step(state, inputs[f], outputs[f]);
-                  if (r.ok) {
+                  if (r !== ILLEGAL) {
                     lazy = f;
                     lazyStep = r;
                     iterations += tried;
@@ -1082,10 +1083,10 @@ export class WglSearch<S> {
         if (lazy >= 0 || pos < end) {
           const o = lazy >= 0 ? lazy : cand[pos];
           current = o;
-          const r = lazy >= 0 ? lazyStep! : step(state, inputs[o], outputs[o]);
+          const r = lazy >= 0 ? lazyStep : step(state, inputs[o], outputs[o]);
           deadEnd = false;
-          if (r.ok) {
-            const after = abstract === undefined ? r.state : abstract(r.state);
+          if (r !== ILLEGAL) {
+            const after = abstract === undefined ? r : abstract(r);
             const isDet = o < det;
             const b = isDet ? o : o + gap;
             const w = b >>> 5;

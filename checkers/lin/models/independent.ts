@@ -43,6 +43,7 @@ export function independent(base: Model): Model {
       return `[${show(key)}] ${inner}`;
     },
   };
+  if (base.next) model.next = (state, input, output) => base.next!(state, input, output);
   if (base.hash) model.hash = (s) => base.hash!(s);
   if (base.equal) model.equal = (a, b) => base.equal!(a, b);
   if (base.describeState) model.describeState = (s) => base.describeState!(s);

@@ -13,7 +13,7 @@
 
 import { appendHash, fmix32, hashString, show } from '../hash.ts';
 import { IntPairMap } from '../intmap.ts';
-import { UNKNOWN, type Model, type Operation, type Refutation, type StepResult } from '../types.ts';
+import { ILLEGAL, stepFrom, UNKNOWN, type Illegal, type Model, type Operation, type Refutation } from '../types.ts';
 
 export interface KvInput {
   f: 'get' | 'put' | 'append';
@@ -584,8 +584,6 @@ class KvCheck {
   // Declared and set in the constructor (KvValue's fields say why): one KvCheck per key's search.
   /** Made when first needed: KvValue.is hashes a get's string only past a long chain. */
   declare private outputHashes: Map<string, number> | undefined;
-  /** The result of every illegal step (its state is never looked at). */
-  declare readonly illegal: StepResult<KvValue>;
   declare readonly empty: KvValue;
 
   /**
@@ -597,7 +595,6 @@ class KvCheck {
   constructor() {
     this.outputHashes = undefined;
     this.empty = new KvValue(this, undefined, '', 0, 0);
-    this.illegal = { ok: false, state: this.empty };
     this.poisoned = new KvValue(this, undefined, '', 0, -1);
   }
 
@@ -614,15 +611,12 @@ class KvCheck {
 }
 
 /**
- * One key's value: parent's string followed by suffix (no parent: suffix alone). A value
- * is also the result of the legal step that led to it (ok, state: itself), so a step
- * allocates one object.
+ * One key's value: parent's string followed by suffix (no parent: suffix alone). A step
+ * (Model.next) allocates one object: the value it leads to, if new.
  */
-export class KvValue implements StepResult<KvValue> {
+export class KvValue {
   // Declared, and set once in the constructor in one order: as ES2022 class fields (the
   // parameter properties too) each would be defined and then stored again, at every step.
-  declare readonly ok: true;
-  declare readonly state: KvValue;
   declare private text: string | undefined;
   declare readonly check: KvCheck;
   declare private readonly parent: KvValue | undefined;
@@ -632,8 +626,6 @@ export class KvValue implements StepResult<KvValue> {
   declare readonly length: number;
 
   constructor(check: KvCheck, parent: KvValue | undefined, suffix: string, hash: number, length: number) {
-    this.ok = true;
-    this.state = this;
     this.text = undefined;
     this.check = check;
     this.parent = parent;
@@ -699,25 +691,28 @@ export class KvValue implements StepResult<KvValue> {
   }
 }
 
+function nextValue(s: KvValue, input: KvInput, output: unknown): KvValue | Illegal {
+  switch (input.f) {
+    case 'get':
+      return output === UNKNOWN || (typeof output === 'string' && s.is(output)) ? s : ILLEGAL;
+    case 'put': {
+      const v = argument(input);
+      return new KvValue(s.check, undefined, v, hashString(v) & HASH_MASK, v.length);
+    }
+    case 'append': {
+      const t = argument(input);
+      return t.length === 0 ? s : new KvValue(s.check, s, t, appendHash(s.hash, t) & HASH_MASK, s.length + t.length);
+    }
+  }
+  return unknownOperation(input);
+}
+
 /** The store for one key: used with partitioning, where each key is its own history. */
 export const kvAppend: Model<KvValue, KvInput, unknown> = {
   name: 'kv-append',
   init: () => new KvCheck().empty,
-  step(s, input, output) {
-    switch (input.f) {
-      case 'get':
-        return output === UNKNOWN || (typeof output === 'string' && s.is(output)) ? s : s.check.illegal;
-      case 'put': {
-        const v = argument(input);
-        return new KvValue(s.check, undefined, v, hashString(v) & HASH_MASK, v.length);
-      }
-      case 'append': {
-        const t = argument(input);
-        return t.length === 0 ? s : new KvValue(s.check, s, t, appendHash(s.hash, t) & HASH_MASK, s.length + t.length);
-      }
-    }
-    return unknownOperation(input);
-  },
+  step: stepFrom(nextValue),
+  next: nextValue,
   partition: partitionByKey,
   partitionIndices: indicesByKey,
   readOnly: (input) => input.f === 'get',
@@ -761,26 +756,29 @@ function mapEqual(a: KvMap, b: KvMap): boolean {
   return true;
 }
 
+function nextMap(m: KvMap, input: KvInput, output: unknown): KvMap | Illegal {
+  if (typeof input.key !== 'string') throw new Error(`kv: expects a string key, got ${show(input.key)}`);
+  const key = m.table.keyId(input.key);
+  const id = key < m.ids.length ? m.ids[key] : 0;
+  switch (input.f) {
+    case 'get':
+      return output === UNKNOWN || output === m.table.strings[id] ? m : ILLEGAL;
+    case 'put': {
+      const v = argument(input);
+      return withValue(m, key, m.table.intern(v, hashString(v)));
+    }
+    case 'append':
+      return withValue(m, key, m.table.append(id, argument(input)));
+  }
+  return unknownOperation(input);
+}
+
 /** The store with one state for all keys (no partitioning). */
 export const kvAppendUnpartitioned: Model<KvMap, KvInput, unknown> = {
   name: 'kv-append-unpartitioned',
   init: () => ({ table: new ValueTable(), ids: [], hash: 0 }),
-  step(m, input, output) {
-    if (typeof input.key !== 'string') throw new Error(`kv: expects a string key, got ${show(input.key)}`);
-    const key = m.table.keyId(input.key);
-    const id = key < m.ids.length ? m.ids[key] : 0;
-    switch (input.f) {
-      case 'get':
-        return { ok: output === UNKNOWN || output === m.table.strings[id], state: m };
-      case 'put': {
-        const v = argument(input);
-        return { ok: true, state: withValue(m, key, m.table.intern(v, hashString(v))) };
-      }
-      case 'append':
-        return { ok: true, state: withValue(m, key, m.table.append(id, argument(input))) };
-    }
-    return unknownOperation(input);
-  },
+  step: stepFrom(nextMap),
+  next: nextMap,
   readOnly: (input) => input.f === 'get',
   unobserved,
   priority,

@@ -1,8 +1,9 @@
 // The sequential models' semantics, one behaviour per test.
 
 import { describe, expect, it } from 'vitest';
+import { FAMILIES, FAMILY_MODEL, generateHistory } from '../generate.ts';
 import { checkHistorySync } from '../index.ts';
-import { UNKNOWN, type Model, type Operation } from '../types.ts';
+import { ILLEGAL, UNKNOWN, type LinResult, type Model, type Operation } from '../types.ts';
 import type { KvInput } from './kv.ts';
 import { casRegister, etcdCasRegister, kvAppend, kvAppendUnpartitioned, models, mutex, queue, set } from './index.ts';
 
@@ -260,5 +261,42 @@ describe('set, queue, mutex', () => {
       expect(typeof m.describeOperation).toBe('function');
       expect(typeof m.describeState!(m.init())).toBe('string');
     }
+  });
+
+  it("a model's next and step agree, and the model given as step alone (a plain object, as a user writes one) gets the same report from both searches", () => {
+    const mutexNext = mutex.next!;
+    expect(mutexNext(false, { f: 'acquire' }, null)).toBe(true);
+    expect(mutexNext(true, { f: 'acquire' }, null)).toBe(ILLEGAL);
+    const strip = ({ elapsedMs: _, ...rest }: LinResult) => rest;
+    let checked = 0;
+    for (const family of FAMILIES) {
+      const model = models[FAMILY_MODEL[family]];
+      expect(typeof model.next).toBe('function');
+      const { next, ...plain } = model;
+      // Up to 32 operations small.ts's one-word search, past it its wide one; verbose: wgl.ts.
+      for (const [ops, clients, seed] of [[10, 2, 1], [30, 8, 2], [40, 8, 3], [50, 16, 4]]) {
+        for (const corrupt of [0, 1]) {
+          const g = generateHistory({ family, ops, clients, seed, corrupt, crashRate: 0.05 });
+          // Every step the search takes, both ways: the same verdict and the same state.
+          const stepping: Model = {
+            ...model,
+            next(state, input, output) {
+              const a = next!(state, input, output);
+              const b = model.step(state, input, output);
+              expect(b.ok).toBe(a !== ILLEGAL);
+              if (b.ok) expect(model.equal!(b.state, a)).toBe(true);
+              return a;
+            },
+          };
+          for (const verbose of [false, true]) {
+            const a = checkHistorySync(model, g.history, { verbose });
+            expect(strip(checkHistorySync(plain, g.history, { verbose }))).toEqual(strip(a));
+            expect(strip(checkHistorySync(stepping, g.history, { verbose }))).toEqual(strip(a));
+            checked++;
+          }
+        }
+      }
+    }
+    expect(checked).toBe(80);
   });
 });

@@ -2,7 +2,7 @@
 // null when the queue is empty.
 
 import { fmix32, hashValue, show, valueEqual, ValueMap } from '../hash.ts';
-import { ILLEGAL_STEP, UNKNOWN, type Model, type Operation, type Refutation } from '../types.ts';
+import { ILLEGAL, stepFrom, UNKNOWN, type Illegal, type Model, type Operation, type Refutation } from '../types.ts';
 
 export interface QueueInput {
   f: 'enqueue' | 'dequeue';
@@ -326,29 +326,50 @@ function byReturn(history: readonly Operation[], ids: readonly number[]): boolea
   return true;
 }
 
-const EMPTY: QueueState = { items: [], hash: 0 };
+/**
+ * A state as made by a step: a class, not an object literal (a first check runs the
+ * steps in V8's interpreter and baseline code, where a literal is made in the runtime,
+ * 2-3x the cost of a class's instance). Fields declared and set in the constructor (as
+ * kv.ts's KvValue, which says why).
+ */
+class Queue implements QueueState {
+  declare readonly items: readonly unknown[];
+  declare readonly hash: number;
+
+  constructor(items: readonly unknown[], hash: number) {
+    this.items = items;
+    this.hash = hash;
+  }
+}
+
+const EMPTY: QueueState = new Queue([], 0);
+
+function next(q: QueueState, input: QueueInput, output: unknown): QueueState | Illegal {
+  if (input.f === 'enqueue') {
+    // A dequeue's null is the empty queue's answer (readOnly, advice, refute read it so):
+    // a null item could not be told from it, so it is refused rather than judged.
+    if (input.value == null) throw new Error(`queue: enqueue(${input.value}): null is what a dequeue of an empty queue returns, so no item can be null or missing`);
+    // slice and push, not a spread: 0.5 against 0.7 us in a first check (no feedback).
+    const items = q.items.slice();
+    items.push(input.value);
+    return new Queue(items, (Math.imul(q.hash, B) + term(input.value)) | 0);
+  }
+  if (input.f === 'dequeue') {
+    if (q.items.length === 0) return output === UNKNOWN || output === null ? q : ILLEGAL;
+    // valueEqual, without the call for a primitive other than NaN (only === can match it).
+    const head = q.items[0];
+    if (output !== UNKNOWN && output !== head && ((typeof output !== 'object' && output === output) || !valueEqual(output, head))) return ILLEGAL;
+    const items = q.items.slice(1);
+    return new Queue(items, (q.hash - Math.imul(term(head), power(items.length))) | 0);
+  }
+  throw new Error(`queue: unknown operation ${show((input as { f: unknown }).f)}`);
+}
 
 export const queue: Model<QueueState, QueueInput, unknown> = {
   name: 'queue',
   init: () => EMPTY,
-  step(q, input, output) {
-    if (input.f === 'enqueue') {
-      // A dequeue's null is the empty queue's answer (readOnly, advice, refute read it so):
-      // a null item could not be told from it, so it is refused rather than judged.
-      if (input.value == null) throw new Error(`queue: enqueue(${input.value}): null is what a dequeue of an empty queue returns, so no item can be null or missing`);
-      const items = [...q.items, input.value];
-      return { ok: true, state: { items, hash: (Math.imul(q.hash, B) + term(input.value)) | 0 } };
-    }
-    if (input.f === 'dequeue') {
-      if (q.items.length === 0) return output === UNKNOWN || output === null ? { ok: true, state: q } : ILLEGAL_STEP;
-      // valueEqual, without the call for a primitive other than NaN (only === can match it).
-      const head = q.items[0];
-      if (output !== UNKNOWN && output !== head && ((typeof output !== 'object' && output === output) || !valueEqual(output, head))) return ILLEGAL_STEP;
-      const items = q.items.slice(1);
-      return { ok: true, state: { items, hash: (q.hash - Math.imul(term(head), power(items.length))) | 0 } };
-    }
-    throw new Error(`queue: unknown operation ${show((input as { f: unknown }).f)}`);
-  },
+  step: stepFrom(next),
+  next,
   // A dequeue that saw an empty queue changes nothing.
   readOnly: (input, output) => input.f === 'dequeue' && output === null,
   unobserved,

@@ -3,22 +3,26 @@
 // (nil: never written).
 
 import { hashValue, show, valueEqual, ValueMap } from '../hash.ts';
-import { ILLEGAL_STEP, UNKNOWN, type Model, type Operation, type Refutation, type Unknown } from '../types.ts';
+import { ILLEGAL, stepFrom, UNKNOWN, type Model, type Operation, type Refutation, type Unknown } from '../types.ts';
 
 export interface RegisterInput {
   f: 'read' | 'write' | 'cas';
   value?: unknown;
 }
 
-function step(name: string, allowCas: boolean) {
-  return (state: unknown, input: RegisterInput, output: unknown): { ok: boolean; state: unknown } => {
+/**
+ * The register's step as Model.next: a state is the value itself, so a legal step makes
+ * nothing (a read or a failed cas returns the state, a write its input's value).
+ */
+function next(name: string, allowCas: boolean) {
+  return (state: unknown, input: RegisterInput, output: unknown): unknown => {
     switch (input.f) {
       case 'read':
         // === first: a call into valueEqual only when it can still differ (a first check
         // runs this in V8's interpreter, where each call costs).
-        return output === UNKNOWN || output === state || valueEqual(state, output) ? { ok: true, state } : ILLEGAL_STEP;
+        return output === UNKNOWN || output === state || valueEqual(state, output) ? state : ILLEGAL;
       case 'write':
-        return { ok: true, state: input.value };
+        return input.value;
       case 'cas': {
         if (!allowCas) break;
         const pair = input.value;
@@ -27,8 +31,8 @@ function step(name: string, allowCas: boolean) {
         }
         const holds = state === pair[0] || valueEqual(state, pair[0]);
         // output false: the cas definitely failed, so the register did not hold `from`.
-        if (output === false) return holds ? ILLEGAL_STEP : { ok: true, state };
-        return holds ? { ok: true, state: pair[1] } : ILLEGAL_STEP;
+        if (output === false) return holds ? ILLEGAL : state;
+        return holds ? pair[1] : ILLEGAL;
       }
     }
     throw new Error(`${name}: unknown operation ${show(input.f)}`);
@@ -145,10 +149,12 @@ class ValueSet {
 }
 
 function base(name: string, allowCas: boolean): Model<unknown, RegisterInput, unknown> {
+  const nextState = next(name, allowCas);
   return {
     name,
     init: () => null,
-    step: step(name, allowCas),
+    step: stepFrom(nextState),
+    next: nextState,
     hash: hashValue,
     equal: valueEqual,
     describeOperation,

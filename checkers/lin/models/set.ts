@@ -8,7 +8,7 @@
 // once per output (the same array comes back at every try).
 
 import { fmix32, show } from '../hash.ts';
-import { ILLEGAL_STEP, UNKNOWN, type Model, type Operation, type Refutation } from '../types.ts';
+import { ILLEGAL, stepFrom, UNKNOWN, type Illegal, type Model, type Operation, type Refutation } from '../types.ts';
 
 export interface SetInput {
   f: 'add' | 'read';
@@ -47,16 +47,23 @@ interface Members {
 
 /** The members met in one check (init makes a fresh one): ids, texts, hashes. */
 class SetCheck {
+  // Declared and set in the constructor (SetState says why): init makes one per check.
   /** Each id's key (keyOf). */
-  readonly keys: (number | string)[] = [];
-  private readonly ids = new Map<number | string, number>();
-  private readonly outputs = new WeakMap<object, Members>();
+  declare readonly keys: (number | string)[];
+  declare private readonly ids: Map<number | string, number>;
+  /** Made when a second read's output is met (a small history's search may meet one). */
+  declare private outputs: WeakMap<object, Members> | undefined;
   /** The read asked about last (a search tries one read in several states). */
-  private lastOutput: unknown = undefined;
-  private lastMembers: Members | undefined = undefined;
-  readonly empty: SetState;
+  declare private lastOutput: unknown;
+  declare private lastMembers: Members | undefined;
+  declare readonly empty: SetState;
 
   constructor() {
+    this.keys = [];
+    this.ids = new Map();
+    this.outputs = undefined;
+    this.lastOutput = undefined;
+    this.lastMembers = undefined;
     this.empty = new SetState(this, 0, EMPTY_IDS, 0);
   }
 
@@ -74,7 +81,13 @@ class SetCheck {
   members(output: unknown): Members {
     if (output === this.lastOutput) return this.lastMembers!;
     if (!Array.isArray(output)) throw new Error(`set: read must return an array of members, got ${show(output)}`);
-    let m = this.outputs.get(output);
+    let outputs = this.outputs;
+    if (outputs === undefined && this.lastOutput !== undefined) {
+      // A second output: from here every output is kept, the first one too.
+      outputs = this.outputs = new WeakMap();
+      outputs.set(this.lastOutput as unknown[], this.lastMembers!);
+    }
+    let m = outputs?.get(output);
     if (m === undefined) {
       // Ids sorted (insertion: reads are short or come nearly in id order), duplicates dropped.
       const ids: number[] = [];
@@ -89,7 +102,7 @@ class SetCheck {
       let hash = 0;
       for (let k = 0; k < ids.length; k++) hash = (hash + memberHash(ids[k])) | 0;
       m = { ids, hash };
-      this.outputs.set(output, m);
+      outputs?.set(output, m);
     }
     this.lastOutput = output;
     this.lastMembers = m;
@@ -109,12 +122,20 @@ function memberHash(id: number): number {
  * search makes a state at most steps, and a typed array costs several times as much to make.
  */
 export class SetState {
-  constructor(
-    readonly check: SetCheck,
-    readonly prefix: number,
-    readonly rest: readonly number[],
-    readonly hash: number,
-  ) {}
+  // Declared and set in the constructor, as kv.ts's KvValue: as parameter properties (ES2022
+  // class fields) each was defined and then stored again, at every add's step (a first
+  // check's construction 2x the cost: 1.3 against 0.6 us, RESULTS-issue21.md, lin-step).
+  declare readonly check: SetCheck;
+  declare readonly prefix: number;
+  declare readonly rest: readonly number[];
+  declare readonly hash: number;
+
+  constructor(check: SetCheck, prefix: number, rest: readonly number[], hash: number) {
+    this.check = check;
+    this.prefix = prefix;
+    this.rest = rest;
+    this.hash = hash;
+  }
 
   get size(): number {
     return this.prefix + this.rest.length;
@@ -411,17 +432,17 @@ function countBelow(sorted: readonly number[], t: number, orEqual: boolean): num
   return lo;
 }
 
+function next(s: SetState, input: SetInput, output: unknown): SetState | Illegal {
+  if (input.f === 'add') return s.with(s.check.id(keyOf(input.value)));
+  if (input.f === 'read') return output === UNKNOWN || s.is(s.check.members(output)) ? s : ILLEGAL;
+  throw new Error(`set: unknown operation ${show((input as { f: unknown }).f)}`);
+}
+
 export const set: Model<SetState, SetInput, unknown> = {
   name: 'set',
   init: () => new SetCheck().empty,
-  step(s, input, output) {
-    if (input.f === 'add') return { ok: true, state: s.with(s.check.id(keyOf(input.value))) };
-    if (input.f === 'read') {
-      if (output === UNKNOWN) return { ok: true, state: s };
-      return s.is(s.check.members(output)) ? { ok: true, state: s } : ILLEGAL_STEP;
-    }
-    throw new Error(`set: unknown operation ${show((input as { f: unknown }).f)}`);
-  },
+  step: stepFrom(next),
+  next,
   readOnly: (input) => input.f === 'read',
   unobserved,
   priority,
