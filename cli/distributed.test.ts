@@ -139,7 +139,6 @@ describe('distributed BFS', () => {
   it('refuses a spec on the word layout with no plain machine, with a message saying so', async () => {
     // swarm's In-n-Out is on words only: its build ignores { layout: false }.
     await expect(distributedBfs(specTarget('swarm', 'ino-reuse'), {}, { url: redis.url, partitions: 4, ...LEASE })).rejects.toThrow(/word layout and gives no plain machine/);
-    await expect(swarm(specTarget('swarm', 'ino-reuse'), {}, { url: redis.url, ...LEASE }, { jobs: 2 })).rejects.toThrow(/word layout and gives no plain machine/);
   }, 60_000);
 
   it('explore --redis prints the counts of the embedded explorer (workers of other hosts only)', async () => {

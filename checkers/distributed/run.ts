@@ -23,7 +23,7 @@ export type RunDescriptor =
 /**
  * The target with the spec asked for its plain machine (`build: { layout: false }`), and
  * that machine. Workers rebuild states from stored ones (v8.serialize) and fingerprint them
- * in their own processes, and a swarm job's counterexample travels the same way: a state on
+ * in their own processes: a state on
  * the kit's word layout is words behind accessors, which serialize drops, and some such
  * words hold numbers only one process gives (a monitor's states over a layout machine, a
  * spec's values numbered as met). Every worker builds the machine from this target, so all

@@ -7,12 +7,13 @@
 
 import { deserialize, serialize } from 'node:v8';
 import type { Redis } from 'ioredis';
+import { loadMachine, normalizeTarget } from '../explore/load.ts';
 import { prepare } from '../explore/prepare.ts';
 import { dfs, simulate } from '../explore/search.ts';
 import type { Action, Counterexample, ExploreOptions, ExploreResult, ExploreTarget, Machine } from '../explore/types.ts';
 import { coordinate } from './jobs.ts';
 import { isConnectionError, keys, shownUrl, unavailable } from './redis.ts';
-import { plainMachine, plainOptions, type RunDescriptor } from './run.ts';
+import { plainOptions, type RunDescriptor } from './run.ts';
 import type { DistributedOptions } from './bfs.ts';
 
 export interface SwarmOptions {
@@ -108,8 +109,8 @@ export interface SwarmSummary {
 
 export async function swarm(given: ExploreTarget, options: ExploreOptions, d: DistributedOptions, s: SwarmOptions = {}): Promise<{ result: ExploreResult; summary: SwarmSummary }> {
   const started = performance.now();
-  const { target, machine: loaded } = await plainMachine(given);
-  const machine = prepare(loaded, options) as Machine<unknown, Action>;
+  const target = normalizeTarget(given);
+  const machine = prepare(await loadMachine(target), options) as Machine<unknown, Action>;
   const n = s.jobs ?? 16;
   const seed = s.seed ?? 1;
   const depth = s.depth ?? 100;

@@ -228,13 +228,13 @@ export interface FindingDef {
 /** What SpecDef.build is asked for beside the config and the variant. */
 export interface BuildOptions {
   /**
-   * `false`: the plain machine, without Machine.layout. Asked by the searches that carry
-   * states between processes (checkers/distributed: states stored with v8.serialize, which
+   * `false`: the plain machine, without Machine.layout. Asked by the search that carries
+   * states between processes (checkers/distributed's BFS: states stored with v8.serialize, which
    * drops a layout state's accessors, and rebuilt elsewhere, where the words' numbers given
    * as met are not the same). A spec whose build takes the kit's word layout gives the
    * plain machine the layout reproduces state for state (same states, transitions, action
-   * order, labels); a spec with no plain machine returns its layout machine, and those
-   * searches then refuse it. Absent or `true`: the spec's fastest machine.
+   * order, labels); a spec with no plain machine returns its layout machine, and that
+   * search then refuses it. Absent or `true`: the spec's fastest machine.
    */
   layout?: boolean;
 }
