@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parallelBfs } from '../checkers/explore/parallel.ts';
 import { exploreSync } from '../checkers/explore/index.ts';
+import { importModule } from '../checkers/explore/load.ts';
 import { specs } from '../specs/index.ts';
 import { runInProcess } from './in-process.ts';
 import { specTarget } from './spec-machine.ts';
@@ -38,6 +39,17 @@ describe('interleave explore / list / mutants', () => {
     const out = JSON.parse(r.stdout);
     expect(out).toMatchObject({ command: 'explore', exitCode: 2, result: { spec: spec.name, runs: [{ config, result: { status: 'incomplete', states: 5 } }] } });
   }, 60_000);
+});
+
+describe('a bundled spec\'s target', () => {
+  // Worker threads and processes build their machines from the target: its export must be
+  // the spec itself (a SpecDef target, so that it can carry build options).
+  it('names the spec as an export of specs/index.ts, for every bundled spec', async () => {
+    for (const def of specs) {
+      const t = specTarget(def.name, def.configs[0].name);
+      expect((await importModule(t.module))[t.export]).toBe(def);
+    }
+  });
 });
 
 describe('--workers over words only one process can read', () => {

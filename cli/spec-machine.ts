@@ -1,6 +1,7 @@
-// Builds a bundled spec's machine by names, so that worker threads can rebuild it from
-// plain arguments (an ExploreTarget pointing at this module's `specMachine`). A user's
-// module is its own target (cli/specs.ts).
+// Builds a bundled spec's machine by names, and names where worker threads and processes
+// build the same one: the spec's export of specs/index.ts (a SpecDef target, load.ts), so
+// that a target can also carry build options (the distributed search's plain machine). A
+// user's module is its own target (cli/specs.ts).
 import type { ExploreTarget, Machine, SpecDef } from '../checkers/explore/types.ts';
 import { findSpec } from '../specs/index.ts';
 
@@ -18,6 +19,7 @@ export function specMachine(specName: string, configName: string, variant?: stri
 }
 
 export function specTarget(specName: string, configName: string, variant?: string): ExploreTarget {
-  const self = new URL(import.meta.url.endsWith('.ts') ? './spec-machine.ts' : './spec-machine.js', import.meta.url).href;
-  return { module: self, export: 'specMachine', args: variant === undefined ? [specName, configName] : [specName, configName, variant] };
+  bundled(specName);
+  const index = new URL(import.meta.url.endsWith('.ts') ? '../specs/index.ts' : '../specs/index.js', import.meta.url).href;
+  return { module: index, export: specName, args: variant === undefined ? [configName] : [configName, variant] };
 }

@@ -14,6 +14,10 @@ export const specs: SpecDef[] = [
   swarm,
 ];
 
+// Each also by its name, so that a target (cli/spec-machine.ts specTarget) names it as an
+// export of this module: worker threads and processes build its machines from there.
+export { shadowfax, fusee, minos, rowan, swarm };
+
 export function findSpec(name: string): SpecDef | undefined {
   return specs.find((s) => s.name === name);
 }

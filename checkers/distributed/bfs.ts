@@ -20,14 +20,13 @@
 import type { Redis } from 'ioredis';
 import { fingerprint, makeEncoder, Words } from '../explore/encode.ts';
 import { UnsupportedOption } from '../explore/errors.ts';
-import { loadMachine, normalizeTarget } from '../explore/load.ts';
 import { prepare } from '../explore/prepare.ts';
 import { collisionProbability } from '../explore/store.ts';
 import { replayIndices } from '../explore/trace.ts';
 import type { Action, Counterexample, ExploreOptions, ExploreResult, ExploreTarget, Machine } from '../explore/types.ts';
 import { coordinate } from './jobs.ts';
 import { isConnectionError, keys, shownUrl, unavailable } from './redis.ts';
-import { compareFp, fpFromHex, fpKey, owner, plainOptions, Records, unpackLink, type FoundViolation, type RunDescriptor, type TaskReport } from './run.ts';
+import { compareFp, fpFromHex, fpKey, owner, plainMachine, plainOptions, Records, unpackLink, type FoundViolation, type RunDescriptor, type TaskReport } from './run.ts';
 
 export interface DistributedOptions {
   url: string;
@@ -76,16 +75,7 @@ export async function distributedBfs(given: ExploreTarget, options: ExploreOptio
   // POR's cycle proviso remembers the states one process expanded: not sound across workers.
   if (options.por) throw new UnsupportedOption('partial-order reduction runs on one thread: not with --redis');
   if (options.store === 'exact' || (options.strategy ?? 'bfs') !== 'bfs') throw new UnsupportedOption('the distributed search is a BFS over fingerprints (for other searches through Redis, swarm)');
-  const target = normalizeTarget(given);
-  const loaded = await loadMachine(target);
-  // Workers store states with v8.serialize and rebuild and fingerprint them in their own
-  // processes. A state on the kit's word layout is its words behind accessors, which
-  // serialize drops; and some such words hold numbers only one process gives (a monitor's
-  // states over a layout machine, a spec's values numbered as met). Refused, rather than
-  // a run that blames the spec for nondeterminism or, worse, reads another process's numbers.
-  if (loaded.layout !== undefined) {
-    throw new UnsupportedOption('this spec keeps its states on the kit\'s word layout, which the distributed search does not carry between processes (their words may hold numbers only one process knows): run it on one host (--workers)');
-  }
+  const { target, machine: loaded } = await plainMachine(given);
   const machine: Machine<unknown, Action> = prepare(loaded, options);
   const partitions = d.partitions ?? 16;
   const recordsPerJob = d.recordsPerJob ?? 1000;

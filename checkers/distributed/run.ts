@@ -3,7 +3,9 @@
 
 import { endianness } from 'node:os';
 import { deserialize, serialize } from 'node:v8';
-import type { ExploreOptions, ExploreTarget } from '../explore/types.ts';
+import { UnsupportedOption } from '../explore/errors.ts';
+import { loadMachine, normalizeTarget } from '../explore/load.ts';
+import type { ExploreOptions, ExploreTarget, Machine } from '../explore/types.ts';
 
 export type RunDescriptor =
   | {
@@ -17,6 +19,25 @@ export type RunDescriptor =
     }
   | { kind: 'swarm'; target: ExploreTarget; options: ExploreOptions; leaseMs: number }
   | { kind: 'lin'; model: string; /** Date.now() at which searches give up (unknown). */ deadline?: number; verbose: boolean; memoLimitBytes: number; leaseMs: number };
+
+/**
+ * The target with the spec asked for its plain machine (`build: { layout: false }`), and
+ * that machine. Workers rebuild states from stored ones (v8.serialize) and fingerprint them
+ * in their own processes: a state on
+ * the kit's word layout is words behind accessors, which serialize drops, and some such
+ * words hold numbers only one process gives (a monitor's states over a layout machine, a
+ * spec's values numbered as met). Every worker builds the machine from this target, so all
+ * build the same plain one. A spec with no plain machine is refused, rather than a run
+ * that blames it for nondeterminism or, worse, reads another process's numbers.
+ */
+export async function plainMachine(given: ExploreTarget): Promise<{ target: ExploreTarget; machine: Machine }> {
+  const target: ExploreTarget = { ...normalizeTarget(given), build: { ...given.build, layout: false } };
+  const machine = await loadMachine(target);
+  if (machine.layout !== undefined) {
+    throw new UnsupportedOption('this spec keeps its states on the kit\'s word layout and gives no plain machine (its build ignores { layout: false }, or it is a Machine factory): the search through Redis does not carry such states between processes (their words may hold numbers only one process knows): run it on one host (--workers)');
+  }
+  return { target, machine };
+}
 
 /** The options a worker needs, without the coordinator's callbacks. */
 export function plainOptions(o: ExploreOptions): ExploreOptions {

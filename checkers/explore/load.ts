@@ -1,5 +1,6 @@
 // Builds the machine an ExploreTarget names: `(await import(module))[export](...args)`, or,
-// when the export is a SpecDef, its machine at the config (and variant) the args name.
+// when the export is a SpecDef, its machine at the config (and variant) the args name, built
+// with the target's options (`build`: the plain machine for the distributed search).
 // Module paths resolve against the working directory, as a user typing one expects.
 
 import { isAbsolute, resolve } from 'node:path';
@@ -73,7 +74,7 @@ export function isSpecDef(v: unknown): v is SpecDef {
 /**
  * The machine from the target's module, already imported: the export called with the
  * args, or for a SpecDef export, built at the config named by args[0] (and the variant
- * args[1]).
+ * args[1]) with the target's build options.
  */
 export function machineFrom(mod: Record<string, unknown>, target: ExploreTarget): Machine {
   const make = mod[target.export];
@@ -81,7 +82,7 @@ export function machineFrom(mod: Record<string, unknown>, target: ExploreTarget)
     const [configName, variant] = target.args as [string, string | undefined];
     const config = make.configs.find((c) => c.name === configName);
     if (!config) throw new Error(`${target.module}: spec ${make.name} has no config ${JSON.stringify(configName)}`);
-    return make.build(config.config, variant);
+    return make.build(config.config, variant, target.build);
   }
   if (typeof make !== 'function') throw new Error(`${target.module} has no function or SpecDef export "${target.export}"`);
   return make(...target.args) as Machine;

@@ -37,6 +37,23 @@ describe('Coverage', () => {
     expect(plain.length).toBeGreaterThan(16);
   });
 
+  it('counts families first met when kept lists are folded or counts merged, past the 16 it starts with', () => {
+    // minos E-synch on words lost one enabled persistencySpin_L25 this way (35, not 36):
+    // the count went to the array that growing the counts replaced.
+    const lists = Array.from({ length: 40 }, (_, i): Action[] => [{ label: `f${i}(${i})` }, { label: 'g' }]);
+    const byList = new Coverage();
+    const byAction = new Coverage();
+    for (const list of lists) {
+      byList.countList(list);
+      byAction.count(list);
+    }
+    expect(new Map(byList.entries())).toEqual(new Map(byAction.entries()));
+    const merged = new Coverage();
+    merged.merge(byAction.entries());
+    expect(new Map(merged.entries())).toEqual(new Map(byAction.entries()));
+    expect(byAction.entries().length).toBe(41);
+  });
+
   it('counts kept lists (countList) as count() counts them, also past the lists it remembers', () => {
     const pool = Array.from({ length: 5000 }, (_, i): Action[] => Array.from({ length: i % 5 }, (_, j) => ({ label: `f${(i * 7 + j) % 13}(${j})` })));
     const byList = new Coverage(['never']);

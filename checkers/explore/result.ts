@@ -115,7 +115,12 @@ export class Coverage {
     for (const [list, at] of this.lists) {
       const times = this.listCounts[at];
       if (times === 0) continue;
-      for (let i = 0; i < list.length; i++) this.counts[this.familyOfLabel(list[i].label)] += times;
+      for (let i = 0; i < list.length; i++) {
+        // The family first, then the counts: a family first met here may grow them, and
+        // `this.counts[this.familyOfLabel(..)] += times` added to the array it replaced.
+        const f = this.familyOfLabel(list[i].label);
+        this.counts[f] += times;
+      }
       this.listCounts[at] = 0;
     }
   }
@@ -132,7 +137,10 @@ export class Coverage {
 
   /** Adds another search's counts (a worker's `entries()`). */
   merge(entries: readonly (readonly [string, number])[]): void {
-    for (const [family, n] of entries) this.counts[this.family(family)] += n;
+    for (const [family, n] of entries) {
+      const f = this.family(family); // before reading this.counts, which it may grow (fold)
+      this.counts[f] += n;
+    }
   }
 
   /** The counts as plain data, for a message between threads. */

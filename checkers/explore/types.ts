@@ -225,6 +225,20 @@ export interface FindingDef {
   expect: string;
 }
 
+/** What SpecDef.build is asked for beside the config and the variant. */
+export interface BuildOptions {
+  /**
+   * `false`: the plain machine, without Machine.layout. Asked by the search that carries
+   * states between processes (checkers/distributed's BFS: states stored with v8.serialize, which
+   * drops a layout state's accessors, and rebuilt elsewhere, where the words' numbers given
+   * as met are not the same). A spec whose build takes the kit's word layout gives the
+   * plain machine the layout reproduces state for state (same states, transitions, action
+   * order, labels); a spec with no plain machine returns its layout machine, and that
+   * search then refuses it. Absent or `true`: the spec's fastest machine.
+   */
+  layout?: boolean;
+}
+
 export interface SpecDef<C = any> {
   /** The folder name under specs/, used on the command line. */
   name: string;
@@ -234,8 +248,12 @@ export interface SpecDef<C = any> {
   configs: ConfigDef<C>[];
   mutants: MutantDef[];
   findings?: FindingDef[];
-  /** `variant` is a mutant or finding name, or undefined for the protocol as specified. */
-  build(config: C, variant?: string): Machine;
+  /**
+   * `variant` is a mutant or finding name, or undefined for the protocol as specified.
+   * `options` (BuildOptions) asks for a kind of machine; a spec that has only one kind
+   * ignores it.
+   */
+  build(config: C, variant?: string, options?: BuildOptions): Machine;
   /** How implementation traces read against this spec (checkers/validate); absent: the spec cannot validate. */
   trace?: TraceSpec;
 }
@@ -243,12 +261,17 @@ export interface SpecDef<C = any> {
 // ---------------------------------------------------------------------------------------
 // The explorer's API (checkers/explore/index.ts): options, results, counterexamples.
 
-/** Where a worker thread finds the machine: `(await import(module))[export](...args)`. */
+/**
+ * Where a worker thread finds the machine: `(await import(module))[export](...args)`, or
+ * for a SpecDef export, its build at the config (and variant) args names (load.ts).
+ */
 export interface ExploreTarget {
   /** A file URL (or specifier) of an ES module. */
   module: string;
   export: string;
   args: unknown[];
+  /** For a SpecDef export: the options its build is given (a Machine factory export is called with args only). */
+  build?: BuildOptions;
 }
 
 export interface ExploreOptions {

@@ -21,7 +21,8 @@ export const spec: SpecDef<MinosConfig> = {
   configs,
   mutants,
   findings,
-  // <Lin, Synch> without the crash on the kit's word layout (synch-words.ts), every other config and variant on the plain machine
-  build: (config, variant) => (synchWordsRun(config, variant) ? buildSynchWords(config, variant) : buildMachine(config, variant)),
+  // <Lin, Synch> without the crash on the kit's word layout (synch-words.ts), every other config and variant,
+  // and every one asked `{ layout: false }` (the distributed search), on the plain machine, its reference
+  build: (config, variant, options) => (options?.layout !== false && synchWordsRun(config, variant) ? buildSynchWords(config, variant) : buildMachine(config, variant)),
   trace: minosTrace,
 };
