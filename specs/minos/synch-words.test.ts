@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { SpecError, exploreSync } from '../../checkers/explore/index.ts';
 import type { ExploreResult, Machine } from '../../checkers/explore/types.ts';
+import { renderExploreText } from '../../checkers/report/explore-text.ts';
 import { configs } from './configs.ts';
 import { spec } from './index.ts';
 import { buildMachine } from './machine.ts';
@@ -112,6 +113,16 @@ describe('synch-words.ts is the plain machine on words', () => {
         expect(figures(words)).toEqual(figures(plain));
       }, 60_000);
     }
+  }
+  // A counterexample shows the plain machine's state (inner), not the packed words: the same text, every changed field named alike.
+  for (const [name, variant] of [['B-synch', 'M1'], ['E-synch', 'M18'], ['E-synch', 'M4']] as const) {
+    it(`${name} ${variant}: the same counterexample text as the plain machine's`, () => {
+      const text = (m: Machine) => renderExploreText(exploreSync(m, { all: true })).replace(/, [0-9.]+ s \([0-9,]+ distinct states\/s\)/, '');
+      const words = text(buildSynchWords(config(name), variant));
+      expect(words).toEqual(text(buildMachine(config(name), variant)));
+      expect(words).toContain('co[0]: null -> {kind: "write"');
+      expect(words).toMatch(/fo\[0\]: undefined -> \{n: 1, kind: "write"/);
+    }, 60_000);
   }
   it('some variants it takes are caught (the comparison covers violations)', () => {
     const caught = TAKEN.filter((v) => exploreSync(buildSynchWords(config('B-synch'), v), { linearizability: 'off' }).status === 'violation');
