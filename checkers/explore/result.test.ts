@@ -60,4 +60,23 @@ describe('Coverage', () => {
     }
     expect(fresh.list()).toEqual(plain.list());
   });
+
+  // A family first met when lists are folded, or when a worker's counts are merged, grows the
+  // counts past 16 families: its count went to the array the growth replaced (minos E-synch
+  // M5 on the layout path: persistencySpin_L25, the 17th family, one short).
+  it('counts a family first met in a kept list or a merge that grows the counts', () => {
+    const labels = Array.from({ length: 40 }, (_, i) => `f${i}(x)`);
+    const byList = new Coverage();
+    const byAction = new Coverage();
+    const lists = labels.map((l) => [{ label: l }, { label: l }]);
+    for (const list of lists) {
+      byList.countList(list);
+      byAction.count(list);
+    }
+    expect(byList.list()).toEqual(byAction.list());
+    expect(byList.list().every((c) => c.enabled === 2)).toBe(true);
+    const merged = new Coverage();
+    merged.merge(labels.map((l, i) => [l.slice(0, l.indexOf('(')), i + 1]));
+    expect(merged.list()).toEqual(labels.map((l, i) => ({ family: l.slice(0, l.indexOf('(')), enabled: i + 1 })).sort((a, b) => (a.family < b.family ? -1 : 1)));
+  });
 });

@@ -115,7 +115,10 @@ export class Coverage {
     for (const [list, at] of this.lists) {
       const times = this.listCounts[at];
       if (times === 0) continue;
-      for (let i = 0; i < list.length; i++) this.counts[this.familyOfLabel(list[i].label)] += times;
+      for (let i = 0; i < list.length; i++) {
+        const f = this.familyOfLabel(list[i].label); // before reading this.counts, which a new family may grow (merge)
+        this.counts[f] += times;
+      }
       this.listCounts[at] = 0;
     }
   }
@@ -132,7 +135,12 @@ export class Coverage {
 
   /** Adds another search's counts (a worker's `entries()`). */
   merge(entries: readonly (readonly [string, number])[]): void {
-    for (const [family, n] of entries) this.counts[this.family(family)] += n;
+    for (const [family, n] of entries) {
+      // the family first, then this.counts: a new family may grow (replace) it, and
+      // `this.counts[this.family(x)] += n` would add to the array it replaced
+      const f = this.family(family);
+      this.counts[f] += n;
+    }
   }
 
   /** The counts as plain data, for a message between threads. */

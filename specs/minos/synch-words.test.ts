@@ -21,6 +21,8 @@ const figures = (r: ExploreResult) => ({
   states: r.states,
   transitions: r.transitions,
   depth: r.depth,
+  // the actions enabled by family: the layout path counts them by list (result.ts Coverage)
+  coverage: r.coverage,
   violations: r.violations.map((v) => ({ property: v.property, message: v.message, labels: v.steps.map((st) => st.action.label) })),
 });
 
