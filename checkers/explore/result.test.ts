@@ -77,4 +77,5 @@ describe('Coverage', () => {
     }
     expect(fresh.list()).toEqual(plain.list());
   });
+
 });

@@ -5,6 +5,7 @@
 // the kit's discipline (specs/kit/state.ts): `copy` below is the one copy a step makes;
 // messages (specs/kit/network.ts tuples) and NVM logs are replaced, never changed.
 
+import { SpecError } from '../../checkers/explore/errors.ts';
 import type { StepAction } from '../kit/table.ts';
 import { filled, objectList } from '../kit/state.ts';
 import { putString } from '../kit/words.ts';
@@ -49,6 +50,7 @@ export interface MinosConfig {
  * an absent key or scope is 0, an absent flag false.
  */
 export function canonicalConfig(c: MinosConfig): MinosConfig {
+  checkConfig(c);
   return {
     model: c.model,
     nodes: c.nodes,
@@ -61,6 +63,31 @@ export function canonicalConfig(c: MinosConfig): MinosConfig {
   };
 }
 export const canonicalOp = (op: Op): Op => ({ f: op.f, key: op.key ?? 0, sc: op.sc ?? 0 });
+
+/**
+ * A config both machines can run, else a SpecError naming the field: nodes and keys within
+ * the names the labels give them (NODE, KEY), every client on one of the nodes, every op a
+ * write, read or persist on one of the keys with a scope >= 0. Out of range, the steps
+ * would read a record that is not there (machine.ts: a TypeError; synch-words.ts: another
+ * record's bytes, and bogus violations) and the labels would read "undefined".
+ */
+function checkConfig(c: MinosConfig): void {
+  const whole = (x: unknown, lo: number, hi: number): boolean => Number.isInteger(x) && (x as number) >= lo && (x as number) <= hi;
+  const bad = (field: string, x: unknown, want: string): never => {
+    throw new SpecError(`minos config: ${field} is ${JSON.stringify(x) ?? String(x)}; ${want}`);
+  };
+  if (!whole(c.nodes, 1, NODE.length)) bad('nodes', c.nodes, `a whole number 1 to ${NODE.length} (nodes ${NODE.join(', ')})`);
+  if (!whole(c.keys, 1, KEY.length)) bad('keys', c.keys, `a whole number 1 to ${KEY.length} (keys ${KEY.join(', ')})`);
+  c.clients.forEach((cl, i) => {
+    if (!whole(cl.node, 0, c.nodes - 1)) bad(`clients[${i}].node`, cl.node, `a node 0 to ${c.nodes - 1} (nodes: ${c.nodes})`);
+    cl.ops.forEach((op, j) => {
+      const at = `clients[${i}].ops[${j}]`;
+      if (op.f !== 'write' && op.f !== 'read' && op.f !== 'persist') bad(`${at}.f`, op.f, "'write', 'read' or 'persist'");
+      if (!whole(op.key ?? 0, 0, c.keys - 1)) bad(`${at}.key`, op.key, `a key 0 to ${c.keys - 1} (keys: ${c.keys})`);
+      if (!whole(op.sc ?? 0, 0, Number.MAX_SAFE_INTEGER)) bad(`${at}.sc`, op.sc, 'a scope: a whole number >= 0 (0: none)');
+    });
+  });
+}
 
 /**
  * Timestamps <version, node_id> [L100]-[L104] encoded as one integer ver*TSN + nid, so the

@@ -4,7 +4,8 @@
 // the engine copies, hashes and stores the words as they are (its layout path, under its
 // linearizability monitor too), as swarm's sg.ts does for Safe-Guess. machine.ts stays the
 // reference, and runs every other config and every variant this file does not take
-// (`synchWordsRun`).
+// (`synchWordsRun`). A state is shown (counterexamples, the walk, ITF) as the plain
+// machine's State (`plainOf`), so a counterexample reads as machine.ts's does.
 //
 // Shared with the plain machine, not written twice: the config's writes and the §3.0
 // primitives on timestamps (context.ts: lt, glb, the sender sets), the ghosts' and the
@@ -22,13 +23,14 @@
 // numbers, one per distinct message met.
 
 import type { Check, Machine } from '../../checkers/explore/types.ts';
+import { filled } from '../kit/state.ts';
 import { byte, bytes, countedInsert, countedRemoveAt, countedSort, ints, layout, layoutMachine, Numbered, type LayoutState } from '../kit/layout.ts';
 import { context, i11Message, linReadMessage, linWriteMessage, type Cx } from './context.ts';
 import { observerOf } from './history.ts';
 import { invariantMessages as say } from './invariants.ts';
 import { actorOf, i2Message } from './machine.ts';
 import { VARIANTS } from './mutants.ts';
-import { ACK, INV, MSG, NODE, NONE, TSN, VAL, canonicalConfig, clientAt, clientWriteLabel, keyTS, link, readLabel, mkTS, showTS, ver, type MinosAction, type MinosConfig } from './state.ts';
+import { ACK, INV, MSG, NODE, NONE, TSN, VAL, canonicalConfig, clientAt, clientWriteLabel, keyTS, link, readLabel, mkTS, showTS, ver, type Coord, type Foll, type MinosAction, type MinosConfig, type Msg, type MsgType, type State } from './state.ts';
 
 /** The variants this file takes: each changes one guard or primitive of the steps below (mutants.ts). */
 const TAKEN = new Set(['M1', 'M4', 'M5', 'M8', 'M9', 'M17', 'M18', 'M19', 'M23', 'TS-COLLISION']);
@@ -37,15 +39,17 @@ const writesOf = (c: MinosConfig): number => c.clients.reduce((n, cl) => n + cl.
 
 /**
  * Whether this file runs a config: <Lin, Synch>, MINOS-B, no crash, no duplicated ACKs,
- * client-writes and client-reads only, at most 5 nodes, 4 keys, 7 writes (timestamps then
- * stay under 64 and values under 8, as the numbers below need) and scripts under 256
- * operations; the plain protocol or one of the variants in TAKEN. The others run on the
- * plain machine.
+ * client-writes and client-reads only, none with a scope (sc 0: the plain machine's
+ * threads and INVs order by sc before v and pc, which the numbers below leave out), at most
+ * 5 nodes, 4 keys, 7 writes (timestamps then stay under 64 and values under 8, as the
+ * numbers below need) and scripts under 256 operations; the plain protocol or one of the
+ * variants in TAKEN. The others run on the plain machine. A config out of range (a node or
+ * key that is not there) is refused by canonicalConfig, for both machines.
  */
 export const synchWordsRun = (given: MinosConfig, variant?: string): boolean => {
   const c = canonicalConfig(given);
   return (variant === undefined || TAKEN.has(variant)) && c.model === 'Synch' && !c.offload && !c.crash && !c.duplicate &&
-    c.nodes <= 5 && c.keys <= 4 && writesOf(c) <= 7 && c.clients.every((cl) => cl.node < c.nodes && cl.ops.length < 256 && cl.ops.every((op) => (op.f === 'write' || op.f === 'read') && op.key! < c.keys));
+    c.nodes <= 5 && c.keys <= 4 && writesOf(c) <= 7 && c.clients.every((cl) => cl.ops.length < 256 && cl.ops.every((op) => (op.f === 'write' || op.f === 'read') && op.sc === 0));
 };
 
 // ---- a follower thread as one number, ordered as cmpFoll orders the thread ----
@@ -122,8 +126,6 @@ function synchLayout(N: number, K: number, C: number, W: number) {
     nvm: ints(N * W), fo: ints(W * (N - 1)), net: ints(3 * W * (N - 1)),
   });
 }
-/** The ghost fields a report hides unless asked. */
-const INTERNAL = ['wts', 'wst', 'readMax', 'i2', 'i11', 'lin'];
 
 type S = LayoutState<ReturnType<typeof synchLayout>['fields']>;
 
@@ -759,6 +761,41 @@ const INVARIANTS: [string, (g: Sy, s: S) => Check][] = [
   ['T2a', T2a], ['T2b', T2b], ['T2c', T2c], ['T3a', T3a], ['T3b', T3b],
 ];
 
+// ---- the state as the plain machine's (state.ts State): counterexamples, the walk and ITF show it as machine.ts does ----
+
+/** The coordinator thread's places by number (C_NONE: no thread), as coordinator.ts names them. */
+const COORD_PLACES = ['', 'check', 'snatch', 'local', 'persist', 'ackWait', 'cspin', 'pspin'];
+
+/** s as the plain machine's State, field for field, in its order (a shown state, never stepped). */
+function plainOf(g: Sy, s: S): State {
+  const { N, K, C, W } = g;
+  const coord = (c: number): Coord | null =>
+    s.pc[c] === C_NONE ? null : {
+      kind: 'write', k: s.k[c], w: s.write[c], ts: s.ts[c], pc: COORD_PLACES[s.pc[c]], tau: s.tau[c] - 1, sn: s.sn[c] === 1, sent: s.sent[c] === 1,
+      resp: s.resp[c] === 1, ack: s.ack[c], ackP: s.ackP[c], low: s.low[c], sc: 0,
+    };
+  const foll = (f: number): Foll => ({ n: fN(f), kind: 'write', k: fK(f), ts: fTs(f), v: fV(f), from: fFrom(f), pc: FOLL_PLACES[fPc(f)], tau: fTau(f), sn: fSn(f) === 1, need: fNeed(f), sc: 0, items: [] });
+  const message = (m: number): Msg => [mT(m) as MsgType, mK(m), mTs(m), mFrom(m), mTo(m), 0, 0, mV(m)];
+  return {
+    rec: Array.from({ length: N }, (_, n) => Array.from({ length: K }, (_, k) => {
+      const r = n * K + k;
+      return { val: s.val[r], vts: s.vts[r], gv: s.gv[r], gd: s.gd[r], rd: rd(s, r), wr: s.wr[r], iss: s.iss[r], vq: [] };
+    })),
+    nvm: Array.from({ length: N }, (_, n) => Array.from(s.nvm.subarray(n * W, n * W + s.nvmN[n])).flatMap((e) => [eK(e), eTs(e), eV(e)])),
+    co: Array.from({ length: C }, (_, c) => coord(c)),
+    cl: Array.from(s.cl),
+    fo: Array.from(s.fo.subarray(0, s.foN), foll),
+    net: Array.from(s.net.subarray(0, s.netN), message),
+    bg: [],
+    crashed: false,
+    pr: [],
+    g: {
+      wts: Array.from(s.wts, (t) => t - 1), wst: Array.from(s.wst), readMax: Array.from(s.readMax), pd: filled(g.cx.scopes + 1, 0),
+      i2: g.said.values[s.i2], i11: g.said.values[s.i11], lin: g.said.values[s.lin],
+    },
+  };
+}
+
 export function buildSynchWords(given: MinosConfig, variant?: string): Machine {
   if (!synchWordsRun(given, variant)) throw new Error('minos synch-words: not a config this file runs (synchWordsRun)');
   const cfg = canonicalConfig(given);
@@ -793,5 +830,6 @@ export function buildSynchWords(given: MinosConfig, variant?: string): Machine {
     // only these steps write a coordinator thread's response or a script position
     quiet: (_b, a) => a.step !== 'allACKs_L19_22' && a.step !== 'persistencySpin_L3',
   });
-  return Object.assign(machine, { internal: INTERNAL }) as unknown as Machine;
+  // shown as the plain machine's state, whose ghosts are its field g
+  return Object.assign(machine, { inner: (s: S) => plainOf(g, s), internal: ['g'] }) as unknown as Machine;
 }
