@@ -77,5 +77,4 @@ describe('Coverage', () => {
     }
     expect(fresh.list()).toEqual(plain.list());
   });
-
 });
