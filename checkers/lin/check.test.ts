@@ -73,6 +73,23 @@ describe('two orders for a hard partition (Rounds, secondAfter)', () => {
     expect(r.partitions[0].explored).toBeLessThan(1.3 * byReturn.explored);
   });
 
+  it('a keyed history gets the second order per key (independent passes `conditional` on), with and without workers', async () => {
+    const shape = { ops: 200, clients: 64, crashRate: 0.15, corrupt: 1, tick: 1, values: 10, seed: 4268244512 };
+    const { model, history } = hard(shape);
+    const other = hard({ ...shape, ops: 100, seed: 7 }).history;
+    const keyed = [...history.map((o) => ({ ...o, input: { ...(o.input as object), key: 'a' } })), ...other.map((o) => ({ ...o, client: o.client + 100, input: { ...(o.input as object), key: 'b' } }))];
+    keyed.sort((x, y) => x.call - y.call);
+    const single = checkHistorySync(model, history);
+    const r = checkHistorySync(`independent:${model}`, keyed);
+    const a = r.partitions.find((p) => p.operations.length === history.length)!;
+    // The same search as the key's history alone, which the second order answered (the test above).
+    expect(a.verdict).toBe(single.verdict);
+    expect(a.explored).toBe(single.partitions[0].explored);
+    expect(a.explored).toBeLessThan(0.75 * wglSearch(models[model], history).explored);
+    const strip = (x: object) => JSON.stringify({ ...x, elapsedMs: 0 });
+    expect(strip(await checkHistory(`independent:${model}`, keyed, { workers: 2 }))).toBe(strip(r));
+  });
+
   it('a model without `conditional` gets one search', () => {
     const { model, history } = generateHistory({ family: 'register', ops: 1000, clients: 64, seed: 41 });
     expect(checkHistorySync(model, history).partitions[0].explored).toBe(wglSearch(models[model], history).explored);
