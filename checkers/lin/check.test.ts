@@ -77,7 +77,7 @@ describe('two orders for a hard partition (Rounds, secondAfter)', () => {
     const shape = { ops: 200, clients: 64, crashRate: 0.15, corrupt: 1, tick: 1, values: 10, seed: 4268244512 };
     const { model, history } = hard(shape);
     const other = hard({ ...shape, ops: 100, seed: 7 }).history;
-    const keyed = [...history.map((o) => ({ ...o, input: { ...(o.input as object), key: 'a' } })), ...other.map((o) => ({ ...o, client: o.client + 100, input: { ...(o.input as object), key: 'b' } }))];
+    const keyed = [...history.map((o) => ({ ...o, input: { ...(o.input as object), key: 'a' } })), ...other.map((o) => ({ ...o, client: Number(o.client) + 100, input: { ...(o.input as object), key: 'b' } }))];
     keyed.sort((x, y) => x.call - y.call);
     const single = checkHistorySync(model, history);
     const r = checkHistorySync(`independent:${model}`, keyed);
