@@ -259,6 +259,9 @@ export class WglSearch<S> {
    * configurations on the stack (all explored so far) go in.
    */
   private memo: Memo<S> | undefined;
+  /** shareMemo's budget and hook, once set. */
+  private memoLimit: number | undefined;
+  private memoMore: (() => number | undefined) | undefined;
   /** Words of a bitset: the determinate part, then the indeterminate part. */
   private readonly words: number;
   private readonly stackOp: Int32Array;
@@ -489,6 +492,25 @@ export class WglSearch<S> {
     }
   }
 
+  /** Bytes its memo holds (0 before it starts). */
+  memoBytes(): number {
+    return this.memo === undefined ? 0 : this.memo.bytes();
+  }
+
+  /**
+   * Its memo's budget from now on, in place of `memoLimitBytes`, and `more` to ask for a
+   * larger one when it is reached (Memo.more): check.ts's two searches of a partition
+   * share the partition's budget.
+   */
+  shareMemo(bytes: number, more?: () => number | undefined): void {
+    this.memoLimit = bytes;
+    this.memoMore = more;
+    if (this.memo !== undefined) {
+      this.memo.more = more;
+      this.memo.limit(bytes);
+    }
+  }
+
   /** Give up with unknown (the time budget ran out, or the search was cancelled). */
   stop(reason: 'timeout' | 'cancelled'): SearchResult {
     if (!this.outcome) this.finish('unknown', reason);
@@ -552,7 +574,7 @@ export class WglSearch<S> {
   /** The memo, holding the configurations on the stack (depth sp, current state `state`). */
   private startMemo(sp: number, state: S): Memo<S> {
     const { model, det, detWords, words, zob, stackOp, stackState, hashState } = this;
-    const memo = new Memo<S>(detWords, words, model.equal ? model.equal.bind(model) : Object.is, this.options.memoLimitBytes, 4 * this.origin.length);
+    const memo = new Memo<S>(detWords, words, model.equal ? model.equal.bind(model) : Object.is, this.memoLimit ?? this.options.memoLimitBytes, 4 * this.origin.length, this.memoMore);
     const bits = new Uint32Array(Math.max(1, words));
     const lastMask = det % 32 === 0 ? 0xffffffff : 2 ** (det % 32) - 1;
     let hash = 0;
