@@ -367,8 +367,8 @@ export class Rounds {
       }
       const limit = this.options.memoLimitBytes;
       // The two searches share the partition's memo budget, the first before the second:
-      // it has what the second holds not, and, reaching that, takes it back (the second
-      // dropped). So the first decides, or runs out of memory, as it would alone.
+      // it may fill what the second does not hold and, reaching that, takes the rest back
+      // (the second dropped). So the first decides, or runs out of memory, as it would alone.
       if (this.seconds[index] !== undefined) {
         const other = this.seconds[index];
         search.shareMemo(other ? limit - other.memoBytes() : limit, other ? () => (this.dropSecond(index), limit) : undefined);
@@ -418,14 +418,20 @@ export class Rounds {
    * other is stopped.
    */
   private counted(index: number, result: SearchResult, other: WglSearch<unknown> | null | undefined): SearchResult {
-    for (const o of [other?.stop('cancelled'), this.spent[index]]) {
-      if (o === undefined) continue;
-      result.explored += o.explored;
-      result.cached += o.cached;
+    if (other) addCounts(result, other.stop('cancelled'));
+    const spent = this.spent[index];
+    if (spent !== undefined) {
+      addCounts(result, spent);
+      this.spent[index] = undefined;
     }
-    this.seconds[index] = this.spent[index] = undefined;
+    this.seconds[index] = undefined;
     return result;
   }
+}
+
+function addCounts(result: SearchResult, other: SearchResult): void {
+  result.explored += other.explored;
+  result.cached += other.cached;
 }
 
 /** The partitions' operations, in partition order (the history itself when it is the one partition). */
