@@ -7,7 +7,8 @@ import { checkHistory, checkHistorySync, models } from './index.ts';
 import { importCorpusFile, manifest } from './testdata-loader.ts';
 import { SMALL_MAX } from './small.ts';
 import type { Model, Operation } from './types.ts';
-import { wglSearch } from './wgl.ts';
+import { Memo } from './memo.ts';
+import { WglSearch, wglSearch } from './wgl.ts';
 
 const op = (client: number, input: unknown, call: number, ret?: number, output?: unknown): Operation =>
   ret === undefined ? { client, input, call } : { client, input, call, ret, output };
@@ -71,6 +72,60 @@ describe('two orders for a hard partition (Rounds, secondAfter)', () => {
     expect(r.verdict).toBe('ok');
     expect(r.partitions[0].explored).toBeGreaterThan(byReturn.explored);
     expect(r.partitions[0].explored).toBeLessThan(1.3 * byReturn.explored);
+  });
+
+  it('a keyed history gets the second order per key (independent passes `conditional` on), with and without workers', async () => {
+    const shape = { ops: 200, clients: 64, crashRate: 0.15, corrupt: 1, tick: 1, values: 10, seed: 4268244512 };
+    const { model, history } = hard(shape);
+    const other = hard({ ...shape, ops: 100, seed: 7 }).history;
+    const keyed = [...history.map((o) => ({ ...o, input: { ...(o.input as object), key: 'a' } })), ...other.map((o) => ({ ...o, client: Number(o.client) + 100, input: { ...(o.input as object), key: 'b' } }))];
+    keyed.sort((x, y) => x.call - y.call);
+    const single = checkHistorySync(model, history);
+    const r = checkHistorySync(`independent:${model}`, keyed);
+    const a = r.partitions.find((p) => p.operations.length === history.length)!;
+    // The same search as the key's history alone, which the second order answered (the test above).
+    expect(a.verdict).toBe(single.verdict);
+    expect(a.explored).toBe(single.partitions[0].explored);
+    expect(a.explored).toBeLessThan(0.75 * wglSearch(models[model], history).explored);
+    const strip = (x: object) => JSON.stringify({ ...x, elapsedMs: 0 });
+    expect(strip(await checkHistory(`independent:${model}`, keyed, { workers: 2 }))).toBe(strip(r));
+  });
+
+  it('the two searches share the memo budget: never more held together, and the first decides as it would alone', () => {
+    // 24 MB: the first needs most of it (ok at 455,072 configurations of both with the second alive throughout).
+    const { model, history } = hard({ ops: 1000, clients: 64, crashRate: 0, corrupt: 1, tick: 3, values: 10, seed: 1275378521 });
+    const limit = 24 * 2 ** 20;
+    const held = new Map<Memo<unknown>, number>();
+    let peak = 0;
+    let dropped = 0;
+    const memo = Memo.prototype as unknown as { add: (...a: unknown[]) => boolean };
+    const search = WglSearch.prototype as unknown as { finish: (...a: unknown[]) => void; memo?: Memo<unknown> };
+    const { add } = memo;
+    const { finish } = search;
+    memo.add = function (this: Memo<unknown>, ...a: unknown[]) {
+      const added = add.apply(this, a);
+      held.set(this, this.bytes());
+      let sum = 0;
+      for (const bytes of held.values()) sum += bytes;
+      peak = Math.max(peak, sum);
+      return added;
+    };
+    search.finish = function (this: typeof search, ...a: unknown[]) {
+      if (this.memo && held.delete(this.memo) && held.size > 0) dropped++;
+      finish.apply(this, a);
+    };
+    try {
+      const r = checkHistorySync(model, history, { memoLimitMB: 24 });
+      expect(peak).toBeLessThanOrEqual(limit);
+      expect(peak).toBeGreaterThan(0.9 * limit);
+      expect(dropped).toBe(1);
+      const alone = wglSearch(models[model], history, { memoLimitBytes: limit });
+      expect(r.verdict).toBe(alone.verdict);
+      expect(r.partitions[0].explored).toBeGreaterThan(alone.explored);
+    } finally {
+      memo.add = add;
+      search.finish = finish;
+    }
   });
 
   it('a model without `conditional` gets one search', () => {

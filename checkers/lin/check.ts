@@ -305,10 +305,12 @@ export function slice(round: number): number {
 /**
  * Iterations of a partition's search (n operations) after which a second search of it in
  * the other order starts (a model with `conditional`: SearchOptions.conditional), with a
- * quarter of the turns; the first of the two to decide answers. Each order has histories
- * the other takes 10-1,000x as long on (generated cas-registers of 1,000 operations on 64
- * clients: 593,465 configurations against 1,275; 371,779 against 5,774,293), so the two
- * cost at most 1.25x the better one's turns, never the worse one's. Not sooner: an illegal
+ * quarter of the turns and at most a quarter of the memo budget, which the two share; the
+ * first of the two to decide answers. Each order has histories the other takes 10-1,000x
+ * as long on (generated cas-registers of 1,000 operations on 64 clients: 593,465
+ * configurations against 1,275; 371,779 against 5,774,293): with I1 and I2 each order's
+ * iterations alone, the two cost about min(1.25 I1, secondAfter(n) + 5 I2) (to a round's
+ * slice), up to 5x the second's own where it is the better one. Not sooner: an illegal
  * history is decided by exhausting its configurations, in either order, and so never by
  * the second search, which only costs there (Porcupine's etcd logs, 51k-172k iterations:
  * 1.1-1.2x configurations with a start after 4,096 + 8n; RESULTS-issue21.md, lin-cas3).
@@ -326,6 +328,8 @@ export class Rounds {
    * is the first's), and none again.
    */
   private readonly seconds: (WglSearch<unknown> | null | undefined)[] = [];
+  /** The answer of a second search that gave up or was dropped: its counts go in the partition's. */
+  private readonly spent: (SearchResult | undefined)[] = [];
   /** Unfinished partitions, in partition order. */
   private active: number[];
   round = 0;
@@ -361,27 +365,37 @@ export class Rounds {
         }
         search = this.searches[index] = new WglSearch(this.model, this.parts[index], this.options);
       }
+      const limit = this.options.memoLimitBytes;
+      // The two searches share the partition's memo budget, the first before the second:
+      // it may fill what the second does not hold and, reaching that, takes the rest back
+      // (the second dropped). So the first decides, or runs out of memory, as it would alone.
+      if (this.seconds[index] !== undefined) {
+        const other = this.seconds[index];
+        search.shareMemo(other ? limit - other.memoBytes() : limit, other ? () => (this.dropSecond(index), limit) : undefined);
+      }
       const over = Date.now() > this.options.deadline ? (search.stop('timeout'), true) : search.run(slice(this.round));
       let second = this.seconds[index];
       if (over) {
-        finished.push({ index, result: second ? withOther(search.result, second) : search.result });
-        this.searches[index] = this.seconds[index] = undefined;
+        finished.push({ index, result: this.counted(index, search.result, second) });
+        this.searches[index] = undefined;
         continue;
       }
       if (second === undefined && !this.options.verbose && this.model.conditional !== undefined && search.iterations >= secondAfter(this.parts[index].length)) {
         // The options read one by one: a Plan's deadline is a getter, which a spread would lose.
-        const { deadline, memoLimitBytes } = this.options;
-        second = this.seconds[index] = new WglSearch(this.model, this.parts[index], { deadline, memoLimitBytes: memoLimitBytes / 4, conditional: true });
+        const { deadline } = this.options;
+        second = this.seconds[index] = new WglSearch(this.model, this.parts[index], { deadline, memoLimitBytes: limit / 4, conditional: true });
         // The same order as the first's in every frame (Porcupine's etcd logs): no second search.
         if (!second.keyed) second = this.seconds[index] = null;
       }
+      if (second) second.shareMemo(Math.min(limit / 4, limit - search.memoBytes()));
       if (second && second.run(slice(this.round) / 4)) {
         // Only a decided answer: one that gave up (its memory, a model error) leaves the first on its own.
         if (second.result.verdict !== 'unknown') {
-          finished.push({ index, result: withOther(second.result, search) });
-          this.searches[index] = this.seconds[index] = undefined;
+          finished.push({ index, result: this.counted(index, second.result, search) });
+          this.searches[index] = undefined;
           continue;
         }
+        this.spent[index] = second.result;
         this.seconds[index] = null;
       }
       this.active[left++] = index;
@@ -389,17 +403,35 @@ export class Rounds {
     this.active.length = left;
     return finished;
   }
+
+  /** The first search takes back the memo budget its second holds: the second stops, its counts kept. */
+  private dropSecond(index: number): void {
+    const second = this.seconds[index];
+    if (!second) return; // dropped already: the budget is the first's alone
+    this.spent[index] = second.stop('cancelled');
+    this.seconds[index] = null;
+  }
+
+  /**
+   * A partition's answer from one of its searches, counting the other's configurations and
+   * memo entries too, and a second's that gave up (the report's size is the work done); the
+   * other is stopped.
+   */
+  private counted(index: number, result: SearchResult, other: WglSearch<unknown> | null | undefined): SearchResult {
+    if (other) addCounts(result, other.stop('cancelled'));
+    const spent = this.spent[index];
+    if (spent !== undefined) {
+      addCounts(result, spent);
+      this.spent[index] = undefined;
+    }
+    this.seconds[index] = undefined;
+    return result;
+  }
 }
 
-/**
- * A partition's answer from one of its two searches, counting the other's configurations
- * and memo entries too (the report's size is the work done); the other is stopped.
- */
-function withOther(result: SearchResult, other: WglSearch<unknown>): SearchResult {
-  const o = other.stop('cancelled');
-  result.explored += o.explored;
-  result.cached += o.cached;
-  return result;
+function addCounts(result: SearchResult, other: SearchResult): void {
+  result.explored += other.explored;
+  result.cached += other.cached;
 }
 
 /** The partitions' operations, in partition order (the history itself when it is the one partition). */

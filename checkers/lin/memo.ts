@@ -46,10 +46,15 @@ export class Memo<S> {
     private readonly detWords: number,
     private readonly totalWords: number,
     private readonly equal: (a: S, b: S) => boolean,
-    /** Budget for the typed arrays and the states (STATE_BYTES each); past it, MemoFull. */
-    private readonly limitBytes = Infinity,
+    /** Budget for the typed arrays and the states (STATE_BYTES each); past it, `more`, then MemoFull. */
+    private limitBytes = Infinity,
     /** A hint of the entries to expect, to size the first tables. */
     expected = 1024,
+    /**
+     * Asked when the budget is reached: a larger one to go on with, if any (check.ts: the
+     * first search of a partition takes back what its second search held, dropping it).
+     */
+    public more?: () => number | undefined,
   ) {
     const slots = Math.min(1 << 12, Math.max(16, nextPow2(expected * 2)));
     this.slotKey = new Int32Array(slots);
@@ -62,6 +67,20 @@ export class Memo<S> {
 
   private budget(): void {
     this.sizeMax = (this.limitBytes - (this.bytes() - this.size * STATE_BYTES) - STATE_BYTES) / STATE_BYTES;
+  }
+
+  /** A new budget (check.ts: what the partition's other search leaves); below what is held, the next entry is refused. */
+  limit(bytes: number): void {
+    this.limitBytes = bytes;
+    this.budget();
+  }
+
+  /** Whether `more` raised the budget, once it was reached. */
+  private raised(): boolean {
+    const bytes = this.more?.();
+    if (bytes === undefined || bytes <= this.limitBytes) return false;
+    this.limit(bytes);
+    return true;
   }
 
   /**
@@ -109,7 +128,7 @@ export class Memo<S> {
       this.arena = this.grown(this.arena, Math.max(this.arena.length * 2, this.used + length + 2)) as Uint32Array;
       this.budget();
     }
-    if (this.size > this.sizeMax) throw new MemoFull(this.limitBytes);
+    if (this.size > this.sizeMax && !(this.raised() && this.size <= this.sizeMax)) throw new MemoFull(this.limitBytes);
     const arena = this.arena;
     let at = this.used;
     this.offsets[id] = at;
@@ -132,14 +151,16 @@ export class Memo<S> {
   }
 
   private grown(a: Int32Array | Uint32Array, length: number): Int32Array | Uint32Array {
-    if (this.bytes() + (length - a.length) * 4 > this.limitBytes) throw new MemoFull(this.limitBytes);
+    const extra = (length - a.length) * 4;
+    if (this.bytes() + extra > this.limitBytes && !(this.raised() && this.bytes() + extra <= this.limitBytes)) throw new MemoFull(this.limitBytes);
     const b = a instanceof Int32Array ? new Int32Array(length) : new Uint32Array(length);
     b.set(a);
     return b;
   }
 
   private rehash(): void {
-    if (this.bytes() + this.slotId.length * 8 > this.limitBytes) throw new MemoFull(this.limitBytes);
+    const extra = this.slotId.length * 8;
+    if (this.bytes() + extra > this.limitBytes && !(this.raised() && this.bytes() + extra <= this.limitBytes)) throw new MemoFull(this.limitBytes);
     const oldKey = this.slotKey;
     const oldId = this.slotId;
     const capacity = oldId.length * 2;

@@ -265,6 +265,6 @@ export interface CheckOptions {
   partition?: boolean;
   /** Record the longest partial linearization through every operation (slower). */
   verbose?: boolean;
-  /** Memory budget of each partition's memo, in MB (default 2048); past it: unknown. */
+  /** Memory budget of each partition's memo (its two searches' together, check.ts Rounds), in MB (default 2048); past it: unknown. */
   memoLimitMB?: number;
 }

@@ -223,7 +223,8 @@ export class WglSearch<S> {
   /**
    * Some frame may order its updates otherwise than by return (`mayReorder`): without it
    * (no `options.conditional`, or no conditional update that can meet a pair it reorders)
-   * the search is the one by return. The lazy frame checks the keys only when it is set.
+   * the search is the one by return. Its lazy frames try read-only calls only (the first
+   * return is not the first update when a conditional one is keyed before it).
    */
   readonly keyed: boolean;
   /** Determinate updates go by return (the reductions on, and no priority hint). */
@@ -258,6 +259,9 @@ export class WglSearch<S> {
    * configurations on the stack (all explored so far) go in.
    */
   private memo: Memo<S> | undefined;
+  /** shareMemo's budget and hook, once set. */
+  private memoLimit: number | undefined;
+  private memoMore: (() => number | undefined) | undefined;
   /** Words of a bitset: the determinate part, then the indeterminate part. */
   private readonly words: number;
   private readonly stackOp: Int32Array;
@@ -488,6 +492,25 @@ export class WglSearch<S> {
     }
   }
 
+  /** Bytes its memo holds (0 before it starts). */
+  memoBytes(): number {
+    return this.memo === undefined ? 0 : this.memo.bytes();
+  }
+
+  /**
+   * Its memo's budget from now on, in place of `memoLimitBytes`, and `more` to ask for a
+   * larger one when it is reached (Memo.more): check.ts's two searches of a partition
+   * share the partition's budget.
+   */
+  shareMemo(bytes: number, more?: () => number | undefined): void {
+    this.memoLimit = bytes;
+    this.memoMore = more;
+    if (this.memo !== undefined) {
+      this.memo.more = more;
+      this.memo.limit(bytes);
+    }
+  }
+
   /** Give up with unknown (the time budget ran out, or the search was cancelled). */
   stop(reason: 'timeout' | 'cancelled'): SearchResult {
     if (!this.outcome) this.finish('unknown', reason);
@@ -551,7 +574,7 @@ export class WglSearch<S> {
   /** The memo, holding the configurations on the stack (depth sp, current state `state`). */
   private startMemo(sp: number, state: S): Memo<S> {
     const { model, det, detWords, words, zob, stackOp, stackState, hashState } = this;
-    const memo = new Memo<S>(detWords, words, model.equal ? model.equal.bind(model) : Object.is, this.options.memoLimitBytes, 4 * this.origin.length);
+    const memo = new Memo<S>(detWords, words, model.equal ? model.equal.bind(model) : Object.is, this.memoLimit ?? this.options.memoLimitBytes, 4 * this.origin.length, this.memoMore);
     const bits = new Uint32Array(Math.max(1, words));
     const lastMask = det % 32 === 0 ? 0xffffffff : 2 ** (det % 32) - 1;
     let hash = 0;
@@ -753,7 +776,7 @@ export class WglSearch<S> {
    * search backtracks into it. Its first candidate is found without it: the first
    * read-only call that fits (forced, so the frame is never needed), else the operation
    * whose return is first pending when it is an update that fits (first by return, the
-   * first of its twins, and no reordering since it fits). Otherwise the frame is built.
+   * first of its twins, and no reordering since it fits; not in the keyed order). Otherwise the frame is built.
    * The same candidates in the same order: the same search. The loop finds it itself (a
    * call per configuration costs, in V8's interpreter and baseline code, where a first
    * check runs the whole search); with a hint, firstByHint.
@@ -809,23 +832,6 @@ export class WglSearch<S> {
     this.lazyTried = tried;
     this.lazyStep = r;
     return best;
-  }
-
-  /**
-   * Without a hint, with conditional updates: whether f, the update whose return entry e
-   * is first in the list, is first by updateKey among the update calls before it (one
-   * keyed no later, called earlier, goes first in the frame). Keys only: no steps.
-   */
-  private firstByKey(f: number, e: number): boolean {
-    const { next, head } = this.list;
-    const entryOp = this.list.op;
-    const { kind, updateKey } = this;
-    const limit = updateKey[f];
-    for (let c = next[head]; c !== e; c = next[c]) {
-      const o = entryOp[c];
-      if (kind[o] === UPDATE && updateKey[o] <= limit) return false;
-    }
-    return true;
   }
 
   /** Of each class of twins among the gathered candidates, all but the first to return become -1. */
@@ -1046,9 +1052,9 @@ export class WglSearch<S> {
                 }
               } else {
                 const f = entryOp[e];
-                // Returns tied with another's would be ordered by call in the frame, and a
-                // conditional update keyed no later than f goes before it: built then.
-                if (kind[f] === UPDATE && tiedReturn![f] === 0 && (!this.keyed || this.firstByKey(f, e))) {
+                // Returns tied with another's would be ordered by call in the frame, and in
+                // the conditional order (keyed) one keyed before f's return may go first: built then.
+                if (kind[f] === UPDATE && tiedReturn![f] === 0 && !this.keyed) {
                   current = f;
                   const r = step(state, inputs[f], outputs[f]);
                   if (r !== ILLEGAL) {

@@ -49,6 +49,7 @@ export function independent(base: Model): Model {
   if (base.describeState) model.describeState = (s) => base.describeState!(s);
   if (base.failedOutput) model.failedOutput = (input) => base.failedOutput!(input);
   if (base.readOnly) model.readOnly = (input, output) => base.readOnly!(input, output);
+  if (base.conditional) model.conditional = (input, output) => base.conditional!(input, output);
   cache.set(base, model);
   return model;
 }
