@@ -3,10 +3,12 @@
 
 import { describe, expect, it } from 'vitest';
 import { generateHistory } from './generate.ts';
-import { checkHistory, checkHistorySync, models } from './index.ts';
+import { checkHistory, checkHistorySync, independent, models } from './index.ts';
+import { renderLinHtml } from '../report/lin-html.ts';
+import { renderLinText } from '../report/lin-text.ts';
 import { importCorpusFile, manifest } from './testdata-loader.ts';
 import { SMALL_MAX } from './small.ts';
-import type { Model, Operation } from './types.ts';
+import { ILLEGAL, nextOf, stepFrom, UNKNOWN, type Model, type Operation } from './types.ts';
 import { Memo } from './memo.ts';
 import { WglSearch, wglSearch } from './wgl.ts';
 
@@ -320,5 +322,129 @@ describe('the search stays near linear on generated histories', () => {
       expect(fast.verdict).toBe(plain.verdict);
       expect(fast.verdict).not.toBe('unknown');
     }
+  });
+});
+
+describe('a model\'s next is the search\'s step only when step is stepFrom of it (nextOf)', () => {
+  // write(1), then reads of 2: illegal. Two operations (small.ts) and 300 (past SMALL_MAX: wgl.ts).
+  const histories = [2, SMALL_MAX + 44].map((n) =>
+    Array.from({ length: n }, (_, i) => (i % 2 === 0 ? op(i % 3, { f: 'write', value: i + 1 }, 2 * i, 2 * i + 1, null) : op(i % 3, { f: 'read' }, 2 * i, 2 * i + 1, 12345))),
+  );
+
+  it('a class whose step checks the output, then calls its own helper named next', () => {
+    class Reg {
+      name = 'reg';
+      init(): unknown {
+        return null;
+      }
+      next(s: unknown, input: { f: string; value?: unknown }): unknown {
+        return input.f === 'write' ? input.value : s;
+      }
+      step(s: unknown, input: { f: string; value?: unknown }, output: unknown) {
+        if (input.f === 'read' && output !== UNKNOWN && output !== s) return { ok: false, state: s };
+        return { ok: true, state: this.next(s, input) };
+      }
+    }
+    for (const h of histories) for (const verbose of [false, true]) expect(checkHistorySync(new Reg(), h, { verbose }).verdict).toBe('illegal');
+  });
+
+  it('a next that is not a function is not called', () => {
+    const model = { ...models.register, next: 5 } as unknown as Model;
+    for (const h of histories) {
+      const r = checkHistorySync(model, h);
+      expect(r.verdict).toBe('illegal');
+      expect(r.modelError).toBeUndefined();
+    }
+  });
+
+  it('a built-in model spread with its step replaced runs that step', () => {
+    let calls = 0;
+    const counted: Model = { ...models.register, step: (s, i, o) => (calls++, models.register.step(s, i, o)) };
+    expect(checkHistorySync(counted, histories[0]).verdict).toBe('illegal');
+    expect(calls).toBeGreaterThan(0);
+    const permissive: Model = { ...models.register, step: (s, i: { f: string; value?: unknown }) => ({ ok: true, state: i.f === 'write' ? i.value : s }) };
+    for (const h of histories) expect(checkHistorySync(permissive, h).verdict).toBe('ok');
+  });
+
+  it('independent() keeps a built-in model\'s next, and a replaced step', () => {
+    const keyed = histories[1].map((o) => ({ ...o, input: { ...(o.input as object), key: 'k' } }));
+    expect(nextOf(independent(models.register))).toBe(independent(models.register).next);
+    expect(checkHistorySync(independent(models.register), keyed).verdict).toBe('illegal');
+    const permissive: Model = { ...models.register, step: (s, i: { f: string; value?: unknown }) => ({ ok: true, state: i.f === 'write' ? i.value : s }) };
+    expect(independent(permissive).next).toBeUndefined();
+    expect(checkHistorySync(independent(permissive), keyed).verdict).toBe('ok');
+  });
+
+  it('stepFrom calls next with the step\'s this (a class model)', () => {
+    class Offset {
+      name = 'offset';
+      offset = 10;
+      init(): number {
+        return this.offset;
+      }
+      next(s: number, i: { f: string; value?: number }, o: unknown): number | typeof ILLEGAL {
+        if (i.f === 'write') return i.value! + this.offset;
+        return o === UNKNOWN || o === s ? s : ILLEGAL;
+      }
+      step = stepFrom(Offset.prototype.next);
+      describeState(s: number): string {
+        return String(s);
+      }
+    }
+    const m = new Offset();
+    expect(m.step(10, { f: 'write', value: 1 }, null)).toEqual({ ok: true, state: 11 });
+    expect(m.step(11, { f: 'read' }, 12).ok).toBe(false);
+    const h = [op(0, { f: 'write', value: 1 }, 0, 1, null), op(1, { f: 'read' }, 2, 3, 11), op(1, { f: 'read' }, 4, 5, 12)];
+    const r = checkHistorySync(m, h);
+    expect(r.verdict).toBe('illegal');
+    expect(r.partitions[0].states).toEqual(['11', '11']);
+  });
+
+  it('ILLEGAL and UNKNOWN are registered symbols (two copies of the package agree)', () => {
+    expect(ILLEGAL).toBe(Symbol.for('interleave.lin.illegal'));
+    expect(UNKNOWN).toBe(Symbol.for('interleave.lin.unknown'));
+  });
+});
+
+describe('an illegal report\'s states are replayed once, in the check', () => {
+  const history = [op(0, { f: 'write', value: 1 }, 0, 1, null), op(1, { f: 'read' }, 2, 5, 1), op(2, { f: 'read' }, 3, 4, 2)];
+
+  it('a replay that gives nothing leaves no states key (as JSON shows)', () => {
+    const model: Model = { ...models.register, describeState: () => { throw new Error('cannot describe'); } };
+    const r = checkHistorySync(model, history);
+    expect(r.verdict).toBe('illegal');
+    expect(Object.keys(r.partitions[0])).not.toContain('states');
+    expect(JSON.parse(JSON.stringify(r)).partitions[0]).not.toHaveProperty('states');
+    expect(Object.getOwnPropertyDescriptor(checkHistorySync('register', history).partitions[0], 'states')).toMatchObject({ value: ['1', '1'], writable: true });
+  });
+
+  it('a frozen report is rendered without replaying again', () => {
+    const { history: h } = generateHistory({ family: 'register', ops: 400, clients: 4, seed: 1, corrupt: 1, crashRate: 0 });
+    let described = 0;
+    const counting: Model = { ...models.register, describeState: (s) => (described++, models.register.describeState!(s)) };
+    const r = checkHistorySync(counting, h);
+    const afterCheck = described;
+    Object.freeze(r);
+    r.partitions.forEach(Object.freeze);
+    renderLinHtml(r, h, counting);
+    renderLinText(r, h, counting);
+    // The text report describes the initial state only when longest is empty (not here).
+    expect(described).toBe(afterCheck);
+    const p = r.partitions.find((x) => x.verdict === 'illegal')!;
+    expect(p.states).toHaveLength(p.longest![0].length);
+    expect(described).toBe(afterCheck);
+    expect(afterCheck).toBe(p.longest![0].length);
+  });
+});
+
+describe('memoLimitMB', () => {
+  it('null means the default budget, as undefined does (0 is a memo of 0 bytes)', () => {
+    const g = generateHistory({ family: 'register', ops: 300, clients: 4, seed: 7, corrupt: 0, crashRate: 0.05, unique: true });
+    const d = checkHistorySync(g.model, g.history);
+    expect(d.verdict).toBe('ok');
+    expect(checkHistorySync(g.model, g.history, { memoLimitMB: 0 }).partitions[0].reason).toBe('memory');
+    const r = checkHistorySync(g.model, g.history, { memoLimitMB: null as unknown as undefined });
+    expect(r.verdict).toBe('ok');
+    expect(r.partitions.map((x) => x.explored)).toEqual(d.partitions.map((x) => x.explored));
   });
 });

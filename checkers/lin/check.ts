@@ -12,7 +12,7 @@
 import { findModel, models } from './models/index.ts';
 import { fromNondeterministic } from './nondeterministic.ts';
 import type { CheckOptions, LinResult, Model, NondeterministicModel, Operation, PartitionReport, Verdict } from './types.ts';
-import { UNKNOWN } from './types.ts';
+import { ILLEGAL, nextOf, UNKNOWN } from './types.ts';
 import { smallSearch } from './small.ts';
 import { WglSearch, type SearchResult } from './wgl.ts';
 
@@ -146,7 +146,7 @@ export function plan(arg: ModelArg, history: readonly Operation[], options: Chec
   // set below (and the whole history again if its partition function fails).
   const partitioned = options.partition !== false && !!model.partition && history.length > 0;
   const memoLimitMB = options.memoLimitMB;
-  const memoLimitBytes = memoLimitMB === undefined ? DEFAULT_MEMO_LIMIT_BYTES : memoLimitMB * 2 ** 20;
+  const memoLimitBytes = memoLimitMB == null ? DEFAULT_MEMO_LIMIT_BYTES : memoLimitMB * 2 ** 20;
   const p = new CheckPlan(model, registered, history, start, options.timeoutMs, options.verbose === true, memoLimitBytes, partitioned ? [] : [identity(history.length)], !partitioned);
   if (partitioned) {
     try {
@@ -490,7 +490,7 @@ export function assemble(p: Plan, results: readonly (SearchResult | undefined)[]
       // An illegal answer has its longest and never a reason, a model error or a
       // linearization (wgl.ts's finish('illegal'), small.ts's illegal): none of them read.
       illegal = true;
-      const report = new IllegalReport(index, ids, r.explored, r.cached, p.model, history);
+      const report = new IllegalReport(index, ids, r.explored, r.cached);
       partitions[index] = report;
       if (r.longest) illegalReport(p, report, r, ops !== undefined ? ops[index] : ids.map((i) => history[i]));
       continue;
@@ -541,7 +541,8 @@ function illegalReport(p: Plan, report: IllegalReport, r: SearchResult, local: r
   }
   report.stuckAfter = after;
   report.stuck = after[0];
-  if (p.model.describeState !== undefined && inHistoryLongest[0].length <= MAX_REPLAY) Object.defineProperty(report, 'states', IllegalReport.states);
+  const states = replay(p.model, p.history, inHistoryLongest[0]);
+  if (states) report.states = states;
 }
 
 // The result and its partitions' reports as class instances rather than object literals: a
@@ -582,15 +583,7 @@ class Report implements PartitionReport {
   }
 }
 
-/**
- * An illegal partition's report (as Report, then what illegalReport adds). Its `states` are
- * replayed when first read: an own enumerable accessor (IllegalReport.states, one defined
- * property) that turns into the data property, or goes when the replay gives nothing, so
- * JSON, structured clones and property checks see what an eager replay would have left. A
- * check whose caller reads only verdicts does not pay for the replay, a model step and a
- * describeState per operation of the longest partial linearization: 5-18 us of an illegal
- * 10-operation first check, 30-165 us at 100 (RESULTS-issue21.md, lin-plan).
- */
+/** An illegal partition's report (as Report, then what illegalReport adds). */
 class IllegalReport implements PartitionReport {
   declare index: number;
   declare operations: number[];
@@ -602,39 +595,13 @@ class IllegalReport implements PartitionReport {
   declare stuckAfter: number[][];
   declare stuck: number[];
   declare states?: string[];
-  // What the replay needs besides longest[0] (private: not a property anyone sees).
-  readonly #model: Model;
-  readonly #history: readonly Operation[];
 
-  constructor(index: number, operations: number[], explored: number, cached: number, model: Model, history: readonly Operation[]) {
-    this.#model = model;
-    this.#history = history;
+  constructor(index: number, operations: number[], explored: number, cached: number) {
     this.index = index;
     this.operations = operations;
     this.verdict = 'illegal';
     this.explored = explored;
     this.cached = cached;
-  }
-
-  /** `states` until first read (a descriptor made once, shared by every report). */
-  static readonly states: PropertyDescriptor = {
-    get(this: IllegalReport): string[] | undefined {
-      const states = replay(this.#model, this.#history, this.longest[0]);
-      IllegalReport.settle(this, states);
-      return states;
-    },
-    set(this: IllegalReport, states: string[] | undefined): void {
-      IllegalReport.settle(this, states);
-    },
-    enumerable: true,
-    configurable: true,
-  };
-
-  private static settle(report: IllegalReport, states: string[] | undefined): void {
-    // A frozen report keeps its accessor (the replay runs again at each read).
-    if (!Object.isExtensible(report)) return;
-    if (states === undefined) delete report.states;
-    else Object.defineProperty(report, 'states', { value: states, writable: true, enumerable: true, configurable: true });
   }
 }
 
@@ -716,14 +683,20 @@ const MAX_REPLAY_CHARS = 1 << 20;
  * quadratic).
  */
 function replay(model: Model, history: readonly Operation[], seq: readonly number[]): string[] | undefined {
-  if (!model.describeState) return undefined;
+  if (!model.describeState || seq.length > MAX_REPLAY) return undefined;
+  // The step the search called (nextOf), so the states are those its verdict came from.
+  const next = nextOf(model);
   const states: string[] = [];
   let chars = 0;
   try {
     let s = model.init();
-    for (const i of seq) {
-      const op = history[i];
-      s = model.step(s, op.input, op.ret === undefined ? UNKNOWN : op.output).state;
+    for (let k = 0; k < seq.length; k++) {
+      const op = history[seq[k]];
+      const after = next.call(model, s, op.input, op.ret === undefined ? UNKNOWN : op.output);
+      // Every step of a partial linearization the search found is legal: a model that says
+      // otherwise now does not agree with itself, and its states would mislead.
+      if (after === ILLEGAL) return undefined;
+      s = after;
       const d = model.describeState(s);
       chars += d.length;
       if (chars > MAX_REPLAY_CHARS) return undefined;

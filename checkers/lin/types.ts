@@ -36,7 +36,7 @@ export type HistoryEvent<I = unknown, O = unknown> =
  * it as "any output" and return the state the operation leaves if it took effect. The
  * checker itself covers "never took effect" by letting such operations stay unlinearized.
  */
-export const UNKNOWN: unique symbol = Symbol('unknown output');
+export const UNKNOWN: unique symbol = Symbol.for('interleave.lin.unknown');
 export type Unknown = typeof UNKNOWN;
 
 /** A step's outcome. When `ok` is false the state is ignored (a model may return any state). */
@@ -51,31 +51,46 @@ export interface StepResult<S> {
  */
 export const ILLEGAL_STEP: StepResult<never> = Object.freeze({ ok: false, state: undefined as never });
 
-/** What Model.next returns for an illegal step (no state is this symbol). */
-export const ILLEGAL: unique symbol = Symbol('illegal step');
+/**
+ * What Model.next returns for an illegal step (no state is this symbol). A registered
+ * symbol, as UNKNOWN is: two copies of this module loaded in one process (a model built
+ * against another copy of the package) agree on both.
+ */
+export const ILLEGAL: unique symbol = Symbol.for('interleave.lin.illegal');
 export type Illegal = typeof ILLEGAL;
 
+/** The `next` a step made by stepFrom wraps (nextOf trusts a model's `next` only so). */
+const WRAPS: unique symbol = Symbol('next wrapped');
+
 /**
- * Model.step made from a Model.next (a model written as `next` gets its `step` so). The
- * result of a legal step is made per call: only the callers of `step` pay for it.
+ * Model.step made from a Model.next (a model written as `next` gets its `step` so), calling
+ * `next` with its own `this` (a class's step calls its next with the instance). The result
+ * of a legal step is made per call: only the callers of `step` pay for it. The step is
+ * tagged with the `next` it wraps, so that nextOf knows the two agree.
  */
 export function stepFrom<S, I, O>(next: (state: S, input: I, output: O | Unknown) => S | Illegal): (state: S, input: I, output: O | Unknown) => StepResult<S> {
-  return (state, input, output) => {
-    const s = next(state, input, output);
+  const step = function (this: unknown, state: S, input: I, output: O | Unknown): StepResult<S> {
+    const s = next.call(this, state, input, output);
     return s === ILLEGAL ? ILLEGAL_STEP : { ok: true, state: s as S };
   };
+  Object.defineProperty(step, WRAPS, { value: next });
+  return step;
 }
 
 /** A step in Model.next's form, called with its model as `this`. */
 export type Next<S> = (this: Model<S>, state: S, input: unknown, output: unknown) => S | Illegal;
 
 /**
- * The step the searches call, with the model as `this`: the model's `next`, else `step`'s
- * answer read back into next's form (a model that gives only `step` works unchanged, one
- * call more per step).
+ * The step the searches (and an illegal report's replay) call, with the model as `this`: the
+ * model's `next` when its `step` is stepFrom of that same `next`, else `step`'s answer read
+ * back into next's form (one call more per step). Only so: a model's `next` may be a helper
+ * of its own step (which checks the output, then calls it), not a function at all, or
+ * left over from a spread model whose `step` was replaced.
  */
 export function nextOf<S>(model: Model<S>): Next<S> {
-  return model.next ?? nextByStep;
+  const next = model.next;
+  if (typeof next === 'function' && (model.step as { [WRAPS]?: unknown })[WRAPS] === next) return next;
+  return nextByStep;
 }
 
 function nextByStep<S>(this: Model<S>, state: S, input: unknown, output: unknown): S | Illegal {
@@ -94,11 +109,11 @@ export interface Model<S = any, I = any, O = any> {
   step(state: S, input: I, output: O | Unknown): StepResult<S>;
   /**
    * Optional: the same step without a result object, the next state or ILLEGAL, called
-   * with the model as `this`. It must agree with `step` (`stepFrom(next)` makes one from the
-   * other). The searches call `next` when a model gives it: a step runs for every
-   * configuration tried, and in a first check (V8's interpreter and baseline code, without
-   * feedback) each object literal is made in the runtime, 0.4 us more per step than
-   * returning the state (RESULTS-issue21.md, lin-step).
+   * with the model as `this`. The searches call it instead of `step` when `step` is
+   * `stepFrom(next)` of this same function (nextOf; any other `next` is the model's own
+   * business): a step runs for every configuration tried, and in a first check (V8's
+   * interpreter and baseline code, without feedback) each object literal is made in the
+   * runtime, 0.4 us more per step than returning the state (RESULTS-issue21.md, lin-step).
    */
   next?(state: S, input: I, output: O | Unknown): S | Illegal;
   /** Split a history into independent sub-histories (P-compositionality). */
@@ -240,7 +255,7 @@ export interface PartitionReport {
    * linearization found until then, and `stuck` is the refuted operation.
    */
   proof?: Refutation;
-  /** describeState after each step of `longest[0]` (illegal partitions only; replayed when first read). */
+  /** describeState after each step of `longest[0]` (illegal partitions only). */
   states?: string[];
   /** The search's size: configurations visited and memo entries kept. */
   explored?: number;

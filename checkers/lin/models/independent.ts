@@ -6,7 +6,7 @@
 // also names it in `findModel`, `checkHistory` and worker threads.
 
 import { show } from '../hash.ts';
-import { UNKNOWN, type Model, type Operation } from '../types.ts';
+import { nextOf, stepFrom, UNKNOWN, type Model, type Operation } from '../types.ts';
 
 export const INDEPENDENT_PREFIX = 'independent:';
 
@@ -43,7 +43,13 @@ export function independent(base: Model): Model {
       return `[${show(key)}] ${inner}`;
     },
   };
-  if (base.next) model.next = (state, input, output) => base.next!(state, input, output);
+  // The base's next only where the searches would call it (nextOf): then the wrapper's step
+  // is stepFrom of the wrapper's next, so that the searches call that next too.
+  const next = nextOf(base);
+  if (next === base.next) {
+    model.next = (state, input, output) => next.call(base, state, input, output);
+    model.step = stepFrom(model.next);
+  }
   if (base.hash) model.hash = (s) => base.hash!(s);
   if (base.equal) model.equal = (a, b) => base.equal!(a, b);
   if (base.describeState) model.describeState = (s) => base.describeState!(s);
