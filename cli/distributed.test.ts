@@ -4,6 +4,9 @@
 // swarm verification. Small configs here; every default config of every spec with
 // INTERLEAVE_FULL=1.
 import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { distributedBfs } from '../checkers/distributed/bfs.ts';
@@ -148,6 +151,21 @@ describe('distributed BFS', () => {
     const pick = (s: string) => (JSON.parse(s) as { result: { runs: { result: ExploreResult }[] } }).result.runs.map((r) => [r.result.status, r.result.states, r.result.transitions, r.result.depth]);
     expect(pick(spread.stdout)).toEqual(pick(embedded.stdout));
   }, 60_000);
+
+  it('explore --redis --html draws a layout spec\'s counterexample with the plain machine it explored', async () => {
+    // Drawn with the layout machine, the plain states lost their client history and showed the ghost fields.
+    const dir = mkdtempSync(join(tmpdir(), 'interleave-redis-html-'));
+    try {
+      const page = (name: string) => readFileSync(join(dir, name), 'utf8');
+      const embedded = await runInProcess('explore', 'swarm', '--mutant', 'M8', '--html', join(dir, 'embedded.html'));
+      const spread = await runInProcess('explore', 'swarm', '--mutant', 'M8', '--html', join(dir, 'redis.html'), '--redis', redis.url, '--workers-per-host', '0');
+      expect(spread.code).toBe(embedded.code);
+      expect(page('embedded.html')).toContain('Client history');
+      expect(page('redis.html')).toContain('Client history');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
 
 describe('a busy host', () => {

@@ -202,7 +202,9 @@ export async function runExplore(specArg: string, o: ExploreCliOptions): Promise
       const { config, result, v } = found[0];
       const summary = [`${result.states.toLocaleString('en')} distinct states, ${result.transitions.toLocaleString('en')} transitions, depth ${result.depth}`];
       if (found.length > 1) summary.push(`${found.length - 1} other counterexample(s) in the text and JSON output; this page shows the first.`);
-      const machine = await userSpecErrors(spec, 'building the machine', () => spec.machine(config, variant));
+      // A --redis BFS explored the spec's plain machine (checkers/distributed/run.ts): its states are drawn by that machine.
+      const built = o.redis !== undefined && o.swarm === undefined ? { layout: false } : undefined;
+      const machine = await userSpecErrors(spec, 'building the machine', () => spec.machine(config, variant, built));
       write(o.html, renderCounterexampleHtml(v, machine, { title: title(spec, config, variant), summary }), 'the counterexample as HTML');
     }
   }

@@ -2,7 +2,7 @@
 // build the same one: the spec's export of specs/index.ts (a SpecDef target, load.ts), so
 // that a target can also carry build options (the distributed search's plain machine). A
 // user's module is its own target (cli/specs.ts).
-import type { ExploreTarget, Machine, SpecDef } from '../checkers/explore/types.ts';
+import type { BuildOptions, ExploreTarget, Machine, SpecDef } from '../checkers/explore/types.ts';
 import { findSpec } from '../specs/index.ts';
 
 function bundled(name: string): SpecDef {
@@ -11,11 +11,11 @@ function bundled(name: string): SpecDef {
   return spec;
 }
 
-export function specMachine(specName: string, configName: string, variant?: string): Machine {
+export function specMachine(specName: string, configName: string, variant?: string, options?: BuildOptions): Machine {
   const spec = bundled(specName);
   const config = spec.configs.find((c) => c.name === configName);
   if (!config) throw new Error(`spec ${specName} has no config ${JSON.stringify(configName)}`);
-  return spec.build(config.config, variant);
+  return spec.build(config.config, variant, options);
 }
 
 export function specTarget(specName: string, configName: string, variant?: string): ExploreTarget {

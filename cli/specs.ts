@@ -7,7 +7,7 @@ import { basename, extname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { importModule } from '../checkers/explore/load.ts';
-import type { ExploreTarget, Machine, SpecDef } from '../checkers/explore/types.ts';
+import type { BuildOptions, ExploreTarget, Machine, SpecDef } from '../checkers/explore/types.ts';
 import { findSpec, specs } from '../specs/index.ts';
 import { InputError } from '../traces/index.ts';
 import { UsageError } from './exit.ts';
@@ -21,7 +21,8 @@ export interface ResolvedSpec {
   def: SpecDef;
   /** A user's module: its file and the export used. */
   module?: { file: string; url: string; export: string };
-  machine(config: string, variant?: string): Machine;
+  /** `options` as SpecDef.build takes them: `{ layout: false }` for the machine a --redis run explores. */
+  machine(config: string, variant?: string, options?: BuildOptions): Machine;
   /** Where worker threads find the same machine. */
   target(config: string, variant?: string): ExploreTarget;
 }
@@ -41,7 +42,7 @@ function bundledSpec(def: SpecDef): ResolvedSpec {
     name: def.name,
     arg: def.name,
     def,
-    machine: (config, variant) => specMachine(def.name, config, variant),
+    machine: (config, variant, options) => specMachine(def.name, config, variant, options),
     target: (config, variant) => specTarget(def.name, config, variant),
   };
 }
@@ -140,9 +141,9 @@ async function loadSpecModule(arg: string): Promise<ResolvedSpec> {
       arg,
       def,
       module,
-      machine: (config, variant) => {
+      machine: (config, variant, options) => {
         const c = def.configs.find((x) => x.name === config)!;
-        return checkedMachine(def.build(c.config, variant), path, `${exportName}.build`);
+        return checkedMachine(def.build(c.config, variant, options), path, `${exportName}.build`);
       },
       target: (config, variant) => ({ module: url, export: exportName, args: variant === undefined ? [config] : [config, variant] }),
     };
