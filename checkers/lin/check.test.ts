@@ -331,6 +331,18 @@ describe('a model\'s next is the search\'s step only when step is stepFrom of it
     Array.from({ length: n }, (_, i) => (i % 2 === 0 ? op(i % 3, { f: 'write', value: i + 1 }, 2 * i, 2 * i + 1, null) : op(i % 3, { f: 'read' }, 2 * i, 2 * i + 1, 12345))),
   );
 
+
+  it('a model with next and no step (a JavaScript caller) is checked by its next', () => {
+    const reg = {
+      name: 'next-only',
+      init: () => null,
+      next(s: unknown, input: { f: string; value?: unknown }, output: unknown): unknown {
+        if (input.f === 'write') return input.value;
+        return output === UNKNOWN || output === s ? s : ILLEGAL;
+      },
+    } as unknown as Model;
+    for (const h of histories) expect(checkHistorySync(reg, h).verdict).toBe('illegal');
+  });
   it('a class whose step checks the output, then calls its own helper named next', () => {
     class Reg {
       name = 'reg';

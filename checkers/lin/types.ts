@@ -89,7 +89,8 @@ export type Next<S> = (this: Model<S>, state: S, input: unknown, output: unknown
  */
 export function nextOf<S>(model: Model<S>): Next<S> {
   const next = model.next;
-  if (typeof next === 'function' && (model.step as { [WRAPS]?: unknown })[WRAPS] === next) return next;
+  // A model with `next` and no `step` (JavaScript callers; the type asks for step) is checked by its next.
+  if (typeof next === 'function' && (typeof model.step !== 'function' || (model.step as { [WRAPS]?: unknown })[WRAPS] === next)) return next;
   return nextByStep;
 }
 
