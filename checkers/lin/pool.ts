@@ -57,7 +57,9 @@ export async function searchInWorkers(p: Plan, workers: number): Promise<(Search
       for (const i of mine) {
         parts[i] = p.parts[i].map((h) => {
           const { client, input, call, ret, output } = p.history[h];
-          return { client, input, call, ret, output };
+          // A crashed operation's output is never read (the searches take UNKNOWN for it), and an
+          // API user's UNKNOWN in it, a symbol, cannot be posted to a worker.
+          return { client, input, call, ret, output: ret === undefined ? undefined : output };
         });
       }
       w.on('message', (msg: WorkerMessage) => {
