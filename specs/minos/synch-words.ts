@@ -643,24 +643,18 @@ function I5(g: Sy, s: S): Check {
   }
   return true;
 }
-function I6(g: Sy, s: S): Check {
+// I6 and I7: a read-unlocked record's ghost glb_volatileTS (I6) or glb_durableTS (I7) is its volatileTS.
+function unlockedGlbIsTs(g: Sy, s: S, glb: S['gv'], fail: (k: number, n: number, ts: number, glb: number) => Check): Check {
   for (let n = 0; n < g.N; n++) {
     for (let k = 0; k < g.K; k++) {
       const r = n * g.K + k;
-      if (s.rd[r] === 0 && s.gv[r] !== s.vts[r]) return say.I6(k, n, s.vts[r], s.gv[r]);
+      if (s.rd[r] === 0 && glb[r] !== s.vts[r]) return fail(k, n, s.vts[r], glb[r]);
     }
   }
   return true;
 }
-function I7(g: Sy, s: S): Check {
-  for (let n = 0; n < g.N; n++) {
-    for (let k = 0; k < g.K; k++) {
-      const r = n * g.K + k;
-      if (s.rd[r] === 0 && s.gd[r] !== s.vts[r]) return say.I7(k, n, s.vts[r], s.gd[r]);
-    }
-  }
-  return true;
-}
+const I6 = (g: Sy, s: S): Check => unlockedGlbIsTs(g, s, s.gv, say.I6);
+const I7 = (g: Sy, s: S): Check => unlockedGlbIsTs(g, s, s.gd, say.I7);
 function I8(g: Sy, s: S): Check {
   for (let c = 0; c < g.C; c++) {
     if (!sentWrite(s, c) || allAcks(g, s, c)) continue;
