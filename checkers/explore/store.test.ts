@@ -167,9 +167,19 @@ function stressWorker(): Worker {
   return new Worker(`import(${JSON.stringify(api)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); })`, { eval: true, execArgv: [] });
 }
 
+// Each listener removes the other: the test waits on a worker 12 times, and listeners left
+// behind pile up (Node warns past 10).
 const next = (w: Worker) => new Promise<unknown>((resolve, reject) => {
-  w.once('message', resolve);
-  w.once('error', reject);
+  const onMessage = (m: unknown) => {
+    w.off('error', onError);
+    resolve(m);
+  };
+  const onError = (e: Error) => {
+    w.off('message', onMessage);
+    reject(e);
+  };
+  w.once('message', onMessage);
+  w.once('error', onError);
 });
 
 describe('the shared table under concurrent inserts', () => {
