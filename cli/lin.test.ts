@@ -67,6 +67,44 @@ describe('interleave lin (spawned)', () => {
   });
 });
 
+describe('interleave lin (spawned): what the readers refused or misread at main (review, 25 Nov)', () => {
+  it('a write of null is one; a key on a model without keys, a set read of no collection, an EDN string process are bad input; a client name reaches the terminal escaped', async () => {
+    const file = (name: string, lines: string[]) => {
+      const path = join(dir, name);
+      writeFileSync(path, lines.map((l) => `${l}\n`).join(''));
+      return path;
+    };
+    const writeNull = file('w3.jsonl', ['{"client":0,"input":{"f":"write","value":null},"call":0,"return":1}', '{"client":1,"input":{"f":"read"},"output":null,"call":2,"return":3}']);
+    const keyed = file('kr.jsonl', ['{"client":0,"input":{"f":"write","key":"a","value":1},"call":0,"return":1}', '{"client":1,"input":{"f":"read","key":"b"},"output":null,"call":2,"return":3}']);
+    const unkeyed = file('ik.jsonl', ['{"client":0,"input":{"f":"write","key":"a","value":1},"call":0,"return":1}', '{"client":1,"input":{"f":"write","value":["a",2]},"call":2,"return":3}']);
+    const setRead = file('s5.jsonl', ['{"client":0,"input":{"f":"read"},"output":5,"call":0,"return":1}']);
+    const procFile = file('p.edn', ['{:process "a", :type :invoke, :f :read, :value nil}', '{:process :a, :type :ok, :f :read, :value nil}']);
+    const escape = file('esc.jsonl', ['{"client":"a\\u001b[31mRED\\u001b[0m","input":{"f":"write","value":1},"call":0,"return":1}', '{"client":1,"input":{"f":"read"},"output":2,"call":2,"return":3}']);
+    const [ok, key, independent, set, proc, esc] = await Promise.all([
+      cli(writeNull, '--model', 'register'),
+      cli(keyed, '--model', 'register'),
+      cli(unkeyed, '--model', 'register', '--independent'),
+      cli(setRead, '--model', 'set'),
+      cli(procFile, '--model', 'register'),
+      cli(escape, '--model', 'register'),
+    ]);
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toMatch(/verdict: +linearizable/);
+    expect(key.code).toBe(65);
+    expect(key.stderr).toMatch(new RegExp(`^interleave: ${keyed}:1: no key for "write" \\(got "a"\\): model register has no keys.*--independent`));
+    expect(key.stdout).toBe('');
+    expect(independent.code).toBe(65);
+    expect(independent.stderr).toMatch(new RegExp(`^interleave: ${unkeyed}:2: an "input"\\."key" for "write": --independent`));
+    expect(set.code).toBe(65);
+    expect(set.stderr).toBe(`interleave: ${setRead}:1: the members of the set as the result of "read" of model set (an array), not 5\n`);
+    expect(proc.code).toBe(65);
+    expect(proc.stderr).toMatch(new RegExp(`^interleave: ${procFile}:1: :process to be an integer ≥ 0 or a keyword like :nemesis \\(got the string "a"`));
+    expect(esc.code).toBe(1);
+    expect(esc.stdout).not.toContain('\u001b');
+    expect(esc.stdout).toContain('#0 client "a\\u001b[31mRED\\u001b[0m": write(1)');
+  });
+});
+
 describe('interleave lin', () => {
   it('the importers know the functions of every registered model, and the model accepts them', () => {
     const expected: Record<string, string[]> = {

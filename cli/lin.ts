@@ -201,7 +201,7 @@ export function register(program: Command): void {
     .description('check a recorded history for linearizability against a sequential model')
     .argument('<file>', 'the history: JSON lines, Jepsen EDN or a Jepsen log')
     .addOption(new Option('--model <model>', 'the sequential model').choices(Object.keys(models)).makeOptionMandatory())
-    .option('--independent', 'a jepsen.independent history: values are [key value] tuples, each key checked on its own (as Jepsen\'s independent checker)')
+    .option('--independent', 'a history of many keys, each checked on its own as an object of the model (as Jepsen\'s independent checker): native JSON lines name the key in "input"."key", Jepsen\'s EDN, JSON and logs write each value as a jepsen.independent [key value] tuple')
     .addOption(new Option('--format <format>', 'the history format').choices(['auto', ...FORMATS]).default('auto'))
     .option('--timeout <seconds>', 'give up with verdict unknown (exit 2) after this long, reading included', seconds())
     .option('--workers <n>', "check partitions on this many worker threads (at most the machine's parallelism)", workers)

@@ -23,6 +23,15 @@ export interface ImportCounts {
   indeterminate: number;
 }
 
+/**
+ * A name read from a keyword as EDN writes it (`:read`); a name no keyword could have (a
+ * string of Jepsen's JSON form, or of EDN) as a JSON string, so that a control character
+ * in it reaches the terminal escaped.
+ */
+function keywordText(name: string): string {
+  return /^[\w.?!*+<>=/:#'-]+$/.test(name) ? `:${name}` : show(name);
+}
+
 export class InputBuilder {
   readonly vocabulary: Vocabulary;
   /** Values are jepsen.independent [key value] tuples (model independent:<name>). */
@@ -52,7 +61,7 @@ export class InputBuilder {
   }
 
   private fname(f: string): string {
-    return this.style === 'edn' ? `:${f}` : JSON.stringify(f);
+    return this.style === 'edn' ? keywordText(f) : JSON.stringify(f);
   }
 
   kindOf(f: string, line: number): OpKind {
@@ -64,32 +73,53 @@ export class InputBuilder {
     return kind;
   }
 
-  /** The input of an invocation; a read's value (nil in Jepsen) is not part of it. */
+  /**
+   * The input of an invocation; a read's value (nil in Jepsen) is not part of it. A write's
+   * value is required, and null (nil) is one: the register then holds null, as Knossos's
+   * does after a write of nil.
+   */
   input(f: string, key: string | number | undefined, value: unknown, line: number): { input: Input; kind: OpKind } {
     const kind = this.kindOf(f, line);
     if (kind === 'read' && !this.independent && !this.vocabulary.keyed && Array.isArray(value) && value.length === 2 && value[1] == null) {
       throw new InputError(this.file, line, `nil as the :invoke value of ${this.fname(f)}, not ${show(value)}: a [key nil] read is how jepsen.independent histories read a key; check them key by key with --independent (model independent:${this.model.name})`);
     }
     const input: Input = { f };
-    if (key !== undefined) input.key = this.keyOf(key, line);
-    else if (this.vocabulary.keyed) {
-      throw new InputError(this.file, line, `a key for ${this.fname(f)} (model ${this.model.name} partitions by key)`);
+    if (key !== undefined) {
+      if (this.vocabulary.unkeyed && !this.independent) throw new InputError(this.file, line, this.noKey(f, key));
+      input.key = this.keyOf(key, line);
+    } else if (this.vocabulary.keyed || this.independent) {
+      // Only native JSON lines get here under --independent: Jepsen's forms take the key
+      // from the [key value] tuple (tuple() refuses a value that is not one).
+      throw new InputError(this.file, line, this.vocabulary.keyed
+        ? `a key for ${this.fname(f)} (model ${this.model.name} partitions by key)`
+        : `an "input"."key" for ${this.fname(f)}: --independent (model ${this.model.name}) checks each key on its own, and native JSON lines name an operation's key there ([key value] tuples are the form of Jepsen's EDN, JSON and logs)`);
     }
     if (kind === 'cas') {
       if (!Array.isArray(value) || value.length !== 2) {
         throw new InputError(this.file, line, `a [from to] pair as the value of ${this.fname(f)} (got ${show(value)})`);
       }
       input.value = [value[0], value[1]];
-    } else if (kind === 'update' && value !== undefined && value !== null) {
+    } else if (kind === 'update') {
+      if (value === undefined) {
+        throw new InputError(this.file, line, `a value for ${this.fname(f)}: what it writes (${this.style === 'edn' ? 'nil' : 'null'} is a value; a write of nothing is not an operation of model ${this.model.name})`);
+      }
+      if (value === null && this.vocabulary.valued) {
+        throw new InputError(this.file, line, `a value for ${this.fname(f)} of model ${this.model.name}, not nil: nil is what a dequeue of an empty queue returns, so it cannot be an item`);
+      }
+      if (this.vocabulary.strings && typeof value !== 'string') {
+        throw new InputError(this.file, line, `a string value for ${this.fname(f)} of model ${this.model.name} (got ${show(value)})`);
+      }
       input.value = value;
     }
-    if (kind === 'update' && this.vocabulary.valued && input.value === undefined) {
-      throw new InputError(this.file, line, `a value for ${this.fname(f)} of model ${this.model.name}, not nil: nil is what a dequeue of an empty queue returns, so it cannot be an item`);
-    }
-    if (kind === 'update' && this.vocabulary.strings && typeof input.value !== 'string') {
-      throw new InputError(this.file, line, `a string value for ${this.fname(f)} of model ${this.model.name} (got ${show(value)})`);
-    }
     return { input, kind };
+  }
+
+  /** Why a key on a model without keys is refused, and the form --independent reads. */
+  private noKey(f: string, key: string | number): string {
+    const how = this.style === 'edn'
+      ? 'with --independent, which reads each operation\'s key from its value, a jepsen.independent [key value] tuple'
+      : 'with --independent, which reads each operation\'s key from "input"."key" (in Jepsen\'s JSON form, from its value, a [key value] tuple)';
+    return `no key for ${this.fname(f)} (got ${show(key)}): model ${this.model.name} has no keys, and dropping the key would judge every key's operations as one object's; check each key on its own ${how}`;
   }
 
   private keyOf(key: string | number, line: number): string {
@@ -106,7 +136,13 @@ export class InputBuilder {
   /** The output of a successful completion. */
   okOutput(kind: OpKind, value: unknown, f: string, line: number): unknown {
     if (kind === 'read') {
-      const output = value === undefined ? null : this.vocabulary.setReads ? (setMembers(value) ?? value) : value;
+      let output = value === undefined ? null : value;
+      if (this.vocabulary.setReads) {
+        output = setMembers(output) ?? output;
+        if (!Array.isArray(output)) {
+          throw new InputError(this.file, line, `the members of the set as the result of ${this.fname(f)} of model ${this.model.name} (${this.style === 'edn' ? 'a set #{…} or a vector' : 'an array'}), not ${show(value)}`);
+        }
+      }
       if (this.vocabulary.strings && typeof output !== 'string') {
         throw new InputError(this.file, line, `a string result for ${this.fname(f)} of model ${this.model.name} ("" when never written), not ${show(output)}`);
       }
@@ -157,7 +193,7 @@ export class JepsenPairing {
   }
 
   private proc(p: number | string): string {
-    return typeof p === 'number' ? `${p}` : `:${p}`;
+    return typeof p === 'number' ? `${p}` : keywordText(p);
   }
 
   push(r: JepsenRecord): void {
@@ -186,7 +222,7 @@ export class JepsenPairing {
       throw new InputError(this.file, r.line, `an :invoke by process ${this.proc(r.process)} before this :${r.type} completion`);
     }
     if (r.f !== pending.f) {
-      throw new InputError(this.file, r.line, `a completion of :${pending.f} (invoked on line ${pending.line} by process ${this.proc(r.process)}), not of :${r.f}`);
+      throw new InputError(this.file, r.line, `a completion of :${pending.f} (invoked on line ${pending.line} by process ${this.proc(r.process)}), not of ${keywordText(r.f)}`);
     }
     if (r.key !== undefined && pending.key !== undefined && String(r.key) !== pending.key) {
       throw new InputError(this.file, r.line, `the key ${show(pending.key)} of the invocation on line ${pending.line}, not ${show(String(r.key))}`);

@@ -51,5 +51,7 @@ describe('jepsen.independent histories', () => {
     expect(() => checkHistorySync('independent:nope', [])).toThrow(/unknown model "independent:nope"; known: .*independent:<model> for each/);
     const r = checkHistorySync('independent:register', [{ client: 0, input: { f: 'read' }, output: 0, call: 0, ret: 1 }]);
     expect(r).toMatchObject({ verdict: 'unknown', modelError: { operation: -1, message: expect.stringMatching(/every operation names a key \(input\.key\), not undefined/) } });
+    const from = checkHistorySync('independent:register', [{ client: 0, input: { f: 'read' }, output: 0, call: 0, ret: 1, origin: { file: 'h.jsonl', line: 7 } }]);
+    expect(from.modelError?.message).toMatch(/every operation names a key \(input\.key\), not undefined \(h\.jsonl:7\)$/);
   });
 });

@@ -5,16 +5,23 @@ import type { Model } from '../checkers/lin/types.ts';
 
 /**
  * read: the output is what the operation observed (kept).
- * update: the output is ignored (null); the input's value is what was written.
+ * update: the output is ignored (null); the input's value is what was written, and is
+ * required (null is a value: a write of nil writes nil, as in Knossos).
  * cas: the input's value is a [from, to] pair; the output is true when it succeeded.
+ * action: neither input value nor output (a mutex's acquire and release).
  */
-export type OpKind = 'read' | 'update' | 'cas';
+export type OpKind = 'read' | 'update' | 'cas' | 'action';
 
 /** The functions a model accepts, and what its inputs and outputs must look like. */
 export interface Vocabulary {
   functions: Readonly<Record<string, OpKind>>;
   /** Every operation names a key (the model partitions by it). */
   keyed?: boolean;
+  /**
+   * No operation names a key (the model has none: a key would be dropped, and operations
+   * on different keys judged as one object's). Such a history is checked with --independent.
+   */
+  unkeyed?: boolean;
   /** Written values and read results are strings (kv: '' when never written). */
   strings?: boolean;
   /** A read returns the members of a set (an EDN set read as the array of its members). */
@@ -23,12 +30,12 @@ export interface Vocabulary {
   valued?: boolean;
 }
 
-const REGISTER: Vocabulary = { functions: { read: 'read', write: 'update' } };
-const CAS_REGISTER: Vocabulary = { functions: { read: 'read', write: 'update', cas: 'cas' } };
+const REGISTER: Vocabulary = { functions: { read: 'read', write: 'update' }, unkeyed: true };
+const CAS_REGISTER: Vocabulary = { functions: { read: 'read', write: 'update', cas: 'cas' }, unkeyed: true };
 const KV: Vocabulary = { functions: { get: 'read', put: 'update', append: 'update' }, keyed: true, strings: true };
-const SET: Vocabulary = { functions: { add: 'update', read: 'read' }, setReads: true };
-const QUEUE: Vocabulary = { functions: { enqueue: 'update', dequeue: 'read' }, valued: true };
-const MUTEX: Vocabulary = { functions: { acquire: 'update', release: 'update' } };
+const SET: Vocabulary = { functions: { add: 'update', read: 'read' }, setReads: true, unkeyed: true };
+const QUEUE: Vocabulary = { functions: { enqueue: 'update', dequeue: 'read' }, valued: true, unkeyed: true };
+const MUTEX: Vocabulary = { functions: { acquire: 'action', release: 'action' }, unkeyed: true };
 
 /** Every function name the importers know, for a model they do not. */
 const ALL: Vocabulary = {

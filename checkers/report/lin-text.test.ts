@@ -22,6 +22,19 @@ describe('renderLinText', () => {
     expect(text).toMatch(/None of these could be linearized next:\n\s+#2 client 2: read\(\) -> 2 {2}\[3, 4\]/);
   });
 
+  it('writes a client name with a control character (C0, DEL, C1) escaped, any other as it is', () => {
+    const history: Operation[] = [
+      { client: 'a\u001b[31mRED', input: { f: 'write', value: 1 }, call: 0, ret: 1, output: null },
+      { client: 'b\u009b2J\u007f', input: { f: 'write', value: 2 }, call: 2, ret: 3, output: null },
+      { client: 'c d', input: { f: 'read' }, call: 4, ret: 5, output: 3 },
+    ];
+    const text = renderLinText(checkHistorySync('register', history), history, 'register');
+    expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    expect(text).toContain('#0 client "a\\u001b[31mRED": write(1)');
+    expect(text).toContain('#1 client "b\\u009b2J\\u007f": write(2)');
+    expect(text).toContain('#2 client c d: read() -> 3');
+  });
+
   it('gives the model\'s proof when it has one', () => {
     const history = [
       op(0, { f: 'enqueue', value: 1 }, 0, 1, null),

@@ -17,13 +17,26 @@ const VERDICT_WORDS = {
   unknown: 'unknown (inconclusive)',
 } as const;
 
+/**
+ * A client as the terminal shows it: a name with a control character (an escape sequence
+ * that would recolour or move the terminal's text) written as a JSON string, as the
+ * models write values; any other name as it is.
+ */
+function clientText(client: number | string): string {
+  if (typeof client !== 'string' || !CONTROL.test(client)) return String(client);
+  // JSON.stringify escapes C0 controls; C1 (U+0080-U+009F, CSI among them) and DEL too.
+  return JSON.stringify(client).replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+
 export function describeOp(model: Model, history: readonly Operation[], i: number): string {
   const op = history[i];
   const output = op.ret === undefined ? UNKNOWN : op.output;
   const text = model.describeOperation ? model.describeOperation(op.input, output) : `${JSON.stringify(op.input)} -> ${op.ret === undefined ? '?' : JSON.stringify(output)}`;
   const when = `[${op.call}, ${op.ret === undefined ? 'indeterminate' : op.ret}]`;
   const where = op.origin?.line !== undefined ? ` line ${op.origin.line}` : '';
-  return `#${i} client ${String(op.client)}: ${text}  ${when}${where}`;
+  return `#${i} client ${clientText(op.client)}: ${text}  ${when}${where}`;
 }
 
 function count(partitions: readonly PartitionReport[]): string {

@@ -14,7 +14,13 @@ const cache = new WeakMap<Model, Model>();
 
 function keyOf(op: Operation, name: string): string {
   const key = (op.input as { key?: unknown } | null)?.key;
-  if (typeof key !== 'string' && typeof key !== 'number') throw new Error(`${name}: every operation names a key (input.key), not ${show(key)}`);
+  if (typeof key !== 'string' && typeof key !== 'number') {
+    // The readers refuse such a line themselves (traces/history.ts); an API caller's
+    // operation may still carry where it came from.
+    const at = op.origin;
+    const where = at?.line === undefined ? '' : at.file === undefined ? ` (line ${at.line})` : ` (${at.file}:${at.line})`;
+    throw new Error(`${name}: every operation names a key (input.key), not ${show(key)}${where}`);
+  }
   return String(key);
 }
 
