@@ -4,7 +4,7 @@
 // to a temporary file in the same directory, then renamed into place, so that a failed
 // write leaves nothing half-written. Failures are OutputErrors: exit 73.
 import { closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
-import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { PACKAGE_ROOT } from './package-root.ts';
 
 export class OutputError extends Error {
@@ -40,17 +40,13 @@ function identity(path: string): { real: string; dev: number; ino: number } | un
  */
 const PACKAGE_INPUTS = ['bin', 'dist', 'checkers', 'cli', 'impl', 'specs', 'traces', 'package.json', 'index.ts'];
 
+let packageRoot: string | undefined;
+
 /** The package's own file at this real path, if it is one. */
 function packageInput(real: string): string | undefined {
-  const root = (() => {
-    try {
-      return realpathSync(PACKAGE_ROOT);
-    } catch {
-      return PACKAGE_ROOT;
-    }
-  })();
-  const rel = relative(root, real);
-  if (rel === '' || rel.startsWith('..') || rel.startsWith(sep)) return undefined;
+  packageRoot ??= realpathSync(PACKAGE_ROOT);
+  const rel = relative(packageRoot, real);
+  if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) return undefined;
   return PACKAGE_INPUTS.includes(rel.split(sep, 1)[0]!) ? real : undefined;
 }
 
