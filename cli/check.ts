@@ -3,12 +3,13 @@
 // every control passes, every finding reproduces, and (for the bundled run, without specs)
 // the bundled histories (cli/check-traces.ts) give their expected verdicts. Each row is
 // printed as it finishes, with progress on a terminal. Exit 0 when all of that is so, 1 if
-// not, 64 bad usage, 65 a spec module's error, 73 the --junit file cannot be written.
+// not, 64 bad usage (also a spec without a default config, without --full), 65 a spec
+// module's error, 73 the --junit file cannot be written.
 import type { Command } from 'commander';
 import type { Outcome } from '../checkers/explore/conformance.ts';
 import type { ExploreResult } from '../checkers/explore/types.ts';
 import { checkBundledTraces, renderTraceTable, type TraceRow } from './check-traces.ts';
-import { EXIT } from './exit.ts';
+import { EXIT, UsageError } from './exit.ts';
 import { runSpecJobs, specJobs } from './conformance.ts';
 import { capWorkers, workers } from './flags.ts';
 import { JSON_HELP, withHelp } from './help.ts';
@@ -17,7 +18,7 @@ import { junitXml, type JunitSuite } from './junit.ts';
 import { mutantRow, mutantSuite, mutantSummary, MutantTable, writeJunit, type MutantRow } from './mutants.ts';
 import { checkOutputPath } from './output.ts';
 import { terminalProgress } from './progress.ts';
-import { bundledSpecs, resolveSpec, type ResolvedSpec } from './specs.ts';
+import { bundledSpecs, resolveSpec, specInputs, type ResolvedSpec } from './specs.ts';
 
 export interface ConfigRow {
   spec: string;
@@ -135,7 +136,10 @@ interface CheckOptions {
 
 export async function runCheck(args: readonly string[], o: CheckOptions): Promise<number> {
   const list = args.length === 0 ? bundledSpecs() : await Promise.all(args.map(resolveSpec));
-  const guard = { inputs: list.flatMap((s) => (s.module ? [s.module.file] : [])), force: o.force };
+  // A spec without a default config would pass having checked nothing: as explore does, refuse.
+  const bare = o.full ? undefined : list.find((s) => !s.def.configs.some((c) => c.tier === 'default'));
+  if (bare !== undefined) throw new UsageError(`spec ${bare.name} has no default config: check every config with --full (${bare.def.configs.map((c) => c.name).join(', ')})`);
+  const guard = { inputs: o.junit !== undefined ? await specInputs(list) : [], force: o.force };
   if (o.junit !== undefined) checkOutputPath(o.junit, guard);
   const out = o.json ? undefined : (s: string) => void process.stdout.write(s);
   const threads = capWorkers(o.workers, (s) => process.stderr.write(s));
@@ -174,6 +178,7 @@ export function register(program: Command): void {
     exitCodes: {
       0: 'every config holds, every safety mutant is killed, every control passes, every finding reproduces, every history gives its expected verdict',
       1: 'something did not (marked in the tables)',
+      64: 'also a spec with no default config, without --full (nothing would be checked)',
       65: 'a spec module cannot be loaded, threw, or breaks the contract',
       73: true,
     },

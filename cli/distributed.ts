@@ -7,12 +7,13 @@ import type { RedisUnavailable } from '../checkers/distributed/redis.ts';
 import { swarm } from '../checkers/distributed/swarm.ts';
 import type { ExploreOptions, ExploreResult, ExploreTarget } from '../checkers/explore/types.ts';
 import type { CheckOptions, LinResult, Operation } from '../checkers/lin/types.ts';
+import { reportFailure } from './errors.ts';
 import { EXIT, UsageError } from './exit.ts';
 import { redisUrl, spawnLocalWorkers } from './worker.ts';
 
 /** Redis unreachable or lost: one line, exit 69, never a verdict. */
 export function unavailableExit(e: RedisUnavailable, err: (s: string) => void): number {
-  err(`interleave: ${e.message}; no verdict (exit ${EXIT.unavailable})\n`);
+  reportFailure(`${e.message}; no verdict (exit ${EXIT.unavailable})`, err);
   return EXIT.unavailable;
 }
 

@@ -15,15 +15,28 @@ export function jsonReplacer(_key: string, v: unknown): unknown {
 }
 
 let started = performance.now();
+/** Whether this command line has made its envelope: runCli prints one for a failure when not. */
+let made = false;
 
 /** Starts the clock of `elapsedMs` (runCli, at the start of each command line). */
 export function startClock(): void {
   started = performance.now();
+  made = false;
 }
 
-/** The envelope as text: one JSON document, ending in a newline. */
-export function envelopeText(command: string, exitCode: number, result: unknown): string {
-  const envelope: Envelope = { command, version: VERSION, exitCode, elapsedMs: Math.round((performance.now() - started) * 10) / 10, result };
+/** Whether an envelope was made since startClock. */
+export function envelopeMade(): boolean {
+  return made;
+}
+
+/**
+ * The envelope as text: one JSON document, ending in a newline. A failure before any
+ * result (exit 64, 65, 69, 70, or 73 before the run) has `result: null` and `error`, the
+ * line printed on stderr.
+ */
+export function envelopeText(command: string, exitCode: number, result: unknown, error?: string): string {
+  made = true;
+  const envelope: Envelope = { command, version: VERSION, exitCode, elapsedMs: Math.round((performance.now() - started) * 10) / 10, result, ...(error !== undefined ? { error } : {}) };
   return `${JSON.stringify(envelope, jsonReplacer, 2)}\n`;
 }
 

@@ -6,7 +6,7 @@ import { CommanderError, type Command } from 'commander';
 import { SpecError, UnsupportedOption } from '../checkers/explore/errors.ts';
 import { InputError, ReadTimeout } from '../traces/errors.ts';
 import { EXIT, UsageError } from './exit.ts';
-import { startClock } from './envelope.ts';
+import { envelopeMade, envelopeText, startClock } from './envelope.ts';
 import { OutputError, writeOutput, type OutputGuard } from './output.ts';
 
 /** What a user's spec module threw: its error, not ours (exit 65); --debug prints the stack. */
@@ -38,8 +38,18 @@ export async function userSpecErrors<T>(spec: { module?: { file: string } }, doi
   }
 }
 
+/** The last failure reported on this command line: the `error` of a --json error envelope. */
+let lastFailure: string | undefined;
+
+/** Prints a failure's one line (`interleave: <message>`) on err, and notes it for --json. */
+export function reportFailure(message: string, err: (s: string) => void): void {
+  lastFailure = message;
+  err(`interleave: ${message}\n`);
+}
+
 /** Prints what went wrong and returns the exit code it gives. */
 export function reportError(e: unknown, err: (s: string) => void, debug = false): number {
+  lastFailure = e instanceof Error ? e.message : String(e);
   if (e instanceof UsageError || e instanceof UnsupportedOption) {
     err(`interleave: ${e.message}\n`);
     return EXIT.usage;
@@ -59,6 +69,7 @@ export function reportError(e: unknown, err: (s: string) => void, debug = false)
   }
   const what = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
   const firstLine = what.split('\n', 1)[0]!.slice(0, 300);
+  lastFailure = `internal error: ${firstLine}`;
   err(`interleave: internal error: ${firstLine}\n`);
   if (debug && e instanceof Error && e.stack) err(`${e.stack}\n`);
   else err('interleave: this is a bug in interleave, not a verdict; run again with --debug for the stack, and please report it\n');
@@ -94,10 +105,50 @@ export function writeAfterVerdict(path: string, data: string | Uint8Array, guard
   }
 }
 
+let streamsGuarded = false;
+
+/**
+ * Ends the process when stdout or stderr cannot be written: quietly with EXIT.closedPipe
+ * when the reader went away (EPIPE: Node ignores SIGPIPE, so the write fails instead, and
+ * the error is reported on the stream after the write returned), else (a full device: `> /dev/full`) with one line on
+ * stderr and exit 73. Stays installed after runCli returns, since a write's error arrives
+ * after the command's promise resolved.
+ */
+function guardStreams(): void {
+  if (streamsGuarded) return;
+  streamsGuarded = true;
+  for (const [name, stream] of [['stdout', process.stdout], ['stderr', process.stderr]] as const) {
+    stream.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code === 'EPIPE') process.exit(EXIT.closedPipe);
+      if (name === 'stdout') {
+        try {
+          process.stderr.write(`interleave: cannot write stdout: ${e.code ?? e.message}\n`);
+        } catch {
+          // stderr is gone too
+        }
+      }
+      process.exit(EXIT.cannotCreate);
+    });
+  }
+}
+
+/**
+ * The command a command line names when that command takes `--json` and the line asks for
+ * it: a failure then still prints one envelope on stdout.
+ */
+function jsonCommand(program: Command, args: readonly string[]): string | undefined {
+  const word = args.slice(2).find((a) => !a.startsWith('-'));
+  const command = program.commands.find((c) => c.name() === word);
+  if (command === undefined || !command.options.some((o) => o.long === '--json')) return undefined;
+  return args.slice(args.indexOf(word!) + 1).includes('--json') ? command.name() : undefined;
+}
+
 /**
  * Runs the program on argv and returns the exit code. `--debug` may stand anywhere on the
  * command line. Errors thrown outside the command's promise (a timer, a stream) are
- * reported the same way, and exit 70.
+ * reported the same way, and exit 70. With `--json`, a failure that printed no envelope
+ * (bad usage, bad input, an output refused before the run) prints one with `result: null`
+ * and `error`, so that stdout is always one JSON document.
  */
 export async function runCli(
   program: Command,
@@ -107,23 +158,35 @@ export async function runCli(
   const debug = argv.includes('--debug') || process.env.INTERLEAVE_DEBUG === '1';
   const args = argv.filter((a, i) => i < 2 || a !== '--debug');
   program.option('--debug', 'on an internal error (exit 70), print its stack');
-  for (const command of [program, ...program.commands]) command.configureOutput({ writeErr: err });
+  const json = jsonCommand(program, args);
+  let usage: string | undefined;
+  const writeErr = (s: string) => {
+    usage ??= s.trim().split('\n', 1)[0]!.replace(/^error: /, '');
+    err(s);
+  };
+  for (const command of [program, ...program.commands]) command.configureOutput({ writeErr });
+  const withEnvelope = (code: number): number => {
+    if (json !== undefined && !envelopeMade()) process.stdout.write(envelopeText(json, code, null, lastFailure ?? usage ?? `exit ${code}`));
+    return code;
+  };
   const stray = (e: unknown) => {
-    process.exitCode = reportError(e, err, debug);
+    process.exitCode = withEnvelope(reportError(e, err, debug));
     process.exit();
   };
   if (guardProcess) {
+    guardStreams();
     process.on('uncaughtException', stray);
     process.on('unhandledRejection', stray);
   }
   process.exitCode = undefined;
+  lastFailure = undefined;
   startClock();
   try {
     await program.parseAsync(args);
-    return typeof process.exitCode === 'number' ? process.exitCode : EXIT.holds;
+    return withEnvelope(typeof process.exitCode === 'number' ? process.exitCode : EXIT.holds);
   } catch (e) {
-    if (e instanceof CommanderError) return e.exitCode === 0 ? EXIT.holds : EXIT.usage;
-    return reportError(e, err, debug);
+    if (e instanceof CommanderError) return e.exitCode === 0 ? EXIT.holds : withEnvelope(EXIT.usage);
+    return withEnvelope(reportError(e, err, debug));
   } finally {
     process.off('uncaughtException', stray);
     process.off('unhandledRejection', stray);

@@ -9,6 +9,12 @@ export const EXIT = {
   unavailable: 69,
   internal: 70,
   cannotCreate: 73,
+  /**
+   * The reader of stdout (or stderr) closed it before the command was done (`| head -1`):
+   * what a shell reports for a process ended by SIGPIPE (128 + 13), which Node ignores.
+   * Nothing more is printed; never a verdict.
+   */
+  closedPipe: 141,
 } as const;
 
 /** Bad usage of the command line (exit 64): an unknown name, flags that do not go together. */

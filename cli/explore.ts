@@ -1,7 +1,8 @@
 // `interleave explore <spec>`: model-check a spec (bundled, or a user's module) at its
 // default configs (or one config; a mutant's own config), optionally with a mutant; print
 // the verdict, coverage and counterexamples.
-// Exit 0 holds, 1 a violation, 2 incomplete (a budget was hit), 64 bad usage, 65 a user's
+// Exit 0 holds, 1 a violation, 2 incomplete (a budget was hit; a --replay whose path
+// violates nothing), 64 bad usage, 65 a user's
 // spec module cannot be loaded or breaks the contract, 73 an --itf or --html file cannot be
 // written (the verdict is printed first).
 import { resolve } from 'node:path';
@@ -13,13 +14,13 @@ import type { ExploreOptions, ExploreResult } from '../checkers/explore/types.ts
 import { renderCounterexampleHtml } from '../checkers/report/explore-html.ts';
 import { renderExploreText, show } from '../checkers/report/explore-text.ts';
 import { EXIT, UsageError } from './exit.ts';
-import { capWorkers, integer, seconds, workers } from './flags.ts';
+import { capWorkers, integer, redisOnly, seconds, workers } from './flags.ts';
 import { JSON_HELP, withHelp } from './help.ts';
 import { itfPath, planItf } from './itf-output.ts';
 import { printJson } from './envelope.ts';
 import { checkOutputPath } from './output.ts';
 import { terminalProgress, type TerminalProgress } from './progress.ts';
-import { configOf, mutantOf, resolveSpec, type ResolvedSpec } from './specs.ts';
+import { configOf, mutantOf, resolveSpec, specInputs, type ResolvedSpec } from './specs.ts';
 import { userSpecErrors, writeAfterVerdict } from './errors.ts';
 import { RedisUnavailable } from '../checkers/distributed/redis.ts';
 
@@ -88,9 +89,35 @@ function title(spec: ResolvedSpec, config: string, variant: string | undefined, 
   return `${spec.name}/${config}${variant ? `${sep}${variant}` : ''}`;
 }
 
+/** The flags of a search, which a replay of one path has no use for: refused with it (64), not ignored. */
+const NOT_WITH_REPLAY: [keyof ExploreCliOptions, string][] = [
+  ['bfs', '--bfs'],
+  ['dfs', '--dfs'],
+  ['simulate', '--simulate'],
+  ['depth', '--depth'],
+  ['seed', '--seed'],
+  ['workers', '--workers'],
+  ['all', '--all'],
+  ['maxStates', '--max-states'],
+  ['maxDepth', '--max-depth'],
+  ['time', '--time'],
+  ['symmetry', '--symmetry'],
+  ['json', '--json'],
+  ['itf', '--itf'],
+  ['html', '--html'],
+  ['force', '--force'],
+  ['redis', '--redis'],
+];
+
+/**
+ * Re-executes a path and checks every property along it: exit 1 when it reaches a
+ * violation; else 2, since one path that violates nothing says nothing of the others (a
+ * replay never says "holds").
+ */
 async function runReplay(spec: ResolvedSpec, config: string, variant: string | undefined, path: string, o: ExploreCliOptions): Promise<number> {
-  const machine = await userSpecErrors(spec, 'building the machine', () => prepare(spec.machine(config, variant), toExploreOptions(o)));
   const labels = path.split(';').map((l) => l.trim()).filter((l) => l.length > 0);
+  if (labels.length === 0) throw new UsageError('--replay takes the path to re-execute: action labels separated by semicolons ("read(p0);cas(p0)"), at least one');
+  const machine = await userSpecErrors(spec, 'building the machine', () => prepare(spec.machine(config, variant), toExploreOptions(o)));
   let checked;
   try {
     checked = checkPath(machine, labels, { deadlock: o.deadlock !== false });
@@ -110,9 +137,9 @@ async function runReplay(spec: ResolvedSpec, config: string, variant: string | u
     }
   });
   const violated = checked.violations.length > 0;
-  lines.push(violated ? 'the path reproduces a violation' : 'no property is violated along this path');
+  lines.push(violated ? 'the path reproduces a violation' : 'no property is violated along this path (one path: not a verdict on the spec; exit 2)');
   process.stdout.write(`${lines.join('\n')}\n`);
-  return violated ? EXIT.violation : EXIT.holds;
+  return violated ? EXIT.violation : EXIT.inconclusive;
 }
 
 /** The configs to explore: --config, else a mutant's own config, else every default one. */
@@ -125,7 +152,11 @@ function configsOf(spec: ResolvedSpec, o: ExploreCliOptions, mutant: { config: s
 }
 
 export async function runExplore(specArg: string, o: ExploreCliOptions): Promise<number> {
-  if (o.redis === undefined && (o.workersPerHost !== undefined || o.swarm !== undefined)) throw new UsageError('--workers-per-host and --swarm go with --redis URL');
+  redisOnly(o);
+  if (o.replay !== undefined) {
+    const clash = NOT_WITH_REPLAY.filter(([k]) => o[k] !== undefined && o[k] !== false).map(([, flag]) => flag);
+    if (clash.length > 0) throw new UsageError(`--replay re-executes one path and prints it: not with ${clash.join(', ')}`);
+  }
   if (o.redis !== undefined && (o.dfs || o.simulate !== undefined || o.exact || o.workers !== undefined || o.replay !== undefined)) {
     throw new UsageError('--redis runs a breadth-first search over fingerprints (or --swarm): not with --dfs, --simulate, --exact, --workers or --replay');
   }
@@ -135,7 +166,7 @@ export async function runExplore(specArg: string, o: ExploreCliOptions): Promise
   const mutant = o.mutant === undefined ? undefined : mutantOf(spec, o.mutant);
   const variant = mutant?.variant;
   const configs = configsOf(spec, o, mutant);
-  const guard = { inputs: spec.module ? [spec.module.file] : [], force: o.force };
+  const guard = { inputs: o.itf !== undefined || o.html !== undefined ? await specInputs([spec]) : [], force: o.force };
   const several = configs.length > 1 ? `${configs.length} configs` : o.all ? '--all' : undefined;
   const itf = o.itf === undefined ? undefined : planItf(o.itf, several, guard);
   if (o.html !== undefined) checkOutputPath(o.html, guard);
@@ -245,7 +276,7 @@ export function register(program: Command): void {
     .option('--exact', 'store whole states instead of 64-bit fingerprints')
     .option('--symmetry', 'reduce by the symmetry groups the spec declares (each checked on sampled states first)')
     .addOption(new Option('--lin <mode>', 'linearizability checking (default: incremental when the spec records a history)').choices(['incremental', 'histories', 'off']))
-    .option('--replay <path>', 'replay an action path ("label1;label2;...") and check properties along it')
+    .option('--replay <path>', 'replay an action path ("label1;label2;...") and check properties along it: exit 1 if it reaches a violation, else 2 (one path is not a verdict); with --config, --mutant, --lin, --exact, --no-deadlock only')
     .option('--redis <url>', 'spread the BFS over `interleave worker`s through this Redis: partitions of the fingerprint space as jobs (exit 69 if it cannot be reached)')
     .option('--workers-per-host <n>', 'with --redis: worker processes to start here for the run (default 1; 0: only workers started elsewhere)', integer(0, 1024))
     .option('--swarm <jobs>', 'with --redis: swarm verification instead of BFS: this many bounded searches (random walks, seeded DFS; --max-depth their depth, --seed the first seed); never "holds"', integer(1, 1_000_000))
@@ -267,8 +298,8 @@ export function register(program: Command): void {
     ],
     exitCodes: {
       0: 'every config holds',
-      1: 'a violation (the counterexample is printed)',
-      2: 'inconclusive: a state, depth or time budget was hit, or simulation found nothing',
+      1: 'a violation (the counterexample is printed; with --replay: the path reaches one)',
+      2: 'inconclusive: a state, depth or time budget was hit, simulation found nothing, or a --replay path violates nothing',
       65: "the spec module cannot be loaded, threw, or breaks the contract (a symmetry that is not one)",
       69: 'with --redis: Redis cannot be reached, or the connection was lost (no verdict)',
       73: true,

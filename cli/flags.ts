@@ -5,6 +5,7 @@
 // main.ts turns it into exit 64.
 import { availableParallelism } from 'node:os';
 import { InvalidArgumentError } from 'commander';
+import { UsageError } from './exit.ts';
 
 /** Seconds a budget may last: setTimeout cannot wait longer than 2^31 − 1 ms. */
 export const MAX_SECONDS = 1_000_000;
@@ -48,4 +49,14 @@ export function capWorkers(asked: number | undefined, warn: (s: string) => void,
   if (n <= parallelism) return n;
   warn(`interleave: --workers ${n} capped at ${parallelism}, the number of threads this machine runs at once\n`);
   return parallelism;
+}
+
+/**
+ * `--workers-per-host` (and explore's `--swarm`) configure a `--redis` run: without
+ * `--redis` they would be ignored, so they are refused (exit 64), in explore and lin alike.
+ */
+export function redisOnly(o: { redis?: string; workersPerHost?: number; swarm?: number }): void {
+  if (o.redis !== undefined) return;
+  const given = [...(o.workersPerHost !== undefined ? ['--workers-per-host'] : []), ...(o.swarm !== undefined ? ['--swarm'] : [])];
+  if (given.length > 0) throw new UsageError(`${given.join(' and ')} go${given.length === 1 ? 'es' : ''} with --redis URL`);
 }

@@ -10,9 +10,10 @@ export interface CommandHelp {
   /**
    * What each exit code means for this command. 0, 1 and 2 are verdicts in the command's
    * words; 65 and 73, when the command can give them, may say `true` for the standard
-   * meaning. 64 and 70 are added to every command.
+   * meaning. 64, 70 and 141 (stdout closed early) are added to every command; the command's
+   * own words for 64 or 70, when it gives them, follow the standard meaning.
    */
-  exitCodes: { 0: string; 1?: string; 2?: string; 65?: string | true; 69?: string; 73?: string | true };
+  exitCodes: { 0: string; 1?: string; 2?: string; 64?: string; 65?: string | true; 69?: string; 70?: string; 73?: string | true };
 }
 
 const STANDARD: Record<number, string> = {
@@ -20,6 +21,7 @@ const STANDARD: Record<number, string> = {
   [EXIT.badData]: 'bad input: a file cannot be read as what it claims to be (the message names the file and line)',
   [EXIT.internal]: 'internal error: a bug of interleave, never a verdict (--debug prints the stack)',
   [EXIT.cannotCreate]: 'an output cannot be written (it would replace an input, or an existing file without --force)',
+  [EXIT.closedPipe]: 'the reader of stdout closed it early (as `| head` does); nothing more is printed, never a verdict',
 };
 
 const registered = new WeakMap<Command, CommandHelp>();
@@ -28,10 +30,14 @@ const registered = new WeakMap<Command, CommandHelp>();
 export function exitCodesOf(help: CommandHelp): [number, string][] {
   const codes: [number, string][] = [];
   for (const [code, text] of Object.entries(help.exitCodes)) {
-    if (text === undefined) continue;
+    if (text === undefined || Number(code) === EXIT.usage || Number(code) === EXIT.internal) continue;
     codes.push([Number(code), text === true ? STANDARD[Number(code)] : text]);
   }
-  codes.push([EXIT.usage, STANDARD[EXIT.usage]], [EXIT.internal, STANDARD[EXIT.internal]]);
+  for (const code of [EXIT.usage, EXIT.internal] as const) {
+    const own = help.exitCodes[code];
+    codes.push([code, own === undefined ? STANDARD[code] : `${STANDARD[code]}; ${own}`]);
+  }
+  codes.push([EXIT.closedPipe, STANDARD[EXIT.closedPipe]]);
   return codes.sort((a, b) => a[0] - b[0]);
 }
 
@@ -40,7 +46,7 @@ export function renderHelp(help: CommandHelp): string {
   const lines = ['', 'Examples:'];
   for (const [cmd, what] of help.examples) lines.push(`  ${cmd.padEnd(width)}  # ${what}`);
   lines.push('', 'Exit codes:');
-  for (const [code, text] of exitCodesOf(help)) lines.push(`  ${String(code).padStart(2)}  ${text}`);
+  for (const [code, text] of exitCodesOf(help)) lines.push(`  ${String(code).padStart(3)}  ${text}`);
   return lines.join('\n');
 }
 

@@ -52,5 +52,5 @@ export function spawnCli(args: string[], options: { timeoutMs?: number; env?: No
 /** A stack trace line, as Node prints them. */
 export const STACK_LINE = /^\s+at .+[(:]\d+/m;
 
-/** Every exit code cli/README.md documents. */
+/** The exit codes cli/README.md documents that a run without Redis (69) and with stdout open (141) can give. */
 export const DOCUMENTED_EXIT_CODES = [0, 1, 2, 64, 65, 70, 73];

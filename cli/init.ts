@@ -1,7 +1,7 @@
 // `interleave init <name>`: writes <name>.ts, a small spec to start from (a counter
 // incremented by compare-and-swap, with a mutant and a symmetry), and <name>.test.ts, its
-// vitest test. Never over an existing file; both are checked before either is written.
-// Exit 0 written, 64 a name that is not one, 73 a file exists or cannot be written.
+// vitest test. Never over an existing file without --force; both are checked before either
+// is written. Exit 0 written, 64 a name that is not one, 73 a file exists or cannot be written.
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import type { Command } from 'commander';
 import { EXIT, UsageError } from './exit.ts';
@@ -114,7 +114,7 @@ describe(spec.name, () => {
 }
 
 /** Writes the two files; nothing is written unless both can be. */
-export function runInit(target: string, out: (s: string) => void): number {
+export function runInit(target: string, out: (s: string) => void, force = false): number {
   const name = basename(target).replace(/\.ts$/, '');
   if (!/^[A-Za-z][\w-]*$/.test(name)) throw new UsageError(`a spec name is a letter then letters, digits, - or _ (it names the files ${'<name>'}.ts and ${'<name>'}.test.ts), not ${JSON.stringify(name)}`);
   const dir = dirname(target);
@@ -122,7 +122,7 @@ export function runInit(target: string, out: (s: string) => void): number {
     { path: join(dir, `${name}.ts`), text: specTemplate(name) },
     { path: join(dir, `${name}.test.ts`), text: testTemplate(name) },
   ];
-  const guard = { inputs: [] };
+  const guard = { inputs: [], force };
   for (const f of files) checkOutputPath(f.path, guard);
   for (const f of files) {
     writeOutput(f.path, f.text, guard);
@@ -136,15 +136,16 @@ export function runInit(target: string, out: (s: string) => void): number {
 export function register(program: Command): void {
   const command = program
     .command('init <name>')
-    .description('write <name>.ts, a small spec to start from, and <name>.test.ts, its vitest test (never over existing files)')
-    .action((name: string) => {
-      process.exitCode = runInit(name, (s) => process.stdout.write(s));
+    .description('write <name>.ts, a small spec to start from, and <name>.test.ts, its vitest test (never over existing files without --force)')
+    .option('--force', 'replace existing <name>.ts and <name>.test.ts')
+    .action((name: string, o: { force?: boolean }) => {
+      process.exitCode = runInit(name, (s) => process.stdout.write(s), o.force === true);
     });
   withHelp(command, {
     examples: [
       ['interleave init my-protocol', 'writes my-protocol.ts and my-protocol.test.ts here'],
       ['interleave init specs/raft-log', 'the same, in specs/ (which must exist)'],
     ],
-    exitCodes: { 0: 'both files written', 73: 'a file exists already (nothing is written) or cannot be written' },
+    exitCodes: { 0: 'both files written', 73: 'a file exists already and --force was not given (nothing is written), or cannot be written' },
   });
 }

@@ -20,7 +20,14 @@ export function envelopeSchema<T extends z.ZodType>(result: T) {
 }
 
 export const EnvelopeSchema = envelopeSchema(z.unknown());
-export type Envelope<T = unknown> = Omit<z.infer<typeof EnvelopeSchema>, 'result'> & { result: T };
+export type Envelope<T = unknown> = Omit<z.infer<typeof EnvelopeSchema>, 'result'> & { result: T; error?: string };
+
+/**
+ * Every command's `--json` on a failure before any result (exit 64 bad usage, 65 bad
+ * input, 69, 70, or 73 for an output refused before the run): `result` is null and
+ * `error` is the message printed on stderr (without its `interleave: ` prefix).
+ */
+export const ErrorEnvelopeSchema = envelopeSchema(z.null()).extend({ exitCode: z.number().int().min(2).max(255), error: z.string().min(1) });
 
 const Counts = { states: z.number().int().nonnegative(), elapsedMs: z.number().nonnegative() };
 

@@ -11,7 +11,7 @@ import { renderLinText } from '../checkers/report/lin-text.ts';
 import { FORMATS, importHistoryFile, ReadTimeout, type Format, type ImportedHistory } from '../traces/import.ts';
 import { withErrors } from './errors.ts';
 import { EXIT, UsageError } from './exit.ts';
-import { capWorkers, integer, seconds, workers } from './flags.ts';
+import { capWorkers, integer, redisOnly, seconds, workers } from './flags.ts';
 import { JSON_HELP, withHelp } from './help.ts';
 import { envelopeText } from './envelope.ts';
 import { checkOutputDir, checkOutputPath, OutputError, prepareOutputDir, writeOutput } from './output.ts';
@@ -120,6 +120,7 @@ export async function runLin(file: string, options: LinOptions, io: Io): Promise
 }
 
 async function linOrThrow(file: string, options: LinOptions, io: Io): Promise<number> {
+  redisOnly(options);
   if (!Object.hasOwn(models, options.model)) throw new UsageError(`unknown model ${JSON.stringify(options.model)}; known: ${Object.keys(models).join(', ')}`);
   const modelName = options.independent ? `independent:${options.model}` : options.model;
   const model = findModel(modelName)!;

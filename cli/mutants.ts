@@ -17,7 +17,7 @@ import { junitXml, type JunitSuite } from './junit.ts';
 import { checkOutputPath } from './output.ts';
 import { writeAfterVerdict } from './errors.ts';
 import { terminalProgress } from './progress.ts';
-import { bundledSpecs, resolveSpec } from './specs.ts';
+import { bundledSpecs, resolveSpec, specInputs } from './specs.ts';
 
 export interface MutantRow {
   spec: string;
@@ -156,7 +156,7 @@ export function register(program: Command): void {
     .option('--force', 'let --junit replace an existing file')
     .action(async (name: string, o: { workers?: number; json?: boolean; junit?: string; force?: boolean }) => {
       const list = name === 'all' ? bundledSpecs() : [await resolveSpec(name)];
-      const guard = { inputs: list.flatMap((s) => (s.module ? [s.module.file] : [])), force: o.force };
+      const guard = { inputs: o.junit !== undefined ? await specInputs(list) : [], force: o.force };
       if (o.junit !== undefined) checkOutputPath(o.junit, guard);
       const threads = capWorkers(o.workers, (s) => process.stderr.write(s));
       const rows = await runMutantsPrinted(specJobs(list, { configs: false }), {}, threads, o.json ? undefined : (s) => process.stdout.write(s));

@@ -1,10 +1,11 @@
 // Writing what the user asked for (--html, --itf, --out DIR, ...) without losing anything:
 // an output never replaces an input (compared by real path and by inode, so links do not
-// hide it), never replaces an existing file unless the user said --force, and is written
+// hide it; the package's own files, which every run reads, are inputs of every command), never replaces an existing file unless the user said --force, and is written
 // to a temporary file in the same directory, then renamed into place, so that a failed
 // write leaves nothing half-written. Failures are OutputErrors: exit 73.
 import { closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { PACKAGE_ROOT } from './package-root.ts';
 
 export class OutputError extends Error {
   constructor(
@@ -33,6 +34,23 @@ function identity(path: string): { real: string; dev: number; ino: number } | un
 }
 
 /**
+ * The places in the package that a run reads: its code (dist/ installed, the sources in a
+ * checkout), the bundled specs and histories. `--junit node_modules/interleave/traces/
+ * bundled/register-ok.jsonl --force` would otherwise replace a history `check` reads.
+ */
+const PACKAGE_INPUTS = ['bin', 'dist', 'checkers', 'cli', 'impl', 'specs', 'traces', 'package.json', 'index.ts'];
+
+let packageRoot: string | undefined;
+
+/** The package's own file at this real path, if it is one. */
+function packageInput(real: string): string | undefined {
+  packageRoot ??= realpathSync(PACKAGE_ROOT);
+  const rel = relative(packageRoot, real);
+  if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) return undefined;
+  return PACKAGE_INPUTS.includes(rel.split(sep, 1)[0]!) ? real : undefined;
+}
+
+/**
  * Refuses an output path before any work is done: one that is (a link to) an input, an
  * existing file without `force`, a directory, or one whose directory does not exist.
  */
@@ -45,6 +63,8 @@ export function checkOutputPath(path: string, guard: OutputGuard): void {
         throw new OutputError(path, `it is the input ${input} (an output never replaces an input)`);
       }
     }
+    const own = packageInput(target.real);
+    if (own !== undefined) throw new OutputError(path, `it is ${own}, a file of interleave itself, which the run reads (an output never replaces an input)`);
   }
   let exists: ReturnType<typeof lstatSync> | undefined;
   try {

@@ -10,11 +10,29 @@ import { NEMESES } from '../impl/harness/nemesis.ts';
 import { RunError, runImplementation, type RunSummary } from '../impl/harness/run.ts';
 import type { RunOptions } from '../impl/harness/types.ts';
 import { installSignalHandlers, liveProcessGroups } from '../impl/kit/supervisor.ts';
-import { withErrors } from './errors.ts';
+import { reportFailure, withErrors } from './errors.ts';
 import { EXIT, UsageError } from './exit.ts';
 import { envelopeText } from './envelope.ts';
+import { integer } from './flags.ts';
+import { JSON_HELP, withHelp } from './help.ts';
 import { prepareOutputDir, writeOutput } from './output.ts';
 import { validateRunTrace } from './validate.ts';
+
+/** The highest port: a --base-port leaves room for the cluster's ports below it (portsTaken). */
+export const MAX_BASE_PORT = 65_535;
+
+/**
+ * How many ports from --base-port on a cluster listens on, as the implementations lay
+ * them out: fusee (impl/fusee/cluster.ts) its memory nodes and the master, then one proxy
+ * link from the master to each memory node and from each client process to each memory
+ * node and the master; minos (impl/minos/cluster.ts) its nodes, then a proxy link for each
+ * ordered pair of nodes. Undefined for an implementation not described here.
+ */
+export function portsTaken(impl: string, o: Pick<RunOptions, 'nodes' | 'clientProcs'>): number | undefined {
+  if (impl === 'fusee') return o.nodes + 1 + o.nodes + o.clientProcs * (o.nodes + 1);
+  if (impl === 'minos') return o.nodes * o.nodes;
+  return undefined;
+}
 
 export interface RunCliOptions {
   clients: number;
@@ -28,7 +46,7 @@ export interface RunCliOptions {
   seed?: string;
   nodes: number;
   replicas: number;
-  basePort: number;
+  basePort?: number;
   drain: number;
   checkTimeout: number;
   timeout: number;
@@ -77,7 +95,7 @@ async function runOrThrow(implName: string, o: RunCliOptions, io: Io): Promise<n
     seed,
     nodes: o.nodes,
     replicas: o.replicas,
-    basePort: o.basePort,
+    basePort: o.basePort ?? 0,
     drain: o.drain,
     checkTimeout: o.checkTimeout,
     timeoutMs: o.timeout,
@@ -85,6 +103,10 @@ async function runOrThrow(implName: string, o: RunCliOptions, io: Io): Promise<n
   };
   const invalid = impl.validate(options);
   if (invalid !== undefined) throw new UsageError(invalid);
+  const ports = portsTaken(impl.name, options);
+  if (options.basePort > 0 && ports !== undefined && options.basePort + ports - 1 > MAX_BASE_PORT) {
+    throw new UsageError(`--base-port ${options.basePort}: this cluster listens on ${ports} ports from it on, past port ${MAX_BASE_PORT.toLocaleString('en-US')}; choose at most ${MAX_BASE_PORT - ports + 1} (or 0: any free ports)`);
+  }
   const stamp = new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
   const dir = o.out ?? join('out', `run-${impl.name}-${seed}-${stamp}`);
   const guard = { inputs: [], force: o.force };
@@ -96,7 +118,7 @@ async function runOrThrow(implName: string, o: RunCliOptions, io: Io): Promise<n
   } catch (e) {
     // The cluster could not start: not a verdict, and not a bug of interleave's.
     if (e instanceof RunError) {
-      io.err(`interleave: ${e.message}\n`);
+      reportFailure(e.message, io.err);
       return EXIT.internal;
     }
     throw e;
@@ -123,7 +145,7 @@ function num(min: number, max = Infinity, what = `a number ≥ ${min}`) {
 }
 
 export function register(program: Command): void {
-  program
+  const command = program
     .command('run')
     .description('run an implementation on real processes under a workload and a nemesis; record, check and report')
     .argument('<impl>', `the implementation: ${Object.keys(implementations).join(', ')}`)
@@ -138,7 +160,7 @@ export function register(program: Command): void {
     .option('--seed <s>', 'seed of the workload and the fault schedule (default: printed)')
     .option('--nodes <n>', 'memory nodes', int(1), 3)
     .option('--replicas <r>', 'replication factor', int(1), 3)
-    .option('--base-port <p>', 'first of a fixed range of ports on 127.0.0.1 (default: any free ports)', int(0), 0)
+    .option('--base-port <p>', 'fixed ports P, P+1, ... on 127.0.0.1, all at most 65,535 (0, the default: any free ports)', integer(0, MAX_BASE_PORT))
     .option('--drain <s>', 'seconds operations in flight get to finish once the faults end', num(0), 10)
     .option('--check-timeout <s>', 'seconds the history check may take (0: no limit)', num(0), 300)
     .option('--timeout <ms>', 'verb timeout in ms (an unanswered CAS leaves its client crashed)', int(10), 1000)
@@ -146,8 +168,22 @@ export function register(program: Command): void {
     .option('--offload', 'MINOS-O: the SmartNIC offload ordering (vFIFO/dFIFO, drain before release)')
     .option('--out <dir>', 'output directory (default: out/run-<impl>-<seed>-<time>)')
     .option('--force', 'write into an existing non-empty directory')
-    .option('--json', 'print the summary as one JSON object: {command, version, exitCode, elapsedMs, result} (cli/README.md)')
+    .option('--json', JSON_HELP)
     .action(async (name: string, options: RunCliOptions) => {
       process.exitCode = await runRun(name, options, { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s), tty: process.stderr.isTTY });
     });
+  withHelp(command, {
+    examples: [
+      ['interleave run fusee --duration 10 --nemesis kill-mn,partition', 'ten seconds of workload under two faults; the history checked and the trace validated'],
+      ['interleave run minos --model strict --nemesis power --seed 7', 'a full-system crash and recovery, durability checked'],
+    ],
+    exitCodes: {
+      0: 'linearizable, and the trace is valid (and durable, for a crash run)',
+      1: 'a violation: not linearizable, the trace does not match the spec, an assertion failed, operations stuck after the faults, or writes lost',
+      2: 'unknown: the check ran out of time, or the validation was inconclusive',
+      64: 'also a --base-port the cluster\'s ports do not fit above',
+      70: 'also the cluster could not start (a port in use, a process dying at start: its last output is shown)',
+      73: 'the output directory cannot be created, or is not empty (without --force)',
+    },
+  });
 }

@@ -4,7 +4,7 @@
 // so a path is shared as a URL and the back button steps back. `/counterexample` runs
 // the explorer (bounded) and redirects to the first counterexample's last state.
 // Runs until interrupted (SIGINT, SIGTERM); exit 0. 64 bad usage (an unknown spec,
-// config or mutant, a port in use).
+// config or mutant, a port in use), 65 a user's spec module that cannot be loaded or throws.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Command } from 'commander';
@@ -12,9 +12,11 @@ import { exploreSync, prepare, replayLabels } from '../checkers/explore/index.ts
 import type { Action, Machine } from '../checkers/explore/types.ts';
 import { esc, page } from '../checkers/report/html.ts';
 import { renderWalkPage, walkHref, type WalkAction } from '../checkers/report/walk-html.ts';
+import { userSpecErrors } from './errors.ts';
 import { UsageError } from './exit.ts';
 import { integer, seconds } from './flags.ts';
-import { resolveSpec } from './specs.ts';
+import { withHelp } from './help.ts';
+import { configOf, mutantOf, resolveSpec } from './specs.ts';
 
 export interface ServeOptions {
   config?: string;
@@ -45,22 +47,16 @@ class NotFound extends Error {}
 export async function startServer(specName: string, o: ServeOptions): Promise<Served> {
   const resolved = await resolveSpec(specName);
   const spec = resolved.def;
-  let variant = o.mutant;
-  let defaultConfig = spec.configs.find((c) => c.tier === 'default')?.name ?? spec.configs[0]?.name;
-  if (variant !== undefined) {
-    const finding = (spec.findings ?? []).find((f) => f.name === variant);
-    const mutant = spec.mutants.find((m) => m.name === variant);
-    if (!finding && !mutant) throw new UsageError(`spec ${specName} has no mutant or finding ${JSON.stringify(variant)}; see \`interleave list\``);
-    defaultConfig = finding?.config ?? mutant!.config;
-    if (finding) variant = finding.variant;
-  }
-  const config = o.config ?? defaultConfig;
-  if (config === undefined) throw new UsageError(`spec ${specName} has no config`);
+  // The same names, and the same errors, as explore: an unknown config or mutant is bad
+  // usage (64), a user's spec that throws while building is bad input (65).
+  const mutant = o.mutant === undefined ? undefined : mutantOf(resolved, o.mutant);
+  const variant = mutant?.variant;
+  const config = o.config !== undefined ? configOf(resolved, o.config) : (mutant?.config ?? spec.configs.find((c) => c.tier === 'default')?.name ?? spec.configs[0]!.name);
   // The machine as `explore` searches it (the linearizability monitor included), shown as the spec's state.
-  const machine: Machine = prepare(resolved.machine(config, variant), {});
+  const machine: Machine = await userSpecErrors(resolved, 'building the machine', () => prepare(resolved.machine(config, variant), {}));
   const shown = (s: unknown) => (machine.inner ? machine.inner(s) : s);
   const title = `${specName}/${config}${o.mutant ? ` with ${o.mutant}` : ''}`;
-  const inits = machine.init();
+  const inits = await userSpecErrors(resolved, 'computing the initial states', () => machine.init());
   let search: { path?: { init: number; indices: number[] }; note: string } | undefined;
 
   function walk(init: number, path: number[], note?: string): string {
@@ -163,7 +159,7 @@ export async function startServer(specName: string, o: ServeOptions): Promise<Se
 }
 
 export function register(program: Command): void {
-  program
+  const command = program
     .command('serve <spec>')
     .description('walk a spec state by state in a browser (a local page on 127.0.0.1): enabled actions, invariants, back, jump to a counterexample, paths as URLs')
     .option('--config <name>', "the config (default: the mutant's, else the first default config)")
@@ -184,4 +180,16 @@ export function register(program: Command): void {
         process.on('SIGTERM', stop);
       });
     });
+  withHelp(command, {
+    examples: [
+      ['interleave serve fusee', 'the first default config, at http://127.0.0.1:3000/'],
+      ['interleave serve shadowfax --mutant H1 --port 0', "a mutant at its own config, on any free port; /counterexample jumps to its violation"],
+      ['interleave serve ./my-spec.ts --config P3', 'a config of a module of yours'],
+    ],
+    exitCodes: {
+      0: 'stopped by SIGINT (Ctrl-C) or SIGTERM',
+      64: 'also a port in use',
+      65: "the spec module cannot be loaded, or threw while building the machine or its initial states",
+    },
+  });
 }

@@ -10,6 +10,7 @@ import { importModule } from '../checkers/explore/load.ts';
 import type { BuildOptions, ExploreTarget, Machine, SpecDef } from '../checkers/explore/types.ts';
 import { findSpec, specs } from '../specs/index.ts';
 import { InputError } from '../traces/index.ts';
+import { SpecModuleError } from './errors.ts';
 import { UsageError } from './exit.ts';
 import { specMachine, specTarget } from './spec-machine.ts';
 
@@ -150,6 +151,23 @@ async function loadSpecModule(arg: string): Promise<ResolvedSpec> {
   }
   if (typeof value !== 'function') throw new InputError(path, undefined, `${exportName}: a SpecDef or a Machine factory, not ${value === null ? 'null' : typeof value}`);
   const factory = value as () => Machine;
+  // A Machine factory is called with no arguments; one that declares parameters (the
+  // `machine(config, variant)` `interleave init` writes, which the SpecDef's build calls)
+  // is most likely not one: its error then says which export to select instead.
+  const defs = Object.keys(mod).filter((n) => isSpecDef(mod[n])).sort((a, b) => Number(a === 'default') - Number(b === 'default'));
+  const hint =
+    factory.length === 0
+      ? ''
+      : ` (${exportName} declares ${factory.length} parameter(s), but a Machine factory is called with none${defs.length > 0 ? `; select the SpecDef that builds it instead, as ${path}#${defs[0]}` : ''})`;
+  const build = (): Machine => {
+    let m: unknown;
+    try {
+      m = factory();
+    } catch (e) {
+      throw new SpecModuleError(path, `calling ${exportName}()${hint}`, e);
+    }
+    return checkedMachine(m, path, `${exportName}()${hint}`);
+  };
   const name = exportName === 'default' ? basename(file, extname(file)) : exportName;
   const def: SpecDef = {
     name,
@@ -157,10 +175,33 @@ async function loadSpecModule(arg: string): Promise<ResolvedSpec> {
     paper: path,
     configs: [{ name: 'default', description: `the machine ${exportName}() builds`, config: undefined, tier: 'default' }],
     mutants: [],
-    build: () => checkedMachine(factory(), path, `${exportName}()`),
+    build,
   };
-  checkedMachine(factory(), path, `${exportName}()`);
+  build();
   return { name, arg, def, module, machine: () => def.build(undefined), target: () => ({ module: url, export: exportName, args: [] }) };
+}
+
+/**
+ * The files a run of these specs reads besides the package's own (cli/output.ts guards
+ * those): each user's module and every local module it imports, as esbuild's bundler
+ * resolves them (npm packages left out). An output never replaces one of them, --force
+ * or not. A module esbuild cannot bundle counts alone.
+ */
+export async function specInputs(list: readonly ResolvedSpec[]): Promise<string[]> {
+  const files = list.flatMap((s) => (s.module ? [resolve(s.module.file)] : []));
+  if (files.length === 0) return [];
+  const { build } = await import('esbuild');
+  const inputs = await Promise.all(
+    files.map(async (file) => {
+      try {
+        const r = await build({ entryPoints: [file], bundle: true, write: false, metafile: true, platform: 'node', format: 'esm', packages: 'external', logLevel: 'silent' });
+        return [file, ...Object.keys(r.metafile.inputs).map((p) => resolve(p))];
+      } catch {
+        return [file];
+      }
+    }),
+  );
+  return [...new Set(inputs.flat())];
 }
 
 /** A machine a user's code built, checked for the members the engine calls. */

@@ -43,7 +43,7 @@ describe('a spec outside the repository, through every command', () => {
     const replayed = await runInProcess('explore', proto, '--mutant', 'blind-write', '--replay', path);
     expect(replayed.code).toBe(1);
     expect(replayed.stdout).toMatch(/allCounted violated: counter = 1 after 2 increments/);
-    expect((await runInProcess('explore', proto, '--replay', path)).code).toBe(0);
+    expect((await runInProcess('explore', proto, '--replay', path)).code).toBe(2);
     // An existing output is not overwritten without --force.
     expect((await runInProcess('explore', proto, '--mutant', 'blind-write', '--html', at('cx.html'))).code).toBe(73);
   });

@@ -12,6 +12,7 @@ import { withErrors } from './errors.ts';
 import { EXIT, UsageError } from './exit.ts';
 import { envelopeText } from './envelope.ts';
 import { integer, seconds } from './flags.ts';
+import { JSON_HELP, withHelp } from './help.ts';
 import { checkOutputPath, writeOutput } from './output.ts';
 
 export interface ValidateCliOptions {
@@ -115,13 +116,13 @@ export async function validateRunTrace(specName: string, traceFile: string): Pro
 }
 
 export function register(program: Command): void {
-  program
+  const command = program
     .command('validate')
     .description("check an implementation's protocol trace against a spec (trace validation)")
     .argument('<spec>', 'the spec: a folder name under specs/ (`interleave list` says which validate)')
     .argument('<traces...>', 'the trace files: one per process, or several processes per file')
     .option('--config <name>', "a validation config of the spec's trace mapping")
-    .option('--json', 'print the result as JSON (see cli/README.md)')
+    .option('--json', JSON_HELP)
     .option('--html <file>', 'write an HTML report: per-process lanes, the matched prefix, the failing event and the diagnosis')
     .option('--force', 'replace an existing --html file')
     .option('--exhaustive', 'search every interleaving (no local-first reduction): slow, for cross-checks')
@@ -135,4 +136,18 @@ export function register(program: Command): void {
         ...(process.stderr.isTTY ? { progress: (s: string) => process.stderr.write(s) } : {}),
       });
     });
+  withHelp(command, {
+    examples: [
+      ['interleave validate fusee trace-*.jsonl', 'the traces of a run (one file per process) against the FUSEE spec'],
+      ['interleave validate fusee trace.jsonl --config fixed --html why.html', 'another validation config; where and why it does not match, as a page'],
+    ],
+    exitCodes: {
+      0: 'valid: a behaviour of the spec matches the trace',
+      1: 'invalid: none does (where and why is printed)',
+      2: 'inconclusive: the frontier or read-ahead bound, the --timeout, or a line logged later than --slack',
+      64: 'also a spec without a trace mapping, an unknown validation config',
+      65: true,
+      73: true,
+    },
+  });
 }
