@@ -104,4 +104,37 @@ describe('interleave validate (in process)', () => {
     expect((await run('fusee', bad, { html, force: true })).code).toBe(1);
     expect(existsSync(html)).toBe(true);
   });
+
+  it("an obs path that names no spec variable is bad input (65, file and line); a value that differs is invalid (1)", async () => {
+    const withObs = (name: string, obs: Record<string, unknown>): { files: string[]; line: number } => {
+      const files = trace(name, 3);
+      const f = files.find((x) => x.endsWith('c0.jsonl'))!;
+      const lines = readFileSync(f, 'utf8').trimEnd().split('\n');
+      const i = lines.findIndex((l) => l.includes('"readPrimary"'));
+      lines[i] = JSON.stringify({ ...JSON.parse(lines[i]), obs });
+      writeFileSync(f, `${lines.join('\n')}\n`);
+      return { files, line: i + 1 };
+    };
+    for (const [obs, why] of [
+      [{ 'x[': 5 }, /"x\[" lacks a "\]" closing the "\[" at character 2/],
+      [{ 'rep[99]': 5 }, /"rep\[99\]" names none: rep has 3 entries \(rep\[0\]\.\.rep\[2\]\)/],
+      [{ nope: 5 }, /"nope" names none: the spec has no variable "nope" \(it has rep, /],
+      [{ 'rep[0].v': 5 }, /"rep\[0\]\.v" names none: rep\[0\] is a number, with no "v"/],
+      [{ 'rep[one]': 5 }, /"rep\[one\]" names none: rep is a list, indexed by a number, not "one"/],
+    ] as const) {
+      const { files, line } = withObs('obs-bad', obs);
+      const r = await run('fusee', files);
+      expect([r.code, r.stderr]).toEqual([65, expect.stringContaining(`interleave: ${files.find((x) => x.endsWith('c0.jsonl'))}:${line}: obs paths that name a spec variable`)]);
+      expect(r.stderr).toMatch(why);
+    }
+    // A well-formed path whose value differs: the implementation's fault, a verdict. So is
+    // one into a part of the state that fills as the run goes (the clients join the key's
+    // partition: cl is empty in its initial state), whatever the index.
+    const absent = withObs('obs-absent', { 'cl[7].pc': 'W1' });
+    expect((await run('fusee', absent.files)).code).toBe(1);
+    const differs = withObs('obs-differs', { 'rep[0]': 12345 });
+    const r = await run('fusee', differs.files, { json: true });
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.stdout).result.failure.why).toMatchObject({ kind: 'observed', field: 'obs.rep[0]', path: 'rep[0]', expected: 12345 });
+  });
 });

@@ -99,6 +99,19 @@ describe('validate: reading trace files', () => {
     expect((await inputError([join(dir, 'nope.jsonl')])).expected).toMatch(/no such file/);
   });
 
+  it('obs: a malformed path or one naming no spec variable is bad input; a part of the state that fills later is compared', async () => {
+    const withObs = (obs: object) => file(lines(w('p0', 1), { ...w('p0', 2), obs }));
+    const unclosed = await inputError([withObs({ 'x[': 5 })]);
+    expect([unclosed.line, unclosed.expected]).toEqual([2, expect.stringMatching(/obs paths that name a spec variable .*"x\[" lacks a "\]"/)]);
+    expect((await inputError([withObs({ 'x..y': 5 })])).expected).toMatch(/"x\.\.y" lacks a name at character 3/);
+    expect((await inputError([withObs({ y: 5 })])).expected).toMatch(/"y" names none: the spec has no variable "y" \(it has x, ready, dead, chan\)/);
+    expect((await inputError([withObs({ 'x.y': 5 })])).expected).toMatch(/"x\.y" names none: x is a number/);
+    // ready is empty in the initial state (processes prepare as they go): ready[3] is compared, and differs.
+    const r = await validateFiles([withObs({ 'ready[3]': 'p0' })], spec);
+    expect(r.verdict).toBe('invalid');
+    expect((await validateFiles([withObs({ x: 2, ready: [] })], spec)).verdict).toBe('valid');
+  });
+
   it('refuses prototype keys', async () => {
     expect((await inputError([file('{"proc": "p0", "seq": 1, "action": "write", "args": {"__proto__": {"x": 1}}}\n')])).expected).toMatch(/__proto__/);
   });
