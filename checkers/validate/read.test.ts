@@ -96,7 +96,8 @@ describe('validate: reading trace files', () => {
     expect((await inputError([file(lines(h, w('p0', 1))), file(lines({ ...h, params: { parts: ['x'] } }, w('p1', 1, 2)))])).expected).toMatch(/params.parts equal/);
     expect((await inputError([file(lines({ ...h, spec: 'fusee' }, w('p0', 1)))])).expected).toMatch(/a trace of spec "register"/);
     expect((await inputError([file(lines({ format: 'other/2' }))])).expected).toMatch(/"format" to be "interleave-trace\/1"/);
-    expect((await inputError([join(dir, 'nope.jsonl')])).expected).toMatch(/no such file/);
+    expect((await inputError([join(dir, 'nope.jsonl')])).expected).toBe('a readable trace file (no such file)');
+    expect((await inputError([dir])).expected).toBe('a trace file (this is not a regular file)');
   });
 
   it('obs: a malformed path or one naming no spec variable is bad input; a part of the state that fills later is compared', async () => {

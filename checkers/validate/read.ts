@@ -70,7 +70,7 @@ export class HeaderMerger {
 export async function readHeaders(files: readonly string[], limits: Limits = DEFAULT_LIMITS): Promise<Header> {
   const merged = new HeaderMerger();
   for (const file of files) {
-    for await (const { text, n } of readLines(file, limits)) {
+    for await (const { text, n } of readLines(file, limits, 'trace file')) {
       if (text.trim() === '') continue;
       const parsed = parseTraceLine(text, file, n, limits.maxDepth);
       if (parsed !== undefined && 'header' in parsed) merged.add(asHeader(parsed.header), file);
@@ -211,7 +211,7 @@ export async function spoolTrace(files: readonly string[], mapping: TraceMapping
   try {
     for (let f = 0; f < files.length; f++) {
       let last = 0;
-      for await (const { text, n } of readLines(files[f], limits)) {
+      for await (const { text, n } of readLines(files[f], limits, 'trace file')) {
         last = n;
         const raw = checker.line(text, f, n);
         if (raw === undefined) continue;
