@@ -4,6 +4,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { simulateToDir } from '../specs/fusee/simulate.ts';
 import { runInProcess } from './in-process.ts';
@@ -136,5 +137,34 @@ describe('interleave validate (in process)', () => {
     const r = await run('fusee', differs.files, { json: true });
     expect(r.code).toBe(1);
     expect(JSON.parse(r.stdout).result.failure.why).toMatchObject({ kind: 'observed', field: 'obs.rep[0]', path: 'rep[0]', expected: 12345 });
+  });
+
+  it("takes a user's module whose SpecDef has `trace`, as the other commands take modules", async () => {
+    const fixtures = pathToFileURL(join(import.meta.dirname, '..', 'checkers', 'validate', 'fixtures.ts')).href;
+    const def = (trace: string) => `import { registerTrace } from ${JSON.stringify(fixtures)};
+export const reg = {
+  name: 'my-register',
+  configs: [{ name: 'one', description: 'one register', config: undefined, tier: 'default' }],
+  build: () => { throw new Error('validation builds no machine'); },
+  ${trace}
+};\n`;
+    const mod = join(dir, 'my-register.ts');
+    writeFileSync(mod, def('trace: registerTrace(),'));
+    const w = (proc: string, seq: number, v: number, objSeq = v) => JSON.stringify({ proc, seq, action: 'write', args: { v }, obj: 'reg', objSeq });
+    const ok = join(dir, 'reg-ok.jsonl');
+    writeFileSync(ok, `${w('p0', 1, 1)}\n${w('p1', 1, 2)}\n`);
+    const bad = join(dir, 'reg-bad.jsonl');
+    writeFileSync(bad, `${w('p0', 1, 1)}\n${JSON.stringify({ proc: 'p1', seq: 1, action: 'read', args: { v: 7 }, obj: 'reg', objSaw: 1 })}\n`);
+    const valid = await run(mod, [ok]);
+    expect([valid.code, valid.stdout]).toEqual([0, expect.stringContaining('VALID')]);
+    expect((await run(`${mod}#reg`, [bad])).code).toBe(1);
+    const noTrace = join(dir, 'no-trace.ts');
+    writeFileSync(noTrace, def(''));
+    const refused = await run(noTrace, [ok]);
+    expect([refused.code, refused.stderr]).toEqual([64, expect.stringContaining(`${noTrace} (reg) has no trace mapping`)]);
+    const wrong = join(dir, 'wrong-trace.ts');
+    writeFileSync(wrong, def('trace: { configs: [] },'));
+    const malformed = await run(wrong, [ok]);
+    expect([malformed.code, malformed.stderr]).toEqual([65, expect.stringContaining('reg.trace: a TraceSpec {configs')]);
   });
 });
