@@ -42,6 +42,7 @@ beforeAll(async () => {
     'proj/m.mts': `export const mts: string = 'mts';\n`,
     'proj/plain.js': `export const js = 'js';\n`,
     'proj/named.ts': `export const named: string = 'named';\n`,
+    'proj/view.tsx': `export const view: string = 'view';\n`,
     'proj/lib/index.ts': `import { helper } from '../h';\nexport const lib: number = helper(1);\n`,
     'proj/s.ts': [
       `import { helper } from './h';`,
@@ -49,9 +50,10 @@ beforeAll(async () => {
       `import { mts } from './m';`,
       `import { js } from './plain';`,
       `import { named } from './named.js';`,
+      `import { view } from './view.js';`,
       `import { lib } from './lib';`,
       `import { lib as again } from './lib/';`,
-      `const out: unknown[] = [helper(41), tsx, mts, js, named, lib, again];`,
+      `const out: unknown[] = [helper(41), tsx, mts, js, named, view, lib, again];`,
       `export default out;`,
     ].join('\n'),
     'proj/missing.ts': `import { nothing } from './nothing';\nexport default nothing;\n`,
@@ -66,7 +68,7 @@ describe('typescript-hooks, compiled and registered in plain Node', () => {
   it('resolves a .ts module\'s relative imports as TypeScript does: extensionless, `.js` for `.ts`, a directory\'s index', async () => {
     const r = await importInNode('proj/s.ts');
     expect(r.stderr).toBe('');
-    expect(JSON.parse(r.stdout)).toEqual([42, 'tsx', 'mts', 'js', 'named', 2, 2]);
+    expect(JSON.parse(r.stdout)).toEqual([42, 'tsx', 'mts', 'js', 'named', 'view', 2, 2]);
   });
 
   it('still fails, naming the module, when no candidate exists', async () => {

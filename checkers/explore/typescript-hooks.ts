@@ -34,8 +34,11 @@ const TYPESCRIPT = /\.(m?ts|tsx)$/;
 /** What a relative specifier may stand for, in the order TypeScript's resolution tries them. */
 function candidates(specifier: string): string[] {
   const js = /\.([cm]?)js(x?)$/.exec(specifier);
-  // `./x.js` names the .ts file it is compiled from (and `./x.mjs` an .mts, `./x.jsx` a .tsx).
-  if (js !== null) return [specifier.slice(0, js.index) + `.${js[1]}ts${js[2]}`];
+  // `./x.js` names the .ts (or .tsx) file it is compiled from; `./x.mjs` an .mts, `./x.jsx` a .tsx.
+  if (js !== null) {
+    const base = specifier.slice(0, js.index);
+    return js[1] === '' && js[2] === '' ? [`${base}.ts`, `${base}.tsx`] : [`${base}.${js[1]}ts${js[2]}`];
+  }
   const dir = specifier.replace(/\/+$/, '');
   const index = ['/index.ts', '/index.tsx', '/index.js'].map((x) => dir + x);
   // `./`, `.` and `..` name a directory; a specifier with an extension Node knows
