@@ -1,6 +1,6 @@
 // Trace validation speed and memory (issue 15): events per second on the trace of a 60 s
 // FUSEE run with 8 clients (about 720,000 events: 2,000 ops/s for 60 s, simulated by
-// specs/fusee/simulate.ts in the vocabulary of FUSEE-TRACE.md), peak memory at 1x and 10x
+// specs/fusee/simulate.ts in the vocabulary of specs/fusee/README.md), peak memory at 1x and 10x
 // that length (each validation in a process of its own), and other shapes we did not tune
 // on. The issue's target: at least 20,000 events/s, and peak memory independent of the
 // trace's length. Wall time depends on what else the machine runs: the CPU column (this

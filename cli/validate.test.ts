@@ -4,6 +4,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { simulateToDir } from '../specs/fusee/simulate.ts';
 import { runInProcess } from './in-process.ts';
@@ -103,5 +104,67 @@ describe('interleave validate (in process)', () => {
     expect(again.code).toBe(73);
     expect((await run('fusee', bad, { html, force: true })).code).toBe(1);
     expect(existsSync(html)).toBe(true);
+  });
+
+  it("an obs path that names no spec variable is bad input (65, file and line); a value that differs is invalid (1)", async () => {
+    const withObs = (name: string, obs: Record<string, unknown>): { files: string[]; line: number } => {
+      const files = trace(name, 3);
+      const f = files.find((x) => x.endsWith('c0.jsonl'))!;
+      const lines = readFileSync(f, 'utf8').trimEnd().split('\n');
+      const i = lines.findIndex((l) => l.includes('"readPrimary"'));
+      lines[i] = JSON.stringify({ ...JSON.parse(lines[i]), obs });
+      writeFileSync(f, `${lines.join('\n')}\n`);
+      return { files, line: i + 1 };
+    };
+    for (const [obs, why] of [
+      [{ 'x[': 5 }, /"x\[" lacks a "\]" closing the "\[" at character 2/],
+      [{ 'rep[99]': 5 }, /"rep\[99\]" names none: rep has 3 entries \(rep\[0\]\.\.rep\[2\]\)/],
+      [{ nope: 5 }, /"nope" names none: the spec has no variable "nope" \(it has rep, /],
+      [{ 'rep[0].v': 5 }, /"rep\[0\]\.v" names none: rep\[0\] is a number, with no "v"/],
+      [{ 'rep[one]': 5 }, /"rep\[one\]" names none: rep is a list, indexed by a number, not "one"/],
+    ] as const) {
+      const { files, line } = withObs('obs-bad', obs);
+      const r = await run('fusee', files);
+      expect([r.code, r.stderr]).toEqual([65, expect.stringContaining(`interleave: ${files.find((x) => x.endsWith('c0.jsonl'))}:${line}: obs paths that name a spec variable`)]);
+      expect(r.stderr).toMatch(why);
+    }
+    // A well-formed path whose value differs: the implementation's fault, a verdict. So is
+    // one into a part of the state that fills as the run goes (the clients join the key's
+    // partition: cl is empty in its initial state), whatever the index.
+    const absent = withObs('obs-absent', { 'cl[7].pc': 'W1' });
+    expect((await run('fusee', absent.files)).code).toBe(1);
+    const differs = withObs('obs-differs', { 'rep[0]': 12345 });
+    const r = await run('fusee', differs.files, { json: true });
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.stdout).result.failure.why).toMatchObject({ kind: 'observed', field: 'obs.rep[0]', path: 'rep[0]', expected: 12345 });
+  });
+
+  it("takes a user's module whose SpecDef has `trace`, as the other commands take modules", async () => {
+    const fixtures = pathToFileURL(join(import.meta.dirname, '..', 'checkers', 'validate', 'fixtures.ts')).href;
+    const def = (trace: string) => `import { registerTrace } from ${JSON.stringify(fixtures)};
+export const reg = {
+  name: 'my-register',
+  configs: [{ name: 'one', description: 'one register', config: undefined, tier: 'default' }],
+  build: () => { throw new Error('validation builds no machine'); },
+  ${trace}
+};\n`;
+    const mod = join(dir, 'my-register.ts');
+    writeFileSync(mod, def('trace: registerTrace(),'));
+    const w = (proc: string, seq: number, v: number, objSeq = v) => JSON.stringify({ proc, seq, action: 'write', args: { v }, obj: 'reg', objSeq });
+    const ok = join(dir, 'reg-ok.jsonl');
+    writeFileSync(ok, `${w('p0', 1, 1)}\n${w('p1', 1, 2)}\n`);
+    const bad = join(dir, 'reg-bad.jsonl');
+    writeFileSync(bad, `${w('p0', 1, 1)}\n${JSON.stringify({ proc: 'p1', seq: 1, action: 'read', args: { v: 7 }, obj: 'reg', objSaw: 1 })}\n`);
+    const valid = await run(mod, [ok]);
+    expect([valid.code, valid.stdout]).toEqual([0, expect.stringContaining('VALID')]);
+    expect((await run(`${mod}#reg`, [bad])).code).toBe(1);
+    const noTrace = join(dir, 'no-trace.ts');
+    writeFileSync(noTrace, def(''));
+    const refused = await run(noTrace, [ok]);
+    expect([refused.code, refused.stderr]).toEqual([64, expect.stringContaining(`${noTrace} (reg) has no trace mapping`)]);
+    const wrong = join(dir, 'wrong-trace.ts');
+    writeFileSync(wrong, def('trace: { configs: [] },'));
+    const malformed = await run(wrong, [ok]);
+    expect([malformed.code, malformed.stderr]).toEqual([65, expect.stringContaining('reg.trace: a TraceSpec {configs')]);
   });
 });

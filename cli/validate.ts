@@ -8,6 +8,7 @@ import { renderValidateHtml } from '../checkers/report/validate-html.ts';
 import { describeEvent, describeWhy, renderValidateText } from '../checkers/report/validate-text.ts';
 import type { TraceValidation } from '../impl/harness/types.ts';
 import { findSpec, specs } from '../specs/index.ts';
+import { isModulePath, resolveSpec } from './specs.ts';
 import { withErrors } from './errors.ts';
 import { EXIT, UsageError } from './exit.ts';
 import { envelopeText } from './envelope.ts';
@@ -42,9 +43,16 @@ export async function runValidate(specName: string, files: string[], o: Validate
 
 async function validateOrThrow(specName: string, files: string[], o: ValidateCliOptions, io: Io): Promise<number> {
   const validating = specs.filter((s) => s.trace).map((s) => s.name);
-  const spec = findSpec(specName);
-  if (!spec) throw new UsageError(`unknown spec ${JSON.stringify(specName)}; specs that validate traces: ${validating.join(', ')}`);
-  if (!spec.trace) throw new UsageError(`spec ${spec.name} has no trace mapping and cannot validate traces; specs that can: ${validating.join(', ')}`);
+  const orModule = 'or a module whose SpecDef has `trace` (./my-spec.ts)';
+  if (!findSpec(specName) && !isModulePath(specName)) throw new UsageError(`unknown spec ${JSON.stringify(specName)}; specs that validate traces: ${validating.join(', ')}; ${orModule}`);
+  // A bundled spec, or a user's module as the other commands take it (cli/specs.ts).
+  const resolved = await resolveSpec(specName);
+  const spec = resolved.def;
+  const where = resolved.module ? `${resolved.module.file} (${resolved.module.export})` : `spec ${spec.name}`;
+  if (!spec.trace) throw new UsageError(`${where} has no trace mapping and cannot validate traces; specs that can: ${validating.join(', ')}; ${orModule}`);
+  if (resolved.module && !(Array.isArray(spec.trace.configs) && spec.trace.configs.length > 0 && typeof spec.trace.open === 'function')) {
+    throw new InputError(resolved.module.file, undefined, `${resolved.module.export}.trace: a TraceSpec {configs: [{name, description}, ...], open(info)} (checkers/validate/README.md)`);
+  }
   if (o.config !== undefined && !spec.trace.configs.some((c) => c.name === o.config)) {
     throw new UsageError(`spec ${spec.name} has no validation config ${JSON.stringify(o.config)}; known: ${spec.trace.configs.map((c) => c.name).join(', ')}`);
   }
@@ -119,7 +127,7 @@ export function register(program: Command): void {
   const command = program
     .command('validate')
     .description("check an implementation's protocol trace against a spec (trace validation)")
-    .argument('<spec>', 'the spec: a folder name under specs/ (`interleave list` says which validate)')
+    .argument('<spec>', "the spec: a bundled spec's name (`interleave list` says which validate) or a module whose SpecDef has `trace`")
     .argument('<traces...>', 'the trace files: one per process, or several processes per file')
     .option('--config <name>', "a validation config of the spec's trace mapping")
     .option('--json', JSON_HELP)

@@ -8,7 +8,7 @@
 // About a minute of CPU (the build and two strict tsc runs are most of it).
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -135,6 +135,20 @@ describe('the packed package', () => {
     expect(readFileSync(join(scratch, 'check.xml'), 'utf8')).toMatch(/<testcase classname="my-proto" name="config P3"/);
     const listed = CommandJsonSchemas.list.parse(JSON.parse(ok(await interleave('list', './my-proto.ts', '--json')).stdout));
     expect(listed.result.specs[0]).toMatchObject({ name: 'my-proto', module: './my-proto.ts' });
+    // A TypeScript spec whose relative imports leave out the extension, or name a directory,
+    // as TypeScript users write them (typescript-hooks.ts; tsx resolves them in a checkout).
+    mkdirSync(join(scratch, 'tsd', 'lib'), { recursive: true });
+    writeFileSync(join(scratch, 'tsd', 'h.ts'), `export const bounded = (n: number) => ({
+  init: () => [{ x: 0 }],
+  actions: (s: { x: number }) => (s.x < n ? [{ label: 'inc' }] : []),
+  next: (s: { x: number }) => ({ x: s.x + 1 }),
+  invariants: { small: (s: { x: number }): true | string => s.x <= 1 || \`x = \${s.x}\` },
+});\n`);
+    writeFileSync(join(scratch, 'tsd', 'lib', 'index.ts'), "export { bounded } from '../h';\n");
+    writeFileSync(join(scratch, 'tsd', 's.ts'), "import { bounded } from './lib';\nexport default () => bounded(3);\n");
+    const extensionless = await interleave('explore', './tsd/s.ts');
+    expect([extensionless.code, extensionless.stderr]).toEqual([1, '']);
+    expect(extensionless.stdout).toMatch(/small violated: x = 2/);
     const bundled = await interleave('lin', join(scratch, 'node_modules', 'interleave', 'traces', 'bundled', 'register-stale-read.jsonl'), '--model', 'register', '--workers', '2');
     expect(bundled.code).toBe(1);
     expect((await interleave('explore', 'fusee', '--config', 'A0', '--max-states', '100')).code).toBe(2);

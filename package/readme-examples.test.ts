@@ -3,7 +3,7 @@
 // condition points those imports at this checkout), and every `interleave ...` command line
 // in a README's code block or a command's --help names a command, flags and bundled spec
 // names (configs, mutants) that exist.
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { helpOf } from '../cli/help.ts';
@@ -28,6 +28,21 @@ describe('the ts examples of the READMEs run', () => {
     if (/from 'vitest'/.test(b.text)) describe(`${b.file}:${b.line}`, async () => void (await import(path)));
     else it(`${b.file}:${b.line}`, () => import(path));
   }
+});
+
+describe("the root README's entry points", () => {
+  it("names every entry point of package.json's exports, and says what `interleave` re-exports as index.ts does", () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const para = readme.slice(readme.indexOf('its entry points are'), readme.indexOf('A model is given by name'));
+    const exportsMap = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, string | Record<string, string>> }).exports;
+    const subpaths = Object.keys(exportsMap).filter((k) => k !== '.' && k !== './package.json').map((k) => `interleave/${k.slice(2)}`);
+    expect(new Set(para.match(/interleave\/[\w-]+/g))).toEqual(new Set(subpaths));
+    const root = /`interleave`\s+\(everything ([^)]*) export\)/.exec(para);
+    expect(root, 'the README says what `interleave` exports: "(everything ... export)"').not.toBeNull();
+    const source = Object.fromEntries(Object.entries(exportsMap).flatMap(([k, v]) => (typeof v === 'object' ? [[`./${v['interleave-source'].replace(/^\.\//, '')}`, `interleave/${k.slice(2)}`]] : [])));
+    const reexported = [...readFileSync(join(ROOT, 'index.ts'), 'utf8').matchAll(/^export \* from '([^']+)'/gm)].map((m) => source[m[1]]);
+    expect(new Set(root![1].match(/interleave\/[\w-]+/g))).toEqual(new Set(reexported));
+  });
 });
 
 /** Shell words (double and single quotes), up to a comment or a pipe. */

@@ -157,7 +157,7 @@ class Importer {
     const hint = this.hint();
     if (hint !== undefined && this.firstNoise !== undefined) return this.start(hint);
     if (this.firstNoise === undefined) {
-      throw new InputError(this.file, 1, 'a history with at least one operation (the file is empty)');
+      throw new InputError(this.file, 1, `a history with at least one operation (${this.lastLine > 0 ? 'the file has no records, only blank lines' : 'the file is empty'})`);
     }
     throw new InputError(this.file, this.firstNoise,
       'a history: JSON lines ({"client": …, "input": …, "call": …}), Jepsen EDN ({:process …, :type …, :f …}) or a Jepsen log (INFO  jepsen.util - …); use --format to say which');

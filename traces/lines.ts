@@ -37,17 +37,17 @@ function tooLong(file: string, n: number, limits: Limits): InputError {
   return new InputError(file, n, `a line of at most ${formatBytes(limits.maxLineBytes)}`);
 }
 
-/** Refuses a file over the size limit, and a missing or unreadable file, as InputErrors. */
-export async function checkFileSize(path: string, limits: Limits): Promise<void> {
+/** Refuses a file over the size limit, and a missing or unreadable file, as InputErrors; `what` names the file's kind in them. */
+export async function checkFileSize(path: string, limits: Limits, what = 'history file'): Promise<void> {
   let size: number;
   try {
     const s = await stat(path);
-    if (!s.isFile()) throw new InputError(path, undefined, 'a history file (this is not a regular file)');
+    if (!s.isFile()) throw new InputError(path, undefined, `a ${what} (this is not a regular file)`);
     size = s.size;
   } catch (e) {
     if (e instanceof InputError) throw e;
     const code = (e as NodeJS.ErrnoException).code;
-    throw new InputError(path, undefined, `a readable history file (${code === 'ENOENT' ? 'no such file' : code ?? String(e)})`);
+    throw new InputError(path, undefined, `a readable ${what} (${code === 'ENOENT' ? 'no such file' : code ?? String(e)})`);
   }
   if (size > limits.maxFileBytes) {
     throw new InputError(path, undefined, `a file of at most ${formatBytes(limits.maxFileBytes)} (this one is ${formatBytes(size)})`);
@@ -55,8 +55,8 @@ export async function checkFileSize(path: string, limits: Limits): Promise<void>
 }
 
 /** The lines of a file, streamed. The last line need not end with a newline. */
-export async function* readLines(path: string, limits: Limits): AsyncGenerator<Line> {
-  for await (const batch of readLineBatches(path, limits)) yield* batch;
+export async function* readLines(path: string, limits: Limits, what?: string): AsyncGenerator<Line> {
+  for await (const batch of readLineBatches(path, limits, what)) yield* batch;
 }
 
 /**
@@ -135,8 +135,8 @@ function batchOf(bytes: Buffer, n: number, path: string, limits: Limits): { batc
  * reading a 100,000-line history; an object per line still a tenth: issue 21). The last
  * line need not end with a newline.
  */
-export async function* readTextBatches(path: string, limits: Limits): AsyncGenerator<TextBatch> {
-  await checkFileSize(path, limits);
+export async function* readTextBatches(path: string, limits: Limits, what = 'history file'): AsyncGenerator<TextBatch> {
+  await checkFileSize(path, limits, what);
   let file: FileHandle | undefined;
   // One buffer, read into again for each chunk (a stream's new buffer per chunk cost twice
   // the time); what outlives a chunk (a line's start) is copied.
@@ -195,15 +195,15 @@ export async function* readTextBatches(path: string, limits: Limits): AsyncGener
     if (e instanceof InputError) throw e;
     // The file went away or could not be read (EACCES, EIO, ...): bad input, not a bug.
     const code = (e as NodeJS.ErrnoException).code;
-    throw new InputError(path, n, `a readable history file (reading line ${n} failed: ${code ?? (e as Error).message})`);
+    throw new InputError(path, n, `a readable ${what} (reading line ${n} failed: ${code ?? (e as Error).message})`);
   } finally {
     await file?.close();
   }
 }
 
 /** readTextBatches' lines, each batch as Line[] (the lines before a bad one, then its error). */
-export async function* readLineBatches(path: string, limits: Limits): AsyncGenerator<Line[]> {
-  for await (const batch of readTextBatches(path, limits)) {
+export async function* readLineBatches(path: string, limits: Limits, what?: string): AsyncGenerator<Line[]> {
+  for await (const batch of readTextBatches(path, limits, what)) {
     const lines: Line[] = [];
     try {
       for (const l of linesOfBatch(batch, path)) lines.push(l);

@@ -57,7 +57,7 @@ const cases: Case[] = [
   { name: 'jepsen log: bad process', file: 'a.log', content: 'noise\nINFO  jepsen.util - x\t:invoke\t:read\tnil\n', line: 2, expected: /^a process: an integer ≥ 0 .* or a keyword/ },
   { name: 'jepsen log: no operation lines', file: 'a.log', content: 'just\nnoise\n', line: 2, expected: /^at least one operation line/ },
   { name: 'empty file', file: 'a.jsonl', content: '', line: 1, expected: /^a history with at least one operation \(the file is empty\)$/ },
-  { name: 'blank file', file: 'a.edn', content: '\n  \n\n', line: 1, expected: /the file is empty/ },
+  { name: 'blank file', file: 'a.edn', content: '\n  \n\n', line: 1, expected: /^a history with at least one operation \(the file has no records, only blank lines\)$/ },
   { name: 'unrecognisable content', file: 'a.txt', content: 'hello\nworld\n', line: 1, expected: /^a history: JSON lines .* use --format/ },
   { name: 'binary garbage (invalid UTF-8)', file: 'a.jsonl', content: Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x00, 0x80, 0x0a]), line: 1, expected: /^UTF-8 text/ },
   { name: 'binary garbage (NUL bytes)', file: 'a.bin', content: Buffer.from('\u0000\u0001\u0002\u0000abc'), line: 1, expected: /^text, not binary data/ },

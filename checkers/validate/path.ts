@@ -3,44 +3,80 @@
 
 const NOTHING = Symbol('nothing');
 
-/** A path's keys: "cl[2].vNew" → ["cl", "2", "vNew"] (undefined: malformed). */
-function keysOf(path: string): string[] | undefined {
+/** A path's keys: "cl[2].vNew" → ["cl", "2", "vNew"]; or what a well-formed path would have there. */
+export function parsePath(path: string): string[] | string {
   const keys: string[] = [];
   let i = 0;
   while (i < path.length) {
     if (path[i] === '[') {
       const j = path.indexOf(']', i);
-      if (j < 0) return undefined;
-      keys.push(path.slice(i + 1, j));
+      if (j < 0) return `a "]" closing the "[" at character ${i + 1}`;
+      const key = path.slice(i + 1, j);
+      if (key === '' || key.includes('[')) return `an index between the "[" at character ${i + 1} and its "]"`;
+      keys.push(key);
       i = j + 1;
     } else {
-      if (path[i] === '.') i++;
+      // A dot separates names; a path starts with a name.
+      if (path[i] === '.' && keys.length > 0) i++;
       let j = i;
       while (j < path.length && path[j] !== '.' && path[j] !== '[') j++;
-      keys.push(path.slice(i, j));
+      const key = path.slice(i, j);
+      if (key === '' || key.includes(']')) return `a name at character ${i + 1}`;
+      keys.push(key);
       i = j;
     }
   }
-  return keys;
+  return keys.length > 0 ? keys : 'a spec variable';
 }
 
 // Observations name few distinct paths: each is split once.
-const parsed = new Map<string, string[] | undefined>();
+const parsed = new Map<string, string[] | string>();
 
 /** The value at `path` in `state`, or undefined when the path names nothing there. */
 export function getPath(state: unknown, path: string): unknown {
   let keys = parsed.get(path);
-  if (keys === undefined && !parsed.has(path)) {
-    keys = keysOf(path);
+  if (keys === undefined) {
+    keys = parsePath(path);
     if (parsed.size < 10_000) parsed.set(path, keys);
   }
-  if (keys === undefined) return undefined;
+  if (typeof keys === 'string') return undefined;
   let v: unknown = state;
   for (const key of keys) {
     v = child(v, key);
     if (v === NOTHING) return undefined;
   }
   return v;
+}
+
+/**
+ * Why `keys` can name nothing in a state shaped like `init` (a partition's initial state),
+ * or undefined when they may (checkers/validate/README.md, "Observation paths"): a record
+ * has its fields from the start, and an array with entries from the start has one per
+ * replica or process of the config; a Map, an empty array or record, and null may fill later,
+ * so what lies below them is compared, not judged.
+ */
+export function shapeComplaint(init: unknown, keys: readonly string[]): string | undefined {
+  let v = init;
+  let at = '';
+  for (const key of keys) {
+    if (v === null || v === undefined || v instanceof Map) return undefined;
+    if (Array.isArray(v) || ArrayBuffer.isView(v)) {
+      if (!/^(0|[1-9][0-9]*)$/.test(key)) return `${at} is a list, indexed by a number, not ${JSON.stringify(key)}`;
+      const n = (v as ArrayLike<unknown>).length;
+      if (n === 0) return undefined;
+      if (Number(key) >= n) return `${at} has ${n} entr${n === 1 ? 'y' : 'ies'} (${at}[0]..${at}[${n - 1}])`;
+      v = (v as ArrayLike<unknown>)[Number(key)];
+      at = `${at}[${key}]`;
+      continue;
+    }
+    if (typeof v !== 'object') return `${at} is a ${typeof v}, with no ${JSON.stringify(key)}`;
+    const fields = Object.keys(v);
+    if (fields.length === 0) return undefined;
+    if (!Object.hasOwn(v, key)) return at === '' ? `the spec has no variable ${JSON.stringify(key)} (it has ${fields.join(', ')})` : `${at} has no field ${JSON.stringify(key)} (it has ${fields.join(', ')})`;
+    v = (v as Record<string, unknown>)[key];
+    at = at === '' ? key : `${at}.${key}`;
+  }
+  return undefined;
 }
 
 function child(v: unknown, key: string): unknown {

@@ -96,7 +96,21 @@ describe('validate: reading trace files', () => {
     expect((await inputError([file(lines(h, w('p0', 1))), file(lines({ ...h, params: { parts: ['x'] } }, w('p1', 1, 2)))])).expected).toMatch(/params.parts equal/);
     expect((await inputError([file(lines({ ...h, spec: 'fusee' }, w('p0', 1)))])).expected).toMatch(/a trace of spec "register"/);
     expect((await inputError([file(lines({ format: 'other/2' }))])).expected).toMatch(/"format" to be "interleave-trace\/1"/);
-    expect((await inputError([join(dir, 'nope.jsonl')])).expected).toMatch(/no such file/);
+    expect((await inputError([join(dir, 'nope.jsonl')])).expected).toBe('a readable trace file (no such file)');
+    expect((await inputError([dir])).expected).toBe('a trace file (this is not a regular file)');
+  });
+
+  it('obs: a malformed path or one naming no spec variable is bad input; a part of the state that fills later is compared', async () => {
+    const withObs = (obs: object) => file(lines(w('p0', 1), { ...w('p0', 2), obs }));
+    const unclosed = await inputError([withObs({ 'x[': 5 })]);
+    expect([unclosed.line, unclosed.expected]).toEqual([2, expect.stringMatching(/obs paths that name a spec variable .*"x\[" lacks a "\]"/)]);
+    expect((await inputError([withObs({ 'x..y': 5 })])).expected).toMatch(/"x\.\.y" lacks a name at character 3/);
+    expect((await inputError([withObs({ y: 5 })])).expected).toMatch(/"y" names none: the spec has no variable "y" \(it has x, ready, dead, chan\)/);
+    expect((await inputError([withObs({ 'x.y': 5 })])).expected).toMatch(/"x\.y" names none: x is a number/);
+    // ready is empty in the initial state (processes prepare as they go): ready[3] is compared, and differs.
+    const r = await validateFiles([withObs({ 'ready[3]': 'p0' })], spec);
+    expect(r.verdict).toBe('invalid');
+    expect((await validateFiles([withObs({ x: 2, ready: [] })], spec)).verdict).toBe('valid');
   });
 
   it('refuses prototype keys', async () => {

@@ -12,6 +12,7 @@ import { InputError } from '../../traces/errors.ts';
 import { DEFAULT_LIMITS, type Limits } from '../../traces/limits.ts';
 import { readLines } from '../../traces/lines.ts';
 import { parseTraceLine, type TraceEvent, type TraceHeader } from '../../traces/protocol-trace.ts';
+import { parsePath, shapeComplaint } from './path.ts';
 import type { TraceMapping } from './types.ts';
 
 /** An event read and checked, with where it came from. */
@@ -69,7 +70,7 @@ export class HeaderMerger {
 export async function readHeaders(files: readonly string[], limits: Limits = DEFAULT_LIMITS): Promise<Header> {
   const merged = new HeaderMerger();
   for (const file of files) {
-    for await (const { text, n } of readLines(file, limits)) {
+    for await (const { text, n } of readLines(file, limits, 'trace file')) {
       if (text.trim() === '') continue;
       const parsed = parseTraceLine(text, file, n, limits.maxDepth);
       if (parsed !== undefined && 'header' in parsed) merged.add(asHeader(parsed.header), file);
@@ -94,6 +95,10 @@ interface ProcState {
 export class EventChecker {
   readonly procs = new Map<string, ProcState>();
   events = 0;
+  /** Each partition's initial spec state, for the shape of `obs` paths (read when an event has obs). */
+  private readonly shapes = new Map<string, unknown>();
+  /** What is wrong with an `obs` path in a partition ("partition\0path"), or undefined. */
+  private readonly paths = new Map<string, string | undefined>();
 
   constructor(
     private readonly files: readonly string[],
@@ -110,6 +115,7 @@ export class EventChecker {
     const ev = parsed.event;
     const complaint = this.mapping.check(ev);
     if (complaint !== undefined) throw new InputError(file, n, complaint);
+    if (ev.obs !== undefined) this.checkObs(ev, file, n);
     let p = this.procs.get(ev.proc);
     if (p === undefined) {
       p = { name: ev.proc, file: f, lastSeq: 0, lastLine: 0, count: 0 };
@@ -129,6 +135,38 @@ export class EventChecker {
     p.count++;
     this.events++;
     return { ev, file: f, line: n };
+  }
+
+  /**
+   * An `obs` path that is malformed or names no variable of the spec's state is bad input
+   * (the trace's writer mistyped it), not a value that differs (the search's `observed`,
+   * an invalid verdict). Checked against the initial state of each partition the event
+   * goes to (a global event's: when matched, as a value).
+   */
+  private checkObs(ev: TraceEvent, file: string, n: number): void {
+    const route = this.mapping.route(ev);
+    for (const path of Object.keys(ev.obs!)) {
+      const keys = parsePath(path);
+      const expected = `obs paths that name a spec variable ("rep[1]", "cl[2].vOld")`;
+      if (typeof keys === 'string') throw new InputError(file, n, `${expected}; ${JSON.stringify(path)} lacks ${keys}`);
+      if (route === 'all') continue;
+      for (const part of route) {
+        // A partition the header does not list is refused when the event is routed.
+        if (this.mapping.partitions.length > 0 && !this.mapping.partitions.includes(part)) continue;
+        const id = `${part}\0${path}`;
+        let why = this.paths.get(id);
+        if (why === undefined && !this.paths.has(id)) {
+          if (!this.shapes.has(part)) {
+            const spec = this.mapping.partition(part);
+            const s = spec.init();
+            this.shapes.set(part, spec.inner ? spec.inner(s) : s);
+          }
+          why = shapeComplaint(this.shapes.get(part), keys);
+          if (this.paths.size < 10_000) this.paths.set(id, why);
+        }
+        if (why !== undefined) throw new InputError(file, n, `${expected}; ${JSON.stringify(path)} names none: ${why}`);
+      }
+    }
   }
 }
 
@@ -173,7 +211,7 @@ export async function spoolTrace(files: readonly string[], mapping: TraceMapping
   try {
     for (let f = 0; f < files.length; f++) {
       let last = 0;
-      for await (const { text, n } of readLines(files[f], limits)) {
+      for await (const { text, n } of readLines(files[f], limits, 'trace file')) {
         last = n;
         const raw = checker.line(text, f, n);
         if (raw === undefined) continue;

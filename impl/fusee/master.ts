@@ -418,13 +418,14 @@ export class Master {
       }
     }
     const client = `c${id}`;
-    // The recovery of one client is a logical process of its own (FUSEE-TRACE.md deviation,
-    // README): the master recovers several clients at once, so one sequence for all of them
-    // would order steps that the memory nodes saw in another order.
+    // The recovery of one client is a logical process of its own (README, "Deviations from
+    // the first agreed trace vocabulary"): the master recovers several clients at once, so
+    // one sequence for all of them would order steps that the memory nodes saw in another
+    // order.
     const proc = `master/${client}`;
     // No log entry (the client crashed before any write of it reached a replica, e.g. while
     // reading): c0 on every key, so the recovery changes no slot and has no step to log.
-    // FUSEE-TRACE.md's recoverClient names its key, and the validator routes each event
+    // The vocabulary's recoverClient names its key (specs/fusee/README.md), and the validator routes each event
     // to its key's slot: a keyless one made the whole trace "malformed" (an INVALID verdict
     // on a correct run: a `net` run whose loaded master declared a reading client dead).
     if (tail === undefined) return;

@@ -473,7 +473,7 @@ describe('M10: the log commit comes after the fix-up ([L276], A.4.2)', () => {
 
 describe('recovery of a client with no log entry (a loaded `net` run: the master declared a reading client dead)', () => {
   // The run's trace had `recoverClient {client, case: c0}` without a key; the validator
-  // routes every recovery to its key's slot (FUSEE-TRACE.md: recoverClient names its key)
+  // routes every recovery to its key's slot (specs/fusee/README.md, "The trace vocabulary": recoverClient names its key)
   // and rejected the whole trace as malformed: exit 1 on a correct, linearizable run.
   it('recovers it without a trace step, and every step the master logs names a key', async () => {
     const layout = new Layout(['k0', 'k1'], 3, 3);

@@ -2,7 +2,7 @@
 // extraction ../shared/protocols/fusee-snapshot.md ("X§n") rebuilds them from the paper
 // (../shared/papers/fusee.txt, "[Lnnn]"). Each step is one verb or a parallel batch of
 // verbs, is named after the spec action it performs (specs/fusee/state.ts `Step`, the
-// vocabulary of FUSEE-TRACE), and is logged to the protocol trace when it completes.
+// vocabulary of specs/fusee/README.md, "The trace vocabulary"), and is logged to the protocol trace when it completes.
 //
 // The same code runs a logical client's operations and the master's redo of a crashed
 // client's write (Alg. 3 l.22): `Actor` says on whose behalf.

@@ -1,5 +1,5 @@
 // For tests: does each logical client's part of a FUSEE trace have the shape of
-// FUSEE-TRACE.md's operations? A write is `invoke`, then rounds of `readPrimary`,
+// The operations of specs/fusee/README.md's "The trace vocabulary"? A write is `invoke`, then rounds of `readPrimary`,
 // `casBackup`s, an optional `reRead`, then a winner's `fixup`s, `commitLog`, `casPrimary`,
 // or a loser's `loserWait`, `loserReturn`, or `failReply` (which retries from
 // `readPrimary` when the master's value is the round's v_old); a read is `read`, then, if

@@ -15,7 +15,7 @@ import { findModel } from '../../checkers/lin/models/index.ts';
 import { checkDurability, type DurabilityModel, type DurabilityResult, type DurOp } from '../../checkers/durability/index.ts';
 import { TRACE_FORMAT } from '../../traces/protocol-trace.ts';
 import { importHistoryText } from '../../traces/index.ts';
-import { historyEdn, historyJsonl, readRawHistories, type FaultEvent, type RunOp } from '../kit/history.ts';
+import { historyEdn, historyJsonl, historyLine, readRawHistories, type FaultEvent, type RunOp } from '../kit/history.ts';
 import { SpawnError, Supervisor } from '../kit/supervisor.ts';
 import { monoNs } from '../kit/verbs.ts';
 import { Nemesis, planFaults } from './nemesis.ts';
@@ -123,7 +123,9 @@ export async function runImplementation(impl: Implementation, options: RunOption
   output.write(join(output.dir, 'history.edn'), historyEdn(ops, faultEvents));
   let durability: RunSummary['durability'];
   if (impl.durability !== undefined) {
-    output.write(join(output.dir, 'crash-history.jsonl'), crashHistoryJsonl(allOps, markers));
+    const crash = crashFiles(allOps, markers);
+    output.write(join(output.dir, 'crash-history.jsonl'), crash.history);
+    output.write(join(output.dir, 'durability.jsonl'), crash.durability);
     const d = checkDurability(impl.durability(options) as DurabilityModel, allOps.map(durOp), markers);
     durability = { ...d, violations: d.violations.map((v) => v.why) };
   }
@@ -253,22 +255,22 @@ function durOp(o: RunOp): DurOp {
   return d;
 }
 
-/** The crash history (traces/README.md, "Crash histories"): operations (writes with their versions) and markers, native JSON lines. */
-function crashHistoryJsonl(ops: readonly RunOp[], markers: readonly CrashMarker[]): string {
+/**
+ * The files of a run with full-system crashes. `crash-history.jsonl`: the whole run as the
+ * native JSON lines `interleave lin` reads (the writes' versions, `persist` and the markers
+ * are no model's vocabulary, so they are left out; an operation in flight at a crash is
+ * indeterminate). `durability.jsonl`: what checkers/durability judged (traces/README.md,
+ * "Crash histories"): the operations with the writes' versions and the persists, and the
+ * crash and recovery markers.
+ */
+export function crashFiles(ops: readonly RunOp[], markers: readonly CrashMarker[]): { history: string; durability: string } {
+  const history = historyJsonl(ops.filter((o) => o.f !== 'persist').map(noUpdateOutput));
   const lines = ops.map((o) => {
-    const d = durOp(o);
-    const input: Record<string, unknown> = { f: o.f };
-    if (o.key !== undefined) input.key = o.key;
-    if (o.value !== undefined) input.value = o.value;
-    const line: Record<string, unknown> = { client: o.client, input, call: o.call };
-    if (o.ret !== undefined) {
-      line.return = o.ret;
-      if (d.output !== undefined) line.output = d.output;
-      line.status = 'ok';
-    } else line.status = 'info';
-    if (d.version !== undefined) line.version = d.version;
+    const line = historyLine(noUpdateOutput(o));
+    const version = durOp(o).version;
+    if (version !== undefined) line.version = version;
     return JSON.stringify(line);
   });
   for (const m of markers) lines.push(JSON.stringify({ event: m.event, time: m.time }));
-  return lines.length === 0 ? '' : `${lines.join('\n')}\n`;
+  return { history, durability: lines.length === 0 ? '' : `${lines.join('\n')}\n` };
 }

@@ -82,22 +82,23 @@ export function readRawHistories(files: readonly string[], t0: number): RunOp[] 
 
 /** Native JSON lines, one operation per line (traces/README.md). */
 export function historyJsonl(ops: readonly RunOp[]): string {
-  const out: string[] = [];
-  for (const op of ops) {
-    const input: Record<string, unknown> = { f: op.f };
-    if (op.key !== undefined) input.key = op.key;
-    if (op.value !== undefined) input.value = op.value;
-    const line: Record<string, unknown> = { client: op.client, input, call: op.call };
-    if (op.ret !== undefined) {
-      line.return = op.ret;
-      if (op.output !== undefined) line.output = op.output;
-      line.status = 'ok';
-    } else {
-      line.status = 'info';
-    }
-    out.push(JSON.stringify(line));
+  return ops.length === 0 ? '' : `${ops.map((op) => JSON.stringify(historyLine(op))).join('\n')}\n`;
+}
+
+/** One operation as a native JSON line's object (traces/README.md, `jsonl`). */
+export function historyLine(op: RunOp): Record<string, unknown> {
+  const input: Record<string, unknown> = { f: op.f };
+  if (op.key !== undefined) input.key = op.key;
+  if (op.value !== undefined) input.value = op.value;
+  const line: Record<string, unknown> = { client: op.client, input, call: op.call };
+  if (op.ret !== undefined) {
+    line.return = op.ret;
+    if (op.output !== undefined) line.output = op.output;
+    line.status = 'ok';
+  } else {
+    line.status = 'info';
   }
-  return out.length === 0 ? '' : `${out.join('\n')}\n`;
+  return line;
 }
 
 function ednString(s: string): string {

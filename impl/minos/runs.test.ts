@@ -7,8 +7,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { findModel } from '../../checkers/lin/models/index.ts';
 import { EXIT } from '../../cli/exit.ts';
 import { runRun, type RunCliOptions } from '../../cli/run.ts';
+import { importHistoryText } from '../../traces/index.ts';
 import { DescendantWatch, isHelper } from '../kit/proc-check.ts';
 import { MODELS } from './node.ts';
 
@@ -26,9 +28,12 @@ async function run(o: Partial<RunCliOptions>): Promise<{ code: number; out: stri
   return { code, out: out.join(''), err: err.join(''), dir };
 }
 
-function crashHistory(dir: string): { markers: string[]; ops: number } {
-  const lines = readFileSync(join(dir, 'crash-history.jsonl'), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-  return { markers: lines.filter((l) => l.event !== undefined).map((l) => String(l.event)), ops: lines.filter((l) => l.event === undefined).length };
+/** durability.jsonl's markers, and its operations other than persists; crash-history.jsonl's operations, read as `interleave lin` reads them. */
+function crashFiles(dir: string): { markers: string[]; ops: number; linOps: number } {
+  const lines = readFileSync(join(dir, 'durability.jsonl'), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  const ops = lines.filter((l) => l.event === undefined && (l.input as { f: string }).f !== 'persist').length;
+  const lin = importHistoryText(readFileSync(join(dir, 'crash-history.jsonl'), 'utf8'), 'crash-history.jsonl', { model: findModel('kv-append')!, format: 'jsonl' });
+  return { markers: lines.filter((l) => l.event !== undefined).map((l) => String(l.event)), ops, linOps: lin.operations.length };
 }
 
 describe('interleave run minos --nemesis power (10 s per model, the five at once)', () => {
@@ -51,9 +56,11 @@ describe('interleave run minos --nemesis power (10 s per model, the five at once
       expect(r.out, model).toMatch(/check:\s+linearizable/);
       expect(r.out, model).toMatch(/validation:\s+valid \([\d,]+ events/);
       expect(r.out, model).toMatch(/durability:\s+durable \(\w+: 1 crash\(es\), \d+ recovery reads/);
-      // the crash history carries the markers, and every node read every key after the recovery
-      const h = crashHistory(r.dir);
+      // the durability input carries the markers, the crash history (lin's format) every
+      // operation, and every node read every key after the recovery
+      const h = crashFiles(r.dir);
       expect(h.markers, model).toEqual(['crash', 'recovered']);
+      expect(h.linOps, model).toBe(h.ops);
       expect(Number(/(\d+) recovery reads/.exec(r.out)![1]), model).toBeGreaterThanOrEqual(3 * 4);
     });
   }, 240_000);

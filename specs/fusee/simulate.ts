@@ -1,5 +1,5 @@
 // Traces of FUSEE runs made by the spec itself, in the implementation's vocabulary
-// (FUSEE-TRACE.md): many keys (one machine.ts slot each, open workload), clients running
+// (README.md, "The trace vocabulary"): many keys (one machine.ts slot each, open workload), clients running
 // random writes and reads, the master's fences, decisions, recoveries and redos, memory-node
 // and client crashes, one JSON line per step, one file per process. For testing and
 // benchmarking the validator while no implementation's traces exist, and with a mutant

@@ -1,7 +1,8 @@
 // Validating FUSEE traces (trace.ts) on traces the spec itself generates (simulate.ts), in
-// the vocabulary of FUSEE-TRACE.md: every generated trace validates, whatever its shape;
-// the reduced search agrees with the plain one; each kind of corruption is rejected with
-// its diagnosis; runs of mutants are caught.
+// the trace vocabulary (README.md, "The trace vocabulary"): every generated trace
+// validates, whatever its shape; the reduced search agrees with the plain one; each kind of
+// corruption is rejected with its diagnosis; runs of mutants are caught. And the README's
+// vocabulary is the one trace.ts reads.
 
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,6 +22,28 @@ const renumber = (f: { lines: Line[] }): void => events(f).forEach((l, i) => (l.
 const fileOf = (files: Files, proc: string) => files.find((f) => f.name === `${proc}.jsonl`)!;
 const dir = mkdtempSync(join(tmpdir(), 'fusee-trace-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('the trace vocabulary (README.md)', () => {
+  const readme = readFileSync(join(import.meta.dirname, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('\n## The trace vocabulary\n'), readme.indexOf('\n## Validating implementation traces'));
+
+  it('names every action trace.ts reads, and its example validates', () => {
+    expect(section.length).toBeGreaterThan(100);
+    // The vocabulary as trace.ts has it: the list its check gives for an unknown action.
+    const mapping = fuseeTrace.open({ params: { replicas: { k0: [0, 1] } }, config: 'free' });
+    const vocabulary = /vocabulary \(([^)]*)\)/.exec(mapping.check({ proc: 'c0', seq: 1, action: 'nope' })!)![1].split(', ');
+    expect(vocabulary.length).toBeGreaterThan(10);
+    const table = new Set([...section.matchAll(/^\| ([^|]*) \|/gm)].flatMap((m) => [...m[1].matchAll(/`(\w+)`/g)].map((x) => x[1])));
+    expect([...table].sort()).toEqual([...vocabulary].sort());
+    const example = /\*\*Example\*\*[\s\S]*?```\n([\s\S]*?)```/.exec(section)![1].trim().split('\n');
+    const r = validateMemory([{ name: 'example.jsonl', lines: example }], spec);
+    expect([r.verdict, r.events]).toEqual(['valid', example.length - 1]);
+  });
+
+  it("the header's error cites it", () => {
+    expect(() => fuseeTrace.open({ params: {}, config: 'free' })).toThrow(/specs\/fusee\/README\.md, "The trace vocabulary"/);
+  });
+});
 
 describe('fusee traces: generated runs validate', () => {
   it('80 runs of many shapes: keys, clients, replicas, memory nodes, crashes, lost lines, timeouts, CAS order, with and without time', () => {

@@ -1,6 +1,6 @@
 // How FUSEE's implementation traces read against this spec (checkers/validate): the
-// vocabulary agreed with impl/fusee (FUSEE-TRACE.md, README "Validating implementation
-// traces"). Each key's index slot is one partition, validated on its own by the machine
+// vocabulary agreed with impl/fusee (README, "The trace vocabulary" and "Validating
+// implementation traces"). Each key's index slot is one partition, validated on its own by the machine
 // of machine.ts with an open workload: clients join a key's partition with their first
 // event there and invoke what their events say; memory nodes are the key's replicas
 // (the header's params.replicas, primary first); the master's fence and the crashes are
@@ -100,7 +100,7 @@ function readParams(info: TraceInfo): Params {
   const p = info.params;
   const reps = p.replicas;
   if (reps === undefined || reps === null || typeof reps !== 'object' || Array.isArray(reps)) {
-    throw new TraceSpecError('a header with params.replicas: each key\'s replica memory nodes, primary first ({"k0": [2, 0, 1], ...}); FUSEE-TRACE.md');
+    throw new TraceSpecError('a header with params.replicas: each key\'s replica memory nodes, primary first ({"k0": [2, 0, 1], ...}); specs/fusee/README.md, "The trace vocabulary"');
   }
   const replicas = new Map<string, number[]>();
   let r = -1;
