@@ -138,7 +138,11 @@ export function plan(arg: ModelArg, history: readonly Operation[], options: Chec
   let model: Model;
   let registered: string | undefined;
   if (typeof arg === 'string') {
-    model = named(arg);
+    // The registry's entry read here, findModel only for the other names (independent:<model>,
+    // or an unknown one): a first check from the snapshot pays ~1.5 us for each function it
+    // calls for the first time and ~2.5 for a builtin's (Object.hasOwn), and `models` has no
+    // prototype, so a key it lacks reads as undefined (RESULTS-issue21.md, lin-10c).
+    model = models[arg] ?? named(arg);
     registered = arg;
   } else ({ model, registered } = resolveModel(arg));
   validate(history);
@@ -147,7 +151,8 @@ export function plan(arg: ModelArg, history: readonly Operation[], options: Chec
   const partitioned = options.partition !== false && !!model.partition && history.length > 0;
   const memoLimitMB = options.memoLimitMB;
   const memoLimitBytes = memoLimitMB == null ? DEFAULT_MEMO_LIMIT_BYTES : memoLimitMB * 2 ** 20;
-  const p = new CheckPlan(model, registered, history, start, options.timeoutMs, options.verbose === true, memoLimitBytes, partitioned ? [] : [identity(history.length)], !partitioned);
+  const n = history.length;
+  const p = new CheckPlan(model, registered, history, start, options.timeoutMs, options.verbose === true, memoLimitBytes, partitioned ? [] : [n <= IDENTITY_MAX ? IDENTITY.slice(0, n) : identity(n)], !partitioned);
   if (partitioned) {
     try {
       partitionIndices(model, history, p);
@@ -171,7 +176,7 @@ const IDENTITY_MAX = 256;
 const IDENTITY = new Array<number>(IDENTITY_MAX);
 for (let i = 0; i < IDENTITY_MAX; i++) IDENTITY[i] = i;
 
-/** [0, 1, .. n - 1], a new array. */
+/** [0, 1, .. n - 1], a new array (up to IDENTITY_MAX, plan slices IDENTITY itself: a call fewer). */
 function identity(n: number): number[] {
   if (n <= IDENTITY_MAX) return IDENTITY.slice(0, n);
   const ids = new Array<number>(n);
@@ -483,7 +488,19 @@ export function assemble(p: Plan, results: readonly (SearchResult | undefined)[]
       // An ok answer has its linearization and never a reason or a model error (wgl.ts's
       // finish('ok'), small.ts): its report in one object, without the reads below of
       // what it lacks (each a first execution in a fresh process).
-      partitions[index] = new OkReport(index, ids, r.explored, r.cached, p.whole ? r.linearization! : inHistory(r.linearization!, ids));
+      // The linearization in history indices by a loop here, not inHistory: a call's first
+      // execution costs ~1.5 us in a first check, and a function called for each of a kv
+      // check's partitions runs out of its budget for feedback (8x its bytecode's length)
+      // within the check: V8 then gives it feedback and queues it for Sparkplug, whose batch
+      // compile (30-50 us) comes inside the check once the queue's estimated size reaches
+      // 4,096 (RESULTS-issue21.md, lin-10c).
+      const seq = r.linearization!;
+      let linearization = seq;
+      if (!p.whole) {
+        linearization = new Array<number>(seq.length);
+        for (let k = 0; k < seq.length; k++) linearization[k] = ids[seq[k]];
+      }
+      partitions[index] = new OkReport(index, ids, r.explored, r.cached, linearization);
       continue;
     }
     if (r.verdict === 'illegal') {
@@ -722,7 +739,8 @@ export function runInThread(p: Plan): LinResult {
   const n = p.parts.length;
   const results: (SearchResult | undefined)[] = new Array(n);
   if (p.partitionError !== undefined) return assemble(p, results);
-  const ops = partitionOps(p);
+  // The whole history's one partition without a call (a function's first call costs ~1.5 us in a first check).
+  const ops = p.whole ? [p.history] : partitionOps(p);
   let illegal = false;
   // Made only when small.ts gives a partition up (an array literal is made in the runtime on a first check).
   let left: number[] | undefined;

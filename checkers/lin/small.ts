@@ -118,7 +118,8 @@ const slotKey = new Int32Array(SLOTS);
 const slotEntry = new Int32Array(SLOTS);
 const entryWords = new Uint32Array(MAX_ENTRIES * WORDS);
 const entryState: unknown[] = new Array(MAX_ENTRIES).fill(undefined);
-let stamp = 0;
+/** The search's stamp: 1 at first, as no slot (all 0) carries it. */
+let stamp = 1;
 let entries = 0;
 
 /**
@@ -134,13 +135,24 @@ export function smallSearch<S>(model: Model<S>, ops: readonly Operation[]): Sear
   } catch {
     return undefined;
   } finally {
-    release();
+    // Let go of the states and values this search held, and empty the memo for the next one
+    // (which so starts without a call of its own: a function's first call costs ~1.5 us in a
+    // first check, RESULTS-issue21.md, lin-10c). By `fill`, one call, not a loop: a first
+    // check runs every loop in the interpreter without feedback (~0.5 us an iteration), and
+    // this one ran over every operation of every partition.
+    stackState.fill(undefined, 0, used + 1);
+    used = 0;
+    forget();
   }
 }
 
 let used = 0;
 
-/** An empty memo (a new stamp: no slot is this search's). */
+/**
+ * An empty memo (a new stamp: no slot is this search's). Its values let go by `fill` only when
+ * a memo was made (most small searches make none): a builtin call's first execution costs
+ * ~1-1.5 us in a first check, its later ones ~0.15 (RESULTS-issue21.md, lin-plan).
+ */
 function forget(): void {
   if (entries > 0) entryState.fill(undefined, 0, entries);
   entries = 0;
@@ -149,20 +161,6 @@ function forget(): void {
     slotStamp.fill(0);
     stamp = 1;
   }
-}
-
-/**
- * Let go of the states and values the last search held. By `fill`, one call each, not a
- * loop: a first check runs every loop in the interpreter without feedback (~0.5 us an
- * iteration), and this one ran over every operation of every partition.
- */
-function release(): void {
-  stackState.fill(undefined, 0, used + 1);
-  // Not when no memo was made (most small searches): a builtin call's first execution costs
-  // ~1-1.5 us in a first check, its later ones ~0.15 (RESULTS-issue21.md, lin-plan).
-  if (entries > 0) entryState.fill(undefined, 0, entries);
-  used = 0;
-  entries = 0;
 }
 
 function search<S>(model: Model<S>, ops: readonly Operation[], all: number): SearchResult | undefined {
@@ -249,15 +247,17 @@ function search<S>(model: Model<S>, ops: readonly Operation[], all: number): Sea
   }
   const words = (n + 31) >>> 5;
   for (let w = 0; w < words; w++) lin[w] = 0;
-  forget();
+  // The memo is empty: the last search's end (smallSearch) forgot it.
 
   const state = init.call(model) as unknown;
   const r =
     n <= TINY_MAX
       ? tiny(model, ops, n, det, state, next, hashState, equal, priorityHook, adviceHook, refuteHook)
       : wide(model, ops, n, det, words, state, next, hashState, equal, priorityHook, adviceHook, refuteHook);
-  if (!(r instanceof Restart)) return r;
-  return restarted(model, ops, n, det, words, r, init, next, hashState, equal);
+  // An answer has a verdict, a Restart none: a load, not `instanceof` (a builtin, whose first
+  // execution costs ~1.5 us in a first check; RESULTS-issue21.md, lin-10c).
+  if (r === undefined || (r as SearchResult).verdict !== undefined) return r as SearchResult | undefined;
+  return restarted(model, ops, n, det, words, r as Restart, init, next, hashState, equal);
 }
 
 /**
@@ -442,6 +442,9 @@ type Advise<S> = (state: S, input: unknown, output: unknown) => unknown;
 
 /** Operations in a (sub-)history the tiny search takes on: its sets are one 32-bit word. */
 const TINY_MAX = 32;
+/** budget(n) for the tiny search's n: a load, not a call (a function's first call costs ~1.5 us in a first check). */
+const TINY_BUDGET = new Int32Array(TINY_MAX + 1);
+for (let n = 0; n <= TINY_MAX; n++) TINY_BUDGET[n] = budget(n);
 /**
  * Iterations past the first dead end after which the tiny search asks the model's advice
  * (and restarts in `restarted`'s loop with it): at least n (the memo, the proof and the hint
@@ -499,7 +502,7 @@ function tiny<S>(
   refuteHook: Model<S>['refute'],
 ): SearchResult | undefined | Restart {
   let readOnlyRanks = rankTiny(n, det, 0);
-  let limit = budget(n);
+  let limit = TINY_BUDGET[n];
   const initial = state;
   let linearized = 0;
   let sp = 0;
@@ -600,7 +603,7 @@ function tiny<S>(
         // hashes are by rank) and what it found so far (longest, proof, iterations).
         hinted = true;
         readOnlyRanks = rankTiny(n, det, n - bitCount(readOnlyRanks));
-        limit = iterations + budget(n);
+        limit = iterations + TINY_BUDGET[n];
         for (let k = 0; k < sp; k++) stackState[k] = undefined;
         sp = 0;
         linearized = 0;
