@@ -207,7 +207,7 @@ class KeyIndex {
  * The order to try: the order the gets' strings show. A key's string is the value of its
  * last put (or nothing), then the appends since, in order; so each update gets a place
  * (epoch, offset): a put opens the epoch of its value (epochs in the order of the first
- * return of a get that saw them), an append sits at the offset where the first get (by
+ * return of a get that saw them, refined below), an append sits at the offset where the first get (by
  * call) that returned its value shows it, in that get's epoch. Never seen: last. Gets are
  * read-only (tried as soon as they fit) and keep their calls.
  */
@@ -242,6 +242,7 @@ function priority(history: readonly Operation<KvInput, unknown>[]): number[] {
       if (typeof value === 'string') {
         if (f === 'put') {
           text[i] = value;
+          ret[i] = op.ret ?? Infinity;
           k.puts.push(i);
         } else if (f === 'append' && value !== '') {
           text[i] = value;
@@ -273,16 +274,47 @@ function priority(history: readonly Operation<KvInput, unknown>[]): number[] {
       const e = (epochs[k] = epochOfString(text[i], lengths, epochOf));
       if (ret[i] < firstSeen[e]) firstSeen[e] = ret[i];
     }
+    // When every put of the key returned and wrote its own value, the epochs' order is
+    // refined (lin-kv2's, kept to these keys: it was reverted for making a 30%-crashed kv
+    // history with repeated values 25x slower; RESULTS-issue21.md, lin-kv4). An epoch began
+    // by its put's return at the latest, so a put that returned before another's epoch was
+    // first seen is tried first; and an epoch a cannot come before an epoch b when a get
+    // that saw a was called by the time b had begun (that get would follow b's put): an
+    // insertion pass moves b before a, its moves bounded (a hint: never a verdict).
+    let refined = epochOf.size === puts.length;
+    for (let e = 0; e < puts.length && refined; e++) if (ret[puts[e]] === Infinity) refined = false;
+    if (refined) {
+      for (let e = 1; e <= puts.length; e++) {
+        const r = ret[puts[e - 1]];
+        if (firstSeen[e] !== Infinity && r < firstSeen[e]) firstSeen[e] = r;
+      }
+    }
     const order: number[] = [];
     for (let e = 1; e <= puts.length; e++) if (firstSeen[e] !== Infinity) order.push(e);
     order.sort((x, y) => firstSeen[x] - firstSeen[y] || x - y);
+    if (refined) {
+      const lastCall = new Float64Array(puts.length + 1).fill(-Infinity);
+      for (let k = 0; k < gets.length; k++) {
+        const c = call[gets[k]];
+        if (c > lastCall[epochs[k]]) lastCall[epochs[k]] = c;
+      }
+      let moves = 8 * order.length;
+      for (let i = 1; i < order.length && moves > 0; i++) {
+        for (let j = i; j > 0 && moves > 0 && lastCall[order[j - 1]] >= firstSeen[order[j]]; j--, moves--) {
+          const b = order[j];
+          order[j] = order[j - 1];
+          order[j - 1] = b;
+        }
+      }
+    }
     const rank = new Float64Array(puts.length + 1).fill(-1);
     rank[0] = 0;
     order.forEach((e, r) => (rank[e] = r + 1));
     // A Float64Array, not `order.map`: a plain array's elements kind (small integers or
     // doubles) follows the times, and lastEnd was deoptimized at each change of it.
     const seen = new Float64Array(order.length);
-    for (let r = 0; r < order.length; r++) seen[r] = firstSeen[order[r]];
+    // Ascending (lastEnd's binary search), though the moves above may leave the times out of order.
+    for (let r = 0; r < order.length; r++) seen[r] = r > 0 && seen[r - 1] > firstSeen[order[r]] ? seen[r - 1] : firstSeen[order[r]];
     for (let e = 0; e < puts.length; e++) out[puts[e]] = rank[e + 1] >= 0 ? rank[e + 1] * MAX : lastEnd(seen, call[puts[e]]);
     // Where each append sits: its offset in the longest string gets saw in its epoch (an
     // epoch's strings grow by appends; a value is in one epoch at most). Its epoch is the
