@@ -197,15 +197,11 @@ async function linOrThrow(file: string, options: LinOptions, io: Io): Promise<nu
 function memoryHint(result: LinResult, memoLimitMB: number): string | undefined {
   const limits = result.partitions.filter((p) => p.reason === 'memory').map((p) => p.memoryLimit);
   if (limits.length === 0) return undefined;
-  const machine = `(this machine has ${Math.round(totalmem() / 2 ** 20)} MB)`;
+  const machine = `this machine has ${Math.round(totalmem() / 2 ** 20)} MB`;
   const heap = limits.find((l) => l?.of === 'heap');
   const hints: string[] = [];
-  if (heap !== undefined) {
-    hints.push(
-      `The search filled the share of node's heap it may use (${Math.round(heap.bytes / 2 ** 20)} MB, 60% of the heap limit): give node a larger heap with NODE_OPTIONS=--max-old-space-size=<MB> ${machine}.`,
-    );
-  }
-  if (limits.some((l) => l?.of !== 'heap')) hints.push(`The memo's budget was ${memoLimitMB} MB per partition: raise it with --memo-budget <MB> ${machine}.`);
+  if (heap !== undefined) hints.push(`Give node a larger heap with NODE_OPTIONS=--max-old-space-size=<MB> (a search may fill ${Math.round(heap.bytes / 2 ** 20)} MB of this one; ${machine}).`);
+  if (limits.some((l) => l?.of !== 'heap')) hints.push(`The memo's budget was ${memoLimitMB} MB per partition: raise it with --memo-budget <MB> (${machine}).`);
   return hints.join('\n');
 }
 

@@ -28,7 +28,7 @@ export class MemoFull extends Error {
     super(
       of === 'memo'
         ? `the search's memo reached its limit of ${mb(limitBytes)} MB`
-        : `the heap held more than ${mb(limitBytes)} MB after a full collection (${Math.round(LIVE_MAX * 100)}% of node's heap limit of ${mb(heapLimit())} MB)`,
+        : `the heap held more than ${mb(limitBytes)} MB after a full collection (${Math.round(LIVE_MAX * 100)}% of node's old generation, ${mb(heapLimit())} MB)`,
     );
   }
 }
@@ -38,36 +38,44 @@ function mb(bytes: number): number {
 }
 
 /**
- * The V8 heap a search may fill, as shares of its thread's heap_size_limit (node's
- * --max-old-space-size; a worker thread has a heap of its own, with the same limit). The
- * memo's budget counts what a search keeps, roughly (ownBytes); this bounds what the whole
- * thread holds, whatever the model's states, the partitions searched side by side
- * (check.ts Rounds), a partition's second search and the caller's own data: past GC_AT of
- * the limit in use (garbage too), a full collection, and past LIVE_MAX of it still in use
- * after that, the search ends unknown (MemoFull 'heap') instead of V8 aborting the process
- * (issue 21 lin-mem: a queue of 300 operations on 16 clients, its memo at 256 MB counted,
- * reached 512 MB of heap). Both below the old generation's own limit (the young
- * generation's 48 MB are in heap_size_limit too: 200 of 248 MB under
- * --max-old-space-size=200); the gap between them is the garbage made between two forced
- * collections, so that a search holding just under LIVE_MAX does not collect at every poll.
- * Whether a check ends so depends on what the heap holds when it is polled (wgl.ts, every
- * 1,024 iterations): it may end a check unknown that a larger heap decides, never change a
- * verdict.
+ * The V8 heap a search may fill, as shares of its thread's old generation (node's
+ * --max-old-space-size; a worker thread has a heap of its own, with the same limit or its
+ * resourceLimits). The memo's budget counts what a search keeps, roughly (ownBytes); this
+ * bounds what the whole thread holds, whatever the model's states, the partitions searched
+ * side by side (check.ts Rounds), a partition's second search and the caller's own data:
+ * past GC_AT of it in use (garbage too), a full collection, and past LIVE_MAX of it still in
+ * use after that, the search ends unknown (MemoFull 'heap') instead of V8 aborting the
+ * process (issue 21 lin-mem: a queue of 300 operations on 16 clients, its memo at 256 MB
+ * counted, reached node's 512 MB). The gap between the two is the garbage made between two
+ * forced collections, so that a search holding just under LIVE_MAX does not collect at
+ * every poll. Whether a check ends so depends on what the heap holds when it is polled
+ * (wgl.ts, every 1,024 iterations): it may end a check unknown that a larger heap decides,
+ * never change a verdict.
  */
 const GC_AT = 0.7;
 const LIVE_MAX = 0.6;
 
-/** This thread's heap_size_limit. */
-export function heapLimit(): number {
-  return getHeapStatistics().heap_size_limit;
+/**
+ * The young generation's share of heap_size_limit with node's default semi-spaces (3 x 16
+ * MB; heap_size_limit is the old generation's limit plus it: 248 MB under
+ * --max-old-space-size=200). The used heap counts both, and V8 gives up when the old one is
+ * full: on a small heap (a worker's resourceLimits of 96 MB) shares of heap_size_limit let
+ * the old generation fill before the watch collects.
+ */
+const YOUNG_BYTES = 48 * 2 ** 20;
+
+/** This thread's old generation limit, as far as it can be told (YOUNG_BYTES). */
+export function heapLimit(heapSizeLimit = getHeapStatistics().heap_size_limit): number {
+  return heapSizeLimit > 2 * YOUNG_BYTES ? heapSizeLimit - YOUNG_BYTES : heapSizeLimit / 2;
 }
 
-/** MemoFull('heap') when the heap holds more than LIVE_MAX of its limit after a full collection (above). */
+/** MemoFull('heap') when the heap holds more than LIVE_MAX of the old generation after a full collection (above). */
 export function heapFull(): MemoFull | undefined {
   const { used_heap_size: used, heap_size_limit: limit } = getHeapStatistics();
-  if (used <= GC_AT * limit) return undefined;
+  const old = heapLimit(limit);
+  if (used <= GC_AT * old) return undefined;
   collectGarbage();
-  return getHeapStatistics().used_heap_size > LIVE_MAX * limit ? new MemoFull(LIVE_MAX * limit, 'heap') : undefined;
+  return getHeapStatistics().used_heap_size > LIVE_MAX * old ? new MemoFull(Math.floor(LIVE_MAX * old), 'heap') : undefined;
 }
 
 let gc: (() => void) | undefined;

@@ -39,7 +39,7 @@ function count(partitions: readonly PartitionReport[]): string {
 function memoryWords(partitions: readonly PartitionReport[]): string {
   const limits = partitions.filter((p) => p.reason === 'memory').map((p) => p.memoryLimit);
   const heap = limits.find((l) => l?.of === 'heap');
-  if (heap !== undefined) return `The search filled the share of node's heap it may use (${mb(heap.bytes)} MB) before it could decide.`;
+  if (heap !== undefined) return `The search filled the share of node's heap it may use (${mb(heap.bytes)} MB, 60% of its old generation) before it could decide.`;
   const memo = limits.find((l) => l !== undefined);
   return `The search's memo reached its memory budget${memo ? ` (${mb(memo.bytes)} MB)` : ''} before the search could decide.`;
 }
