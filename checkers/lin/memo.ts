@@ -65,7 +65,7 @@ const LIVE_MAX = 0.6;
 const YOUNG_BYTES = 48 * 2 ** 20;
 
 /** This thread's old generation limit, as far as it can be told (YOUNG_BYTES). */
-export function heapLimit(heapSizeLimit = getHeapStatistics().heap_size_limit): number {
+function heapLimit(heapSizeLimit = getHeapStatistics().heap_size_limit): number {
   return heapSizeLimit > 2 * YOUNG_BYTES ? heapSizeLimit - YOUNG_BYTES : heapSizeLimit / 2;
 }
 
@@ -119,7 +119,7 @@ const SAMPLE_EVERY = 16;
  * uncounted (issue 21 lin-mem: 442 bytes an entry on the heap against 16 counted); a
  * primitive state (a register's) adds nothing.
  */
-export function ownBytes(state: unknown): number {
+function ownBytes(state: unknown): number {
   if (typeof state !== 'object' || state === null) return 0;
   if (Array.isArray(state)) return arrayBytes(state.length);
   if (ArrayBuffer.isView(state)) return 64 + state.byteLength;
