@@ -8,6 +8,8 @@ import { VERSION } from './package-root.ts';
 import { models } from '../checkers/lin/index.ts';
 import { UNKNOWN } from '../checkers/lin/types.ts';
 import { vocabularyOf } from '../traces/vocabulary.ts';
+import { jsonlLines } from '../traces/write-jsonl.ts';
+import { generateHistory } from '../checkers/lin/generate.ts';
 import { runInProcess } from './in-process.ts';
 import { runLin, type LinJson, type LinOptions } from './lin.ts';
 
@@ -64,6 +66,31 @@ describe('interleave lin (spawned)', () => {
     expect(model.stderr).toMatch(/etcd-cas-register/);
     expect(flag.code).toBe(64);
     expect(flag.stderr).toMatch(/--timeout/);
+  });
+
+  it('a search that fills its share of a small heap: exit 2 and what to do, not a V8 crash (issue 21, lin-mem)', async () => {
+    // A queue no heap here decides (checkers/lin/memory.test.ts); before, node aborted
+    // ("JavaScript heap out of memory", exit 134) under any heap smaller than its memo's budget.
+    const file = join(dir, 'hard-queue.jsonl');
+    writeFileSync(file, jsonlLines(generateHistory({ family: 'queue', ops: 300, clients: 16, crashRate: 0.03, seed: 4 }).history).join('\n') + '\n');
+    const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      execFile(process.execPath, ['--max-old-space-size=100', 'bin/interleave.js', 'lin', file, '--model', 'queue'], { encoding: 'utf8', timeout: 60_000 }, (error, stdout, stderr) => {
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr });
+      });
+    });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(2);
+    expect(r.stdout).toMatch(/verdict: +unknown/);
+    expect(r.stdout).toMatch(/\(1 memory\)/);
+    // 60% of the old generation's 100 MB.
+    expect(r.stdout).toMatch(/The search filled the share of node's heap it may use \(60 MB, 60% of its old generation\)/);
+    expect(r.stdout).toMatch(/NODE_OPTIONS=--max-old-space-size=<MB>/);
+    // At a memo budget below that share the memo's budget is what ends it, and the output names it.
+    const memo = await run(file, { model: 'queue', memoBudget: 16, json: true });
+    expect(memo.code).toBe(2);
+    const json = JSON.parse(memo.stdout).result as LinJson & { hint: string };
+    expect(json.partitions[0]).toMatchObject({ reason: 'memory', memoryLimit: { of: 'memo', bytes: 16 * 2 ** 20 } });
+    expect(json.hint).toMatch(/The memo's budget was 16 MB per partition: raise it with --memo-budget <MB>/);
   });
 });
 

@@ -176,9 +176,7 @@ async function linOrThrow(file: string, options: LinOptions, io: Io): Promise<nu
     }
   }
   const code = outputError ? EXIT.cannotCreate : EXIT_FOR[result.verdict];
-  const hint = result.partitions.some((p) => p.reason === 'memory')
-    ? `The memo's budget was ${memoLimitMB} MB per partition: raise it with --memo-budget <MB> (this machine has ${Math.round(totalmem() / 2 ** 20)} MB).`
-    : undefined;
+  const hint = memoryHint(result, memoLimitMB);
   if (options.json) {
     const json = { ...linJson(history, model, result, importMs), ...(hint ? { hint } : {}), ...(outputError ? { outputError } : {}) };
     io.out(envelopeText('lin', code, json));
@@ -189,6 +187,23 @@ async function linOrThrow(file: string, options: LinOptions, io: Io): Promise<nu
   if (outputError) io.err(`interleave: ${outputError}\n`);
   else if (options.html !== undefined && !options.json) io.err(`wrote the HTML report to ${options.html}${windowsWritten > 0 ? ` (and ${windowsWritten} window pages in ${windowsDir})` : ''}\n`);
   return code;
+}
+
+/**
+ * How to give a check that ran out of memory more: the bound it reached (memoryLimit), the
+ * memo's budget (--memo-budget) or the share of node's heap a search may fill (node's
+ * --max-old-space-size, through NODE_OPTIONS: a flag on node's command line is not passed to
+ * the checker's process). Undefined when no partition ran out of memory.
+ */
+function memoryHint(result: LinResult, memoLimitMB: number): string | undefined {
+  const limits = result.partitions.filter((p) => p.reason === 'memory').map((p) => p.memoryLimit);
+  if (limits.length === 0) return undefined;
+  const machine = `this machine has ${Math.round(totalmem() / 2 ** 20)} MB`;
+  const heap = limits.find((l) => l?.of === 'heap');
+  const hints: string[] = [];
+  if (heap !== undefined) hints.push(`Give node a larger heap with NODE_OPTIONS=--max-old-space-size=<MB> (a search may fill ${Math.round(heap.bytes / 2 ** 20)} MB of this one; ${machine}).`);
+  if (limits.some((l) => l?.of !== 'heap')) hints.push(`The memo's budget was ${memoLimitMB} MB per partition: raise it with --memo-budget <MB> (${machine}).`);
+  return hints.join('\n');
 }
 
 /** Where a report's window pages go: `report.html` -> `report.windows/` beside it. */

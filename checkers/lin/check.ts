@@ -516,6 +516,7 @@ export function assemble(p: Plan, results: readonly (SearchResult | undefined)[]
     partitions[index] = report;
     ok = false;
     if (r.reason) report.reason = r.reason;
+    if (r.memoryLimit) report.memoryLimit = r.memoryLimit;
     if (r.modelError && modelError === undefined) {
       modelError = { operation: r.modelError.operation < 0 ? -1 : ids[r.modelError.operation], message: r.modelError.message };
     }

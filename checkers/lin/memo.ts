@@ -12,15 +12,130 @@
 // Entries live in one growable arena of words, indexed by an open-addressing table with
 // linear probing: no string keys, no per-entry objects besides the states themselves.
 
-/** Thrown when the memo would outgrow its byte budget. */
+import { getHeapStatistics, setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+
+/**
+ * Thrown when a search reaches a memory bound: its memo's byte budget (`memo`: the
+ * partition's budget, CheckOptions.memoLimitMB), or the share of the thread's V8 heap a
+ * search may fill (`heap`: heapFull). The search ends unknown, reason 'memory', naming it.
+ */
 export class MemoFull extends Error {
-  constructor(readonly limitBytes: number) {
-    super(`the search's memo reached its limit of ${Math.round(limitBytes / 2 ** 20)} MB`);
+  constructor(
+    readonly limitBytes: number,
+    readonly of: 'memo' | 'heap' = 'memo',
+  ) {
+    super(
+      of === 'memo'
+        ? `the search's memo reached its limit of ${mb(limitBytes)} MB`
+        : `the heap held more than ${mb(limitBytes)} MB after a full collection (${Math.round(LIVE_MAX * 100)}% of node's old generation, ${mb(heapLimit())} MB)`,
+    );
   }
 }
 
-/** Bytes counted per state kept (the reference and, roughly, a small state object). */
+function mb(bytes: number): number {
+  return Math.round(bytes / 2 ** 20);
+}
+
+/**
+ * The V8 heap a search may fill, as shares of its thread's old generation (node's
+ * --max-old-space-size; a worker thread has a heap of its own, with the same limit or its
+ * resourceLimits). The memo's budget counts what a search keeps, roughly (ownBytes); this
+ * bounds what the whole thread holds, whatever the model's states, the partitions searched
+ * side by side (check.ts Rounds), a partition's second search and the caller's own data:
+ * past GC_AT of it in use (garbage too), a full collection, and past LIVE_MAX of it still in
+ * use after that, the search ends unknown (MemoFull 'heap') instead of V8 aborting the
+ * process (issue 21 lin-mem: a queue of 300 operations on 16 clients, its memo at 256 MB
+ * counted, reached node's 512 MB). The gap between the two is the garbage made between two
+ * forced collections, so that a search holding just under LIVE_MAX does not collect at
+ * every poll. Whether a check ends so depends on what the heap holds when it is polled
+ * (wgl.ts, every 1,024 iterations): it may end a check unknown that a larger heap decides,
+ * never change a verdict.
+ */
+const GC_AT = 0.7;
+const LIVE_MAX = 0.6;
+
+/**
+ * The young generation's share of heap_size_limit with node's default semi-spaces (3 x 16
+ * MB; heap_size_limit is the old generation's limit plus it: 248 MB under
+ * --max-old-space-size=200). The used heap counts both, and V8 gives up when the old one is
+ * full: on a small heap (a worker's resourceLimits of 96 MB) shares of heap_size_limit let
+ * the old generation fill before the watch collects.
+ */
+const YOUNG_BYTES = 48 * 2 ** 20;
+
+/** This thread's old generation limit, as far as it can be told (YOUNG_BYTES). */
+function heapLimit(heapSizeLimit = getHeapStatistics().heap_size_limit): number {
+  return heapSizeLimit > 2 * YOUNG_BYTES ? heapSizeLimit - YOUNG_BYTES : heapSizeLimit / 2;
+}
+
+/** MemoFull('heap') when the heap holds more than LIVE_MAX of the old generation after a full collection (above). */
+export function heapFull(): MemoFull | undefined {
+  const { used_heap_size: used, heap_size_limit: limit } = getHeapStatistics();
+  const old = heapLimit(limit);
+  if (used <= GC_AT * old) return undefined;
+  collectGarbage();
+  return getHeapStatistics().used_heap_size > LIVE_MAX * old ? new MemoFull(Math.floor(LIVE_MAX * old), 'heap') : undefined;
+}
+
+let gc: (() => void) | undefined;
+
+/**
+ * A full collection: the used heap counts the garbage not yet collected, up to the next
+ * major collection, which near the limit V8 may put off to twice the live heap. Node's gc
+ * function if it was exposed (--expose-gc), else one taken from a context made with the
+ * flag on (and off again at once: contexts made later get no `gc` global).
+ */
+function collectGarbage(): void {
+  if (gc === undefined) {
+    const exposed = (globalThis as { gc?: unknown }).gc;
+    if (typeof exposed === 'function') gc = exposed as () => void;
+    else {
+      setFlagsFromString('--expose-gc');
+      gc = runInNewContext('gc') as () => void;
+      setFlagsFromString('--no-expose-gc');
+    }
+  }
+  gc();
+}
+
+/** Bytes counted per state kept besides its own (ownBytes): its slot in the states array, which grows by doubling. */
 const STATE_BYTES = 16;
+
+/**
+ * A state's own size is measured on every SAMPLE_EVERY-th entry and stands for the states
+ * added until the next: ownBytes walks the state's fields, too much for every entry on a
+ * search's hot path, and a search's consecutive states are alike.
+ */
+const SAMPLE_EVERY = 16;
+
+/**
+ * Bytes a state holds of its own, roughly (V8 on 64 bits, no pointer compression): an
+ * object's header and fields, and the slots of the arrays (and the bytes of the typed
+ * arrays) it holds directly, an array at 12 bytes a slot (one grown by push keeps spare
+ * capacity: a queue's `slice(); push()` keeps 1.5x). Not what it may share with other
+ * states (an object it points to: a kv value's parent, a set's table of members), nor
+ * strings (the history's own, or pieces of them). A queue's items were what the memo left
+ * uncounted (issue 21 lin-mem: 442 bytes an entry on the heap against 16 counted); a
+ * primitive state (a register's) adds nothing.
+ */
+function ownBytes(state: unknown): number {
+  if (typeof state !== 'object' || state === null) return 0;
+  if (Array.isArray(state)) return arrayBytes(state.length);
+  if (ArrayBuffer.isView(state)) return 64 + state.byteLength;
+  let bytes = 24;
+  for (const key in state) {
+    const value = (state as Record<string, unknown>)[key];
+    bytes += 8;
+    if (Array.isArray(value)) bytes += arrayBytes(value.length);
+    else if (ArrayBuffer.isView(value)) bytes += 64 + value.byteLength;
+  }
+  return bytes;
+}
+
+function arrayBytes(length: number): number {
+  return 48 + 12 * length;
+}
 
 export class Memo<S> {
   /** Per slot: the entry's key, and its id + 1 (0: empty). Keys in the slots spare a
@@ -34,19 +149,23 @@ export class Memo<S> {
   private offsets: Int32Array;
   private readonly states: S[] = [];
   size = 0;
+  /** Bytes counted for the states kept: STATE_BYTES and the last sample's ownBytes each. */
+  private statesBytes = 0;
+  /** What the next state counts (STATE_BYTES + ownBytes of the last state sampled). */
+  private perState = STATE_BYTES;
   /**
-   * The most entries the budget holds with the tables as they are (bytes() + STATE_BYTES
-   * <= limitBytes while size <= this), recomputed when a table grows: the check per entry
-   * is a comparison, not a sum over the tables (a call per configuration on a first check).
+   * The most statesBytes the budget holds with the tables as they are, recomputed when a
+   * table grows: the check per entry is a comparison, not a sum over the tables (a call per
+   * configuration on a first check).
    */
-  private sizeMax = Infinity;
+  private statesMax = Infinity;
 
   constructor(
     /** Words of the determinate part of a set; the indeterminate part follows it. */
     private readonly detWords: number,
     private readonly totalWords: number,
     private readonly equal: (a: S, b: S) => boolean,
-    /** Budget for the typed arrays and the states (STATE_BYTES each); past it, `more`, then MemoFull. */
+    /** Budget for the typed arrays and the states (STATE_BYTES and ownBytes each); past it, `more`, then MemoFull. */
     private limitBytes = Infinity,
     /** A hint of the entries to expect, to size the first tables. */
     expected = 1024,
@@ -66,7 +185,7 @@ export class Memo<S> {
   }
 
   private budget(): void {
-    this.sizeMax = (this.limitBytes - (this.bytes() - this.size * STATE_BYTES) - STATE_BYTES) / STATE_BYTES;
+    this.statesMax = this.limitBytes - this.tablesBytes();
   }
 
   /** A new budget (check.ts: what the partition's other search leaves); below what is held, the next entry is refused. */
@@ -128,7 +247,9 @@ export class Memo<S> {
       this.arena = this.grown(this.arena, Math.max(this.arena.length * 2, this.used + length + 2)) as Uint32Array;
       this.budget();
     }
-    if (this.size > this.sizeMax && !(this.raised() && this.size <= this.sizeMax)) throw new MemoFull(this.limitBytes);
+    if ((id & (SAMPLE_EVERY - 1)) === 0) this.perState = STATE_BYTES + ownBytes(state);
+    const statesBytes = this.statesBytes + this.perState;
+    if (statesBytes > this.statesMax && !(this.raised() && statesBytes <= this.statesMax)) throw new MemoFull(this.limitBytes);
     const arena = this.arena;
     let at = this.used;
     this.offsets[id] = at;
@@ -138,6 +259,7 @@ export class Memo<S> {
     for (let w = this.detWords; w < this.totalWords; w++) arena[at++] = bitset[w];
     this.used = at;
     this.states.push(state);
+    this.statesBytes = statesBytes;
     this.size++;
     slotKey[slot] = key;
     slotId[slot] = id + 1;
@@ -147,7 +269,11 @@ export class Memo<S> {
 
   /** Bytes held: the arena, the slots, the offsets and (roughly) the states. */
   bytes(): number {
-    return this.arena.length * 4 + this.slotId.length * 8 + this.offsets.length * 4 + this.size * STATE_BYTES;
+    return this.tablesBytes() + this.statesBytes;
+  }
+
+  private tablesBytes(): number {
+    return this.arena.length * 4 + this.slotId.length * 8 + this.offsets.length * 4;
   }
 
   private grown(a: Int32Array | Uint32Array, length: number): Int32Array | Uint32Array {

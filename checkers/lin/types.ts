@@ -239,9 +239,11 @@ export interface PartitionReport {
   verdict: Verdict;
   /**
    * Why the verdict is unknown: the time budget ran out, another partition was illegal,
-   * the model failed, or the search's memo reached its memory budget.
+   * the model failed, or the search reached a memory bound (memoryLimit).
    */
   reason?: 'timeout' | 'cancelled' | 'model-error' | 'memory';
+  /** With reason 'memory': the bound the search reached. */
+  memoryLimit?: MemoryLimit;
   /** A full linearization (history indices, in order), when the verdict is ok. */
   linearization?: number[];
   /** The longest partial linearizations found (history indices), longest first. */
@@ -261,6 +263,17 @@ export interface PartitionReport {
   /** The search's size: configurations visited and memo entries kept. */
   explored?: number;
   cached?: number;
+}
+
+/**
+ * A memory bound a search reached: `memo`, the partition's memo budget
+ * (CheckOptions.memoLimitMB, `interleave lin --memo-budget`), or `heap`, the share of the
+ * thread's V8 heap a search may fill (node's --max-old-space-size; checkers/lin/memo.ts,
+ * heapFull). `bytes`: that bound.
+ */
+export interface MemoryLimit {
+  of: 'memo' | 'heap';
+  bytes: number;
 }
 
 export interface LinResult {

@@ -17,9 +17,9 @@
 
 import { denseRanks, ENTRY_BYTES, entriesOf, type EntryList } from './entries.ts';
 import { hashValue, valueEqual } from './hash.ts';
-import { Memo, MemoFull } from './memo.ts';
+import { heapFull, Memo, MemoFull } from './memo.ts';
 import { Slab } from './slab.ts';
-import { ILLEGAL, nextOf, UNKNOWN, type Illegal, type Model, type Operation, type Refutation, type Verdict } from './types.ts';
+import { ILLEGAL, nextOf, UNKNOWN, type Illegal, type MemoryLimit, type Model, type Operation, type Refutation, type Verdict } from './types.ts';
 
 export interface SearchOptions {
   /** Absolute time (Date.now()) at which the search gives up with unknown. */
@@ -53,6 +53,8 @@ export interface SearchOptions {
 export interface SearchResult {
   verdict: Verdict;
   reason?: 'timeout' | 'cancelled' | 'model-error' | 'memory';
+  /** With reason 'memory': the bound reached. */
+  memoryLimit?: MemoryLimit;
   linearization?: number[];
   /** Longest partial linearizations, longest first (illegal or unknown verdicts). */
   longest?: number[][];
@@ -93,7 +95,8 @@ const DROPPED = 4;
 /** stackPos of a lazy frame (one not built: its candidate was found without it). */
 const LAZY = -2;
 
-const POLL_EVERY = 1023; // poll the clock and the cancel flag every 1024 iterations
+/** Poll the clock, the cancel flag and the heap (heapFull: 0.6 us) every 1024 iterations. */
+const POLL_EVERY = 1023;
 /**
  * With the model's proof of illegal, the iterations the search still takes, for a
  * longest partial linearization to show (it goes deep first), unless its longest cannot
@@ -486,7 +489,7 @@ export class WglSearch<S> {
     try {
       return this.loop(budget, this.options.deadline ?? Infinity);
     } catch (err) {
-      if (err instanceof MemoFull) this.finish('unknown', 'memory');
+      if (err instanceof MemoFull) this.outOfMemory(err);
       else this.fail(err);
       return true;
     }
@@ -515,6 +518,11 @@ export class WglSearch<S> {
   stop(reason: 'timeout' | 'cancelled'): SearchResult {
     if (!this.outcome) this.finish('unknown', reason);
     return this.outcome!;
+  }
+
+  private outOfMemory(full: MemoFull): void {
+    this.finish('unknown', 'memory');
+    this.outcome!.memoryLimit = { of: full.of, bytes: full.limitBytes };
   }
 
   private fail(err: unknown): void {
@@ -1010,6 +1018,12 @@ export class WglSearch<S> {
           if (Date.now() > deadline || (cancelled !== undefined && cancelled())) {
             this.save(sp, pos, linearizedDeterminate, bitHash, state, iterations, explored, bestDeterminate, fullWords, resume);
             this.finish('unknown', Date.now() > deadline ? 'timeout' : 'cancelled');
+            return true;
+          }
+          const full = heapFull();
+          if (full !== undefined) {
+            this.save(sp, pos, linearizedDeterminate, bitHash, state, iterations, explored, bestDeterminate, fullWords, resume);
+            this.outOfMemory(full);
             return true;
           }
         }

@@ -48,6 +48,19 @@ function count(partitions: readonly PartitionReport[]): string {
   return [...tally].map(([k, n]) => `${n} ${k}`).join(', ');
 }
 
+/** The memory bound the searches reached (PartitionReport.memoryLimit), in a sentence. */
+function memoryWords(partitions: readonly PartitionReport[]): string {
+  const limits = partitions.filter((p) => p.reason === 'memory').map((p) => p.memoryLimit);
+  const heap = limits.find((l) => l?.of === 'heap');
+  if (heap !== undefined) return `The search filled the share of node's heap it may use (${mb(heap.bytes)} MB, 60% of its old generation) before it could decide.`;
+  const memo = limits.find((l) => l !== undefined);
+  return `The search's memo reached its memory budget${memo ? ` (${mb(memo.bytes)} MB)` : ''} before the search could decide.`;
+}
+
+function mb(bytes: number): number {
+  return Math.round(bytes / 2 ** 20);
+}
+
 export function renderLinText(result: LinResult, history: readonly Operation[], modelArg: ModelArg, options: LinTextOptions = {}): string {
   const { model } = resolveModel(modelArg);
   const lines: string[] = [];
@@ -64,7 +77,7 @@ export function renderLinText(result: LinResult, history: readonly Operation[], 
   if (result.verdict === 'unknown' && !result.modelError) {
     const why = new Set(result.partitions.map((p) => p.reason));
     if (why.has('timeout')) lines.push('', 'The time budget ran out before the search could decide.');
-    else if (why.has('memory')) lines.push('', "The search's memo reached its memory budget before the search could decide.");
+    else if (why.has('memory')) lines.push('', memoryWords(result.partitions));
     else lines.push('', 'The search could not decide.');
   }
 
