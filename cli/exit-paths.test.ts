@@ -23,6 +23,8 @@ beforeAll(() => {
   writeFileSync(at('withlib.ts'), specTemplate('withlib').replace("import type { Action, Machine, SpecDef } from 'interleave';", "import type { Action, Machine, SpecDef } from 'interleave';\nimport { N } from './lib.mjs';").replace('config: { processes: 2 }', 'config: { processes: N }'));
   // Every config in the full tier: no default config.
   writeFileSync(at('nf.ts'), specTemplate('nf').replaceAll("tier: 'default'", "tier: 'full'"));
+  // A spec whose next() throws on a cas: a replay through it is the spec's failure (65).
+  writeFileSync(at('nextthrows.ts'), specTemplate('nextthrows').replace('next(s, { p }) {', "next(s, { p }) {\n      if (s.pc[p] === 'cas') throw new Error('boom in next');"));
   writeFileSync(at('throws.mjs'), "export default { name: 'thrower', configs: [{ name: 'A', tier: 'default', config: {} }], mutants: [], build() { throw new Error('boom in build'); } };\n");
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -79,6 +81,23 @@ describe('an output never replaces a file the run reads, --force or not (73)', (
     expect(readFileSync(at('lib.mjs'), 'utf8')).toBe(lib);
     expect(readFileSync(bundled, 'utf8')).toBe(history);
   });
+  // In a checkout the user's files sit next to interleave's (init's own example writes
+  // specs/raft-log.ts): a file git does not track there is the user's, and --force replaces it.
+  it("in a checkout, replaces the user's own file under specs/ with --force, not a tracked one", async () => {
+    const mine = join(ROOT, 'specs', `.exit-paths-${process.pid}.html`);
+    writeFileSync(mine, 'old');
+    try {
+      const [replaced, tracked] = await Promise.all([
+        spawnCli(['explore', proto, '--mutant', 'blind-write', '--html', mine, '--force']),
+        spawnCli(['explore', proto, '--mutant', 'blind-write', '--html', 'specs/README.md', '--force']),
+      ]);
+      expect([replaced.code, tracked.code]).toEqual([1, 73]);
+      expect(readFileSync(mine, 'utf8')).toMatch(/^<!doctype html>/i);
+      expect(tracked.stderr).toMatch(/cannot write specs\/README\.md: it is .*a file of interleave itself/);
+    } finally {
+      rmSync(mine, { force: true });
+    }
+  });
 });
 
 describe('usage (64) and spec errors (65) are not internal errors (70)', () => {
@@ -133,6 +152,18 @@ describe('a replay is not a search: it never exits 0', () => {
     expect(clean.code).toBe(2);
     expect(clean.stdout).toMatch(/no property is violated along this path \(one path: not a verdict on the spec; exit 2\)/);
     expect(violated.code).toBe(1);
+  });
+
+  it("a label the machine does not enable is the user's (64); a throw from the spec's next() the spec's (65)", async () => {
+    const [notEnabled, thrown] = await Promise.all([
+      spawnCli(['explore', proto, '--replay', 'cas(p0)']),
+      spawnCli(['explore', at('nextthrows.ts'), '--replay', 'read(p0);cas(p0)']),
+    ]);
+    expect(notEnabled.code).toBe(64);
+    expect(notEnabled.stderr).toMatch(/step 1 "cas\(p0\)" is not enabled/);
+    expect(thrown.code).toBe(65);
+    expect(thrown.stderr).toMatch(/nextthrows\.ts: .*replaying the path.*boom in next/);
+    for (const r of [notEnabled, thrown]) quiet(r);
   });
 });
 

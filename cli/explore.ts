@@ -7,7 +7,7 @@
 // written (the verdict is printed first).
 import { resolve } from 'node:path';
 import { Option, type Command } from 'commander';
-import { checkPath, explore, exploreSync, prepare } from '../checkers/explore/index.ts';
+import { checkPath, explore, exploreSync, prepare, ReplayPathError } from '../checkers/explore/index.ts';
 import { counterexampleToItf } from '../checkers/explore/itf.ts';
 import { diff } from '../checkers/explore/diff.ts';
 import type { ExploreOptions, ExploreResult } from '../checkers/explore/types.ts';
@@ -118,12 +118,15 @@ async function runReplay(spec: ResolvedSpec, config: string, variant: string | u
   const labels = path.split(';').map((l) => l.trim()).filter((l) => l.length > 0);
   if (labels.length === 0) throw new UsageError('--replay takes the path to re-execute: action labels separated by semicolons ("read(p0);cas(p0)"), at least one');
   const machine = await userSpecErrors(spec, 'building the machine', () => prepare(spec.machine(config, variant), toExploreOptions(o)));
-  let checked;
-  try {
-    checked = checkPath(machine, labels, { deadlock: o.deadlock !== false });
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
+  // A label the machine does not enable is the user's path (64); a throw from the machine's
+  // own code is the spec's (65), as in a search.
+  const checked = await userSpecErrors(spec, 'replaying the path', () => {
+    try {
+      return checkPath(machine, labels, { deadlock: o.deadlock !== false });
+    } catch (e) {
+      throw e instanceof ReplayPathError ? new UsageError(e.message) : e;
+    }
+  });
   const shown = (x: unknown) => (machine.inner ? machine.inner(x) : x);
   const lines = [`replay of ${labels.length} steps in ${title(spec, config, variant, ' (')}${variant ? ')' : ''}`, `  initial state: ${show(shown(checked.states[0]), 400)}`];
   checked.states.forEach((s, i) => {

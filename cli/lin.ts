@@ -245,6 +245,7 @@ export function register(program: Command): void {
       1: 'not linearizable (the longest partial linearizations and the operations stuck after them are printed)',
       2: 'unknown: the --timeout ran out, the memo reached its budget, or a model step threw',
       65: true,
+      69: 'with --redis: Redis cannot be reached, or the connection was lost (no verdict)',
       73: true,
     },
   });

@@ -4,6 +4,7 @@
 // to a temporary file in the same directory, then renamed into place, so that a failed
 // write leaves nothing half-written. Failures are OutputErrors: exit 73.
 import { closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { PACKAGE_ROOT } from './package-root.ts';
 
@@ -34,20 +35,39 @@ function identity(path: string): { real: string; dev: number; ino: number } | un
 }
 
 /**
- * The places in the package that a run reads: its code (dist/ installed, the sources in a
- * checkout), the bundled specs and histories. `--junit node_modules/interleave/traces/
- * bundled/register-ok.jsonl --force` would otherwise replace a history `check` reads.
+ * The package's files that a run reads. Installed (under node_modules), that is all of it:
+ * its code, the bundled specs and histories, the startup snapshot (.lin-snapshot/). In a
+ * source checkout the user's own files live next to interleave's (`init specs/raft-log`,
+ * `--html specs/raft-log.html`), so there it is what the checkout is made of: the files git
+ * tracks, and the build's products and tools (without git: every code or data file under the
+ * package's folders). `--junit node_modules/interleave/traces/bundled/register-ok.jsonl
+ * --force` would otherwise replace a history `check` reads.
  */
-const PACKAGE_INPUTS = ['bin', 'dist', 'checkers', 'cli', 'impl', 'specs', 'traces', 'package.json', 'index.ts'];
+const BUILT = ['bin', 'dist', '.lin-snapshot', 'node_modules', 'package.json', 'package-lock.json', 'tsconfig.json', 'index.ts'];
+const SOURCE_DIRS = ['checkers', 'cli', 'impl', 'specs', 'traces'];
+const CODE_OR_DATA = /\.(?:[cm]?[jt]s|json|jsonl|edn|txt|log|blob|md)$/;
 
 let packageRoot: string | undefined;
+let tracked: Set<string> | null | undefined;
+
+/** The checkout's files as git lists them (paths relative to the root), or null without git. */
+function trackedFiles(root: string): Set<string> | null {
+  const r = spawnSync('git', ['-C', root, 'ls-files', '-z', '--', ...SOURCE_DIRS], { encoding: 'utf8', maxBuffer: 64 * 2 ** 20 });
+  if (r.status !== 0 || typeof r.stdout !== 'string') return null;
+  return new Set(r.stdout.split('\0').filter((f) => f !== '').map((f) => f.split('/').join(sep)));
+}
 
 /** The package's own file at this real path, if it is one. */
 function packageInput(real: string): string | undefined {
   packageRoot ??= realpathSync(PACKAGE_ROOT);
   const rel = relative(packageRoot, real);
   if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) return undefined;
-  return PACKAGE_INPUTS.includes(rel.split(sep, 1)[0]!) ? real : undefined;
+  if (packageRoot.split(sep).includes('node_modules')) return real;
+  const top = rel.split(sep, 1)[0]!;
+  if (BUILT.includes(top)) return real;
+  if (!SOURCE_DIRS.includes(top)) return undefined;
+  if (tracked === undefined) tracked = trackedFiles(packageRoot);
+  return (tracked === null ? CODE_OR_DATA.test(rel) : tracked.has(rel)) ? real : undefined;
 }
 
 /**

@@ -10,7 +10,7 @@ import { bfs, dfs, simulate } from './search.ts';
 import type { Action, ExploreOptions, ExploreResult, ExploreTarget, Machine } from './types.ts';
 
 export type * from './types.ts';
-export { checkPath, replayLabels, replayIndices, type PathViolation } from './trace.ts';
+export { checkPath, replayLabels, replayIndices, ReplayPathError, type PathViolation } from './trace.ts';
 export { importModule, isSpecDef, loadMachine } from './load.ts';
 export { prepare } from './prepare.ts';
 export { SpecError, UnsupportedOption } from './errors.ts';

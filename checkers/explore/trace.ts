@@ -96,7 +96,7 @@ export function replayLabels<S, A extends Action>(
   initIndex = 0,
 ): { init: number; indices: number[]; states: S[] } {
   const inits = machine.init();
-  if (initIndex >= inits.length) throw new Error(`replay: the machine has no initial state ${initIndex}`);
+  if (initIndex >= inits.length) throw new ReplayPathError(`replay: the machine has no initial state ${initIndex}`);
   let s: S = inits[initIndex];
   const states: S[] = [s];
   const indices: number[] = [];
@@ -105,13 +105,18 @@ export function replayLabels<S, A extends Action>(
     const k = enabled.findIndex((a) => a.label === label);
     if (k < 0) {
       const list = enabled.map((a) => a.label).join(', ') || 'none';
-      throw new Error(`replay: step ${n + 1} "${label}" is not enabled; enabled: ${list}`);
+      throw new ReplayPathError(`replay: step ${n + 1} "${label}" is not enabled; enabled: ${list}`);
     }
     s = machine.next(s, enabled[k]);
     indices.push(k);
     states.push(s);
   });
   return { init: initIndex, indices, states };
+}
+
+/** A path that the machine cannot take (a label not enabled, no such initial state): the caller's mistake, not the machine's. */
+export class ReplayPathError extends Error {
+  override name = 'ReplayPathError';
 }
 
 /** A property broken at one state of a replayed path (state 0 is the initial state). */
