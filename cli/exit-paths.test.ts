@@ -167,6 +167,16 @@ describe('a replay is not a search: it never exits 0', () => {
   });
 });
 
+describe('a pass of nothing is refused', () => {
+  it('mutants of a Machine-factory module (no mutants) is 64, not "killed 0/0"', async () => {
+    writeFileSync(at('factory.mjs'), "export default () => ({ init: () => [0], actions: (s) => (s < 2 ? [{ label: 'inc' }] : []), next: (s) => s + 1, invariants: { small: (s) => s <= 2 || 'too big' } });\n");
+    const r = await spawnCli(['mutants', at('factory.mjs')]);
+    expect(r.code).toBe(64);
+    expect(r.stderr).toMatch(/declares no mutants, controls or findings: nothing to run/);
+    quiet(r);
+  });
+});
+
 describe('--json on a failure: one envelope on stdout, with the error', () => {
   it('64 (ours and commander\'s), 65, and 73 before the run', async () => {
     copyFileSync(join(ROOT, 'traces', 'bundled', 'register-ok.jsonl'), at('h.jsonl'));

@@ -9,7 +9,7 @@ import type { Command } from 'commander';
 import type { ConformanceJob, Outcome } from '../checkers/explore/conformance.ts';
 import type { ExploreOptions } from '../checkers/explore/types.ts';
 import { runSpecJobs, specJobs, type SpecJob } from './conformance.ts';
-import { EXIT } from './exit.ts';
+import { EXIT, UsageError } from './exit.ts';
 import { capWorkers, workers } from './flags.ts';
 import { JSON_HELP, withHelp } from './help.ts';
 import { printJson } from './envelope.ts';
@@ -158,8 +158,11 @@ export function register(program: Command): void {
       const list = name === 'all' ? bundledSpecs() : [await resolveSpec(name)];
       const guard = { inputs: o.junit !== undefined ? await specInputs(list) : [], force: o.force };
       if (o.junit !== undefined) checkOutputPath(o.junit, guard);
+      const jobs = specJobs(list, { configs: false });
+      // As `check` refuses a spec with no default config: a pass of no mutants says nothing.
+      if (jobs.length === 0) throw new UsageError(`${name === 'all' ? 'the bundled specs declare' : `spec ${list[0]!.name} declares`} no mutants, controls or findings: nothing to run`);
       const threads = capWorkers(o.workers, (s) => process.stderr.write(s));
-      const rows = await runMutantsPrinted(specJobs(list, { configs: false }), {}, threads, o.json ? undefined : (s) => process.stdout.write(s));
+      const rows = await runMutantsPrinted(jobs, {}, threads, o.json ? undefined : (s) => process.stdout.write(s));
       const ok = rows.every((r) => r.ok);
       let code: number = ok ? EXIT.holds : EXIT.violation;
       const junitError = o.junit === undefined ? undefined : writeJunit(o.junit, junitXml(`interleave mutants ${name}`, [mutantSuite(rows)]), guard);
