@@ -159,11 +159,12 @@ async function linOrThrow(file: string, options: LinOptions, io: Io): Promise<nu
   }
   let outputError: string | undefined;
   let windowsWritten = 0;
+  const hint = memoryHint(result, memoLimitMB);
   if (options.html !== undefined) {
     // The report's modules only when a report is asked for (start-up: issue 21).
     const { renderLinReport } = await import('../checkers/report/lin-html.ts');
     try {
-      const report = renderLinReport(result, history.operations, model, { file: history.file, windows: { dir: basename(windowsDir!), main: basename(options.html) } });
+      const report = renderLinReport(result, history.operations, model, { file: history.file, windows: { dir: basename(windowsDir!), main: basename(options.html) }, ...(hint ? { hint } : {}) });
       if (report.windows.length > 0) {
         prepareOutputDir(windowsDir!, guard);
         for (const w of report.windows) writeOutput(join(windowsDir!, w.name), w.html, guard);
@@ -176,7 +177,6 @@ async function linOrThrow(file: string, options: LinOptions, io: Io): Promise<nu
     }
   }
   const code = outputError ? EXIT.cannotCreate : EXIT_FOR[result.verdict];
-  const hint = memoryHint(result, memoLimitMB);
   if (options.json) {
     const json = { ...linJson(history, model, result, importMs), ...(hint ? { hint } : {}), ...(outputError ? { outputError } : {}) };
     io.out(envelopeText('lin', code, json));

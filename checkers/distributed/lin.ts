@@ -41,7 +41,7 @@ export async function runLinJob(redis: Redis, runId: string, desc: Extract<RunDe
 export async function distributedLin(modelName: string, history: readonly Operation[], options: CheckOptions, d: DistributedOptions): Promise<{ result: LinResult; jobs: number; workers: number }> {
   if (findModel(modelName) === undefined) throw new UnregisteredModel(`--redis needs a registered model (workers find it by name), not ${JSON.stringify(modelName)}`);
   const p = plan(modelName, history, options);
-  if (p.partitionError !== undefined || p.parts.length === 0) return { result: assemble(p, []), jobs: 0, workers: 0 };
+  if (p.planError !== undefined || p.parts.length === 0) return { result: assemble(p, []), jobs: 0, workers: 0 };
   const desc: RunDescriptor = {
     kind: 'lin',
     model: modelName,

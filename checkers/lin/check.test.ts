@@ -49,6 +49,25 @@ describe('memory budget', () => {
   });
 });
 
+describe('a proof of illegal in hand', () => {
+  it('a memo that fills after the proof: illegal, cut short (before: unknown, memory)', () => {
+    // The last read returns a value nothing writes: the refutation (asked at the first dead
+    // end) proves illegal, and the search goes on for a longer partial linearization to
+    // show until its 96 KB memo fills. The heap watch ends a search the same way (memory.test.ts).
+    const { history } = generateHistory({ family: 'cas-register', ops: 300, clients: 16, crashRate: 0.03, seed: 1 });
+    history[history.findLastIndex((o) => (o.input as { f: string }).f === 'read' && o.ret !== undefined)].output = 12345;
+    const search = new WglSearch(models['cas-register'], history, { refuteAfter: 0, memoLimitBytes: 96 * 1024 });
+    search.run();
+    expect(search.result).toMatchObject({ verdict: 'illegal', cutShort: true, proof: { operation: expect.any(Number) } });
+    expect(search.result.reason).toBeUndefined();
+    // Under a budget that holds, the same search ends later, by its proof's bound.
+    const roomy = new WglSearch(models['cas-register'], history, { refuteAfter: 0, memoLimitBytes: 1024 * 1024 });
+    roomy.run();
+    expect(roomy.result).toMatchObject({ verdict: 'illegal', cutShort: true });
+    expect(roomy.iterations).toBeGreaterThan(search.iterations);
+  });
+});
+
 describe('two orders for a hard partition (Rounds, secondAfter)', () => {
   // Generated cas-registers (etcd-cas-register, which calls a successful cas conditional).
   const hard = (o: { ops: number; clients: number; crashRate: number; corrupt: number; tick: number; values: number; seed: number }) => generateHistory({ family: 'cas-register', ...o });
@@ -176,6 +195,33 @@ describe('model errors', () => {
     expect(r.verdict).toBe('unknown');
     expect(r.modelError?.operation).toBe(0);
     expect(r.modelError?.message).toMatch(/unknown operation "cas"/);
+  });
+
+  it('a write, cas or add without a value is refused, naming it (before: judged as a write of undefined)', () => {
+    const h = (input: unknown) => [op(0, { f: 'write', value: 1 }, 0, 1, null), op(0, input, 2, 3, null), op(1, { f: 'read' }, 4, 5, null)];
+    for (const model of ['register', 'cas-register', 'etcd-cas-register']) {
+      const r = checkHistorySync(model, h({ f: 'write' }));
+      expect(r.verdict).toBe('unknown');
+      expect(r.modelError).toEqual({ operation: 1, message: `${model}: write expects a value, got undefined (null is the register's initial value)` });
+      // null is a value: the register's initial one.
+      expect(checkHistorySync(model, h({ f: 'write', value: null })).verdict).toBe('ok');
+    }
+    expect(checkHistorySync('cas-register', h({ f: 'cas', value: [1, undefined] })).modelError).toMatchObject({ operation: 1, message: expect.stringMatching(/cas expects value \[from, to\]/) });
+    const add = checkHistorySync('set', [op(0, { f: 'add' }, 0, 1, null), op(1, { f: 'read' }, 2, 3, [])]);
+    expect(add.modelError).toEqual({ operation: 0, message: 'set: add expects a value, got undefined' });
+  });
+
+  it('a key on a model without keys is refused, pointing to independent:<model> (before: the keys ignored)', async () => {
+    const h = [op(0, { f: 'write', value: 1 }, 0, 1, null), op(0, { f: 'write', value: 1, key: 'a' }, 2, 3, null), op(1, { f: 'read', key: 'b' }, 4, 5, null)];
+    const r = checkHistorySync('register', h);
+    expect(r.verdict).toBe('unknown');
+    expect(r.modelError).toEqual({ operation: 1, message: 'register has no keys, but this operation names one (input.key): check a history of many keys with independent:register' });
+    expect(await checkHistory('register', h, { workers: 2 })).toMatchObject({ verdict: 'unknown', modelError: { operation: 1 } });
+    for (const model of ['cas-register', 'etcd-cas-register', 'queue', 'set', 'mutex']) {
+      expect(checkHistorySync(model, [op(0, { f: 'read', key: 0 }, 0, 1, null)]).modelError?.message).toMatch(`independent:${model}`);
+    }
+    // Keyed, each key on its own: ok.
+    expect(checkHistorySync('independent:register', h.slice(1)).verdict).toBe('ok');
   });
 
   it('a partition function that loses operations is reported, not trusted', () => {

@@ -34,8 +34,11 @@ export interface Plan {
   readonly deadline: number;
   verbose: boolean;
   memoLimitBytes: number;
-  /** The model's partition function threw or broke its contract. */
-  partitionError?: string;
+  /**
+   * The check cannot be run as planned: the model's partition function threw or broke its
+   * contract (operation -1), or an operation names a key the model has none of (noKeys).
+   */
+  planError?: { operation: number; message: string };
 }
 
 /**
@@ -59,7 +62,7 @@ class CheckPlan implements Plan {
   declare parts: number[][];
   declare whole: boolean;
   declare partOps: readonly (readonly Operation[])[] | undefined;
-  declare partitionError: string | undefined;
+  declare planError: { operation: number; message: string } | undefined;
   declare private readonly timeoutMs: number | undefined;
   declare private fixed: number | undefined;
 
@@ -83,7 +86,7 @@ class CheckPlan implements Plan {
     this.parts = parts;
     this.whole = whole;
     this.partOps = undefined;
-    this.partitionError = undefined;
+    this.planError = undefined;
     this.timeoutMs = timeoutMs;
     this.fixed = undefined;
   }
@@ -115,11 +118,15 @@ function named(name: string): Model {
 /**
  * Call and return times are finite numbers, returns not before calls. `x - x === 0` holds
  * for exactly the finite numbers (NaN and the infinities give NaN): no Number.isFinite call
- * per time, two per operation in the interpreter on a first check.
+ * per time, two per operation in the interpreter on a first check. With `noKeys` (the
+ * model's, Model.noKeys), the first operation whose input names a key, in the same loop
+ * (a first check runs it in the interpreter); else, or when none does, -1.
  */
-function validate(history: readonly Operation[]): void {
+function validate(history: readonly Operation[], noKeys: boolean): number {
+  let keyed = -1;
   for (let i = 0; i < history.length; i++) {
-    const { call, ret } = history[i];
+    const { call, ret, input } = history[i];
+    if (noKeys && keyed < 0 && input != null && (input as { key?: unknown }).key !== undefined) keyed = i;
     if (typeof call !== 'number' || call - call !== 0) {
       throw new RangeError(`operation ${i}${where(history[i])}: call time must be a finite number`);
     }
@@ -127,6 +134,7 @@ function validate(history: readonly Operation[]): void {
       throw new RangeError(`operation ${i}${where(history[i])}: return time must be a finite number not before its call`);
     }
   }
+  return keyed;
 }
 
 function where(op: Operation): string {
@@ -145,7 +153,7 @@ export function plan(arg: ModelArg, history: readonly Operation[], options: Chec
     model = models[arg] ?? named(arg);
     registered = arg;
   } else ({ model, registered } = resolveModel(arg));
-  validate(history);
+  const keyed = validate(history, model.noKeys === true);
   // One partition, the whole history, unless the model partitions it: then its parts are
   // set below (and the whole history again if its partition function fails).
   const partitioned = options.partition !== false && !!model.partition && history.length > 0;
@@ -153,11 +161,15 @@ export function plan(arg: ModelArg, history: readonly Operation[], options: Chec
   const memoLimitBytes = memoLimitMB == null ? DEFAULT_MEMO_LIMIT_BYTES : memoLimitMB * 2 ** 20;
   const n = history.length;
   const p = new CheckPlan(model, registered, history, start, options.timeoutMs, options.verbose === true, memoLimitBytes, partitioned ? [] : [n <= IDENTITY_MAX ? IDENTITY.slice(0, n) : identity(n)], !partitioned);
+  if (keyed >= 0) {
+    p.planError = { operation: keyed, message: `${model.name} has no keys, but this operation names one (input.key): check a history of many keys with independent:${model.name}` };
+    return p;
+  }
   if (partitioned) {
     try {
       partitionIndices(model, history, p);
     } catch (err) {
-      p.partitionError = err instanceof Error ? err.message : String(err);
+      p.planError = { operation: -1, message: `partition: ${err instanceof Error ? err.message : String(err)}` };
       p.parts = [identity(history.length)];
       p.whole = true;
     }
@@ -463,13 +475,13 @@ export function partitionOps(p: Plan): (readonly Operation[])[] {
  */
 export function assemble(p: Plan, results: readonly (SearchResult | undefined)[], ops?: readonly (readonly Operation[])[]): LinResult {
   const { history, parts } = p;
-  if (p.partitionError !== undefined) {
+  if (p.planError !== undefined) {
     return {
       verdict: 'unknown',
       operations: history.length,
       partitions: [],
       elapsedMs: performance.now() - p.start,
-      modelError: { operation: -1, message: `partition: ${p.partitionError}` },
+      modelError: p.planError,
     };
   }
   let modelError: LinResult['modelError'];
@@ -739,7 +751,7 @@ export function checkHistorySync(arg: ModelArg, history: readonly Operation[], o
 export function runInThread(p: Plan): LinResult {
   const n = p.parts.length;
   const results: (SearchResult | undefined)[] = new Array(n);
-  if (p.partitionError !== undefined) return assemble(p, results);
+  if (p.planError !== undefined) return assemble(p, results);
   // The whole history's one partition without a call (a function's first call costs ~1.5 us in a first check).
   const ops = p.whole ? [p.history] : partitionOps(p);
   let illegal = false;

@@ -17,8 +17,8 @@ import { runInNewContext } from 'node:vm';
 
 /**
  * Thrown when a search reaches a memory bound: its memo's byte budget (`memo`: the
- * partition's budget, CheckOptions.memoLimitMB), or the share of the thread's V8 heap a
- * search may fill (`heap`: heapFull). The search ends unknown, reason 'memory', naming it.
+ * partition's budget, CheckOptions.memoLimitMB), or the heap its thread may fill (`heap`:
+ * HeapWatch). The search ends unknown, reason 'memory', naming it.
  */
 export class MemoFull extends Error {
   constructor(
@@ -28,7 +28,7 @@ export class MemoFull extends Error {
     super(
       of === 'memo'
         ? `the search's memo reached its limit of ${mb(limitBytes)} MB`
-        : `the heap held more than ${mb(limitBytes)} MB after a full collection (${Math.round(LIVE_MAX * 100)}% of node's old generation, ${mb(heapLimit())} MB)`,
+        : `the heap held more than ${mb(limitBytes)} MB after a full collection (node's old generation: ${mb(heapLimit())} MB)`,
     );
   }
 }
@@ -38,22 +38,29 @@ function mb(bytes: number): number {
 }
 
 /**
- * The V8 heap a search may fill, as shares of its thread's old generation (node's
- * --max-old-space-size; a worker thread has a heap of its own, with the same limit or its
- * resourceLimits). The memo's budget counts what a search keeps, roughly (ownBytes); this
- * bounds what the whole thread holds, whatever the model's states, the partitions searched
- * side by side (check.ts Rounds), a partition's second search and the caller's own data:
- * past GC_AT of it in use (garbage too), a full collection, and past LIVE_MAX of it still in
- * use after that, the search ends unknown (MemoFull 'heap') instead of V8 aborting the
- * process (issue 21 lin-mem: a queue of 300 operations on 16 clients, its memo at 256 MB
- * counted, reached node's 512 MB). The gap between the two is the garbage made between two
- * forced collections, so that a search holding just under LIVE_MAX does not collect at
- * every poll. Whether a check ends so depends on what the heap holds when it is polled
- * (wgl.ts, every 1,024 iterations): it may end a check unknown that a larger heap decides,
- * never change a verdict.
+ * The V8 heap a search may fill (node's --max-old-space-size; a worker thread has a heap
+ * of its own, with the same limit or its resourceLimits). The memo's budget counts what a
+ * search keeps, roughly (ownBytes); this bounds what the whole thread holds, whatever the
+ * model's states, the partitions searched side by side (check.ts Rounds) and a
+ * partition's second search, so that the search ends unknown (MemoFull 'heap') instead of
+ * V8 aborting the process (issue 21 lin-mem: a queue of 300 operations on 16 clients, its
+ * memo at 256 MB counted, reached node's 512 MB).
+ *
+ * Shares of what was left when the search started (the old generation less the heap then
+ * in use), not of the whole: the caller's own data (the explorer checks inside its own
+ * large heap) is not the search's to give up for. Past GC_AT of that room in use (garbage
+ * too), a full collection; past LIVE_MAX of it still in use after that, the search ends.
+ * The gap between the two is the garbage made between two forced collections, so that a
+ * search holding just under LIVE_MAX does not collect at every poll. Neither bound goes
+ * past NEAR_GC / NEAR_LIVE of the whole old generation: the heap in use at the start
+ * counts garbage too, and a search needs some room to end in. Whether a check ends so
+ * depends on what the heap holds when it is polled (wgl.ts, every 1,024 iterations): it
+ * may end a check unknown that a larger heap decides, never change a verdict.
  */
 const GC_AT = 0.7;
 const LIVE_MAX = 0.6;
+const NEAR_GC = 0.9;
+const NEAR_LIVE = 0.85;
 
 /**
  * The young generation's share of heap_size_limit with node's default semi-spaces (3 x 16
@@ -69,34 +76,68 @@ function heapLimit(heapSizeLimit = getHeapStatistics().heap_size_limit): number 
   return heapSizeLimit > 2 * YOUNG_BYTES ? heapSizeLimit - YOUNG_BYTES : heapSizeLimit / 2;
 }
 
-/** MemoFull('heap') when the heap holds more than LIVE_MAX of the old generation after a full collection (above). */
-export function heapFull(): MemoFull | undefined {
-  const { used_heap_size: used, heap_size_limit: limit } = getHeapStatistics();
-  const old = heapLimit(limit);
-  if (used <= GC_AT * old) return undefined;
-  collectGarbage();
-  return getHeapStatistics().used_heap_size > LIVE_MAX * old ? new MemoFull(Math.floor(LIVE_MAX * old), 'heap') : undefined;
+/** One search's watch of its thread's heap, its bounds set from the heap in use when it was made (above). */
+export class HeapWatch {
+  private readonly gcAt: number;
+  private readonly liveMax: number;
+
+  constructor(stats = getHeapStatistics()) {
+    const old = heapLimit(stats.heap_size_limit);
+    const inUse = Math.min(stats.used_heap_size, old);
+    this.gcAt = Math.min(inUse + GC_AT * (old - inUse), NEAR_GC * old);
+    this.liveMax = Math.floor(Math.min(inUse + LIVE_MAX * (old - inUse), NEAR_LIVE * old));
+  }
+
+  /** MemoFull('heap') when the heap holds more than its bound after a full collection. */
+  full(): MemoFull | undefined {
+    if (getHeapStatistics().used_heap_size <= this.gcAt) return undefined;
+    collectGarbage();
+    return getHeapStatistics().used_heap_size > this.liveMax ? new MemoFull(this.liveMax, 'heap') : undefined;
+  }
 }
 
-let gc: (() => void) | undefined;
+/** The full collection (collectGarbage); null: none to be had, the used heap is judged as it is. */
+let gc: (() => void) | null | undefined;
 
 /**
  * A full collection: the used heap counts the garbage not yet collected, up to the next
  * major collection, which near the limit V8 may put off to twice the live heap. Node's gc
- * function if it was exposed (--expose-gc), else one taken from a context made with the
- * flag on (and off again at once: contexts made later get no `gc` global).
+ * function if it was exposed (--expose-gc, or --expose-gc-as=<name>: node's flags and
+ * NODE_OPTIONS name it), else one taken from a context made with the flag on, which is
+ * turned off again at once unless the user had it on (contexts made later get no `gc`
+ * global then). Whatever fails here, there is no forced collection: the watch never fails
+ * a search for it (a model error on some operation).
  */
-function collectGarbage(): void {
-  if (gc === undefined) {
-    const exposed = (globalThis as { gc?: unknown }).gc;
-    if (typeof exposed === 'function') gc = exposed as () => void;
-    else {
-      setFlagsFromString('--expose-gc');
-      gc = runInNewContext('gc') as () => void;
-      setFlagsFromString('--no-expose-gc');
+export function collectGarbage(): void {
+  if (gc === undefined) gc = findGc();
+  if (gc !== null) {
+    try {
+      gc();
+    } catch {
+      gc = null;
     }
   }
-  gc();
+}
+
+function findGc(): (() => void) | null {
+  try {
+    const flags = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
+    const as = flags.find((f) => f.startsWith('--expose-gc-as='));
+    const name = as === undefined ? 'gc' : as.slice('--expose-gc-as='.length);
+    const exposed = (globalThis as Record<string, unknown>)[name];
+    if (typeof exposed === 'function') return exposed as () => void;
+    const on = as !== undefined || flags.includes('--expose-gc') || flags.includes('--expose_gc');
+    if (!on) setFlagsFromString('--expose-gc');
+    try {
+      // The context's global of that name, if the flag made one (no ReferenceError either way).
+      const made = runInNewContext(`typeof globalThis[${JSON.stringify(name)}] === 'function' ? globalThis[${JSON.stringify(name)}] : undefined`);
+      return typeof made === 'function' ? (made as () => void) : null;
+    } finally {
+      if (!on) setFlagsFromString('--no-expose-gc');
+    }
+  } catch {
+    return null;
+  }
 }
 
 /** Bytes counted per state kept besides its own (ownBytes): its slot in the states array, which grows by doubling. */

@@ -2,7 +2,10 @@
 // hold, and a search that fills its share of its thread's heap ends unknown (reason
 // 'memory', naming the bound) instead of V8 aborting the process. A file of its own: it
 // measures the heap, which other tests' leftovers would blur.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
@@ -82,6 +85,104 @@ describe('a search stops at its share of the heap', () => {
     });
     await w.terminate();
     expect(answer.verdict).toBe('unknown');
-    expect(answer.partitions).toEqual([{ reason: 'memory', memoryLimit: { of: 'heap', bytes: Math.floor(0.6 * 96 * MB) } }]);
+    expect(answer.partitions).toMatchObject([{ reason: 'memory', memoryLimit: { of: 'heap' } }]);
+    // 60% of what the 96 MB had left when the search started (tsx and the modules in use), under 85% of it.
+    const bound = answer.partitions[0].memoryLimit.bytes;
+    expect(bound).toBeGreaterThanOrEqual(0.6 * 96 * MB);
+    expect(bound).toBeLessThanOrEqual(0.85 * 96 * MB);
+  });
+});
+
+/** A script run by node with `flags` (tsx loaded), importing the checker's modules; its exit code and output. */
+async function runNode(flags: readonly string[], body: string, env: NodeJS.ProcessEnv = process.env): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'interleave-heap-'));
+  const file = join(dir, 'script.mts');
+  const url = (f: string) => JSON.stringify(new URL(f, import.meta.url).href);
+  writeFileSync(
+    file,
+    `const { checkHistorySync } = await import(${url('./index.ts')});
+     const { models } = await import(${url('./index.ts')});
+     const { generateHistory } = await import(${url('./generate.ts')});
+     const { WglSearch } = await import(${url('./wgl.ts')});
+     const { collectGarbage } = await import(${url('./memo.ts')});
+     const { runInNewContext } = await import('node:vm');
+     /** The caller's own live data: mb arrays of about 1 MB. */
+     const hold = (mb) => Array.from({ length: mb }, (_, i) => new Array(128 * 1024).fill(i));
+     ${body}`,
+  );
+  try {
+    return await new Promise((resolve) => {
+      execFile(process.execPath, [...flags, '--import', 'tsx', file], { encoding: 'utf8', timeout: 60_000, env }, (error, stdout, stderr) => {
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr });
+      });
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe('the heap watch judges what the search may still take (review of lin-mem)', () => {
+  it('a caller holding 150 of its 200 MB: a small check still decides (before: unknown after 352 configurations)', async () => {
+    const r = await runNode(
+      ['--max-old-space-size=200'],
+      `const keep = hold(150);
+       const r = checkHistorySync('cas-register', generateHistory({ family: 'cas-register', ops: 300, clients: 16, crashRate: 0.03, seed: 1 }).history);
+       console.log(JSON.stringify({ verdict: r.verdict, held: keep.length }));`,
+    );
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout)).toEqual({ verdict: 'ok', held: 150 });
+  });
+
+  it('a caller holding 150 of its 200 MB: a hard queue still ends unknown, memory of the heap, not a V8 abort', async () => {
+    const r = await runNode(
+      ['--max-old-space-size=200'],
+      `const keep = hold(150);
+       const r = checkHistorySync('queue', generateHistory(${JSON.stringify(HARD)}).history);
+       console.log(JSON.stringify({ verdict: r.verdict, partitions: r.partitions.map(({ reason, memoryLimit }) => ({ reason, of: memoryLimit?.of })), held: keep.length }));`,
+    );
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ verdict: 'unknown', partitions: [{ reason: 'memory', of: 'heap' }], held: 150 });
+  });
+
+  it('a full heap after the model proved illegal: illegal, cut short (before: unknown, memory)', async () => {
+    // The last read returns a value nothing writes: cas-register's refutation proves it
+    // illegal, and the search goes on (up to 16,384 iterations) for a longer partial
+    // linearization to show; with 175 of 200 MB held the heap is past its bound at the first poll.
+    const r = await runNode(
+      ['--max-old-space-size=200'],
+      `const keep = hold(175);
+       const { history } = generateHistory({ family: 'cas-register', ops: 300, clients: 16, crashRate: 0.03, seed: 1 });
+       history[history.findLastIndex((o) => o.input.f === 'read' && o.ret !== undefined)].output = 12345;
+       const s = new WglSearch(models['cas-register'], history, {});
+       s.run();
+       const { verdict, reason, cutShort, proof } = s.result;
+       console.log(JSON.stringify({ verdict, reason, cutShort, proved: proof !== undefined, iterations: s.iterations, held: keep.length }));`,
+    );
+    expect(r.stderr).toBe('');
+    // Ended at the first poll (iteration 1,024), the heap's doing: without the held data the proof's bound ends it at 4,096.
+    expect(JSON.parse(r.stdout)).toEqual({ verdict: 'illegal', cutShort: true, proved: true, iterations: 1024, held: 175 });
+  });
+
+  it('under --expose-gc-as=<name>: the forced collection uses it, and never fails an operation (before: a model error)', async () => {
+    const r = await runNode(
+      ['--expose-gc-as=myGC', '--max-old-space-size=150'],
+      `const r = checkHistorySync('queue', generateHistory(${JSON.stringify(HARD)}).history);
+       console.log(JSON.stringify({ verdict: r.verdict, modelError: r.modelError ?? null, partitions: r.partitions.map(({ reason, memoryLimit }) => ({ reason, of: memoryLimit?.of })) }));`,
+    );
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout)).toEqual({ verdict: 'unknown', modelError: null, partitions: [{ reason: 'memory', of: 'heap' }] });
+  });
+
+  it("leaves node's --expose-gc as the user set it (before: turned off after the first forced collection)", async () => {
+    const probe = `globalThis.gc = undefined;
+       collectGarbage();
+       console.log(runInNewContext('typeof gc'));`;
+    const { NODE_OPTIONS: _, ...rest } = process.env;
+    const flag = await runNode(['--expose-gc'], probe, rest);
+    const options = await runNode([], probe, { ...rest, NODE_OPTIONS: '--expose-gc' });
+    const none = await runNode([], probe, rest);
+    expect([flag.stdout.trim(), options.stdout.trim(), none.stdout.trim()]).toEqual(['function', 'function', 'undefined']);
+    expect([flag.stderr, options.stderr, none.stderr]).toEqual(['', '', '']);
   });
 });

@@ -117,6 +117,12 @@ export interface Model<S = any, I = any, O = any> {
    * runtime, 0.4 us more per step than returning the state (RESULTS-issue21.md, lin-step).
    */
   next?(state: S, input: I, output: O | Unknown): S | Illegal;
+  /**
+   * Its inputs name no key: an operation whose input has a `key` is refused (a model error
+   * naming it and independent:<name>) rather than checked as if every key were one object.
+   * Checked once per operation as the check is planned (check.ts), never per step.
+   */
+  noKeys?: true;
   /** Split a history into independent sub-histories (P-compositionality). */
   partition?(history: readonly Operation<I, O>[]): Operation<I, O>[][];
   /**

@@ -17,7 +17,7 @@
 
 import { denseRanks, ENTRY_BYTES, entriesOf, type EntryList } from './entries.ts';
 import { hashValue, valueEqual } from './hash.ts';
-import { heapFull, Memo, MemoFull } from './memo.ts';
+import { HeapWatch, Memo, MemoFull } from './memo.ts';
 import { Slab } from './slab.ts';
 import { ILLEGAL, nextOf, UNKNOWN, type Illegal, type MemoryLimit, type Model, type Operation, type Refutation, type Verdict } from './types.ts';
 
@@ -95,7 +95,7 @@ const DROPPED = 4;
 /** stackPos of a lazy frame (one not built: its candidate was found without it). */
 const LAZY = -2;
 
-/** Poll the clock, the cancel flag and the heap (heapFull: 0.6 us) every 1024 iterations. */
+/** Poll the clock, the cancel flag and the heap (HeapWatch.full: 0.6 us) every 1024 iterations. */
 const POLL_EVERY = 1023;
 /**
  * With the model's proof of illegal, the iterations the search still takes, for a
@@ -299,6 +299,8 @@ export class WglSearch<S> {
   private explored = 0;
   private current = -1;
   private outcome: SearchResult | undefined;
+  /** The heap it may fill, set from the heap in use as it starts (memo.ts HeapWatch). */
+  private readonly heap = new HeapWatch();
   /**
    * The model's proof that there is no linearization (Model.refute), if it gave one. Asked
    * for once the search has backtracked for as many iterations as the history has
@@ -520,7 +522,16 @@ export class WglSearch<S> {
     return this.outcome!;
   }
 
+  /**
+   * Out of memory: unknown, unless the model's proof is in hand (the search was only
+   * looking for a longer partial linearization to show): then illegal, cut short.
+   */
   private outOfMemory(full: MemoFull): void {
+    if (this.proof !== undefined) {
+      this.finish('illegal');
+      this.outcome!.cutShort = true;
+      return;
+    }
     this.finish('unknown', 'memory');
     this.outcome!.memoryLimit = { of: full.of, bytes: full.limitBytes };
   }
@@ -1020,7 +1031,7 @@ export class WglSearch<S> {
             this.finish('unknown', Date.now() > deadline ? 'timeout' : 'cancelled');
             return true;
           }
-          const full = heapFull();
+          const full = this.heap.full();
           if (full !== undefined) {
             this.save(sp, pos, linearizedDeterminate, bitHash, state, iterations, explored, bestDeterminate, fullWords, resume);
             this.outOfMemory(full);

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkHistory } from '../lin/index.ts';
+import { checkHistory, checkHistorySync } from '../lin/index.ts';
 import type { LinResult, Operation } from '../lin/types.ts';
 import { importHistoryText } from '../../traces/index.ts';
 import { models } from '../lin/models/index.ts';
@@ -22,6 +22,22 @@ describe('lin HTML, without a browser', () => {
 
   it('escapes every character that could open markup', () => {
     expect(esc(`<img src=x onerror="a('b')">&\``)).toBe('&#60;img src=x onerror=&#34;a(&#39;b&#39;)&#34;&#62;&#38;&#96;');
+  });
+
+  it('says why a result is unknown: the memory bound reached, with the hint, escaped (before: nothing)', () => {
+    const history = load('kv/c10-bad.txt', 'kv-append-unpartitioned');
+    const model = { ...models['kv-append-unpartitioned'], refute: undefined };
+    const r = checkHistorySync(model, history, { memoLimitMB: 1 });
+    expect(r.partitions[0]).toMatchObject({ reason: 'memory', memoryLimit: { of: 'memo', bytes: 2 ** 20 } });
+    const html = renderLinHtml(r, history, model, { hint: 'raise it with --memo-budget <MB>' });
+    expect(html).toContain('<p class="why-unknown">The search&#39;s memo reached its memory budget (1 MB) before the search could decide.</p>');
+    expect(html).toContain('<p class="hint">raise it with --memo-budget &#60;MB&#62;</p>');
+    expect(html).toContain(`(${history.length} operations, memory (the memo&#39;s bound, 1 MB))`);
+    const late = checkHistorySync(model, history, { timeoutMs: 0 });
+    expect(late.partitions[0].reason).toBe('timeout');
+    expect(renderLinHtml(late, history, model)).toContain('<p class="why-unknown">The time budget ran out before the search could decide.</p>');
+    // A decided result says nothing of the kind.
+    expect(renderLinHtml(checkHistorySync('kv-append-unpartitioned', history), history, 'kv-append-unpartitioned')).not.toContain('why-unknown');
   });
 
   it('stays bounded on the largest corpus histories', async () => {

@@ -12,6 +12,7 @@
 import { resolveModel, type ModelArg } from '../lin/check.ts';
 import { UNKNOWN, type LinResult, type Model, type Operation, type PartitionReport } from '../lin/types.ts';
 import { type Bar, esc, type Mark, page, timeline } from './html.ts';
+import { unknownWords } from './lin-text.ts';
 
 export interface LinHtmlOptions {
   /** The history's file name, shown in the title. */
@@ -27,6 +28,8 @@ export interface LinHtmlOptions {
   annotations?: readonly Mark[];
   /** Write window pages (renderLinReport): every operation the report leaves out is on one. */
   windows?: WindowLinks;
+  /** What to do about an unknown result (the CLI's hint: the memory bound to raise), shown under why it is unknown. */
+  hint?: string;
 }
 
 const VERDICT = { ok: 'linearizable', illegal: 'NOT linearizable', unknown: 'unknown (inconclusive)' } as const;
@@ -138,11 +141,12 @@ function windowNav(p: number, w: Windows, byCallLength: number, from: number, to
   return `<nav class="windows" data-partition="${p}"><span class="note">Operations by call, in windows of ${w.size}:</span> ${nav.join(' ')} <details><summary>all ${w.count} windows</summary>${all.join(' ')}</details></nav>`;
 }
 
-function partitionSection(p: PartitionReport, history: readonly Operation[], model: Model, options: Required<Omit<LinHtmlOptions, 'file' | 'maxBytes' | 'windows'>>, parts: number, windows?: { links: WindowLinks; of: Map<number, Windows> }): string {
+function partitionSection(p: PartitionReport, history: readonly Operation[], model: Model, options: Required<Omit<LinHtmlOptions, 'file' | 'maxBytes' | 'windows' | 'hint'>>, parts: number, windows?: { links: WindowLinks; of: Map<number, Windows> }): string {
   const out: string[] = [];
   const title = parts > 1 ? `Partition ${p.index}` : 'History';
   out.push(`<section class="partition" data-partition="${p.index}" data-verdict="${p.verdict}">`);
-  out.push(`<h2>${title}: <span class="verdict-${p.verdict}">${VERDICT[p.verdict]}</span> (${p.operations.length} operations)</h2>`);
+  const reason = p.reason === undefined ? '' : `, ${p.reason}${p.memoryLimit ? ` (the ${p.memoryLimit.of}'s bound, ${Math.round(p.memoryLimit.bytes / 2 ** 20)} MB)` : ''}`;
+  out.push(`<h2>${title}: <span class="verdict-${p.verdict}">${VERDICT[p.verdict]}</span> (${p.operations.length} operations${esc(reason)})</h2>`);
   const f = factsOf(p, history);
   const { order, stuck, failure } = f;
   let focus = [...order.slice(-20), ...stuck];
@@ -312,6 +316,9 @@ function renderOnce(result: LinResult, history: readonly Operation[], model: Mod
     const e = result.modelError;
     body.push(`<p class="verdict-illegal">The model failed${e.operation >= 0 ? ` on operation #${e.operation}` : ''}: ${esc(e.message)}</p>`);
   }
+  const why = unknownWords(result);
+  if (why !== undefined) body.push(`<p class="why-unknown">${esc(why)}</p>`);
+  if (result.verdict === 'unknown' && options.hint) body.push(`<p class="hint">${esc(options.hint)}</p>`);
   body.push('<p class="note">Bars run from call to return; dashed bars never returned; red bars could not be linearized next. Dots under the bars are linearization points, numbered in order. Time runs by event order (the axis shows the recorded times). Zoom with the buttons or ctrl + wheel, pan by scrolling or dragging; hover an operation for its input, output and times.</p>');
   for (const p of shown) body.push(partitionSection(p, history, model, o, result.partitions.length, windows));
   const rest = ordered.slice(o.maxPartitions);

@@ -48,11 +48,25 @@ function count(partitions: readonly PartitionReport[]): string {
   return [...tally].map(([k, n]) => `${n} ${k}`).join(', ');
 }
 
+/**
+ * Why an unknown result is unknown, in a sentence (the text and the HTML report): the time
+ * budget, the memory bound reached (memoryWords), a cancel. Undefined for a decided result
+ * and for a model error, which its own message explains.
+ */
+export function unknownWords(result: LinResult): string | undefined {
+  if (result.verdict !== 'unknown' || result.modelError) return undefined;
+  const why = new Set(result.partitions.map((p) => p.reason));
+  if (why.has('timeout')) return 'The time budget ran out before the search could decide.';
+  if (why.has('memory')) return memoryWords(result.partitions);
+  if (why.has('cancelled')) return 'The search was cancelled before it could decide.';
+  return 'The search could not decide.';
+}
+
 /** The memory bound the searches reached (PartitionReport.memoryLimit), in a sentence. */
 function memoryWords(partitions: readonly PartitionReport[]): string {
   const limits = partitions.filter((p) => p.reason === 'memory').map((p) => p.memoryLimit);
   const heap = limits.find((l) => l?.of === 'heap');
-  if (heap !== undefined) return `The search filled the share of node's heap it may use (${mb(heap.bytes)} MB, 60% of its old generation) before it could decide.`;
+  if (heap !== undefined) return `The search filled the heap it may use (${mb(heap.bytes)} MB still in use after a full collection) before it could decide.`;
   const memo = limits.find((l) => l !== undefined);
   return `The search's memo reached its memory budget${memo ? ` (${mb(memo.bytes)} MB)` : ''} before the search could decide.`;
 }
@@ -74,12 +88,8 @@ export function renderLinText(result: LinResult, history: readonly Operation[], 
     const e = result.modelError;
     lines.push('', e.operation >= 0 ? `The model failed on operation ${describeOp(model, history, e.operation)}:` : 'The model failed:', `  ${e.message}`);
   }
-  if (result.verdict === 'unknown' && !result.modelError) {
-    const why = new Set(result.partitions.map((p) => p.reason));
-    if (why.has('timeout')) lines.push('', 'The time budget ran out before the search could decide.');
-    else if (why.has('memory')) lines.push('', memoryWords(result.partitions));
-    else lines.push('', 'The search could not decide.');
-  }
+  const why = unknownWords(result);
+  if (why !== undefined) lines.push('', why);
 
   const failed = result.partitions.find((p) => p.verdict === 'illegal');
   if (failed) lines.push('', ...diagnosis(failed, parts, model, history, options.steps ?? 20));

@@ -15,6 +15,7 @@ function next(locked: boolean, input: MutexInput): boolean | Illegal {
 
 export const mutex: Model<boolean, MutexInput, unknown> = {
   name: 'mutex',
+  noKeys: true,
   init: () => false,
   step: stepFrom(next),
   next,

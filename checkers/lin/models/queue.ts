@@ -367,6 +367,7 @@ function next(q: QueueState, input: QueueInput, output: unknown): QueueState | I
 
 export const queue: Model<QueueState, QueueInput, unknown> = {
   name: 'queue',
+  noKeys: true,
   init: () => EMPTY,
   step: stepFrom(next),
   next,

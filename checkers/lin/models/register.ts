@@ -22,11 +22,14 @@ function next(name: string, allowCas: boolean) {
         // runs this in V8's interpreter, where each call costs).
         return output === UNKNOWN || output === state || valueEqual(state, output) ? state : ILLEGAL;
       case 'write':
+        // A missing value is refused, not written as undefined (which no read could return:
+        // the write would be judged, wrongly, against the reads of its value).
+        if (input.value === undefined) throw new Error(`${name}: write expects a value, got undefined (null is the register's initial value)`);
         return input.value;
       case 'cas': {
         if (!allowCas) break;
         const pair = input.value;
-        if (!Array.isArray(pair) || pair.length !== 2) {
+        if (!Array.isArray(pair) || pair.length !== 2 || pair[0] === undefined || pair[1] === undefined) {
           throw new Error(`${name}: cas expects value [from, to], got ${show(pair)}`);
         }
         const holds = state === pair[0] || valueEqual(state, pair[0]);
@@ -153,6 +156,7 @@ function base(name: string, allowCas: boolean): Model<unknown, RegisterInput, un
   return {
     name,
     init: () => null,
+    noKeys: true,
     step: stepFrom(nextState),
     next: nextState,
     hash: hashValue,

@@ -433,13 +433,18 @@ function countBelow(sorted: readonly number[], t: number, orEqual: boolean): num
 }
 
 function next(s: SetState, input: SetInput, output: unknown): SetState | Illegal {
-  if (input.f === 'add') return s.with(s.check.id(keyOf(input.value)));
+  if (input.f === 'add') {
+    // A missing value is refused, not added as the null its key would read as.
+    if (input.value === undefined) throw new Error('set: add expects a value, got undefined');
+    return s.with(s.check.id(keyOf(input.value)));
+  }
   if (input.f === 'read') return output === UNKNOWN || s.is(s.check.members(output)) ? s : ILLEGAL;
   throw new Error(`set: unknown operation ${show((input as { f: unknown }).f)}`);
 }
 
 export const set: Model<SetState, SetInput, unknown> = {
   name: 'set',
+  noKeys: true,
   init: () => new SetCheck().empty,
   step: stepFrom(next),
   next,
