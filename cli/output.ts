@@ -45,7 +45,7 @@ function identity(path: string): { real: string; dev: number; ino: number } | un
  */
 const BUILT = ['bin', 'dist', '.lin-snapshot', 'node_modules', 'package.json', 'package-lock.json', 'tsconfig.json', 'index.ts'];
 const SOURCE_DIRS = ['checkers', 'cli', 'impl', 'specs', 'traces'];
-const CODE_OR_DATA = /\.(?:[cm]?[jt]s|json|jsonl|edn|txt|log|blob|md)$/;
+const CODE_OR_DATA = /\.(?:[cm]?[jt]s|json|jsonl|edn|tsv|txt|log|blob|md)$/;
 
 let packageRoot: string | undefined;
 let tracked: Set<string> | null | undefined;

@@ -222,6 +222,20 @@ describe('model errors', () => {
     }
     // Keyed, each key on its own: ok.
     expect(checkHistorySync('independent:register', h.slice(1)).verdict).toBe('ok');
+    // A user's spread of a built-in with a partition by key of its own handles the keys itself.
+    const byKey = (hs: readonly Operation[]) => {
+      const parts = new Map<string, Operation[]>();
+      for (const o of hs) {
+        const k = (o.input as { key: string }).key;
+        parts.set(k, [...(parts.get(k) ?? []), o]);
+      }
+      return [...parts.values()];
+    };
+    const mine = { ...models.register, name: 'mine', partition: byKey } as Model;
+    const keyed = [op(0, { f: 'write', value: 1, key: 'a' }, 0, 1, null), op(1, { f: 'read', key: 'a' }, 2, 3, 1), op(0, { f: 'write', value: 2, key: 'b' }, 4, 5, null), op(1, { f: 'read', key: 'b' }, 6, 7, 2)];
+    expect(checkHistorySync(mine, keyed).verdict).toBe('ok');
+    // Spread without a partition: refused, and the hint names the API (mine is not a registered name).
+    expect(checkHistorySync({ ...models.register, name: 'mine2' } as Model, keyed).modelError?.message).toMatch(/with independent\(model\)/);
   });
 
   it('a partition function that loses operations is reported, not trusted', () => {

@@ -153,7 +153,9 @@ export function plan(arg: ModelArg, history: readonly Operation[], options: Chec
     model = models[arg] ?? named(arg);
     registered = arg;
   } else ({ model, registered } = resolveModel(arg));
-  const keyed = validate(history, model.noKeys === true);
+  // A model that partitions the history itself (a user's spread of a built-in with its own
+  // partition by key) says how its keys are handled: noKeys is the built-in's, not its own.
+  const keyed = validate(history, model.noKeys === true && !model.partition);
   // One partition, the whole history, unless the model partitions it: then its parts are
   // set below (and the whole history again if its partition function fails).
   const partitioned = options.partition !== false && !!model.partition && history.length > 0;
@@ -162,7 +164,8 @@ export function plan(arg: ModelArg, history: readonly Operation[], options: Chec
   const n = history.length;
   const p = new CheckPlan(model, registered, history, start, options.timeoutMs, options.verbose === true, memoLimitBytes, partitioned ? [] : [n <= IDENTITY_MAX ? IDENTITY.slice(0, n) : identity(n)], !partitioned);
   if (keyed >= 0) {
-    p.planError = { operation: keyed, message: `${model.name} has no keys, but this operation names one (input.key): check a history of many keys with independent:${model.name}` };
+    const by = registered !== undefined && models[registered] === model ? `independent:${registered}` : 'independent(model) (checkers/lin/models/independent.ts)';
+    p.planError = { operation: keyed, message: `${model.name} has no keys, but this operation names one (input.key): check a history of many keys with ${by}` };
     return p;
   }
   if (partitioned) {

@@ -120,7 +120,8 @@ export interface Model<S = any, I = any, O = any> {
   /**
    * Its inputs name no key: an operation whose input has a `key` is refused (a model error
    * naming it and independent:<name>) rather than checked as if every key were one object.
-   * Checked once per operation as the check is planned (check.ts), never per step.
+   * Checked once per operation as the check is planned (check.ts), never per step; not for a
+   * model that has a `partition` of its own (a spread of a built-in that splits by key).
    */
   noKeys?: true;
   /** Split a history into independent sub-histories (P-compositionality). */
