@@ -18,21 +18,8 @@ import { JSON_HELP, withHelp } from './help.ts';
 import { prepareOutputDir, writeOutput } from './output.ts';
 import { validateRunTrace } from './validate.ts';
 
-/** The highest port: a --base-port leaves room for the cluster's ports below it (portsTaken). */
+/** The highest port: a --base-port leaves room for the cluster's ports from it on (Implementation.portsTaken). */
 export const MAX_BASE_PORT = 65_535;
-
-/**
- * How many ports from --base-port on a cluster listens on, as the implementations lay
- * them out: fusee (impl/fusee/cluster.ts) its memory nodes and the master, then one proxy
- * link from the master to each memory node and from each client process to each memory
- * node and the master; minos (impl/minos/cluster.ts) its nodes, then a proxy link for each
- * ordered pair of nodes. Undefined for an implementation not described here.
- */
-export function portsTaken(impl: string, o: Pick<RunOptions, 'nodes' | 'clientProcs'>): number | undefined {
-  if (impl === 'fusee') return o.nodes + 1 + o.nodes + o.clientProcs * (o.nodes + 1);
-  if (impl === 'minos') return o.nodes * o.nodes;
-  return undefined;
-}
 
 export interface RunCliOptions {
   clients: number;
@@ -103,8 +90,8 @@ async function runOrThrow(implName: string, o: RunCliOptions, io: Io): Promise<n
   };
   const invalid = impl.validate(options);
   if (invalid !== undefined) throw new UsageError(invalid);
-  const ports = portsTaken(impl.name, options);
-  if (options.basePort > 0 && ports !== undefined && options.basePort + ports - 1 > MAX_BASE_PORT) {
+  const ports = impl.portsTaken(options);
+  if (options.basePort > 0 && options.basePort + ports - 1 > MAX_BASE_PORT) {
     throw new UsageError(`--base-port ${options.basePort}: this cluster listens on ${ports} ports from it on, past port ${MAX_BASE_PORT.toLocaleString('en-US')}; choose at most ${MAX_BASE_PORT - ports + 1} (or 0: any free ports)`);
   }
   const stamp = new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);

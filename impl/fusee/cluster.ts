@@ -37,6 +37,9 @@ export const fusee: Implementation = {
     if (o.keys > 10_000) return '--keys must be at most 10000';
     return undefined;
   },
+  // The memory nodes and the master, then one proxy link from the master to each memory node
+  // and from each client process to each memory node and the master (FuseeCluster.start).
+  portsTaken: (o) => o.nodes + 1 + o.nodes + o.clientProcs * (o.nodes + 1),
   start: (ctx) => FuseeCluster.start(ctx),
 };
 

@@ -134,6 +134,8 @@ export interface Implementation {
   persistencies?: readonly string[];
   /** The checkers/durability model its crash histories are checked with (none: no durability check). */
   durability?(options: RunOptions): string;
+  /** How many ports from a nonzero basePort on its cluster listens on (the CLI bounds --base-port by it). */
+  portsTaken(options: Pick<RunOptions, 'nodes' | 'clientProcs'>): number;
   /** Checks options the implementation cannot run with; a message, or undefined. */
   validate(options: RunOptions): string | undefined;
   start(ctx: ClusterContext): Promise<Cluster>;

@@ -41,6 +41,8 @@ export const minos: Implementation = {
   model: 'kv-append',
   persistencies: MODELS,
   durability: (o) => o.persistency ?? 'synch',
+  // The nodes, then a proxy link for each ordered pair of nodes (MinosCluster.start).
+  portsTaken: (o) => o.nodes * o.nodes,
   validate(o: RunOptions) {
     if (o.nodes < 2 || o.nodes > 5) return '--nodes must be between 2 and 5 for minos';
     if (o.nodes > MAX_NODES) return `--nodes must be at most ${MAX_NODES}`;
