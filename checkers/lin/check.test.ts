@@ -65,6 +65,16 @@ describe('a proof of illegal in hand', () => {
     roomy.run();
     expect(roomy.result).toMatchObject({ verdict: 'illegal', cutShort: true });
     expect(roomy.iterations).toBeGreaterThan(search.iterations);
+    // A deadline already past: the first poll (1,024 iterations) comes after the proof, so the
+    // timeout ends it illegal, cut short, as memory does (before: unknown, timeout).
+    const late = new WglSearch(models['cas-register'], history, { refuteAfter: 0, deadline: 0 });
+    late.run();
+    expect(late.result).toMatchObject({ verdict: 'illegal', cutShort: true, proof: { operation: expect.any(Number) } });
+    expect(late.result.reason).toBeUndefined();
+    // Without the model's proof a timeout is unknown.
+    const unproven = new WglSearch({ ...models['cas-register'], refute: undefined }, history, { deadline: 0 });
+    unproven.run();
+    expect(unproven.result).toMatchObject({ verdict: 'unknown', reason: 'timeout' });
   });
 });
 

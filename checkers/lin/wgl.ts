@@ -518,8 +518,24 @@ export class WglSearch<S> {
 
   /** Give up with unknown (the time budget ran out, or the search was cancelled). */
   stop(reason: 'timeout' | 'cancelled'): SearchResult {
-    if (!this.outcome) this.finish('unknown', reason);
+    if (!this.outcome) {
+      if (reason === 'timeout') this.outOfTime();
+      else this.finish('unknown', reason);
+    }
     return this.outcome!;
+  }
+
+  /**
+   * Out of time: unknown, unless the model's proof is in hand (as outOfMemory). Not for a
+   * cancel: a worker cancelled because another partition was illegal reports as one thread would.
+   */
+  private outOfTime(): void {
+    if (this.proof !== undefined) {
+      this.finish('illegal');
+      this.outcome!.cutShort = true;
+      return;
+    }
+    this.finish('unknown', 'timeout');
   }
 
   /**
@@ -1028,7 +1044,8 @@ export class WglSearch<S> {
           }
           if (Date.now() > deadline || (cancelled !== undefined && cancelled())) {
             this.save(sp, pos, linearizedDeterminate, bitHash, state, iterations, explored, bestDeterminate, fullWords, resume);
-            this.finish('unknown', Date.now() > deadline ? 'timeout' : 'cancelled');
+            if (Date.now() > deadline) this.outOfTime();
+            else this.finish('unknown', 'cancelled');
             return true;
           }
           const full = this.heap.full();
