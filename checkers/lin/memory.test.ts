@@ -104,7 +104,7 @@ async function runNode(flags: readonly string[], body: string, env: NodeJS.Proce
      const { models } = await import(${url('./index.ts')});
      const { generateHistory } = await import(${url('./generate.ts')});
      const { WglSearch } = await import(${url('./wgl.ts')});
-     const { collectGarbage } = await import(${url('./memo.ts')});
+     const { collectGarbage } = await import(${url('./heap.ts')});
      const { runInNewContext } = await import('node:vm');
      /** The caller's own live data: mb arrays of about 1 MB. */
      const hold = (mb) => Array.from({ length: mb }, (_, i) => new Array(128 * 1024).fill(i));

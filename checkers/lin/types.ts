@@ -275,8 +275,8 @@ export interface PartitionReport {
 /**
  * A memory bound a search reached: `memo`, the partition's memo budget
  * (CheckOptions.memoLimitMB, `interleave lin --memo-budget`), or `heap`, the share of the
- * thread's V8 heap a search may fill (node's --max-old-space-size; checkers/lin/memo.ts,
- * heapFull). `bytes`: that bound.
+ * thread's V8 heap a search may fill (node's --max-old-space-size; checkers/lin/heap.ts
+ * HeapWatch). `bytes`: that bound.
  */
 export interface MemoryLimit {
   of: 'memo' | 'heap';

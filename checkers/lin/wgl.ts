@@ -17,7 +17,8 @@
 
 import { denseRanks, ENTRY_BYTES, entriesOf, type EntryList } from './entries.ts';
 import { hashValue, valueEqual } from './hash.ts';
-import { HeapWatch, Memo, MemoFull } from './memo.ts';
+import { HeapWatch } from './heap.ts';
+import { Memo, MemoFull } from './memo.ts';
 import { Slab } from './slab.ts';
 import { ILLEGAL, nextOf, UNKNOWN, type Illegal, type MemoryLimit, type Model, type Operation, type Refutation, type Verdict } from './types.ts';
 
@@ -299,7 +300,7 @@ export class WglSearch<S> {
   private explored = 0;
   private current = -1;
   private outcome: SearchResult | undefined;
-  /** The heap it may fill, set from the heap in use as it starts (memo.ts HeapWatch). */
+  /** The heap it may fill, set from the heap in use as it starts (heap.ts HeapWatch). */
   private readonly heap = new HeapWatch();
   /**
    * The model's proof that there is no linearization (Model.refute), if it gave one. Asked
@@ -1048,10 +1049,10 @@ export class WglSearch<S> {
             else this.finish('unknown', 'cancelled');
             return true;
           }
-          const full = this.heap.full();
-          if (full !== undefined) {
+          const heapBound = this.heap.full();
+          if (heapBound !== undefined) {
             this.save(sp, pos, linearizedDeterminate, bitHash, state, iterations, explored, bestDeterminate, fullWords, resume);
-            this.outOfMemory(full);
+            this.outOfMemory(new MemoFull(heapBound, 'heap'));
             return true;
           }
         }
