@@ -72,6 +72,12 @@ describe('interleave run: bad usage', () => {
       expect(p.code).toBe(EXIT.usage);
       expect(p.stderr).toMatch(/expected/);
     }
+    // the range the message states is the one enforced (0.05 was refused as "in (0, 86400]")
+    for (const bad of ['0.05', '0', '86401']) {
+      const p = await runInProcess('run', 'fusee', '--duration', bad);
+      expect(p.code).toBe(EXIT.usage);
+      expect(p.stderr).toMatch(/expected a number of seconds in \[0\.1, 86400\]/);
+    }
   });
 
   it('never writes into a non-empty directory without --force (exit 73)', async () => {

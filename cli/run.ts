@@ -139,7 +139,7 @@ export function register(program: Command): void {
     .option('--clients <n>', 'logical clients', int(1), 8)
     .option('--client-procs <n>', 'client processes they share (default: one per 4 clients)', int(1))
     .option('--keys <n>', 'keys', int(1), 8)
-    .option('--duration <s>', 'seconds of workload', num(0.1, 86_400, 'a number of seconds in (0, 86400]'), 30)
+    .option('--duration <s>', 'seconds of workload', num(0.1, 86_400, 'a number of seconds in [0.1, 86400]'), 30)
     .option('--rate <r>', 'operations per second over all clients (0: unlimited)', num(0), 0)
     .option('--read-ratio <p>', 'share of reads', num(0, 1, 'a number in [0, 1]'), 0.5)
     .option('--nemesis <list>', `faults, comma-separated: ${NEMESES.join(', ')}`, 'none')
