@@ -13,6 +13,7 @@ import { TraceEvent, TraceHeader } from '../traces/protocol-trace.ts';
 import { EXIT } from './exit.ts';
 import { runInProcess } from './in-process.ts';
 import { runRun, type RunCliOptions } from './run.ts';
+import { validateRunTrace } from './validate.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'run-'));
 // A nemesis run that does not hold keeps its files (history, trace, validation.html, the
@@ -61,7 +62,22 @@ describe('interleave run: bad usage', () => {
     expect(r.code).toBe(EXIT.usage);
     r = await watched('fusee', { replicas: 4 });
     expect(r.code).toBe(EXIT.usage);
-    expect(r.err).toMatch(/--replicas must be between 1 and --nodes \(3\)/);
+    expect(r.err).toMatch(/--replicas must be between 2 and --nodes \(3\)/);
+    // the spec the trace is validated against needs a backup: r = 1 refused before starting
+    // (it ran, then the validation called the implementation's trace invalid)
+    r = await watched('fusee', { replicas: 1, out: join(root, 'r1') });
+    expect(r.code).toBe(EXIT.usage);
+    expect(r.err).toMatch(/--replicas must be at least 2 for fusee/);
+    expect(existsSync(join(root, 'r1'))).toBe(false);
+  });
+
+  it("a trace the spec's mapping cannot read is not validated (inconclusive), never invalid", async () => {
+    const file = join(root, 'r1-trace.jsonl');
+    const header = { format: 'interleave-trace/1', spec: 'fusee', params: { r: 1, n: 3, replicas: { k0: [0] }, bugs: [] } };
+    writeFileSync(file, `${JSON.stringify(header)}\n`);
+    const v = await validateRunTrace('fusee', file);
+    expect(v.validation.status).toBe('inconclusive');
+    expect(v.validation.detail).toMatch(/not validated: the spec cannot read the trace: .*at least 2 replicas per key/);
   });
 
   it('refuses bad numbers on the command line (exit 64)', async () => {

@@ -146,7 +146,7 @@ export function register(program: Command): void {
     .option('--bug <name>', 'run a bug flag (a mutant of the spec, in code)')
     .option('--seed <s>', 'seed of the workload and the fault schedule (default: printed)')
     .option('--nodes <n>', 'memory nodes', int(1), 3)
-    .option('--replicas <r>', 'replication factor', int(1), 3)
+    .option('--replicas <r>', 'replication factor (fusee: 2 to --nodes)', int(1), 3)
     .option('--base-port <p>', 'fixed ports P, P+1, ... on 127.0.0.1, all at most 65,535 (0, the default: any free ports)', integer(0, MAX_BASE_PORT))
     .option('--drain <s>', 'seconds operations in flight get to finish once the faults end', num(0), 10)
     .option('--check-timeout <s>', 'seconds the history check may take (0: no limit)', num(0), 300)

@@ -92,8 +92,9 @@ async function validateOrThrow(specName: string, files: string[], o: ValidateCli
 
 /**
  * `interleave run`'s validation of the trace it merged (DIR/trace.jsonl): the verdict with
- * a line saying why, and the page. A trace the validator cannot read is the
- * implementation's fault, so it is invalid, not bad input.
+ * a line saying why, and the page. A trace the validator cannot read (the spec's mapping
+ * refuses its header or a line) is no verdict on the implementation: the validation is
+ * inconclusive, never invalid (the run's configuration may be one the spec cannot take).
  */
 export async function validateRunTrace(specName: string, traceFile: string): Promise<{ validation: TraceValidation; html?: string }> {
   const spec = findSpec(specName);
@@ -104,7 +105,7 @@ export async function validateRunTrace(specName: string, traceFile: string): Pro
     // line is written: the default 1 s slack made such runs inconclusive.
     result = await validateFiles([traceFile], { name: spec.name, trace: spec.trace }, { slackNs: 5e9 });
   } catch (e) {
-    if (e instanceof InputError) return { validation: { status: 'invalid', detail: `the trace is malformed: ${e.message}` } };
+    if (e instanceof InputError) return { validation: { status: 'inconclusive', detail: `not validated: the spec cannot read the trace: ${e.message}` } };
     throw e;
   }
   const rate = result.elapsedMs > 0 ? Math.round((result.events * 1000) / result.elapsedMs) : undefined;
