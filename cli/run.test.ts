@@ -207,6 +207,21 @@ describe('interleave run: the trace is validated', () => {
   });
 });
 
+describe('interleave run: no operations', () => {
+  it('a run that records none says so and has no verdict (exit 2), not bad input naming its own file (65)', async () => {
+    // 0.1 op/s over 8 clients: a client's first operation comes 40 s or more after the start
+    const dir = join(root, 'no-ops');
+    const r = await watched('fusee', { rate: 0.1, duration: 1, drain: 1, seed: '1', out: dir });
+    expect(r.err).not.toMatch(/history\.jsonl:1/);
+    expect(r.code).toBe(EXIT.inconclusive);
+    expect(r.out).toMatch(/operations:\s+none recorded/);
+    expect(r.out).toMatch(/check:\s+not run \(no operations were recorded\)/);
+    expect(r.out).toMatch(/verdict:\s+unknown: no operations were recorded: nothing to check/);
+    expect(readFileSync(join(dir, 'history.jsonl'), 'utf8')).toBe('');
+    expect(existsSync(join(dir, 'report.html'))).toBe(false);
+  });
+});
+
 describe('interleave run: interrupted', () => {
   it.each(['SIGINT', 'SIGTERM'] as const)('on %s kills every process of the run and exits 128+n', async (sig) => {
     const main = fileURLToPath(new URL('./main.ts', import.meta.url));

@@ -167,7 +167,7 @@ export function register(program: Command): void {
     exitCodes: {
       0: 'linearizable, and the trace is valid (and durable, for a crash run)',
       1: 'a violation: not linearizable, the trace does not match the spec, an assertion failed, operations stuck after the faults, or writes lost',
-      2: 'unknown: the check ran out of time, or the validation was inconclusive',
+      2: 'unknown: no operation was recorded, the check ran out of time, or the validation was inconclusive',
       64: 'also a --base-port the cluster\'s ports do not fit above',
       70: 'also the cluster could not start (a port in use, a process dying at start: its last output is shown)',
       73: 'the output directory cannot be created, or is not empty (without --force)',

@@ -39,6 +39,7 @@ export interface RunOutput {
 export interface RunSummary {
   exitCode: number;
   verdict: 'linearizable' | 'violation' | 'unknown';
+  /** Why the verdict is a violation, or why it is unknown (no operations, no answer, an inconclusive validation). */
   reasons: string[];
   operations: number;
   completed: number;
@@ -47,6 +48,7 @@ export interface RunSummary {
   faults: FaultRecord[];
   stuck: { proc: string; client: number; ms: number }[];
   assertions: string[];
+  /** The history check; undefined when no operation was recorded (nothing to check). */
   lin: { verdict: LinResult['verdict']; checkMs: number; partitions: number } | undefined;
   /** The durability check over the crash history (implementations that declare a durability model). */
   durability: Omit<DurabilityResult, 'violations'> & { violations: string[] } | undefined;
@@ -152,37 +154,46 @@ export async function runImplementation(impl: Implementation, options: RunOption
   // ---- checks ------------------------------------------------------------------------------
   const model = findModel(impl.model);
   if (model === undefined) throw new RunError(`${impl.name}: unknown checkers/lin model ${impl.model}`);
-  const imported = importHistoryText(jsonl, join(output.dir, 'history.jsonl'), { model, format: 'jsonl' });
-  const result = await checkHistory(impl.model, imported.operations, { timeoutMs: options.checkTimeout > 0 ? options.checkTimeout * 1000 : undefined });
+  // A run that recorded no operation (a low --rate, a short --duration) has no history to
+  // check: no verdict (unknown, exit 2), not bad input naming the run's own file.
+  const imported = ops.length === 0 ? undefined : importHistoryText(jsonl, join(output.dir, 'history.jsonl'), { model, format: 'jsonl' });
+  const result = imported === undefined ? undefined : await checkHistory(impl.model, imported.operations, { timeoutMs: options.checkTimeout > 0 ? options.checkTimeout * 1000 : undefined });
   let validation: TraceValidation = { status: 'not-run', detail: 'no trace validator given' };
   if (output.validateTrace) {
     const v = await output.validateTrace(impl.spec, traceFile);
     validation = v.validation;
     if (v.html !== undefined) output.write(join(output.dir, 'validation.html'), v.html);
   }
-  // A long run's partitions hold more operations than one page: the rest are window pages.
-  const report = renderLinReport(result, imported.operations, impl.model, {
-    windows: { dir: 'report.windows', main: 'report.html' },
-    file: `${impl.name} run, seed ${options.seed}`,
-    annotations: faults.map((f) => ({ from: f.start, to: f.end, label: `${f.kind} ${f.target}`, detail: `${f.kind} ${f.target}: ${(f.start / 1e9).toFixed(3)} s${f.end !== undefined ? ` to ${(f.end / 1e9).toFixed(3)} s` : ''}${f.note ? `\n${f.note}` : ''}` })),
-  });
-  if (report.windows.length > 0) mkdirSync(join(output.dir, 'report.windows'), { recursive: true });
-  for (const w of report.windows) output.write(join(output.dir, 'report.windows', w.name), w.html);
-  output.write(join(output.dir, 'report.html'), report.html);
+  if (result !== undefined && imported !== undefined) {
+    // A long run's partitions hold more operations than one page: the rest are window pages.
+    const report = renderLinReport(result, imported.operations, impl.model, {
+      windows: { dir: 'report.windows', main: 'report.html' },
+      file: `${impl.name} run, seed ${options.seed}`,
+      annotations: faults.map((f) => ({ from: f.start, to: f.end, label: `${f.kind} ${f.target}`, detail: `${f.kind} ${f.target}: ${(f.start / 1e9).toFixed(3)} s${f.end !== undefined ? ` to ${(f.end / 1e9).toFixed(3)} s` : ''}${f.note ? `\n${f.note}` : ''}` })),
+    });
+    if (report.windows.length > 0) mkdirSync(join(output.dir, 'report.windows'), { recursive: true });
+    for (const w of report.windows) output.write(join(output.dir, 'report.windows', w.name), w.html);
+    output.write(join(output.dir, 'report.html'), report.html);
+  }
 
   const completed = ops.filter((o) => o.ret !== undefined).length;
   const assertions = cluster.assertions();
   const reasons: string[] = [];
-  if (result.verdict === 'illegal') reasons.push('the history is not linearizable');
+  if (result?.verdict === 'illegal') reasons.push('the history is not linearizable');
   if (durability?.verdict === 'violation') reasons.push(`${durability.violations.length} write(s) lost in a crash that the ${durability.model} model promises to keep`);
   if (assertions.length > 0) reasons.push(`${assertions.length} implementation assertion(s) failed`);
   if (stuck.length > 0) reasons.push(`${stuck.length} operation(s) still in flight ${options.drain} s after the faults ended (no progress: a deadlock?)`);
   if (validation.status === 'invalid') reasons.push('the trace does not match the spec');
-  const verdict = reasons.length > 0 ? 'violation' : result.verdict === 'unknown' || validation.status === 'inconclusive' ? 'unknown' : 'linearizable';
+  // why there is no verdict, when there is none
+  const unknown: string[] = [];
+  if (result === undefined) unknown.push('no operations were recorded: nothing to check');
+  else if (result.verdict === 'unknown') unknown.push('the history check gave no answer');
+  if (validation.status === 'inconclusive') unknown.push('the trace validation was inconclusive');
+  const verdict = reasons.length > 0 ? 'violation' : unknown.length > 0 ? 'unknown' : 'linearizable';
   const summary: RunSummary = {
     exitCode: verdict === 'violation' ? 1 : verdict === 'unknown' ? 2 : 0,
     verdict,
-    reasons,
+    reasons: verdict === 'unknown' ? unknown : reasons,
     operations: ops.length,
     completed,
     indeterminate: ops.length - completed,
@@ -190,7 +201,7 @@ export async function runImplementation(impl: Implementation, options: RunOption
     faults,
     stuck,
     assertions,
-    lin: { verdict: result.verdict, checkMs: result.elapsedMs, partitions: result.partitions.length },
+    lin: result === undefined ? undefined : { verdict: result.verdict, checkMs: result.elapsedMs, partitions: result.partitions.length },
     durability,
     trace: { events, validation },
     elapsedMs: { workload: workloadMs, total: Date.now() - started },
@@ -209,7 +220,7 @@ function describe(impl: Implementation, o: RunOptions, dir: string, s: RunSummar
   };
   const lines = [
     `run:         ${impl.name}${o.persistency !== undefined ? ` <Lin, ${o.persistency}>${o.offload ? ' offload' : ''}` : ''}, ${o.clients} clients${o.persistency !== undefined ? '' : ` in ${o.clientProcs} processes`}, ${o.nodes} ${o.persistency !== undefined ? 'nodes' : `memory nodes (r=${o.replicas})`}, ${o.keys} keys, ${o.duration} s, rate ${o.rate > 0 ? `${o.rate}/s` : 'unlimited'}, nemesis ${o.nemesis.join(',')}, bug ${o.bug ?? 'none'}, seed ${o.seed}`,
-    `operations:  ${fmt(s.completed)} completed (${fmt(Math.round(s.opsPerSecond))}/s), ${fmt(s.indeterminate)} indeterminate`,
+    `operations:  ${s.operations === 0 ? 'none recorded' : `${fmt(s.completed)} completed (${fmt(Math.round(s.opsPerSecond))}/s), ${fmt(s.indeterminate)} indeterminate`}`,
     `faults:      ${s.faults.length === 0 ? 'none' : s.faults.map((f) => `${f.kind} ${f.target} @${(f.start / 1e9).toFixed(1)}s${f.end !== undefined ? `-${(f.end / 1e9).toFixed(1)}s` : ''}`).join(', ')}`,
   ];
   if (s.assertions.length > 0) lines.push(`assertions:  ${s.assertions.slice(0, 5).join('\n             ')}${s.assertions.length > 5 ? `\n             ... ${s.assertions.length - 5} more` : ''}`);
@@ -217,12 +228,13 @@ function describe(impl: Implementation, o: RunOptions, dir: string, s: RunSummar
   lines.push(`history:     ${join(dir, 'history.edn')}, ${join(dir, 'history.jsonl')} (${fmt(s.operations)} operations, ${size('history.jsonl')})`);
   lines.push(`trace:       ${join(dir, 'trace.jsonl')} (${fmt(s.trace.events)} events, ${size('trace.jsonl')})`);
   lines.push(`validation:  ${s.trace.validation.status === 'valid' ? 'valid' : s.trace.validation.status === 'invalid' ? 'INVALID' : s.trace.validation.status}${s.trace.validation.detail ? ` (${s.trace.validation.detail})` : ''}${s.trace.validation.status !== 'not-run' ? `, ${join(dir, 'validation.html')}` : ''}`);
+  if (!s.lin) lines.push('check:       not run (no operations were recorded)');
   if (s.lin) lines.push(`check:       ${s.lin.verdict === 'ok' ? 'linearizable' : s.lin.verdict === 'illegal' ? 'NOT linearizable' : 'unknown'} (${impl.model} per key, ${s.lin.partitions} partitions, ${(s.lin.checkMs / 1000).toFixed(1)} s)`);
   if (s.durability) {
     const d = s.durability;
     lines.push(`durability:  ${d.verdict === 'durable' ? 'durable' : 'VIOLATION'} (${d.model}: ${d.crashes} crash(es), ${d.recoveryReads} recovery reads against ${d.floorWrites} writes that must survive)${d.violations.length > 0 ? `\n             ${d.violations.slice(0, 3).join('\n             ')}` : ''}`);
   }
-  lines.push(`report:      ${join(dir, 'report.html')}`);
+  lines.push(`report:      ${s.lin ? join(dir, 'report.html') : 'none (no operations)'}`);
   lines.push(`verdict:     ${s.verdict}${s.reasons.length > 0 ? `: ${s.reasons.join('; ')}` : ''}`);
   return `${lines.join('\n')}\n`;
 }
