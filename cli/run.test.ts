@@ -69,6 +69,11 @@ describe('interleave run: bad usage', () => {
     expect(r.code).toBe(EXIT.usage);
     expect(r.err).toMatch(/--replicas must be at least 2 for fusee/);
     expect(existsSync(join(root, 'r1'))).toBe(false);
+    // a nemesis no fault of which fits the run: refused, not "faults: none" and a verdict
+    r = await watched('fusee', { nemesis: 'kill-mn', duration: 1.5, out: join(root, 'short') });
+    expect(r.code).toBe(EXIT.usage);
+    expect(r.err).toMatch(/--nemesis kill-mn needs --duration 3 or more .*a 1\.5 s run would have none/);
+    expect(existsSync(join(root, 'short'))).toBe(false);
   });
 
   it("a trace the spec's mapping cannot read is not validated (inconclusive), never invalid", async () => {

@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { implementations } from '../impl/harness/impls.ts';
-import { NEMESES } from '../impl/harness/nemesis.ts';
+import { MIN_NEMESIS_DURATION_S, NEMESES } from '../impl/harness/nemesis.ts';
 import { RunError, runImplementation, type RunSummary } from '../impl/harness/run.ts';
 import type { RunOptions } from '../impl/harness/types.ts';
 import { installSignalHandlers, liveProcessGroups } from '../impl/kit/supervisor.ts';
@@ -67,6 +67,10 @@ async function runOrThrow(implName: string, o: RunCliOptions, io: Io): Promise<n
   const unknown = nemesis.filter((n) => !impl.nemeses.includes(n));
   if (nemesis.length === 0 || unknown.length > 0) throw new UsageError(`unknown nemesis ${JSON.stringify(unknown[0] ?? o.nemesis)}; known: ${impl.nemeses.join(', ')} (comma-separated)`);
   if (nemesis.includes('none') && nemesis.length > 1) throw new UsageError('nemesis "none" cannot be combined with others');
+  // No fault fits a shorter run: it would say "faults: none" for a nemesis asked for.
+  if (!nemesis.includes('none') && o.duration < MIN_NEMESIS_DURATION_S) {
+    throw new UsageError(`--nemesis ${nemesis.join(',')} needs --duration ${MIN_NEMESIS_DURATION_S} or more (faults start 1 to 2 s into the workload and end 1 s before it does: a ${o.duration} s run would have none)`);
+  }
   if ((o.model !== undefined || o.offload === true) && impl.persistencies === undefined) throw new UsageError(`${impl.name} has no persistency models (--model, --offload)`);
   if (o.model !== undefined && !impl.persistencies!.includes(o.model)) throw new UsageError(`unknown model ${JSON.stringify(o.model)} for ${impl.name}; known: ${impl.persistencies!.join(', ')}`);
   const seed = o.seed ?? String(Date.now() % 1_000_000);
@@ -142,7 +146,7 @@ export function register(program: Command): void {
     .option('--duration <s>', 'seconds of workload', num(0.1, 86_400, 'a number of seconds in [0.1, 86400]'), 30)
     .option('--rate <r>', 'operations per second over all clients (0: unlimited)', num(0), 0)
     .option('--read-ratio <p>', 'share of reads', num(0, 1, 'a number in [0, 1]'), 0.5)
-    .option('--nemesis <list>', `faults, comma-separated: ${NEMESES.join(', ')}`, 'none')
+    .option('--nemesis <list>', `faults, comma-separated: ${NEMESES.join(', ')} (with --duration ${MIN_NEMESIS_DURATION_S} or more)`, 'none')
     .option('--bug <name>', 'run a bug flag (a mutant of the spec, in code)')
     .option('--seed <s>', 'seed of the workload and the fault schedule (default: printed)')
     .option('--nodes <n>', 'memory nodes', int(1), 3)
@@ -168,7 +172,7 @@ export function register(program: Command): void {
       0: 'linearizable, and the trace is valid (and durable, for a crash run)',
       1: 'a violation: not linearizable, the trace does not match the spec, an assertion failed, operations stuck after the faults, or writes lost',
       2: 'unknown: no operation was recorded, the check ran out of time, or the validation was inconclusive',
-      64: 'also a --base-port the cluster\'s ports do not fit above',
+      64: 'also a --base-port the cluster\'s ports do not fit above, a --nemesis with a --duration too short for any fault',
       70: 'also the cluster could not start (a port in use, a process dying at start: its last output is shown)',
       73: 'the output directory cannot be created, or is not empty (without --force)',
     },

@@ -18,7 +18,7 @@ import { importHistoryText } from '../../traces/index.ts';
 import { historyEdn, historyJsonl, historyLine, readRawHistories, type FaultEvent, type RunOp } from '../kit/history.ts';
 import { SpawnError, Supervisor } from '../kit/supervisor.ts';
 import { monoNs } from '../kit/verbs.ts';
-import { Nemesis, planFaults } from './nemesis.ts';
+import { Nemesis, notInjected, planFaults } from './nemesis.ts';
 import type { Cluster, CrashMarker, FaultRecord, Implementation, RunOptions, TraceValidation, TraceValidator } from './types.ts';
 
 export interface RunIo {
@@ -46,6 +46,8 @@ export interface RunSummary {
   indeterminate: number;
   opsPerSecond: number;
   faults: FaultRecord[];
+  /** The requested nemeses of which no fault was injected (the schedule had no room, or no target was left). */
+  notInjected: string[];
   stuck: { proc: string; client: number; ms: number }[];
   assertions: string[];
   /** The history check; undefined when no operation was recorded (nothing to check). */
@@ -113,6 +115,8 @@ export async function runImplementation(impl: Implementation, options: RunOption
   // ---- what happened -----------------------------------------------------------------------
   const files = cluster.files();
   const faults = [...(nemesis?.records ?? []), ...cluster.faults()].sort((a, b) => a.start - b.start);
+  const missing = notInjected(options.nemesis, faults);
+  if (missing.length > 0) io.err(`interleave: warning: no fault of the nemesis ${missing.join(', ')} was injected in this run (the schedule had no room for one, or no target was left: a longer --duration or another --seed)\n`);
   const allOps = readRawHistories(files.histories, t0);
   const markers: CrashMarker[] = cluster.markers?.() ?? [];
   const firstCrash = markers.find((m) => m.event === 'crash')?.time;
@@ -199,6 +203,7 @@ export async function runImplementation(impl: Implementation, options: RunOption
     indeterminate: ops.length - completed,
     opsPerSecond: workloadMs > 0 ? (completed * 1000) / workloadMs : 0,
     faults,
+    notInjected: missing,
     stuck,
     assertions,
     lin: result === undefined ? undefined : { verdict: result.verdict, checkMs: result.elapsedMs, partitions: result.partitions.length },
@@ -221,7 +226,7 @@ function describe(impl: Implementation, o: RunOptions, dir: string, s: RunSummar
   const lines = [
     `run:         ${impl.name}${o.persistency !== undefined ? ` <Lin, ${o.persistency}>${o.offload ? ' offload' : ''}` : ''}, ${o.clients} clients${o.persistency !== undefined ? '' : ` in ${o.clientProcs} processes`}, ${o.nodes} ${o.persistency !== undefined ? 'nodes' : `memory nodes (r=${o.replicas})`}, ${o.keys} keys, ${o.duration} s, rate ${o.rate > 0 ? `${o.rate}/s` : 'unlimited'}, nemesis ${o.nemesis.join(',')}, bug ${o.bug ?? 'none'}, seed ${o.seed}`,
     `operations:  ${s.operations === 0 ? 'none recorded' : `${fmt(s.completed)} completed (${fmt(Math.round(s.opsPerSecond))}/s), ${fmt(s.indeterminate)} indeterminate`}`,
-    `faults:      ${s.faults.length === 0 ? 'none' : s.faults.map((f) => `${f.kind} ${f.target} @${(f.start / 1e9).toFixed(1)}s${f.end !== undefined ? `-${(f.end / 1e9).toFixed(1)}s` : ''}`).join(', ')}`,
+    `faults:      ${s.faults.length === 0 ? 'none' : s.faults.map((f) => `${f.kind} ${f.target} @${(f.start / 1e9).toFixed(1)}s${f.end !== undefined ? `-${(f.end / 1e9).toFixed(1)}s` : ''}`).join(', ')}${s.notInjected.length > 0 ? ` (requested but never injected: ${s.notInjected.join(', ')})` : ''}`,
   ];
   if (s.assertions.length > 0) lines.push(`assertions:  ${s.assertions.slice(0, 5).join('\n             ')}${s.assertions.length > 5 ? `\n             ... ${s.assertions.length - 5} more` : ''}`);
   lines.push(`stuck:       ${s.stuck.length === 0 ? 'none' : s.stuck.slice(0, 8).map((x) => `c${x.client} (${x.proc}, ${(x.ms / 1000).toFixed(1)} s)`).join(', ')}`);
