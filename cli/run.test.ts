@@ -227,6 +227,27 @@ describe('interleave run: no operations', () => {
   });
 });
 
+describe('interleave run --force', () => {
+  it("loses nothing of the user's in the directory, and leaves no file of an earlier run beside the new ones", async () => {
+    const dir = join(root, 'forced');
+    mkdirSync(join(dir, 'procs'), { recursive: true });
+    writeFileSync(join(dir, 'procs', 'notes.txt'), 'precious');
+    writeFileSync(join(dir, 'procs', 'cp0.trace.jsonl'), '{"stale": true}\n');
+    writeFileSync(join(dir, 'crash-history.jsonl'), 'a minos run\n'); // fusee writes none
+    mkdirSync(join(dir, 'report.windows'));
+    writeFileSync(join(dir, 'report.windows', 'p0-w1.html'), 'an earlier long run');
+    const r = await watched('fusee', { duration: 1, drain: 1, clients: 2, keys: 2, seed: '2', out: dir, force: true });
+    expect(r.code).toBe(EXIT.holds);
+    expect(readFileSync(join(dir, 'procs', 'notes.txt'), 'utf8')).toBe('precious');
+    expect(readFileSync(join(dir, 'procs', 'cp0.trace.jsonl'), 'utf8')).toBe('{"stale": true}\n');
+    expect(r.out).toMatch(new RegExp(`logs:\\s+${join(dir, 'procs-2').replace(/[.]/g, '\\.')}\n`));
+    expect(existsSync(join(dir, 'procs-2', 'cp0.log'))).toBe(true);
+    expect(existsSync(join(dir, 'crash-history.jsonl'))).toBe(false);
+    expect(existsSync(join(dir, 'report.windows'))).toBe(false);
+    expect(readFileSync(join(dir, 'trace.jsonl'), 'utf8')).not.toMatch(/stale/);
+  });
+});
+
 describe('interleave run: interrupted', () => {
   it.each(['SIGINT', 'SIGTERM'] as const)('on %s kills every process of the run and exits 128+n', async (sig) => {
     const main = fileURLToPath(new URL('./main.ts', import.meta.url));

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { implementations } from '../impl/harness/impls.ts';
 import { MIN_NEMESIS_DURATION_S, NEMESES } from '../impl/harness/nemesis.ts';
-import { RunError, runImplementation, type RunSummary } from '../impl/harness/run.ts';
+import { makeWorkDir, RunError, runImplementation, type RunSummary } from '../impl/harness/run.ts';
 import type { RunOptions } from '../impl/harness/types.ts';
 import { installSignalHandlers, liveProcessGroups } from '../impl/kit/supervisor.ts';
 import { reportFailure, withErrors } from './errors.ts';
@@ -102,10 +102,11 @@ async function runOrThrow(implName: string, o: RunCliOptions, io: Io): Promise<n
   const dir = o.out ?? join('out', `run-${impl.name}-${seed}-${stamp}`);
   const guard = { inputs: [], force: o.force };
   prepareOutputDir(dir, guard);
-  installSignalHandlers((sig) => io.err(`\ninterleave: ${sig}: stopped every process of the run; partial files are in ${join(dir, 'procs')}\n`));
   let summary: RunSummary;
   try {
-    summary = await runImplementation(impl, options, { dir, write: (path, data) => writeOutput(path, data, guard), validateTrace: validateRunTrace }, { out: o.json ? () => undefined : io.out, err: io.err, progress: io.tty === true && !o.json });
+    const workDir = makeWorkDir(dir);
+    installSignalHandlers((sig) => io.err(`\ninterleave: ${sig}: stopped every process of the run; partial files are in ${workDir}\n`));
+    summary = await runImplementation(impl, options, { dir, workDir, write: (path, data) => writeOutput(path, data, guard), validateTrace: validateRunTrace }, { out: o.json ? () => undefined : io.out, err: io.err, progress: io.tty === true && !o.json });
   } catch (e) {
     // The cluster could not start: not a verdict, and not a bug of interleave's.
     if (e instanceof RunError) {
@@ -158,7 +159,7 @@ export function register(program: Command): void {
     .option('--model <m>', 'persistency model (minos: synch, strict, renf, event, scope; default synch)')
     .option('--offload', 'MINOS-O: the SmartNIC offload ordering (vFIFO/dFIFO, drain before release)')
     .option('--out <dir>', 'output directory (default: out/run-<impl>-<seed>-<time>)')
-    .option('--force', 'write into an existing non-empty directory')
+    .option('--force', "write into an existing non-empty directory: an earlier run's files there are replaced (those this run does not write are removed), nothing else is touched; the processes get a new procs-N/")
     .option('--json', JSON_HELP)
     .action(async (name: string, options: RunCliOptions) => {
       process.exitCode = await runRun(name, options, { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s), tty: process.stderr.isTTY });
