@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it, onTestFailed } from 'vitest';
 import { models } from '../checkers/lin/models/index.ts';
 import { traceShapeErrors } from '../impl/fusee/trace-shape.ts';
+import { RUN_FILES } from '../impl/harness/run.ts';
 import { DescendantWatch, isHelper } from '../impl/kit/proc-check.ts';
 import { importHistoryText } from '../traces/index.ts';
 import { TraceEvent, TraceHeader } from '../traces/protocol-trace.ts';
@@ -245,6 +246,20 @@ describe('interleave run --force', () => {
     expect(existsSync(join(dir, 'crash-history.jsonl'))).toBe(false);
     expect(existsSync(join(dir, 'report.windows'))).toBe(false);
     expect(readFileSync(join(dir, 'trace.jsonl'), 'utf8')).not.toMatch(/stale/);
+  });
+});
+
+describe("the documented ways to validate a run's trace", () => {
+  it('(README, validate --help) name the file a run writes its trace to, and only it', async () => {
+    const readme = readFileSync(fileURLToPath(new URL('../README.md', import.meta.url)), 'utf8');
+    const help = (await runInProcess('validate', '--help')).stdout;
+    const commands = [...`${readme}\n${help}`.matchAll(/interleave validate fusee (\S+)/g)].map((m) => m[1]);
+    expect(commands.length).toBeGreaterThanOrEqual(2);
+    for (const path of commands) {
+      // a glob over a run's directory matches its files: only the merged trace may match
+      const glob = new RegExp(`^${path.split('/').pop()!.replace(/[.]/g, '\\.').replace(/\*/g, '[^/]*')}$`);
+      expect([path, RUN_FILES.filter((f) => glob.test(f))]).toEqual([path, ['trace.jsonl']]);
+    }
   });
 });
 

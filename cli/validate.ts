@@ -129,7 +129,7 @@ export function register(program: Command): void {
     .command('validate')
     .description("check an implementation's protocol trace against a spec (trace validation)")
     .argument('<spec>', "the spec: a bundled spec's name (`interleave list` says which validate) or a module whose SpecDef has `trace`")
-    .argument('<traces...>', 'the trace files: one per process, or several processes per file')
+    .argument('<traces...>', 'the trace files: one per process (the header, with the params the spec needs, in at least one of them), or several processes per file')
     .option('--config <name>', "a validation config of the spec's trace mapping")
     .option('--json', JSON_HELP)
     .option('--html <file>', 'write an HTML report: per-process lanes, the matched prefix, the failing event and the diagnosis')
@@ -147,8 +147,8 @@ export function register(program: Command): void {
     });
   withHelp(command, {
     examples: [
-      ['interleave validate fusee trace-*.jsonl', 'the traces of a run (one file per process) against the FUSEE spec'],
-      ['interleave validate fusee trace.jsonl --config fixed --html why.html', 'another validation config; where and why it does not match, as a page'],
+      ['interleave validate fusee run/trace.jsonl', 'the trace `interleave run fusee --out run` wrote (every process\'s lines under one header) against the FUSEE spec'],
+      ['interleave validate fusee run/trace.jsonl --config fixed --html why.html', 'another validation config (fixed: the per-backup CASes in replica order, which a run need not keep: then exit 1); where and why it does not match, as a page'],
     ],
     exitCodes: {
       0: 'valid: a behaviour of the spec matches the trace',
