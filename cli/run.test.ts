@@ -7,12 +7,14 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it, onTestFailed } from 'vitest';
 import { models } from '../checkers/lin/models/index.ts';
 import { traceShapeErrors } from '../impl/fusee/trace-shape.ts';
+import { RUN_FILES } from '../impl/harness/run.ts';
 import { DescendantWatch, isHelper } from '../impl/kit/proc-check.ts';
 import { importHistoryText } from '../traces/index.ts';
 import { TraceEvent, TraceHeader } from '../traces/protocol-trace.ts';
 import { EXIT } from './exit.ts';
 import { runInProcess } from './in-process.ts';
 import { runRun, type RunCliOptions } from './run.ts';
+import { validateRunTrace } from './validate.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'run-'));
 // A nemesis run that does not hold keeps its files (history, trace, validation.html, the
@@ -61,7 +63,27 @@ describe('interleave run: bad usage', () => {
     expect(r.code).toBe(EXIT.usage);
     r = await watched('fusee', { replicas: 4 });
     expect(r.code).toBe(EXIT.usage);
-    expect(r.err).toMatch(/--replicas must be between 1 and --nodes \(3\)/);
+    expect(r.err).toMatch(/--replicas must be between 2 and --nodes \(3\)/);
+    // the spec the trace is validated against needs a backup: r = 1 refused before starting
+    // (it ran, then the validation called the implementation's trace invalid)
+    r = await watched('fusee', { replicas: 1, out: join(root, 'r1') });
+    expect(r.code).toBe(EXIT.usage);
+    expect(r.err).toMatch(/--replicas must be at least 2 for fusee/);
+    expect(existsSync(join(root, 'r1'))).toBe(false);
+    // a nemesis no fault of which fits the run: refused, not "faults: none" and a verdict
+    r = await watched('fusee', { nemesis: 'kill-mn', duration: 1.5, out: join(root, 'short') });
+    expect(r.code).toBe(EXIT.usage);
+    expect(r.err).toMatch(/--nemesis kill-mn needs --duration 3 or more .*a 1\.5 s run would have none/);
+    expect(existsSync(join(root, 'short'))).toBe(false);
+  });
+
+  it("a trace the spec's mapping cannot read is not validated (inconclusive), never invalid", async () => {
+    const file = join(root, 'r1-trace.jsonl');
+    const header = { format: 'interleave-trace/1', spec: 'fusee', params: { r: 1, n: 3, replicas: { k0: [0] }, bugs: [] } };
+    writeFileSync(file, `${JSON.stringify(header)}\n`);
+    const v = await validateRunTrace('fusee', file);
+    expect(v.validation.status).toBe('inconclusive');
+    expect(v.validation.detail).toMatch(/not validated: the spec cannot read the trace: .*at least 2 replicas per key/);
   });
 
   it('refuses bad numbers on the command line (exit 64)', async () => {
@@ -71,6 +93,12 @@ describe('interleave run: bad usage', () => {
       const p = await runInProcess('run', 'fusee', ...bad);
       expect(p.code).toBe(EXIT.usage);
       expect(p.stderr).toMatch(/expected/);
+    }
+    // the range the message states is the one enforced (0.05 was refused as "in (0, 86400]")
+    for (const bad of ['0.05', '0', '86401']) {
+      const p = await runInProcess('run', 'fusee', '--duration', bad);
+      expect(p.code).toBe(EXIT.usage);
+      expect(p.stderr).toMatch(/expected a number of seconds in \[0\.1, 86400\]/);
     }
   });
 
@@ -182,6 +210,56 @@ describe('interleave run: the trace is validated', () => {
     expect(r.out).toMatch(/validation:\s+INVALID \(partition k\d, after \d+ events: c\d+ #\d+ read \{key: "k\d", mn: \d.*\): args\.mn = \d+.*?, but the primary of k\d \(primary\) before read\(c\d+\) is \d+\)/);
     expect(r.out).toMatch(/verdict:\s+violation: .*the trace does not match the spec/);
     expect(readFileSync(join(dir, 'validation.html'), 'utf8')).toMatch(/INVALID|invalid/);
+  });
+});
+
+describe('interleave run: no operations', () => {
+  it('a run that records none says so and has no verdict (exit 2), not bad input naming its own file (65)', async () => {
+    // 0.1 op/s over 8 clients: a client's first operation comes 40 s or more after the start
+    const dir = join(root, 'no-ops');
+    const r = await watched('fusee', { rate: 0.1, duration: 1, drain: 1, seed: '1', out: dir });
+    expect(r.err).not.toMatch(/history\.jsonl:1/);
+    expect(r.code).toBe(EXIT.inconclusive);
+    expect(r.out).toMatch(/operations:\s+none recorded/);
+    expect(r.out).toMatch(/check:\s+not run \(no operations were recorded\)/);
+    expect(r.out).toMatch(/verdict:\s+unknown: no operations were recorded: nothing to check/);
+    expect(readFileSync(join(dir, 'history.jsonl'), 'utf8')).toBe('');
+    expect(existsSync(join(dir, 'report.html'))).toBe(false);
+  });
+});
+
+describe('interleave run --force', () => {
+  it("loses nothing of the user's in the directory, and leaves no file of an earlier run beside the new ones", async () => {
+    const dir = join(root, 'forced');
+    mkdirSync(join(dir, 'procs'), { recursive: true });
+    writeFileSync(join(dir, 'procs', 'notes.txt'), 'precious');
+    writeFileSync(join(dir, 'procs', 'cp0.trace.jsonl'), '{"stale": true}\n');
+    writeFileSync(join(dir, 'crash-history.jsonl'), 'a minos run\n'); // fusee writes none
+    mkdirSync(join(dir, 'report.windows'));
+    writeFileSync(join(dir, 'report.windows', 'p0-w1.html'), 'an earlier long run');
+    const r = await watched('fusee', { duration: 1, drain: 1, clients: 2, keys: 2, seed: '2', out: dir, force: true });
+    expect(r.code).toBe(EXIT.holds);
+    expect(readFileSync(join(dir, 'procs', 'notes.txt'), 'utf8')).toBe('precious');
+    expect(readFileSync(join(dir, 'procs', 'cp0.trace.jsonl'), 'utf8')).toBe('{"stale": true}\n');
+    expect(r.out).toMatch(new RegExp(`logs:\\s+${join(dir, 'procs-2').replace(/[.]/g, '\\.')}\n`));
+    expect(existsSync(join(dir, 'procs-2', 'cp0.log'))).toBe(true);
+    expect(existsSync(join(dir, 'crash-history.jsonl'))).toBe(false);
+    expect(existsSync(join(dir, 'report.windows'))).toBe(false);
+    expect(readFileSync(join(dir, 'trace.jsonl'), 'utf8')).not.toMatch(/stale/);
+  });
+});
+
+describe("the documented ways to validate a run's trace", () => {
+  it('(README, validate --help) name the file a run writes its trace to, and only it', async () => {
+    const readme = readFileSync(fileURLToPath(new URL('../README.md', import.meta.url)), 'utf8');
+    const help = (await runInProcess('validate', '--help')).stdout;
+    const commands = [...`${readme}\n${help}`.matchAll(/interleave validate fusee (\S+)/g)].map((m) => m[1]);
+    expect(commands.length).toBeGreaterThanOrEqual(2);
+    for (const path of commands) {
+      // a glob over a run's directory matches its files: only the merged trace may match
+      const glob = new RegExp(`^${path.split('/').pop()!.replace(/[.]/g, '\\.').replace(/\*/g, '[^/]*')}$`);
+      expect([path, RUN_FILES.filter((f) => glob.test(f))]).toEqual([path, ['trace.jsonl']]);
+    }
   });
 });
 

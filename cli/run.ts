@@ -6,8 +6,8 @@
 import { join } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { implementations } from '../impl/harness/impls.ts';
-import { NEMESES } from '../impl/harness/nemesis.ts';
-import { RunError, runImplementation, type RunSummary } from '../impl/harness/run.ts';
+import { MIN_NEMESIS_DURATION_S, NEMESES } from '../impl/harness/nemesis.ts';
+import { makeWorkDir, RunError, runImplementation, type RunSummary } from '../impl/harness/run.ts';
 import type { RunOptions } from '../impl/harness/types.ts';
 import { installSignalHandlers, liveProcessGroups } from '../impl/kit/supervisor.ts';
 import { reportFailure, withErrors } from './errors.ts';
@@ -67,6 +67,10 @@ async function runOrThrow(implName: string, o: RunCliOptions, io: Io): Promise<n
   const unknown = nemesis.filter((n) => !impl.nemeses.includes(n));
   if (nemesis.length === 0 || unknown.length > 0) throw new UsageError(`unknown nemesis ${JSON.stringify(unknown[0] ?? o.nemesis)}; known: ${impl.nemeses.join(', ')} (comma-separated)`);
   if (nemesis.includes('none') && nemesis.length > 1) throw new UsageError('nemesis "none" cannot be combined with others');
+  // No fault fits a shorter run: it would say "faults: none" for a nemesis asked for.
+  if (!nemesis.includes('none') && o.duration < MIN_NEMESIS_DURATION_S) {
+    throw new UsageError(`--nemesis ${nemesis.join(',')} needs --duration ${MIN_NEMESIS_DURATION_S} or more (faults start 1 to 2 s into the workload and end 1 s before it does: a ${o.duration} s run would have none)`);
+  }
   if ((o.model !== undefined || o.offload === true) && impl.persistencies === undefined) throw new UsageError(`${impl.name} has no persistency models (--model, --offload)`);
   if (o.model !== undefined && !impl.persistencies!.includes(o.model)) throw new UsageError(`unknown model ${JSON.stringify(o.model)} for ${impl.name}; known: ${impl.persistencies!.join(', ')}`);
   const seed = o.seed ?? String(Date.now() % 1_000_000);
@@ -98,10 +102,11 @@ async function runOrThrow(implName: string, o: RunCliOptions, io: Io): Promise<n
   const dir = o.out ?? join('out', `run-${impl.name}-${seed}-${stamp}`);
   const guard = { inputs: [], force: o.force };
   prepareOutputDir(dir, guard);
-  installSignalHandlers((sig) => io.err(`\ninterleave: ${sig}: stopped every process of the run; partial files are in ${join(dir, 'procs')}\n`));
   let summary: RunSummary;
   try {
-    summary = await runImplementation(impl, options, { dir, write: (path, data) => writeOutput(path, data, guard), validateTrace: validateRunTrace }, { out: o.json ? () => undefined : io.out, err: io.err, progress: io.tty === true && !o.json });
+    const workDir = makeWorkDir(dir);
+    installSignalHandlers((sig) => io.err(`\ninterleave: ${sig}: stopped every process of the run; partial files are in ${workDir}\n`));
+    summary = await runImplementation(impl, options, { dir, workDir, write: (path, data) => writeOutput(path, data, guard), validateTrace: validateRunTrace }, { out: o.json ? () => undefined : io.out, err: io.err, progress: io.tty === true && !o.json });
   } catch (e) {
     // The cluster could not start: not a verdict, and not a bug of interleave's.
     if (e instanceof RunError) {
@@ -139,14 +144,14 @@ export function register(program: Command): void {
     .option('--clients <n>', 'logical clients', int(1), 8)
     .option('--client-procs <n>', 'client processes they share (default: one per 4 clients)', int(1))
     .option('--keys <n>', 'keys', int(1), 8)
-    .option('--duration <s>', 'seconds of workload', num(0.1, 86_400, 'a number of seconds in (0, 86400]'), 30)
+    .option('--duration <s>', 'seconds of workload', num(0.1, 86_400, 'a number of seconds in [0.1, 86400]'), 30)
     .option('--rate <r>', 'operations per second over all clients (0: unlimited)', num(0), 0)
     .option('--read-ratio <p>', 'share of reads', num(0, 1, 'a number in [0, 1]'), 0.5)
-    .option('--nemesis <list>', `faults, comma-separated: ${NEMESES.join(', ')}`, 'none')
+    .option('--nemesis <list>', `faults, comma-separated: ${NEMESES.join(', ')} (with --duration ${MIN_NEMESIS_DURATION_S} or more)`, 'none')
     .option('--bug <name>', 'run a bug flag (a mutant of the spec, in code)')
     .option('--seed <s>', 'seed of the workload and the fault schedule (default: printed)')
     .option('--nodes <n>', 'memory nodes', int(1), 3)
-    .option('--replicas <r>', 'replication factor', int(1), 3)
+    .option('--replicas <r>', 'replication factor (fusee: 2 to --nodes)', int(1), 3)
     .option('--base-port <p>', 'fixed ports P, P+1, ... on 127.0.0.1, all at most 65,535 (0, the default: any free ports)', integer(0, MAX_BASE_PORT))
     .option('--drain <s>', 'seconds operations in flight get to finish once the faults end', num(0), 10)
     .option('--check-timeout <s>', 'seconds the history check may take (0: no limit)', num(0), 300)
@@ -154,7 +159,7 @@ export function register(program: Command): void {
     .option('--model <m>', 'persistency model (minos: synch, strict, renf, event, scope; default synch)')
     .option('--offload', 'MINOS-O: the SmartNIC offload ordering (vFIFO/dFIFO, drain before release)')
     .option('--out <dir>', 'output directory (default: out/run-<impl>-<seed>-<time>)')
-    .option('--force', 'write into an existing non-empty directory')
+    .option('--force', "write into an existing non-empty directory: an earlier run's files there are replaced (those this run does not write are removed), nothing else is touched; the processes get a new procs-N/")
     .option('--json', JSON_HELP)
     .action(async (name: string, options: RunCliOptions) => {
       process.exitCode = await runRun(name, options, { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s), tty: process.stderr.isTTY });
@@ -167,8 +172,8 @@ export function register(program: Command): void {
     exitCodes: {
       0: 'linearizable, and the trace is valid (and durable, for a crash run)',
       1: 'a violation: not linearizable, the trace does not match the spec, an assertion failed, operations stuck after the faults, or writes lost',
-      2: 'unknown: the check ran out of time, or the validation was inconclusive',
-      64: 'also a --base-port the cluster\'s ports do not fit above',
+      2: 'unknown: no operation was recorded, the check ran out of time, or the validation was inconclusive',
+      64: 'also a --base-port the cluster\'s ports do not fit above, a --nemesis with a --duration too short for any fault',
       70: 'also the cluster could not start (a port in use, a process dying at start: its last output is shown)',
       73: 'the output directory cannot be created, or is not empty (without --force)',
     },

@@ -92,8 +92,9 @@ async function validateOrThrow(specName: string, files: string[], o: ValidateCli
 
 /**
  * `interleave run`'s validation of the trace it merged (DIR/trace.jsonl): the verdict with
- * a line saying why, and the page. A trace the validator cannot read is the
- * implementation's fault, so it is invalid, not bad input.
+ * a line saying why, and the page. A trace the validator cannot read (the spec's mapping
+ * refuses its header or a line) is no verdict on the implementation: the validation is
+ * inconclusive, never invalid (the run's configuration may be one the spec cannot take).
  */
 export async function validateRunTrace(specName: string, traceFile: string): Promise<{ validation: TraceValidation; html?: string }> {
   const spec = findSpec(specName);
@@ -104,7 +105,7 @@ export async function validateRunTrace(specName: string, traceFile: string): Pro
     // line is written: the default 1 s slack made such runs inconclusive.
     result = await validateFiles([traceFile], { name: spec.name, trace: spec.trace }, { slackNs: 5e9 });
   } catch (e) {
-    if (e instanceof InputError) return { validation: { status: 'invalid', detail: `the trace is malformed: ${e.message}` } };
+    if (e instanceof InputError) return { validation: { status: 'inconclusive', detail: `not validated: the spec cannot read the trace: ${e.message}` } };
     throw e;
   }
   const rate = result.elapsedMs > 0 ? Math.round((result.events * 1000) / result.elapsedMs) : undefined;
@@ -128,7 +129,7 @@ export function register(program: Command): void {
     .command('validate')
     .description("check an implementation's protocol trace against a spec (trace validation)")
     .argument('<spec>', "the spec: a bundled spec's name (`interleave list` says which validate) or a module whose SpecDef has `trace`")
-    .argument('<traces...>', 'the trace files: one per process, or several processes per file')
+    .argument('<traces...>', 'the trace files: one per process (the header, with the params the spec needs, in at least one of them), or several processes per file')
     .option('--config <name>', "a validation config of the spec's trace mapping")
     .option('--json', JSON_HELP)
     .option('--html <file>', 'write an HTML report: per-process lanes, the matched prefix, the failing event and the diagnosis')
@@ -146,8 +147,8 @@ export function register(program: Command): void {
     });
   withHelp(command, {
     examples: [
-      ['interleave validate fusee trace-*.jsonl', 'the traces of a run (one file per process) against the FUSEE spec'],
-      ['interleave validate fusee trace.jsonl --config fixed --html why.html', 'another validation config; where and why it does not match, as a page'],
+      ['interleave validate fusee run/trace.jsonl', 'the trace `interleave run fusee --out run` wrote (every process\'s lines under one header) against the FUSEE spec'],
+      ['interleave validate fusee run/trace.jsonl --config fixed --html why.html', 'another validation config (fixed: the per-backup CASes in replica order, which a run need not keep: then exit 1); where and why it does not match, as a page'],
     ],
     exitCodes: {
       0: 'valid: a behaviour of the spec matches the trace',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { planFaults } from './nemesis.ts';
+import { MIN_NEMESIS_DURATION_S, notInjected, planFaults } from './nemesis.ts';
 import type { Target } from './types.ts';
 
 const targets: Target[] = [
@@ -60,5 +60,21 @@ describe('fault schedules', () => {
       }
     }
     expect(moments.size).toBeGreaterThan(50); // spread over the run, not a fixed instant
+  });
+
+  it(`a run of ${MIN_NEMESIS_DURATION_S} s or more gets a fault of any one nemesis; 2 s or less gets none (cli/run.ts refuses those)`, () => {
+    for (let seed = 0; seed < 50; seed++) {
+      for (const kind of [...all, 'power', 'kill']) {
+        const servers = kind === 'power' || kind === 'kill' ? targets.filter((t) => t.role === 'server') : targets;
+        expect(planFaults([kind], MIN_NEMESIS_DURATION_S * 1000, servers, 2, String(seed)).length).toBeGreaterThan(0);
+        if (kind !== 'power' && kind !== 'kill') expect(planFaults([kind], 2000, servers, 2, String(seed))).toEqual([]);
+      }
+    }
+  });
+
+  it('name the requested nemeses of which no fault was injected', () => {
+    expect(notInjected(['none'], [])).toEqual([]);
+    expect(notInjected(['kill-mn', 'pause'], [{ kind: 'pause' }])).toEqual(['kill-mn']);
+    expect(notInjected(['kill-mn'], [])).toEqual(['kill-mn']);
   });
 });

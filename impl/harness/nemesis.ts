@@ -21,6 +21,18 @@ import type { Cluster, FaultRecord, Target } from './types.ts';
 
 export const NEMESES = ['none', 'kill-mn', 'kill-client', 'pause', 'partition', 'net', 'power', 'kill'] as const;
 
+/**
+ * The shortest workload a nemesis gets faults in: planFaults places the first fault 1 to 2 s
+ * into the workload and none in its last second (nor a full-system crash), so a run of
+ * 2 s or less would have none at all. cli/run.ts refuses a shorter run with a nemesis.
+ */
+export const MIN_NEMESIS_DURATION_S = 3;
+
+/** The requested nemeses (but `none`) of which no fault was injected in the run. */
+export function notInjected(requested: readonly string[], faults: readonly { kind: string }[]): string[] {
+  return requested.filter((k) => k !== 'none' && !faults.some((f) => f.kind === k));
+}
+
 export interface PlannedFault {
   /** ms after the start of the workload. */
   at: number;

@@ -6,8 +6,8 @@
 // linearizable, an invalid trace, an implementation assertion, operations stuck after the
 // faults healed), 2 unknown (the check ran out of time, the validation was inconclusive).
 
-import { mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync, unlinkSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { checkHistory } from '../../checkers/lin/index.ts';
 import type { LinResult } from '../../checkers/lin/types.ts';
 import { renderLinReport } from '../../checkers/report/lin-html.ts';
@@ -18,7 +18,7 @@ import { importHistoryText } from '../../traces/index.ts';
 import { historyEdn, historyJsonl, historyLine, readRawHistories, type FaultEvent, type RunOp } from '../kit/history.ts';
 import { SpawnError, Supervisor } from '../kit/supervisor.ts';
 import { monoNs } from '../kit/verbs.ts';
-import { Nemesis, planFaults } from './nemesis.ts';
+import { Nemesis, notInjected, planFaults } from './nemesis.ts';
 import type { Cluster, CrashMarker, FaultRecord, Implementation, RunOptions, TraceValidation, TraceValidator } from './types.ts';
 
 export interface RunIo {
@@ -30,6 +30,8 @@ export interface RunIo {
 
 export interface RunOutput {
   dir: string;
+  /** The processes' own directory (makeWorkDir); made here when not given. */
+  workDir?: string;
   /** Write the files through this (cli/output.ts's writeOutput with the run's guard). */
   write(path: string, data: string | Uint8Array): void;
   /** Validates DIR/trace.jsonl against the implementation's spec; without it the trace is reported as not validated. */
@@ -39,14 +41,20 @@ export interface RunOutput {
 export interface RunSummary {
   exitCode: number;
   verdict: 'linearizable' | 'violation' | 'unknown';
+  /** Why the verdict is a violation, or why it is unknown (no operations, no answer, an inconclusive validation). */
   reasons: string[];
   operations: number;
   completed: number;
   indeterminate: number;
   opsPerSecond: number;
   faults: FaultRecord[];
+  /** The processes' directory: their logs (makeWorkDir). */
+  logs: string;
+  /** The requested nemeses of which no fault was injected (the schedule had no room, or no target was left). */
+  notInjected: string[];
   stuck: { proc: string; client: number; ms: number }[];
   assertions: string[];
+  /** The history check; undefined when no operation was recorded (nothing to check). */
   lin: { verdict: LinResult['verdict']; checkMs: number; partitions: number } | undefined;
   /** The durability check over the crash history (implementations that declare a durability model). */
   durability: Omit<DurabilityResult, 'violations'> & { violations: string[] } | undefined;
@@ -59,13 +67,78 @@ export class RunError extends Error {}
 
 const fmt = (n: number) => n.toLocaleString('en-US');
 
+/**
+ * The files a run writes into its output directory, and its report's window pages (in
+ * report.windows/). With --force the directory may hold an earlier run's: those this run
+ * does not write again are removed at its end, so that no file of the directory's run
+ * files is another run's; nothing else in it is touched.
+ */
+export const RUN_FILES = ['history.jsonl', 'history.edn', 'crash-history.jsonl', 'durability.jsonl', 'trace.jsonl', 'validation.html', 'report.html'] as const;
+const WINDOWS_DIR = 'report.windows';
+const WINDOW_PAGE = /^p\d+-w\d+\.html$/;
+
+/**
+ * A directory of the run's own for its processes (their logs, traces and histories): DIR/procs,
+ * or DIR/procs-2, -3, ... when that exists (an earlier run's, or the user's: never reused,
+ * never emptied).
+ */
+export function makeWorkDir(dir: string): string {
+  for (let i = 1; ; i++) {
+    const d = join(dir, i === 1 ? 'procs' : `procs-${i}`);
+    try {
+      mkdirSync(d);
+      return d;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || i >= 10_000) throw new RunError(`cannot create the processes' directory ${d}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    }
+  }
+}
+
+const isFile = (path: string): boolean => {
+  try {
+    return lstatSync(path).isFile();
+  } catch {
+    return false;
+  }
+};
+
+/** Removes the run files (RUN_FILES, window pages) in `dir` that this run did not write: an earlier run's. */
+export function removeEarlierRunFiles(dir: string, written: ReadonlySet<string>): string[] {
+  const removed: string[] = [];
+  const drop = (path: string) => {
+    if (written.has(resolve(path)) || !isFile(path)) return;
+    unlinkSync(path);
+    removed.push(path);
+  };
+  for (const f of RUN_FILES) drop(join(dir, f));
+  const windows = join(dir, WINDOWS_DIR);
+  let pages: string[] = [];
+  try {
+    if (lstatSync(windows).isDirectory()) pages = readdirSync(windows);
+  } catch {
+    // none
+  }
+  for (const p of pages) if (WINDOW_PAGE.test(p)) drop(join(windows, p));
+  if (pages.length > 0) {
+    try {
+      rmdirSync(windows); // only when nothing else is in it
+    } catch {
+      // a file of the user's is there: kept
+    }
+  }
+  return removed;
+}
+
 export async function runImplementation(impl: Implementation, options: RunOptions, output: RunOutput, io: RunIo): Promise<RunSummary> {
   const started = Date.now();
-  const workDir = join(output.dir, 'procs');
-  // The processes append to their files: what an earlier run left there (the directory was
-  // accepted with --force) must not mix in.
-  rmSync(workDir, { recursive: true, force: true });
-  mkdirSync(workDir, { recursive: true });
+  // The processes append to their files: a directory of this run's own, so that nothing an
+  // earlier run (or the user: the directory was accepted with --force) left mixes in or is lost.
+  const workDir = output.workDir ?? makeWorkDir(output.dir);
+  const written = new Set<string>();
+  const write = (path: string, data: string | Uint8Array) => {
+    output.write(path, data);
+    written.add(resolve(path));
+  };
   const t0 = monoNs();
   const now = () => Math.max(0, monoNs() - t0);
   const supervisor = new Supervisor();
@@ -111,6 +184,8 @@ export async function runImplementation(impl: Implementation, options: RunOption
   // ---- what happened -----------------------------------------------------------------------
   const files = cluster.files();
   const faults = [...(nemesis?.records ?? []), ...cluster.faults()].sort((a, b) => a.start - b.start);
+  const missing = notInjected(options.nemesis, faults);
+  if (missing.length > 0) io.err(`interleave: warning: no fault of the nemesis ${missing.join(', ')} was injected in this run (the schedule had no room for one, or no target was left: a longer --duration or another --seed)\n`);
   const allOps = readRawHistories(files.histories, t0);
   const markers: CrashMarker[] = cluster.markers?.() ?? [];
   const firstCrash = markers.find((m) => m.event === 'crash')?.time;
@@ -119,13 +194,13 @@ export async function runImplementation(impl: Implementation, options: RunOption
   const ops = (firstCrash === undefined ? allOps.filter((o) => o.f !== 'persist') : preCrash(allOps, firstCrash)).map(noUpdateOutput);
   const jsonl = historyJsonl(ops);
   const faultEvents: FaultEvent[] = faults.map((f) => ({ start: f.start, end: f.end, f: f.kind, target: f.target }));
-  output.write(join(output.dir, 'history.jsonl'), jsonl);
-  output.write(join(output.dir, 'history.edn'), historyEdn(ops, faultEvents));
+  write(join(output.dir, 'history.jsonl'), jsonl);
+  write(join(output.dir, 'history.edn'), historyEdn(ops, faultEvents));
   let durability: RunSummary['durability'];
   if (impl.durability !== undefined) {
     const crash = crashFiles(allOps, markers);
-    output.write(join(output.dir, 'crash-history.jsonl'), crash.history);
-    output.write(join(output.dir, 'durability.jsonl'), crash.durability);
+    write(join(output.dir, 'crash-history.jsonl'), crash.history);
+    write(join(output.dir, 'durability.jsonl'), crash.durability);
     const d = checkDurability(impl.durability(options) as DurabilityModel, allOps.map(durOp), markers);
     durability = { ...d, violations: d.violations.map((v) => v.why) };
   }
@@ -145,52 +220,65 @@ export async function runImplementation(impl: Implementation, options: RunOption
     for (let i = 0; i < end; i++) if (b[i] === 10) events++;
   }
   const traceFile = join(output.dir, 'trace.jsonl');
-  output.write(traceFile, Buffer.concat(parts));
+  write(traceFile, Buffer.concat(parts));
   // the merged files hold everything the per-process ones did (the logs stay)
   for (const f of [...files.traces, ...files.histories]) rmSync(f, { force: true });
 
   // ---- checks ------------------------------------------------------------------------------
   const model = findModel(impl.model);
   if (model === undefined) throw new RunError(`${impl.name}: unknown checkers/lin model ${impl.model}`);
-  const imported = importHistoryText(jsonl, join(output.dir, 'history.jsonl'), { model, format: 'jsonl' });
-  const result = await checkHistory(impl.model, imported.operations, { timeoutMs: options.checkTimeout > 0 ? options.checkTimeout * 1000 : undefined });
+  // A run that recorded no operation (a low --rate, a short --duration) has no history to
+  // check: no verdict (unknown, exit 2), not bad input naming the run's own file.
+  const imported = ops.length === 0 ? undefined : importHistoryText(jsonl, join(output.dir, 'history.jsonl'), { model, format: 'jsonl' });
+  const result = imported === undefined ? undefined : await checkHistory(impl.model, imported.operations, { timeoutMs: options.checkTimeout > 0 ? options.checkTimeout * 1000 : undefined });
   let validation: TraceValidation = { status: 'not-run', detail: 'no trace validator given' };
   if (output.validateTrace) {
     const v = await output.validateTrace(impl.spec, traceFile);
     validation = v.validation;
-    if (v.html !== undefined) output.write(join(output.dir, 'validation.html'), v.html);
+    if (v.html !== undefined) write(join(output.dir, 'validation.html'), v.html);
   }
-  // A long run's partitions hold more operations than one page: the rest are window pages.
-  const report = renderLinReport(result, imported.operations, impl.model, {
-    windows: { dir: 'report.windows', main: 'report.html' },
-    file: `${impl.name} run, seed ${options.seed}`,
-    annotations: faults.map((f) => ({ from: f.start, to: f.end, label: `${f.kind} ${f.target}`, detail: `${f.kind} ${f.target}: ${(f.start / 1e9).toFixed(3)} s${f.end !== undefined ? ` to ${(f.end / 1e9).toFixed(3)} s` : ''}${f.note ? `\n${f.note}` : ''}` })),
-  });
-  if (report.windows.length > 0) mkdirSync(join(output.dir, 'report.windows'), { recursive: true });
-  for (const w of report.windows) output.write(join(output.dir, 'report.windows', w.name), w.html);
-  output.write(join(output.dir, 'report.html'), report.html);
+  if (result !== undefined && imported !== undefined) {
+    // A long run's partitions hold more operations than one page: the rest are window pages.
+    const report = renderLinReport(result, imported.operations, impl.model, {
+      windows: { dir: 'report.windows', main: 'report.html' },
+      file: `${impl.name} run, seed ${options.seed}`,
+      annotations: faults.map((f) => ({ from: f.start, to: f.end, label: `${f.kind} ${f.target}`, detail: `${f.kind} ${f.target}: ${(f.start / 1e9).toFixed(3)} s${f.end !== undefined ? ` to ${(f.end / 1e9).toFixed(3)} s` : ''}${f.note ? `\n${f.note}` : ''}` })),
+    });
+    if (report.windows.length > 0) mkdirSync(join(output.dir, 'report.windows'), { recursive: true });
+    for (const w of report.windows) write(join(output.dir, 'report.windows', w.name), w.html);
+    write(join(output.dir, 'report.html'), report.html);
+  }
+
+  removeEarlierRunFiles(output.dir, written);
 
   const completed = ops.filter((o) => o.ret !== undefined).length;
   const assertions = cluster.assertions();
   const reasons: string[] = [];
-  if (result.verdict === 'illegal') reasons.push('the history is not linearizable');
+  if (result?.verdict === 'illegal') reasons.push('the history is not linearizable');
   if (durability?.verdict === 'violation') reasons.push(`${durability.violations.length} write(s) lost in a crash that the ${durability.model} model promises to keep`);
   if (assertions.length > 0) reasons.push(`${assertions.length} implementation assertion(s) failed`);
   if (stuck.length > 0) reasons.push(`${stuck.length} operation(s) still in flight ${options.drain} s after the faults ended (no progress: a deadlock?)`);
   if (validation.status === 'invalid') reasons.push('the trace does not match the spec');
-  const verdict = reasons.length > 0 ? 'violation' : result.verdict === 'unknown' || validation.status === 'inconclusive' ? 'unknown' : 'linearizable';
+  // why there is no verdict, when there is none
+  const unknown: string[] = [];
+  if (result === undefined) unknown.push('no operations were recorded: nothing to check');
+  else if (result.verdict === 'unknown') unknown.push('the history check gave no answer');
+  if (validation.status === 'inconclusive') unknown.push('the trace validation was inconclusive');
+  const verdict = reasons.length > 0 ? 'violation' : unknown.length > 0 ? 'unknown' : 'linearizable';
   const summary: RunSummary = {
     exitCode: verdict === 'violation' ? 1 : verdict === 'unknown' ? 2 : 0,
     verdict,
-    reasons,
+    reasons: verdict === 'unknown' ? unknown : reasons,
     operations: ops.length,
     completed,
     indeterminate: ops.length - completed,
     opsPerSecond: workloadMs > 0 ? (completed * 1000) / workloadMs : 0,
     faults,
+    logs: workDir,
+    notInjected: missing,
     stuck,
     assertions,
-    lin: { verdict: result.verdict, checkMs: result.elapsedMs, partitions: result.partitions.length },
+    lin: result === undefined ? undefined : { verdict: result.verdict, checkMs: result.elapsedMs, partitions: result.partitions.length },
     durability,
     trace: { events, validation },
     elapsedMs: { workload: workloadMs, total: Date.now() - started },
@@ -209,20 +297,22 @@ function describe(impl: Implementation, o: RunOptions, dir: string, s: RunSummar
   };
   const lines = [
     `run:         ${impl.name}${o.persistency !== undefined ? ` <Lin, ${o.persistency}>${o.offload ? ' offload' : ''}` : ''}, ${o.clients} clients${o.persistency !== undefined ? '' : ` in ${o.clientProcs} processes`}, ${o.nodes} ${o.persistency !== undefined ? 'nodes' : `memory nodes (r=${o.replicas})`}, ${o.keys} keys, ${o.duration} s, rate ${o.rate > 0 ? `${o.rate}/s` : 'unlimited'}, nemesis ${o.nemesis.join(',')}, bug ${o.bug ?? 'none'}, seed ${o.seed}`,
-    `operations:  ${fmt(s.completed)} completed (${fmt(Math.round(s.opsPerSecond))}/s), ${fmt(s.indeterminate)} indeterminate`,
-    `faults:      ${s.faults.length === 0 ? 'none' : s.faults.map((f) => `${f.kind} ${f.target} @${(f.start / 1e9).toFixed(1)}s${f.end !== undefined ? `-${(f.end / 1e9).toFixed(1)}s` : ''}`).join(', ')}`,
+    `operations:  ${s.operations === 0 ? 'none recorded' : `${fmt(s.completed)} completed (${fmt(Math.round(s.opsPerSecond))}/s), ${fmt(s.indeterminate)} indeterminate`}`,
+    `faults:      ${s.faults.length === 0 ? 'none' : s.faults.map((f) => `${f.kind} ${f.target} @${(f.start / 1e9).toFixed(1)}s${f.end !== undefined ? `-${(f.end / 1e9).toFixed(1)}s` : ''}`).join(', ')}${s.notInjected.length > 0 ? ` (requested but never injected: ${s.notInjected.join(', ')})` : ''}`,
   ];
   if (s.assertions.length > 0) lines.push(`assertions:  ${s.assertions.slice(0, 5).join('\n             ')}${s.assertions.length > 5 ? `\n             ... ${s.assertions.length - 5} more` : ''}`);
   lines.push(`stuck:       ${s.stuck.length === 0 ? 'none' : s.stuck.slice(0, 8).map((x) => `c${x.client} (${x.proc}, ${(x.ms / 1000).toFixed(1)} s)`).join(', ')}`);
   lines.push(`history:     ${join(dir, 'history.edn')}, ${join(dir, 'history.jsonl')} (${fmt(s.operations)} operations, ${size('history.jsonl')})`);
   lines.push(`trace:       ${join(dir, 'trace.jsonl')} (${fmt(s.trace.events)} events, ${size('trace.jsonl')})`);
   lines.push(`validation:  ${s.trace.validation.status === 'valid' ? 'valid' : s.trace.validation.status === 'invalid' ? 'INVALID' : s.trace.validation.status}${s.trace.validation.detail ? ` (${s.trace.validation.detail})` : ''}${s.trace.validation.status !== 'not-run' ? `, ${join(dir, 'validation.html')}` : ''}`);
+  if (!s.lin) lines.push('check:       not run (no operations were recorded)');
   if (s.lin) lines.push(`check:       ${s.lin.verdict === 'ok' ? 'linearizable' : s.lin.verdict === 'illegal' ? 'NOT linearizable' : 'unknown'} (${impl.model} per key, ${s.lin.partitions} partitions, ${(s.lin.checkMs / 1000).toFixed(1)} s)`);
   if (s.durability) {
     const d = s.durability;
     lines.push(`durability:  ${d.verdict === 'durable' ? 'durable' : 'VIOLATION'} (${d.model}: ${d.crashes} crash(es), ${d.recoveryReads} recovery reads against ${d.floorWrites} writes that must survive)${d.violations.length > 0 ? `\n             ${d.violations.slice(0, 3).join('\n             ')}` : ''}`);
   }
-  lines.push(`report:      ${join(dir, 'report.html')}`);
+  lines.push(`logs:        ${s.logs}`);
+  lines.push(`report:      ${s.lin ? join(dir, 'report.html') : 'none (no operations)'}`);
   lines.push(`verdict:     ${s.verdict}${s.reasons.length > 0 ? `: ${s.reasons.join('; ')}` : ''}`);
   return `${lines.join('\n')}\n`;
 }
