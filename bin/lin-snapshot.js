@@ -23,8 +23,15 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
  * flag: V8 refuses (exit 14) a snapshot started under other V8 flags than it was built with.
  * --always-sparkplug: a first 10-operation check from the blob 0.54-0.61 -> 0.20-0.21 ms
  * (geomean of 30 histories; 100 operations 1.41 -> 1.31 ms), RESULTS-issue21.md.
+ * --interrupt-budget at 4x V8's default (67,584): TurboFan is asked for a function after 4x
+ * as much of it has run. At the default a first check of 100 to 10,000 operations asks for
+ * its search loops early and spends 1.5-3x its own CPU compiling them on V8's background
+ * threads, which on a 2-core machine take the check's core (a cas-register check of 1,000
+ * operations: 26 ms on the main thread, 95-160 ms of CPU, 150-500 ms wall); most of those
+ * compiles finish after the check. With it: wall 1.36-1.52x faster at 1,000 operations,
+ * 1.53x at 10,000, 1.41x at 100, the same at 10 (RESULTS-issue21.md, lin-1k5).
  */
-export const SNAPSHOT_NODE_ARGS = ['--always-sparkplug'];
+export const SNAPSHOT_NODE_ARGS = ['--always-sparkplug', '--interrupt-budget=270336'];
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
