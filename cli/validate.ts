@@ -3,7 +3,7 @@
 // was hit), 64 bad usage, 65 bad input (printed as `interleave: <file>:<line>: <expected>`),
 // 73 the HTML report cannot be written.
 import type { Command } from 'commander';
-import { InputError, validateFiles, type ValidateOptions, type ValidateResult } from '../checkers/validate/index.ts';
+import { EmptyTraceError, InputError, validateFiles, type ValidateOptions, type ValidateResult } from '../checkers/validate/index.ts';
 import { renderValidateHtml } from '../checkers/report/validate-html.ts';
 import { describeEvent, describeWhy, renderValidateText } from '../checkers/report/validate-text.ts';
 import type { TraceValidation } from '../impl/harness/types.ts';
@@ -104,6 +104,8 @@ export async function validateRunTrace(specName: string, traceFile: string): Pro
     // (the pause nemesis stops a process for up to ~2.5 s between a step and its line).
     result = await validateFiles([traceFile], { name: spec.name, trace: spec.trace });
   } catch (e) {
+    // No process logged a step: nothing was validated, which is no verdict on the implementation.
+    if (e instanceof EmptyTraceError) return { validation: { status: 'not-run', detail: 'the trace has no events' } };
     if (e instanceof InputError) return { validation: { status: 'invalid', detail: `the trace is malformed: ${e.message}` } };
     throw e;
   }

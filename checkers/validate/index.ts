@@ -12,6 +12,7 @@ import { DEFAULT_SLACK_NS, TraceSpecError, type Access, type TraceMapping, type 
 
 export * from './types.ts';
 export { InputError };
+export { EmptyTraceError } from './read.ts';
 
 export interface SpecRef {
   name: string;
