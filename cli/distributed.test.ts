@@ -13,6 +13,7 @@ import { distributedBfs } from '../checkers/distributed/bfs.ts';
 import { distributedLin } from '../checkers/distributed/lin.ts';
 import { connect, keys, liveWorkers, QUEUE_PREFIX, queueName, RedisUnavailable, RUN_ALIVE_MS, RUNS, sweepDeadRuns } from '../checkers/distributed/redis.ts';
 import { swarm } from '../checkers/distributed/swarm.ts';
+import { startWorker } from '../checkers/distributed/worker.ts';
 import { BIN, spawnWorker, startRedis, type RedisServer, type WorkerProcess } from '../checkers/distributed/testing.ts';
 import { exploreSync } from '../checkers/explore/index.ts';
 import { racyCounter } from '../checkers/explore/fixtures/racy-counter.ts';
@@ -248,6 +249,23 @@ describe('Redis unreachable', () => {
     const bad = await runInProcess('explore', 'fusee', '--config', 'A0', '--redis', 'http://127.0.0.1:6379');
     expect(bad.code).toBe(64);
   }, 30_000);
+});
+
+describe('Redis lost mid-run', () => {
+  it('a worker reports it once, through done (69); a stop asked afterwards resolves, never an unhandled rejection (review defect 7)', async () => {
+    // `explore --redis` prints its 69 line and SIGTERMs the worker it started, which has
+    // lost Redis too: close() then returned the rejected done, and the stop handler's
+    // rejection went unhandled (a raw stack trace, or "internal error").
+    const own = await startRedis();
+    try {
+      const w = await startWorker(own.url);
+      await own.stop();
+      await expect(w.done).rejects.toBeInstanceOf(RedisUnavailable);
+      await expect(w.close()).resolves.toBeUndefined();
+    } finally {
+      await own.stop();
+    }
+  }, 60_000);
 });
 
 describe('linearizability partitions as jobs', () => {

@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { simulateToDir } from '../specs/fusee/simulate.ts';
 import { runInProcess } from './in-process.ts';
-import { runValidate } from './validate.ts';
+import { runValidate, validateRunTrace } from './validate.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'interleave-validate-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -137,6 +137,14 @@ describe('interleave validate (in process)', () => {
     const r = await run('fusee', differs.files, { json: true });
     expect(r.code).toBe(1);
     expect(JSON.parse(r.stdout).result.failure.why).toMatchObject({ kind: 'observed', field: 'obs.rep[0]', path: 'rep[0]', expected: 12345 });
+  });
+
+  it('a trace with a header and no events: 65 from validate (nothing validated never passes), not run in `interleave run`', async () => {
+    const f = join(dir, 'header-only.jsonl');
+    writeFileSync(f, `${JSON.stringify({ format: 'interleave-trace/1', spec: 'fusee', params: { r: 3, n: 3, replicas: { k0: [0, 1, 2] }, bugs: [] } })}\n`);
+    const r = await run('fusee', [f]);
+    expect([r.code, r.stdout, r.stderr]).toEqual([65, '', `interleave: ${f}:1: a trace with at least one event (the file has a header or blank lines only)\n`]);
+    expect((await validateRunTrace('fusee', f)).validation).toEqual({ status: 'not-run', detail: 'the trace has no events' });
   });
 
   it("takes a user's module whose SpecDef has `trace`, as the other commands take modules", async () => {

@@ -26,6 +26,11 @@ export interface WorkerHandle {
   id: string;
   /** Resolves when the worker stopped (closed, or Redis lost: rejects with RedisUnavailable). */
   done: Promise<void>;
+  /**
+   * Stops the worker; never rejects: a failure (Redis lost) is `done`'s to report. A stop
+   * asked after the worker failed (SIGTERM from `explore --redis`, which lost Redis too)
+   * must not surface that failure a second time, as an unhandled rejection.
+   */
   close(): Promise<void>;
 }
 
@@ -149,7 +154,7 @@ export async function startWorker(url: string, o: { log?: (s: string) => void } 
     id,
     done,
     async close() {
-      if (closing) return done;
+      if (closing) return done.catch(() => {});
       await shutdown();
       finish();
     },

@@ -8,10 +8,11 @@ import { InputError } from '../../traces/errors.ts';
 import type { TraceEvent } from '../../traces/protocol-trace.ts';
 import { Partition, type GObj, type GProc, type World } from './partition.ts';
 import { memoryHeaders, memoryTrace, readHeaders, spoolTrace, type EventSource, type Header, type RawEvent, type Spool } from './read.ts';
-import { TraceSpecError, type Access, type TraceMapping, type TraceSpec, type ValidateOptions, type ValidateResult } from './types.ts';
+import { DEFAULT_SLACK_NS, TraceSpecError, type Access, type TraceMapping, type TraceSpec, type ValidateOptions, type ValidateResult } from './types.ts';
 
 export * from './types.ts';
 export { InputError };
+export { EmptyTraceError } from './read.ts';
 
 export interface SpecRef {
   name: string;
@@ -73,7 +74,7 @@ function merge(spool: Spool, mapping: TraceMapping, files: readonly string[], sp
     epoch: 0,
     frontierTime: undefined,
     nextTime: (i) => (world.procs[i].eof ? undefined : sources[i].peekTime()),
-    slack: options.slackNs ?? 1e9,
+    slack: options.slackNs ?? DEFAULT_SLACK_NS,
     bets: 0,
     files,
     exhaustive: options.exhaustive === true,
@@ -140,7 +141,7 @@ function merge(spool: Spool, mapping: TraceMapping, files: readonly string[], sp
       if (targets === null || targets.length !== 1) throw new InputError(file, raw.line, `an event at shared objects (${a.obj}) to belong to one partition`);
       let o = objects.get(a.obj);
       if (o === undefined) {
-        o = { name: a.obj, partition: targets[0], local: -1, wm: new Int32Array(world.procs.length).fill(-1), epoch: -1, released: -1, optimistic: 0 };
+        o = { name: a.obj, partition: targets[0], local: -1, wm: new Int32Array(world.procs.length).fill(-1), epoch: -1, released: -1, betChanges: 0, betReads: 0 };
         objects.set(a.obj, o);
       } else if (o.partition !== targets[0]) {
         throw new InputError(file, raw.line, `${a.obj} to stay in partition ${o.partition.name} (this event is in ${targets[0].name})`);
@@ -257,7 +258,8 @@ function merge(spool: Spool, mapping: TraceMapping, files: readonly string[], sp
     progress();
   }
   // An invalid verdict stands only if no event still to come could be a late one (an
-  // access below a change matched on a bet, partition.ts `known`): scan the rest.
+  // access to what was taken as known on a bet, partition.ts `known` and `bet`: below a
+  // change matched, or a change taken as lost below a read that saw it): scan the rest.
   const dead = order.find((p) => p.status === 'invalid');
   if (dead) {
     let late = dead.lateQueued();
@@ -265,11 +267,11 @@ function merge(spool: Spool, mapping: TraceMapping, files: readonly string[], sp
       for (let raw = sources[g.index].next(); raw !== undefined && late === undefined; raw = sources[g.index].next()) {
         for (const a of (mapping.accesses ?? defaultAccesses)(raw.ev)) {
           const change = a.seq !== undefined;
-          if (dead.lateAccess({ obj: a.obj, n: change ? a.seq : a.saw, change })) late = `${raw.ev.proc} #${raw.ev.seq} (${files[raw.file]}:${raw.line})`;
+          late ??= dead.lateAccess({ obj: a.obj, n: change ? a.seq : a.saw, change }, `${raw.ev.proc} #${raw.ev.seq} (${files[raw.file]}:${raw.line})`, raw.ev.time);
         }
       }
     }
-    if (late !== undefined) dead.retract(`a late event in partition ${dead.name}: ${late} accesses an object below a change already matched (matched before every process had been read past it, by time)`);
+    if (late !== undefined) dead.retract(`a late event in partition ${dead.name}: ${late}`);
   }
   for (const s of sources) s.close();
 

@@ -31,8 +31,16 @@ export interface GObj {
   /** Cache of `released`: the epoch it was computed at, and its value. */
   epoch: number;
   released: number;
-  /** The highest change matched before it was released for certain (0: none): see README, "Reading ahead". */
-  optimistic: number;
+  /**
+   * What the search took as known on a bet (see README, "Reading ahead") before every
+   * process that may access the object had been read past it: every change up to
+   * `betChanges` (a gap there as lost with a crash) and every read below `betReads`
+   * (0: none). An access there read afterwards is a late event. `betBy`: the event the
+   * highest bet was made for, and its `time`, for the reason.
+   */
+  betChanges: number;
+  betReads: number;
+  betBy?: { at: string; time: number | undefined };
 }
 
 /** What partitions share: the processes, the read epoch, the files' names. */
@@ -313,7 +321,20 @@ export class Partition<S = any, A extends Action = Action> {
       if (m === undefined) return why?.push(`waits for the event that sent message ${e.recv}`), this.world.live.length > 0 ? UNKNOWN : NOT_READY;
       if (this.procOf.get(m.proc.g.index) === m.proc && (x.pos[m.proc.slot] ?? 0) <= m.pos) return why?.push(`waits for ${m.proc.g.name}'s send of message ${e.recv}`), NOT_READY;
     }
+    // Ready on a bet (`known` by time): what it takes as known is remembered, so that an
+    // access there read later is a late event (a change below a read taken as lost with a
+    // crash, its line in fact written after the slack: a process paused between its step
+    // and its line), never a mismatch that stands.
+    for (const a of e.acc) if (a.n > 0) this.bet(this.objs[a.o].g, a.change ? a.n - 1 : a.n, a.change ? a.n : 0, e);
     return READY;
+  }
+
+  /** Records that changes up to `changes` and reads below `reads` of g were taken as known, if on a bet. */
+  private bet(g: GObj, changes: number, reads: number, e: PEvent): void {
+    if ((changes <= g.betChanges && reads <= g.betReads) || released(this.world, g) >= Math.max(changes, reads)) return;
+    if (changes > g.betChanges || reads > g.betReads) g.betBy = { at: `${e.raw.ev.proc} #${e.raw.ev.seq} (${this.world.files[e.raw.file]}:${e.raw.line})`, time: e.raw.ev.time };
+    g.betChanges = Math.max(g.betChanges, changes);
+    g.betReads = Math.max(g.betReads, reads);
   }
 
   /** Some process not at its end has no known next event here at x (collected into needs / list). */
@@ -388,8 +409,7 @@ export class Partition<S = any, A extends Action = Action> {
           ver.push(0);
           rc.push(0);
         }
-        const g = this.objs[a.o].g;
-        if (a.change && a.n > g.optimistic && released(this.world, g) < a.n) g.optimistic = a.n;
+        if (a.change) this.bet(this.objs[a.o].g, a.n, a.n, e);
         if (a.change) {
           ver[a.o] = a.n;
           rc[a.o] = 0;
@@ -571,9 +591,17 @@ export class Partition<S = any, A extends Action = Action> {
    * After a death: whether an access to an object below a change matched on a bet (see
    * `known`) could still come — unmatched here, or in events not read yet (`unread`).
    */
-  lateAccess(acc: { obj: string; n: number; change: boolean }): boolean {
-    for (const o of this.objs) if (o.g.name === acc.obj) return o.g.optimistic > 0 && (acc.change ? acc.n <= o.g.optimistic : acc.n < o.g.optimistic);
-    return false;
+  lateAccess(acc: { obj: string; n: number; change: boolean }, at: string, time: number | undefined): string | undefined {
+    for (const o of this.objs) {
+      if (o.g.name !== acc.obj) continue;
+      const g = o.g;
+      if (!(acc.change ? acc.n <= g.betChanges : acc.n < g.betReads) || g.betBy === undefined) return undefined;
+      const by = g.betBy;
+      const what = acc.change ? `is change ${acc.n} of ${g.name}` : `read ${g.name} after its change ${acc.n}`;
+      const after = time !== undefined && by.time !== undefined && time > by.time ? `logged ${((time - by.time) / 1e9).toFixed(2)} s after ${by.at}` : `read after ${by.at}`;
+      return `${at} ${what}, ${after}, which came after it: more than the slack of ${this.world.slack / 1e9} s`;
+    }
+    return undefined;
   }
 
   /** Unmatched events here that are late in the sense of `lateAccess`, described. */
@@ -584,7 +612,8 @@ export class Partition<S = any, A extends Action = Action> {
         const e = this.eventAt(p, pos);
         if (!e) continue;
         for (const a of e.acc) {
-          if (this.lateAccess({ obj: this.objs[a.o].g.name, n: a.n, change: a.change })) return `${e.raw.ev.proc} #${e.raw.ev.seq} (${this.world.files[e.raw.file]}:${e.raw.line})`;
+          const late = this.lateAccess({ obj: this.objs[a.o].g.name, n: a.n, change: a.change }, `${e.raw.ev.proc} #${e.raw.ev.seq} (${this.world.files[e.raw.file]}:${e.raw.line})`, e.raw.ev.time);
+          if (late !== undefined) return late;
         }
       }
     }

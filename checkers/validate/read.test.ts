@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { registerTrace, simulateRegister } from './fixtures.ts';
-import { InputError, validateFiles } from './index.ts';
+import { InputError, validateFiles, validateMemory } from './index.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'validate-read-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -111,6 +111,17 @@ describe('validate: reading trace files', () => {
     const r = await validateFiles([withObs({ 'ready[3]': 'p0' })], spec);
     expect(r.verdict).toBe('invalid');
     expect((await validateFiles([withObs({ x: 2, ready: [] })], spec)).verdict).toBe('valid');
+  });
+
+  it('a trace with no event (a header only, or blank lines) is bad input, as an empty history is: a validation of nothing never passes', async () => {
+    const h = { format: 'interleave-trace/1', spec: 'register', params: { parts: ['main'] } };
+    const only = file(lines(h));
+    const e = await inputError([only]);
+    expect([e.file, e.line, e.expected]).toEqual([only, 1, 'a trace with at least one event (the file has a header or blank lines only)']);
+    expect((await inputError([file(''), file(`${JSON.stringify(h)}\n\n`)])).expected).toBe('a trace with at least one event (none in the 2 files: headers or blank lines only)');
+    // In memory alike; a file with no event next to one with events is fine.
+    expect(() => validateMemory([{ name: 'm', lines: [h] }], spec)).toThrow(/a trace with at least one event/);
+    expect((await validateFiles([only, file(lines(h, w('p0', 1)))], spec)).verdict).toBe('valid');
   });
 
   it('refuses prototype keys', async () => {

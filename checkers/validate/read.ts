@@ -201,6 +201,7 @@ export async function spoolTrace(files: readonly string[], mapping: TraceMapping
   const paths = new Map<string, string>();
   const pending = new Map<string, string[]>();
   const pendingBytes = new Map<string, number>();
+  const lastLines: number[] = [];
   const flush = (proc: string): void => {
     const lines = pending.get(proc);
     if (!lines || lines.length === 0) return;
@@ -230,8 +231,10 @@ export async function spoolTrace(files: readonly string[], mapping: TraceMapping
       if (last > 0 && !endsWithNewline(files[f])) {
         throw new InputError(files[f], last, 'a complete line ending with a newline (this last line is cut short: was its writer killed mid-line?)');
       }
+      lastLines.push(last);
     }
     for (const proc of paths.keys()) flush(proc);
+    requireEvents(checker, files, lastLines);
   } catch (e) {
     rmSync(dir, { recursive: true, force: true });
     throw e;
@@ -318,6 +321,20 @@ class SpoolSource implements EventSource {
   }
 }
 
+/** The InputError of a trace with no event (`interleave run` says its validation did not run). */
+export class EmptyTraceError extends InputError {}
+
+/**
+ * A trace with no event (files with a header only, or empty) is bad input, as a history
+ * with no operation is (traces/import.ts): a validation of nothing must not pass.
+ */
+function requireEvents(checker: EventChecker, files: readonly string[], lastLines: readonly number[]): void {
+  if (checker.events > 0) return;
+  const what = files.length === 1 ? (lastLines[0] > 0 ? 'the file has a header or blank lines only' : 'the file is empty') : `none in the ${files.length} files: headers or blank lines only`;
+  throw new EmptyTraceError(files[0] ?? '(no file)', Math.max(1, lastLines[0] ?? 0), `a trace with at least one event (${what})`);
+}
+
+
 /** In-memory events (tests, simulators): the same checks, the same sources. */
 export function memoryTrace(files: readonly { name: string; lines: readonly (string | object)[] }[], mapping: TraceMapping, limits: Limits = DEFAULT_LIMITS): Spool {
   const names = files.map((f) => f.name);
@@ -334,6 +351,7 @@ export function memoryTrace(files: readonly { name: string; lines: readonly (str
       list.push(raw);
     });
   });
+  requireEvents(checker, names, files.map((f) => f.lines.length));
   return {
     procs: [...checker.procs.values()].map((p) => ({ name: p.name, count: p.count })),
     events: checker.events,

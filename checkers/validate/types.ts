@@ -154,6 +154,14 @@ export interface Observation {
 // ---------------------------------------------------------------------------------------
 // Options and results.
 
+/**
+ * The default slack (ns): a real run's process may be stopped (`run --nemesis pause`, a
+ * SIGSTOP of up to ~2.5 s; a loaded machine's scheduling) between its step and the write
+ * of its line. `interleave run` and `interleave validate` use the same, so that a run's
+ * trace gets the same verdict from both.
+ */
+export const DEFAULT_SLACK_NS = 5e9;
+
 export interface ValidateOptions {
   /** The validation config, by name (default: the spec's first). */
   config?: string;
@@ -168,8 +176,9 @@ export interface ValidateOptions {
   /** Events read between two rounds of search (default 256; tests use 1 to match as soon as an event is read). */
   readBatch?: number;
   /**
-   * How long after a step its line may be written, in the unit of `time` (ns; default 1 s).
-   * Reading ahead bets on it when events carry `time` (README.md, "Reading ahead").
+   * How long after a step its line may be written, in the unit of `time` (ns; default
+   * `DEFAULT_SLACK_NS`, 5 s). Reading ahead bets on it when events carry `time` (README.md,
+   * "Reading ahead").
    */
   slackNs?: number;
   /**
