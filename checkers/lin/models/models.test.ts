@@ -244,7 +244,7 @@ describe('set, queue, mutex', () => {
     const init = set.init();
     expect(set.step(init, { f: 'read' }, values).ok).toBe(false);
     const order = [0, 1, 2, 3, 4, ...Array.from({ length: 25 }, (_, k) => 29 - k)];
-    const states: [unknown, string][] = [];
+    const states: [typeof init, string][] = [];
     let s = init;
     for (let k = 0; k < order.length; k++) {
       s = set.step(s, { f: 'add', value: values[order[k]] }, null).state;
