@@ -283,7 +283,8 @@ const indexes = new WeakMap<readonly Operation[], Index>();
  */
 class MemberIds {
   readonly keys: (number | string)[] = [];
-  private readonly small: Int32Array;
+  /** Per small non-negative integer member: its id + 1 (0: none yet). */
+  readonly small: Int32Array;
   private readonly byKey = new Map<number | string, number>();
 
   constructor(smallLimit: number) {
@@ -324,6 +325,7 @@ function indexOf(history: readonly Operation<SetInput, unknown>[]): Index {
   // Duplicates within a read: the read's stamp on the id (reads are numbered from 1).
   let stamp = new Int32Array(Math.max(16, keys.length));
   let readNo = 0;
+  const small = ids.small;
   for (let i = 0; i < n; i++) {
     const op = history[i];
     if (op.ret === undefined || op.input.f !== 'read' || !Array.isArray(op.output)) continue;
@@ -332,7 +334,12 @@ function indexOf(history: readonly Operation<SetInput, unknown>[]): Index {
     let count = 0;
     readNo++;
     for (let k = 0; k < output.length; k++) {
-      const id = ids.of(output[k]);
+      // A member added before (most are) by the table here, without a call per member: a
+      // long history's reads hold most of its size, and a first check runs this loop in V8's
+      // interpreter, where each call costs.
+      const v = output[k];
+      const known = typeof v === 'number' && v >>> 0 === v && v < small.length ? small[v] - 1 : -1;
+      const id = known >= 0 ? known : ids.of(v);
       if (id >= stamp.length) {
         const grown = new Int32Array(2 * id + 16);
         grown.set(stamp);
