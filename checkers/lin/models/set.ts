@@ -151,14 +151,7 @@ function addTexts(sorted: string[], keys: readonly (number | string)[], from: nu
   }
   for (let k = from; k < to; k++) {
     const t = textOf(keys[ids === undefined ? k : ids[k]]);
-    let lo = 0;
-    let hi = sorted.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (sorted[mid] < t) lo = mid + 1;
-      else hi = mid;
-    }
-    sorted.splice(lo, 0, t);
+    sorted.splice(countBelow(sorted, t, false), 0, t);
   }
 }
 
@@ -460,8 +453,8 @@ function refute(history: readonly Operation<SetInput, unknown>[]): Refutation | 
   return found;
 }
 
-/** How many of the sorted times are before t (orEqual: at or before t). */
-function countBelow(sorted: readonly number[], t: number, orEqual: boolean): number {
+/** How many of the sorted times (or texts) are before t (orEqual: at or before t). */
+function countBelow<T extends number | string>(sorted: readonly T[], t: T, orEqual: boolean): number {
   let lo = 0;
   let hi = sorted.length;
   while (lo < hi) {
