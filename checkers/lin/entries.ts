@@ -195,7 +195,7 @@ function sortByRanks(list: EntryList, call: Float64Array, ret: Float64Array, n: 
  * numeric sort of a copy and a binary search per value: no comparator call per comparison
  * (n log n calls in V8's interpreter on a first check).
  */
-export function denseRanks(values: Float64Array, n: number, rankOf: Int32Array | Float64Array): number {
+export function denseRanks(values: Float64Array, n: number, rankOf: Int32Array): number {
   const distinct = values.slice(0, n).sort();
   let d = 0;
   for (let k = 0; k < n; k++) if (k === 0 || distinct[k] !== distinct[d - 1]) distinct[d++] = distinct[k];

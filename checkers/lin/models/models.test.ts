@@ -237,6 +237,24 @@ describe('set, queue, mutex', () => {
     }
   });
 
+  it('set: describeState of one check\'s states in any order, members added out of their ids\' order', () => {
+    // A read numbers 30 members in its order; five are then added in that order and the rest
+    // backwards, so that states hold members past their prefix (1 to 25 of them).
+    const values = Array.from({ length: 30 }, (_, k) => (k % 4 === 0 ? `v${k}` : k * 7));
+    const init = set.init();
+    expect(set.step(init, { f: 'read' }, values).ok).toBe(false);
+    const order = [0, 1, 2, 3, 4, ...Array.from({ length: 25 }, (_, k) => 29 - k)];
+    const states: [typeof init, string][] = [];
+    let s = init;
+    for (let k = 0; k < order.length; k++) {
+      s = set.step(s, { f: 'add', value: values[order[k]] }, null).state;
+      states.push([s, `{${order.slice(0, k + 1).map((i) => JSON.stringify(values[i])).sort().join(', ')}}`]);
+    }
+    for (const seq of [states, [...states].reverse(), states, [states[20], states[3], states[29], states[10]]]) {
+      for (const [state, described] of seq) expect(set.describeState!(state)).toBe(described);
+    }
+  });
+
   it('kv: refutes a get of a string no put wrote and no append ends, even with every operation concurrent', () => {
     const op = (client: number, input: KvInput, output: unknown, ret?: number): Operation<KvInput, unknown> => ({ client, input, call: client, ret, output: ret === undefined ? undefined : output });
     const appends = [op(0, { f: 'append', key: 'k', value: 'x1;' }, null, 10), op(1, { f: 'append', key: 'k', value: 'x22;' }, null)];

@@ -56,6 +56,14 @@ class SetCheck {
   /** The read asked about last (a search tries one read in several states). */
   declare private lastOutput: unknown;
   declare private lastMembers: Members | undefined;
+  /**
+   * The texts of ids 0 .. sortedUpTo-1 in code-unit order, for describing states (made at
+   * the first describe). An illegal report describes the state after every step of its
+   * longest, whose prefix only grows: each describe adds the few new ids' texts here
+   * instead of sorting every member's text again (quadratic in a long set history).
+   */
+  declare private sorted: string[] | undefined;
+  declare private sortedUpTo: number;
   declare readonly empty: SetState;
 
   constructor() {
@@ -64,6 +72,8 @@ class SetCheck {
     this.outputs = undefined;
     this.lastOutput = undefined;
     this.lastMembers = undefined;
+    this.sorted = undefined;
+    this.sortedUpTo = 0;
     this.empty = new SetState(this, 0, EMPTY_IDS, 0);
   }
 
@@ -107,6 +117,41 @@ class SetCheck {
     this.lastOutput = output;
     this.lastMembers = m;
     return m;
+  }
+
+  /**
+   * The texts of ids 0 .. prefix-1 in code-unit order; the array is this check's, and
+   * changes at the next call. Texts are distinct (keyOf and textOf are one-to-one), so any
+   * sort of them gives the one order.
+   */
+  sortedBelow(prefix: number): readonly string[] {
+    let sorted = this.sorted;
+    if (sorted === undefined || prefix < this.sortedUpTo) {
+      sorted = this.sorted = [];
+      this.sortedUpTo = 0;
+    }
+    addTexts(sorted, this.keys, this.sortedUpTo, prefix, undefined);
+    this.sortedUpTo = prefix;
+    return sorted;
+  }
+}
+
+/** Texts beyond which a batch is sorted natively rather than inserted one by one. */
+const INSERT_MAX = 8;
+
+/**
+ * Puts the texts of the ids from .. to-1 (of `ids` when given, else the ids themselves)
+ * into `sorted`, keeping it in code-unit order.
+ */
+function addTexts(sorted: string[], keys: readonly (number | string)[], from: number, to: number, ids: readonly number[] | undefined): void {
+  if (to - from > INSERT_MAX) {
+    for (let k = from; k < to; k++) sorted.push(textOf(keys[ids === undefined ? k : ids[k]]));
+    sorted.sort();
+    return;
+  }
+  for (let k = from; k < to; k++) {
+    const t = textOf(keys[ids === undefined ? k : ids[k]]);
+    sorted.splice(countBelow(sorted, t, false), 0, t);
   }
 }
 
@@ -197,29 +242,10 @@ export class SetState {
     return true;
   }
 
-  /**
-   * The members' texts in code-unit order (what `sort()` gives); a small set's by insertion:
-   * an illegal report describes the state after every step of its longest, and there
-   * Array.prototype.sort costs twice the insertion (about 110 against 40 ns for 9 members).
-   */
+  /** The members' texts in code-unit order (what `sort()` gives), in an array of its own. */
   texts(): string[] {
-    const keys = this.check.keys;
-    const texts: string[] = [];
-    const size = this.size;
-    if (size > 32) {
-      for (let k = 0; k < size; k++) texts.push(textOf(keys[k < this.prefix ? k : this.rest[k - this.prefix]]));
-      return texts.sort();
-    }
-    for (let k = 0; k < size; k++) {
-      const t = textOf(keys[k < this.prefix ? k : this.rest[k - this.prefix]]);
-      let j = texts.length - 1;
-      texts.push(t);
-      while (j >= 0 && texts[j] > t) {
-        texts[j + 1] = texts[j];
-        j--;
-      }
-      texts[j + 1] = t;
-    }
+    const texts = this.check.sortedBelow(this.prefix).slice();
+    addTexts(texts, this.check.keys, 0, this.rest.length, this.rest);
     return texts;
   }
 }
@@ -250,7 +276,8 @@ const indexes = new WeakMap<readonly Operation[], Index>();
  */
 class MemberIds {
   readonly keys: (number | string)[] = [];
-  private readonly small: Int32Array;
+  /** Per small non-negative integer member: its id + 1 (0: none yet). */
+  readonly small: Int32Array;
   private readonly byKey = new Map<number | string, number>();
 
   constructor(smallLimit: number) {
@@ -291,6 +318,7 @@ function indexOf(history: readonly Operation<SetInput, unknown>[]): Index {
   // Duplicates within a read: the read's stamp on the id (reads are numbered from 1).
   let stamp = new Int32Array(Math.max(16, keys.length));
   let readNo = 0;
+  const small = ids.small;
   for (let i = 0; i < n; i++) {
     const op = history[i];
     if (op.ret === undefined || op.input.f !== 'read' || !Array.isArray(op.output)) continue;
@@ -299,7 +327,12 @@ function indexOf(history: readonly Operation<SetInput, unknown>[]): Index {
     let count = 0;
     readNo++;
     for (let k = 0; k < output.length; k++) {
-      const id = ids.of(output[k]);
+      // A member added before (most are) by the table here, without a call per member: a
+      // long history's reads hold most of its size, and a first check runs this loop in V8's
+      // interpreter, where each call costs.
+      const v = output[k];
+      const known = typeof v === 'number' && v >>> 0 === v && v < small.length ? small[v] - 1 : -1;
+      const id = known >= 0 ? known : ids.of(v);
       if (id >= stamp.length) {
         const grown = new Int32Array(2 * id + 16);
         grown.set(stamp);
@@ -420,8 +453,8 @@ function refute(history: readonly Operation<SetInput, unknown>[]): Refutation | 
   return found;
 }
 
-/** How many of the sorted times are before t (orEqual: at or before t). */
-function countBelow(sorted: readonly number[], t: number, orEqual: boolean): number {
+/** How many of the sorted times (or texts) are before t (orEqual: at or before t). */
+function countBelow<T extends number | string>(sorted: readonly T[], t: T, orEqual: boolean): number {
   let lo = 0;
   let hi = sorted.length;
   while (lo < hi) {
