@@ -6,9 +6,9 @@
 
 import { describe, expect, it } from 'vitest';
 import { bag, bagStates, grid, gridStates, tree, treeStates } from './fixtures/shapes.ts';
-import { explore, exploreSync } from './index.ts';
+import { explore, exploreSync, SpecError } from './index.ts';
 import { referenceBfs } from './reference.ts';
-import type { ExploreOptions } from './types.ts';
+import type { Action, ExploreOptions, Machine } from './types.ts';
 
 const FULL = process.env.INTERLEAVE_FULL === '1';
 const shapes = new URL('./fixtures/shapes.ts', import.meta.url).href;
@@ -106,4 +106,30 @@ describe('one state, whatever order its Sets and Maps were built in', () => {
       }
     }
   });
+});
+
+describe('a machine that breaks the contract (review defect 3)', () => {
+  const base = {
+    init: () => [{ n: 0 }] as { n: number }[],
+    actions: (s: { n: number }) => (s.n < 3 ? [{ label: 'inc()' }] : []),
+    next: (s: { n: number }) => ({ n: s.n + 1 }),
+    invariants: { ok: () => true as const },
+  };
+  const broken: [string, object, RegExp][] = [
+    ['init() returns []', { init: () => [] }, /init\(\) must return a non-empty array of states; it returned an empty array/],
+    ['init() returns a state, not an array', { init: () => ({ n: 0 }) }, /init\(\) must return a non-empty array.*an object/],
+    ['actions() returns a number', { actions: () => 5 }, /actions\(state\) must return an array of actions; it returned number 5/],
+    ['an action without a label', { actions: (s: { n: number }) => (s.n < 3 ? [{}] : []) }, /string label; action 0 is labelled undefined/],
+    ['a later state whose actions() is not an array', { actions: (s: { n: number }) => (s.n < 2 ? [{ label: 'inc()' }] : null) }, /must return an array of actions; it returned null/],
+    ['a later state with a numeric label', { actions: (s: { n: number }) => (s.n === 0 ? [{ label: 'inc()' }] : s.n < 3 ? [{ label: 7 }] : []) }, /labelled number 7/],
+  ];
+  for (const [what, patch, message] of broken) {
+    it(`${what}: a SpecError, not an empty space that holds`, () => {
+      const m = { ...base, ...patch } as unknown as Machine<{ n: number }, Action>;
+      for (const options of [{}, { store: 'exact' as const }, { strategy: 'dfs' as const }]) {
+        expect(() => exploreSync(m, options)).toThrow(SpecError);
+        expect(() => exploreSync(m, options)).toThrow(message);
+      }
+    });
+  }
 });

@@ -10,6 +10,7 @@ import { buildResult, Coverage } from './result.ts';
 import { ExactStore, FingerprintStore, type StateStore } from './store.ts';
 import { replayIndices, TraceLog } from './trace.ts';
 import type { Action, Check, Counterexample, ExploreOptions, ExploreResult, Machine } from './types.ts';
+import { checkEnabled } from './errors.ts';
 
 const CHECK_EVERY = 1024;
 const PROGRESS_MS = 100;
@@ -183,6 +184,7 @@ export function bfs<S, A extends Action>(machine: Machine<S, A>, options: Explor
         const id = level.id;
         const s = level.shift();
         const enabled = machine.actions(s);
+        if (!Array.isArray(enabled)) checkEnabled(enabled);
         if (depth >= run.maxDepth) {
           if (enabled.length > 0) run.depthCut = true;
           else run.expand(s, id, enabled);
@@ -348,6 +350,7 @@ class Batch<S, A extends Action> {
       states[b] = s;
       try {
         const enabled = machine.actions(s);
+        if (!Array.isArray(enabled)) checkEnabled(enabled);
         if (n + enabled.length > this.his.length) this.grow(n + enabled.length);
         for (let k = 0; k < enabled.length; k++) {
           const t = machine.next(s, enabled[k]);
@@ -432,6 +435,7 @@ export function dfs<S, A extends Action>(machine: Machine<S, A>, options: Explor
   const push = (s: S, id: number) => {
     const depth = stackStates.length;
     const enabled = machine.actions(s);
+    if (!Array.isArray(enabled)) checkEnabled(enabled);
     if (depth >= run.maxDepth) {
       if (enabled.length > 0) run.depthCut = true;
       else run.expand(s, id, enabled);
@@ -505,6 +509,7 @@ export function simulate<S, A extends Action>(machine: Machine<S, A>, options: E
     check(s, 0);
     for (let d = 0; run.stopped === undefined && run.violations.length === before; d++) {
       const enabled = machine.actions(s);
+      if (!Array.isArray(enabled)) checkEnabled(enabled);
       if (enabled.length === 0) {
         if (run.checkDeadlock && !machine.mayStop!(s)) {
           run.violations.push({ ...replayIndices(machine, k0, indices, 'deadlock', 'no action is enabled in a state that may not be final'), seed });
