@@ -46,3 +46,16 @@ function shown<W extends { s: unknown }, A extends Action>(m: Machine<W, A>, spe
   m.inner = own === undefined ? (w) => w.s : (w) => own(w.s);
   return m;
 }
+
+/**
+ * The properties a search of the spec's machine with these options checks: its
+ * invariants, linearizability (a history, unless --lin off), deadlocks (mayStop, unless
+ * they are not checked), livelocks (progress). None: a search would check nothing, and must not say "holds".
+ */
+export function propertiesChecked(machine: Pick<Machine<any, any>, 'invariants' | 'history' | 'mayStop' | 'progress'>, options: Pick<ExploreOptions, 'linearizability' | 'deadlock' | 'livelock'>): string[] {
+  const names = Object.keys(machine.invariants ?? {});
+  if (machine.history && options.linearizability !== 'off') names.push('linearizability');
+  if (machine.mayStop && options.deadlock !== false) names.push('deadlock');
+  if (options.livelock ?? machine.progress !== undefined) names.push('livelock');
+  return names;
+}
