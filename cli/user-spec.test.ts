@@ -122,6 +122,16 @@ describe("a user's module: every error names the file and the expectation", () =
     await fails(64, /no property to check/, 'explore', stops, '--no-deadlock');
   });
 
+  it('check and mutants alike refuse a spec with no mutants, controls or findings: 64 (review defect 14)', async () => {
+    const plain = module('nomutants.mjs', `export const spec = { name: 'nomut', title: 'n', paper: 'n', configs: [{ name: 'A', description: 'a', config: 1, tier: 'default' }], mutants: [], build: () => (${MACHINE}) };\n`);
+    await fails(64, /spec nomut declares no mutants, controls or findings: nothing to run/, 'mutants', plain);
+    await fails(64, /spec nomut declares no mutants, controls or findings: check would kill none .*interleave explore /, 'check', plain);
+    expect((await runInProcess('explore', plain)).code).toBe(0);
+    // A config that checks no property would hold having checked nothing, as in explore (defect 5).
+    const noProp = `export const spec = { name: 'noprop', title: 'n', paper: 'n', configs: [{ name: 'A', description: 'a', config: 1, tier: 'default' }], mutants: [{ name: 'm', description: 'm', breaks: 'x', kind: 'control', config: 'A' }], build: () => ({ ...${MACHINE}, invariants: {} }) };\n`;
+    await fails(64, /noprop\/A: no property to check/, 'check', module('noprop.mjs', noProp));
+  });
+
   it('asks for what the module does not have: 64, naming what it has', async () => {
     await fails(64, /has no export "other"; its exports: spec \(SpecDef\)/, 'explore', `${module('one.mjs', `export const spec = { name: 'one', title: 'o', paper: 'o', configs: [{ name: 'A', description: 'a', config: 1, tier: 'default' }, { name: 'B', description: 'b', config: 2, tier: 'default' }], mutants: [], build: () => (${MACHINE}) };\n`)}#other`);
     await fails(64, /exports several SpecDefs \(a, b\): choose one, as .*two\.mjs#a/, 'explore', module('two.mjs', `const d = (name) => ({ name, title: name, paper: name, configs: [{ name: 'A', description: 'a', config: 1, tier: 'default' }], mutants: [], build: () => (${MACHINE}) });\nexport const a = d('a');\nexport const b = d('b');\n`));
