@@ -133,3 +133,27 @@ describe('a machine that breaks the contract (review defect 3)', () => {
     });
   }
 });
+
+describe('a counterexample rebuilt by re-execution still violates (review defect 16)', () => {
+  /** next() steps by 1 for its first three calls (the search), by 2 after (the replay). */
+  const drifting = (): Machine<{ n: number }, Action> => {
+    let calls = 0;
+    return {
+      init: () => [{ n: 0 }],
+      actions: (s) => (s.n < 6 ? [{ label: 'inc()' }] : []),
+      next: (s) => ({ n: s.n + (calls++ < 3 ? 1 : 2) }),
+      invariants: { notThree: (s) => (s.n === 3 ? 'three' : true) },
+    };
+  };
+  it('a path whose last state no longer violates is a SpecError naming nondeterminism, not a counterexample', () => {
+    expect(() => exploreSync(drifting())).toThrow(SpecError);
+    expect(() => exploreSync(drifting())).toThrow(/not deterministic: re-executing the path that reached the violation of "notThree" \(3 steps\), its last state satisfies "notThree"/);
+  });
+  it('a deterministic machine still gets its counterexample', () => {
+    let calls = 0;
+    const m: Machine<{ n: number }, Action> = { ...drifting(), next: (s) => (calls++, { n: s.n + 1 }) };
+    const r = exploreSync(m);
+    expect(r.status).toBe('violation');
+    expect(r.violations[0]!.steps.at(-1)!.state).toEqual({ n: 3 });
+  });
+});
