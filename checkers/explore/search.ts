@@ -32,6 +32,11 @@ export class Run<S, A extends Action> {
   /** Invariants still being checked (with `all`, a violated one is dropped). */
   invariants: [string, (s: S) => Check][];
   readonly violations: Counterexample[] = [];
+  /**
+   * The caller replaces each violation's path by its own (simulate: a walk's states are
+   * stored as roots, so the store's path is no path): violated() records none.
+   */
+  ownPaths = false;
   /** Properties whose message is taken from the replayed path's last state (WordLayout.replayed). */
   replayed: ReadonlySet<string> | undefined = undefined;
   transitions = 0;
@@ -97,8 +102,11 @@ export class Run<S, A extends Action> {
   }
 
   violated(property: string, message: string, id: number): void {
-    const { init, actions } = this.log.path(id);
-    this.violations.push(replayIndices(this.machine, init, actions, property, message, this.replayed?.has(property)));
+    if (this.ownPaths) this.violations.push({ property, message, initial: undefined, steps: [] });
+    else {
+      const { init, actions } = this.log.path(id);
+      this.violations.push(replayIndices(this.machine, init, actions, property, message, this.replayed?.has(property)));
+    }
     if (this.options.all) {
       this.invariants = this.invariants.filter(([name]) => name !== property);
       if (property === 'deadlock') (this as { checkDeadlock: boolean }).checkDeadlock = false;
@@ -493,6 +501,7 @@ export function rng(seed: number): () => number {
 export function simulate<S, A extends Action>(machine: Machine<S, A>, options: ExploreOptions): ExploreResult {
   const { runs, depth, seed } = options.simulate ?? { runs: 1000, depth: 50, seed: 1 };
   const run = new Run(machine, { ...options, maxStates: options.maxStates });
+  run.ownPaths = true;
   const random = rng(seed);
   const inits = machine.init();
   const pathIds: number[] = [];
