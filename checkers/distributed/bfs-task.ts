@@ -260,7 +260,7 @@ export async function runLevelTask(redis: Redis, runId: string, ctx: BfsContext,
       order++;
     }
     const enabled = machine.actions(s);
-    if (!Array.isArray(enabled)) checkEnabled(enabled);
+    checkEnabled(enabled);
     if (enabled.length === 0) {
       if (ctx.checkDeadlock && !machine.mayStop!(s)) violations.push({ property: 'deadlock', message: 'no action is enabled in a state that may not be final', depth: level, fp: fpHex(hi, lo), order });
       continue;
