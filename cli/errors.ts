@@ -34,7 +34,8 @@ export async function userSpecErrors<T>(spec: { module?: { file: string } }, doi
     return await f();
   } catch (e) {
     // A user's module that breaks the contract: said of its file.
-    if (spec.module !== undefined && e instanceof SpecError) throw new InputError(spec.module.file, undefined, `${e.message} (${doing})`);
+    // (From a worker thread it comes back as an Error named SpecError.)
+    if (spec.module !== undefined && e instanceof Error && (e instanceof SpecError || e.name === 'SpecError')) throw new InputError(spec.module.file, undefined, `${e.message} (${doing})`);
     if (spec.module === undefined || ours(e)) throw e;
     throw new SpecModuleError(spec.module.file, doing, e);
   }
