@@ -7,6 +7,8 @@
 // module's error, 73 the --junit file cannot be written.
 import type { Command } from 'commander';
 import type { Outcome } from '../checkers/explore/conformance.ts';
+import { propertiesChecked } from '../checkers/explore/prepare.ts';
+import { userSpecErrors } from './errors.ts';
 import type { ExploreResult } from '../checkers/explore/types.ts';
 import { checkBundledTraces, renderTraceTable, type TraceRow } from './check-traces.ts';
 import { EXIT, UsageError } from './exit.ts';
@@ -139,6 +141,19 @@ export async function runCheck(args: readonly string[], o: CheckOptions): Promis
   // A spec without a default config would pass having checked nothing: as explore does, refuse.
   const bare = o.full ? undefined : list.find((s) => !s.def.configs.some((c) => c.tier === 'default'));
   if (bare !== undefined) throw new UsageError(`spec ${bare.name} has no default config: check every config with --full (${bare.def.configs.map((c) => c.name).join(', ')})`);
+  // As `mutants` refuses it: a spec with no mutants, controls or findings would pass
+  // "mutants killed: 0/0", which says nothing; `explore` checks its configs alone.
+  const unmutated = list.find((s) => specJobs([s], { configs: false }).length === 0);
+  if (unmutated !== undefined) {
+    throw new UsageError(`spec ${unmutated.name} declares no mutants, controls or findings: check would kill none (as mutants refuses); explore its configs with \`interleave explore ${unmutated.arg}\``);
+  }
+  // As explore refuses it: a config of a module of yours that checks no property would "hold".
+  for (const spec of list.filter((s) => s.module !== undefined)) {
+    for (const c of spec.def.configs.filter((c) => o.full || c.tier === 'default')) {
+      const machine = await userSpecErrors(spec, 'building the machine', () => spec.machine(c.name));
+      if (propertiesChecked(machine, {}).length === 0) throw new UsageError(`${spec.name}/${c.name}: no property to check (no invariants, history, mayStop or progress): it would hold having checked nothing`);
+    }
+  }
   const guard = { inputs: o.junit !== undefined ? await specInputs(list) : [], force: o.force };
   if (o.junit !== undefined) checkOutputPath(o.junit, guard);
   const out = o.json ? undefined : (s: string) => void process.stdout.write(s);
@@ -178,7 +193,7 @@ export function register(program: Command): void {
     exitCodes: {
       0: 'every config holds, every safety mutant is killed, every control passes, every finding reproduces, every history gives its expected verdict',
       1: 'something did not (marked in the tables)',
-      64: 'also a spec with no default config, without --full (nothing would be checked)',
+      64: 'also a spec with no default config, without --full (nothing would be checked), or with no mutants, controls or findings (none would be killed: explore checks its configs), or a config of a module with no property to check',
       65: 'a spec module cannot be loaded, threw, or breaks the contract',
       73: true,
     },

@@ -33,6 +33,9 @@ export async function userSpecErrors<T>(spec: { module?: { file: string } }, doi
   try {
     return await f();
   } catch (e) {
+    // A user's module that breaks the contract: said of its file.
+    // (From a worker thread it comes back as an Error named SpecError.)
+    if (spec.module !== undefined && e instanceof Error && (e instanceof SpecError || e.name === 'SpecError')) throw new InputError(spec.module.file, undefined, `${e.message} (${doing})`);
     if (spec.module === undefined || ours(e)) throw e;
     throw new SpecModuleError(spec.module.file, doing, e);
   }

@@ -7,7 +7,7 @@
 // written (the verdict is printed first).
 import { resolve } from 'node:path';
 import { Option, type Command } from 'commander';
-import { checkPath, explore, exploreSync, prepare, ReplayPathError } from '../checkers/explore/index.ts';
+import { checkPath, explore, exploreSync, prepare, propertiesChecked, ReplayPathError } from '../checkers/explore/index.ts';
 import { counterexampleToItf } from '../checkers/explore/itf.ts';
 import { diff } from '../checkers/explore/diff.ts';
 import type { ExploreOptions, ExploreResult } from '../checkers/explore/types.ts';
@@ -177,6 +177,16 @@ export async function runExplore(specArg: string, o: ExploreCliOptions): Promise
     if (configs.length !== 1) throw new UsageError('--replay needs --config (or a spec with one default config, or --mutant)');
     return runReplay(spec, configs[0], variant, o.replay, o);
   }
+  // A search that checks no property would say "every property holds" of nothing: refused
+  // (64), as check and mutants refuse a pass of nothing.
+  for (const config of configs) {
+    const machine = await userSpecErrors(spec, 'building the machine', () => spec.machine(config, variant));
+    if (propertiesChecked(machine, options).length === 0) {
+      throw new UsageError(
+        `${title(spec, config, variant)}: no property to check: the machine declares no invariants${machine.history ? ' and --lin off turns off linearizability' : ', no history (linearizability)'}${machine.mayStop ? ' and --no-deadlock turns off deadlocks' : ', no mayStop (deadlocks)'}, no progress (livelocks); a search would say nothing`,
+      );
+    }
+  }
   const threads = capWorkers(o.workers, (s) => process.stderr.write(s));
   const runs: { config: string; result: ExploreResult }[] = [];
   const progress: TerminalProgress = terminalProgress();
@@ -303,7 +313,8 @@ export function register(program: Command): void {
       0: 'every config holds',
       1: 'a violation (the counterexample is printed; with --replay: the path reaches one)',
       2: 'inconclusive: a state, depth or time budget was hit, simulation found nothing, or a --replay path violates nothing',
-      65: "the spec module cannot be loaded, threw, or breaks the contract (a symmetry that is not one)",
+      64: 'also a config with no property to check (no invariants, no linearizability, deadlocks or livelocks): a search would say nothing',
+      65: "the spec module cannot be loaded, threw, or breaks the contract (init() not a non-empty array, actions() not an array of labelled actions, a symmetry that is not one, a state that is not plain data)",
       69: 'with --redis: Redis cannot be reached, or the connection was lost (no verdict)',
       73: true,
     },

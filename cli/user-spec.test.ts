@@ -103,6 +103,35 @@ describe("a user's module: every error names the file and the expectation", () =
     await fails(65, /symmetry group .*: a group is \{name, size \(an integer ≥ 1\), permute\(state, perm\)\}/, 'explore', module('badgroup.ts', readFileSync(proto, 'utf8').replace("symmetry: [{ name: 'processes', size: n, permute }]", "symmetry: [{ name: 'processes', size: 'n', permute }]")), '--symmetry');
   });
 
+  it('a machine whose init() or actions() breaks the contract: 65, naming the file, at any number of workers (review defect 3)', async () => {
+    const noInit = module('noinit.mjs', `export function f() { return { ...${MACHINE}, init: () => [] }; }\n`);
+    const actNotArray = module('actnotarr.mjs', `export function f() { return { ...${MACHINE}, actions: () => 5 }; }\n`);
+    for (const workers of [[], ['--workers', '2']]) {
+      await fails(65, /noinit\.mjs: the machine breaks the contract: init\(\) must return a non-empty array of states; it returned an empty array/, 'explore', noInit, ...workers);
+      await fails(65, /actnotarr\.mjs: the machine breaks the contract: actions\(state\) must return an array of actions; it returned number 5/, 'explore', actNotArray, ...workers);
+    }
+  });
+
+  it('a search that would check no property: 64, not "holds" (review defect 5)', async () => {
+    const none = module('noprops.mjs', `export function f() { return { ...${MACHINE}, invariants: {} }; }\n`);
+    await fails(64, /no property to check: the machine declares no invariants, no history/, 'explore', none);
+    await fails(64, /no property to check/, 'explore', none, '--simulate', '3');
+    // A deadlock check is a property: a machine with mayStop is searched.
+    const stops = module('stops.mjs', `export function f() { return { ...${MACHINE}, invariants: {}, mayStop: () => true }; }\n`);
+    expect((await runInProcess('explore', stops)).code).toBe(0);
+    await fails(64, /no property to check/, 'explore', stops, '--no-deadlock');
+  });
+
+  it('check and mutants alike refuse a spec with no mutants, controls or findings: 64 (review defect 14)', async () => {
+    const plain = module('nomutants.mjs', `export const spec = { name: 'nomut', title: 'n', paper: 'n', configs: [{ name: 'A', description: 'a', config: 1, tier: 'default' }], mutants: [], build: () => (${MACHINE}) };\n`);
+    await fails(64, /spec nomut declares no mutants, controls or findings: nothing to run/, 'mutants', plain);
+    await fails(64, /spec nomut declares no mutants, controls or findings: check would kill none .*interleave explore /, 'check', plain);
+    expect((await runInProcess('explore', plain)).code).toBe(0);
+    // A config that checks no property would hold having checked nothing, as in explore (defect 5).
+    const noProp = `export const spec = { name: 'noprop', title: 'n', paper: 'n', configs: [{ name: 'A', description: 'a', config: 1, tier: 'default' }], mutants: [{ name: 'm', description: 'm', breaks: 'x', kind: 'control', config: 'A' }], build: () => ({ ...${MACHINE}, invariants: {} }) };\n`;
+    await fails(64, /noprop\/A: no property to check/, 'check', module('noprop.mjs', noProp));
+  });
+
   it('asks for what the module does not have: 64, naming what it has', async () => {
     await fails(64, /has no export "other"; its exports: spec \(SpecDef\)/, 'explore', `${module('one.mjs', `export const spec = { name: 'one', title: 'o', paper: 'o', configs: [{ name: 'A', description: 'a', config: 1, tier: 'default' }, { name: 'B', description: 'b', config: 2, tier: 'default' }], mutants: [], build: () => (${MACHINE}) };\n`)}#other`);
     await fails(64, /exports several SpecDefs \(a, b\): choose one, as .*two\.mjs#a/, 'explore', module('two.mjs', `const d = (name) => ({ name, title: name, paper: name, configs: [{ name: 'A', description: 'a', config: 1, tier: 'default' }], mutants: [], build: () => (${MACHINE}) });\nexport const a = d('a');\nexport const b = d('b');\n`));

@@ -18,6 +18,7 @@
 
 import type { Redis } from 'ioredis';
 import { fingerprint, makeEncoder, Words } from '../explore/encode.ts';
+import { checkEnabled } from '../explore/errors.ts';
 import type { Action, Machine } from '../explore/types.ts';
 import { HEARTBEAT_WITHIN_MS, keys, WORKERS } from './redis.ts';
 import { compareFp, fpHex, fpKey, owner, packLink, packState, RECORD_WORDS, Records, unpackRecords, unpackState, type FoundViolation, type TaskReport } from './run.ts';
@@ -259,6 +260,7 @@ export async function runLevelTask(redis: Redis, runId: string, ctx: BfsContext,
       order++;
     }
     const enabled = machine.actions(s);
+    checkEnabled(enabled);
     if (enabled.length === 0) {
       if (ctx.checkDeadlock && !machine.mayStop!(s)) violations.push({ property: 'deadlock', message: 'no action is enabled in a state that may not be final', depth: level, fp: fpHex(hi, lo), order });
       continue;

@@ -19,6 +19,7 @@
 
 import type { Redis } from 'ioredis';
 import { fingerprint, makeEncoder, Words } from '../explore/encode.ts';
+import { checkEnabled } from '../explore/errors.ts';
 import { UnsupportedOption } from '../explore/errors.ts';
 import { prepare } from '../explore/prepare.ts';
 import { collisionProbability } from '../explore/store.ts';
@@ -90,6 +91,9 @@ export async function distributedBfs(given: ExploreTarget, options: ExploreOptio
     const words = new Words();
     const fp = new Int32Array(2);
     const inits = machine.init();
+    // The contract, here, where a SpecError is the run's (65): in a worker's job it would
+    // only fail the job (inconclusive). Every later actions() list is checked by the jobs.
+    for (const s of inits) checkEnabled(machine.actions(s));
     const level0 = Array.from({ length: partitions }, () => new Records());
     const seen = new Set<string>();
     inits.forEach((s, i) => {

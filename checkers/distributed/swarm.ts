@@ -166,6 +166,7 @@ export async function swarm(given: ExploreTarget, options: ExploreOptions, d: Di
       store: 'fingerprint',
       workers: await c.redis.scard(k.workers),
       states: summary.statesVisited,
+      statesSummedOverJobs: summary.ran,
       transitions: summary.transitions,
       depth: summary.deepest,
       elapsedMs: performance.now() - started,

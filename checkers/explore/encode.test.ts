@@ -5,7 +5,8 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { encodeValue, fingerprint, Words } from './encode.ts';
+import { encodeValue, fingerprint, NotPlainData, packState, Words } from './encode.ts';
+import { exploreSync } from './index.ts';
 import { canonicalJson } from './reference.ts';
 
 function words(v: unknown): number[] {
@@ -123,5 +124,67 @@ describe('canonical encoding of every value kind', () => {
     for (let k = 1; k < n; k++) if (his[k] === his[k - 1]) same++;
     // n^2 / 2^33 = 2 expected; a weak mix of small counters would give thousands.
     expect(same).toBeLessThan(12);
+  });
+});
+
+describe('values that are not plain objects (review defect 2)', () => {
+  /** packState's words as the search hashes them (headers left as written: the canonical words). */
+  function packed(v: unknown): number[] {
+    const out = new Words();
+    packState(out, v, new Words());
+    return Array.from(out.buf.subarray(0, out.length));
+  }
+  class A {
+    v = 1;
+  }
+  class B {
+    v = 1;
+  }
+  const twins: [string, unknown, unknown][] = [
+    ['Dates of other times', new Date(0), new Date(5)],
+    ['a Date and an empty object', new Date(0), {}],
+    ['an Int8Array and a Uint8Array', new Int8Array([1]), new Uint8Array([1])],
+    ['a Uint8Array and a Float64Array', new Uint8Array([1]), new Float64Array([1])],
+    ['a typed array and an array', new Uint8Array([1, 2]), [1, 2]],
+    ['instances of two classes', new A(), new B()],
+    ['an instance and a plain object', new A(), { v: 1 }],
+    ['a hole and an undefined element', [1, , 3], [1, undefined, 3]],
+  ];
+  for (const [what, a, b] of twins) {
+    it(`${what} encode apart, in both encodings`, () => {
+      expect(words({ x: a })).not.toEqual(words({ x: b }));
+      expect(packed({ x: a })).not.toEqual(packed({ x: b }));
+      expect(words({ x: a })).toEqual(words({ x: a }));
+    });
+  }
+
+  it('a class declared twice from one source is one class; equal Dates encode alike', () => {
+    const make = () => new (class C { v = 2; })();
+    expect(words(make())).toEqual(words(make()));
+    expect(packed([make()])).toEqual(packed([make()]));
+    expect(words(new Date(7))).toEqual(words(new Date(7)));
+  });
+
+  it('what cannot be told apart is refused, naming where it is', () => {
+    expect(() => words({ a: [1, { f: () => 1 }] })).toThrow(new NotPlainData('a function', '.a[1].f'));
+    expect(() => packed({ a: [1, { f: () => 1 }] })).toThrow(new NotPlainData('a function', '.a[1].f'));
+    expect(() => words({ re: /x/ })).toThrow(/RegExp .* at \.re/);
+    expect(() => packed({ m: new Map([['k', new WeakMap()]]) })).toThrow(/WeakMap .* at \.m\.get\("k"\)/);
+  });
+});
+
+describe('an explorer run over twins (review defect 2)', () => {
+  it('a Date that grows reaches the violation', () => {
+    const m = {
+      init: () => [{ t: new Date(0) }],
+      actions: () => [{ label: 'tick()' }],
+      next: (s: { t: Date }) => ({ t: new Date(s.t.getTime() + 1) }),
+      invariants: { before5: (s: { t: Date }) => (s.t.getTime() < 5 ? true : `t = ${s.t.getTime()}`) },
+    };
+    for (const store of ['fingerprint', 'exact'] as const) {
+      const r = exploreSync(m, { store });
+      expect(r.status).toBe('violation');
+      expect(r.states).toBe(6);
+    }
   });
 });

@@ -1,7 +1,8 @@
 // The canonical encoding of a state's view as 32-bit words, and its 64-bit fingerprint.
 // Equal plain data encodes to equal words (object keys sorted, Map and Set entries
 // sorted by their encoding); different plain data to different words (every value is
-// tagged and every container carries its length), so the exact store can compare
+// tagged, every container carries its length, an object of another class its class, a
+// hole its own tag), so the exact store can compare
 // encodings and the fingerprint store can hash them without building strings.
 
 const NULL = 1;
@@ -16,6 +17,10 @@ const OBJECT = 9;
 const MAP = 10;
 const SET = 11;
 const UNDEFINED = 12;
+/** An array's hole (distinct from an undefined element). */
+const HOLE = 13;
+/** An object of another class (a typed array, a Date, a class instance): its class's name, then its value. */
+const CLASS = 14;
 
 const f64 = new Float64Array(1);
 const f64words = new Int32Array(f64.buffer);
@@ -99,7 +104,7 @@ function putAll(parts: Int32Array[]): void {
   }
 }
 
-/** Appends the canonical encoding of plain data v. */
+/** Appends the canonical encoding of plain data v; throws a NotPlainData naming where v is not plain data. */
 export function encodeValue(out: Words, v: unknown): void {
   // Re-entrant: Map and Set entries are encoded into words of their own, mid-encoding.
   const o = O;
@@ -108,11 +113,129 @@ export function encodeValue(out: Words, v: unknown): void {
   O = out;
   B = out.buf;
   N = out.length;
-  put(v);
-  out.length = N;
-  O = o;
-  B = b;
-  N = n;
+  try {
+    put(v);
+  } catch (e) {
+    throw located(e, v);
+  } finally {
+    out.length = N;
+    O = o;
+    B = b;
+    N = n;
+  }
+}
+
+/** What is not plain data in a state, and where (`at`, e.g. `.log[2].when`; set by the outermost encoder). */
+export class NotPlainData extends TypeError {
+  constructor(
+    readonly what: string,
+    readonly at = '',
+  ) {
+    super(`a state must be plain data; found ${what}${at === '' ? '' : ` at ${at}`}`);
+  }
+}
+
+/** e as a NotPlainData naming where in root its value is; e itself if it is located already or not one. */
+function located(e: unknown, root: unknown): unknown {
+  if (!(e instanceof NotPlainData) || e.at !== '') return e;
+  const at = pathOf(root, e.what, new Set());
+  return at === undefined ? e : new NotPlainData(e.what, at === '' ? '(the state itself)' : at);
+}
+
+/** The path in v to the first value that is not plain data as `what` (the error's words), if any. */
+function pathOf(v: unknown, what: string, seen: Set<object>): string | undefined {
+  try {
+    notPlain(v);
+  } catch (e) {
+    if (e instanceof NotPlainData && e.what === what) return '';
+  }
+  if (typeof v !== 'object' || v === null || seen.has(v)) return undefined;
+  seen.add(v);
+  const inner = (key: string, x: unknown): string | undefined => {
+    const p = pathOf(x, what, seen);
+    return p === undefined ? undefined : key + p;
+  };
+  if (v instanceof Map) {
+    for (const [k, x] of v) {
+      const p = inner(`.keys()[…]`, k) ?? inner(`.get(${show(k)})`, x);
+      if (p !== undefined) return p;
+    }
+    return undefined;
+  }
+  if (v instanceof Set) {
+    for (const x of v) {
+      const p = inner(`.has(…)`, x);
+      if (p !== undefined) return p;
+    }
+    return undefined;
+  }
+  if (Array.isArray(v) || ArrayBuffer.isView(v)) {
+    const a = v as unknown as ArrayLike<unknown>;
+    for (let i = 0; i < a.length; i++) {
+      const p = inner(`[${i}]`, a[i]);
+      if (p !== undefined) return p;
+    }
+    return undefined;
+  }
+  for (const k of Object.keys(v)) {
+    const p = inner(/^[A-Za-z_$][\w$]*$/.test(k) ? `.${k}` : `[${JSON.stringify(k)}]`, (v as Record<string, unknown>)[k]);
+    if (p !== undefined) return p;
+  }
+  return undefined;
+}
+
+function show(k: unknown): string {
+  return typeof k === 'string' ? JSON.stringify(k) : typeof k === 'number' || typeof k === 'boolean' || k === null || k === undefined ? String(k) : '…';
+}
+
+/** Throws a NotPlainData if v itself (not its parts) is not plain data. */
+function notPlain(v: unknown): void {
+  if (typeof v === 'function' || typeof v === 'symbol') throw new NotPlainData(`a ${typeof v}`);
+  if (typeof v === 'object' && v !== null) {
+    const proto = Object.getPrototypeOf(v);
+    if (proto !== null && proto !== Object.prototype && proto !== Array.prototype && proto !== Map.prototype && proto !== Set.prototype) className(v, proto);
+  }
+}
+
+// Objects of other classes. Typed arrays, Dates and class instances are encoded with their
+// class before their value, so that an Int8Array and a Uint8Array of equal elements, an
+// instance and a plain object of equal fields, differ. A class is named by its name and a
+// hash of its source (the encoding is compared across threads and processes, where the
+// same class is another object; a class declared in build() is one class at every call).
+// Built-in objects whose value is not in their fields (a RegExp, a WeakMap, a boxed
+// primitive...), which the encoding would take as equal, are refused.
+const nameOfClass = new WeakMap<object, string>();
+
+/** The name of v's class (proto: its prototype, not a plain one); throws a NotPlainData for what the encoding cannot tell apart. */
+function className(v: object, proto: object): string {
+  const known = nameOfClass.get(proto);
+  if (known !== undefined) return known;
+  if (
+    v instanceof RegExp ||
+    v instanceof WeakMap ||
+    v instanceof WeakSet ||
+    v instanceof Promise ||
+    v instanceof ArrayBuffer ||
+    v instanceof DataView ||
+    v instanceof Number ||
+    v instanceof String ||
+    v instanceof Boolean ||
+    v instanceof Error ||
+    (typeof SharedArrayBuffer === 'function' && v instanceof SharedArrayBuffer) ||
+    (typeof WeakRef === 'function' && v instanceof WeakRef)
+  ) {
+    throw new NotPlainData(`a ${(proto as { constructor?: { name?: string } }).constructor?.name || 'built-in object'} (its value is not in its fields)`);
+  }
+  const ctor = (proto as { constructor?: unknown }).constructor;
+  let name = '(anonymous class)';
+  if (typeof ctor === 'function') {
+    const source = Function.prototype.toString.call(ctor);
+    let h = 0x811c9dc5 | 0;
+    for (let i = 0; i < source.length; i++) h = Math.imul(h ^ source.charCodeAt(i), 0x01000193);
+    name = `${ctor.name || '(anonymous class)'}#${(fmix(h) >>> 0).toString(16)}`;
+  }
+  nameOfClass.set(proto, name);
+  return name;
 }
 
 function put(v: unknown): void {
@@ -149,52 +272,55 @@ function put(v: unknown): void {
     case 'object':
       break;
     default:
-      throw new TypeError(`a state must be plain data; found a ${typeof v}`);
+      throw new NotPlainData(`a ${typeof v}`);
   }
   if (v === null) {
     room(1);
     B[N++] = NULL;
     return;
   }
-  if (Array.isArray(v)) {
-    const len = v.length;
-    room(2);
-    B[N++] = ARRAY;
-    B[N++] = len;
-    for (let i = 0; i < len; i++) {
-      const x = v[i];
-      // Small integers, the commonest element, without the call.
-      if (typeof x === 'number' && (x | 0) === x && !Object.is(x, -0)) {
-        room(2);
-        B[N++] = INT;
-        B[N++] = x;
-      } else put(x);
-    }
-    return;
+  const proto = Object.getPrototypeOf(v);
+  if (proto === Object.prototype || proto === null) putObject(v as Record<string, unknown>);
+  else if (proto === Array.prototype) putArray(v as unknown[]);
+  else if (proto === Map.prototype) putMap(v as Map<unknown, unknown>);
+  else if (proto === Set.prototype) putSet(v as Set<unknown>);
+  else putOther(v, proto);
+}
+
+function putArray(v: unknown[]): void {
+  const len = v.length;
+  room(2);
+  B[N++] = ARRAY;
+  B[N++] = len;
+  for (let i = 0; i < len; i++) {
+    const x = v[i];
+    // Small integers, the commonest element, without the call.
+    if (typeof x === 'number' && (x | 0) === x && !Object.is(x, -0)) {
+      room(2);
+      B[N++] = INT;
+      B[N++] = x;
+    } else if (x === undefined && !(i in v)) {
+      room(1);
+      B[N++] = HOLE;
+    } else put(x);
   }
-  if (ArrayBuffer.isView(v) && !(v instanceof DataView)) {
-    const a = v as unknown as ArrayLike<number | bigint>;
-    room(2);
-    B[N++] = ARRAY;
-    B[N++] = a.length;
-    for (let i = 0; i < a.length; i++) put(a[i]);
-    return;
-  }
-  if (v instanceof Map) {
-    room(2);
-    B[N++] = MAP;
-    B[N++] = v.size;
-    putAll(sortedEncodings(v, (o, [k, x]) => (encodeValue(o, k), encodeValue(o, x))));
-    return;
-  }
-  if (v instanceof Set) {
-    room(2);
-    B[N++] = SET;
-    B[N++] = v.size;
-    putAll(sortedEncodings(v, encodeValue));
-    return;
-  }
-  const o = v as Record<string, unknown>;
+}
+
+function putMap(v: Map<unknown, unknown>): void {
+  room(2);
+  B[N++] = MAP;
+  B[N++] = v.size;
+  putAll(sortedEncodings(v, (o, [k, x]) => (encodeValue(o, k), encodeValue(o, x))));
+}
+
+function putSet(v: Set<unknown>): void {
+  room(2);
+  B[N++] = SET;
+  B[N++] = v.size;
+  putAll(sortedEncodings(v, encodeValue));
+}
+
+function putObject(o: Record<string, unknown>): void {
   const shape = shapeOf(Object.keys(o));
   const sorted = shape.sorted;
   const codes = shape.codes;
@@ -208,6 +334,24 @@ function put(v: unknown): void {
   }
 }
 
+/** An object of another class: CLASS, its name, then its value as its kind's (a Date: its time). */
+function putOther(v: object, proto: object): void {
+  const name = className(v, proto);
+  room(1);
+  B[N++] = CLASS;
+  putString(name);
+  if (v instanceof Date) put(v.getTime());
+  else if (Array.isArray(v)) putArray(v);
+  else if (ArrayBuffer.isView(v)) {
+    const a = v as unknown as ArrayLike<number | bigint>;
+    room(2);
+    B[N++] = ARRAY;
+    B[N++] = a.length;
+    for (let i = 0; i < a.length; i++) put(a[i]);
+  } else if (v instanceof Map) putMap(v);
+  else if (v instanceof Set) putSet(v);
+  else putObject(v as Record<string, unknown>);
+}
 // Objects of one shape (the same keys in the same insertion order) are encoded with their
 // keys in sorted order; the sort is done once per shape and remembered.
 interface Shape {
@@ -363,7 +507,8 @@ export function makeEncoder<S>(machine: {
 // Each word has a 3-bit tag and a 29-bit payload:
 //   INT      a small integer (the payload)
 //   CONST    0 null, 1 undefined, 2 false, 3 true, 4 a bigint (its digits follow, as an
-//            inline STRING)
+//            inline STRING), 5 an object of another class (its class's name follows, as
+//            an inline STRING, then its value: never unpacked), 7 an array's hole
 //   FLOAT    any other number: its 64 bits in the next two words (-0 and NaN too)
 //   STRING   payload >= 0: an interned string's number; < 0: ~length, the UTF-16 code
 //            units follow two to a word
@@ -392,6 +537,10 @@ const C_UNDEFINED = 1;
 const C_FALSE = 2;
 const C_TRUE = 3;
 const C_BIGINT = 4;
+/** An object of another class (as encodeValue's CLASS): its name follows, as an inline STRING, then its value. */
+const C_CLASS = 5;
+/** An array's hole. Neither this nor C_CLASS is ever unpacked: a state holding one is kept as itself. */
+const C_HOLE = 7;
 /** Never written by packState: marks a stream that is not packed (the frontier's kept objects, encodeValue's words). */
 export const NOT_PACKED = (6 << 3) | P_CONST;
 const SMALL = 1 << 28;
@@ -442,17 +591,22 @@ export function packState(out: Words, v: unknown, headers: Words): number {
   // A frozen state (specs/kit's `freezing`, which makes a step that changes a part its
   // copy shares throw) is kept, frozen; parts frozen in a state that is not are rebuilt
   // unfrozen (checking every object would cost every state).
-  if (typeof v === 'object' && v !== null && (v as { constructor?: unknown }).constructor === Object && Object.getPrototypeOf(v) === Object.prototype) {
-    verdict = Object.isFrozen(v) ? NOT_UNPACKABLE : 0;
-    packObject(v as Record<string, unknown>, false, true);
-  } else {
-    verdict = typeof v === 'object' && v !== null && Object.isFrozen(v) ? NOT_UNPACKABLE : 0;
-    packValue(v);
+  try {
+    if (typeof v === 'object' && v !== null && (v as { constructor?: unknown }).constructor === Object && Object.getPrototypeOf(v) === Object.prototype) {
+      verdict = Object.isFrozen(v) ? NOT_UNPACKABLE : 0;
+      packObject(v as Record<string, unknown>, false, true);
+    } else {
+      verdict = typeof v === 'object' && v !== null && Object.isFrozen(v) ? NOT_UNPACKABLE : 0;
+      packValue(v);
+    }
+  } catch (e) {
+    throw located(e, v);
+  } finally {
+    out.length = N;
+    O = o;
+    B = b;
+    N = n;
   }
-  out.length = N;
-  O = o;
-  B = b;
-  N = n;
   return verdict;
 }
 
@@ -559,7 +713,7 @@ function packValue(v: unknown): void {
     case 'object':
       break;
     default:
-      throw new TypeError(`a state must be plain data; found a ${typeof v}`);
+      throw new NotPlainData(`a ${typeof v}`);
   }
   if (v === null) {
     room(1);
@@ -590,10 +744,13 @@ function packArray(a: ArrayLike<unknown>): void {
     const w = oneWord(x, n - start);
     if (w !== -1) b[n++] = w;
     else {
-      // A hole reads as undefined, as in encodeValue, but would not be rebuilt as one.
-      if (x === undefined && !(i in a)) verdict |= NOT_UNPACKABLE;
       N = n;
-      packValue(x);
+      if (x === undefined && !(i in a)) {
+        // A hole, as encodeValue's HOLE: not an undefined element, and not rebuilt.
+        verdict |= NOT_UNPACKABLE;
+        room(1);
+        B[N++] = (C_HOLE << 3) | P_CONST;
+      } else packValue(x);
       room(len - i);
       b = B;
       n = N;
@@ -668,34 +825,43 @@ function rootField(o: Record<string, unknown>, sorted: string[], j: number): unk
   }
 }
 
-function packOther(v: object, proto: unknown): void {
-  if (Array.isArray(v) || (ArrayBuffer.isView(v) && !(v instanceof DataView))) {
-    // A subclass of Array, a typed array: encoded as encodeValue does, kept as objects.
-    verdict |= NOT_UNPACKABLE;
-    packArray(v as ArrayLike<unknown>);
+function packOther(v: object, proto: object | null): void {
+  if (proto === null) {
+    packObject(v as Record<string, unknown>, true);
     return;
   }
-  if (v instanceof Map || v instanceof Set) {
-    verdict |= NOT_CANONICAL;
-    if (proto !== Map.prototype && proto !== Set.prototype) verdict |= NOT_UNPACKABLE;
-    if (v.size >= SMALL) throw new RangeError(`a collection of ${v.size} entries in a state is too large to store`);
-    room(1);
-    if (v instanceof Map) {
-      B[N++] = (v.size << 3) | P_MAP;
-      for (const [k, x] of v) {
-        packValue(k);
-        packValue(x);
-      }
-    } else {
-      B[N++] = (v.size << 3) | P_SET;
-      for (const x of v) packValue(x);
+  if (proto === Map.prototype || proto === Set.prototype) {
+    packCollection(v as Map<unknown, unknown> | Set<unknown>);
+    return;
+  }
+  // An object of another class: its class (as encodeValue writes it), then its value read
+  // as encodeValue reads it; kept as itself, with its class.
+  const name = className(v, proto);
+  verdict |= NOT_UNPACKABLE;
+  room(1);
+  B[N++] = (C_CLASS << 3) | P_CONST;
+  packChars(name);
+  if (v instanceof Date) packValue(v.getTime());
+  else if (Array.isArray(v) || ArrayBuffer.isView(v)) packArray(v as unknown as ArrayLike<unknown>);
+  else if (v instanceof Map || v instanceof Set) packCollection(v);
+  else packObject(v as Record<string, unknown>, false);
+}
+
+/** A Map or a Set: its entries in insertion order (so not canonical: the search hashes encodeValue's words). */
+function packCollection(v: Map<unknown, unknown> | Set<unknown>): void {
+  verdict |= NOT_CANONICAL;
+  if (v.size >= SMALL) throw new RangeError(`a collection of ${v.size} entries in a state is too large to store`);
+  room(1);
+  if (v instanceof Map) {
+    B[N++] = (v.size << 3) | P_MAP;
+    for (const [k, x] of v) {
+      packValue(k);
+      packValue(x);
     }
-    return;
+  } else {
+    B[N++] = (v.size << 3) | P_SET;
+    for (const x of v) packValue(x);
   }
-  // Other objects are read by their keys, as encodeValue reads them, but could not be
-  // rebuilt with their class.
-  if (proto !== null) verdict |= NOT_UNPACKABLE;
-  packObject(v as Record<string, unknown>, proto === null);
 }
 
 function keySetOf(shape: Shape): number {

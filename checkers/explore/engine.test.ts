@@ -6,9 +6,9 @@
 
 import { describe, expect, it } from 'vitest';
 import { bag, bagStates, grid, gridStates, tree, treeStates } from './fixtures/shapes.ts';
-import { explore, exploreSync } from './index.ts';
+import { explore, exploreSync, SpecError } from './index.ts';
 import { referenceBfs } from './reference.ts';
-import type { ExploreOptions } from './types.ts';
+import type { Action, ExploreOptions, Machine } from './types.ts';
 
 const FULL = process.env.INTERLEAVE_FULL === '1';
 const shapes = new URL('./fixtures/shapes.ts', import.meta.url).href;
@@ -105,5 +105,55 @@ describe('one state, whatever order its Sets and Maps were built in', () => {
         expect(exploreSync(bag(n, k), options)).toMatchObject({ states: ref.states, transitions: ref.transitions, depth: ref.depth });
       }
     }
+  });
+});
+
+describe('a machine that breaks the contract (review defect 3)', () => {
+  const base = {
+    init: () => [{ n: 0 }] as { n: number }[],
+    actions: (s: { n: number }) => (s.n < 3 ? [{ label: 'inc()' }] : []),
+    next: (s: { n: number }) => ({ n: s.n + 1 }),
+    invariants: { ok: () => true as const },
+  };
+  const broken: [string, object, RegExp][] = [
+    ['init() returns []', { init: () => [] }, /init\(\) must return a non-empty array of states; it returned an empty array/],
+    ['init() returns a state, not an array', { init: () => ({ n: 0 }) }, /init\(\) must return a non-empty array.*an object/],
+    ['actions() returns a number', { actions: () => 5 }, /actions\(state\) must return an array of actions; it returned number 5/],
+    ['an action without a label', { actions: (s: { n: number }) => (s.n < 3 ? [{}] : []) }, /string label; action 0 is labelled undefined/],
+    ['a later state whose actions() is not an array', { actions: (s: { n: number }) => (s.n < 2 ? [{ label: 'inc()' }] : null) }, /must return an array of actions; it returned null/],
+    ['a later state with a numeric label', { actions: (s: { n: number }) => (s.n === 0 ? [{ label: 'inc()' }] : s.n < 3 ? [{ label: 7 }] : []) }, /labelled number 7/],
+  ];
+  for (const [what, patch, message] of broken) {
+    it(`${what}: a SpecError, not an empty space that holds`, () => {
+      const m = { ...base, ...patch } as unknown as Machine<{ n: number }, Action>;
+      for (const options of [{}, { store: 'exact' as const }, { strategy: 'dfs' as const }]) {
+        expect(() => exploreSync(m, options)).toThrow(SpecError);
+        expect(() => exploreSync(m, options)).toThrow(message);
+      }
+    });
+  }
+});
+
+describe('a counterexample rebuilt by re-execution still violates (review defect 16)', () => {
+  /** next() steps by 1 for its first three calls (the search), by 2 after (the replay). */
+  const drifting = (): Machine<{ n: number }, Action> => {
+    let calls = 0;
+    return {
+      init: () => [{ n: 0 }],
+      actions: (s) => (s.n < 6 ? [{ label: 'inc()' }] : []),
+      next: (s) => ({ n: s.n + (calls++ < 3 ? 1 : 2) }),
+      invariants: { notThree: (s) => (s.n === 3 ? 'three' : true) },
+    };
+  };
+  it('a path whose last state no longer violates is a SpecError naming nondeterminism, not a counterexample', () => {
+    expect(() => exploreSync(drifting())).toThrow(SpecError);
+    expect(() => exploreSync(drifting())).toThrow(/not deterministic: re-executing the path that reached the violation of "notThree" \(3 steps\), its last state satisfies "notThree"/);
+  });
+  it('a deterministic machine still gets its counterexample', () => {
+    let calls = 0;
+    const m: Machine<{ n: number }, Action> = { ...drifting(), next: (s) => (calls++, { n: s.n + 1 }) };
+    const r = exploreSync(m);
+    expect(r.status).toBe('violation');
+    expect(r.violations[0]!.steps.at(-1)!.state).toEqual({ n: 3 });
   });
 });

@@ -12,7 +12,7 @@ import type { Action, ExploreOptions, ExploreResult, ExploreTarget, Machine } fr
 export type * from './types.ts';
 export { checkPath, replayLabels, replayIndices, ReplayPathError, type PathViolation } from './trace.ts';
 export { importModule, isSpecDef, loadMachine } from './load.ts';
-export { prepare } from './prepare.ts';
+export { prepare, propertiesChecked } from './prepare.ts';
 export { SpecError, UnsupportedOption } from './errors.ts';
 
 export function exploreSync<S, A extends Action>(machine: Machine<S, A>, options: ExploreOptions = {}): ExploreResult {

@@ -19,6 +19,7 @@ import { fingerprint } from './encode.ts';
 import { Run } from './search.ts';
 import { FingerprintStore } from './store.ts';
 import type { Action, ExploreOptions, ExploreResult, Machine, WordLayout } from './types.ts';
+import { checkEnabled } from './errors.ts';
 
 /** The machine's layout when its fast path applies: no transformer replaced what it was made with. */
 export function layoutOf<S, A extends Action>(machine: Machine<S, A>): WordLayout<S, A> | undefined {
@@ -102,6 +103,7 @@ export function bfsLayout<S, A extends Action>(machine: Machine<S, A>, L: WordLa
       for (let i = 0; i < current.size && run.stopped === undefined; i++) {
         copyWords(sw, from, i * W, W);
         const enabled = machine.actions(s);
+        if (!Array.isArray(enabled)) checkEnabled(enabled);
         if (enabled.length > 0) run.depthCut = true;
         else run.expand(s, ids[i], enabled);
       }
@@ -116,6 +118,7 @@ export function bfsLayout<S, A extends Action>(machine: Machine<S, A>, L: WordLa
         copyWords(sw, from, i1 * W, W);
         try {
           const enabled = machine.actions(s);
+          if (!Array.isArray(enabled)) checkEnabled(enabled);
           if (n + enabled.length > his.length) {
             const size = 2 * (n + enabled.length);
             his = grown(his, size);

@@ -5,12 +5,15 @@
 import { withHistories } from './histories.ts';
 import { withMonitor } from './monitor.ts';
 import { withPor } from './por.ts';
-import { UnsupportedOption } from './errors.ts';
+import { checkInits, UnsupportedOption } from './errors.ts';
 import { withSymmetry } from './symmetry.ts';
 import { checkSymmetry } from './symmetry-check.ts';
 import type { Action, ExploreOptions, Machine } from './types.ts';
 
 export function prepare<S, A extends Action>(machine: Machine<S, A>, options: ExploreOptions): Machine<any, A> {
+  // The contract, before any search takes an empty space for one that holds: init() a
+  // non-empty array. (The searches check every actions() list as they meet it.)
+  checkInits<S>(machine.init());
   let m: Machine<any, A> = machine;
   // Incremental linearizability by default whenever the spec records a history.
   if (machine.history && (options.linearizability ?? 'incremental') === 'incremental') m = shown(withMonitor(m, { exact: options.store === 'exact' }), machine);
@@ -41,4 +44,17 @@ function shown<W extends { s: unknown }, A extends Action>(m: Machine<W, A>, spe
   const own = spec.inner;
   m.inner = own === undefined ? (w) => w.s : (w) => own(w.s);
   return m;
+}
+
+/**
+ * The properties a search of the spec's machine with these options checks: its
+ * invariants, linearizability (a history, unless --lin off), deadlocks (mayStop, unless
+ * they are not checked), livelocks (progress). None: a search would check nothing, and must not say "holds".
+ */
+export function propertiesChecked(machine: Pick<Machine<any, any>, 'invariants' | 'history' | 'mayStop' | 'progress'>, options: Pick<ExploreOptions, 'linearizability' | 'deadlock' | 'livelock'>): string[] {
+  const names = Object.keys(machine.invariants ?? {});
+  if (machine.history && options.linearizability !== 'off') names.push('linearizability');
+  if (machine.mayStop && options.deadlock !== false) names.push('deadlock');
+  if (options.livelock ?? machine.progress !== undefined) names.push('livelock');
+  return names;
 }

@@ -2,11 +2,13 @@
 // parallel coordinator (parallel.ts) and its workers' coverage counts (worker.ts) all go
 // through these, so that a result means the same whichever search produced it.
 
+import { checkEnabled } from './errors.ts';
 import { collisionProbability } from './store.ts';
 import type { Action, Counterexample, CoverageEntry, ExploreResult } from './types.ts';
 
 /** Positions of an enabled list that count() remembers labels for. */
 const SLOTS = 64;
+const NO_LABEL = {} as unknown as string;
 /** Lists countList() remembers. */
 const MAX_LISTS = 4096;
 
@@ -45,11 +47,13 @@ export class Coverage {
    * short one of the same length) costs less than hashing it for the Map, which a spec
    * that builds its labels anew at every step (`p${p}.read`) would make it do each time.
    */
-  private readonly labels: (string | undefined)[] = new Array(2 * SLOTS).fill(undefined);
+  // Filled with a value no label is (an undefined label must reach familyOfLabel, which refuses it).
+  private readonly labels: (string | undefined)[] = new Array(2 * SLOTS).fill(NO_LABEL);
   private readonly labelFamilies = new Int32Array(2 * SLOTS);
 
   /** Counts the actions enabled in an expanded state, by family. */
   count(enabled: readonly Action[]): void {
+    if (!Array.isArray(enabled)) checkEnabled(enabled);
     const labels = this.labels;
     const families = this.labelFamilies;
     let counts = this.counts;
@@ -95,6 +99,7 @@ export class Coverage {
       this.listCounts[at]++;
       return;
     }
+    if (!Array.isArray(enabled)) checkEnabled(enabled);
     const size = this.lists.size;
     if (size >= MAX_LISTS) {
       // A spec that makes its lists anew meets none twice: stop looking them up.
@@ -128,6 +133,7 @@ export class Coverage {
   private familyOfLabel(label: string): number {
     let f = this.familyOf.get(label);
     if (f === undefined) {
+      if (typeof label !== 'string') checkEnabled([{ label }]);
       const paren = label.indexOf('(');
       f = this.family(paren < 0 ? label : label.slice(0, paren));
       this.familyOf.set(label, f);

@@ -10,6 +10,7 @@ import { buildResult, Coverage } from './result.ts';
 import { ExactStore, FingerprintStore, type StateStore } from './store.ts';
 import { replayIndices, TraceLog } from './trace.ts';
 import type { Action, Check, Counterexample, ExploreOptions, ExploreResult, Machine } from './types.ts';
+import { checkEnabled } from './errors.ts';
 
 const CHECK_EVERY = 1024;
 const PROGRESS_MS = 100;
@@ -31,6 +32,11 @@ export class Run<S, A extends Action> {
   /** Invariants still being checked (with `all`, a violated one is dropped). */
   invariants: [string, (s: S) => Check][];
   readonly violations: Counterexample[] = [];
+  /**
+   * The caller replaces each violation's path by its own (simulate: a walk's states are
+   * stored as roots, so the store's path is no path): violated() records none.
+   */
+  ownPaths = false;
   /** Properties whose message is taken from the replayed path's last state (WordLayout.replayed). */
   replayed: ReadonlySet<string> | undefined = undefined;
   transitions = 0;
@@ -96,8 +102,11 @@ export class Run<S, A extends Action> {
   }
 
   violated(property: string, message: string, id: number): void {
-    const { init, actions } = this.log.path(id);
-    this.violations.push(replayIndices(this.machine, init, actions, property, message, this.replayed?.has(property)));
+    if (this.ownPaths) this.violations.push({ property, message, initial: undefined, steps: [] });
+    else {
+      const { init, actions } = this.log.path(id);
+      this.violations.push(replayIndices(this.machine, init, actions, property, message, this.replayed?.has(property)));
+    }
     if (this.options.all) {
       this.invariants = this.invariants.filter(([name]) => name !== property);
       if (property === 'deadlock') (this as { checkDeadlock: boolean }).checkDeadlock = false;
@@ -183,6 +192,7 @@ export function bfs<S, A extends Action>(machine: Machine<S, A>, options: Explor
         const id = level.id;
         const s = level.shift();
         const enabled = machine.actions(s);
+        if (!Array.isArray(enabled)) checkEnabled(enabled);
         if (depth >= run.maxDepth) {
           if (enabled.length > 0) run.depthCut = true;
           else run.expand(s, id, enabled);
@@ -348,6 +358,7 @@ class Batch<S, A extends Action> {
       states[b] = s;
       try {
         const enabled = machine.actions(s);
+        if (!Array.isArray(enabled)) checkEnabled(enabled);
         if (n + enabled.length > this.his.length) this.grow(n + enabled.length);
         for (let k = 0; k < enabled.length; k++) {
           const t = machine.next(s, enabled[k]);
@@ -432,6 +443,7 @@ export function dfs<S, A extends Action>(machine: Machine<S, A>, options: Explor
   const push = (s: S, id: number) => {
     const depth = stackStates.length;
     const enabled = machine.actions(s);
+    if (!Array.isArray(enabled)) checkEnabled(enabled);
     if (depth >= run.maxDepth) {
       if (enabled.length > 0) run.depthCut = true;
       else run.expand(s, id, enabled);
@@ -489,6 +501,7 @@ export function rng(seed: number): () => number {
 export function simulate<S, A extends Action>(machine: Machine<S, A>, options: ExploreOptions): ExploreResult {
   const { runs, depth, seed } = options.simulate ?? { runs: 1000, depth: 50, seed: 1 };
   const run = new Run(machine, { ...options, maxStates: options.maxStates });
+  run.ownPaths = true;
   const random = rng(seed);
   const inits = machine.init();
   const pathIds: number[] = [];
@@ -505,6 +518,7 @@ export function simulate<S, A extends Action>(machine: Machine<S, A>, options: E
     check(s, 0);
     for (let d = 0; run.stopped === undefined && run.violations.length === before; d++) {
       const enabled = machine.actions(s);
+      if (!Array.isArray(enabled)) checkEnabled(enabled);
       if (enabled.length === 0) {
         if (run.checkDeadlock && !machine.mayStop!(s)) {
           run.violations.push({ ...replayIndices(machine, k0, indices, 'deadlock', 'no action is enabled in a state that may not be final'), seed });

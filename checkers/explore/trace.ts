@@ -4,6 +4,7 @@
 // yields every intermediate state for the report.
 
 import { diff } from './diff.ts';
+import { SpecError } from './errors.ts';
 import type { Action, Counterexample, Machine } from './types.ts';
 
 export class TraceLog {
@@ -71,17 +72,27 @@ export function replayIndices<S, A extends Action>(
   const initial = shown(s);
   const steps: Counterexample['steps'] = [];
   let before = initial;
-  for (const k of indices) {
-    const a = machine.actions(s)[k];
-    if (a === undefined) throw new Error('replay: an action index is out of range (are actions() and next() deterministic?)');
+  const nondeterministic = (what: string) =>
+    new SpecError(
+      `the machine is not deterministic: re-executing the path that reached the violation of ${JSON.stringify(property)} (${indices.length} steps), ${what}; init(), actions() and next() must be functions of the state (a counterexample is rebuilt by re-executing it)`,
+    );
+  for (let i = 0; i < indices.length; i++) {
+    const a = machine.actions(s)[indices[i]];
+    if (a === undefined) throw nondeterministic(`step ${i + 1} found fewer actions enabled than the search did`);
     s = machine.next(s, a);
     const after = shown(s);
     steps.push({ action: a, state: after, changes: diff(before, after) });
     before = after;
   }
-  if (recheck) {
-    const verdict = machine.invariants[property]?.(s);
-    if (typeof verdict === 'string') message = verdict;
+  // The path must end where the search found the violation: a path that violates nothing
+  // is no counterexample (review defect 16).
+  const invariant = machine.invariants[property];
+  if (invariant !== undefined) {
+    const verdict = invariant(s);
+    if (verdict === true) throw nondeterministic(`its last state satisfies ${JSON.stringify(property)}`);
+    if (recheck && typeof verdict === 'string') message = verdict;
+  } else if (property === 'deadlock' && machine.mayStop && (machine.actions(s).length > 0 || machine.mayStop(s))) {
+    throw nondeterministic('its last state is no deadlock');
   }
   return { property, message, initial, steps };
 }

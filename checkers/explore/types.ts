@@ -348,8 +348,14 @@ export interface ExploreResult {
   strategy: 'bfs' | 'dfs' | 'simulate';
   store: 'fingerprint' | 'exact';
   workers: number;
-  /** Distinct states stored. */
+  /** Distinct states stored; with statesSummedOverJobs, the sum of each job's distinct states. */
   states: number;
+  /**
+   * Set by a swarm (checkers/distributed/swarm.ts): `states` is the sum over this many
+   * jobs of the states each visited, distinct within a job but not across jobs (a state
+   * two jobs met is counted twice), so not a count of distinct states.
+   */
+  statesSummedOverJobs?: number;
   /** Transitions generated (successor computations). */
   transitions: number;
   /** Largest depth reached (BFS: the diameter when complete). */

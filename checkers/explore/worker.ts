@@ -13,6 +13,7 @@ import { Coverage } from './result.ts';
 import { sharedAdd, sharedTouch } from './store.ts';
 import type { Action, ExploreOptions, ExploreTarget, Machine } from './types.ts';
 import { CTL, type ToCoordinator, type ToWorker, type WorkerViolation } from './protocol.ts';
+import { checkEnabled } from './errors.ts';
 
 const port = parentPort!;
 const { target, options } = workerData as { target: ExploreTarget; options: ExploreOptions };
@@ -90,6 +91,7 @@ function runLevel(): void {
     for (let b = i0; b < i1; b++) {
       const s = frontier[b];
       const enabled = machine.actions(s);
+      if (!Array.isArray(enabled)) checkEnabled(enabled);
       enabledOf[b - i0] = enabled;
       if (!cutLevel) {
         if (n + enabled.length > his.length) room(n + enabled.length);

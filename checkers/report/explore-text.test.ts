@@ -19,4 +19,12 @@ describe('the explorer report in words', () => {
     expect(text).toMatch(/INCOMPLETE/);
     expect(text).toContain('stopped early: state budget of 10 reached');
   });
+
+  it("a swarm's sum over jobs is not called distinct states (review defect 13)", () => {
+    const r = { ...exploreSync(racyCounter(2, 2), { maxStates: 10 }), states: 284, statesSummedOverJobs: 4 };
+    const text = renderExploreText(r);
+    expect(text).toContain('284 states visited, summed over 4 jobs (distinct within a job, not across jobs)');
+    expect(text).not.toMatch(/\d distinct states/);
+    expect(renderExploreText(exploreSync(racyCounter(2, 2)))).toMatch(/\d+ distinct states, /);
+  });
 });

@@ -51,10 +51,13 @@ export function renderExploreText(r: ExploreResult, title?: string): string {
         ? `${r.violations.length} propert${r.violations.length === 1 ? 'y' : 'ies'} violated`
         : 'INCOMPLETE: not every reachable state was checked';
   const seconds = r.elapsedMs / 1000;
-  const rate = seconds > 0 ? ` (${count(Math.round(r.states / seconds))} distinct states/s)` : '';
+  // A swarm's count is a sum over its jobs (distinct within each, not across): not called distinct.
+  const summed = r.statesSummedOverJobs;
+  const rate = seconds > 0 ? ` (${count(Math.round(r.states / seconds))} ${summed === undefined ? 'distinct ' : ''}states/s)` : '';
+  const states = summed === undefined ? `${count(r.states)} distinct states` : `${count(r.states)} states visited, summed over ${summed} job${summed === 1 ? '' : 's'} (distinct within a job, not across jobs)`;
   const lines = [
     `${title ? `${title}: ` : ''}${verdict}`,
-    `  ${count(r.states)} distinct states, ${count(r.transitions)} transitions, depth ${r.depth}, ${seconds.toFixed(2)} s${rate}` +
+    `  ${states}, ${count(r.transitions)} transitions, depth ${r.depth}, ${seconds.toFixed(2)} s${rate}` +
       (r.startupMs !== undefined ? ` (of which ${(r.startupMs / 1000).toFixed(2)} s starting the workers)` : ''),
     `  search: ${r.strategy}, ${r.store} store, ${r.workers} worker${r.workers === 1 ? '' : 's'}` +
       (r.bytesPerState !== undefined ? `, ${r.bytesPerState.toFixed(1)} bytes per state` : ''),
