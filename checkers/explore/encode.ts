@@ -59,6 +59,21 @@ let O: Words = new Words();
 let B: Int32Array = O.buf;
 let N = 0;
 
+/** Starts writing into out (an entry point keeps the writer it interrupts, for `leave`). */
+function enter(out: Words): void {
+  O = out;
+  B = out.buf;
+  N = out.length;
+}
+
+/** Ends a write into out: its length, and the interrupted writer (o, b, n) back. */
+function leave(out: Words, o: Words, b: Int32Array, n: number): void {
+  out.length = N;
+  O = o;
+  B = b;
+  N = n;
+}
+
 function room(k: number): void {
   if (N + k > B.length) {
     O.length = N;
@@ -110,18 +125,13 @@ export function encodeValue(out: Words, v: unknown): void {
   const o = O;
   const b = B;
   const n = N;
-  O = out;
-  B = out.buf;
-  N = out.length;
+  enter(out);
   try {
     put(v);
   } catch (e) {
     throw located(e, v);
   } finally {
-    out.length = N;
-    O = o;
-    B = b;
-    N = n;
+    leave(out, o, b, n);
   }
 }
 
@@ -582,9 +592,7 @@ export function packState(out: Words, v: unknown, headers: Words): number {
   const o = O;
   const b = B;
   const n = N;
-  O = out;
-  B = out.buf;
-  N = out.length;
+  enter(out);
   H = headers;
   start = N;
   hstart = headers.length;
@@ -602,10 +610,7 @@ export function packState(out: Words, v: unknown, headers: Words): number {
   } catch (e) {
     throw located(e, v);
   } finally {
-    out.length = N;
-    O = o;
-    B = b;
-    N = n;
+    leave(out, o, b, n);
   }
   return verdict;
 }
