@@ -129,6 +129,14 @@ export function removeEarlierRunFiles(dir: string, written: ReadonlySet<string>)
   return removed;
 }
 
+/** A trace's header line (no newline): the format, the spec it is validated against, the run's spec parameters. */
+export function traceHeader(spec: string, params: Record<string, unknown>): string {
+  return JSON.stringify({ format: TRACE_FORMAT, spec, params });
+}
+
+/** How a header line starts (traceHeader: the format first); an event line starts with "proc". */
+const HEADER_START = Buffer.from(`{"format":`);
+
 export async function runImplementation(impl: Implementation, options: RunOptions, output: RunOutput, io: RunIo): Promise<RunSummary> {
   const started = Date.now();
   // The processes append to their files: a directory of this run's own, so that nothing an
@@ -149,7 +157,7 @@ export async function runImplementation(impl: Implementation, options: RunOption
   let workloadMs = 0;
   try {
     try {
-      cluster = await impl.start({ options, workDir, t0, supervisor });
+      cluster = await impl.start({ options, workDir, t0, supervisor, traceHeader: (params) => traceHeader(impl.spec, params) });
     } catch (e) {
       if (e instanceof SpawnError) throw new RunError(`cannot start the cluster: ${e.message}`);
       throw e;
@@ -204,8 +212,7 @@ export async function runImplementation(impl: Implementation, options: RunOption
     const d = checkDurability(impl.durability(options) as DurabilityModel, allOps.map(durOp), markers);
     durability = { ...d, violations: d.violations.map((v) => v.why) };
   }
-  const header = JSON.stringify({ format: TRACE_FORMAT, spec: impl.spec, params: cluster.traceParams() });
-  const parts: Buffer[] = [Buffer.from(`${header}\n`)];
+  const parts: Buffer[] = [Buffer.from(`${traceHeader(impl.spec, cluster.traceParams())}\n`)];
   let events = 0;
   for (const f of files.traces) {
     let b: Buffer;
@@ -214,10 +221,12 @@ export async function runImplementation(impl: Implementation, options: RunOption
     } catch {
       continue;
     }
-    // a line cut short by SIGKILL is dropped: the step it recorded is lost with the process
-    const end = b.lastIndexOf(10) + 1;
-    parts.push(b.subarray(0, end));
-    for (let i = 0; i < end; i++) if (b[i] === 10) events++;
+    // each file starts with the run's header (ClusterContext.traceHeader), which the merged
+    // file has once; a line cut short by SIGKILL is dropped: the step it recorded is lost with the process
+    const start = b.subarray(0, HEADER_START.length).equals(HEADER_START) ? b.indexOf(10) + 1 : 0;
+    const end = Math.max(start, b.lastIndexOf(10) + 1);
+    parts.push(b.subarray(start, end));
+    for (let i = start; i < end; i++) if (b[i] === 10) events++;
   }
   const traceFile = join(output.dir, 'trace.jsonl');
   write(traceFile, Buffer.concat(parts));
