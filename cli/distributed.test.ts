@@ -5,6 +5,7 @@
 // INTERLEAVE_FULL=1.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -264,6 +265,32 @@ describe('Redis lost mid-run', () => {
       await expect(w.close()).resolves.toBeUndefined();
     } finally {
       await own.stop();
+    }
+  }, 60_000);
+});
+
+describe('a worker stopped while it is still starting', () => {
+  it('exits as a stopped worker does (0, nothing on stderr), not by the signal (143) (review defect 17)', async () => {
+    // A "Redis" that accepts the connection and never answers: the worker is deterministically
+    // still connecting (its ready check waits) when the SIGTERM comes.
+    const sockets: Socket[] = [];
+    const silent = createServer((c) => {
+      sockets.push(c);
+      c.on('error', () => {});
+    });
+    await new Promise<void>((done) => silent.listen(0, '127.0.0.1', done));
+    const connected = new Promise((done) => silent.once('connection', done));
+    const w = spawnWorker(`redis://127.0.0.1:${(silent.address() as AddressInfo).port}`);
+    try {
+      const exit = new Promise<[number | null, string | null]>((done) => w.child.once('exit', (code, sig) => done([code, sig])));
+      await connected;
+      w.child.kill('SIGTERM');
+      expect(await exit).toEqual([0, null]);
+      expect(w.stderr()).toBe('');
+    } finally {
+      await w.kill();
+      for (const c of sockets) c.destroy();
+      await new Promise((done) => silent.close(done));
     }
   }, 60_000);
 });
