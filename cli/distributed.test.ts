@@ -4,7 +4,7 @@
 // swarm verification. Small configs here; every default config of every spec with
 // INTERLEAVE_FULL=1.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -164,6 +164,37 @@ describe('distributed BFS', () => {
       expect(spread.code).toBe(embedded.code);
       expect(page('embedded.html')).toContain('Client history');
       expect(page('redis.html')).toContain('Client history');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
+
+describe("a user's spec that breaks the contract, through Redis", () => {
+  it('is said of its file (65), as the local explore says it, whether the coordinator or a job finds it (review defect 18)', async () => {
+    // init() returns no state (the coordinator's check); actions() breaks the contract at
+    // n = 2 only (a worker's job finds it: it was "a job failed", inconclusive, exit 2).
+    const dir = mkdtempSync(join(tmpdir(), 'interleave-redis-contract-'));
+    try {
+      const module = (name: string, machine: string) => {
+        const file = join(dir, `${name}.mjs`);
+        writeFileSync(file, `const machine = ${machine};\nexport const spec = { name: '${name}', title: 't', paper: 'p', configs: [{ name: 'A', description: 'a', config: {}, tier: 'default' }], mutants: [], build: () => machine };\n`);
+        return file;
+      };
+      const base = "init: () => [{ n: 0 }], actionNames: ['inc'], next: (s) => ({ n: s.n + 1 }), invariants: { ok: () => true }";
+      const cases = [
+        [module('noinit', `{ ${base}, init: () => [], actions: () => [] }`), 'init() must return a non-empty array of states; it returned an empty array'],
+        [module('deep', `{ ${base}, actions: (s) => (s.n === 2 ? 5 : s.n < 3 ? [{ label: 'inc()' }] : []) }`), 'actions(state) must return an array of actions; it returned number 5'],
+      ] as const;
+      for (const [file, what] of cases) {
+        const message = `interleave: ${file}: the machine breaks the contract: ${what} (exploring A)\n`;
+        const local = await runInProcess('explore', file);
+        expect([local.code, local.stderr]).toEqual([65, message]);
+        for (const swarmJobs of [[], ['--swarm', '2']]) {
+          const spread = await runInProcess('explore', file, '--redis', redis.url, '--workers-per-host', '0', ...swarmJobs);
+          expect([swarmJobs, spread.code, spread.stderr]).toEqual([swarmJobs, 65, message]);
+        }
+      }
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -33,12 +33,29 @@ export async function userSpecErrors<T>(spec: { module?: { file: string } }, doi
   try {
     return await f();
   } catch (e) {
-    // A user's module that breaks the contract: said of its file.
-    // (From a worker thread it comes back as an Error named SpecError.)
-    if (spec.module !== undefined && e instanceof Error && (e instanceof SpecError || e.name === 'SpecError')) throw new InputError(spec.module.file, undefined, `${e.message} (${doing})`);
-    if (spec.module === undefined || ours(e)) throw e;
+    const contract = contractOfFile(spec, doing, e);
+    if (contract !== e || spec.module === undefined || ours(e)) throw contract;
     throw new SpecModuleError(spec.module.file, doing, e);
   }
+}
+
+/**
+ * Runs f on a spec; a SpecError (the spec breaks the contract) of a user's module is said of
+ * its file, as userSpecErrors says it; any other exception is left as it is (explore
+ * --redis: what fails there may be Redis or the queue, not the spec).
+ */
+export async function userSpecContract<T>(spec: { module?: { file: string } }, doing: string, f: () => Promise<T>): Promise<T> {
+  try {
+    return await f();
+  } catch (e) {
+    throw contractOfFile(spec, doing, e);
+  }
+}
+
+/** A user's module that breaks the contract: the SpecError said of its file (from a worker thread or a --redis job it comes back as an Error named SpecError); else e. */
+function contractOfFile(spec: { module?: { file: string } }, doing: string, e: unknown): unknown {
+  if (spec.module !== undefined && e instanceof Error && (e instanceof SpecError || e.name === 'SpecError')) return new InputError(spec.module.file, undefined, `${e.message} (${doing})`);
+  return e;
 }
 
 /** The last failure reported on this command line: the `error` of a --json error envelope. */
