@@ -208,8 +208,9 @@ export async function runImplementation(impl: Implementation, options: RunOption
   if (impl.durability !== undefined) {
     const crash = crashFiles(allOps, markers);
     write(join(output.dir, 'crash-history.jsonl'), crash.history);
+    // what the check judges, and nothing else, is what durability.jsonl holds: its evidence
     write(join(output.dir, 'durability.jsonl'), crash.durability);
-    const d = checkDurability(impl.durability(options) as DurabilityModel, allOps.map(durOp), markers);
+    const d = checkDurability(impl.durability(options) as DurabilityModel, crash.judged, markers);
     durability = { ...d, violations: d.violations.map((v) => v.why) };
   }
   const parts: Buffer[] = [Buffer.from(`${traceHeader(impl.spec, cluster.traceParams())}\n`)];
@@ -358,18 +359,19 @@ function durOp(o: RunOp): DurOp {
  * The files of a run with full-system crashes. `crash-history.jsonl`: the whole run as the
  * native JSON lines `interleave lin` reads (the writes' versions, `persist` and the markers
  * are no model's vocabulary, so they are left out; an operation in flight at a crash is
- * indeterminate). `durability.jsonl`: what checkers/durability judged (traces/README.md,
- * "Crash histories"): the operations with the writes' versions and the persists, and the
- * crash and recovery markers.
+ * indeterminate). `durability.jsonl`: what checkers/durability judges (`judged`, with the
+ * markers; traces/README.md, "Crash histories"): the operations with the writes' versions
+ * and the persists, and the crash and recovery markers; the evidence behind the run's
+ * `durability:` line, for people and scripts (no command reads it back).
  */
-export function crashFiles(ops: readonly RunOp[], markers: readonly CrashMarker[]): { history: string; durability: string } {
+export function crashFiles(ops: readonly RunOp[], markers: readonly CrashMarker[]): { history: string; durability: string; judged: DurOp[] } {
   const history = historyJsonl(ops.filter((o) => o.f !== 'persist').map(noUpdateOutput));
-  const lines = ops.map((o) => {
+  const judged = ops.map(durOp);
+  const lines = ops.map((o, i) => {
     const line = historyLine(noUpdateOutput(o));
-    const version = durOp(o).version;
-    if (version !== undefined) line.version = version;
+    if (judged[i].version !== undefined) line.version = judged[i].version;
     return JSON.stringify(line);
   });
   for (const m of markers) lines.push(JSON.stringify({ event: m.event, time: m.time }));
-  return { history, durability: lines.length === 0 ? '' : `${lines.join('\n')}\n` };
+  return { history, durability: lines.length === 0 ? '' : `${lines.join('\n')}\n`, judged };
 }
