@@ -4,7 +4,8 @@
 // swarm verification. Small configs here; every default config of every spec with
 // INTERLEAVE_FULL=1.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -169,6 +170,37 @@ describe('distributed BFS', () => {
   }, 120_000);
 });
 
+describe("a user's spec that breaks the contract, through Redis", () => {
+  it('is said of its file (65), as the local explore says it, whether the coordinator or a job finds it (review defect 18)', async () => {
+    // init() returns no state (the coordinator's check); actions() breaks the contract at
+    // n = 2 only (a worker's job finds it: it was "a job failed", inconclusive, exit 2).
+    const dir = mkdtempSync(join(tmpdir(), 'interleave-redis-contract-'));
+    try {
+      const module = (name: string, machine: string) => {
+        const file = join(dir, `${name}.mjs`);
+        writeFileSync(file, `const machine = ${machine};\nexport const spec = { name: '${name}', title: 't', paper: 'p', configs: [{ name: 'A', description: 'a', config: {}, tier: 'default' }], mutants: [], build: () => machine };\n`);
+        return file;
+      };
+      const base = "init: () => [{ n: 0 }], actionNames: ['inc'], next: (s) => ({ n: s.n + 1 }), invariants: { ok: () => true }";
+      const cases = [
+        [module('noinit', `{ ${base}, init: () => [], actions: () => [] }`), 'init() must return a non-empty array of states; it returned an empty array'],
+        [module('deep', `{ ${base}, actions: (s) => (s.n === 2 ? 5 : s.n < 3 ? [{ label: 'inc()' }] : []) }`), 'actions(state) must return an array of actions; it returned number 5'],
+      ] as const;
+      for (const [file, what] of cases) {
+        const message = `interleave: ${file}: the machine breaks the contract: ${what} (exploring A)\n`;
+        const local = await runInProcess('explore', file);
+        expect([local.code, local.stderr]).toEqual([65, message]);
+        for (const swarmJobs of [[], ['--swarm', '2']]) {
+          const spread = await runInProcess('explore', file, '--redis', redis.url, '--workers-per-host', '0', ...swarmJobs);
+          expect([swarmJobs, spread.code, spread.stderr]).toEqual([swarmJobs, 65, message]);
+        }
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
+
 describe('a busy host', () => {
   it('keeps its share: a worker whose lease ran out but whose heartbeat beats is waited for, not redone', async () => {
     // Each worker process holds its event loop up for 1.5 s once, with a lease of 0.4 s:
@@ -264,6 +296,32 @@ describe('Redis lost mid-run', () => {
       await expect(w.close()).resolves.toBeUndefined();
     } finally {
       await own.stop();
+    }
+  }, 60_000);
+});
+
+describe('a worker stopped while it is still starting', () => {
+  it('exits as a stopped worker does (0, nothing on stderr), not by the signal (143) (review defect 17)', async () => {
+    // A "Redis" that accepts the connection and never answers: the worker is deterministically
+    // still connecting (its ready check waits) when the SIGTERM comes.
+    const sockets: Socket[] = [];
+    const silent = createServer((c) => {
+      sockets.push(c);
+      c.on('error', () => {});
+    });
+    await new Promise<void>((done) => silent.listen(0, '127.0.0.1', done));
+    const connected = new Promise((done) => silent.once('connection', done));
+    const w = spawnWorker(`redis://127.0.0.1:${(silent.address() as AddressInfo).port}`);
+    try {
+      const exit = new Promise<[number | null, string | null]>((done) => w.child.once('exit', (code, sig) => done([code, sig])));
+      await connected;
+      w.child.kill('SIGTERM');
+      expect(await exit).toEqual([0, null]);
+      expect(w.stderr()).toBe('');
+    } finally {
+      await w.kill();
+      for (const c of sockets) c.destroy();
+      await new Promise((done) => silent.close(done));
     }
   }, 60_000);
 });

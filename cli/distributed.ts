@@ -35,15 +35,23 @@ export interface RedisRun {
   depth?: number;
 }
 
-/** Workers of this host stay up across the configs of one command. */
-export async function exploreThroughRedis(run: RedisRun, configs: { target: ExploreTarget; options: ExploreOptions; done(r: ExploreResult): void }[]): Promise<void> {
+/**
+ * Workers of this host stay up across the configs of one command. Each config's run goes
+ * through its `guard` (cli/explore.ts: userSpecContract, so that a user's module that breaks
+ * the contract is said of its file, as the local explore says it).
+ */
+export async function exploreThroughRedis(
+  run: RedisRun,
+  configs: { target: ExploreTarget; options: ExploreOptions; guard(f: () => Promise<ExploreResult>): Promise<ExploreResult>; done(r: ExploreResult): void }[],
+): Promise<void> {
   const url = redisUrl(run.url);
   await withLocalWorkers(url, run.workersPerHost, async () => {
     for (const c of configs) {
-      const r =
+      const r = await c.guard(async () =>
         run.swarmJobs !== undefined
           ? (await swarm(c.target, c.options, { url }, { jobs: run.swarmJobs, ...(run.seed !== undefined ? { seed: run.seed } : {}), ...(run.depth !== undefined ? { depth: run.depth } : {}) })).result
-          : (await distributedBfs(c.target, c.options, { url })).result;
+          : (await distributedBfs(c.target, c.options, { url })).result,
+      );
       c.done(r);
     }
   });

@@ -2,12 +2,15 @@
 // never is: bad usage 64, bad input 65, an output that cannot be written 73, and anything
 // else is a bug of ours, internal error 70, reported in one line (the stack only under
 // --debug or INTERLEAVE_DEBUG=1) so that no caller mistakes a crash for a verdict.
+import { sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { CommanderError, type Command } from 'commander';
 import { SpecError, UnsupportedOption } from '../checkers/explore/errors.ts';
 import { InputError, ReadTimeout } from '../traces/errors.ts';
 import { EXIT, UsageError } from './exit.ts';
 import { envelopeMade, envelopeText, startClock } from './envelope.ts';
 import { OutputError, writeOutput, type OutputGuard } from './output.ts';
+import { PACKAGE_ROOT } from './package-root.ts';
 
 /** What a user's spec module threw: its error, not ours (exit 65); --debug prints the stack. */
 export class SpecModuleError extends InputError {
@@ -33,12 +36,81 @@ export async function userSpecErrors<T>(spec: { module?: { file: string } }, doi
   try {
     return await f();
   } catch (e) {
-    // A user's module that breaks the contract: said of its file.
-    // (From a worker thread it comes back as an Error named SpecError.)
-    if (spec.module !== undefined && e instanceof Error && (e instanceof SpecError || e.name === 'SpecError')) throw new InputError(spec.module.file, undefined, `${e.message} (${doing})`);
-    if (spec.module === undefined || ours(e)) throw e;
+    const contract = contractOfFile(spec, doing, e);
+    if (contract !== e || spec.module === undefined || ours(e)) throw contract;
     throw new SpecModuleError(spec.module.file, doing, e);
   }
+}
+
+/**
+ * Runs f on a spec; a SpecError (the spec breaks the contract) of a user's module is said of
+ * its file, as userSpecErrors says it; any other exception is left as it is (explore
+ * --redis: what fails there may be Redis or the queue, not the spec).
+ */
+export async function userSpecContract<T>(spec: { module?: { file: string } }, doing: string, f: () => Promise<T>): Promise<T> {
+  try {
+    return await f();
+  } catch (e) {
+    throw contractOfFile(spec, doing, e);
+  }
+}
+
+/** A user's module that breaks the contract: the SpecError said of its file (from a worker thread or a --redis job it comes back as an Error named SpecError); else e. */
+function contractOfFile(spec: { module?: { file: string } }, doing: string, e: unknown): unknown {
+  if (spec.module !== undefined && e instanceof Error && (e instanceof SpecError || e.name === 'SpecError')) return new InputError(spec.module.file, undefined, `${e.message} (${doing})`);
+  return e;
+}
+
+/** A path or file URL as a path. */
+function pathOf(location: string): string {
+  try {
+    return location.startsWith('file:') ? fileURLToPath(location) : location;
+  } catch {
+    return location;
+  }
+}
+
+/** interleave's own code, a package's or Node's: not a user's module. */
+function notUsers(path: string): boolean {
+  return path.startsWith(PACKAGE_ROOT + sep) || path.includes(`${sep}node_modules${sep}`) || !path.startsWith(sep);
+}
+
+/**
+ * Where in a user's own modules (a spec and what it imports, not interleave's code, a
+ * package's or Node's) an error comes from: the file and line of the first frame of its
+ * stack that has one, the module that does not parse, or the module whose import() of
+ * another could not be resolved ("imported from"); undefined when it comes from elsewhere.
+ */
+export function userCodeSite(e: unknown): { file: string; line?: number } | undefined {
+  if (!(e instanceof Error)) return undefined;
+  const importer = /imported from (\S+)\s*$/.exec(e.message)?.[1];
+  if (typeof (e as { code?: unknown }).code === 'string' && importer !== undefined) {
+    const file = pathOf(importer);
+    return notUsers(file) ? undefined : { file };
+  }
+  const stack = e.stack ?? '';
+  // a module that does not parse: its URL and line head the stack; else the first frame with a file
+  const at =
+    /^((?:file:\/\/)?\/[^\s]*?):(\d+)\n/.exec(stack) ??
+    stack
+      .split('\n')
+      .map((l) => /^\s+at (?:.*\()?((?:file:\/\/)?\/[^\s()]*?):(\d+):\d+\)?$/.exec(l))
+      .find((m) => m !== null);
+  if (!at) return undefined;
+  const file = pathOf(at[1]);
+  return notUsers(file) ? undefined : { file, line: Number(at[2]) };
+}
+
+/**
+ * An error that escaped a user's module outside interleave's calls (a promise it did not
+ * await, an import() of a module that fails, a timer): the module's error said of where it
+ * was thrown (exit 65; --debug prints its stack), not an internal error; undefined when it
+ * is not the user's.
+ */
+function escapedFromUserCode(e: unknown): SpecModuleError | undefined {
+  const site = userCodeSite(e);
+  if (site === undefined) return undefined;
+  return new SpecModuleError(`${site.file}${site.line === undefined ? '' : `:${site.line}`}`, "running outside interleave's calls (a promise not awaited, an import() that failed, a timer)", e);
 }
 
 /** The last failure reported on this command line: the `error` of a --json error envelope. */
@@ -149,7 +221,8 @@ function jsonCommand(program: Command, args: readonly string[]): string | undefi
 /**
  * Runs the program on argv and returns the exit code. `--debug` may stand anywhere on the
  * command line. Errors thrown outside the command's promise (a timer, a stream) are
- * reported the same way, and exit 70. With `--json`, a failure that printed no envelope
+ * reported the same way, and exit 70, or 65 when they come from a user's module (an
+ * import() it did not await), also after the command returned. With `--json`, a failure that printed no envelope
  * (bad usage, bad input, an output refused before the run) prints one with `result: null`
  * and `error`, so that stdout is always one JSON document.
  */
@@ -173,7 +246,7 @@ export async function runCli(
     return code;
   };
   const stray = (e: unknown) => {
-    process.exitCode = withEnvelope(reportError(e, err, debug));
+    process.exitCode = withEnvelope(reportError(escapedFromUserCode(e) ?? e, err, debug));
     process.exit();
   };
   if (guardProcess) {
@@ -190,8 +263,8 @@ export async function runCli(
   } catch (e) {
     if (e instanceof CommanderError) return e.exitCode === 0 ? EXIT.holds : withEnvelope(EXIT.usage);
     return withEnvelope(reportError(e, err, debug));
-  } finally {
-    process.off('uncaughtException', stray);
-    process.off('unhandledRejection', stray);
   }
+  // The handlers stay (guardProcess: the process is the command's): an error that escapes
+  // after the command returned (a user's import() that fails once the verdict is printed)
+  // is reported the same way, never a raw stack trace with exit 1, which reads as a violation.
 }

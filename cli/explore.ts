@@ -21,7 +21,7 @@ import { printJson } from './envelope.ts';
 import { checkOutputPath } from './output.ts';
 import { terminalProgress, type TerminalProgress } from './progress.ts';
 import { configOf, mutantOf, resolveSpec, specInputs, type ResolvedSpec } from './specs.ts';
-import { userSpecErrors, writeAfterVerdict } from './errors.ts';
+import { userSpecContract, userSpecErrors, writeAfterVerdict } from './errors.ts';
 import { RedisUnavailable } from '../checkers/distributed/redis.ts';
 
 export interface ExploreCliOptions {
@@ -199,6 +199,7 @@ export async function runExplore(specArg: string, o: ExploreCliOptions): Promise
         configs.map((config) => ({
           target: spec.target(config, variant),
           options: { ...options, ...(progress.onProgress ? { onProgress: progress.onProgress } : {}) },
+          guard: (f) => userSpecContract(spec, `exploring ${config}`, f),
           done: (result: ExploreResult) => {
             progress.done();
             runs.push({ config, result });

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -281,5 +281,20 @@ describe('interleave run: interrupted', () => {
     watch.stop();
     expect(await watch.survivors()).toEqual([]);
     expect(stderr).toMatch(new RegExp(`${sig}: stopped every process of the run`));
+    // what the run leaves is a trace that says what it is (review defect 19: the per-process
+    // files had no header, and validate refused them with 65): every file starts with the
+    // run's header, validate reads them, and the message says they are incomplete (the
+    // processes were killed mid-step, with no crash event: a verdict on them means nothing)
+    const procs = join(dir, 'procs');
+    const traces = readdirSync(procs).filter((f) => /^trace-.*\.jsonl$/.test(f)).map((f) => join(procs, f));
+    expect(traces.length).toBeGreaterThanOrEqual(4); // nemesis, master, 2 client processes
+    for (const f of traces) {
+      const header = TraceHeader.parse(JSON.parse(readFileSync(f, 'utf8').split('\n')[0]));
+      expect([f, header.spec, Object.keys(header.params ?? {}).sort()]).toEqual([f, 'fusee', ['bugs', 'n', 'r', 'replicas']]);
+    }
+    expect(stderr).toContain(`partial files are in ${procs}: its trace-*.jsonl (each with the run's header) are incomplete`);
+    const v = await runInProcess('validate', 'fusee', ...traces);
+    expect(v.code, v.stderr).not.toBe(EXIT.badData);
+    expect(v.stdout).toMatch(new RegExp(`trace: +${traces.length} files, [\\d,]+ processes, [\\d,]+ events`));
   });
 });

@@ -105,7 +105,13 @@ async function runOrThrow(implName: string, o: RunCliOptions, io: Io): Promise<n
   let summary: RunSummary;
   try {
     const workDir = makeWorkDir(dir);
-    installSignalHandlers((sig) => io.err(`\ninterleave: ${sig}: stopped every process of the run; partial files are in ${workDir}\n`));
+    // each trace-*.jsonl there starts with the run's header (ClusterContext.traceHeader), so
+    // validate reads them; but every process was killed where it was, with no crash event
+    installSignalHandlers((sig) =>
+      io.err(
+        `\ninterleave: ${sig}: stopped every process of the run; nothing was checked; partial files are in ${workDir}: its trace-*.jsonl (each with the run's header) are incomplete, each process's cut where it was killed with no crash event recorded, so \`interleave validate\` may find them invalid where the implementation did nothing wrong\n`,
+      ),
+    );
     summary = await runImplementation(impl, options, { dir, workDir, write: (path, data) => writeOutput(path, data, guard), validateTrace: validateRunTrace }, { out: o.json ? () => undefined : io.out, err: io.err, progress: io.tty === true && !o.json });
   } catch (e) {
     // The cluster could not start: not a verdict, and not a bug of interleave's.

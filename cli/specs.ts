@@ -10,7 +10,7 @@ import { importModule } from '../checkers/explore/load.ts';
 import type { BuildOptions, ExploreTarget, Machine, SpecDef } from '../checkers/explore/types.ts';
 import { findSpec, specs } from '../specs/index.ts';
 import { InputError } from '../traces/index.ts';
-import { SpecModuleError } from './errors.ts';
+import { SpecModuleError, userCodeSite } from './errors.ts';
 import { UsageError } from './exit.ts';
 import { specMachine, specTarget } from './spec-machine.ts';
 
@@ -111,7 +111,10 @@ async function loadSpecModule(arg: string): Promise<ResolvedSpec> {
     mod = await importModule(url);
   } catch (e) {
     const message = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
-    throw new InputError(path, undefined, `a module that loads; loading it failed: ${message.split('\n').slice(0, 3).join(' ').slice(0, 400)}`);
+    // a module it imports (a computed import() too) that does not parse or throws: named
+    const site = userCodeSite(e);
+    const where = site !== undefined && resolve(site.file) !== file ? ` (in ${site.file}${site.line === undefined ? '' : `:${site.line}`})` : '';
+    throw new InputError(path, undefined, `a module that loads; loading it failed${where}: ${message.split('\n').slice(0, 3).join(' ').slice(0, 400)}`);
   }
   let exportName: string;
   if (wanted !== undefined) {

@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runInProcess, STACK_LINE } from './in-process.ts';
+import { runInProcess, spawnCli, STACK_LINE } from './in-process.ts';
 import { CommandJsonSchemas } from './json.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'interleave-user-spec-'));
@@ -109,6 +109,29 @@ describe("a user's module: every error names the file and the expectation", () =
     for (const workers of [[], ['--workers', '2']]) {
       await fails(65, /noinit\.mjs: the machine breaks the contract: init\(\) must return a non-empty array of states; it returned an empty array/, 'explore', noInit, ...workers);
       await fails(65, /actnotarr\.mjs: the machine breaks the contract: actions\(state\) must return an array of actions; it returned number 5/, 'explore', actNotArray, ...workers);
+    }
+  });
+
+  it('a module the spec loads itself with a computed import(): its error names that module, 65, never a stack trace (review defect 20)', async () => {
+    mkdirSync(at('parts'), { recursive: true });
+    module('parts/good.mjs', `export const machine = ${MACHINE};\n`);
+    module('parts/throws.mjs', "throw new Error('part exploded');\n");
+    const spec = (name: string, prelude: string, machine: string) =>
+      module(name, `${prelude}\nexport const spec = { name: 'p', title: 't', paper: 'p', configs: [{ name: 'A', description: 'a', config: {}, tier: 'default' }], mutants: [], build: () => ${machine} };\n`);
+    const part = (which: string) => `'./parts/' + ['${which}'].join('') + '.mjs'`; // a path no bundler can follow
+    // awaited while the spec loads: the spec's load fails, and the module that threw is named
+    await fails(65, new RegExp(`awaited\\.mjs: a module that loads; loading it failed \\(in ${at('parts/throws.mjs')}:1\\): Error: part exploded`), 'explore', spec('awaited.mjs', `const part = await import(new URL(${part('throws')}, import.meta.url));`, 'part.machine'));
+    // not awaited (while the spec loads, or started by next() and failing once the verdict is
+    // printed): it escapes every call of interleave's; was "internal error" (70) or a raw
+    // stack trace and exit 1, which reads as a violation
+    const escaped = [
+      [spec('dangling.mjs', `import(new URL(${part('missing')}, import.meta.url)).then(() => {});\nconst good = await import('./parts/good.mjs');`, 'good.machine'), `${at('dangling.mjs')}: .*Cannot find module '${at('parts/missing.mjs')}' imported from ${at('dangling.mjs')}`],
+      [spec('later.mjs', `const good = await import('./parts/good.mjs');`, `({ ...good.machine, next: (s) => { import(new URL(${part('throws')}, import.meta.url)); return s + 1; } })`), `${at('parts/throws.mjs')}:1: .*Error: part exploded`],
+    ] as const;
+    for (const [file, message] of escaped) {
+      const r = await spawnCli(['explore', file]);
+      expect([file, r.code]).toEqual([file, 65]);
+      expect(r.stderr).toMatch(new RegExp(`^interleave: ${message}\n$`));
     }
   });
 

@@ -60,28 +60,45 @@ export function spawnLocalWorkers(url: string, n: number): { exited: Promise<(nu
 export async function runWorker(o: WorkerCliOptions): Promise<number> {
   const url = redisUrl(o.redis);
   const n = o.workersPerHost ?? 1;
-  if (n > 1) {
-    const local = spawnLocalWorkers(url, n);
-    const stop = () => void local.stop();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-    const codes = await local.exited;
-    // A child that lost Redis says so on stderr; the parent's code is the worst of theirs.
-    return codes.includes(EXIT.unavailable) ? EXIT.unavailable : EXIT.holds;
-  }
+  // SIGINT and SIGTERM are the worker's from here on, before anything starts: one that comes
+  // while the worker is still starting (loading BullMQ, connecting) stops it as cleanly, exit 0,
+  // not the signal's default (143) (review defect 17)
+  let stop: () => void = () => {};
+  let stopped = false;
+  const stopRequested = new Promise<void>((done) => {
+    stop = () => {
+      stopped = true;
+      done();
+    };
+  });
+  process.on('SIGINT', () => stop());
+  process.on('SIGTERM', () => stop());
   try {
+    if (n > 1) {
+      const local = spawnLocalWorkers(url, n);
+      void stopRequested.then(() => local.stop());
+      const codes = await local.exited;
+      // A child that lost Redis says so on stderr; the parent's code is the worst of theirs.
+      return codes.includes(EXIT.unavailable) ? EXIT.unavailable : EXIT.holds;
+    }
     // BullMQ is loaded here, not at the CLI's start: commands without --redis never pay for it.
     const { startWorker } = await import('../checkers/distributed/worker.ts');
-    const w = await startWorker(url, o.verbose ? { log: (s) => void process.stderr.write(s) } : {});
-    const stop = () => void w.close();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+    if (stopped) return EXIT.holds;
+    const starting = startWorker(url, o.verbose ? { log: (s) => void process.stderr.write(s) } : {});
+    const w = await Promise.race([starting, stopRequested.then(() => undefined)]);
+    if (w === undefined) {
+      // stopped while connecting: a worker that comes up all the same leaves at once
+      starting.then((late) => late.close(), () => undefined);
+      return EXIT.holds;
+    }
+    void stopRequested.then(() => w.close());
     await w.done;
     return EXIT.holds;
   } catch (e) {
     if (e instanceof RedisUnavailable) return (await import('./distributed.ts')).unavailableExit(e, (s) => void process.stderr.write(s));
     throw e;
   } finally {
+    // the handlers stay: a signal after the stop finds the same clean exit
     // BullMQ and ioredis may keep a socket or a reconnect timer after close: a stopped
     // worker exits all the same (the timer itself keeps nothing alive).
     setTimeout(() => process.exit(), 1000).unref();
@@ -103,6 +120,6 @@ export function register(program: Command): void {
       ['interleave worker --redis redis://10.0.0.5:6379 --workers-per-host 8', 'on each host: 8 worker processes'],
       ['interleave explore minos --config FB-synch --redis redis://10.0.0.5:6379 --workers-per-host 2', 'on one host: the run, with 2 workers of its own'],
     ],
-    exitCodes: { 0: 'stopped (SIGINT or SIGTERM)', 69: 'Redis cannot be reached, or the connection was lost' }
+    exitCodes: { 0: 'stopped (SIGINT or SIGTERM, also while it is still connecting)', 69: 'Redis cannot be reached, or the connection was lost' }
   });
 }

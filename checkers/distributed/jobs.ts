@@ -6,6 +6,20 @@ import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { connect, deleteRun, HEARTBEAT_WITHIN_MS, keys, liveWorkers, newRunId, queueName, QUEUE_PREFIX, RUN_ALIVE_MS, RUNS, shownUrl, sweepDeadRuns } from './redis.ts';
 import type { RunDescriptor } from './run.ts';
+import { SpecError } from '../explore/errors.ts';
+
+/**
+ * How a job that found the spec breaking the contract (a SpecError: actions() not an array
+ * of labelled actions, ...) says so in its failed reason, so that the coordinator throws the
+ * SpecError (exit 65, said of the spec's file) as a search on one host does, rather than
+ * calling the run inconclusive because a job failed.
+ */
+const SPEC_ERROR = 'interleave SpecError: ';
+
+/** What a job throws for `e` (worker.ts): a SpecError tagged for the coordinator's wait. */
+export function jobFailure(e: unknown): unknown {
+  return e instanceof SpecError ? new Error(`${SPEC_ERROR}${e.message}`) : e;
+}
 
 export interface Coordinator {
   runId: string;
@@ -14,7 +28,7 @@ export interface Coordinator {
   keys: ReturnType<typeof keys>;
   /**
    * Waits until `finished()` (checked whenever a job commits, and every 250 ms); returns
-   * undefined then, or why the run cannot finish.
+   * undefined then, or why the run cannot finish; throws the SpecError a job failed with.
    */
   wait(finished: () => Promise<boolean>, deadline: number, timeLimitMs?: number): Promise<string | undefined>;
   /** Removes the run's jobs that no worker took yet, and marks the run cancelled. */
@@ -65,7 +79,11 @@ export async function coordinate(url: string, desc: RunDescriptor, o: { noWorker
           if (await finished()) return undefined;
           if ((await redis.exists(k.alive)) === 0) throw new Error(`run ${runId} was removed from Redis: its coordinator (this process) did not renew it for ${RUN_ALIVE_MS / 1000} s`);
           const failed = await q.getFailed(0, 0);
-          if (failed.length > 0) return `a job failed (${failed[0].failedReason ?? 'no reason given'})`;
+          if (failed.length > 0) {
+            const why = failed[0].failedReason ?? 'no reason given';
+            if (why.startsWith(SPEC_ERROR)) throw new SpecError(why.slice(SPEC_ERROR.length));
+            return `a job failed (${why})`;
+          }
           if (performance.now() > deadline) return `time limit of ${timeLimitMs} ms reached`;
           if ((await liveWorkers(redis, HEARTBEAT_WITHIN_MS)) > 0) lastAlive = Date.now();
           else if (Date.now() - lastAlive > noWorkerMs) return `no live worker for ${Math.round(noWorkerMs / 1000)} s (start some with \`interleave worker --redis ${shownUrl(url)}\`)`;

@@ -12,6 +12,7 @@ import { loadMachine } from '../explore/load.ts';
 import { prepare } from '../explore/prepare.ts';
 import type { Action, Machine } from '../explore/types.ts';
 import { bfsContext, runLevelTask, type BfsContext } from './bfs-task.ts';
+import { jobFailure } from './jobs.ts';
 import { runLinJob } from './lin.ts';
 import { connect, isConnectionError, keys, queueName, QUEUE_PREFIX, RUNS, sweepDeadRuns, unavailable, WORKERS } from './redis.ts';
 import type { RunDescriptor } from './run.ts';
@@ -65,6 +66,14 @@ export async function startWorker(url: string, o: { log?: (s: string) => void } 
   };
 
   const processor = (runId: string, run: RunState) => async (job: Job) => {
+    try {
+      return await runJob(runId, run, job);
+    } catch (e) {
+      throw jobFailure(e);
+    }
+  };
+
+  const runJob = async (runId: string, run: RunState, job: Job) => {
     if ((await redis.exists(keys(runId).cancel)) === 1) return { cancelled: true };
     const token = `${id}:${job.id}:${randomBytes(4).toString('hex')}`;
     const desc = run.desc;

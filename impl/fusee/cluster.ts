@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { bundle } from '../kit/bundle.ts';
-import { TraceWriter } from '../kit/recorder.ts';
+import { startTraceFile, TraceWriter } from '../kit/recorder.ts';
 import type { LinkSpec } from '../kit/proxy.ts';
 import { steerProxy } from '../kit/proxy-steer.ts';
 import { drainProcesses, type Stuck } from '../kit/drain.ts';
@@ -80,9 +80,15 @@ class FuseeCluster implements Cluster {
     const o = ctx.options;
     this.layout = new Layout(Array.from({ length: o.keys }, (_, i) => `k${i}`), o.nodes, o.replicas);
     this.serverFaultBudget = o.replicas - 1;
-    const nemesisFile = join(ctx.workDir, 'trace-nemesis.jsonl');
-    this.nemesisTrace = new TraceWriter(nemesisFile, ctx.t0);
-    this.traceFiles.push(nemesisFile);
+    this.nemesisTrace = new TraceWriter(this.traceFile('nemesis'), ctx.t0);
+  }
+
+  /** A new per-process trace file, started with the run's header (kept for the merge). */
+  private traceFile(name: string): string {
+    const file = join(this.ctx.workDir, `trace-${name}.jsonl`);
+    startTraceFile(file, this.ctx.traceHeader(this.traceParams()));
+    this.traceFiles.push(file);
+    return file;
   }
 
   static async start(ctx: ClusterContext): Promise<FuseeCluster> {
@@ -113,8 +119,7 @@ class FuseeCluster implements Cluster {
       this.targets.push({ name: `mn${i}`, role: 'server' });
     }
     // the master (listening), then the proxy with every link
-    const masterTrace = join(workDir, 'trace-master.jsonl');
-    this.traceFiles.push(masterTrace);
+    const masterTrace = this.traceFile('master');
     const mcfg: MasterConfig = {
       keys: [...this.layout.keys],
       n: o.nodes,
@@ -184,11 +189,10 @@ class FuseeCluster implements Cluster {
     proc.incarnation++;
     const name = proc.incarnation === 1 ? proc.slot : `${proc.slot}.${proc.incarnation}`;
     proc.ids = ids;
-    proc.traceFile = join(this.ctx.workDir, `trace-${name}.jsonl`);
+    proc.traceFile = this.traceFile(name);
     proc.historyFile = join(this.ctx.workDir, `history-${name}.jsonl`);
     proc.progress = emptyProgress();
     proc.drained = false;
-    this.traceFiles.push(proc.traceFile);
     this.historyFiles.push(proc.historyFile);
     const perClientRate = o.rate > 0 ? o.rate / o.clients : 0;
     const cfg: ClientConfig = {

@@ -129,6 +129,14 @@ export function removeEarlierRunFiles(dir: string, written: ReadonlySet<string>)
   return removed;
 }
 
+/** A trace's header line (no newline): the format, the spec it is validated against, the run's spec parameters. */
+export function traceHeader(spec: string, params: Record<string, unknown>): string {
+  return JSON.stringify({ format: TRACE_FORMAT, spec, params });
+}
+
+/** How a header line starts (traceHeader: the format first); an event line starts with "proc". */
+const HEADER_START = Buffer.from(`{"format":`);
+
 export async function runImplementation(impl: Implementation, options: RunOptions, output: RunOutput, io: RunIo): Promise<RunSummary> {
   const started = Date.now();
   // The processes append to their files: a directory of this run's own, so that nothing an
@@ -149,7 +157,7 @@ export async function runImplementation(impl: Implementation, options: RunOption
   let workloadMs = 0;
   try {
     try {
-      cluster = await impl.start({ options, workDir, t0, supervisor });
+      cluster = await impl.start({ options, workDir, t0, supervisor, traceHeader: (params) => traceHeader(impl.spec, params) });
     } catch (e) {
       if (e instanceof SpawnError) throw new RunError(`cannot start the cluster: ${e.message}`);
       throw e;
@@ -200,12 +208,12 @@ export async function runImplementation(impl: Implementation, options: RunOption
   if (impl.durability !== undefined) {
     const crash = crashFiles(allOps, markers);
     write(join(output.dir, 'crash-history.jsonl'), crash.history);
+    // what the check judges, and nothing else, is what durability.jsonl holds: its evidence
     write(join(output.dir, 'durability.jsonl'), crash.durability);
-    const d = checkDurability(impl.durability(options) as DurabilityModel, allOps.map(durOp), markers);
+    const d = checkDurability(impl.durability(options) as DurabilityModel, crash.judged, markers);
     durability = { ...d, violations: d.violations.map((v) => v.why) };
   }
-  const header = JSON.stringify({ format: TRACE_FORMAT, spec: impl.spec, params: cluster.traceParams() });
-  const parts: Buffer[] = [Buffer.from(`${header}\n`)];
+  const parts: Buffer[] = [Buffer.from(`${traceHeader(impl.spec, cluster.traceParams())}\n`)];
   let events = 0;
   for (const f of files.traces) {
     let b: Buffer;
@@ -214,10 +222,12 @@ export async function runImplementation(impl: Implementation, options: RunOption
     } catch {
       continue;
     }
-    // a line cut short by SIGKILL is dropped: the step it recorded is lost with the process
-    const end = b.lastIndexOf(10) + 1;
-    parts.push(b.subarray(0, end));
-    for (let i = 0; i < end; i++) if (b[i] === 10) events++;
+    // each file starts with the run's header (ClusterContext.traceHeader), which the merged
+    // file has once; a line cut short by SIGKILL is dropped: the step it recorded is lost with the process
+    const start = b.subarray(0, HEADER_START.length).equals(HEADER_START) ? b.indexOf(10) + 1 : 0;
+    const end = Math.max(start, b.lastIndexOf(10) + 1);
+    parts.push(b.subarray(start, end));
+    for (let i = start; i < end; i++) if (b[i] === 10) events++;
   }
   const traceFile = join(output.dir, 'trace.jsonl');
   write(traceFile, Buffer.concat(parts));
@@ -349,18 +359,19 @@ function durOp(o: RunOp): DurOp {
  * The files of a run with full-system crashes. `crash-history.jsonl`: the whole run as the
  * native JSON lines `interleave lin` reads (the writes' versions, `persist` and the markers
  * are no model's vocabulary, so they are left out; an operation in flight at a crash is
- * indeterminate). `durability.jsonl`: what checkers/durability judged (traces/README.md,
- * "Crash histories"): the operations with the writes' versions and the persists, and the
- * crash and recovery markers.
+ * indeterminate). `durability.jsonl`: what checkers/durability judges (`judged`, with the
+ * markers; traces/README.md, "Crash histories"): the operations with the writes' versions
+ * and the persists, and the crash and recovery markers; the evidence behind the run's
+ * `durability:` line, for people and scripts (no command reads it back).
  */
-export function crashFiles(ops: readonly RunOp[], markers: readonly CrashMarker[]): { history: string; durability: string } {
+export function crashFiles(ops: readonly RunOp[], markers: readonly CrashMarker[]): { history: string; durability: string; judged: DurOp[] } {
   const history = historyJsonl(ops.filter((o) => o.f !== 'persist').map(noUpdateOutput));
-  const lines = ops.map((o) => {
+  const judged = ops.map(durOp);
+  const lines = ops.map((o, i) => {
     const line = historyLine(noUpdateOutput(o));
-    const version = durOp(o).version;
-    if (version !== undefined) line.version = version;
+    if (judged[i].version !== undefined) line.version = judged[i].version;
     return JSON.stringify(line);
   });
   for (const m of markers) lines.push(JSON.stringify({ event: m.event, time: m.time }));
-  return { history, durability: lines.length === 0 ? '' : `${lines.join('\n')}\n` };
+  return { history, durability: lines.length === 0 ? '' : `${lines.join('\n')}\n`, judged };
 }

@@ -109,6 +109,13 @@ export interface ClusterContext {
   /** The run's start on the monotonic clock (ns). */
   t0: number;
   supervisor: Supervisor;
+  /**
+   * The header line (JSON, no newline) of the run's traces for these trace params (the
+   * Cluster's traceParams()): every per-process trace file starts with it (kit/recorder.ts
+   * startTraceFile, before its process writes), so that the files a run leaves when it is
+   * interrupted say what they are (validate reads them); the merged DIR/trace.jsonl has it once.
+   */
+  traceHeader(params: Record<string, unknown>): string;
 }
 
 export interface BugInfo {

@@ -5,7 +5,7 @@
 //  - HistoryWriter: the raw client history, invocations and completions with the shared
 //    monotonic clock; history.ts merges the files of all processes afterwards.
 
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, writeSync } from 'node:fs';
 import { monoNs } from './verbs.ts';
 
 class LineFile {
@@ -25,6 +25,21 @@ class LineFile {
   close(): void {
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;
+  }
+}
+
+/**
+ * Starts a per-process trace file with its header line (ClusterContext.traceHeader) before
+ * its process writes to it, so that every trace file of a run says what it is from the start
+ * (one a run leaves behind when it is interrupted is read by validate). A file that has lines
+ * already is left as it is.
+ */
+export function startTraceFile(file: string, header: string): void {
+  const fd = openSync(file, 'a');
+  try {
+    if (fstatSync(fd).size === 0) writeSync(fd, `${header}\n`);
+  } finally {
+    closeSync(fd);
   }
 }
 

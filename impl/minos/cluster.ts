@@ -19,7 +19,7 @@ import type { LinkSpec } from '../kit/proxy.ts';
 import { steerProxy } from '../kit/proxy-steer.ts';
 import { drainProcesses, type Stuck } from '../kit/drain.ts';
 import type { Child } from '../kit/supervisor.ts';
-import { TraceWriter } from '../kit/recorder.ts';
+import { startTraceFile, TraceWriter } from '../kit/recorder.ts';
 import { monoNs } from '../kit/verbs.ts';
 import type { Cluster, ClusterContext, CrashMarker, FaultRecord, Implementation, Progress, RunOptions, Target } from '../harness/types.ts';
 import { bugByName, BUGS } from './bugs.ts';
@@ -130,9 +130,8 @@ class MinosCluster implements Cluster {
     const o = this.ctx.options;
     p.incarnation++;
     const proc = this.procName(p);
-    const traceFile = join(this.ctx.workDir, `trace-${proc}.jsonl`);
+    const traceFile = this.traceFile(proc);
     const historyFile = join(this.ctx.workDir, `history-${proc}.jsonl`);
-    this.traceFiles.push(traceFile);
     this.historyFiles.push(historyFile);
     const perClientRate = o.rate > 0 ? o.rate / o.clients : 0;
     const cfg: NodeConfig = {
@@ -246,9 +245,15 @@ class MinosCluster implements Cluster {
   }
 
   private openNemesisTrace(): TraceWriter {
-    const file = join(this.ctx.workDir, 'trace-nemesis.jsonl');
+    return new TraceWriter(this.traceFile('nemesis'), this.ctx.t0);
+  }
+
+  /** A new per-process trace file, started with the run's header (kept for the merge). */
+  private traceFile(name: string): string {
+    const file = join(this.ctx.workDir, `trace-${name}.jsonl`);
+    startTraceFile(file, this.ctx.traceHeader(this.traceParams()));
     this.traceFiles.push(file);
-    return new TraceWriter(file, this.ctx.t0);
+    return file;
   }
 
   /** Every node restarted; recovery from the logs; recovery reads; the workload resumes. */
