@@ -167,8 +167,13 @@ export interface Model<S = any, I = any, O = any> {
    * saw does not widen every later step of the search. The model guarantees: the history
    * is linearizable if and only if it is without them. (With unique values this is a
    * scan: an append whose value no get returned may be dropped.)
+   *
+   * `deadline` (Date.now(); Infinity or absent: none), also given to `priority` and
+   * `abstraction`: a hook whose work grows with the history's strings should look at the
+   * clock now and then and throw once it passed; the search then does without the hook's
+   * answer and gives up with unknown (timeout).
    */
-  unobserved?(history: readonly Operation<I, O>[]): boolean[];
+  unobserved?(history: readonly Operation<I, O>[], deadline?: number): boolean[];
   /**
    * A hint for the search's order, never for its verdict: for each operation of a
    * (sub-)history a number; among the operations that may come next the search tries
@@ -176,7 +181,7 @@ export interface Model<S = any, I = any, O = any> {
    * the dequeue that returned its value, so the enqueues are tried in the order the
    * dequeues saw them.
    */
-  priority?(history: readonly Operation<I, O>[]): number[];
+  priority?(history: readonly Operation<I, O>[], deadline?: number): number[];
   /**
    * Advice for the search, for a (sub-)history: a function of (state, input, output) for an
    * operation that may come next in a configuration with that state. 'forced' only when,
@@ -206,7 +211,7 @@ export interface Model<S = any, I = any, O = any> {
    * them as one. Undefined: none. A kv key's string holding a value no get returns fails
    * every get until the next put, whatever else it holds.
    */
-  abstraction?(history: readonly Operation<I, O>[]): ((state: S) => S) | undefined;
+  abstraction?(history: readonly Operation<I, O>[], deadline?: number): ((state: S) => S) | undefined;
 }
 
 /** A model's proof that a history is not linearizable (Model.refute). */
