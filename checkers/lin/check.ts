@@ -158,6 +158,11 @@ export function plan(arg: ModelArg, history: readonly Operation[], options: Chec
   const keyed = validate(history, model.noKeys === true && !model.partition);
   // One partition, the whole history, unless the model partitions it: then its parts are
   // set below (and the whole history again if its partition function fails).
+  if (options.partition === false && model.partition !== undefined && model.partitionOptional !== true) {
+    throw new Error(
+      `partition: false: ${model.name}'s step is for one of its partitions (its partition function splits the history, e.g. by key), so it cannot check the history whole; leave partition on${model.name === 'kv-append' ? ', or check with kv-append-unpartitioned (one state for all keys)' : ''}`,
+    );
+  }
   const partitioned = options.partition !== false && !!model.partition && history.length > 0;
   const memoLimitMB = options.memoLimitMB;
   const memoLimitBytes = memoLimitMB == null ? DEFAULT_MEMO_LIMIT_BYTES : memoLimitMB * 2 ** 20;

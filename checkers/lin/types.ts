@@ -124,8 +124,17 @@ export interface Model<S = any, I = any, O = any> {
    * model that has a `partition` of its own (a spread of a built-in that splits by key).
    */
   noKeys?: true;
-  /** Split a history into independent sub-histories (P-compositionality). */
+  /**
+   * Split a history into independent sub-histories (P-compositionality). The model's step
+   * may then assume it sees one of them (kv-append's state is one key's string, and its
+   * step ignores the key): CheckOptions.partition false is refused for such a model.
+   */
   partition?(history: readonly Operation<I, O>[]): Operation<I, O>[][];
+  /**
+   * With a `partition`: its step is right on the whole history too (the partition only
+   * makes the check faster), so CheckOptions.partition false may check the history whole.
+   */
+  partitionOptional?: true;
   /**
    * The same sub-histories as `partition` (which must be given too), each as the indices of
    * its operations in the history; when given, the checker uses it and not `partition` (a
@@ -302,7 +311,13 @@ export interface CheckOptions {
   timeoutMs?: number;
   /** Worker threads for partitions (default 1: the calling thread). */
   workers?: number;
-  /** Split with the model's partition function (default true). */
+  /**
+   * Split with the model's partition function (default true). False checks the history as
+   * one partition: for a model with a partition function only if it sets
+   * `partitionOptional` (its step covers the whole history); otherwise the check throws
+   * (kv-append's and independent:<model>'s steps are per key: checked whole, a history of
+   * several keys would get wrong verdicts; kv-append-unpartitioned is the one-state store).
+   */
   partition?: boolean;
   /** Record the longest partial linearization through every operation (slower). */
   verbose?: boolean;
