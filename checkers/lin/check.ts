@@ -672,7 +672,8 @@ function inHistory(seq: readonly number[], ids: readonly number[]): number[] {
 /**
  * After a maximal partial linearization, the operations that could have come next: those
  * not in it whose call precedes the earliest return among the determinate ones left.
- * The search tried each of them there and none led anywhere.
+ * None leads to a linearization; a step of one may well fit there (an indeterminate write
+ * does in every state, and the search may have dropped it as unobserved without trying).
  */
 export function stuckAfter(ops: readonly Operation[], seq: readonly number[]): number[] {
   // A scratch of this module's (a typed array is costly to make on a small history's report), cleared at the end.

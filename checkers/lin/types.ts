@@ -269,9 +269,15 @@ export interface PartitionReport {
   linearization?: number[];
   /** The longest partial linearizations found (history indices), longest first. */
   longest?: number[][];
-  /** The operations that could not be linearized after `longest[0]`. */
+  /**
+   * The operations that could come next after `longest[0]` (not in it, called before the
+   * earliest return left), none of which leads to a linearization: a determinate one's step
+   * fails there or leads to a dead end; an indeterminate one (no return) may fit there,
+   * a write does, but taking effect there does not help either. With a `proof` that cut
+   * the search short: the refuted operation.
+   */
   stuck?: number[];
-  /** For each of `longest`, the operations that could not be linearized after it. */
+  /** For each of `longest`, the operations that could come next after it (as `stuck`: none leads to a linearization). */
   stuckAfter?: number[][];
   /**
    * The model's proof that the partition has no linearization (Model.refute), in history
