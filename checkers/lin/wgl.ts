@@ -489,15 +489,10 @@ export class WglSearch<S> {
   /** Advance by at most `budget` iterations; true when the search has an answer. */
   run(budget = Infinity): boolean {
     if (this.outcome) return true;
-    const deadline = this.options.deadline ?? Infinity;
-    // Before the loop's first look at the clock (after POLL_EVERY iterations): the setup
-    // and the hooks (a hook past the deadline gave up) may have used the time.
-    if (deadline !== Infinity && Date.now() > deadline) {
-      this.outOfTime();
-      return true;
-    }
     try {
-      return this.loop(budget, deadline);
+      // A hook past the deadline gave up (its answer missing); the loop's first look at the
+      // clock, after POLL_EVERY iterations, ends the search (illegal if a proof is in hand).
+      return this.loop(budget, this.options.deadline ?? Infinity);
     } catch (err) {
       if (err instanceof MemoFull) this.outOfMemory(err);
       else this.fail(err);
