@@ -280,15 +280,21 @@ function priority(history: readonly Operation<KvInput, unknown>[], deadline = In
     const byRank = [0, ...order];
     // Values in no get's string are never searched for (absentFrom, linear); the others at
     // most PRIORITY_SEARCH_CHARS characters in all (a hint: past it, where no get saw them).
-    const values = new Array<string>(appends.length);
-    for (let j = 0; j < appends.length; j++) values[j] = text[appends[j]];
-    const absent = absentFrom(longestIn, values, deadline);
+    // The filter only where the searches could be long (it costs passes of its own).
+    let total = 0;
+    for (const w of longestIn) total += w.length;
+    let absent: boolean[] | undefined;
+    if (appends.length * total > PRIORITY_FILTER_CHARS) {
+      const values = new Array<string>(appends.length);
+      for (let j = 0; j < appends.length; j++) values[j] = text[appends[j]];
+      absent = absentFrom(longestIn, values, deadline);
+    }
     for (let j = 0; j < appends.length; j++) {
       const i = appends[j];
-      const v = values[j];
+      const v = text[i];
       const end = lastEnd(seen, call[i]);
       out[i] = end;
-      if (absent[j] || searched > PRIORITY_SEARCH_CHARS) continue;
+      if ((absent !== undefined && absent[j]) || searched > PRIORITY_SEARCH_CHARS) continue;
       for (let r = Math.floor(end / MAX); r < byRank.length && r * MAX <= end + 8 * MAX; r++) {
         const s = longestIn[byRank[r]];
         const at = s.indexOf(v);
@@ -305,6 +311,8 @@ function priority(history: readonly Operation<KvInput, unknown>[], deadline = In
   return out;
 }
 
+/** Appends x characters of the gets' strings past which priority filters the values first. */
+const PRIORITY_FILTER_CHARS = 1 << 24;
 /** Characters priority's searches of the gets' strings may scan (per call). */
 const PRIORITY_SEARCH_CHARS = 1 << 27;
 
