@@ -369,6 +369,20 @@ describe('partitions', () => {
   it('an unknown model name is refused', () => {
     expect(() => checkHistorySync('nope', [])).toThrow(/unknown model "nope"/);
   });
+
+  it('partition: false is refused for a model whose step is per partition (before: kv-append checked whole gave wrong verdicts both ways)', async () => {
+    // put(a, "x"), then get(b) -> "": linearizable (two keys); kv-append's one-key step saw "x" for b.
+    const h = [op(0, { f: 'put', key: 'a', value: 'x' }, 0, 1, null), op(1, { f: 'get', key: 'b' }, 2, 3, '')];
+    expect(checkHistorySync('kv-append', h).verdict).toBe('ok');
+    expect(() => checkHistorySync('kv-append', h, { partition: false })).toThrow(/partition: false: kv-append's step is for one of its partitions.*kv-append-unpartitioned/);
+    await expect(checkHistory(independent(models.register), [op(0, { f: 'write', key: 'a', value: 1 }, 0, 1, null)], { partition: false })).rejects.toThrow(/independent:register's step/);
+    expect(checkHistorySync('kv-append-unpartitioned', h, { partition: false }).verdict).toBe('ok');
+    // A model whose step covers the whole history says so, and is checked whole.
+    const whole: Model = { ...models['kv-append-unpartitioned'], name: 'kv-whole', partition: models['kv-append'].partition, partitionOptional: true };
+    const r = checkHistorySync(whole, h, { partition: false });
+    expect([r.verdict, r.partitions.length]).toEqual(['ok', 1]);
+    expect(checkHistorySync('register', [op(0, { f: 'read' }, 0, 1, null)], { partition: false }).verdict).toBe('ok');
+  });
 });
 
 describe('the search stays near linear on generated histories', () => {

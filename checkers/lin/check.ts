@@ -158,6 +158,11 @@ export function plan(arg: ModelArg, history: readonly Operation[], options: Chec
   const keyed = validate(history, model.noKeys === true && !model.partition);
   // One partition, the whole history, unless the model partitions it: then its parts are
   // set below (and the whole history again if its partition function fails).
+  if (options.partition === false && model.partition !== undefined && model.partitionOptional !== true) {
+    throw new Error(
+      `partition: false: ${model.name}'s step is for one of its partitions (its partition function splits the history, e.g. by key), so it cannot check the history whole; leave partition on${model.name === 'kv-append' ? ', or check with kv-append-unpartitioned (one state for all keys)' : ''}`,
+    );
+  }
   const partitioned = options.partition !== false && !!model.partition && history.length > 0;
   const memoLimitMB = options.memoLimitMB;
   const memoLimitBytes = memoLimitMB == null ? DEFAULT_MEMO_LIMIT_BYTES : memoLimitMB * 2 ** 20;
@@ -667,7 +672,8 @@ function inHistory(seq: readonly number[], ids: readonly number[]): number[] {
 /**
  * After a maximal partial linearization, the operations that could have come next: those
  * not in it whose call precedes the earliest return among the determinate ones left.
- * The search tried each of them there and none led anywhere.
+ * None leads to a linearization; a step of one may well fit there (an indeterminate write
+ * does in every state, and the search may have dropped it as unobserved without trying).
  */
 export function stuckAfter(ops: readonly Operation[], seq: readonly number[]): number[] {
   // A scratch of this module's (a typed array is costly to make on a small history's report), cleared at the end.

@@ -124,8 +124,17 @@ export interface Model<S = any, I = any, O = any> {
    * model that has a `partition` of its own (a spread of a built-in that splits by key).
    */
   noKeys?: true;
-  /** Split a history into independent sub-histories (P-compositionality). */
+  /**
+   * Split a history into independent sub-histories (P-compositionality). The model's step
+   * may then assume it sees one of them (kv-append's state is one key's string, and its
+   * step ignores the key): CheckOptions.partition false is refused for such a model.
+   */
   partition?(history: readonly Operation<I, O>[]): Operation<I, O>[][];
+  /**
+   * With a `partition`: its step is right on the whole history too (the partition only
+   * makes the check faster), so CheckOptions.partition false may check the history whole.
+   */
+  partitionOptional?: true;
   /**
    * The same sub-histories as `partition` (which must be given too), each as the indices of
    * its operations in the history; when given, the checker uses it and not `partition` (a
@@ -167,8 +176,13 @@ export interface Model<S = any, I = any, O = any> {
    * saw does not widen every later step of the search. The model guarantees: the history
    * is linearizable if and only if it is without them. (With unique values this is a
    * scan: an append whose value no get returned may be dropped.)
+   *
+   * `deadline` (Date.now(); Infinity or absent: none), also given to `priority` and
+   * `abstraction`: a hook whose work grows with the history's strings should look at the
+   * clock now and then and throw once it passed; the search then does without the hook's
+   * answer and gives up with unknown (timeout).
    */
-  unobserved?(history: readonly Operation<I, O>[]): boolean[];
+  unobserved?(history: readonly Operation<I, O>[], deadline?: number): boolean[];
   /**
    * A hint for the search's order, never for its verdict: for each operation of a
    * (sub-)history a number; among the operations that may come next the search tries
@@ -176,7 +190,7 @@ export interface Model<S = any, I = any, O = any> {
    * the dequeue that returned its value, so the enqueues are tried in the order the
    * dequeues saw them.
    */
-  priority?(history: readonly Operation<I, O>[]): number[];
+  priority?(history: readonly Operation<I, O>[], deadline?: number): number[];
   /**
    * Advice for the search, for a (sub-)history: a function of (state, input, output) for an
    * operation that may come next in a configuration with that state. 'forced' only when,
@@ -206,7 +220,7 @@ export interface Model<S = any, I = any, O = any> {
    * them as one. Undefined: none. A kv key's string holding a value no get returns fails
    * every get until the next put, whatever else it holds.
    */
-  abstraction?(history: readonly Operation<I, O>[]): ((state: S) => S) | undefined;
+  abstraction?(history: readonly Operation<I, O>[], deadline?: number): ((state: S) => S) | undefined;
 }
 
 /** A model's proof that a history is not linearizable (Model.refute). */
@@ -255,9 +269,15 @@ export interface PartitionReport {
   linearization?: number[];
   /** The longest partial linearizations found (history indices), longest first. */
   longest?: number[][];
-  /** The operations that could not be linearized after `longest[0]`. */
+  /**
+   * The operations that could come next after `longest[0]` (not in it, called before the
+   * earliest return left), none of which leads to a linearization: a determinate one's step
+   * fails there or leads to a dead end; an indeterminate one (no return) may fit there,
+   * a write does, but taking effect there does not help either. With a `proof` that cut
+   * the search short: the refuted operation.
+   */
   stuck?: number[];
-  /** For each of `longest`, the operations that could not be linearized after it. */
+  /** For each of `longest`, the operations that could come next after it (as `stuck`: none leads to a linearization). */
   stuckAfter?: number[][];
   /**
    * The model's proof that the partition has no linearization (Model.refute), in history
@@ -297,7 +317,13 @@ export interface CheckOptions {
   timeoutMs?: number;
   /** Worker threads for partitions (default 1: the calling thread). */
   workers?: number;
-  /** Split with the model's partition function (default true). */
+  /**
+   * Split with the model's partition function (default true). False checks the history as
+   * one partition: for a model with a partition function only if it sets
+   * `partitionOptional` (its step covers the whole history); otherwise the check throws
+   * (kv-append's and independent:<model>'s steps are per key: checked whole, a history of
+   * several keys would get wrong verdicts; kv-append-unpartitioned is the one-state store).
+   */
   partition?: boolean;
   /** Record the longest partial linearization through every operation (slower). */
   verbose?: boolean;

@@ -341,7 +341,7 @@ export class WglSearch<S> {
     this.cancelled = options.cancelled;
     this.priorityHook = model.priority;
     const slab = (this.slab = new Slab(SEARCH_BYTES * all + ENTRY_BYTES * (2 * all + 1) + 64));
-    const dropped = reduce ? unobserved(model, ops) : undefined;
+    const dropped = reduce ? unobserved(model, ops, options.deadline) : undefined;
     const readOnly = reduce ? readOnlyFlags(model, ops, slab) : undefined;
     // Search order: determinate operations, then the indeterminate ones kept, each by call.
     const kindOf = slab.u8(all);
@@ -490,6 +490,8 @@ export class WglSearch<S> {
   run(budget = Infinity): boolean {
     if (this.outcome) return true;
     try {
+      // A hook past the deadline gave up (its answer missing); the loop's first look at the
+      // clock, after POLL_EVERY iterations, ends the search (illegal if a proof is in hand).
       return this.loop(budget, this.options.deadline ?? Infinity);
     } catch (err) {
       if (err instanceof MemoFull) this.outOfMemory(err);
@@ -693,7 +695,7 @@ export class WglSearch<S> {
       for (let k = 0; k < count; k++) if (scratch[k] >= 0 && kind[scratch[k]] !== READ_ONLY) orderable++;
       if (orderable > 1) {
         this.hinted = true;
-        this.orderBy(priorities(this.model, this.ops, this.priorityHook));
+        this.orderBy(priorities(this.model, this.ops, this.priorityHook, this.options.deadline));
       }
     }
     const { passes, hintRank, opOfRank } = this;
@@ -994,7 +996,7 @@ export class WglSearch<S> {
     const model = this.model;
     this.refuteAsked = true;
     this.proof = refutation(model, this.ops, model.refute);
-    if (sp > 0 && this.proof === undefined) this.abstract = abstraction(model, this.ops, model.abstraction);
+    if (sp > 0 && this.proof === undefined) this.abstract = abstraction(model, this.ops, model.abstraction, this.options.deadline);
     if (this.proof !== undefined) {
       this.proofAt = iterations + AFTER_PROOF;
       if (!this.verbose) this.proofBound = this.longestPossible(this.proof.operation);
@@ -1304,11 +1306,15 @@ export function adviceOf<S>(model: Model<S>, ops: readonly Operation[], hook: Mo
 // caller: small.ts reads a model's hooks once, before its loop, where a load of them that
 // sees another model's shape cannot deoptimize the loop's (on-stack replaced) code.
 
+// The hooks that may take long on large strings are given the search's deadline (Date.now();
+// Infinity: none): past it they throw, which costs what a throw costs, and the search, at
+// its next look at the clock, gives up with unknown.
+
 /** The model's priority hints; a hook that throws or answers badly only costs the order. */
-export function priorities(model: Model, ops: readonly Operation[], hook: Model['priority']): number[] | undefined {
+export function priorities(model: Model, ops: readonly Operation[], hook: Model['priority'], deadline = Infinity): number[] | undefined {
   if (hook === undefined) return undefined;
   try {
-    const r = hook.call(model, ops);
+    const r = hook.call(model, ops, deadline);
     if (!Array.isArray(r) || r.length !== ops.length) return undefined;
     for (let i = 0; i < r.length; i++) if (typeof r[i] !== 'number' || r[i] !== r[i]) return undefined;
     return r;
@@ -1318,10 +1324,10 @@ export function priorities(model: Model, ops: readonly Operation[], hook: Model[
 }
 
 /** The model's abstraction of states; a hook that throws only costs the reduction. */
-function abstraction<S>(model: Model<S>, ops: readonly Operation[], hook: Model<S>['abstraction']): ((state: S) => S) | undefined {
+function abstraction<S>(model: Model<S>, ops: readonly Operation[], hook: Model<S>['abstraction'], deadline = Infinity): ((state: S) => S) | undefined {
   if (hook === undefined) return undefined;
   try {
-    const f = hook.call(model, ops);
+    const f = hook.call(model, ops, deadline);
     return typeof f === 'function' ? f : undefined;
   } catch {
     return undefined;
@@ -1341,19 +1347,19 @@ export function refutation(model: Model, ops: readonly Operation[], hook: Model[
 }
 
 /** The model's unobserved verdicts; a hook that throws or answers badly only costs the reduction. */
-export function unobserved(model: Model, ops: readonly Operation[]): boolean[] | undefined {
+export function unobserved(model: Model, ops: readonly Operation[], deadline = Infinity): boolean[] | undefined {
   if (model.unobserved === undefined) return undefined;
   // A loop, not `some` and a closure: a call per operation in the interpreter on a first check.
   let crashed = false;
   for (let i = 0; i < ops.length && !crashed; i++) crashed = ops[i].ret === undefined;
-  return crashed ? unobservedOf(model, ops) : undefined;
+  return crashed ? unobservedOf(model, ops, deadline) : undefined;
 }
 
 /** As unobserved, for ops known to have a crashed operation (small.ts's pass saw one). */
-export function unobservedOf(model: Model, ops: readonly Operation[]): boolean[] | undefined {
+export function unobservedOf(model: Model, ops: readonly Operation[], deadline = Infinity): boolean[] | undefined {
   if (model.unobserved === undefined) return undefined;
   try {
-    const r = model.unobserved(ops);
+    const r = model.unobserved(ops, deadline);
     return Array.isArray(r) && r.length === ops.length ? r : undefined;
   } catch {
     return undefined;

@@ -194,8 +194,11 @@ function partitionSection(p: PartitionReport, history: readonly Operation[], mod
     out.push('</ol>');
   }
   if (stuck.length > 0) {
-    out.push('<h3>None of these could be linearized next</h3><ul class="stuck-list">');
-    for (const i of stuck) out.push(`<li class="stuck-op" data-detail="${esc(opDetail(model, history, i))}">${esc(opText(model, history[i]))} <span class="note">#${i}, client ${esc(String(history[i].client))}</span></li>`);
+    out.push('<h3>After it, none of these leads to a linearization</h3><ul class="stuck-list">');
+    for (const i of stuck) {
+      const crashed = history[i].ret === undefined ? '; indeterminate: taking effect here (or never) does not help either' : '';
+      out.push(`<li class="stuck-op" data-detail="${esc(opDetail(model, history, i))}">${esc(opText(model, history[i]))} <span class="note">#${i}, client ${esc(String(history[i].client))}${crashed}</span></li>`);
+    }
     out.push('</ul>');
   }
   out.push('</section>');
@@ -319,7 +322,7 @@ function renderOnce(result: LinResult, history: readonly Operation[], model: Mod
   const why = unknownWords(result);
   if (why !== undefined) body.push(`<p class="why-unknown">${esc(why)}</p>`);
   if (result.verdict === 'unknown' && options.hint) body.push(`<p class="hint">${esc(options.hint)}</p>`);
-  body.push('<p class="note">Bars run from call to return; dashed bars never returned; red bars could not be linearized next. Dots under the bars are linearization points, numbered in order. Time runs by event order (the axis shows the recorded times). Zoom with the buttons or ctrl + wheel, pan by scrolling or dragging; hover an operation for its input, output and times.</p>');
+  body.push('<p class="note">Bars run from call to return; dashed bars never returned; red bars: none of them leads to a linearization after the longest partial one. Dots under the bars are linearization points, numbered in order. Time runs by event order (the axis shows the recorded times). Zoom with the buttons or ctrl + wheel, pan by scrolling or dragging; hover an operation for its input, output and times.</p>');
   for (const p of shown) body.push(partitionSection(p, history, model, o, result.partitions.length, windows));
   const rest = ordered.slice(o.maxPartitions);
   if (rest.length > 0) {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { checkHistorySync } from '../lin/index.ts';
-import type { Operation } from '../lin/types.ts';
+import { checkHistorySync, models } from '../lin/index.ts';
+import { UNKNOWN, type Operation } from '../lin/types.ts';
+import { renderLinHtml } from './lin-html.ts';
 import { renderLinText } from './lin-text.ts';
 
 const op = (client: number, input: unknown, call: number, ret?: number, output?: unknown): Operation =>
@@ -19,7 +20,7 @@ describe('renderLinText', () => {
     expect(text).toContain('Longest partial linearization: 2 of 3 operations.');
     expect(text).toMatch(/1\. #0 client 0: write\(1\)\s+\[0, 1\]\n\s+state: 1\n/);
     expect(text).toMatch(/2\. #1 client 1: read\(\) -> 1/);
-    expect(text).toMatch(/None of these could be linearized next:\n\s+#2 client 2: read\(\) -> 2 {2}\[3, 4\]/);
+    expect(text).toMatch(/After it, none of these leads to a linearization:\n\s+#2 client 2: read\(\) -> 2 {2}\[3, 4\]/);
   });
 
   it('writes a client name with a control character (C0, DEL, C1) escaped, any other as it is', () => {
@@ -49,8 +50,29 @@ describe('renderLinText', () => {
     const history = [op(0, { f: 'write', value: 1 }, 0, 1, null), op(1, { f: 'write', value: 5 }, 2), op(2, { f: 'read' }, 3, 4, 2)];
     const text = renderLinText(checkHistorySync('register', history), history, 'register');
     expect(text).toContain('Longest partial linearization: 1 of 3 operations.');
-    expect(text).toMatch(/None of these could be linearized next:\n\s+#2 client 2: read\(\) -> 2/);
-    expect(text).toContain('Nor these indeterminate operations (which may also never have taken effect): #1');
+    expect(text).toMatch(/After it, none of these leads to a linearization:\n\s+#2 client 2: read\(\) -> 2/);
+    expect(text).toContain('Nor does any of these indeterminate operations taking effect here (each may also never have): #1');
+  });
+
+  it('does not say a crashed write could not come next: it can, and leads nowhere (review round 2, defect 2)', () => {
+    // write(1) [0, 2]; crashed write(5) called at 1; read -> 3 [3, 4]; write(2) [3, 6]: #1 fits after [#0, #3].
+    const history = [op(0, { f: 'write', value: 1 }, 0, 2, null), op(1, { f: 'write', value: 5 }, 1), op(2, { f: 'read' }, 3, 4, 3), op(3, { f: 'write', value: 2 }, 3, 6, null)];
+    const result = checkHistorySync('register', history);
+    const p = result.partitions[0];
+    expect(p.stuck).toContain(1);
+    const longest = (p.longest?.[0] ?? []).map((i) => history[i]);
+    // The step of #1 after the longest prefix is legal: "could not be linearized next" would be false.
+    let s = models.register.init();
+    for (const o of longest) s = (models.register.step(s, o.input, o.output) as { state: unknown }).state;
+    expect(models.register.step(s, history[1].input, UNKNOWN).ok).toBe(true);
+    const text = renderLinText(result, history, 'register');
+    expect(text).not.toMatch(/could not be linearized next|None of these could/);
+    expect(text).toMatch(/After it, none of these leads to a linearization:\n\s+#2 client 2: read\(\) -> 3/);
+    expect(text).toContain('Nor does any of these indeterminate operations taking effect here (each may also never have): #1');
+    const html = renderLinHtml(result, history, 'register');
+    expect(html).not.toContain('could not be linearized next');
+    expect(html).toContain('<h3>After it, none of these leads to a linearization</h3>');
+    expect(html).toMatch(/#1, client 1; indeterminate: taking effect here \(or never\) does not help either/);
   });
 
   it('names the partition of a partitioned history', () => {

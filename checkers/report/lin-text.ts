@@ -115,11 +115,13 @@ function diagnosis(p: PartitionReport, parts: number, model: Model, history: rea
   const required = stuck.filter((i) => history[i].ret !== undefined);
   const optional = stuck.filter((i) => history[i].ret === undefined);
   if (required.length > 0) {
-    lines.push(`None of these could be linearized next:`);
+    // Callable after the prefix: a step may fit there (the search tried each) and still lead nowhere.
+    lines.push(`After it, none of these leads to a linearization:`);
     for (const i of required) lines.push(`        ${describeOp(model, history, i)}`);
   }
   if (optional.length > 0) {
-    lines.push(`Nor these indeterminate operations (which may also never have taken effect): ${optional.map((i) => `#${i}`).join(', ')}`);
+    // A crashed write fits in every state: taking effect here is possible, and does not help.
+    lines.push(`Nor does any of these indeterminate operations taking effect here (each may also never have): ${optional.map((i) => `#${i}`).join(', ')}`);
   }
   const others = (p.longest?.length ?? 1) - 1;
   if (others > 0) lines.push(`(${others} other longest partial linearization${others === 1 ? '' : 's'} in the JSON report.)`);

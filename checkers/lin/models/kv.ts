@@ -13,6 +13,7 @@
 
 import { appendHash, fmix32, hashString, show } from '../hash.ts';
 import { IntPairMap } from '../intmap.ts';
+import { absentFrom, checkDeadline, scanned } from './substrings.ts';
 import { ILLEGAL, stepFrom, UNKNOWN, type Illegal, type Model, type Operation, type Refutation } from '../types.ts';
 
 export interface KvInput {
@@ -72,7 +73,7 @@ function partitionByKey(history: readonly Operation<KvInput, unknown>[]): Operat
  * string, until the next put: an unobserved one had no get after it before the next put,
  * and removing it changes no get's result.
  */
-function unobserved(history: readonly Operation<KvInput, unknown>[]): boolean[] {
+function unobserved(history: readonly Operation<KvInput, unknown>[], deadline = Infinity): boolean[] {
   const out = new Array<boolean>(history.length).fill(false);
   const keys = new KeyIndex();
   const pending: number[][] = [];
@@ -91,13 +92,16 @@ function unobserved(history: readonly Operation<KvInput, unknown>[]): boolean[] 
     }
   }
   if (pending.length === 0) return out;
-  pending.forEach((ids, k) => {
-    // One search in all the strings joined: a match across two of them only keeps an
-    // operation that could have been dropped, never the reverse. Every substring of a
-    // string that is a prefix of another is in the other: only the longest are searched.
-    const all = maximal(gets[k] ?? []).join('\n');
-    for (const i of ids) out[i] = !all.includes(history[i].input.value as string);
-  });
+  for (let k = 0; k < pending.length; k++) {
+    const ids = pending[k];
+    if (ids === undefined) continue;
+    // Certainly in none of the key's strings (absentFrom, verified: exact within its
+    // budget; past it, a filter that only keeps an operation that could have been dropped).
+    const values = new Array<string>(ids.length);
+    for (let j = 0; j < ids.length; j++) values[j] = history[ids[j]].input.value as string;
+    const absent = absentFrom(gets[k] ?? [], values, deadline, true);
+    for (let j = 0; j < ids.length; j++) out[ids[j]] = absent[j];
+  }
   return out;
 }
 
@@ -108,73 +112,20 @@ function unobserved(history: readonly Operation<KvInput, unknown>[]): boolean[] 
  * or in which order (concurrent writes no get saw are each an order of their own, which the
  * memo could not merge). Undefined when there are none.
  */
-function abstraction(history: readonly Operation<KvInput, unknown>[]): ((s: KvValue) => KvValue) | undefined {
+function abstraction(history: readonly Operation<KvInput, unknown>[], deadline = Infinity): ((s: KvValue) => KvValue) | undefined {
   const gets: string[] = [];
-  const byLength = new Map<number, string[]>();
+  const values: string[] = [];
   for (const op of history) {
     const { f, value } = op.input;
     if (f === 'get' && op.ret !== undefined && typeof op.output === 'string') gets.push(op.output);
-    else if ((f === 'put' || f === 'append') && typeof value === 'string' && value !== '') {
-      let vs = byLength.get(value.length);
-      if (vs === undefined) byLength.set(value.length, (vs = []));
-      vs.push(value);
-    }
+    else if ((f === 'put' || f === 'append') && typeof value === 'string' && value !== '') values.push(value);
   }
-  // A match across two joined strings only keeps a value out of `unseen`: never wrong.
-  const all = maximal(gets).join('\n');
+  // A value absentFrom cannot rule in (a hash collision) is only kept out of `unseen`: never wrong.
+  const absent = absentFrom(gets, values, deadline);
   const unseen = new Set<string>();
-  let bits: Uint32Array | undefined;
-  let shift = 0;
-  for (const [length, values] of byLength) {
-    if (values.length < 16 || values.length * all.length <= DIRECT_SEARCH_CHARS || length > all.length) {
-      for (const v of values) if (!all.includes(v)) unseen.add(v);
-      continue;
-    }
-    // Many values of one length (a write each) and long strings: a bit per hash of every
-    // window of that length in the gets' strings, one pass, instead of a search of them
-    // per value. A value whose bit is set may be in them (a hash collision only keeps it
-    // out of `unseen`); one whose bit is clear is in none. The table has 32 bits per
-    // window, 2^10 to 2^24 (a 2 MB table for a few hundred characters cost a first check
-    // more than its search: the allocation, and the garbage collections it set off).
-    if (bits === undefined) {
-      const log = Math.min(24, Math.max(10, 32 - Math.clz32(32 * Math.min(all.length, 1 << 24) - 1)));
-      bits = new Uint32Array(1 << (log - 5));
-      shift = 32 - log;
-    } else bits.fill(0);
-    let top = 1; // B^(length - 1)
-    for (let k = 1; k < length; k++) top = Math.imul(top, WINDOW_BASE);
-    let h = 0;
-    for (let i = 0; i < all.length; i++) {
-      if (i >= length) h = (h - Math.imul(all.charCodeAt(i - length), top)) | 0;
-      h = (Math.imul(h, WINDOW_BASE) + all.charCodeAt(i)) | 0;
-      if (i >= length - 1) {
-        const b = fmix32(h) >>> shift;
-        bits[b >>> 5] |= 1 << (b & 31);
-      }
-    }
-    for (const v of values) {
-      let hv = 0;
-      for (let i = 0; i < length; i++) hv = (Math.imul(hv, WINDOW_BASE) + v.charCodeAt(i)) | 0;
-      const b = fmix32(hv) >>> shift;
-      if ((bits[b >>> 5] & (1 << (b & 31))) === 0) unseen.add(v);
-    }
-  }
+  for (let i = 0; i < values.length; i++) if (absent[i]) unseen.add(values[i]);
   if (unseen.size === 0) return undefined;
   return (s) => s.abstracted(unseen);
-}
-
-const WINDOW_BASE = 0x01000193;
-/** Characters String.includes may scan for one length's values (values x text) before the windowed filter. */
-const DIRECT_SEARCH_CHARS = 1 << 18;
-
-/**
- * The distinct strings that are not a prefix of another. Sorted, a string that is a prefix
- * of another is a prefix of the one right after it (any string between them starts with
- * it too), so one comparison each.
- */
-function maximal(strings: string[]): string[] {
-  const sorted = [...new Set(strings)].sort();
-  return sorted.filter((s, i) => i === sorted.length - 1 || !sorted[i + 1].startsWith(s));
 }
 
 /**
@@ -211,7 +162,7 @@ class KeyIndex {
  * call) that returned its value shows it, in that get's epoch. Never seen: last. Gets are
  * read-only (tried as soon as they fit) and keep their calls.
  */
-function priority(history: readonly Operation<KvInput, unknown>[]): number[] {
+function priority(history: readonly Operation<KvInput, unknown>[], deadline = Infinity): number[] {
   const n = history.length;
   const out = new Array<number>(n);
   // Each operation's fields are read once (the operations come in several shapes, so every
@@ -251,6 +202,7 @@ function priority(history: readonly Operation<KvInput, unknown>[]): number[] {
       }
     }
   }
+  let searched = 0;
   for (const { puts, gets, appends } of byKey) {
     if (!inCallOrder) {
       sortByCall(puts, call);
@@ -326,21 +278,43 @@ function priority(history: readonly Operation<KvInput, unknown>[]): number[] {
       if (w.length > longestIn[e].length) longestIn[e] = w;
     }
     const byRank = [0, ...order];
-    for (const i of appends) {
+    // Values in no get's string are never searched for (absentFrom, linear); the others at
+    // most PRIORITY_SEARCH_CHARS characters in all (a hint: past it, where no get saw them).
+    // The filter only where the searches could be long (it costs passes of its own).
+    let total = 0;
+    for (const w of longestIn) total += w.length;
+    let absent: boolean[] | undefined;
+    if (appends.length * total > PRIORITY_FILTER_CHARS) {
+      const values = new Array<string>(appends.length);
+      for (let j = 0; j < appends.length; j++) values[j] = text[appends[j]];
+      absent = absentFrom(longestIn, values, deadline);
+    }
+    for (let j = 0; j < appends.length; j++) {
+      const i = appends[j];
       const v = text[i];
       const end = lastEnd(seen, call[i]);
       out[i] = end;
+      if ((absent !== undefined && absent[j]) || searched > PRIORITY_SEARCH_CHARS) continue;
       for (let r = Math.floor(end / MAX); r < byRank.length && r * MAX <= end + 8 * MAX; r++) {
-        const at = longestIn[byRank[r]].indexOf(v);
+        const s = longestIn[byRank[r]];
+        const at = s.indexOf(v);
+        searched += at >= 0 ? at + v.length : s.length;
         if (at >= 0) {
           out[i] = r * MAX + Math.min(at + 1, MAX - 2);
           break;
         }
       }
+      if ((j & 1023) === 1023) checkDeadline(deadline);
     }
   }
+  scanned.chars += searched;
   return out;
 }
+
+/** Appends x characters of the gets' strings past which priority filters the values first. */
+const PRIORITY_FILTER_CHARS = 1 << 24;
+/** Characters priority's searches of the gets' strings may scan (per call). */
+const PRIORITY_SEARCH_CHARS = 1 << 27;
 
 /** Offsets in an epoch are below MAX; epochs scale above it. */
 const MAX = 2 ** 26;
