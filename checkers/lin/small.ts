@@ -401,7 +401,8 @@ function restarted<S>(
     // A dead end: every candidate failed here.
     if (linDet > bestDet) {
       bestDet = linDet;
-      keepStackBest((bestLength = sp));
+      bestLength = sp;
+      for (let k = 0; k < sp; k++) best[k] = stackOp[k];
       if (bestDet >= proofBound) return illegal(bestLength, explored, proof, false);
     }
     if (!memo) {
@@ -744,7 +745,14 @@ function wide<S>(
   let fresh = true;
   firstByRet[0] = 0;
   for (;;) {
-    if (linDet === det) return wideLinearized(sp, explored, memo ? entries : explored);
+    if (linDet === det) {
+      // Here, not in a function of its own as the hooks are: this loop runs once a search over
+      // every operation, with `wide`'s feedback and Sparkplug code by then, which a function
+      // of its own would have to earn again (RESULTS-issue21.md, lin-wide).
+      const linearization = new Array<number>(sp);
+      for (let k = 0; k < sp; k++) linearization[k] = origin[wideOpAt[wideStackRank[k]]];
+      return new Linearized(linearization, explored, memo ? entries : explored);
+    }
     const at = sp * words;
     if (fresh) {
       // linDet < det: some determinate operation is pending, so fr < det.
@@ -825,13 +833,6 @@ function wide<S>(
   }
 }
 
-/** The ok verdict of the wide search, its stack the linearization (a function of its own, as wideHooks is). */
-function wideLinearized(sp: number, explored: number, cached: number): SearchResult {
-  const linearization = new Array<number>(sp);
-  for (let k = 0; k < sp; k++) linearization[k] = origin[wideOpAt[wideStackRank[k]]];
-  return new Linearized(linearization, explored, cached);
-}
-
 /** The model's proof wideHooks asked for, and what it bounds a partial linearization to (longestPossible). */
 let hookProof: Refutation | undefined;
 let hookProofBound = Infinity;
@@ -893,7 +894,7 @@ function keepWideBest(length: number): void {
   for (let k = 0; k < length; k++) best[k] = wideOpAt[wideStackRank[k]];
 }
 
-/** restarted's stack, best[0 .. length) in search numbering. */
+/** restarted's stack, best[0 .. length) in search numbering, out of budget (a dead end copies it in the loop, with the loop's feedback: see wide's ok answer). */
 function keepStackBest(length: number): void {
   for (let k = 0; k < length; k++) best[k] = stackOp[k];
 }
