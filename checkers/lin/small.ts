@@ -350,9 +350,16 @@ function restarted<S>(
       frameForced[sp] = forced;
       pos = start;
     }
-    // Out of budget: with the model's proof the verdict is known, and the longest partial
-    // linearization found so far is shown (as wgl.ts does after AFTER_PROOF iterations).
-    if (++iterations > limit) return outOfBudget(proof, linDet > bestDet, sp, bestLength, explored, keepStackBest);
+    if (++iterations > limit) {
+      // Out of budget: with the model's proof the verdict is known, and the longest partial
+      // linearization found so far is shown (as wgl.ts does after AFTER_PROOF iterations).
+      if (proof === undefined) return undefined;
+      if (linDet > bestDet) {
+        bestLength = sp;
+        for (let k = 0; k < sp; k++) best[k] = stackOp[k];
+      }
+      return illegal(bestLength, explored, proof, true);
+    }
     const end = frameEnd[sp];
     if (pos < end) {
       // The next candidate in order: most frames try one or two of theirs, so they are
@@ -530,7 +537,12 @@ function tiny<S>(
       untried[sp] = calledBy[fr] & ~linearized;
       fresh = false;
     }
-    if (++iterations > limit) return outOfBudget(proved ? proof : refutation(model, ops, refuteHook), linDet > bestDet, sp, bestLength, explored, keepBest);
+    if (++iterations > limit) {
+      if (!proved) proof = refutation(model, ops, refuteHook);
+      if (proof === undefined) return undefined;
+      if (linDet > bestDet) keepBest((bestLength = sp));
+      return illegal(bestLength, explored, proof, true);
+    }
     const left = untried[sp];
     if (left !== 0) {
       const bit = left & -left;
@@ -580,16 +592,19 @@ function tiny<S>(
       if (!proved) {
         proved = true;
         proof = refutation(model, ops, refuteHook);
-        proofBound = longestPossible(proof, n);
-        if (bestDet >= proofBound) return illegal(bestLength, explored, proof, false);
+        if (proof !== undefined) {
+          proofBound = longestPossible(proof.operation, n);
+          if (bestDet >= proofBound) return illegal(bestLength, explored, proof, false);
+        }
       }
       if (!hinted && priorityHook !== undefined && hint(model, ops, n, priorityHook)) {
         // The hint orders the ranks (updates and indeterminate operations by it, as the
         // loop's sortKey): the same search starts again on them, with a new memo (set
         // hashes are by rank) and what it found so far (longest, proof, iterations).
         hinted = true;
-        readOnlyRanks = rehint(n, det, sp, readOnlyRanks);
+        readOnlyRanks = rankTiny(n, det, n - bitCount(readOnlyRanks));
         limit = iterations + TINY_BUDGET[n];
+        for (let k = 0; k < sp; k++) stackState[k] = undefined;
         sp = 0;
         linearized = 0;
         linDet = 0;
@@ -598,6 +613,7 @@ function tiny<S>(
         fresh = true;
         deadEnd = false;
         memoAt = Infinity;
+        forget();
         continue;
       }
       memo = true;
@@ -631,17 +647,6 @@ function tiny<S>(
       if (((1 << r) & readOnlyRanks) === 0) break;
     }
   }
-}
-
-/**
- * Tiny's search starts again on the model's hint (hint() put it in byHint): its stack let go,
- * a new memo, the ranks by the hint; their read-only bits. Out of `tiny`, as the rest of what
- * runs once a search, so that `tiny`'s bytecode is its loop (RESULTS-issue21.md, lin-wide).
- */
-function rehint(n: number, det: number, sp: number, readOnlyRanks: number): number {
-  for (let k = 0; k < sp; k++) stackState[k] = undefined;
-  forget();
-  return rankTiny(n, det, n - bitCount(readOnlyRanks));
 }
 
 /**
@@ -746,9 +751,6 @@ function wide<S>(
   firstByRet[0] = 0;
   for (;;) {
     if (linDet === det) {
-      // Here, not in a function of its own as the hooks are: this loop runs once a search over
-      // every operation, with `wide`'s feedback and Sparkplug code by then, which a function
-      // of its own would have to earn again (RESULTS-issue21.md, lin-wide).
       const linearization = new Array<number>(sp);
       for (let k = 0; k < sp; k++) linearization[k] = origin[wideOpAt[wideStackRank[k]]];
       return new Linearized(linearization, explored, memo ? entries : explored);
@@ -767,7 +769,12 @@ function wide<S>(
       for (let w = 0; w < words; w++) wideUntried[at + w] = wideCalledBy[from + w] & ~lin[w];
       fresh = false;
     }
-    if (++iterations > limit) return outOfBudget(hooked ? proof : refutation(model, ops, refuteHook), linDet > bestDet, sp, bestLength, explored, keepWideBest);
+    if (++iterations > limit) {
+      if (!hooked) proof = refutation(model, ops, refuteHook);
+      if (proof === undefined) return undefined;
+      if (linDet > bestDet) keepWideBest((bestLength = sp));
+      return illegal(bestLength, explored, proof, true);
+    }
     let w = 0;
     while (w < words && wideUntried[at + w] === 0) w++;
     if (w < words) {
@@ -809,11 +816,19 @@ function wide<S>(
       hookAt = iterations + n;
     }
     if (!hooked && iterations >= hookAt) {
+      // As tiny does (which see).
       hooked = true;
-      const r = wideHooks(model, ops, n, sp, iterations, explored, bestDet, bestLength, priorityHook, adviceHook, refuteHook);
-      if (r !== undefined) return r;
-      proof = hookProof;
-      proofBound = hookProofBound;
+      const hinted = priorityHook !== undefined && hint(model, ops, n, priorityHook);
+      const advise = adviceOf(model, ops, adviceHook);
+      proof = refutation(model, ops, refuteHook);
+      if (proof !== undefined) {
+        proofBound = longestPossible(proof.operation, n);
+        if (bestDet >= proofBound) return illegal(bestLength, explored, proof, false);
+      }
+      if (hinted || advise !== undefined) {
+        for (let k = 0; k < sp; k++) stackState[k] = undefined;
+        return new Restart(iterations, explored, bestDet, bestLength, proof, proofBound, advise as Advise<unknown> | undefined, hinted);
+      }
     }
     for (;;) {
       if (sp === 0) {
@@ -833,70 +848,9 @@ function wide<S>(
   }
 }
 
-/** The model's proof wideHooks asked for, and what it bounds a partial linearization to (longestPossible). */
-let hookProof: Refutation | undefined;
-let hookProofBound = Infinity;
-
-/**
- * The model's hint, advice and proof for the wide search, asked once, n iterations past its
- * first dead end (as tiny does, which see): the answer when the proof ends the search, a
- * Restart when the hint or advice restarts it; else undefined, with the proof in hookProof.
- * A function of its own, as outOfBudget is, so that `wide`'s bytecode is its loops: V8 gives a
- * function feedback (then Sparkplug code) once it has run 8x its bytecode's length, and
- * compiles all of it (RESULTS-issue21.md, lin-wide).
- */
-function wideHooks<S>(
-  model: Model<S>,
-  ops: readonly Operation[],
-  n: number,
-  sp: number,
-  iterations: number,
-  explored: number,
-  bestDet: number,
-  bestLength: number,
-  priorityHook: Model<S>['priority'],
-  adviceHook: Model<S>['advice'],
-  refuteHook: Model<S>['refute'],
-): SearchResult | Restart | undefined {
-  const hinted = priorityHook !== undefined && hint(model, ops, n, priorityHook);
-  const advise = adviceOf(model, ops, adviceHook);
-  const proof = refutation(model, ops, refuteHook);
-  hookProof = proof;
-  hookProofBound = longestPossible(proof, n);
-  if (bestDet >= hookProofBound) return illegal(bestLength, explored, proof, false);
-  if (hinted || advise !== undefined) {
-    for (let k = 0; k < sp; k++) stackState[k] = undefined;
-    return new Restart(iterations, explored, bestDet, bestLength, proof, hookProofBound, advise as Advise<unknown> | undefined, hinted);
-  }
-  return undefined;
-}
-
-/**
- * Out of budget: with the model's proof the verdict is known, and the longest partial
- * linearization is the stack when it holds more determinate operations than any before
- * (`deeper`); without one the general search takes the history.
- */
-function outOfBudget(
-  proof: Refutation | undefined,
-  deeper: boolean,
-  sp: number,
-  bestLength: number,
-  explored: number,
-  keep: (length: number) => void,
-): SearchResult | undefined {
-  if (proof === undefined) return undefined;
-  if (deeper) keep((bestLength = sp));
-  return illegal(bestLength, explored, proof, true);
-}
-
 /** The wide search's stack, best[0 .. length) in search numbering. */
 function keepWideBest(length: number): void {
   for (let k = 0; k < length; k++) best[k] = wideOpAt[wideStackRank[k]];
-}
-
-/** restarted's stack, best[0 .. length) in search numbering, out of budget (a dead end copies it in the loop, with the loop's feedback: see wide's ok answer). */
-function keepStackBest(length: number): void {
-  for (let k = 0; k < length; k++) best[k] = stackOp[k];
 }
 
 /** The tiny search's stack, best[0 .. length) in search numbering. */
@@ -952,14 +906,11 @@ function illegal(length: number, explored: number, proof: Refutation | undefined
 }
 
 /**
- * Determinate operations a partial linearization can hold when the proof's operation (an
- * index into the ops given) can never be linearized: those called by its return, but itself
- * (every other one comes after it). Infinity without a proof, or when the operation is not a
- * kept determinate one.
+ * Determinate operations a partial linearization can hold when `refuted` (an index into
+ * the ops given) can never be linearized: those called by its return, but itself (every
+ * other one comes after it). Infinity when it is not a kept determinate operation.
  */
-function longestPossible(proof: Refutation | undefined, n: number): number {
-  if (proof === undefined) return Infinity;
-  const refuted = proof.operation;
+function longestPossible(refuted: number, n: number): number {
   let r = -1;
   for (let o = 0; o < n && r < 0; o++) if (origin[o] === refuted && kindOf[o] !== 2) r = o;
   if (r < 0) return Infinity;
