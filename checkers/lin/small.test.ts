@@ -86,6 +86,35 @@ describe('the small search', () => {
     });
   }
 
+  it("kv-append on one key: brute force's verdict; its hint is asked before its proof, which legal keys then mostly never need", () => {
+    const model = models['kv-append'];
+    const oracle = referenceModel('kv');
+    const seen = { hintedOnly: 0, proved: 0, illegal: 0 };
+    fc.assert(
+      fc.property(historyShape('kv', { maxOps: 14, maxClients: 16, crashRates: CRASH_RATES }), (s) => {
+        const { history } = generateHistory({ ...s, keys: 1 });
+        const calls = { priority: 0, refute: 0 };
+        const counted: Model = {
+          ...model,
+          priority: (h) => (calls.priority++, model.priority!(h)),
+          refute: (h) => (calls.refute++, model.refute!(h)),
+        };
+        const r = smallSearch(counted, history);
+        if (r === undefined) return;
+        expect(r.verdict).toBe(bruteForce(oracle, history, { memo: true }).linearizable ? 'ok' : 'illegal');
+        if (r.verdict === 'ok' && calls.priority > 0 && calls.refute === 0) seen.hintedOnly++;
+        if (r.verdict === 'illegal') {
+          seen.illegal++;
+          if (r.proof !== undefined) seen.proved++;
+        }
+      }),
+      { numRuns: 300, seed: 20261127 },
+    );
+    expect(seen.hintedOnly).toBeGreaterThan(5);
+    expect(seen.illegal).toBeGreaterThan(40);
+    expect(seen.proved).toBeGreaterThan(20);
+  });
+
   it('agrees with the general search on up to SMALL_MAX operations and 16 clients, and leaves some to it', () => {
     const seen = { decided: 0, undecided: 0, illegal: 0, crashed: 0 };
     fc.assert(
