@@ -9,7 +9,7 @@ import { FAMILIES, generateHistory } from './generate.ts';
 import { checkHistorySync, models } from './index.ts';
 import { SMALL_MAX, smallSearch } from './small.ts';
 import type { Model, Operation } from './types.ts';
-import { wglSearch } from './wgl.ts';
+import { type SearchResult, wglSearch } from './wgl.ts';
 
 const CRASH_RATES = [0, 0.1, 0.3];
 
@@ -116,6 +116,37 @@ describe('the small search', () => {
     expect(seen.illegal).toBeGreaterThan(15);
     expect(seen.crashed).toBeGreaterThan(20);
     expect(seen.undecided).toBeGreaterThan(0);
+  });
+
+  it('searches the same way whatever the times: small integers, integers far apart, fractions', () => {
+    // Both searches keep small integer times in Int32Arrays (rebased), others as doubles.
+    const shifted = (h: readonly Operation[], f: (t: number) => number): Operation[] => h.map((o) => ({ ...o, call: f(o.call), ...(o.ret === undefined ? {} : { ret: f(o.ret) }) }));
+    const same = (a: SearchResult | undefined, b: SearchResult | undefined): void => {
+      expect(b?.verdict).toBe(a?.verdict);
+      expect(b?.explored).toBe(a?.explored);
+      expect(b?.linearization).toEqual(a?.linearization);
+      expect(b?.longest).toEqual(a?.longest);
+    };
+    let paths = 0;
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...FAMILIES).chain((f) => historyShape(f, { maxOps: SMALL_MAX, maxClients: 16, crashRates: CRASH_RATES })),
+        (s) => {
+          const { history } = generateHistory(s);
+          const model = models[whole[s.family]];
+          const small = smallSearch(model, history);
+          const general = wglSearch(model, history, { deadline: Date.now() + 20_000 });
+          for (const f of [(t: number) => t + 2 ** 40, (t: number) => t * 2 ** 33 - 7, (t: number) => t / 4 + 0.5]) {
+            const other = shifted(history, f);
+            same(small, smallSearch(model, other));
+            same(general, wglSearch(model, other, { deadline: Date.now() + 20_000 }));
+            paths++;
+          }
+        },
+      ),
+      { numRuns: 40, seed: 20261125 },
+    );
+    expect(paths).toBe(120);
   });
 
   it('the whole check gives the verdict of the general search alone, partition by partition', () => {

@@ -21,6 +21,7 @@
 // search the tests hold to brute force and to the general search; one that is not costs
 // at most BUDGET iterations more.
 
+import type { TimeArray } from './entries.ts';
 import { fmix32 } from './hash.ts';
 import { ILLEGAL, nextOf, UNKNOWN, type Model, type Next, type Operation, type Refutation } from './types.ts';
 import { adviceOf, priorities, refutation, unobservedOf, type SearchResult } from './wgl.ts';
@@ -52,9 +53,18 @@ const WORDS = SMALL_MAX >>> 5;
 // The search's arrays, for SMALL_MAX operations; a search on this thread reuses them.
 /** Per operation (search numbering: kept operations by call): index in the ops given. */
 const origin = new Int32Array(SMALL_MAX);
-const callAt = new Float64Array(SMALL_MAX);
-/** Return time (Infinity: indeterminate). */
-const retAt = new Float64Array(SMALL_MAX);
+/**
+ * Call and return times: small integers rebased to the least in Int32Arrays when a history's
+ * are (no heap number per read: TimeArray in entries.ts), else in Float64Arrays. An
+ * indeterminate operation's return is `never`, after every other time.
+ */
+const NEVER = 0x7fffffff;
+const callAt32 = new Int32Array(SMALL_MAX);
+const retAt32 = new Int32Array(SMALL_MAX);
+const callAt64 = new Float64Array(SMALL_MAX);
+const retAt64 = new Float64Array(SMALL_MAX);
+let callAt: TimeArray = callAt32;
+let retAt: TimeArray = retAt32;
 /** 0 read-only, 1 determinate update, 2 indeterminate. */
 const kindOf = new Uint8Array(SMALL_MAX);
 /** The order of candidates in a frame: kind first; updates by return, the others by call. */
@@ -178,10 +188,31 @@ function search<S>(model: Model<S>, ops: readonly Operation[], all: number): Sea
   // Which operations take part: determinate ones, and crashed ones that may have changed
   // something someone saw; those kept by call (then index), in the same pass (a first check
   // runs each pass over the operations in the interpreter, ~0.5 us an iteration): an
-  // insertion sort, as histories come nearly so. Each one's return time (Infinity:
+  // insertion sort, as histories come nearly so. Each one's return time (`never`:
   // indeterminate) and kind go with it, so that the next passes read neither an operation
   // nor a scratch by index in the ops given again: a first check runs these loops without
   // feedback, where each load or store costs ~0.1 us (RESULTS-issue21.md, lin-plan).
+  let lo = Infinity;
+  let hi = -Infinity;
+  let whole = true;
+  for (let i = 0; i < all; i++) {
+    const op = ops[i];
+    const c = op.call;
+    const r = op.ret;
+    if (c < lo) lo = c;
+    if (c > hi) hi = c;
+    // x % 1 === 0: an integer (finite), without a call per time.
+    if (c % 1 !== 0) whole = false;
+    if (r === undefined) continue;
+    if (r < lo) lo = r;
+    if (r > hi) hi = r;
+    if (r % 1 !== 0) whole = false;
+  }
+  const small = whole && lo <= hi && hi - lo < NEVER;
+  const base = small ? lo : 0;
+  const never = small ? NEVER : Infinity;
+  callAt = small ? callAt32 : callAt64;
+  retAt = small ? retAt32 : retAt64;
   let crashed = false;
   let n = 0;
   for (let i = 0; i < all; i++) {
@@ -198,7 +229,7 @@ function search<S>(model: Model<S>, ops: readonly Operation[], all: number): Sea
       }
     }
     if (ro && indeterminate) continue;
-    const c = op.call;
+    const c = op.call - base;
     let j = n - 1;
     while (j >= 0 && callAt[j] > c) {
       origin[j + 1] = origin[j];
@@ -209,7 +240,7 @@ function search<S>(model: Model<S>, ops: readonly Operation[], all: number): Sea
     }
     origin[j + 1] = i;
     callAt[j + 1] = c;
-    retAt[j + 1] = indeterminate ? Infinity : ret;
+    retAt[j + 1] = indeterminate ? never : ret - base;
     kindOf[j + 1] = indeterminate ? 2 : ro ? 0 : 1;
     n++;
   }
