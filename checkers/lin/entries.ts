@@ -32,6 +32,32 @@ export interface EntryList {
  */
 export type TimeArray = Float64Array | Int32Array;
 
+/** Past the greatest time rebased into a TimeArray of small integers (small.ts: an indeterminate return). */
+export const NEVER = 0x7fffffff;
+
+/**
+ * The least of the operations' call and return times when they are all integers less than
+ * NEVER apart (the searches then keep them less it, in Int32Arrays), else undefined.
+ */
+export function smallTimesBase(ops: readonly Operation[]): number | undefined {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (let i = 0; i < ops.length; i++) {
+    const op = ops[i];
+    const c = op.call;
+    const r = op.ret;
+    if (c < lo) lo = c;
+    if (c > hi) hi = c;
+    // x % 1 === 0: an integer (finite), without a call per time.
+    if (c % 1 !== 0) return undefined;
+    if (r === undefined) continue;
+    if (r < lo) lo = r;
+    if (r > hi) hi = r;
+    if (r % 1 !== 0) return undefined;
+  }
+  return lo <= hi && hi - lo < NEVER ? lo : undefined;
+}
+
 /** Bytes the entry arrays take per entry, roughly (the time buckets vary). */
 export const ENTRY_BYTES = 72;
 

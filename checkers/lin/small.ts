@@ -21,7 +21,7 @@
 // search the tests hold to brute force and to the general search; one that is not costs
 // at most BUDGET iterations more.
 
-import type { TimeArray } from './entries.ts';
+import { NEVER, smallTimesBase, type TimeArray } from './entries.ts';
 import { fmix32 } from './hash.ts';
 import { ILLEGAL, nextOf, UNKNOWN, type Model, type Next, type Operation, type Refutation } from './types.ts';
 import { adviceOf, priorities, refutation, unobservedOf, type SearchResult } from './wgl.ts';
@@ -58,7 +58,6 @@ const origin = new Int32Array(SMALL_MAX);
  * are (no heap number per read: TimeArray in entries.ts), else in Float64Arrays. An
  * indeterminate operation's return is `never`, after every other time.
  */
-const NEVER = 0x7fffffff;
 const callAt32 = new Int32Array(SMALL_MAX);
 const retAt32 = new Int32Array(SMALL_MAX);
 const callAt64 = new Float64Array(SMALL_MAX);
@@ -192,27 +191,11 @@ function search<S>(model: Model<S>, ops: readonly Operation[], all: number): Sea
   // indeterminate) and kind go with it, so that the next passes read neither an operation
   // nor a scratch by index in the ops given again: a first check runs these loops without
   // feedback, where each load or store costs ~0.1 us (RESULTS-issue21.md, lin-plan).
-  let lo = Infinity;
-  let hi = -Infinity;
-  let whole = true;
-  for (let i = 0; i < all; i++) {
-    const op = ops[i];
-    const c = op.call;
-    const r = op.ret;
-    if (c < lo) lo = c;
-    if (c > hi) hi = c;
-    // x % 1 === 0: an integer (finite), without a call per time.
-    if (c % 1 !== 0) whole = false;
-    if (r === undefined) continue;
-    if (r < lo) lo = r;
-    if (r > hi) hi = r;
-    if (r % 1 !== 0) whole = false;
-  }
-  const small = whole && lo <= hi && hi - lo < NEVER;
-  const base = small ? lo : 0;
-  const never = small ? NEVER : Infinity;
-  callAt = small ? callAt32 : callAt64;
-  retAt = small ? retAt32 : retAt64;
+  const small = smallTimesBase(ops);
+  const base = small ?? 0;
+  const never = small === undefined ? Infinity : NEVER;
+  callAt = small === undefined ? callAt64 : callAt32;
+  retAt = small === undefined ? retAt64 : retAt32;
   let crashed = false;
   let n = 0;
   for (let i = 0; i < all; i++) {

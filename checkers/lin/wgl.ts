@@ -15,7 +15,7 @@
 //   any later one wherever the later one fits);
 // - they are tried only after every determinate candidate (just in time, Lowe 2017).
 
-import { ENTRY_BYTES, entriesOf, type EntryList, type TimeArray } from './entries.ts';
+import { ENTRY_BYTES, entriesOf, smallTimesBase, type EntryList, type TimeArray } from './entries.ts';
 import { hashValue, valueEqual } from './hash.ts';
 import { HeapWatch } from './heap.ts';
 import { Memo, MemoFull } from './memo.ts';
@@ -348,25 +348,11 @@ export class WglSearch<S> {
     let det = 0;
     let kept = 0;
     let inCallOrder = true;
-    // The range of the times, and whether they are all integers: the search's times are
-    // small integers when they fit (TimeArray).
-    let lo = Infinity;
-    let hi = -Infinity;
-    let whole = true;
     for (let i = 0; i < all; i++) {
       const op = ops[i];
-      const c = op.call;
-      if (i > 0 && c < ops[i - 1].call) inCallOrder = false;
-      if (c < lo) lo = c;
-      if (c > hi) hi = c;
-      // x % 1 === 0: an integer (finite), without a call per time.
-      if (c % 1 !== 0) whole = false;
+      if (i > 0 && op.call < ops[i - 1].call) inCallOrder = false;
       let k: number = UPDATE;
       if (op.ret !== undefined) {
-        const r = op.ret;
-        if (r < lo) lo = r;
-        if (r > hi) hi = r;
-        if (r % 1 !== 0) whole = false;
         det++;
         if (readOnly !== undefined && readOnly[i] === 1) k = READ_ONLY;
       } else if (reduce) {
@@ -398,10 +384,10 @@ export class WglSearch<S> {
     const kind = (this.kind = slab.u8(n));
     // Times less the least when that makes them small integers (exact: integers below 2^53
     // less an integer); only their order and equalities matter to the search.
-    const small = whole && lo <= hi && hi - lo <= 0x7fffffff;
-    const base = small ? lo : 0;
-    const retTime = (this.retTime = small ? slab.i32(det) : slab.f64(det));
-    const call = (this.call = small ? slab.i32(n) : slab.f64(n));
+    const small = smallTimesBase(ops);
+    const base = small ?? 0;
+    const retTime = (this.retTime = small === undefined ? slab.f64(det) : slab.i32(det));
+    const call = (this.call = small === undefined ? slab.f64(n) : slab.i32(n));
     const present = [false, false, false];
     // And what the entry list needs of the determinate operations' times (entriesOf's `known`).
     let min = Infinity;
