@@ -2,7 +2,7 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { buildEntries } from './entries.ts';
+import { buildEntries, entriesOf } from './entries.ts';
 import { Memo, MemoFull } from './memo.ts';
 import type { Operation } from './types.ts';
 
@@ -38,6 +38,30 @@ describe('entries', () => {
         expect(list.determinate).toBe(ops.filter((o) => o.ret !== undefined).length);
       }),
       { numRuns: 2000, seed: 5 },
+    );
+  });
+
+  it('makes the same list from the times the search passes it (every operation returned, in call order; small integers rebased)', () => {
+    const returned = inCallOrder.map((ops) => ops.filter((o) => o.ret !== undefined));
+    fc.assert(
+      fc.property(returned, (ops) => {
+        const call = Float64Array.from(ops, (o) => o.call);
+        const ret = Float64Array.from(ops, (o) => o.ret!);
+        const plain = entriesOf(call, ret, ops.length);
+        const times = [...call, ...ret];
+        const integers = times.every(Number.isInteger);
+        const lo = Math.min(...times);
+        const small = integers && ops.length > 0 && Math.max(...times) - lo <= 0x7fffffff;
+        const base = small ? lo : 0;
+        const as = (t: Float64Array) => (small ? Int32Array.from(t, (x) => x - base) : t.map((x) => x - base));
+        const [c, r] = [as(call), as(ret)];
+        const known = { min: Math.min(...c), max: Math.max(...c, ...r), integers };
+        const given = entriesOf(c, r, ops.length, undefined, known);
+        expect(given.time instanceof Int32Array).toBe(small);
+        for (const k of ['next', 'prev', 'op', 'isCall', 'callEntry', 'returnEntry', 'head', 'determinate'] as const) expect(given[k]).toEqual(plain[k]);
+        expect(Array.from(given.time, (t) => t + base)).toEqual(Array.from(plain.time));
+      }),
+      { numRuns: 2000, seed: 6 },
     );
   });
 });

@@ -15,13 +15,47 @@ export interface EntryList {
   op: Int32Array;
   /** For entry e: 1 when it is a call. */
   isCall: Uint8Array;
-  /** For entry e: its time. */
-  time: Float64Array;
+  /** For entry e: its time (an array of the kind the times came in). */
+  time: TimeArray;
   /** For operation i: its call entry and its return entry (-1: indeterminate). */
   callEntry: Int32Array;
   returnEntry: Int32Array;
   /** Number of operations with a return (they must all be linearized). */
   determinate: number;
+}
+
+/**
+ * Times: small integers in an Int32Array when they are (the search rebases them to the
+ * least: wgl.ts), else a Float64Array. An Int32Array's element is a small integer to V8's
+ * unoptimised code; a Float64Array's is a new heap number at every read, and a first check
+ * runs in that code.
+ */
+export type TimeArray = Float64Array | Int32Array;
+
+/** Past the greatest time rebased into a TimeArray of small integers (small.ts: an indeterminate return). */
+export const NEVER = 0x7fffffff;
+
+/**
+ * The least of the operations' call and return times when they are all integers less than
+ * NEVER apart (the searches then keep them less it, in Int32Arrays), else undefined.
+ */
+export function smallTimesBase(ops: readonly Operation[]): number | undefined {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (let i = 0; i < ops.length; i++) {
+    const op = ops[i];
+    const c = op.call;
+    const r = op.ret;
+    if (c < lo) lo = c;
+    if (c > hi) hi = c;
+    // x % 1 === 0: an integer (finite), without a call per time.
+    if (c % 1 !== 0) return undefined;
+    if (r === undefined) continue;
+    if (r < lo) lo = r;
+    if (r > hi) hi = r;
+    if (r % 1 !== 0) return undefined;
+  }
+  return lo <= hi && hi - lo < NEVER ? lo : undefined;
 }
 
 /** Bytes the entry arrays take per entry, roughly (the time buckets vary). */
@@ -40,28 +74,43 @@ export function buildEntries(ops: readonly Operation[], slab?: Slab): EntryList 
 }
 
 /**
- * As buildEntries, for operations 0 .. n-1 given by their call and return times (NaN: no
- * return): one pass over plain arrays, no property reads.
+ * What entriesOf learns of the times in a pass of its own, when its caller has it from its
+ * own pass over them (the search's constructor): every operation returned, the calls in
+ * call order, and the least and greatest time, and whether every time is an integer.
  */
-export function entriesOf(call: Float64Array, ret: Float64Array, n: number, slab?: Slab): EntryList {
-  let determinate = 0;
+export interface TimeRange {
+  min: number;
+  max: number;
+  integers: boolean;
+}
+
+/**
+ * As buildEntries, for operations 0 .. n-1 given by their call and return times (NaN: no
+ * return): one pass over plain arrays, no property reads; none when `known` is given.
+ */
+export function entriesOf(call: TimeArray, ret: TimeArray, n: number, slab?: Slab, known?: TimeRange): EntryList {
+  let determinate = n;
   let min = Infinity;
   let max = -Infinity;
   let integers = true;
   let callsSorted = true;
-  for (let i = 0; i < n; i++) {
-    const c = call[i];
-    const r = ret[i];
-    if (c < min) min = c;
-    // x % 1 === 0: an integer (finite), without a call per time.
-    if (r === r) {
-      determinate++;
-      if (r > max) max = r;
-      if (r % 1 !== 0) integers = false;
+  if (known !== undefined) ({ min, max, integers } = known);
+  else {
+    determinate = 0;
+    for (let i = 0; i < n; i++) {
+      const c = call[i];
+      const r = ret[i];
+      if (c < min) min = c;
+      // x % 1 === 0: an integer (finite), without a call per time.
+      if (r === r) {
+        determinate++;
+        if (r > max) max = r;
+        if (r % 1 !== 0) integers = false;
+      }
+      if (c > max) max = c;
+      if (c % 1 !== 0) integers = false;
+      if (i > 0 && c < call[i - 1]) callsSorted = false;
     }
-    if (c > max) max = c;
-    if (c % 1 !== 0) integers = false;
-    if (i > 0 && c < call[i - 1]) callsSorted = false;
   }
   const count = n + determinate;
   const mem = slab ?? new Slab(ENTRY_BYTES * (count + 1));
@@ -70,23 +119,21 @@ export function entriesOf(call: Float64Array, ret: Float64Array, n: number, slab
   const prev = mem.i32(count + 1);
   const sortedOp = mem.i32(count);
   const sortedIsCall = mem.u8(count);
-  const sortedTime = mem.f64(count);
+  const sortedTime = call instanceof Int32Array ? mem.i32(count) : mem.f64(count);
   const callEntry = mem.i32(n);
   const returnEntry = mem.i32(n).fill(-1);
   next[head] = count > 0 ? 0 : -1;
   prev[head] = -1;
   const list = { head, next, prev, op: sortedOp, isCall: sortedIsCall, time: sortedTime, callEntry, returnEntry, determinate };
-  // The order is (time, calls first, operation). Integer times whose keys (time - min) * n
-  // + operation stay exact: the returns' keys (and the calls', unless the calls come in
-  // call order, as the search numbers them) sorted by the native numeric sort, then merged
-  // with the calls, calls first at equal times: no pass over the range of times.
-  if (count > 0 && integers && (max - min + 1) * n <= Number.MAX_SAFE_INTEGER) sortByKeys(list, call, ret, n, min, callsSorted, mem);
+  // The order is (time, calls first, operation), threaded as it is made. Integer times
+  // whose keys (time - min) * n + operation stay exact: the returns' keys (and the calls',
+  // unless the calls come in call order, as the search numbers them) sorted by the native
+  // numeric sort, then merged with the calls, calls first at equal times: no pass over the
+  // range of times.
+  // The keys in an Int32Array when they fit (no heap number per key: TimeArray's note).
+  const range = (max - min + 1) * n;
+  if (count > 0 && integers && range <= Number.MAX_SAFE_INTEGER) sortByKeys(list, call, ret, n, min, callsSorted, range <= 0x7fffffff ? mem.i32.bind(mem) : mem.f64.bind(mem));
   else sortByRanks(list, call, ret, n, mem);
-  // Threaded in that order.
-  for (let k = 0; k < count; k++) {
-    next[k] = k + 1;
-    prev[k] = k - 1;
-  }
   if (count > 0) {
     next[count - 1] = -1;
     prev[0] = head;
@@ -95,13 +142,13 @@ export function entriesOf(call: Float64Array, ret: Float64Array, n: number, slab
 }
 
 /** The entries in order by (time, calls first, operation) through exact integer keys (entriesOf). */
-function sortByKeys(list: EntryList, call: Float64Array, ret: Float64Array, n: number, min: number, callsSorted: boolean, mem: Slab): void {
-  const { op, isCall, time, callEntry, returnEntry, determinate } = list;
-  const rets = mem.f64(determinate);
+function sortByKeys(list: EntryList, call: TimeArray, ret: TimeArray, n: number, min: number, callsSorted: boolean, keys: (length: number) => TimeArray): void {
+  const { next, prev, op, isCall, time, callEntry, returnEntry, determinate } = list;
+  const rets = keys(determinate);
   let d = 0;
   for (let i = 0; i < n; i++) if (ret[i] === ret[i]) rets[d++] = (ret[i] - min) * n + i;
   rets.sort();
-  const calls = callsSorted ? undefined : mem.f64(n);
+  const calls = callsSorted ? undefined : keys(n);
   if (calls !== undefined) {
     for (let i = 0; i < n; i++) calls[i] = (call[i] - min) * n + i;
     calls.sort();
@@ -111,6 +158,8 @@ function sortByKeys(list: EntryList, call: Float64Array, ret: Float64Array, n: n
   let nextCall = n > 0 ? (calls === undefined ? 0 : calls[0] % n) : -1;
   let nextRet = determinate > 0 ? rets[0] % n : -1;
   for (let e = 0; e < n + determinate; e++) {
+    next[e] = e + 1;
+    prev[e] = e - 1;
     // A call first at equal times: a return is taken only before a later call (or none left).
     if (nextCall >= 0 && (nextRet < 0 || call[nextCall] <= ret[nextRet])) {
       op[e] = nextCall;
@@ -135,9 +184,13 @@ function sortByKeys(list: EntryList, call: Float64Array, ret: Float64Array, n: n
  * times in a range not much larger than the history are their own ranks; other times are
  * ranked by a native numeric sort (a comparator sort costs several times more).
  */
-function sortByRanks(list: EntryList, call: Float64Array, ret: Float64Array, n: number, mem: Slab): void {
-  const { op: sortedOp, isCall: sortedIsCall, time: sortedTime, callEntry, returnEntry, determinate } = list;
+function sortByRanks(list: EntryList, call: TimeArray, ret: TimeArray, n: number, mem: Slab): void {
+  const { next, prev, op: sortedOp, isCall: sortedIsCall, time: sortedTime, callEntry, returnEntry, determinate } = list;
   const count = n + determinate;
+  for (let k = 0; k < count; k++) {
+    next[k] = k + 1;
+    prev[k] = k - 1;
+  }
   const times = mem.f64(count);
   let e = 0;
   let min = Infinity;

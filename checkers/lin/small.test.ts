@@ -9,9 +9,21 @@ import { FAMILIES, generateHistory } from './generate.ts';
 import { checkHistorySync, models } from './index.ts';
 import { SMALL_MAX, smallSearch } from './small.ts';
 import type { Model, Operation } from './types.ts';
-import { wglSearch } from './wgl.ts';
+import { type SearchResult, wglSearch } from './wgl.ts';
 
 const CRASH_RATES = [0, 0.1, 0.3];
+
+/** `check` on generated histories of any family, up to SMALL_MAX operations and 16 clients. */
+function onSmallHistories(numRuns: number, seed: number, check: (model: Model, history: Operation[]) => void): void {
+  const shape = fc.constantFrom(...FAMILIES).chain((f) => historyShape(f, { maxOps: SMALL_MAX, maxClients: 16, crashRates: CRASH_RATES }));
+  fc.assert(
+    fc.property(shape, (s) => {
+      const { history } = generateHistory(s);
+      check(models[whole[s.family]], history);
+    }),
+    { numRuns, seed },
+  );
+}
 
 /**
  * A legal partial linearization: distinct operations, real-time order kept (nothing in it
@@ -117,34 +129,49 @@ describe('the small search', () => {
 
   it('agrees with the general search on up to SMALL_MAX operations and 16 clients, and leaves some to it', () => {
     const seen = { decided: 0, undecided: 0, illegal: 0, crashed: 0 };
-    fc.assert(
-      fc.property(
-        fc.constantFrom(...FAMILIES).chain((f) => historyShape(f, { maxOps: SMALL_MAX, maxClients: 16, crashRates: CRASH_RATES })),
-        (s) => {
-          const { history } = generateHistory(s);
-          const model = models[whole[s.family]];
-          if (history.some((o) => o.ret === undefined)) seen.crashed++;
-          const r = smallSearch(model, history);
-          if (r === undefined) {
-            seen.undecided++;
-            return;
-          }
-          seen.decided++;
-          const g = wglSearch(model, history, { deadline: Date.now() + 20_000 });
-          if (g.verdict !== 'unknown') expect(r.verdict).toBe(g.verdict);
-          if (r.verdict === 'ok') expect(isLinearization(model, history, r.linearization!)).toBe(true);
-          else {
-            seen.illegal++;
-            expect(isPartial(model, history, r.longest![0])).toBe(true);
-          }
-        },
-      ),
-      { numRuns: 60, seed: 20261124 },
-    );
+    onSmallHistories(60, 20261124, (model, history) => {
+      if (history.some((o) => o.ret === undefined)) seen.crashed++;
+      const r = smallSearch(model, history);
+      if (r === undefined) {
+        seen.undecided++;
+        return;
+      }
+      seen.decided++;
+      const g = wglSearch(model, history, { deadline: Date.now() + 20_000 });
+      if (g.verdict !== 'unknown') expect(r.verdict).toBe(g.verdict);
+      if (r.verdict === 'ok') expect(isLinearization(model, history, r.linearization!)).toBe(true);
+      else {
+        seen.illegal++;
+        expect(isPartial(model, history, r.longest![0])).toBe(true);
+      }
+    });
     expect(seen.decided).toBeGreaterThan(45);
     expect(seen.illegal).toBeGreaterThan(15);
     expect(seen.crashed).toBeGreaterThan(20);
     expect(seen.undecided).toBeGreaterThan(0);
+  });
+
+  it('searches the same way whatever the times: small integers, integers far apart, fractions', () => {
+    // Both searches keep small integer times in Int32Arrays (rebased), others as doubles.
+    const shifted = (h: readonly Operation[], f: (t: number) => number): Operation[] => h.map((o) => ({ ...o, call: f(o.call), ...(o.ret === undefined ? {} : { ret: f(o.ret) }) }));
+    const same = (a: SearchResult | undefined, b: SearchResult | undefined): void => {
+      expect(b?.verdict).toBe(a?.verdict);
+      expect(b?.explored).toBe(a?.explored);
+      expect(b?.linearization).toEqual(a?.linearization);
+      expect(b?.longest).toEqual(a?.longest);
+    };
+    let paths = 0;
+    onSmallHistories(40, 20261125, (model, history) => {
+      const small = smallSearch(model, history);
+      const general = wglSearch(model, history, { deadline: Date.now() + 20_000 });
+      for (const f of [(t: number) => t + 2 ** 40, (t: number) => t * 2 ** 33 - 7, (t: number) => t / 4 + 0.5]) {
+        const other = shifted(history, f);
+        same(small, smallSearch(model, other));
+        same(general, wglSearch(model, other, { deadline: Date.now() + 20_000 }));
+        paths++;
+      }
+    });
+    expect(paths).toBe(120);
   });
 
   it('the whole check gives the verdict of the general search alone, partition by partition', () => {

@@ -21,6 +21,7 @@
 // search the tests hold to brute force and to the general search; one that is not costs
 // at most BUDGET iterations more.
 
+import { NEVER, smallTimesBase, type TimeArray } from './entries.ts';
 import { fmix32 } from './hash.ts';
 import { ILLEGAL, nextOf, UNKNOWN, type Model, type Next, type Operation, type Refutation } from './types.ts';
 import { adviceOf, priorities, refutation, unobservedOf, type SearchResult } from './wgl.ts';
@@ -52,9 +53,17 @@ const WORDS = SMALL_MAX >>> 5;
 // The search's arrays, for SMALL_MAX operations; a search on this thread reuses them.
 /** Per operation (search numbering: kept operations by call): index in the ops given. */
 const origin = new Int32Array(SMALL_MAX);
-const callAt = new Float64Array(SMALL_MAX);
-/** Return time (Infinity: indeterminate). */
-const retAt = new Float64Array(SMALL_MAX);
+/**
+ * Call and return times: small integers rebased to the least in Int32Arrays when a history's
+ * are (no heap number per read: TimeArray in entries.ts), else in Float64Arrays. An
+ * indeterminate operation's return is `never`, after every other time.
+ */
+const callAt32 = new Int32Array(SMALL_MAX);
+const retAt32 = new Int32Array(SMALL_MAX);
+const callAt64 = new Float64Array(SMALL_MAX);
+const retAt64 = new Float64Array(SMALL_MAX);
+let callAt: TimeArray = callAt32;
+let retAt: TimeArray = retAt32;
 /** 0 read-only, 1 determinate update, 2 indeterminate. */
 const kindOf = new Uint8Array(SMALL_MAX);
 /** The order of candidates in a frame: kind first; updates by return, the others by call. */
@@ -178,10 +187,15 @@ function search<S>(model: Model<S>, ops: readonly Operation[], all: number): Sea
   // Which operations take part: determinate ones, and crashed ones that may have changed
   // something someone saw; those kept by call (then index), in the same pass (a first check
   // runs each pass over the operations in the interpreter, ~0.5 us an iteration): an
-  // insertion sort, as histories come nearly so. Each one's return time (Infinity:
+  // insertion sort, as histories come nearly so. Each one's return time (`never`:
   // indeterminate) and kind go with it, so that the next passes read neither an operation
   // nor a scratch by index in the ops given again: a first check runs these loops without
   // feedback, where each load or store costs ~0.1 us (RESULTS-issue21.md, lin-plan).
+  const small = smallTimesBase(ops);
+  const base = small ?? 0;
+  const never = small === undefined ? Infinity : NEVER;
+  callAt = small === undefined ? callAt64 : callAt32;
+  retAt = small === undefined ? retAt64 : retAt32;
   let crashed = false;
   let n = 0;
   for (let i = 0; i < all; i++) {
@@ -198,7 +212,7 @@ function search<S>(model: Model<S>, ops: readonly Operation[], all: number): Sea
       }
     }
     if (ro && indeterminate) continue;
-    const c = op.call;
+    const c = op.call - base;
     let j = n - 1;
     while (j >= 0 && callAt[j] > c) {
       origin[j + 1] = origin[j];
@@ -209,7 +223,7 @@ function search<S>(model: Model<S>, ops: readonly Operation[], all: number): Sea
     }
     origin[j + 1] = i;
     callAt[j + 1] = c;
-    retAt[j + 1] = indeterminate ? Infinity : ret;
+    retAt[j + 1] = indeterminate ? never : ret - base;
     kindOf[j + 1] = indeterminate ? 2 : ro ? 0 : 1;
     n++;
   }

@@ -15,7 +15,7 @@
 //   any later one wherever the later one fits);
 // - they are tried only after every determinate candidate (just in time, Lowe 2017).
 
-import { ENTRY_BYTES, entriesOf, type EntryList } from './entries.ts';
+import { ENTRY_BYTES, entriesOf, smallTimesBase, type EntryList, type TimeArray } from './entries.ts';
 import { hashValue, valueEqual } from './hash.ts';
 import { HeapWatch } from './heap.ts';
 import { Memo, MemoFull } from './memo.ts';
@@ -179,7 +179,7 @@ export class WglSearch<S> {
   private readonly nextInGroup: Int32Array;
   private readonly indNext: Int32Array;
   private readonly indPrev: Int32Array;
-  private readonly call: Float64Array;
+  private readonly call: TimeArray;
   /** For each stack frame: the member put in the list when its operation left it (-1: none). */
   private readonly indSwap: Int32Array;
   /** The frames: candidates cand[frameStart[d] .. frameEnd[d]) of the configuration at depth d. */
@@ -210,7 +210,7 @@ export class WglSearch<S> {
   private twinAt = new Int32Array(8);
   private frames = 0;
   /** For each determinate operation, its return. */
-  private readonly retTime: Float64Array;
+  private readonly retTime: TimeArray;
   /**
    * For each determinate operation, the time by which it goes among a frame's updates
    * without a hint: its return (Lowe's just in time: a blind update, a write, fits in any
@@ -223,7 +223,7 @@ export class WglSearch<S> {
    * by return, 5,774,293 so), hence check.ts's two searches (RESULTS-issue21.md, lin-cas3).
    * The same array as retTime when no update is conditional.
    */
-  private readonly updateKey: Float64Array;
+  private readonly updateKey: TimeArray;
   /**
    * Some frame may order its updates otherwise than by return (`mayReorder`): without it
    * (no `options.conditional`, or no conditional update that can meet a pair it reorders)
@@ -382,25 +382,39 @@ export class WglSearch<S> {
     const inputs = (this.inputs = new Array(n));
     const outputs = (this.outputs = new Array(n));
     const kind = (this.kind = slab.u8(n));
-    const retTime = (this.retTime = slab.f64(det));
-    const call = (this.call = slab.f64(n));
+    // Times less the least when that makes them small integers (exact: integers below 2^53
+    // less an integer); only their order and equalities matter to the search.
+    const small = smallTimesBase(ops);
+    const base = small ?? 0;
+    const retTime = (this.retTime = small === undefined ? slab.f64(det) : slab.i32(det));
+    const call = (this.call = small === undefined ? slab.f64(n) : slab.i32(n));
     const present = [false, false, false];
+    // And what the entry list needs of the determinate operations' times (entriesOf's `known`).
+    let min = Infinity;
+    let max = -Infinity;
+    let integers = true;
     for (let o = 0; o < n; o++) {
       const op = ops[origin[o]];
+      const c = op.call - base;
       inputs[o] = op.input;
-      call[o] = op.call;
+      call[o] = c;
       if (o < det) {
+        const r = op.ret! - base;
         outputs[o] = op.output;
-        retTime[o] = op.ret!;
+        retTime[o] = r;
+        if (c < min) min = c;
+        if (r > max) max = r;
+        if (c > max) max = c;
+        if (c % 1 !== 0 || r % 1 !== 0) integers = false;
       } else outputs[o] = UNKNOWN;
       const k = kindOf[origin[o]];
       kind[o] = k;
       present[k] = true;
     }
-    this.list = entriesOf(call, retTime, det, slab);
+    this.list = entriesOf(call, retTime, det, slab, { min, max, integers });
     // With a priority hint the keys are not used (the hint orders the updates): none.
     const conditional = reduce && options.conditional === true && model.priority === undefined ? conditionalFlags(model, ops, origin, kind, det) : undefined;
-    let key = retTime;
+    let key: TimeArray = retTime;
     if (conditional !== undefined) {
       key = slab.f64(det);
       for (let o = 0; o < det; o++) key[o] = conditional[o] === 1 ? (call[o] + retTime[o]) / 2 : retTime[o];
@@ -1376,7 +1390,7 @@ export function unobservedOf(model: Model, ops: readonly Operation[], deadline =
  * update has another update's return in [key(b), ret(b)] (sorted returns, a binary search
  * each); the search with these keys is then the search by return, step for step.
  */
-function mayReorder(conditional: Uint8Array, key: Float64Array, retTime: Float64Array, kind: Uint8Array, det: number): boolean {
+function mayReorder(conditional: Uint8Array, key: TimeArray, retTime: TimeArray, kind: Uint8Array, det: number): boolean {
   let m = 0;
   for (let o = 0; o < det; o++) if (kind[o] === UPDATE) m++;
   const rets = new Float64Array(m);
