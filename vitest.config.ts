@@ -3,20 +3,23 @@ import { defaultServerConditions } from 'vite';
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
-// The longest files, longest first (a quiet 2-core run): with two workers the suite ends
+// The longest files, longest first (a quiet 2-core run, 2026-11-25): with two workers the suite ends
 // when its last file does, so these must not start last. Without this list a fresh
 // checkout (no vitest cache) orders files by size, and cli/run.test.ts, short but mostly
 // 10 s runs on real processes, would start near the end.
 const LONGEST = [
   'cli/run.test.ts',
   'package/consumer.test.ts',
-  'specs/swarm/swarm.test.ts',
-  'specs/rowan/rowan.test.ts',
-  'specs/fusee/fusee.test.ts',
-  'specs/shadowfax/shadowfax.test.ts',
-  'specs/minos/minos.test.ts',
-  'impl/minos/runs.test.ts',
+  'cli/lin-snapshot.test.ts',
+  'cli/exit-paths.test.ts',
   'cli/distributed.test.ts',
+  'specs/swarm/swarm.test.ts',
+  'specs/minos/synch-words.test.ts',
+  'checkers/lin/memory.test.ts',
+  'checkers/report/lin-html.test.ts',
+  'cli/lin.test.ts',
+  'cli/explore.test.ts',
+  'impl/minos/runs.test.ts',
 ];
 
 class LongestFirst extends BaseSequencer {
