@@ -160,7 +160,7 @@ export function plan(arg: ModelArg, history: readonly Operation[], options: Chec
   // set below (and the whole history again if its partition function fails).
   if (options.partition === false && model.partition !== undefined && model.partitionOptional !== true) {
     throw new Error(
-      `partition: false: ${model.name}'s step is for one of its partitions (its partition function splits the history, e.g. by key), so it cannot check the history whole; leave partition on${model.name === 'kv-append' ? ', or check with kv-append-unpartitioned (one state for all keys)' : ''}`,
+      `partition: false: ${model.name}'s step is for one of its partitions (its partition function splits the history, e.g. by key), so it cannot check the history whole; leave partition on, or use a model whose one state covers every partition (kv-append-unpartitioned for kv-append)`,
     );
   }
   const partitioned = options.partition !== false && !!model.partition && history.length > 0;

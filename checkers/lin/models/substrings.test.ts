@@ -2,21 +2,17 @@
 // absent, exact while cheap, and linear work on the review's shape (round 2, defect 1).
 
 import { describe, expect, it } from 'vitest';
+import { prng } from '../generate.ts';
 import { checkHistorySync } from '../index.ts';
 import type { Operation } from '../types.ts';
 import { WglSearch } from '../wgl.ts';
 import { kvAppend, type KvInput } from './kv.ts';
 import { absentFrom, HookTimeout, maximal, scanned } from './substrings.ts';
 
-/** A small deterministic generator (mulberry32). */
+/** Uniform in [0, 1), from the generator's seeded stream. */
 function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = prng(seed);
+  return () => next() / 2 ** 32;
 }
 
 const word = (r: () => number, n: number, alphabet: string): string => Array.from({ length: n }, () => alphabet[Math.floor(r() * alphabet.length)]).join('');
