@@ -6,6 +6,7 @@
 //    monotonic clock; history.ts merges the files of all processes afterwards.
 
 import { closeSync, fstatSync, openSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
 import { monoNs } from './verbs.ts';
 
 class LineFile {
@@ -32,15 +33,17 @@ class LineFile {
  * Starts a per-process trace file with its header line (ClusterContext.traceHeader) before
  * its process writes to it, so that every trace file of a run says what it is from the start
  * (one a run leaves behind when it is interrupted is read by validate). A file that has lines
- * already is left as it is.
+ * already is left as it is. Returns the file: DIR/trace-PROC.jsonl.
  */
-export function startTraceFile(file: string, header: string): void {
+export function startTraceFile(dir: string, proc: string, header: string): string {
+  const file = join(dir, `trace-${proc}.jsonl`);
   const fd = openSync(file, 'a');
   try {
     if (fstatSync(fd).size === 0) writeSync(fd, `${header}\n`);
   } finally {
     closeSync(fd);
   }
+  return file;
 }
 
 /** A step at a shared object: which object, and either its change number or the change it saw. */

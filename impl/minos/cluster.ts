@@ -250,8 +250,7 @@ class MinosCluster implements Cluster {
 
   /** A new per-process trace file, started with the run's header (kept for the merge). */
   private traceFile(name: string): string {
-    const file = join(this.ctx.workDir, `trace-${name}.jsonl`);
-    startTraceFile(file, this.ctx.traceHeader(this.traceParams()));
+    const file = startTraceFile(this.ctx.workDir, name, this.ctx.traceHeader(this.traceParams()));
     this.traceFiles.push(file);
     return file;
   }
