@@ -151,12 +151,23 @@ const FEW = 8;
  * refute on 10 operations: 0.11 -> 0.04 us).
  */
 export class ValueMap<T> {
-  private readonly fewKeys: unknown[] = [];
-  private readonly fewValues: T[] = [];
+  // Declared and set in the constructor, not initialised in the class body: ES2022 fields
+  // are defined by an initializer function of their own, one more first call and a
+  // define-own store per field in a first check (the models' refute makes these on an
+  // illegal 10-operation history; check.ts's CheckPlan says more).
+  declare private readonly fewKeys: unknown[];
+  declare private readonly fewValues: T[];
   /** Made at the FEW + 1st primitive key; then every primitive is in it. */
-  private primitives: Map<unknown, T> | undefined;
+  declare private primitives: Map<unknown, T> | undefined;
   /** Made at the first object key (most histories have none). */
-  private objects: Map<number, { key: unknown; value: T }[]> | undefined;
+  declare private objects: Map<number, { key: unknown; value: T }[]> | undefined;
+
+  constructor() {
+    this.fewKeys = [];
+    this.fewValues = [];
+    this.primitives = undefined;
+    this.objects = undefined;
+  }
 
   get(key: unknown): T | undefined {
     if (typeof key !== 'object' || key === null) {

@@ -151,7 +151,9 @@ export function smallSearch<S>(model: Model<S>, ops: readonly Operation[]): Sear
     // this one ran over every operation of every partition.
     stackState.fill(undefined, 0, used + 1);
     used = 0;
-    forget();
+    // No entry made (most small searches): no slot carries this stamp, so the next search
+    // may keep it, without forget's first call.
+    if (entries > 0) forget();
   }
 }
 
@@ -685,7 +687,8 @@ function rankTiny(n: number, det: number, hinted: number): number {
   if (hinted > 0) for (let r = 0; r < hinted; r++) rankOf[(opAt[rank] = byHint[r])] = rank++;
   else {
     for (let k = 0; k < det; k++) if (kindOf[byRet[k]] === 1) rankOf[(opAt[rank] = byRet[k])] = rank++;
-    for (let o = 0; o < n; o++) if (kindOf[o] === 2) rankOf[(opAt[rank] = o)] = rank++;
+    // The indeterminate ones, when there are (det counts the others): a pass fewer in most.
+    if (det < n) for (let o = 0; o < n; o++) if (kindOf[o] === 2) rankOf[(opAt[rank] = o)] = rank++;
   }
   const readOnlyRanks = readOnly === 32 ? -1 : ((1 << readOnly) - 1) | 0; // (1 << 32 is 1; | 0 keeps 31 a small integer)
   let calledSoFar = 0;
