@@ -16,7 +16,7 @@
 // - they are tried only after every determinate candidate (just in time, Lowe 2017).
 
 import { ENTRY_BYTES, entriesOf, smallTimesBase, type EntryList, type TimeArray } from './entries.ts';
-import { hashValue, valueEqual } from './hash.ts';
+import { fmix32, hashValue, valueEqual } from './hash.ts';
 import { HeapWatch } from './heap.ts';
 import { Memo, MemoFull } from './memo.ts';
 import { Slab } from './slab.ts';
@@ -205,9 +205,18 @@ export class WglSearch<S> {
    * two update candidates), and each class's stamp and place in the frame being built.
    */
   private readonly twinClass: Int32Array | undefined;
-  private twinReps: Map<number, number[]> | undefined;
-  private twinStamp = new Int32Array(8);
-  private twinAt = new Int32Array(8);
+  /**
+   * The classes found so far, an open-addressing table of each class's first operation
+   * (+1; 0: empty) by the hash of its input and output, and each classified operation's
+   * hash. Typed arrays made at the first classify, not a Map of arrays: a queue's or a
+   * set's first check classifies nearly every update (~1,000 at 1,000 operations), and a
+   * Map entry and an array per class filled fresh heap pages (a page fault each few
+   * classes, the most of classify's cost).
+   */
+  private twinTable = new Int32Array(0);
+  private twinHashOf = new Int32Array(0);
+  private twinStamp = new Int32Array(0);
+  private twinAt = new Int32Array(0);
   private frames = 0;
   /** For each determinate operation, its return. */
   private readonly retTime: TimeArray;
@@ -916,35 +925,36 @@ export class WglSearch<S> {
   private classify(o: number): number {
     const input = this.inputs[o];
     const output = this.outputs[o];
-    const h = (hashValue(input) * 31 + hashValue(output)) | 0;
-    const twinReps = (this.twinReps ??= new Map());
-    let reps = twinReps.get(h);
-    if (reps === undefined) twinReps.set(h, (reps = []));
-    let c = -1;
-    for (let k = 0; k < reps.length; k++) {
-      const r = reps[k];
-      if (valueEqual(this.inputs[r], input) && valueEqual(this.outputs[r], output)) {
-        c = this.twinClass![r];
-        break;
+    const twinClass = this.twinClass!;
+    if (this.twinTable.length === 0) this.makeTwinTable();
+    const table = this.twinTable;
+    const hash = this.twinHashOf;
+    const h = fmix32(Math.imul(twinHash(input), 31) + twinHash(output));
+    const mask = table.length - 1;
+    for (let i = h & mask; ; i = (i + 1) & mask) {
+      const r = table[i] - 1;
+      if (r < 0) {
+        table[i] = o + 1;
+        hash[o] = h;
+        return (twinClass[o] = this.classes++);
       }
+      if (hash[r] === h && valueEqual(this.inputs[r], input) && valueEqual(this.outputs[r], output)) return (twinClass[o] = twinClass[r]);
     }
-    if (c < 0) {
-      c = this.classes++;
-      reps.push(o);
-      if (c >= this.twinStamp.length) {
-        const stamp = new Int32Array(this.twinStamp.length * 2);
-        stamp.set(this.twinStamp);
-        this.twinStamp = stamp;
-        const at = new Int32Array(this.twinAt.length * 2);
-        at.set(this.twinAt);
-        this.twinAt = at;
-      }
-    }
-    this.twinClass![o] = c;
-    return c;
   }
 
   private classes = 0;
+
+  /** The class table, at most half full (a class per determinate operation at most), and the per-class arrays. */
+  private makeTwinTable(): void {
+    const det = this.det;
+    let size = 16;
+    while (size < 2 * det) size *= 2;
+    const all = new Int32Array(size + 3 * det);
+    this.twinTable = all.subarray(0, size);
+    this.twinHashOf = all.subarray(size, size + det);
+    this.twinStamp = all.subarray(size + det, size + 2 * det);
+    this.twinAt = all.subarray(size + 2 * det);
+  }
 
   /** The order of a frame's candidates, by the model's hint (undefined: none). */
   private orderBy(priority: number[] | undefined): void {
@@ -1303,6 +1313,25 @@ export class WglSearch<S> {
       throw err;
     }
   }
+}
+
+/**
+ * A hash of an operation's input or output for its twin class: equal values (valueEqual)
+ * hash equal, and the class is then decided by valueEqual, so it need not be hashValue.
+ * An object's values (for-in: of a JSON value, its own keys) are summed, key order not
+ * mattering, a small integer as itself: no Object.keys array, no key's hash and no
+ * finalizer per key, which a first check pays for in V8's interpreter at nearly every
+ * update of a queue or a set history. A value whose hash misses its twin's (an inherited
+ * key) only loses the reduction: twins are never made of values that differ.
+ */
+function twinHash(v: unknown): number {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return hashValue(v);
+  let h = 0x61c88647;
+  for (const k in v) {
+    const x = (v as Record<string, unknown>)[k];
+    h = (h + (typeof x === 'number' && (x | 0) === x ? x : hashValue(x))) | 0;
+  }
+  return h;
 }
 
 /** The model's advice function for these operations; undefined when it gives none or the hook throws. */
