@@ -93,6 +93,12 @@ const IGNORED = 3;
 /** Indeterminate, and the model says no operation could have observed it. */
 const DROPPED = 4;
 
+/** The twin arrays until they are made (one empty array for every search). */
+const NO_INTS = new Int32Array(0);
+
+/** Frames of at most this many candidates to order by hint are sorted in place, not natively. */
+const SORT_BY_INSERTION = 32;
+
 /** stackPos of a lazy frame (one not built: its candidate was found without it). */
 const LAZY = -2;
 
@@ -213,10 +219,10 @@ export class WglSearch<S> {
    * Map entry and an array per class filled fresh heap pages (a page fault each few
    * classes, the most of classify's cost).
    */
-  private twinTable = new Int32Array(0);
-  private twinHashOf = new Int32Array(0);
-  private twinStamp = new Int32Array(0);
-  private twinAt = new Int32Array(0);
+  private twinTable = NO_INTS;
+  private twinHashOf = NO_INTS;
+  private twinStamp = NO_INTS;
+  private twinAt = NO_INTS;
   private frames = 0;
   /** For each determinate operation, its return. */
   private readonly retTime: TimeArray;
@@ -771,9 +777,24 @@ export class WglSearch<S> {
       // determinate operations first among equal hints.
       if (hintRank !== undefined && top - from > 1) {
         const cand = this.cand;
-        for (let i = from; i < top; i++) cand[i] = hintRank[cand[i]];
-        cand.subarray(from, top).sort();
-        for (let i = from; i < top; i++) cand[i] = opOfRank![cand[i]];
+        if (top - from <= SORT_BY_INSERTION) {
+          // Ranks are distinct: the same order as the native sort's, without a subarray
+          // and a call into the runtime per frame (most frames hold a few candidates).
+          for (let i = from + 1; i < top; i++) {
+            const o = cand[i];
+            const r = hintRank[o];
+            let j = i - 1;
+            while (j >= from && hintRank[cand[j]] > r) {
+              cand[j + 1] = cand[j];
+              j--;
+            }
+            cand[j + 1] = o;
+          }
+        } else {
+          for (let i = from; i < top; i++) cand[i] = hintRank[cand[i]];
+          cand.subarray(from, top).sort();
+          for (let i = from; i < top; i++) cand[i] = opOfRank![cand[i]];
+        }
       } else if (this.byReturn && mask === 1 << UPDATE && top - from > 1) {
         // No hint: the update that must return first goes first (Lowe's just in time: an
         // update is linearized when the first pending return needs it). Frames are small
@@ -965,10 +986,17 @@ export class WglSearch<S> {
       // and the operations in order each take the next place of their hint. A Map's get per
       // operation, not a binary search over the distinct hints (a first check runs the loop
       // in V8's interpreter: ~10 iterations an operation with a queue's ~n/2 distinct hints).
+      // Small integers (the models' hints are) in Int32Arrays: a Float64Array's element read
+      // in V8's interpreter makes a heap number, and so does a double Map key.
       const { origin, slab } = this;
-      const hint = slab.f64(n);
+      let ints = true;
+      for (let o = 0; o < n && ints; o++) {
+        const h = priority[origin[o]];
+        ints = (h | 0) === h;
+      }
+      const hint = ints ? slab.i32(n) : slab.f64(n);
       for (let o = 0; o < n; o++) hint[o] = priority[origin[o]];
-      const sorted = slab.f64(n);
+      const sorted = ints ? slab.i32(n) : slab.f64(n);
       sorted.set(hint);
       sorted.sort();
       const place = new Map<number, number>();
