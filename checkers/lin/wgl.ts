@@ -489,6 +489,10 @@ export class WglSearch<S> {
     this.frameStart = slab.i32(n + 1);
     this.frameEnd = slab.i32(n + 1);
     this.frameForced = slab.i32(n + 1);
+    this.enablerGoal = slab.i32(n + 1);
+    this.enablerAt = slab.i32(n + 1);
+    this.scanAt = slab.i32(n + 1);
+    this.scanEnd = slab.i32(n + 1);
     this.advise = reduce ? adviceOf(model, ops, model.advice) : undefined;
     this.stackPos = slab.i32(n);
     this.stackForced = slab.u8(n);
@@ -763,6 +767,7 @@ export class WglSearch<S> {
       }
     }
     let forcedEnd = top;
+    this.scanEnd[sp] = 0;
     for (let p = 0; p < passes.length; p++) {
       const mask = passes[p];
       const from = top;
@@ -810,7 +815,7 @@ export class WglSearch<S> {
           }
           cand[j + 1] = o;
         }
-        if (firstReturn >= 0) this.enablersFirst(from, top, state, firstReturn);
+        if (firstReturn >= 0) this.enablersFirst(sp, from, top, state, firstReturn);
       }
     }
     this.frameStart[sp] = start;
@@ -822,21 +827,34 @@ export class WglSearch<S> {
   /**
    * Lowe's just in time, for the operation whose return is first pending (`goal`): when it
    * does not fit in `state`, the updates after which it fits go first (stably; the rest
-   * keep their order). The order only: no candidate is dropped.
+   * keep their order). The order only: no candidate is dropped. Each enabler is found when
+   * the search reaches its place (nextEnabler): the same order, as far as it is tried.
    */
-  private enablersFirst(from: number, top: number, state: S, goal: number): void {
-    const { step, inputs, outputs } = this;
-    const cand = this.cand;
+  private enablersFirst(sp: number, from: number, top: number, state: S, goal: number): void {
     try {
-      if (step(state, inputs[goal], outputs[goal]) !== ILLEGAL) return;
+      if (this.step(state, this.inputs[goal], this.outputs[goal]) !== ILLEGAL) return;
     } catch {
       return;
     }
-    let enablers = 0;
-    const rest = this.restScratch.length >= top - from ? this.restScratch : (this.restScratch = new Int32Array(2 * (top - from)));
-    let r = 0;
-    for (let i = from; i < top; i++) {
-      const o = cand[i];
+    this.enablerGoal[sp] = goal;
+    this.enablerAt[sp] = from;
+    this.scanAt[sp] = from;
+    this.scanEnd[sp] = top;
+  }
+
+  /**
+   * The search is at enablerAt[sp] of the frame at depth sp (model state `state`): the next
+   * update after which the goal fits is moved there, ahead of the updates told not to
+   * (which keep their order); if none is left, the order is complete as it stands.
+   */
+  private nextEnabler(sp: number, state: S): void {
+    const { step, inputs, outputs } = this;
+    const cand = this.cand;
+    const goal = this.enablerGoal[sp];
+    const at = this.enablerAt[sp];
+    const end = this.scanEnd[sp];
+    for (let j = this.scanAt[sp]; j < end; j++) {
+      const o = cand[j];
       let enables = false;
       try {
         const s = step(state, inputs[o], outputs[o]);
@@ -844,13 +862,29 @@ export class WglSearch<S> {
       } catch {
         enables = false;
       }
-      if (enables) cand[from + enablers++] = o;
-      else rest[r++] = o;
+      if (enables) {
+        for (let k = j; k > at; k--) cand[k] = cand[k - 1];
+        cand[at] = o;
+        this.enablerAt[sp] = at + 1;
+        this.scanAt[sp] = j + 1;
+        return;
+      }
     }
-    for (let k = 0; k < r; k++) cand[from + enablers + k] = rest[k];
+    this.scanAt[sp] = end;
   }
 
-  private restScratch = new Int32Array(16);
+  /**
+   * enablersFirst's order, made as the search needs it (most frames of a long history take
+   * their first candidate and are never come back to; a 64-client cas-register frame
+   * holds dozens of updates, two steps each to tell an enabler): for each depth whose
+   * updates are being put in that order, the goal, where its next enabler goes, and the
+   * updates not yet told, scanAt .. scanEnd (scanAt < scanEnd: some left). Between
+   * enablerAt and scanAt, the updates told not to enable, in their order.
+   */
+  private readonly enablerGoal: Int32Array;
+  private readonly enablerAt: Int32Array;
+  private readonly scanAt: Int32Array;
+  private readonly scanEnd: Int32Array;
 
   /**
    * Lazy frames (no hint, no advice): most configurations of a long history take the first
@@ -1074,7 +1108,7 @@ export class WglSearch<S> {
     const { bitset, zob, stackOp, stackState, stackForced, stackPos, inputs, outputs, verbose, det, detWords, gap, topWord, frameStart, frameEnd, frameForced, indNext, indPrev, nextInGroup, indSwap, call } = this;
     const { next, prev, callEntry, returnEntry, isCall, head } = this.list;
     const entryOp = this.list.op;
-    const { kind, tiedReturn } = this;
+    const { kind, tiedReturn, enablerAt, scanAt, scanEnd } = this;
     const mustLinearize = this.list.determinate;
     const { cancelled, step, hashState } = this;
     let { sp, pos, linearizedDeterminate, bitHash, state, iterations, explored, fullWords } = this;
@@ -1177,7 +1211,9 @@ export class WglSearch<S> {
             cand = this.cand;
             pos = frameStart[sp];
             if (resume >= 0) {
-              // Back in a frame that was lazy: on after the candidate it tried.
+              // Back in a frame that was lazy: on after the candidate it tried (in the
+              // frame's whole order).
+              while (scanAt[sp] < scanEnd[sp]) this.nextEnabler(sp, state);
               for (let k = pos; k < end; k++) {
                 if (cand[k] === resume) {
                   pos = k + 1;
@@ -1189,6 +1225,7 @@ export class WglSearch<S> {
           }
         }
         let deadEnd = true;
+        if (lazy < 0 && pos === enablerAt[sp] && scanAt[sp] < scanEnd[sp]) this.nextEnabler(sp, state);
         if (lazy >= 0 || pos < end) {
           const o = lazy >= 0 ? lazy : cand[pos];
           current = o;
