@@ -16,7 +16,7 @@
 // - they are tried only after every determinate candidate (just in time, Lowe 2017).
 
 import { ENTRY_BYTES, entriesOf, smallTimesBase, type EntryList, type TimeArray } from './entries.ts';
-import { hashValue, valueEqual } from './hash.ts';
+import { fmix32, hashValue, valueEqual } from './hash.ts';
 import { HeapWatch } from './heap.ts';
 import { Memo, MemoFull } from './memo.ts';
 import { Slab } from './slab.ts';
@@ -92,6 +92,12 @@ const INDETERMINATE = 2;
 const IGNORED = 3;
 /** Indeterminate, and the model says no operation could have observed it. */
 const DROPPED = 4;
+
+/** The twin arrays until they are made (one empty array for every search). */
+const NO_INTS = new Int32Array(0);
+
+/** Frames of at most this many candidates to order by hint are sorted in place, not natively. */
+const SORT_BY_INSERTION = 32;
 
 /** stackPos of a lazy frame (one not built: its candidate was found without it). */
 const LAZY = -2;
@@ -205,9 +211,18 @@ export class WglSearch<S> {
    * two update candidates), and each class's stamp and place in the frame being built.
    */
   private readonly twinClass: Int32Array | undefined;
-  private twinReps: Map<number, number[]> | undefined;
-  private twinStamp = new Int32Array(8);
-  private twinAt = new Int32Array(8);
+  /**
+   * The classes found so far, an open-addressing table of each class's first operation
+   * (+1; 0: empty) by the hash of its input and output, and each classified operation's
+   * hash. Typed arrays made at the first classify, not a Map of arrays: a queue's or a
+   * set's first check classifies nearly every update (~1,000 at 1,000 operations), and a
+   * Map entry and an array per class filled fresh heap pages (a page fault each few
+   * classes, the most of classify's cost).
+   */
+  private twinTable = NO_INTS;
+  private twinHashOf = NO_INTS;
+  private twinStamp = NO_INTS;
+  private twinAt = NO_INTS;
   private frames = 0;
   /** For each determinate operation, its return. */
   private readonly retTime: TimeArray;
@@ -474,6 +489,10 @@ export class WglSearch<S> {
     this.frameStart = slab.i32(n + 1);
     this.frameEnd = slab.i32(n + 1);
     this.frameForced = slab.i32(n + 1);
+    this.enablerGoal = slab.i32(n + 1);
+    this.enablerAt = slab.i32(n + 1);
+    this.scanAt = slab.i32(n + 1);
+    this.scanEnd = slab.i32(n + 1);
     this.advise = reduce ? adviceOf(model, ops, model.advice) : undefined;
     this.stackPos = slab.i32(n);
     this.stackForced = slab.u8(n);
@@ -748,6 +767,7 @@ export class WglSearch<S> {
       }
     }
     let forcedEnd = top;
+    this.scanEnd[sp] = 0;
     for (let p = 0; p < passes.length; p++) {
       const mask = passes[p];
       const from = top;
@@ -762,9 +782,24 @@ export class WglSearch<S> {
       // determinate operations first among equal hints.
       if (hintRank !== undefined && top - from > 1) {
         const cand = this.cand;
-        for (let i = from; i < top; i++) cand[i] = hintRank[cand[i]];
-        cand.subarray(from, top).sort();
-        for (let i = from; i < top; i++) cand[i] = opOfRank![cand[i]];
+        if (top - from <= SORT_BY_INSERTION) {
+          // Ranks are distinct: the same order as the native sort's, without a subarray
+          // and a call into the runtime per frame (most frames hold a few candidates).
+          for (let i = from + 1; i < top; i++) {
+            const o = cand[i];
+            const r = hintRank[o];
+            let j = i - 1;
+            while (j >= from && hintRank[cand[j]] > r) {
+              cand[j + 1] = cand[j];
+              j--;
+            }
+            cand[j + 1] = o;
+          }
+        } else {
+          for (let i = from; i < top; i++) cand[i] = hintRank[cand[i]];
+          cand.subarray(from, top).sort();
+          for (let i = from; i < top; i++) cand[i] = opOfRank![cand[i]];
+        }
       } else if (this.byReturn && mask === 1 << UPDATE && top - from > 1) {
         // No hint: the update that must return first goes first (Lowe's just in time: an
         // update is linearized when the first pending return needs it). Frames are small
@@ -780,7 +815,7 @@ export class WglSearch<S> {
           }
           cand[j + 1] = o;
         }
-        if (firstReturn >= 0) this.enablersFirst(from, top, state, firstReturn);
+        if (firstReturn >= 0) this.enablersFirst(sp, from, top, state, firstReturn);
       }
     }
     this.frameStart[sp] = start;
@@ -792,21 +827,34 @@ export class WglSearch<S> {
   /**
    * Lowe's just in time, for the operation whose return is first pending (`goal`): when it
    * does not fit in `state`, the updates after which it fits go first (stably; the rest
-   * keep their order). The order only: no candidate is dropped.
+   * keep their order). The order only: no candidate is dropped. Each enabler is found when
+   * the search reaches its place (nextEnabler): the same order, as far as it is tried.
    */
-  private enablersFirst(from: number, top: number, state: S, goal: number): void {
-    const { step, inputs, outputs } = this;
-    const cand = this.cand;
+  private enablersFirst(sp: number, from: number, top: number, state: S, goal: number): void {
     try {
-      if (step(state, inputs[goal], outputs[goal]) !== ILLEGAL) return;
+      if (this.step(state, this.inputs[goal], this.outputs[goal]) !== ILLEGAL) return;
     } catch {
       return;
     }
-    let enablers = 0;
-    const rest = this.restScratch.length >= top - from ? this.restScratch : (this.restScratch = new Int32Array(2 * (top - from)));
-    let r = 0;
-    for (let i = from; i < top; i++) {
-      const o = cand[i];
+    this.enablerGoal[sp] = goal;
+    this.enablerAt[sp] = from;
+    this.scanAt[sp] = from;
+    this.scanEnd[sp] = top;
+  }
+
+  /**
+   * The search is at enablerAt[sp] of the frame at depth sp (model state `state`): the next
+   * update after which the goal fits is moved there, ahead of the updates told not to
+   * (which keep their order); if none is left, the order is complete as it stands.
+   */
+  private nextEnabler(sp: number, state: S): void {
+    const { step, inputs, outputs } = this;
+    const cand = this.cand;
+    const goal = this.enablerGoal[sp];
+    const at = this.enablerAt[sp];
+    const end = this.scanEnd[sp];
+    for (let j = this.scanAt[sp]; j < end; j++) {
+      const o = cand[j];
       let enables = false;
       try {
         const s = step(state, inputs[o], outputs[o]);
@@ -814,13 +862,29 @@ export class WglSearch<S> {
       } catch {
         enables = false;
       }
-      if (enables) cand[from + enablers++] = o;
-      else rest[r++] = o;
+      if (enables) {
+        for (let k = j; k > at; k--) cand[k] = cand[k - 1];
+        cand[at] = o;
+        this.enablerAt[sp] = at + 1;
+        this.scanAt[sp] = j + 1;
+        return;
+      }
     }
-    for (let k = 0; k < r; k++) cand[from + enablers + k] = rest[k];
+    this.scanAt[sp] = end;
   }
 
-  private restScratch = new Int32Array(16);
+  /**
+   * enablersFirst's order, made as the search needs it (most frames of a long history take
+   * their first candidate and are never come back to; a 64-client cas-register frame
+   * holds dozens of updates, two steps each to tell an enabler): for each depth whose
+   * updates are being put in that order, the goal, where its next enabler goes, and the
+   * updates not yet told, scanAt .. scanEnd (scanAt < scanEnd: some left). Between
+   * enablerAt and scanAt, the updates told not to enable, in their order.
+   */
+  private readonly enablerGoal: Int32Array;
+  private readonly enablerAt: Int32Array;
+  private readonly scanAt: Int32Array;
+  private readonly scanEnd: Int32Array;
 
   /**
    * Lazy frames (no hint, no advice): most configurations of a long history take the first
@@ -916,35 +980,36 @@ export class WglSearch<S> {
   private classify(o: number): number {
     const input = this.inputs[o];
     const output = this.outputs[o];
-    const h = (hashValue(input) * 31 + hashValue(output)) | 0;
-    const twinReps = (this.twinReps ??= new Map());
-    let reps = twinReps.get(h);
-    if (reps === undefined) twinReps.set(h, (reps = []));
-    let c = -1;
-    for (let k = 0; k < reps.length; k++) {
-      const r = reps[k];
-      if (valueEqual(this.inputs[r], input) && valueEqual(this.outputs[r], output)) {
-        c = this.twinClass![r];
-        break;
+    const twinClass = this.twinClass!;
+    if (this.twinTable.length === 0) this.makeTwinTable();
+    const table = this.twinTable;
+    const hash = this.twinHashOf;
+    const h = fmix32(Math.imul(twinHash(input), 31) + twinHash(output));
+    const mask = table.length - 1;
+    for (let i = h & mask; ; i = (i + 1) & mask) {
+      const r = table[i] - 1;
+      if (r < 0) {
+        table[i] = o + 1;
+        hash[o] = h;
+        return (twinClass[o] = this.classes++);
       }
+      if (hash[r] === h && valueEqual(this.inputs[r], input) && valueEqual(this.outputs[r], output)) return (twinClass[o] = twinClass[r]);
     }
-    if (c < 0) {
-      c = this.classes++;
-      reps.push(o);
-      if (c >= this.twinStamp.length) {
-        const stamp = new Int32Array(this.twinStamp.length * 2);
-        stamp.set(this.twinStamp);
-        this.twinStamp = stamp;
-        const at = new Int32Array(this.twinAt.length * 2);
-        at.set(this.twinAt);
-        this.twinAt = at;
-      }
-    }
-    this.twinClass![o] = c;
-    return c;
   }
 
   private classes = 0;
+
+  /** The class table, at most half full (a class per determinate operation at most), and the per-class arrays. */
+  private makeTwinTable(): void {
+    const det = this.det;
+    let size = 16;
+    while (size < 2 * det) size *= 2;
+    const all = new Int32Array(size + 3 * det);
+    this.twinTable = all.subarray(0, size);
+    this.twinHashOf = all.subarray(size, size + det);
+    this.twinStamp = all.subarray(size + det, size + 2 * det);
+    this.twinAt = all.subarray(size + 2 * det);
+  }
 
   /** The order of a frame's candidates, by the model's hint (undefined: none). */
   private orderBy(priority: number[] | undefined): void {
@@ -955,10 +1020,17 @@ export class WglSearch<S> {
       // and the operations in order each take the next place of their hint. A Map's get per
       // operation, not a binary search over the distinct hints (a first check runs the loop
       // in V8's interpreter: ~10 iterations an operation with a queue's ~n/2 distinct hints).
+      // Small integers (the models' hints are) in Int32Arrays: a Float64Array's element read
+      // in V8's interpreter makes a heap number, and so does a double Map key.
       const { origin, slab } = this;
-      const hint = slab.f64(n);
+      let ints = true;
+      for (let o = 0; o < n && ints; o++) {
+        const h = priority[origin[o]];
+        ints = (h | 0) === h;
+      }
+      const hint = ints ? slab.i32(n) : slab.f64(n);
       for (let o = 0; o < n; o++) hint[o] = priority[origin[o]];
-      const sorted = slab.f64(n);
+      const sorted = ints ? slab.i32(n) : slab.f64(n);
       sorted.set(hint);
       sorted.sort();
       const place = new Map<number, number>();
@@ -1036,7 +1108,7 @@ export class WglSearch<S> {
     const { bitset, zob, stackOp, stackState, stackForced, stackPos, inputs, outputs, verbose, det, detWords, gap, topWord, frameStart, frameEnd, frameForced, indNext, indPrev, nextInGroup, indSwap, call } = this;
     const { next, prev, callEntry, returnEntry, isCall, head } = this.list;
     const entryOp = this.list.op;
-    const { kind, tiedReturn } = this;
+    const { kind, tiedReturn, enablerAt, scanAt, scanEnd } = this;
     const mustLinearize = this.list.determinate;
     const { cancelled, step, hashState } = this;
     let { sp, pos, linearizedDeterminate, bitHash, state, iterations, explored, fullWords } = this;
@@ -1139,7 +1211,9 @@ export class WglSearch<S> {
             cand = this.cand;
             pos = frameStart[sp];
             if (resume >= 0) {
-              // Back in a frame that was lazy: on after the candidate it tried.
+              // Back in a frame that was lazy: on after the candidate it tried (in the
+              // frame's whole order).
+              while (scanAt[sp] < scanEnd[sp]) this.nextEnabler(sp, state);
               for (let k = pos; k < end; k++) {
                 if (cand[k] === resume) {
                   pos = k + 1;
@@ -1151,6 +1225,7 @@ export class WglSearch<S> {
           }
         }
         let deadEnd = true;
+        if (lazy < 0 && pos === enablerAt[sp] && scanAt[sp] < scanEnd[sp]) this.nextEnabler(sp, state);
         if (lazy >= 0 || pos < end) {
           const o = lazy >= 0 ? lazy : cand[pos];
           current = o;
@@ -1303,6 +1378,25 @@ export class WglSearch<S> {
       throw err;
     }
   }
+}
+
+/**
+ * A hash of an operation's input or output for its twin class: equal values (valueEqual)
+ * hash equal, and the class is then decided by valueEqual, so it need not be hashValue.
+ * An object's values (for-in: of a JSON value, its own keys) are summed, key order not
+ * mattering, a small integer as itself: no Object.keys array, no key's hash and no
+ * finalizer per key, which a first check pays for in V8's interpreter at nearly every
+ * update of a queue or a set history. A value whose hash misses its twin's (an inherited
+ * key) only loses the reduction: twins are never made of values that differ.
+ */
+function twinHash(v: unknown): number {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return hashValue(v);
+  let h = 0x61c88647;
+  for (const k in v) {
+    const x = (v as Record<string, unknown>)[k];
+    h = (h + (typeof x === 'number' && (x | 0) === x ? x : hashValue(x))) | 0;
+  }
+  return h;
 }
 
 /** The model's advice function for these operations; undefined when it gives none or the hook throws. */

@@ -48,12 +48,31 @@ function term(v: unknown): number {
  * dequeue that may have taken it, leaves every other dequeue its result.
  */
 function unobserved(history: readonly Operation<QueueInput, unknown>[]): boolean[] {
-  const returned = new ValueMap<true>();
-  for (const op of history) {
-    if (op.ret === undefined || op.input.f !== 'dequeue' || op.output === null) continue;
-    returned.set(op.output, true);
+  const n = history.length;
+  const out = new Array<boolean>(n).fill(false);
+  // The crashed enqueues' values (most histories have a few, or none): only the dequeues
+  // of those are looked for, not every value returned kept in a map. Indexed loops: a
+  // first check runs this in V8's interpreter, where for-of makes an iterator result per
+  // operation.
+  const crashed = new ValueMap<boolean>();
+  let any = false;
+  for (let i = 0; i < n; i++) {
+    const op = history[i];
+    if (op.ret !== undefined || op.input.f !== 'enqueue') continue;
+    crashed.set(op.input.value, false);
+    any = true;
   }
-  return history.map((op) => op.ret === undefined && op.input.f === 'enqueue' && returned.get(op.input.value) === undefined);
+  if (!any) return out;
+  for (let i = 0; i < n; i++) {
+    const op = history[i];
+    if (op.ret === undefined || op.input.f !== 'dequeue' || op.output === null) continue;
+    if (crashed.get(op.output) === false) crashed.set(op.output, true);
+  }
+  for (let i = 0; i < n; i++) {
+    const op = history[i];
+    out[i] = op.ret === undefined && op.input.f === 'enqueue' && crashed.get(op.input.value) === false;
+  }
+  return out;
 }
 
 /**
@@ -66,7 +85,13 @@ function unobserved(history: readonly Operation<QueueInput, unknown>[]): boolean
 function priority(history: readonly Operation<QueueInput, unknown>[]): number[] {
   const taken = new ValueMap<number>();
   const crashedDequeues: number[] = [];
-  for (const op of history) {
+  // "Last": after every call, and a small integer when the calls are (Infinity would make
+  // the hints an array of doubles, each read of which makes a heap number in a first
+  // check); only the hints' order matters.
+  let latest = -Infinity;
+  for (let i = 0; i < history.length; i++) {
+    const op = history[i];
+    if (op.call > latest) latest = op.call;
     if (op.input.f !== 'dequeue') continue;
     if (op.ret === undefined) crashedDequeues.push(op.call);
     if (op.ret === undefined || op.output === null) continue;
@@ -74,20 +99,26 @@ function priority(history: readonly Operation<QueueInput, unknown>[]): number[] 
     if (at === undefined || op.call < at) taken.set(op.output, op.call);
   }
   crashedDequeues.sort((a, b) => a - b);
-  return history.map((op) => {
-    if (op.input.f !== 'enqueue') return op.ret === undefined ? Infinity : op.call;
-    const at = taken.get(op.input.value);
-    return at === undefined ? firstFrom(crashedDequeues, op.call) : at;
-  });
+  const last = latest + 1 > latest ? latest + 1 : Infinity;
+  const out = new Array<number>(history.length);
+  for (let i = 0; i < history.length; i++) {
+    const op = history[i];
+    if (op.input.f !== 'enqueue') out[i] = op.ret === undefined ? last : op.call;
+    else {
+      const at = taken.get(op.input.value);
+      out[i] = at === undefined ? firstFrom(crashedDequeues, op.call, last) : at;
+    }
+  }
+  return out;
 }
 
 /**
- * The first of the sorted times at or after t (Infinity: none). Functions the hooks use
+ * The first of the sorted times at or after t (`none` if there is none). Functions the hooks use
  * are the module's, not closures made per call: run from source (tsx keeps names), every
  * named closure costs a defineProperty where it is made, and the hooks run at every small
  * check that backtracks.
  */
-function firstFrom(sorted: readonly number[], t: number): number {
+function firstFrom(sorted: readonly number[], t: number, none: number): number {
   let lo = 0;
   let hi = sorted.length;
   while (lo < hi) {
@@ -95,7 +126,7 @@ function firstFrom(sorted: readonly number[], t: number): number {
     if (sorted[mid] < t) lo = mid + 1;
     else hi = mid;
   }
-  return lo < sorted.length ? sorted[lo] : Infinity;
+  return lo < sorted.length ? sorted[lo] : none;
 }
 
 /**
@@ -124,7 +155,8 @@ function firstFrom(sorted: readonly number[], t: number): number {
  */
 function advice(history: readonly Operation<QueueInput, unknown>[]): ((q: QueueState, input: QueueInput, output: unknown) => 'forced' | 'useless' | 'dead' | undefined) | undefined {
   const facts = new Leaving();
-  for (const op of history) {
+  for (let i = 0; i < history.length; i++) {
+    const op = history[i];
     if (op.input.f === 'enqueue') facts.of(op.input.value).enqueued++;
     else if (op.input.f === 'dequeue' && op.ret === undefined) {
       facts.crashedDequeues = true;

@@ -376,15 +376,21 @@ function priority(history: readonly Operation<SetInput, unknown>[]): number[] {
   const { keys, add, reads } = indexOf(history);
   const n = history.length;
   const out = new Array<number>(n);
-  const firstSeen = new Float64Array(keys.length).fill(Infinity);
+  // In small integers, twice the sizes: a read at 2 * size, an add at 2 * size - 1, the
+  // rest at `last`, past every read's size (at most keys.length). Halves and Infinity
+  // would make the hints doubles, each read of which makes a heap number in a first check
+  // (and firstSeen's too in a Float64Array); only the hints' order matters.
+  const last = 2 * keys.length + 1;
+  const firstSeen = new Int32Array(keys.length).fill(last);
   for (let i = 0; i < n; i++) {
     const ids = reads[i];
-    out[i] = Infinity;
+    out[i] = last;
     if (ids === undefined) continue;
-    const size = (out[i] = ids.length);
+    const size = ids.length;
+    out[i] = 2 * size;
     for (let k = 0; k < ids.length; k++) if (size < firstSeen[ids[k]]) firstSeen[ids[k]] = size;
   }
-  for (let i = 0; i < n; i++) if (add[i] >= 0) out[i] = firstSeen[add[i]] - 0.5;
+  for (let i = 0; i < n; i++) if (add[i] >= 0) out[i] = firstSeen[add[i]] === last ? last : 2 * firstSeen[add[i]] - 1;
   return out;
 }
 
