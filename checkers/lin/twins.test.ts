@@ -10,8 +10,8 @@ describe('twin updates', () => {
   // register holds one value once every write has returned, so the search tries them all).
   // reorder: the last three inputs with their keys in the other order.
   const explored = (writes: unknown[], reorder = false): number => {
-    const ops: Operation[] = writes.map((value, i) => ({ process: i, input: reorder && i >= 3 ? { value, f: 'write' } : { f: 'write', value }, call: i, ret: 20 + i, output: null }));
-    for (let i = 0; i < 3; i++) ops.push({ process: 6 + i, input: { f: 'read' }, call: 30 + 2 * i, ret: 31 + 2 * i, output: writes[(i + 2) % 3] });
+    const ops: Operation[] = writes.map((value, i) => ({ client: i, input: reorder && i >= 3 ? { value, f: 'write' } : { f: 'write', value }, call: i, ret: 20 + i, output: null }));
+    for (let i = 0; i < 3; i++) ops.push({ client: 6 + i, input: { f: 'read' }, call: 30 + 2 * i, ret: 31 + 2 * i, output: writes[(i + 2) % 3] });
     const r = wglSearch(models.register, ops);
     expect(r.verdict).toBe('illegal');
     return r.explored;
