@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { partitionOps, plan, runInThread } from '../checkers/lin/check.ts';
 import { ValueMap } from '../checkers/lin/hash.ts';
 import { smallSearch } from '../checkers/lin/small.ts';
+import { feedbackBySizeFromSnapshot } from '../checkers/lin/v8-feedback.ts';
 import { checkHistorySync, UNKNOWN, type LinResult, type Model, type Operation } from '../checkers/lin/index.ts';
 import { FAMILIES, generateHistory, type Family } from '../checkers/lin/generate.ts';
 import { jsonlLines } from '../traces/write-jsonl.ts';
@@ -67,6 +68,7 @@ function keepStates(model: Model, history: readonly Operation[], r: LinResult): 
  * (cli/lin-snapshot.test.ts compares).
  */
 export async function warmUp(): Promise<void> {
+  feedbackBySizeFromSnapshot();
   // And a ValueMap (hash.ts), which the models' hooks make on every check (register's and
   // queue's refutations): it lives only inside a hook.
   made.length = 0;

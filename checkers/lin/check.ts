@@ -14,6 +14,7 @@ import { fromNondeterministic } from './nondeterministic.ts';
 import type { CheckOptions, LinResult, Model, NondeterministicModel, Operation, PartitionReport, Verdict } from './types.ts';
 import { ILLEGAL, nextOf, UNKNOWN } from './types.ts';
 import { smallSearch } from './small.ts';
+import { feedbackFor } from './v8-feedback.ts';
 import { WglSearch, type SearchResult } from './wgl.ts';
 
 export type ModelArg = Model | NondeterministicModel | string;
@@ -752,6 +753,7 @@ function replay(model: Model, history: readonly Operation[], seq: readonly numbe
 }
 
 export function checkHistorySync(arg: ModelArg, history: readonly Operation[], options: CheckOptions = {}): LinResult {
+  feedbackFor(history.length);
   return runInThread(plan(arg, history, options));
 }
 

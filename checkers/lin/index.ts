@@ -5,6 +5,7 @@ import { assemble, plan, runInThread, type ModelArg } from './check.ts';
 export type { ModelArg } from './check.ts';
 import { searchInWorkers } from './pool.ts';
 import type { CheckOptions, LinResult, Operation } from './types.ts';
+import { feedbackFor } from './v8-feedback.ts';
 
 export { checkHistorySync, DEFAULT_MEMO_LIMIT_MB, stuckAfter } from './check.ts';
 export { findModel, independent, models } from './models/index.ts';
@@ -19,6 +20,7 @@ export * from './types.ts';
  */
 export async function checkHistory(model: ModelArg, history: readonly Operation[], options: CheckOptions = {}): Promise<LinResult> {
   const workers = options.workers ?? 1;
+  feedbackFor(history.length);
   const p = plan(model, history, options);
   if (workers <= 1 || p.parts.length <= 1 || p.registered === undefined || p.planError !== undefined) {
     return runInThread(p);

@@ -1,0 +1,41 @@
+// When V8 gives the checker's functions their feedback, chosen by the history's size, in a
+// process started from `interleave lin`'s startup snapshot (bin/lin-snapshot.js) only.
+//
+// V8 gives a function its feedback vector (inline caches, and with the blob's
+// --always-sparkplug its baseline code) once it has run ~8 times its bytecode's length.
+// A first check of ~100 operations spends most of its time in setup passes and search loops
+// of large functions (small.ts's `wide` and `search`) that run that long without feedback,
+// on the generic paths: feedback from each function's first call
+// (--no-lazy-feedback-allocation) makes a first check of 30 operations ~1.4x cheaper, of 100
+// ~1.2x, of 300 ~1.05x. A check of 10 operations calls many functions once, and a vector for
+// each costs more than it saves (1.5x dearer); one of 1,000 operations is ~1.1x dearer. V8 reads the flag when a function is called without a
+// vector, so setting it before the check is in time (RESULTS-issue21.md, lin-flags2).
+import { setFlagsFromString, startupSnapshot } from 'node:v8';
+
+/** Histories in [EAGER_MIN_OPS, EAGER_MAX_OPS) are checked with feedback from the first call. */
+export const EAGER_MIN_OPS = 20;
+export const EAGER_MAX_OPS = 400;
+
+/**
+ * Only in a process started from the snapshot: the flags were measured with the blob's
+ * (SNAPSHOT_NODE_ARGS), and a library's caller has its own. Set by a deserialize callback,
+ * so a snapshot's build (whose warm-up checks run through here) never changes its flags:
+ * V8 refuses a blob started under other flags than it was built with.
+ */
+let bySize = false;
+let eager = false;
+
+/** Called while the snapshot is built (cli/lin-snapshot.ts's warm-up): by size from the blob's start on. */
+export function feedbackBySizeFromSnapshot(): void {
+  if (!startupSnapshot.isBuildingSnapshot()) return;
+  startupSnapshot.addDeserializeCallback(() => {
+    bySize = true;
+  });
+}
+
+/** Before a check of `ops` operations: the flag its size measured cheaper with. */
+export function feedbackFor(ops: number): void {
+  if (!bySize || eager === (ops >= EAGER_MIN_OPS && ops < EAGER_MAX_OPS)) return;
+  eager = !eager;
+  setFlagsFromString(eager ? '--no-lazy-feedback-allocation' : '--lazy-feedback-allocation');
+}
