@@ -469,7 +469,7 @@ function refute(history: readonly Operation<KvInput, unknown>[]): Refutation | u
         possible = P.call <= ret && s.startsWith(P.value) && required(appends, done, P.ret, s, P.value.length);
         if (possible && order !== null && unshown(appends, done, P, s) >= 0) {
           order ??= afterPut(history, puts, appends, otherAppends, gets);
-          possible = order === null || !order.shownAfter(appends, done, P, s);
+          possible = order === null || !order.shownAfter(appends, done, P, s, call);
         }
       }
       if (!possible) {
@@ -510,23 +510,30 @@ const ORDER_MAX_OPS = 64;
  * get that the per-get rule (appends called after the put returned) cannot refute.
  */
 class AfterPut {
-  declare private readonly pairs: Set<number>;
+  /** (append, put) -> the earliest return of a get whose string shows the append after the put. */
+  declare private readonly shownBy: Map<number, number>;
   declare private readonly n: number;
 
   constructor(n: number) {
-    this.pairs = new Set();
+    this.shownBy = new Map();
     this.n = n;
   }
 
-  add(append: number, put: number): void {
-    this.pairs.add(append * this.n + put);
+  add(append: number, put: number, ret: number): void {
+    const key = append * this.n + put;
+    if (!(this.shownBy.get(key)! <= ret)) this.shownBy.set(key, ret);
   }
 
-  /** Whether an append of `unshown`'s (for the get's string s and put P) is shown after P. */
-  shownAfter(appends: readonly Put[], done: number, P: Put, s: string): boolean {
+  /**
+   * Whether an append of `unshown`'s (for the get's string s and put P) is shown after P by
+   * a get that returned before this one's call: that get comes first in every partial
+   * linearization that holds this one, so no partial linearization holds this one (the
+   * proof's contract: the search bounds its longest by it, wgl.ts and small.ts).
+   */
+  shownAfter(appends: readonly Put[], done: number, P: Put, s: string, call: number): boolean {
     for (let a = done - 1, checked = 0; a >= 0 && checked < REQUIRED_APPENDS && appends[a].ret > P.call; a--, checked++) {
       const A = appends[a];
-      if (A.call <= P.ret && s.lastIndexOf(A.value) < P.value.length && this.pairs.has(A.i * this.n + P.i)) return true;
+      if (A.call <= P.ret && s.lastIndexOf(A.value) < P.value.length && this.shownBy.get(A.i * this.n + P.i)! < call) return true;
     }
     return false;
   }
@@ -575,7 +582,7 @@ function afterPut(history: readonly Operation<KvInput, unknown>[], puts: readonl
     for (let at = s.length; at > from; ) {
       let l = 0;
       for (const m of lengths) if (m <= at - from && ways[at - m] > 0 && appendOf.has(s.slice(at - m, at))) l = m;
-      order.add(appendOf.get(s.slice(at - l, at))!, put);
+      order.add(appendOf.get(s.slice(at - l, at))!, put, history[g].ret!);
       at -= l;
     }
   }
