@@ -160,6 +160,22 @@ describe('kv refutes only what has no linearization, up to 100 operations', () =
     }
     expect(refuted).toBeGreaterThan(corrupted / 3);
   });
+
+  it('every refuted kv key of 6-10 operations on 16-64 clients (where AfterPut reads orders) is illegal by brute force', () => {
+    // Keys of up to 10 operations, all concurrent: where AfterPut reads orders from the
+    // gets' strings; repeated values in a third (no order read then).
+    const model = models['kv-append'];
+    const oracle = referenceModel('kv');
+    let refuted = 0;
+    for (let seed = 0; seed < 200; seed++) {
+      const g = generateHistory({ family: 'kv', ops: 6 + (seed % 5), clients: [16, 64][seed % 2], keys: 1, seed, corrupt: 1 + (seed % 2), crashRate: [0, 0.05, 0.2][seed % 3], unique: seed % 3 !== 0 });
+      const r = model.refute!(g.history);
+      if (r === undefined) continue;
+      refuted++;
+      expect(bruteForce(oracle, g.history, { memo: true }).linearizable, `seed ${seed}`).toBe(false);
+    }
+    expect(refuted).toBeGreaterThan(50);
+  });
 });
 
 describe('models drop only what no one observed', () => {

@@ -394,16 +394,18 @@ function required(appends: readonly Put[], done: number, after: number, s: strin
  * checks refute less, never wrongly). Equal call and return times count as concurrent.
  * Per get, the work is the puts that could still be last (returned after the latest call
  * of a put returned before the get's call; crashed puts stay candidates). Before that, a
- * get whose string no put wrote and no append's value ends (Endings) is refuted.
+ * get whose string no put wrote and no append's value ends (Endings) is refuted. On keys of
+ * up to ORDER_MAX_OPS operations, an append concurrent with P that another get's string
+ * shows after P (AfterPut) and that returned before the get's call is between them too.
  */
 function refute(history: readonly Operation<KvInput, unknown>[]): Refutation | undefined {
   const keys = new KeyIndex();
-  const byKey: { puts: Put[]; appends: Put[]; gets: number[]; bad: boolean; endings: Endings }[] = [];
+  const byKey: { puts: Put[]; appends: Put[]; otherAppends: Put[]; gets: number[]; bad: boolean; endings: Endings }[] = [];
   const open = history.length > ENDINGS_MAX_OPS;
   for (let i = 0; i < history.length; i++) {
     const op = history[i];
     const input = op.input;
-    const k = (byKey[keys.of(input.key)] ??= { puts: [], appends: [], gets: [], bad: false, endings: new Endings(open) });
+    const k = (byKey[keys.of(input.key)] ??= { puts: [], appends: [], otherAppends: [], gets: [], bad: false, endings: new Endings(open) });
     const f = input.f;
     if (f === 'get') {
       if (op.ret !== undefined && typeof op.output === 'string') k.gets.push(i);
@@ -411,12 +413,16 @@ function refute(history: readonly Operation<KvInput, unknown>[]): Refutation | u
       const ret = op.ret ?? Infinity;
       if (f === 'put') k.puts.push({ i, call: op.call, ret, value: input.value });
       else if (ret !== Infinity && input.value !== '') k.appends.push({ i, call: op.call, ret, value: input.value });
+      else k.otherAppends.push({ i, call: op.call, ret, value: input.value });
       k.endings.add(f, input.value);
     } else k.bad = true; // the step would throw: the search reports it
   }
   let found: { i: number; why: string } | undefined;
-  for (const { puts, appends, gets, bad, endings } of byKey) {
+  for (const { puts, appends, otherAppends, gets, bad, endings } of byKey) {
     if (bad) continue;
+    // Made when a get first needs it (an append concurrent with the put, returned before the
+    // get's call, whose value the get's string lacks), for keys of up to ORDER_MAX_OPS operations.
+    let order: AfterPut | null | undefined = puts.length + appends.length + otherAppends.length + gets.length > ORDER_MAX_OPS ? null : undefined;
     // Histories come in call order, mostly: sorted only when they are not.
     const getCalls = new Float64Array(gets.length);
     for (let k = 0; k < gets.length; k++) getCalls[k] = history[gets[k]].call;
@@ -461,6 +467,10 @@ function refute(history: readonly Operation<KvInput, unknown>[]): Refutation | u
       for (let k = live.length - 1; k >= 0 && !possible; k--) {
         const P = live[k];
         possible = P.call <= ret && s.startsWith(P.value) && required(appends, done, P.ret, s, P.value.length);
+        if (possible && order !== null && unshown(appends, done, P, s) >= 0) {
+          order ??= afterPut(history, puts, appends, otherAppends, gets);
+          possible = order === null || !order.shownAfter(appends, done, P, s, call);
+        }
       }
       if (!possible) {
         if (found === undefined || ret < history[found.i].ret!) found = { i: g, why: `no put and the appends that must come between it and this get give ${show(s)}` };
@@ -469,6 +479,131 @@ function refute(history: readonly Operation<KvInput, unknown>[]): Refutation | u
     }
   }
   return found === undefined ? undefined : { operation: found.i, why: found.why };
+}
+
+/**
+ * The first of the appends returned before the get's call (appends[0 .. done), by return,
+ * latest first) that ran concurrently with put P (called by its return, returned after its
+ * call: `required` leaves them out) and whose value is not in s past P's: -1 if none.
+ */
+function unshown(appends: readonly Put[], done: number, P: Put, s: string): number {
+  for (let a = done - 1, checked = 0; a >= 0 && checked < REQUIRED_APPENDS && appends[a].ret > P.call; a--, checked++) {
+    const A = appends[a];
+    if (A.call <= P.ret && s.lastIndexOf(A.value) < P.value.length) return a;
+  }
+  return -1;
+}
+
+/** Keys of more operations than this are not read for AfterPut (a pass over every get's string). */
+const ORDER_MAX_OPS = 64;
+
+/**
+ * Appends some get's string shows after a put, in every linearization: where a get's
+ * string can be read in only one way as a put's value (or none) followed by values of
+ * appends, the last put before that get is that put and the appends are after it. Read
+ * only where every put and every append of the key wrote its own non-empty value (a value
+ * then names its operation) of at most MAX_ENDING_LENGTHS lengths; "one way" is counted
+ * over any sequence of the appends' values (repeats too: more readings than the
+ * linearizations can give, so one reading is the only one). Such an append, returned
+ * before a later get was called, lies between that put and the get whenever the put is
+ * the last before the get, so its value is in the get's string past the put's: a stale
+ * get that the per-get rule (appends called after the put returned) cannot refute.
+ */
+class AfterPut {
+  /** (append, put) -> the earliest return of a get whose string shows the append after the put. */
+  declare private readonly shownBy: Map<number, number>;
+  declare private readonly n: number;
+
+  constructor(n: number) {
+    this.shownBy = new Map();
+    this.n = n;
+  }
+
+  add(append: number, put: number, ret: number): void {
+    const key = append * this.n + put;
+    if (!(this.shownBy.get(key)! <= ret)) this.shownBy.set(key, ret);
+  }
+
+  /**
+   * Whether an append of `unshown`'s (for the get's string s and put P) is shown after P by
+   * a get that returned before this one's call: that get comes first in every partial
+   * linearization that holds this one, so no partial linearization holds this one (the
+   * proof's contract: the search bounds its longest by it, wgl.ts and small.ts).
+   */
+  shownAfter(appends: readonly Put[], done: number, P: Put, s: string, call: number): boolean {
+    for (let a = done - 1, checked = 0; a >= 0 && checked < REQUIRED_APPENDS && appends[a].ret > P.call; a--, checked++) {
+      const A = appends[a];
+      if (A.call <= P.ret && s.lastIndexOf(A.value) < P.value.length && this.shownBy.get(A.i * this.n + P.i)! < call) return true;
+    }
+    return false;
+  }
+}
+
+/** The key's AfterPut, or null where its values do not name their operations. */
+function afterPut(history: readonly Operation<KvInput, unknown>[], puts: readonly Put[], appends: readonly Put[], otherAppends: readonly Put[], gets: readonly number[]): AfterPut | null {
+  const putOf = new Map<string, number>();
+  for (const P of puts) {
+    if (P.value === '' || putOf.has(P.value)) return null;
+    putOf.set(P.value, P.i);
+  }
+  const appendOf = new Map<string, number>();
+  const lengths: number[] = [];
+  for (const list of [appends, otherAppends]) {
+    for (const A of list) {
+      if (A.value === '' || appendOf.has(A.value)) return null;
+      appendOf.set(A.value, A.i);
+      if (!lengths.includes(A.value.length)) {
+        if (lengths.length === MAX_ENDING_LENGTHS) return null;
+        lengths.push(A.value.length);
+      }
+    }
+  }
+  const order = new AfterPut(history.length);
+  const ways: number[] = [];
+  for (const g of gets) {
+    const s = history[g].output as string;
+    // The readings: no put (from 0) or a put whose value starts s, then appends' values to the end.
+    let readings = 0;
+    let from = -1;
+    if (readsAsAppends(s, 0, lengths, appendOf, ways) > 0) {
+      readings += ways[s.length];
+      from = 0;
+    }
+    for (const P of puts) {
+      if (readings > 1) break;
+      if (!s.startsWith(P.value) || readsAsAppends(s, P.value.length, lengths, appendOf, ways) === 0) continue;
+      readings += ways[s.length];
+      from = P.value.length;
+    }
+    if (readings !== 1 || from === 0) continue;
+    const put = putOf.get(s.slice(0, from))!;
+    readsAsAppends(s, from, lengths, appendOf, ways);
+    // Back from the end: one reading, so one value ends each prefix that has a reading.
+    for (let at = s.length; at > from; ) {
+      let l = 0;
+      for (const m of lengths) if (m <= at - from && ways[at - m] > 0 && appendOf.has(s.slice(at - m, at))) l = m;
+      order.add(appendOf.get(s.slice(at - l, at))!, put, history[g].ret!);
+      at -= l;
+    }
+  }
+  return order;
+}
+
+/**
+ * ways[at] (capped at 2): the readings of s[from .. at) as a sequence of the appends'
+ * values, for at from `from` to s.length; returns ways[s.length].
+ */
+function readsAsAppends(s: string, from: number, lengths: readonly number[], appendOf: ReadonlyMap<string, number>, ways: number[]): number {
+  ways.length = 0;
+  for (let at = 0; at <= s.length; at++) ways.push(at === from ? 1 : 0);
+  for (let at = from; at < s.length; at++) {
+    const w = ways[at];
+    if (w === 0) continue;
+    for (const m of lengths) {
+      if (at + m <= s.length && appendOf.has(s.slice(at, at + m))) ways[at + m] = Math.min(2, ways[at + m] + w);
+    }
+  }
+  return ways[s.length];
 }
 
 /** Distinct append value lengths beyond which Endings gives up (answers possible). */
