@@ -2,6 +2,7 @@
 // the path. Each server is started by its test and always stopped (afterAll / finally).
 import { spawn } from 'node:child_process';
 import { get } from 'node:http';
+import { connect } from 'node:net';
 import { resolve } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -46,6 +47,22 @@ describe('interleave serve: the server', () => {
     expect(far.status).toBe(404);
     expect(await far.text()).toMatch(/step 1: no action 99999 \(\d+ enabled\)/);
     expect((await fetch(`${served.url}nothing`)).status).toBe(404);
+  });
+
+  it('answers a request target that is no URL with 400 and keeps serving', async () => {
+    const port = Number(new URL(served.url).port);
+    // fetch and node:http refuse to send `GET http://[`; a raw socket sends what any local process can.
+    const reply = await new Promise<string>((done, fail) => {
+      const socket = connect(port, '127.0.0.1', () => socket.end(`GET http://[ HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`));
+      let text = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (d: string) => (text += d));
+      socket.on('end', () => done(text));
+      socket.on('error', fail);
+    });
+    expect(reply).toMatch(/^HTTP\/1\.1 400 /);
+    expect(reply).toContain('bad request target');
+    expect((await fetch(served.url)).status).toBe(200);
   });
 
   it('refuses an unknown spec or mutant, and a port in use, as bad usage (64)', async () => {

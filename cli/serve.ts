@@ -116,7 +116,14 @@ export async function startServer(specName: string, o: ServeOptions): Promise<Se
     const host = req.headers.host ?? '';
     if (host !== `127.0.0.1:${port}` && host !== `localhost:${port}`) return error(403, `refused: Host ${host}`);
     if (req.method !== 'GET' && req.method !== 'HEAD') return error(405, `method ${req.method} not allowed`);
-    const url = new URL(req.url ?? '/', `http://127.0.0.1:${port}`);
+    // The request target is the client's: one URL cannot parse (`GET http://[`) is a bad
+    // request, never an exception that stops the server.
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', `http://127.0.0.1:${port}`);
+    } catch {
+      return error(400, 'bad request target: expected a path like /?path=2.0.1');
+    }
     try {
       if (url.pathname === '/counterexample') {
         search ??= findCounterexample();
