@@ -118,13 +118,13 @@ function checkEvent(ev: TraceEvent, params: Params): string | undefined {
   const a = ev.args ?? {};
   const act = ev.action;
   const need = (k: string, ok: (v: unknown) => boolean, what: string): string | undefined => (Object.hasOwn(a, k) && ok(a[k]) ? undefined : `args.${k}: ${what} (${act})`);
-  if (!ACTIONS.has(act)) return `an action of the minos vocabulary (impl/minos/README.md, "The trace"), not "${act}"`;
+  if (!ACTIONS.has(act)) return `an action of the minos vocabulary (impl/minos/README.md, "The trace"), not ${JSON.stringify(act)}`;
   if (act === 'crashNode') {
     if (ev.proc !== 'nemesis') return 'crashNode by the process "nemesis"';
     return need('node', (v) => isInt(v) && v >= 0 && v < params.nodes, `a node 0..${params.nodes - 1}`) ?? need('proc', (v) => typeof v === 'string' && nodeOf(v) === a.node, 'the incarnation that died (n0, n0.2, ...) of that node');
   }
   const n = nodeOf(ev.proc);
-  if (n === undefined || n >= params.nodes) return `a node process n0..n${params.nodes - 1} (or an incarnation n0.2, ...), not "${ev.proc}" (${act})`;
+  if (n === undefined || n >= params.nodes) return `a node process n0..n${params.nodes - 1} (or an incarnation n0.2, ...), not ${JSON.stringify(ev.proc)} (${act})`;
   if (NODE_EVENTS.has(act)) return act === 'recover' && a.table !== undefined && (a.table === null || typeof a.table !== 'object' || Array.isArray(a.table) || !Object.values(a.table).every(isTS)) ? 'args.table: {key: the recovered TS}' : undefined;
   const scoped = SCOPE_EVENTS.has(act) || (act === 'recvACK_P' && a.key === '');
   if (scoped) {
@@ -156,7 +156,7 @@ function checkEvent(ev: TraceEvent, params: Params): string | undefined {
 export const minosTrace: TraceSpec = {
   configs: [{ name: 'default', description: "the spec's fixed protocol (atomic GenTS, max glb updates, PERSIST carrying its writes), system-level recovery" }],
   open(info) {
-    if (info.config !== 'default') throw new TraceSpecError(`a minos validation config: default (not "${info.config}")`);
+    if (info.config !== 'default') throw new TraceSpecError(`a minos validation config: default (not ${JSON.stringify(info.config)})`);
     const params = readParams(info);
     const partitions = new Map<string, PartitionSpec<KeyState, MinosAction>>();
     const all = params.keys;
