@@ -2,13 +2,13 @@
 // the path. Each server is started by its test and always stopped (afterAll / finally).
 import { spawn } from 'node:child_process';
 import { get } from 'node:http';
-import { connect } from 'node:net';
+import { connect, createServer as createNetServer } from 'node:net';
 import { resolve } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browserAvailable, launch } from '../checkers/report/browser.ts';
 import { ARTIFACTS } from '../checkers/report/browser.ts';
-import { startServer, type Served } from './serve.ts';
+import { DEFAULT_PORT, startServer, type Served } from './serve.ts';
 import { runInProcess } from './in-process.ts';
 
 const root = resolve(import.meta.dirname, '..');
@@ -74,6 +74,22 @@ describe('interleave serve: the server', () => {
     const busy = await runInProcess('serve', 'rowan', '--port', port);
     expect(busy.code).toBe(64);
     expect(busy.stderr).toContain(`port ${port} is in use`);
+  });
+
+  it('names the default port when it is in use, not "port undefined" (review3 defect 4)', async () => {
+    // Held here for the test; if another process holds it already, it is in use all the same.
+    const blocker = createNetServer();
+    await new Promise<void>((done) => {
+      blocker.once('error', () => done());
+      blocker.listen(DEFAULT_PORT, '127.0.0.1', () => done());
+    });
+    try {
+      const r = await runInProcess('serve', 'rowan');
+      expect(r.code).toBe(64);
+      expect(r.stderr).toContain(`interleave: port ${DEFAULT_PORT} is in use; choose another with --port (0: any free port)`);
+    } finally {
+      await new Promise<void>((done) => (blocker.listening ? blocker.close(() => done()) : done()));
+    }
   });
 });
 

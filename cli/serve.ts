@@ -35,6 +35,8 @@ export interface Served {
 /** At most this many steps in a path, and actions whose successors are checked per page. */
 const MAX_PATH = 10_000;
 const MAX_CHECKED = 500;
+/** The port without --port. */
+export const DEFAULT_PORT = 3000;
 
 function actionDetail(a: Action): string {
   return Object.entries(a)
@@ -149,9 +151,10 @@ export async function startServer(specName: string, o: ServeOptions): Promise<Se
   }
 
   const server: Server = createServer();
+  const asked = o.port ?? DEFAULT_PORT;
   await new Promise<void>((resolve, reject) => {
-    server.once('error', (e: NodeJS.ErrnoException) => reject(e.code === 'EADDRINUSE' ? new UsageError(`port ${o.port} is in use; choose another with --port (0: any free port)`) : e));
-    server.listen(o.port ?? 3000, '127.0.0.1', () => resolve());
+    server.once('error', (e: NodeJS.ErrnoException) => reject(e.code === 'EADDRINUSE' ? new UsageError(`port ${asked} is in use; choose another with --port (0: any free port)`) : e));
+    server.listen(asked, '127.0.0.1', () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
   server.on('request', (req, res) => handle(req, res, port));
