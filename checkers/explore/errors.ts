@@ -83,3 +83,25 @@ export function checkOptions(options: unknown): void {
   if (o.timeLimitMs !== undefined && !(typeof o.timeLimitMs === 'number' && o.timeLimitMs >= 0)) throw new RangeError(`explore options: timeLimitMs is a number of milliseconds ≥ 0 (or Infinity), not ${brief(o.timeLimitMs)}`);
   if (o.strategy !== undefined && o.strategy !== 'bfs' && o.strategy !== 'dfs' && o.strategy !== 'simulate') throw new RangeError(`explore options: strategy is bfs, dfs or simulate, not ${brief(o.strategy)}`);
 }
+
+/**
+ * A spec's own function (init, actions, next, an invariant, ...) threw `thrown` (its name and
+ * message). Raised where a search must tell the spec's exceptions from its own machinery's:
+ * explore --redis, where a job can also fail because of Redis or the queue
+ * (checkers/distributed/spec-calls.ts). The CLI says it of a user's module as it says any
+ * exception the module throws on one host (65).
+ */
+export class SpecThrew extends Error {
+  override name = 'SpecThrew';
+  constructor(
+    readonly thrown: { name: string; message: string },
+    options?: { cause?: unknown },
+  ) {
+    super(`the spec threw ${thrown.name}: ${thrown.message}`, options);
+  }
+
+  /** What `e`, thrown by a spec's function, says of itself. */
+  static of(e: unknown): SpecThrew {
+    return new SpecThrew(e instanceof Error ? { name: e.name, message: e.message } : { name: 'a value', message: String(e) }, { cause: e });
+  }
+}
