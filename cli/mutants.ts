@@ -180,6 +180,7 @@ export function register(program: Command): void {
     exitCodes: {
       0: 'every safety mutant is killed, every control passes, every finding reproduces',
       1: 'some mutant survived, control failed or finding is gone (marked !! in the table)',
+      64: 'also a spec with no mutants, controls or findings (nothing to run)',
       65: 'a spec module cannot be loaded, threw, or breaks the contract',
       73: true,
     },
