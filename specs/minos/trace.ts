@@ -108,6 +108,11 @@ function readParams(info: TraceInfo): Params {
   return { nodes: p.n, model: MODELS[p.model], offload: p.offload === true, keys: Array.from({ length: p.keys }, (_, i) => `k${i}`) };
 }
 
+/** One of the run's keys, as the header gives them: k0 .. k(keys - 1), written as they are named. */
+function isKeyName(k: string, params: Params): boolean {
+  return /^k(?:0|[1-9]\d{0,4})$/.test(k) && Number(k.slice(1)) < params.keys.length;
+}
+
 /** The node of a process: n0, or n0.2 for its second incarnation. */
 function nodeOf(proc: string): number | undefined {
   const m = /^n(\d{1,2})(?:\.\d{1,9})?$/.exec(proc);
@@ -125,7 +130,13 @@ function checkEvent(ev: TraceEvent, params: Params): string | undefined {
   }
   const n = nodeOf(ev.proc);
   if (n === undefined || n >= params.nodes) return `a node process n0..n${params.nodes - 1} (or an incarnation n0.2, ...), not ${JSON.stringify(ev.proc)} (${act})`;
-  if (NODE_EVENTS.has(act)) return act === 'recover' && a.table !== undefined && (a.table === null || typeof a.table !== 'object' || Array.isArray(a.table) || !Object.values(a.table).every(isTS)) ? 'args.table: {key: the recovered TS}' : undefined;
+  if (NODE_EVENTS.has(act)) {
+    if (act !== 'recover' || a.table === undefined) return undefined;
+    if (a.table === null || typeof a.table !== 'object' || Array.isArray(a.table) || !Object.values(a.table).every(isTS)) return 'args.table: {key: the recovered TS}';
+    // The table is read through the run's keys only: a key the header does not give would be ignored.
+    const stranger = Object.keys(a.table).find((k) => !isKeyName(k, params));
+    return stranger === undefined ? undefined : `args.table: keys k0..k${params.keys.length - 1}, not ${JSON.stringify(stranger)} (recover)`;
+  }
   const scoped = SCOPE_EVENTS.has(act) || (act === 'recvACK_P' && a.key === '');
   if (scoped) {
     if (params.model !== 'Scope') return `${act} only under the Scope model`;
