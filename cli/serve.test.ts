@@ -1,9 +1,11 @@
 // `interleave serve` walked in Chromium: step, back, jump to a counterexample, the URL as
 // the path. Each server is started by its test and always stopped (afterAll / finally).
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { get } from 'node:http';
 import { connect, createServer as createNetServer } from 'node:net';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browserAvailable, launch } from '../checkers/report/browser.ts';
@@ -91,6 +93,33 @@ describe('interleave serve: the server', () => {
       await new Promise<void>((done) => (blocker.listening ? blocker.close(() => done()) : done()));
     }
   });
+});
+
+describe('interleave serve while a counterexample search runs (review3 defect 4)', () => {
+  it('answers pages meanwhile, and stopping the server stops the search (it held the thread up to --time)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'interleave-serve-search-'));
+    // A space no budget of this test's ends: the search runs until it is stopped.
+    const file = join(dir, 'endless.mjs');
+    writeFileSync(file, "export default () => ({ init: () => [0], actions: () => [{ label: 'inc' }], next: (s) => s + 1, invariants: { ok: () => true } });\n");
+    const served = await startServer(file, { port: 0, maxStates: 1_000_000_000, time: 3600 });
+    try {
+      const pending = fetch(`${served.url}counterexample`).then(
+        (r) => r.status,
+        () => 'closed',
+      );
+      for (let i = 0; i < 100_000 && !served.searching(); i++) await new Promise((r) => setTimeout(r, 10));
+      expect(served.searching()).toBe(true);
+      const page = await fetch(served.url);
+      expect(page.status).toBe(200);
+      expect(served.searching()).toBe(true);
+      await served.close();
+      // the pending request is dropped with the server, not answered by a finished search
+      expect(await pending).toBe('closed');
+    } finally {
+      await served.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
 
 describe.skipIf(!browserAvailable)('interleave serve in Chromium', () => {
