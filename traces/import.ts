@@ -10,7 +10,7 @@ import type { ImportCounts } from './history.ts';
 import { JEPSEN_LOG_LINE, JepsenLogSink } from './jepsen-log.ts';
 import { JsonlSink } from './jsonl.ts';
 import { loadSchemas, SchemasNeeded, schemasLoaded } from './lazy-schemas.ts';
-import { DEFAULT_LIMITS, type Limits } from './limits.ts';
+import { checkLimits, DEFAULT_LIMITS, type Limits } from './limits.ts';
 import { cleanLine, linesOfBatch, readTextBatches, splitLines, type Line, type TextBatch } from './lines.ts';
 import type { HistorySink } from './sink.ts';
 import type { ImportModel } from './vocabulary.ts';
@@ -94,6 +94,7 @@ class Importer {
     const model = typeof options.model === 'string' ? findModel(options.model) : options.model;
     if (model === undefined) throw new TypeError(`unknown model ${JSON.stringify(options.model)}`);
     this.model = model;
+    checkLimits(options.limits);
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
     const format = options.format ?? 'auto';
     if (format !== 'auto' && !isFormat(format)) throw new TypeError(`unknown format ${JSON.stringify(format)}; one of auto, ${FORMATS.join(', ')}`);
