@@ -12,7 +12,7 @@ import { userSpecErrors } from './errors.ts';
 import type { ExploreResult } from '../checkers/explore/types.ts';
 import { checkBundledTraces, renderTraceTable, type TraceRow } from './check-traces.ts';
 import { EXIT, UsageError } from './exit.ts';
-import { runSpecJobs, specJobs } from './conformance.ts';
+import { checkExpects, runSpecJobs, specJobs } from './conformance.ts';
 import { capWorkers, workers } from './flags.ts';
 import { JSON_HELP, withHelp } from './help.ts';
 import { printJson } from './envelope.ts';
@@ -69,6 +69,7 @@ export function configRow(o: Outcome): ConfigRow {
  */
 export async function checkSpecs(list: readonly ResolvedSpec[], out: ((s: string) => void) | undefined, full: boolean, threads: number): Promise<{ configs: ConfigRow[]; mutants: MutantRow[] }> {
   const jobs = specJobs(list, { full });
+  await checkExpects(jobs);
   const configJobs = jobs.filter((j) => j.job.kind === 'config');
   const mutantJobs = jobs.filter((j) => j.job.kind !== 'config');
   const widths = [Math.max(10, ...configJobs.map((j) => j.spec.name.length)), Math.max(14, ...configJobs.map((j) => j.job.config.length)), 12, 9];

@@ -4,9 +4,11 @@
 // pool they are reported in job order as soon as every earlier one is done.
 import { conformanceJobs, judge, runJob, type ConformanceJob, type Outcome } from '../checkers/explore/conformance.ts';
 import { explore } from '../checkers/explore/index.ts';
+import { propertiesChecked } from '../checkers/explore/prepare.ts';
 import { runPool } from '../checkers/explore/pool.ts';
 import type { ExploreOptions } from '../checkers/explore/types.ts';
 import { recordedStates } from '../specs/equivalence.ts';
+import { InputError } from '../traces/index.ts';
 import { userSpecErrors } from './errors.ts';
 import type { TerminalProgress } from './progress.ts';
 import type { ResolvedSpec } from './specs.ts';
@@ -18,6 +20,26 @@ export interface SpecJob {
 
 export function specJobs(list: readonly ResolvedSpec[], filter: { full?: boolean; configs?: boolean; mutants?: boolean }): SpecJob[] {
   return list.flatMap((spec) => conformanceJobs(spec.def, filter).map((job) => ({ spec, job })));
+}
+
+/**
+ * A user's mutant or finding must expect a property a search of its machine can report:
+ * one of its invariants, linearizability (a machine with a history), deadlock (with
+ * mayStop) or livelock (with progress or a history). Another name is a typo in the module (65, said as the SpecDef's
+ * field, as a wrong `config` is when the module loads), not a mutant that survived or a
+ * finding that is gone. Checked before any run; the machine is built for it, so it is
+ * done here rather than at load. Bundled specs' names are checked by their own tests.
+ */
+export async function checkExpects(jobs: readonly SpecJob[]): Promise<void> {
+  for (const { spec, job } of jobs) {
+    if (spec.module === undefined || job.expect === undefined || job.kind === 'config') continue;
+    const machine = await userSpecErrors(spec, `building ${job.config}${job.variant === undefined ? '' : ` with ${job.variant}`}`, () => spec.machine(job.config, job.variant));
+    const properties = propertiesChecked(machine, { livelock: machine.progress !== undefined || machine.history !== undefined });
+    if (properties.includes(job.expect)) continue;
+    const [field, list] = job.kind === 'finding' ? ['findings', spec.def.findings ?? []] : ['mutants', spec.def.mutants];
+    const index = list.findIndex((m) => m.name === job.name);
+    throw new InputError(spec.module.file, undefined, `${spec.module.export}.${field}.${index}.expect: one of the spec's properties (${properties.map((p) => JSON.stringify(p)).join(', ')}), not ${JSON.stringify(job.expect)}`);
+  }
 }
 
 export interface RunHooks {

@@ -195,10 +195,27 @@ describe("a user's spec that breaks the contract, through Redis", () => {
           expect([swarmJobs, spread.code, spread.stderr]).toEqual([swarmJobs, 65, message]);
         }
       }
+      // review3 E1: what the spec's own functions throw is the module's error (65), as on
+      // one host, whether a job (deep: an invariant at n = 2, next at n = 1) or the
+      // coordinator (init) calls it; it was "a job failed (boom)", inconclusive (2)
+      const thrown = [
+        [module('invthrow', `{ ${base}, actions: (s) => (s.n < 3 ? [{ label: 'inc()' }] : []), invariants: { ok: (s) => { if (s.n === 2) throw new Error('boom'); return true; } } }`), 'Error: boom'],
+        [module('nextthrow', `{ ${base}, actions: (s) => (s.n < 3 ? [{ label: 'inc()' }] : []), next: (s) => { if (s.n === 1) throw new RangeError('bad step'); return { n: s.n + 1 }; } }`), 'RangeError: bad step'],
+        [module('initthrow', `{ ${base}, actions: () => [], init: () => { throw new TypeError('no init'); } }`), 'TypeError: no init'],
+      ] as const;
+      for (const [file, what] of thrown) {
+        const message = `interleave: ${file}: a spec that does not throw; it threw while exploring A: ${what}\n`;
+        const local = await runInProcess('explore', file);
+        expect([file, local.code, local.stderr]).toEqual([file, 65, message]);
+        for (const swarmJobs of [[], ['--swarm', '2']]) {
+          const spread = await runInProcess('explore', file, '--redis', redis.url, '--workers-per-host', '0', ...swarmJobs);
+          expect([file, swarmJobs, spread.code, spread.stderr]).toEqual([file, swarmJobs, 65, message]);
+        }
+      }
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  }, 120_000);
+  }, 180_000);
 });
 
 describe('a busy host', () => {

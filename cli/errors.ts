@@ -5,7 +5,7 @@
 import { sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CommanderError, type Command } from 'commander';
-import { SpecError, UnsupportedOption } from '../checkers/explore/errors.ts';
+import { SpecError, SpecThrew, UnsupportedOption } from '../checkers/explore/errors.ts';
 import { InputError, ReadTimeout } from '../traces/errors.ts';
 import { EXIT, UsageError } from './exit.ts';
 import { envelopeMade, envelopeText, startClock } from './envelope.ts';
@@ -44,13 +44,20 @@ export async function userSpecErrors<T>(spec: { module?: { file: string } }, doi
 
 /**
  * Runs f on a spec; a SpecError (the spec breaks the contract) of a user's module is said of
- * its file, as userSpecErrors says it; any other exception is left as it is (explore
- * --redis: what fails there may be Redis or the queue, not the spec).
+ * its file, as userSpecErrors says it, and so is what the module's own functions threw (a
+ * SpecThrew: the search marked it as the spec's, checkers/distributed/spec-calls.ts); any
+ * other exception is left as it is (explore --redis: what fails there may be Redis or the
+ * queue, not the spec).
  */
 export async function userSpecContract<T>(spec: { module?: { file: string } }, doing: string, f: () => Promise<T>): Promise<T> {
   try {
     return await f();
   } catch (e) {
+    if (spec.module !== undefined && e instanceof SpecThrew) {
+      const thrown = new Error(e.thrown.message);
+      thrown.name = e.thrown.name;
+      throw new SpecModuleError(spec.module.file, doing, e.cause ?? thrown);
+    }
     throw contractOfFile(spec, doing, e);
   }
 }

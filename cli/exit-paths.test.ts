@@ -174,6 +174,9 @@ describe('a pass of nothing is refused', () => {
     expect(r.code).toBe(64);
     expect(r.stderr).toMatch(/declares no mutants, controls or findings: nothing to run/);
     quiet(r);
+    // and --help says so among its 64 cases (review3 defect 3)
+    const help = await spawnCli(['mutants', '--help']);
+    expect(help.stdout).toMatch(/ {3}64 {2}bad usage.*also a spec with no mutants, controls or findings \(nothing to run\)/);
   });
 });
 

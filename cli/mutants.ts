@@ -8,7 +8,7 @@
 import type { Command } from 'commander';
 import type { ConformanceJob, Outcome } from '../checkers/explore/conformance.ts';
 import type { ExploreOptions } from '../checkers/explore/types.ts';
-import { runSpecJobs, specJobs, type SpecJob } from './conformance.ts';
+import { checkExpects, runSpecJobs, specJobs, type SpecJob } from './conformance.ts';
 import { EXIT, UsageError } from './exit.ts';
 import { capWorkers, workers } from './flags.ts';
 import { JSON_HELP, withHelp } from './help.ts';
@@ -161,6 +161,7 @@ export function register(program: Command): void {
       const jobs = specJobs(list, { configs: false });
       // As `check` refuses a spec with no default config: a pass of no mutants says nothing.
       if (jobs.length === 0) throw new UsageError(`${name === 'all' ? 'the bundled specs declare' : `spec ${list[0]!.name} declares`} no mutants, controls or findings: nothing to run`);
+      await checkExpects(jobs);
       const threads = capWorkers(o.workers, (s) => process.stderr.write(s));
       const rows = await runMutantsPrinted(jobs, {}, threads, o.json ? undefined : (s) => process.stdout.write(s));
       const ok = rows.every((r) => r.ok);
@@ -179,6 +180,7 @@ export function register(program: Command): void {
     exitCodes: {
       0: 'every safety mutant is killed, every control passes, every finding reproduces',
       1: 'some mutant survived, control failed or finding is gone (marked !! in the table)',
+      64: 'also a spec with no mutants, controls or findings (nothing to run)',
       65: 'a spec module cannot be loaded, threw, or breaks the contract',
       73: true,
     },

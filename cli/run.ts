@@ -32,7 +32,8 @@ export interface RunCliOptions {
   bug?: string;
   seed?: string;
   nodes: number;
-  replicas: number;
+  /** Default DEFAULT_REPLICAS; for an implementation with every key on every node, --nodes. */
+  replicas?: number;
   basePort?: number;
   drain: number;
   checkTimeout: number;
@@ -43,6 +44,9 @@ export interface RunCliOptions {
   model?: string;
   offload?: boolean;
 }
+
+/** --replicas without the flag (fusee). */
+export const DEFAULT_REPLICAS = 3;
 
 export interface Io {
   out(s: string): void;
@@ -71,6 +75,10 @@ async function runOrThrow(implName: string, o: RunCliOptions, io: Io): Promise<n
   if (!nemesis.includes('none') && o.duration < MIN_NEMESIS_DURATION_S) {
     throw new UsageError(`--nemesis ${nemesis.join(',')} needs --duration ${MIN_NEMESIS_DURATION_S} or more (faults start 1 to 2 s into the workload and end 1 s before it does: a ${o.duration} s run would have none)`);
   }
+  // A flag the implementation would ignore is refused, not recorded as the run's option.
+  if (impl.everyKeyOnEveryNode && o.replicas !== undefined && o.replicas !== o.nodes) {
+    throw new UsageError(`${impl.name} has no replication factor (--replicas ${o.replicas}): every key is on every node (r = --nodes, ${o.nodes})`);
+  }
   if ((o.model !== undefined || o.offload === true) && impl.persistencies === undefined) throw new UsageError(`${impl.name} has no persistency models (--model, --offload)`);
   if (o.model !== undefined && !impl.persistencies!.includes(o.model)) throw new UsageError(`unknown model ${JSON.stringify(o.model)} for ${impl.name}; known: ${impl.persistencies!.join(', ')}`);
   const seed = o.seed ?? String(Date.now() % 1_000_000);
@@ -85,7 +93,7 @@ async function runOrThrow(implName: string, o: RunCliOptions, io: Io): Promise<n
     bug,
     seed,
     nodes: o.nodes,
-    replicas: o.replicas,
+    replicas: impl.everyKeyOnEveryNode ? o.nodes : (o.replicas ?? DEFAULT_REPLICAS),
     basePort: o.basePort ?? 0,
     drain: o.drain,
     checkTimeout: o.checkTimeout,
@@ -157,7 +165,7 @@ export function register(program: Command): void {
     .option('--bug <name>', 'run a bug flag (a mutant of the spec, in code)')
     .option('--seed <s>', 'seed of the workload and the fault schedule (default: printed)')
     .option('--nodes <n>', 'memory nodes', int(1), 3)
-    .option('--replicas <r>', 'replication factor (fusee: 2 to --nodes)', int(1), 3)
+    .option('--replicas <r>', `replication factor (fusee: 2 to --nodes, default ${DEFAULT_REPLICAS}; minos: every key is on every node, none to choose)`, int(1))
     .option('--base-port <p>', 'fixed ports P, P+1, ... on 127.0.0.1, all at most 65,535 (0, the default: any free ports)', integer(0, MAX_BASE_PORT))
     .option('--drain <s>', 'seconds operations in flight get to finish once the faults end', num(0), 10)
     .option('--check-timeout <s>', 'seconds the history check may take (0: no limit)', num(0), 300)

@@ -1,13 +1,16 @@
 // `interleave serve` walked in Chromium: step, back, jump to a counterexample, the URL as
 // the path. Each server is started by its test and always stopped (afterAll / finally).
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { get } from 'node:http';
-import { resolve } from 'node:path';
+import { connect, createServer as createNetServer } from 'node:net';
+import { join, resolve } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browserAvailable, launch } from '../checkers/report/browser.ts';
 import { ARTIFACTS } from '../checkers/report/browser.ts';
-import { startServer, type Served } from './serve.ts';
+import { DEFAULT_PORT, startServer, type Served } from './serve.ts';
 import { runInProcess } from './in-process.ts';
 
 const root = resolve(import.meta.dirname, '..');
@@ -48,6 +51,22 @@ describe('interleave serve: the server', () => {
     expect((await fetch(`${served.url}nothing`)).status).toBe(404);
   });
 
+  it('answers a request target that is no URL with 400 and keeps serving', async () => {
+    const port = Number(new URL(served.url).port);
+    // fetch and node:http refuse to send `GET http://[`; a raw socket sends what any local process can.
+    const reply = await new Promise<string>((done, fail) => {
+      const socket = connect(port, '127.0.0.1', () => socket.end(`GET http://[ HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`));
+      let text = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (d: string) => (text += d));
+      socket.on('end', () => done(text));
+      socket.on('error', fail);
+    });
+    expect(reply).toMatch(/^HTTP\/1\.1 400 /);
+    expect(reply).toContain('bad request target');
+    expect((await fetch(served.url)).status).toBe(200);
+  });
+
   it('refuses an unknown spec or mutant, and a port in use, as bad usage (64)', async () => {
     expect((await runInProcess('serve', 'nope', '--port', '0')).code).toBe(64);
     const r = await runInProcess('serve', 'rowan', '--mutant', 'M999', '--port', '0');
@@ -58,6 +77,49 @@ describe('interleave serve: the server', () => {
     expect(busy.code).toBe(64);
     expect(busy.stderr).toContain(`port ${port} is in use`);
   });
+
+  it('names the default port when it is in use, not "port undefined" (review3 defect 4)', async () => {
+    // Held here for the test; if another process holds it already, it is in use all the same.
+    const blocker = createNetServer();
+    await new Promise<void>((done) => {
+      blocker.once('error', () => done());
+      blocker.listen(DEFAULT_PORT, '127.0.0.1', () => done());
+    });
+    try {
+      const r = await runInProcess('serve', 'rowan');
+      expect(r.code).toBe(64);
+      expect(r.stderr).toContain(`interleave: port ${DEFAULT_PORT} is in use; choose another with --port (0: any free port)`);
+    } finally {
+      await new Promise<void>((done) => (blocker.listening ? blocker.close(() => done()) : done()));
+    }
+  });
+});
+
+describe('interleave serve while a counterexample search runs (review3 defect 4)', () => {
+  it('answers pages meanwhile, and stopping the server stops the search (it held the thread up to --time)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'interleave-serve-search-'));
+    // A space no budget of this test's ends: the search runs until it is stopped.
+    const file = join(dir, 'endless.mjs');
+    writeFileSync(file, "export default () => ({ init: () => [0], actions: () => [{ label: 'inc' }], next: (s) => s + 1, invariants: { ok: () => true } });\n");
+    const served = await startServer(file, { port: 0, maxStates: 1_000_000_000, time: 3600 });
+    try {
+      const pending = fetch(`${served.url}counterexample`).then(
+        (r) => r.status,
+        () => 'closed',
+      );
+      for (let i = 0; i < 100_000 && !served.searching(); i++) await new Promise((r) => setTimeout(r, 10));
+      expect(served.searching()).toBe(true);
+      const page = await fetch(served.url);
+      expect(page.status).toBe(200);
+      expect(served.searching()).toBe(true);
+      await served.close();
+      // the pending request is dropped with the server, not answered by a finished search
+      expect(await pending).toBe('closed');
+    } finally {
+      await served.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
 
 describe.skipIf(!browserAvailable)('interleave serve in Chromium', () => {

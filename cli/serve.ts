@@ -2,13 +2,17 @@
 // a browser, as Stateright's Explorer does. A local HTTP server on 127.0.0.1 only; a page
 // per state, its URL the path of action indices from an initial state (`/?path=2.0.1`),
 // so a path is shared as a URL and the back button steps back. `/counterexample` runs
-// the explorer (bounded) and redirects to the first counterexample's last state.
+// the explorer (bounded, on a thread of its own: pages, SIGINT and SIGTERM are answered
+// meanwhile, and stopping the server stops it) and redirects to the first counterexample's last state.
 // Runs until interrupted (SIGINT, SIGTERM); exit 0. 64 bad usage (an unknown spec,
 // config or mutant, a port in use), 65 a user's spec module that cannot be loaded or throws.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Command } from 'commander';
-import { exploreSync, prepare, replayLabels } from '../checkers/explore/index.ts';
+import { Worker } from 'node:worker_threads';
+import { prepare, replayLabels } from '../checkers/explore/index.ts';
+import { OWN_EXTENSION } from '../checkers/explore/load.ts';
+import { workerCode } from '../checkers/explore/parallel.ts';
 import type { Action, Machine } from '../checkers/explore/types.ts';
 import { esc, page } from '../checkers/report/html.ts';
 import { renderWalkPage, walkHref, type WalkAction } from '../checkers/report/walk-html.ts';
@@ -16,6 +20,7 @@ import { userSpecErrors } from './errors.ts';
 import { UsageError } from './exit.ts';
 import { integer, seconds } from './flags.ts';
 import { withHelp } from './help.ts';
+import type { SearchReply } from './serve-search.ts';
 import { configOf, mutantOf, resolveSpec } from './specs.ts';
 
 export interface ServeOptions {
@@ -29,12 +34,20 @@ export interface ServeOptions {
 
 export interface Served {
   url: string;
+  /** Stops the server, and the counterexample search if one is running. */
   close(): Promise<void>;
+  /** A counterexample search is running (on its own thread). */
+  searching(): boolean;
 }
+
+/** The counterexample search's thread (serve-search.ts). */
+const SEARCH_ENTRY = new URL(`./serve-search${OWN_EXTENSION}`, import.meta.url).href;
 
 /** At most this many steps in a path, and actions whose successors are checked per page. */
 const MAX_PATH = 10_000;
 const MAX_CHECKED = 500;
+/** The port without --port. */
+export const DEFAULT_PORT = 3000;
 
 function actionDetail(a: Action): string {
   return Object.entries(a)
@@ -57,7 +70,41 @@ export async function startServer(specName: string, o: ServeOptions): Promise<Se
   const shown = (s: unknown) => (machine.inner ? machine.inner(s) : s);
   const title = `${specName}/${config}${o.mutant ? ` with ${o.mutant}` : ''}`;
   const inits = await userSpecErrors(resolved, 'computing the initial states', () => machine.init());
-  let search: { path?: { init: number; indices: number[] }; note: string } | undefined;
+  type Found = { path?: { init: number; indices: number[] }; note: string };
+  /** The search, once asked for: running, or its answer (a failed one is asked again). */
+  let search: Promise<Found> | undefined;
+  let found: Found | undefined;
+  /** The search's thread (serve-search.ts): started with the server, it loads the spec and waits for `go`. */
+  interface Searcher {
+    worker: Worker;
+    reply: Promise<SearchReply>;
+  }
+  let spare: Promise<Searcher | undefined> | undefined;
+  /** Every thread started and not yet stopped: close() stops them. */
+  const threads = new Set<Worker>();
+  let running = false;
+  let closing = false;
+  const target = resolved.target(config, variant);
+  const options = { maxStates: o.maxStates ?? 1_000_000, timeLimitMs: (o.time ?? 60) * 1000 };
+  /** A search thread, its code bundled and the spec loaded ahead of the request (seconds on a busy machine). */
+  async function startSearcher(): Promise<Searcher | undefined> {
+    const code = await workerCode(target, SEARCH_ENTRY);
+    if (closing) return undefined;
+    const worker = new Worker(code, { eval: true, workerData: { target, options } });
+    threads.add(worker);
+    const reply = new Promise<SearchReply>((resolve, reject) => {
+      worker.once('message', resolve);
+      worker.once('error', reject);
+      worker.once('exit', (code) => reject(new Error(`the search's thread stopped (exit ${code})`)));
+    });
+    reply.catch(() => {}).finally(() => {
+      threads.delete(worker);
+      void worker.terminate();
+    });
+    return { worker, reply };
+  }
+  spare = startSearcher();
+  spare.catch(() => {});
 
   function walk(init: number, path: number[], note?: string): string {
     if (init >= inits.length) throw new NotFound(`no initial state ${init} (there are ${inits.length})`);
@@ -86,14 +133,29 @@ export async function startServer(specName: string, o: ServeOptions): Promise<Se
     return renderWalkPage({ title, init, inits: inits.length, path, steps, state: shown(s), before: before === undefined ? undefined : shown(before), invariants, actions, deadlock, ...(note ? { note } : {}), ...(machine.internal ? { internal: machine.internal } : {}) });
   }
 
-  function findCounterexample(): NonNullable<typeof search> {
-    const result = exploreSync(resolved.machine(config, variant), { maxStates: o.maxStates ?? 1_000_000, timeLimitMs: (o.time ?? 60) * 1000 });
+  /**
+   * The bounded search, on a thread of its own (serve-search.ts): the server's thread goes on
+   * answering pages, SIGINT and SIGTERM meanwhile, and close() stops it.
+   */
+  async function findCounterexample(): Promise<Found> {
+    const started = await (spare ?? startSearcher());
+    spare = undefined;
+    if (started === undefined) throw new Error('the server is stopping');
+    let result: SearchReply;
+    running = true;
+    try {
+      started.worker.postMessage('go');
+      result = await started.reply;
+    } finally {
+      running = false;
+    }
+    if (!result.ok) throw new Error(`${result.error.name}: ${result.error.message}`);
     const stats = `${result.states.toLocaleString('en')} distinct states, depth ${result.depth}`;
-    const cx = result.violations[0];
+    const cx = result.violation;
     if (!cx) {
       return { note: result.status === 'holds' ? `No counterexample: every property holds (${stats}).` : `No counterexample found within the search's bounds (${stats}); the search is incomplete.` };
     }
-    const labels = cx.steps.map((st) => st.action.label);
+    const labels = cx.labels;
     for (let init = 0; init < inits.length; init++) {
       try {
         const { indices } = replayLabels(machine, labels, init);
@@ -116,15 +178,40 @@ export async function startServer(specName: string, o: ServeOptions): Promise<Se
     const host = req.headers.host ?? '';
     if (host !== `127.0.0.1:${port}` && host !== `localhost:${port}`) return error(403, `refused: Host ${host}`);
     if (req.method !== 'GET' && req.method !== 'HEAD') return error(405, `method ${req.method} not allowed`);
-    const url = new URL(req.url ?? '/', `http://127.0.0.1:${port}`);
+    // The request target is the client's: one URL cannot parse (`GET http://[`) is a bad
+    // request, never an exception that stops the server.
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', `http://127.0.0.1:${port}`);
+    } catch {
+      return error(400, 'bad request target: expected a path like /?path=2.0.1');
+    }
     try {
       if (url.pathname === '/counterexample') {
-        search ??= findCounterexample();
-        if (search.path) {
-          const href = walkHref(search.path.init, search.path.indices);
-          return send(303, '', { location: `${href}${href.includes('?') ? '&' : '?'}found=1` });
-        }
-        return send(200, walk(0, [], search.note));
+        search ??= findCounterexample().then((f) => (found = f));
+        // Answered when the search is done; a client gone, or a server stopped, meanwhile gets nothing.
+        const failed = (e: unknown) => {
+          if (!res.headersSent && !res.destroyed) error(500, `the spec failed: ${(e as Error).message}`);
+        };
+        search.then(
+          (f) => {
+            if (res.destroyed) return;
+            try {
+              if (f.path) {
+                const href = walkHref(f.path.init, f.path.indices);
+                return send(303, '', { location: `${href}${href.includes('?') ? '&' : '?'}found=1` });
+              }
+              return send(200, walk(0, [], f.note));
+            } catch (e) {
+              return failed(e);
+            }
+          },
+          (e: unknown) => {
+            search = undefined;
+            failed(e);
+          },
+        );
+        return;
       }
       if (url.pathname !== '/') return error(404, `no page ${url.pathname}`);
       const rawPath = url.searchParams.get('path') ?? '';
@@ -133,7 +220,7 @@ export async function startServer(specName: string, o: ServeOptions): Promise<Se
       if (!/^\d{1,5}$/.test(rawInit)) return error(400, 'init: expected the index of an initial state');
       const path = rawPath === '' ? [] : rawPath.split('.').map(Number);
       if (path.length > MAX_PATH) return error(400, `path: at most ${MAX_PATH} steps`);
-      const note = url.searchParams.get('found') === '1' && search?.note ? search.note : undefined;
+      const note = url.searchParams.get('found') === '1' && found?.note ? found.note : undefined;
       return send(200, walk(Number(rawInit), path, note));
     } catch (e) {
       if (e instanceof NotFound) return error(404, e.message);
@@ -142,19 +229,24 @@ export async function startServer(specName: string, o: ServeOptions): Promise<Se
   }
 
   const server: Server = createServer();
+  const asked = o.port ?? DEFAULT_PORT;
   await new Promise<void>((resolve, reject) => {
-    server.once('error', (e: NodeJS.ErrnoException) => reject(e.code === 'EADDRINUSE' ? new UsageError(`port ${o.port} is in use; choose another with --port (0: any free port)`) : e));
-    server.listen(o.port ?? 3000, '127.0.0.1', () => resolve());
+    server.once('error', (e: NodeJS.ErrnoException) => reject(e.code === 'EADDRINUSE' ? new UsageError(`port ${asked} is in use; choose another with --port (0: any free port)`) : e));
+    server.listen(asked, '127.0.0.1', () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
   server.on('request', (req, res) => handle(req, res, port));
   return {
     url: `http://127.0.0.1:${port}/`,
-    close: () =>
-      new Promise<void>((resolve) => {
+    close: async () => {
+      closing = true;
+      await Promise.all([...threads].map((w) => w.terminate()));
+      await new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
-      }),
+      });
+    },
+    searching: () => running,
   };
 }
 

@@ -155,6 +155,14 @@ describe("a user's module: every error names the file and the expectation", () =
     await fails(64, /noprop\/A: no property to check/, 'check', module('noprop.mjs', noProp));
   });
 
+  it("a mutant or finding expecting a property the spec does not have: 65 naming the field, not a mutant that survived (review3 defect 2)", async () => {
+    const def = (mutant: string) => `export const spec = { name: 'exp', title: 'e', paper: 'e', configs: [{ name: 'A', description: 'a', config: 1, tier: 'default' }], mutants: [${mutant}], build: (c, v) => ({ ...${MACHINE}, invariants: { small: (s) => s <= (v ? 1 : 2) } }) };\n`;
+    const typo = module('exptypo.mjs', def("{ name: 'm', description: 'm', breaks: 'x', kind: 'safety', config: 'A', expect: 'smal' }"));
+    for (const command of ['mutants', 'check']) await fails(65, /exptypo\.mjs: spec\.mutants\.0\.expect: one of the spec's properties \("small"\), not "smal"/, command, typo);
+    // the right name: killed, exit 0
+    expect((await runInProcess('mutants', module('expok.mjs', def("{ name: 'm', description: 'm', breaks: 'x', kind: 'safety', config: 'A', expect: 'small' }")))).code).toBe(0);
+  });
+
   it('asks for what the module does not have: 64, naming what it has', async () => {
     await fails(64, /has no export "other"; its exports: spec \(SpecDef\)/, 'explore', `${module('one.mjs', `export const spec = { name: 'one', title: 'o', paper: 'o', configs: [{ name: 'A', description: 'a', config: 1, tier: 'default' }, { name: 'B', description: 'b', config: 2, tier: 'default' }], mutants: [], build: () => (${MACHINE}) };\n`)}#other`);
     await fails(64, /exports several SpecDefs \(a, b\): choose one, as .*two\.mjs#a/, 'explore', module('two.mjs', `const d = (name) => ({ name, title: name, paper: name, configs: [{ name: 'A', description: 'a', config: 1, tier: 'default' }], mutants: [], build: () => (${MACHINE}) });\nexport const a = d('a');\nexport const b = d('b');\n`));

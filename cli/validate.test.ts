@@ -147,6 +147,23 @@ describe('interleave validate (in process)', () => {
     expect((await validateRunTrace('fusee', f)).validation).toEqual({ status: 'not-run', detail: 'the trace has no events' });
   });
 
+  it('names from a trace are quoted, never written raw to the terminal: no escape sequence or bell reaches stderr (review3 defect 6)', async () => {
+    const header = JSON.stringify({ format: 'interleave-trace/1', spec: 'minos', params: { n: 3, model: 'scope', offload: false, keys: 8, bugs: [] } });
+    const evil = 'n0\u001b[31mRED\u0007\u009b2J';
+    const cases: [string, RegExp][] = [
+      [JSON.stringify({ proc: evil, seq: 1, action: 'recover', args: {}, time: 1 }), /not "n0\\u001b\[31mRED\\u0007\\u009b2J" \(recover\)/],
+      [JSON.stringify({ proc: 'n0', seq: 1, action: evil, args: {}, time: 1 }), /vocabulary .*not "n0\\u001b\[31mRED\\u0007\\u009b2J"/],
+    ];
+    for (const [i, [event, message]] of cases.entries()) {
+      const f = join(dir, `esc${i}.jsonl`);
+      writeFileSync(f, `${header}\n${event}\n`);
+      const r = await run('minos', [f]);
+      expect(r.code).toBe(65);
+      expect(r.stderr).toMatch(message);
+      expect(r.stderr).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    }
+  });
+
   it("takes a user's module whose SpecDef has `trace`, as the other commands take modules", async () => {
     const fixtures = pathToFileURL(join(import.meta.dirname, '..', 'checkers', 'validate', 'fixtures.ts')).href;
     const def = (trace: string) => `import { registerTrace } from ${JSON.stringify(fixtures)};

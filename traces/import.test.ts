@@ -196,3 +196,24 @@ describe('format detection', () => {
     expect(() => importHistoryText(edn, 'h.edn', { model: casRegister, format: 'jsonl' })).toThrow(/h\.edn:1: a JSON object/);
   });
 });
+
+describe('the options a JavaScript caller gives (review3 defect 5)', () => {
+  const line = '{"client":0,"input":{"f":"write","value":1},"call":0,"return":1}\n';
+  it('a format not in FORMATS is named, not read as a Jepsen log', () => {
+    expect(() => importHistoryText(line, 'f.jsonl', { model: 'register', format: 'zz' as never })).toThrow(TypeError);
+    expect(() => importHistoryText(line, 'f.jsonl', { model: 'register', format: 'zz' as never })).toThrow('unknown format "zz"; one of auto, jsonl, edn, jepsen-log');
+    expect(importHistoryText(line, 'f.jsonl', { model: 'register', format: 'jsonl' }).operations).toHaveLength(1);
+  });
+  it("limits that are not whole numbers ≥ 1: a RangeError naming the limit, not the file's fault", async () => {
+    for (const limits of [{ maxLineBytes: -1 }, { maxDepth: NaN }, { maxFileBytes: 0.5 }]) {
+      const name = Object.keys(limits)[0];
+      expect(() => importHistoryText(line, 'f.jsonl', { model: 'register', limits })).toThrow(RangeError);
+      expect(() => importHistoryText(line, 'f.jsonl', { model: 'register', limits })).toThrow(new RegExp(`^limits\\.${name}: a whole number ≥ 1, not `));
+      await expect(importHistoryFile('/nonexistent.jsonl', { model: 'register', limits })).rejects.toThrow(RangeError);
+    }
+  });
+  it('no options, or a text that is no string: a TypeError saying what was expected', () => {
+    expect(() => importHistoryText(line, 'f.jsonl', undefined as never)).toThrow('import options: an object {model, format?, limits?, deadline?}, not undefined');
+    expect(() => importHistoryText(null as never, 'f.jsonl', { model: 'register' })).toThrow("importHistoryText: the history's text as a string, not null");
+  });
+});

@@ -10,7 +10,7 @@ import type { ImportCounts } from './history.ts';
 import { JEPSEN_LOG_LINE, JepsenLogSink } from './jepsen-log.ts';
 import { JsonlSink } from './jsonl.ts';
 import { loadSchemas, SchemasNeeded, schemasLoaded } from './lazy-schemas.ts';
-import { DEFAULT_LIMITS, type Limits } from './limits.ts';
+import { checkLimits, DEFAULT_LIMITS, type Limits } from './limits.ts';
 import { cleanLine, linesOfBatch, readTextBatches, splitLines, type Line, type TextBatch } from './lines.ts';
 import type { HistorySink } from './sink.ts';
 import type { ImportModel } from './vocabulary.ts';
@@ -88,11 +88,16 @@ class Importer {
     private readonly file: string,
     private readonly options: ImportOptions,
   ) {
+    // A JavaScript caller's options, checked as the CLI's flags are: a format not in
+    // FORMATS is named, not read as whatever the last sink is (the Jepsen log).
+    if (typeof options !== 'object' || options === null) throw new TypeError(`import options: an object {model, format?, limits?, deadline?}, not ${options === null ? 'null' : typeof options}`);
     const model = typeof options.model === 'string' ? findModel(options.model) : options.model;
     if (model === undefined) throw new TypeError(`unknown model ${JSON.stringify(options.model)}`);
     this.model = model;
+    checkLimits(options.limits);
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
     const format = options.format ?? 'auto';
+    if (format !== 'auto' && !isFormat(format)) throw new TypeError(`unknown format ${JSON.stringify(format)}; one of auto, ${FORMATS.join(', ')}`);
     if (format !== 'auto') this.start(format);
   }
 
@@ -200,6 +205,7 @@ async function readFile(path: string, options: ImportOptions): Promise<ImportedH
  */
 export function importHistoryText(text: string, file: string, options: ImportOptions): ImportedHistory {
   const importer = new Importer(file, options);
+  if (typeof text !== 'string') throw new TypeError(`importHistoryText: the history's text as a string, not ${text === null ? 'null' : typeof text}`);
   for (const l of splitLines(text, file, { ...DEFAULT_LIMITS, ...options.limits })) importer.feed(l);
   return importer.end();
 }

@@ -95,3 +95,10 @@ describe('malformed histories', () => {
     expect(Object.prototype).not.toHaveProperty('polluted');
   });
 });
+
+describe('an InputError message echoes no control character (review3 defect 6)', () => {
+  it('writes C0 (but tab and newline), DEL and C1 characters as \\u escapes, whatever site composed it', () => {
+    const e = new InputError('t.jsonl', 2, 'seq 1 of process n0\u001b[31mRED\u0007\u009b2J\r\u007f next\tnow\nand');
+    expect(e.message).toBe('t.jsonl:2: seq 1 of process n0\\u001b[31mRED\\u0007\\u009b2J\\u000d\\u007f next\tnow\nand');
+  });
+});

@@ -28,6 +28,7 @@ import type { Action, Counterexample, ExploreOptions, ExploreResult, ExploreTarg
 import { coordinate } from './jobs.ts';
 import { isConnectionError, keys, shownUrl, unavailable } from './redis.ts';
 import { compareFp, fpFromHex, fpKey, owner, plainMachine, plainOptions, Records, unpackLink, type FoundViolation, type RunDescriptor, type TaskReport } from './run.ts';
+import { guardSpec } from './spec-calls.ts';
 
 export interface DistributedOptions {
   url: string;
@@ -77,7 +78,7 @@ export async function distributedBfs(given: ExploreTarget, options: ExploreOptio
   if (options.por) throw new UnsupportedOption('partial-order reduction runs on one thread: not with --redis');
   if (options.store === 'exact' || (options.strategy ?? 'bfs') !== 'bfs') throw new UnsupportedOption('the distributed search is a BFS over fingerprints (for other searches through Redis, swarm)');
   const { target, machine: loaded } = await plainMachine(given);
-  const machine: Machine<unknown, Action> = prepare(loaded, options);
+  const machine: Machine<unknown, Action> = prepare(guardSpec(loaded), options);
   const partitions = d.partitions ?? 16;
   const recordsPerJob = d.recordsPerJob ?? 1000;
   const desc: RunDescriptor = { kind: 'bfs', target, options: plainOptions(options), partitions, leaseMs: d.leaseMs ?? 10_000 };

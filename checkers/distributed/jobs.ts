@@ -6,7 +6,7 @@ import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { connect, deleteRun, HEARTBEAT_WITHIN_MS, keys, liveWorkers, newRunId, queueName, QUEUE_PREFIX, RUN_ALIVE_MS, RUNS, shownUrl, sweepDeadRuns } from './redis.ts';
 import type { RunDescriptor } from './run.ts';
-import { SpecError } from '../explore/errors.ts';
+import { SpecError, SpecThrew } from '../explore/errors.ts';
 
 /**
  * How a job that found the spec breaking the contract (a SpecError: actions() not an array
@@ -15,10 +15,28 @@ import { SpecError } from '../explore/errors.ts';
  * calling the run inconclusive because a job failed.
  */
 const SPEC_ERROR = 'interleave SpecError: ';
+/** Likewise an exception the spec's own code threw (SpecThrew, spec-calls.ts): its name and message as JSON. */
+const SPEC_THREW = 'interleave SpecThrew: ';
 
-/** What a job throws for `e` (worker.ts): a SpecError tagged for the coordinator's wait. */
+/** What a job throws for `e` (worker.ts): a SpecError or a SpecThrew tagged for the coordinator's wait. */
 export function jobFailure(e: unknown): unknown {
-  return e instanceof SpecError ? new Error(`${SPEC_ERROR}${e.message}`) : e;
+  if (e instanceof SpecError) return new Error(`${SPEC_ERROR}${e.message}`);
+  if (e instanceof SpecThrew) return new Error(`${SPEC_THREW}${JSON.stringify(e.thrown)}`);
+  return e;
+}
+
+/** The SpecError or SpecThrew a job's failed reason carries, else undefined. */
+export function specFailure(why: string): Error | undefined {
+  if (why.startsWith(SPEC_ERROR)) return new SpecError(why.slice(SPEC_ERROR.length));
+  if (why.startsWith(SPEC_THREW)) {
+    try {
+      const t = JSON.parse(why.slice(SPEC_THREW.length)) as { name?: unknown; message?: unknown };
+      if (typeof t.name === 'string' && typeof t.message === 'string') return new SpecThrew({ name: t.name, message: t.message });
+    } catch {
+      // not ours after all: the job failed
+    }
+  }
+  return undefined;
 }
 
 export interface Coordinator {
@@ -81,7 +99,8 @@ export async function coordinate(url: string, desc: RunDescriptor, o: { noWorker
           const failed = await q.getFailed(0, 0);
           if (failed.length > 0) {
             const why = failed[0].failedReason ?? 'no reason given';
-            if (why.startsWith(SPEC_ERROR)) throw new SpecError(why.slice(SPEC_ERROR.length));
+            const spec = specFailure(why);
+            if (spec !== undefined) throw spec;
             return `a job failed (${why})`;
           }
           if (performance.now() > deadline) return `time limit of ${timeLimitMs} ms reached`;

@@ -14,6 +14,7 @@ import type { Action, Counterexample, ExploreOptions, ExploreResult, ExploreTarg
 import { coordinate } from './jobs.ts';
 import { isConnectionError, keys, shownUrl, unavailable } from './redis.ts';
 import { plainOptions, type RunDescriptor } from './run.ts';
+import { guardSpec } from './spec-calls.ts';
 import type { DistributedOptions } from './bfs.ts';
 
 export interface SwarmOptions {
@@ -110,7 +111,7 @@ export interface SwarmSummary {
 export async function swarm(given: ExploreTarget, options: ExploreOptions, d: DistributedOptions, s: SwarmOptions = {}): Promise<{ result: ExploreResult; summary: SwarmSummary }> {
   const started = performance.now();
   const target = normalizeTarget(given);
-  const machine = prepare(await loadMachine(target), options) as Machine<unknown, Action>;
+  const machine = prepare(guardSpec(await loadMachine(target)), options) as Machine<unknown, Action>;
   const n = s.jobs ?? 16;
   const seed = s.seed ?? 1;
   const depth = s.depth ?? 100;

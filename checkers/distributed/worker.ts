@@ -13,6 +13,7 @@ import { prepare } from '../explore/prepare.ts';
 import type { Action, Machine } from '../explore/types.ts';
 import { bfsContext, runLevelTask, type BfsContext } from './bfs-task.ts';
 import { jobFailure } from './jobs.ts';
+import { guardSpec } from './spec-calls.ts';
 import { runLinJob } from './lin.ts';
 import { connect, isConnectionError, keys, queueName, QUEUE_PREFIX, RUNS, sweepDeadRuns, unavailable, WORKERS } from './redis.ts';
 import type { RunDescriptor } from './run.ts';
@@ -61,7 +62,7 @@ export async function startWorker(url: string, o: { log?: (s: string) => void } 
   const machineOf = (run: RunState): Promise<Machine<unknown, Action>> => {
     if (run.desc.kind === 'lin') throw new Error('a linearizability run has no machine');
     const { target, options } = run.desc;
-    run.machine ??= loadMachine(target).then((m) => prepare(m, options) as Machine<unknown, Action>);
+    run.machine ??= loadMachine(target).then((m) => prepare(guardSpec(m), options) as Machine<unknown, Action>);
     return run.machine;
   };
 

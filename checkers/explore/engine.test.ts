@@ -122,6 +122,10 @@ describe('a machine that breaks the contract (review defect 3)', () => {
     ['an action without a label', { actions: (s: { n: number }) => (s.n < 3 ? [{}] : []) }, /string label; action 0 is labelled undefined/],
     ['a later state whose actions() is not an array', { actions: (s: { n: number }) => (s.n < 2 ? [{ label: 'inc()' }] : null) }, /must return an array of actions; it returned null/],
     ['a later state with a numeric label', { actions: (s: { n: number }) => (s.n === 0 ? [{ label: 'inc()' }] : s.n < 3 ? [{ label: 7 }] : []) }, /labelled number 7/],
+    // review3 defect 5: the members a JavaScript caller can leave out, before any is called
+    ['no invariants', { invariants: undefined }, /invariants must be an object of named predicates \{name: \(state\) => true or a message\}; it is undefined/],
+    ['an invariant that is no function', { invariants: { ok: 5 } }, /invariants\["ok"\] must be a predicate \(state\) => true or a message; it is number 5/],
+    ['no next', { next: undefined }, /next must be a function \(state, action\) returning the next state; it is undefined/],
   ];
   for (const [what, patch, message] of broken) {
     it(`${what}: a SpecError, not an empty space that holds`, () => {
@@ -132,6 +136,34 @@ describe('a machine that breaks the contract (review defect 3)', () => {
       }
     });
   }
+});
+
+describe("a JavaScript caller's machine and budgets (review3 defect 5)", () => {
+  const m = { init: () => [0], actions: () => [{ label: 'inc()' }], next: (s: number) => s + 1, invariants: { ok: () => true as const } };
+  it('a machine that is no object is a SpecError in the contract\'s words', () => {
+    expect(() => exploreSync(null as never)).toThrow(SpecError);
+    expect(() => exploreSync(null as never)).toThrow(/a machine is an object \{init, actions, next, invariants\}; it is null/);
+  });
+  it('budgets that are not whole numbers in range are a RangeError, not an unbounded or empty search', async () => {
+    const bad: [ExploreOptions, RegExp][] = [
+      [{ maxStates: NaN }, /maxStates is a whole number ≥ 1 \(or Infinity\), not number NaN/],
+      [{ maxStates: -1 }, /maxStates is a whole number ≥ 1/],
+      [{ maxStates: 0 }, /maxStates is a whole number ≥ 1/],
+      [{ maxStates: 2.5 }, /maxStates is a whole number ≥ 1/],
+      [{ maxDepth: NaN }, /maxDepth is a whole number ≥ 0/],
+      [{ timeLimitMs: NaN }, /timeLimitMs is a number of milliseconds ≥ 0/],
+      [{ timeLimitMs: -1 }, /timeLimitMs is a number of milliseconds ≥ 0/],
+      [{ strategy: 'zzz' as never }, /strategy is bfs, dfs or simulate, not the string "zzz"/],
+    ];
+    for (const [options, message] of bad) {
+      expect(() => exploreSync(m, options)).toThrow(RangeError);
+      expect(() => exploreSync(m, options)).toThrow(message);
+      await expect(explore(m, options)).rejects.toThrow(message);
+    }
+    // the bounds themselves still stop a search as incomplete
+    expect(exploreSync(m, { maxStates: 1 })).toMatchObject({ status: 'incomplete', states: 1 });
+    expect(exploreSync(m, { maxDepth: 0, maxStates: Infinity })).toMatchObject({ status: 'incomplete', states: 1 });
+  });
 });
 
 describe('a counterexample rebuilt by re-execution still violates (review defect 16)', () => {

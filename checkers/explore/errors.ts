@@ -39,3 +39,69 @@ export function checkEnabled(enabled: unknown): void {
     }
   }
 }
+
+/**
+ * Throws a SpecError unless the machine has the members the searches call: init, actions
+ * and next functions and invariants, an object of named predicates. A JavaScript caller's
+ * machine that lacks one is told so here, in the contract's words, rather than by an engine
+ * TypeError from deep in a search. (A machine from a user's module is checked the same way
+ * by the CLI when it is built, and said of the file.)
+ */
+export function checkMachine(machine: unknown): void {
+  if (typeof machine !== 'object' || machine === null) throw new SpecError(`the machine breaks the contract: a machine is an object {init, actions, next, invariants}; it is ${brief(machine)}`);
+  const m = machine as Record<string, unknown>;
+  const shapes: [string, string][] = [
+    ['init', '() returning the initial states'],
+    ['actions', '(state) returning the enabled actions'],
+    ['next', '(state, action) returning the next state'],
+  ];
+  for (const [name, shape] of shapes) {
+    if (typeof m[name] !== 'function') throw new SpecError(`the machine breaks the contract: ${name} must be a function ${shape}; it is ${brief(m[name])}`);
+  }
+  const invariants = m.invariants;
+  if (typeof invariants !== 'object' || invariants === null || Array.isArray(invariants)) {
+    throw new SpecError(`the machine breaks the contract: invariants must be an object of named predicates {name: (state) => true or a message}; it is ${brief(invariants)}`);
+  }
+  for (const [name, inv] of Object.entries(invariants)) {
+    if (typeof inv !== 'function') throw new SpecError(`the machine breaks the contract: invariants[${JSON.stringify(name)}] must be a predicate (state) => true or a message; it is ${brief(inv)}`);
+  }
+}
+
+/**
+ * Throws a RangeError unless the search's budgets are numbers a search can keep: maxStates
+ * a whole number ≥ 1, maxDepth a whole number ≥ 0, timeLimitMs a number ≥ 0 (Infinity:
+ * no bound), and the strategy one of bfs, dfs, simulate. NaN compared false with every
+ * state count, so `maxStates: NaN` ran unbounded, and -1 stopped before the first state.
+ */
+export function checkOptions(options: unknown): void {
+  if (options === undefined) return;
+  if (typeof options !== 'object' || options === null) throw new TypeError(`explore options: an object, not ${brief(options)}`);
+  const o = options as Record<string, unknown>;
+  const whole = (v: unknown, min: number) => typeof v === 'number' && v >= min && (Number.isInteger(v) || v === Infinity);
+  if (o.maxStates !== undefined && !whole(o.maxStates, 1)) throw new RangeError(`explore options: maxStates is a whole number ≥ 1 (or Infinity), not ${brief(o.maxStates)}`);
+  if (o.maxDepth !== undefined && !whole(o.maxDepth, 0)) throw new RangeError(`explore options: maxDepth is a whole number ≥ 0 (or Infinity), not ${brief(o.maxDepth)}`);
+  if (o.timeLimitMs !== undefined && !(typeof o.timeLimitMs === 'number' && o.timeLimitMs >= 0)) throw new RangeError(`explore options: timeLimitMs is a number of milliseconds ≥ 0 (or Infinity), not ${brief(o.timeLimitMs)}`);
+  if (o.strategy !== undefined && o.strategy !== 'bfs' && o.strategy !== 'dfs' && o.strategy !== 'simulate') throw new RangeError(`explore options: strategy is bfs, dfs or simulate, not ${brief(o.strategy)}`);
+}
+
+/**
+ * A spec's own function (init, actions, next, an invariant, ...) threw `thrown` (its name and
+ * message). Raised where a search must tell the spec's exceptions from its own machinery's:
+ * explore --redis, where a job can also fail because of Redis or the queue
+ * (checkers/distributed/spec-calls.ts). The CLI says it of a user's module as it says any
+ * exception the module throws on one host (65).
+ */
+export class SpecThrew extends Error {
+  override name = 'SpecThrew';
+  constructor(
+    readonly thrown: { name: string; message: string },
+    options?: { cause?: unknown },
+  ) {
+    super(`the spec threw ${thrown.name}: ${thrown.message}`, options);
+  }
+
+  /** What `e`, thrown by a spec's function, says of itself. */
+  static of(e: unknown): SpecThrew {
+    return new SpecThrew(e instanceof Error ? { name: e.name, message: e.message } : { name: 'a value', message: String(e) }, { cause: e });
+  }
+}

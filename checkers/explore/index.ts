@@ -2,6 +2,7 @@
 // also spread a breadth-first search over worker threads, which rebuild the machine from
 // a module and an export (the engine never imports a spec itself).
 
+import { checkOptions } from './errors.ts';
 import { livelockAfter } from './livelock.ts';
 import { loadMachine, normalizeTarget } from './load.ts';
 import { parallelBfs } from './parallel.ts';
@@ -16,6 +17,7 @@ export { prepare, propertiesChecked } from './prepare.ts';
 export { SpecError, UnsupportedOption } from './errors.ts';
 
 export function exploreSync<S, A extends Action>(machine: Machine<S, A>, options: ExploreOptions = {}): ExploreResult {
+  checkOptions(options);
   return livelockAfter(searchSync(prepare(machine, options), options), machine, options);
 }
 
@@ -38,6 +40,8 @@ function searchSync<S, A extends Action>(m: Machine<S, A>, options: ExploreOptio
  * (the result says so in `notes`).
  */
 export async function explore(given: ExploreTarget | Machine, options: ExploreOptions = {}): Promise<ExploreResult> {
+  checkOptions(options);
+  if (typeof given !== 'object' || given === null) throw new TypeError(`explore: a machine {init, actions, next, invariants} or a target {module, export, args}, not ${given === null ? 'null' : typeof given}`);
   const target = 'init' in given ? given : normalizeTarget(given);
   const workers = options.workers ?? 1;
   const parallel = workers > 1 && (options.strategy ?? 'bfs') === 'bfs' && options.store !== 'exact';

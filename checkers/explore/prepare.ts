@@ -5,7 +5,7 @@
 import { withHistories } from './histories.ts';
 import { withMonitor } from './monitor.ts';
 import { withPor } from './por.ts';
-import { checkInits, UnsupportedOption } from './errors.ts';
+import { checkInits, checkMachine, UnsupportedOption } from './errors.ts';
 import { withSymmetry } from './symmetry.ts';
 import { checkSymmetry } from './symmetry-check.ts';
 import type { Action, ExploreOptions, Machine } from './types.ts';
@@ -13,6 +13,7 @@ import type { Action, ExploreOptions, Machine } from './types.ts';
 export function prepare<S, A extends Action>(machine: Machine<S, A>, options: ExploreOptions): Machine<any, A> {
   // The contract, before any search takes an empty space for one that holds: init() a
   // non-empty array. (The searches check every actions() list as they meet it.)
+  checkMachine(machine);
   checkInits<S>(machine.init());
   let m: Machine<any, A> = machine;
   // Incremental linearizability by default whenever the spec records a history.

@@ -10,6 +10,7 @@
 // time, so the report is the same on one thread or many.
 
 import { findModel, models } from './models/index.ts';
+import { badHistory, checkModelObject } from './inputs.ts';
 import { fromNondeterministic } from './nondeterministic.ts';
 import type { CheckOptions, LinResult, Model, NondeterministicModel, Operation, PartitionReport, Verdict } from './types.ts';
 import { ILLEGAL, nextOf, UNKNOWN } from './types.ts';
@@ -100,6 +101,7 @@ class CheckPlan implements Plan {
 
 export function resolveModel(arg: ModelArg): { model: Model; registered?: string } {
   if (typeof arg === 'string') return { model: named(arg), registered: arg };
+  checkModelObject(arg);
   if ('nondeterministic' in arg && arg.nondeterministic === true) {
     return { model: fromNondeterministic(arg as NondeterministicModel) };
   }
@@ -154,6 +156,7 @@ export function plan(arg: ModelArg, history: readonly Operation[], options: Chec
     model = models[arg] ?? named(arg);
     registered = arg;
   } else ({ model, registered } = resolveModel(arg));
+  if (typeof history !== 'object' || history === null || typeof history.length !== 'number') badHistory(history);
   // A model that partitions the history itself (a user's spread of a built-in with its own
   // partition by key) says how its keys are handled: noKeys is the built-in's, not its own.
   const keyed = validate(history, model.noKeys === true && !model.partition);

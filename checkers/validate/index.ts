@@ -21,7 +21,7 @@ export interface SpecRef {
 
 function openMapping(spec: SpecRef, header: Header, options: ValidateOptions, where: string): { mapping: TraceMapping; config: string } {
   if (header.spec !== undefined && header.spec !== spec.name) {
-    throw new InputError(where, 1, `a trace of spec "${spec.name}" (its header says "${header.spec}")`);
+    throw new InputError(where, 1, `a trace of spec "${spec.name}" (its header says ${JSON.stringify(header.spec)})`);
   }
   const config = options.config ?? spec.trace.configs[0]?.name ?? 'default';
   try {
@@ -104,7 +104,7 @@ function merge(spool: Spool, mapping: TraceMapping, files: readonly string[], sp
   const partition = (name: string, raw?: RawEvent): Partition => {
     let p = partitions.get(name);
     if (p === undefined) {
-      if (fixed && raw) throw new InputError(files[raw.file], raw.line, `an event of one of the partitions the trace's header gives (${mapping.partitions.slice(0, 5).join(', ')}${mapping.partitions.length > 5 ? ', ...' : ''}), not "${name}"`);
+      if (fixed && raw) throw new InputError(files[raw.file], raw.line, `an event of one of the partitions the trace's header gives (${mapping.partitions.slice(0, 5).join(', ')}${mapping.partitions.length > 5 ? ', ...' : ''}), not ${JSON.stringify(name)}`);
       p = new Partition(name, mapping.partition(name), world);
       partitions.set(name, p);
       order.push(p);

@@ -52,7 +52,7 @@ export class HeaderMerger {
   add(h: Header, where: string): void {
     if (h.spec !== undefined) {
       if (this.header.spec !== undefined && this.header.spec !== h.spec) {
-        throw new InputError(where, 1, `the same spec as ${this.specFrom} ("${this.header.spec}"), not "${h.spec}"`);
+        throw new InputError(where, 1, `the same spec as ${this.specFrom} (${JSON.stringify(this.header.spec)}), not ${JSON.stringify(h.spec)}`);
       }
       this.header.spec = h.spec;
       this.specFrom = where;

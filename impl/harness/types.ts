@@ -137,6 +137,11 @@ export interface Implementation {
   spec: string;
   /** The checkers/lin model its history is checked with (per key). */
   model: string;
+  /**
+   * Every key is on every node: there is no replication factor to choose. `--replicas`
+   * other than `--nodes` is refused, and the run records replicas = nodes.
+   */
+  everyKeyOnEveryNode?: true;
   /** The persistency models `--model` may name (none: the option is refused). */
   persistencies?: readonly string[];
   /** The checkers/durability model its crash histories are checked with (none: no durability check). */

@@ -39,6 +39,7 @@ export const minos: Implementation = {
   nemeses: ['none', 'power', 'kill', 'pause', 'partition'],
   spec: 'minos',
   model: 'kv-append',
+  everyKeyOnEveryNode: true,
   persistencies: MODELS,
   durability: (o) => o.persistency ?? 'synch',
   // The nodes, then a proxy link for each ordered pair of nodes (MinosCluster.start).

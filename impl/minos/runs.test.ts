@@ -3,7 +3,7 @@
 // watched so that a process outliving its run fails the test. Longer campaigns:
 // INTERLEAVE_FULL=1 (below) or impl/minos/campaign.ts.
 
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -75,6 +75,11 @@ describe('interleave run minos --nemesis power (10 s per model, the five at once
     expect(await runRun('minos', { ...base, model: 'synch', bug: 'S-GAP' }, io)).toBe(EXIT.usage);
     expect(out.join('')).toMatch(/bug S-GAP changes nothing under --model synch; it applies to scope/);
     expect(await runRun('minos', { ...base, nodes: 7 }, io)).toBe(EXIT.usage);
+    // every key is on every node: a replication factor would be ignored, not recorded (review3 defect 7)
+    out.length = 0;
+    expect(await runRun('minos', { ...base, replicas: 1, out: join(root, 'rep1') }, io)).toBe(EXIT.usage);
+    expect(out.join('')).toBe('interleave: minos has no replication factor (--replicas 1): every key is on every node (r = --nodes, 3)\n');
+    expect(existsSync(join(root, 'rep1'))).toBe(false);
   });
 });
 

@@ -139,7 +139,7 @@ function checkEvent(ev: TraceEvent, params: Params): string | undefined {
   const a = ev.args;
   const act = ev.action;
   const need = (k: string, ok: (v: unknown) => boolean, what: string): string | undefined => (has(a, k) && ok(a![k]) ? undefined : `args.${k}: ${what} (${act})`);
-  if (!ACTIONS.includes(act)) return `an action of the fusee vocabulary (${ACTIONS.join(', ')}), not "${act}"`;
+  if (!ACTIONS.includes(act)) return `an action of the fusee vocabulary (${ACTIONS.join(', ')}), not ${JSON.stringify(act)}`;
   if (act === 'crashMN') return need('mn', (v) => mnOf(v) !== undefined, 'a memory node (1 or "mn1")');
   if (act === 'crashClient') return need('client', (v) => typeof v === 'string' && v.length > 0, 'the crashed client process');
   if (act === 'prepare') return undefined;
@@ -192,7 +192,7 @@ function checkEvent(ev: TraceEvent, params: Params): string | undefined {
       const e = need('results', (v) => v !== null && typeof v === 'object' && !Array.isArray(v), 'an object {memory node: value or "FAIL"}');
       if (e) return e;
       for (const [mn, v] of Object.entries(a!.results as Record<string, unknown>)) {
-        if (mnOf(mn) === undefined || !reps.includes(mnOf(mn)!)) return `args.results: ${key}'s replicas as keys, not "${mn}"`;
+        if (mnOf(mn) === undefined || !reps.includes(mnOf(mn)!)) return `args.results: ${key}'s replicas as keys, not ${JSON.stringify(mn)}`;
         if (!isValue(v)) return `args.results.${mn}: a value or "FAIL"`;
       }
       return sawErr(a!.saw, key, false);
@@ -218,7 +218,7 @@ function sawErr(v: unknown, key: string, writes: boolean): string | undefined {
   if (v === null || typeof v !== 'object' || Array.isArray(v)) return `args.${field}: an object {"mn1/${key}": ${writes ? 'objSeq' : 'objSaw'}, ...}`;
   for (const [obj, n] of Object.entries(v as Record<string, unknown>)) {
     const o = objOf(obj);
-    if (!o || o[1] !== key) return `args.${field}: objects of ${key} ("mn1/${key}"), not "${obj}"`;
+    if (!o || o[1] !== key) return `args.${field}: objects of ${key} ("mn1/${key}"), not ${JSON.stringify(obj)}`;
     if (!isInt(n) || n < (writes ? 1 : 0)) return `args.${field}.${obj}: an integer ≥ ${writes ? 1 : 0}`;
   }
   return undefined;
@@ -232,7 +232,7 @@ export const fuseeTrace: TraceSpec = {
     { name: 'fixed', description: 'per-backup CASes in replica order' },
   ],
   open(info) {
-    if (info.config !== 'free' && info.config !== 'fixed') throw new TraceSpecError(`a fusee validation config: free or fixed (not "${info.config}")`);
+    if (info.config !== 'free' && info.config !== 'fixed') throw new TraceSpecError(`a fusee validation config: free or fixed (not ${JSON.stringify(info.config)})`);
     const params = readParams(info);
     const machine = buildMachine({ r: params.r, clients: [], clientCrashes: Number.MAX_SAFE_INTEGER, mnCrashes: params.r - 1, casOrder: info.config, open: true });
     const partitions = new Map<string, PartitionSpec<SlotState, FuseeAction>>();

@@ -115,6 +115,25 @@ describe('a real trace (interleave run minos --model strict --nemesis power)', (
     expect(r.failure!.why).toMatchObject({ kind: 'observed', field: 'args.table.k0', expected: truth - 8, actual: truth });
   });
 
+  it("a recovery table naming a key the run does not have: bad input naming the line, not ignored (review3 defect 9)", () => {
+    for (const stranger of ['k9', 'bogus', 'k01', 'constructor']) {
+      const t = load();
+      const at = t.events.findIndex((e) => e.proc === 'n1.2' && e.action === 'recover');
+      t.events[at].args.table[stranger] = 17;
+      const e = (() => {
+        try {
+          validate(t);
+        } catch (x) {
+          return x;
+        }
+        return undefined;
+      })();
+      expect(e, stranger).toBeInstanceOf(InputError);
+      expect((e as InputError).line).toBe(at + 2);
+      expect((e as InputError).message).toContain(`args.table: keys k0..k${t.header.params.keys - 1}, not ${JSON.stringify(stranger)} (recover)`);
+    }
+  });
+
   it('a truncated last line and a malformed line: bad input naming the file and the line', async () => {
     const lines = text.trimEnd().split('\n');
     const cut = join(dir, 'truncated.jsonl');

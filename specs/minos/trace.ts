@@ -108,6 +108,11 @@ function readParams(info: TraceInfo): Params {
   return { nodes: p.n, model: MODELS[p.model], offload: p.offload === true, keys: Array.from({ length: p.keys }, (_, i) => `k${i}`) };
 }
 
+/** One of the run's keys, as the header gives them: k0 .. k(keys - 1), written as they are named. */
+function isKeyName(k: string, params: Params): boolean {
+  return /^k(?:0|[1-9]\d{0,4})$/.test(k) && Number(k.slice(1)) < params.keys.length;
+}
+
 /** The node of a process: n0, or n0.2 for its second incarnation. */
 function nodeOf(proc: string): number | undefined {
   const m = /^n(\d{1,2})(?:\.\d{1,9})?$/.exec(proc);
@@ -118,14 +123,20 @@ function checkEvent(ev: TraceEvent, params: Params): string | undefined {
   const a = ev.args ?? {};
   const act = ev.action;
   const need = (k: string, ok: (v: unknown) => boolean, what: string): string | undefined => (Object.hasOwn(a, k) && ok(a[k]) ? undefined : `args.${k}: ${what} (${act})`);
-  if (!ACTIONS.has(act)) return `an action of the minos vocabulary (impl/minos/README.md, "The trace"), not "${act}"`;
+  if (!ACTIONS.has(act)) return `an action of the minos vocabulary (impl/minos/README.md, "The trace"), not ${JSON.stringify(act)}`;
   if (act === 'crashNode') {
     if (ev.proc !== 'nemesis') return 'crashNode by the process "nemesis"';
     return need('node', (v) => isInt(v) && v >= 0 && v < params.nodes, `a node 0..${params.nodes - 1}`) ?? need('proc', (v) => typeof v === 'string' && nodeOf(v) === a.node, 'the incarnation that died (n0, n0.2, ...) of that node');
   }
   const n = nodeOf(ev.proc);
-  if (n === undefined || n >= params.nodes) return `a node process n0..n${params.nodes - 1} (or an incarnation n0.2, ...), not "${ev.proc}" (${act})`;
-  if (NODE_EVENTS.has(act)) return act === 'recover' && a.table !== undefined && (a.table === null || typeof a.table !== 'object' || Array.isArray(a.table) || !Object.values(a.table).every(isTS)) ? 'args.table: {key: the recovered TS}' : undefined;
+  if (n === undefined || n >= params.nodes) return `a node process n0..n${params.nodes - 1} (or an incarnation n0.2, ...), not ${JSON.stringify(ev.proc)} (${act})`;
+  if (NODE_EVENTS.has(act)) {
+    if (act !== 'recover' || a.table === undefined) return undefined;
+    if (a.table === null || typeof a.table !== 'object' || Array.isArray(a.table) || !Object.values(a.table).every(isTS)) return 'args.table: {key: the recovered TS}';
+    // The table is read through the run's keys only: a key the header does not give would be ignored.
+    const stranger = Object.keys(a.table).find((k) => !isKeyName(k, params));
+    return stranger === undefined ? undefined : `args.table: keys k0..k${params.keys.length - 1}, not ${JSON.stringify(stranger)} (recover)`;
+  }
   const scoped = SCOPE_EVENTS.has(act) || (act === 'recvACK_P' && a.key === '');
   if (scoped) {
     if (params.model !== 'Scope') return `${act} only under the Scope model`;
@@ -156,7 +167,7 @@ function checkEvent(ev: TraceEvent, params: Params): string | undefined {
 export const minosTrace: TraceSpec = {
   configs: [{ name: 'default', description: "the spec's fixed protocol (atomic GenTS, max glb updates, PERSIST carrying its writes), system-level recovery" }],
   open(info) {
-    if (info.config !== 'default') throw new TraceSpecError(`a minos validation config: default (not "${info.config}")`);
+    if (info.config !== 'default') throw new TraceSpecError(`a minos validation config: default (not ${JSON.stringify(info.config)})`);
     const params = readParams(info);
     const partitions = new Map<string, PartitionSpec<KeyState, MinosAction>>();
     const all = params.keys;
