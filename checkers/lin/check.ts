@@ -756,7 +756,7 @@ function replay(model: Model, history: readonly Operation[], seq: readonly numbe
 }
 
 export function checkHistorySync(arg: ModelArg, history: readonly Operation[], options: CheckOptions = {}): LinResult {
-  feedbackFor(history.length);
+  feedbackFor(history);
   return runInThread(plan(arg, history, options));
 }
 

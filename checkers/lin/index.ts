@@ -20,7 +20,7 @@ export * from './types.ts';
  */
 export async function checkHistory(model: ModelArg, history: readonly Operation[], options: CheckOptions = {}): Promise<LinResult> {
   const workers = options.workers ?? 1;
-  feedbackFor(history.length);
+  feedbackFor(history);
   const p = plan(model, history, options);
   if (workers <= 1 || p.parts.length <= 1 || p.registered === undefined || p.planError !== undefined) {
     return runInThread(p);

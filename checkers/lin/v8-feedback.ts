@@ -33,9 +33,15 @@ export function feedbackBySizeFromSnapshot(): void {
   });
 }
 
-/** Before a check of `ops` operations: the flag its size measured cheaper with. */
-export function feedbackFor(ops: number): void {
-  if (!bySize || eager === (ops >= EAGER_MIN_OPS && ops < EAGER_MAX_OPS)) return;
+/**
+ * Before a check of `history`: the flag its size measured cheaper with. The history is not
+ * checked yet (plan does, and refuses one that is no array), so its length is read only
+ * from an array.
+ */
+export function feedbackFor(history: unknown): void {
+  if (!bySize) return;
+  const ops = Array.isArray(history) ? history.length : 0;
+  if (eager === (ops >= EAGER_MIN_OPS && ops < EAGER_MAX_OPS)) return;
   eager = !eager;
   setFlagsFromString(eager ? '--no-lazy-feedback-allocation' : '--lazy-feedback-allocation');
 }
