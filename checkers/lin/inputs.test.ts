@@ -15,6 +15,17 @@ describe('the checker refuses inputs that are not a model or a history', () => {
     }
   });
 
+  it('an operation that is no object (null, undefined, a number): a TypeError naming the operation (round 4 D1)', async () => {
+    for (const [bad, what] of [[null, 'null'], [undefined, 'undefined'], [5, 'number 5'], ['x', 'the string "x"']] as const) {
+      const message = `operation 1: expected an operation object {client, input, call, ret?, output?}, got ${what}`;
+      expect(() => checkHistorySync('register', [op, bad] as never)).toThrow(TypeError);
+      expect(() => checkHistorySync('register', [op, bad] as never)).toThrow(message);
+      await expect(checkHistory('register', [op, bad] as never)).rejects.toThrow(message);
+    }
+    // a hole in a sparse array reads as undefined
+    expect(() => checkHistorySync('register', [op, , op] as never)).toThrow('operation 1: expected an operation object');
+  });
+
   it('a model object without name, init or step: a TypeError naming what it lacks', () => {
     expect(() => checkHistorySync({} as never, [op])).toThrow(/a model: a registered model's name, or an object \{name, init\(\), step\(state, input, output\)\}.*; it lacks name \(a string; it is undefined\), init\(\) \(it is undefined\), step\(\) \(it is undefined\)/);
     expect(() => checkHistorySync(null as never, [op])).toThrow(/a model: .*; it is null/);
