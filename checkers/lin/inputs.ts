@@ -6,12 +6,7 @@
 // the history only when plan's operator test has found it is no array-like, an operation
 // only when it is null or undefined or its call time is not a number (check.ts validate).
 
-function brief(v: unknown): string {
-  if (v === null || v === undefined) return String(v);
-  if (Array.isArray(v)) return 'an array';
-  if (typeof v === 'string') return `the string ${JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v)}`;
-  return typeof v === 'object' ? 'an object' : `${typeof v} ${String(v)}`;
-}
+import { brief } from './brief.ts';
 
 /** Throws a TypeError unless `model` is a model object: a name, init(), and step() (or next()). */
 export function checkModelObject(model: unknown): void {
