@@ -191,6 +191,10 @@ describe('values that are not plain objects (review defect 2)', () => {
         expect(() => encode(v)).toThrow(`a state must be plain data; found ${what}`);
       }
     }
+    // no cycle but deeper than the stack: said so, not a stack overflow
+    let deep: unknown = 0;
+    for (let i = 0; i < 100_000; i++) deep = { next: deep };
+    for (const encode of [words, packed]) expect(() => encode(deep)).toThrow(new NotPlainData('a value nested too deep to encode (no cycle: the stack overflowed following it; a state is a tree of modest depth)', '(the state itself)'));
     // shared (not cyclic) parts are plain data, encoded as the tree they stand for
     const shared = { z: 1 };
     expect(words({ p: shared, q: shared })).toEqual(words({ p: { z: 1 }, q: { z: 1 } }));

@@ -161,12 +161,15 @@ export class NotPlainData extends SpecError {
 /**
  * e as a NotPlainData naming where in root its value is; e itself if it is located already
  * or not one. The stack overflowing on a root that holds a cycle (an object inside itself:
- * the encoding, a tree's, would never end) is a NotPlainData naming the cycle.
+ * the encoding, a tree's, would never end) is a NotPlainData naming the cycle; on one
+ * without (nested deeper than the stack follows: nothing but the spec's data calls here),
+ * a NotPlainData saying so.
  */
 function located(e: unknown, root: unknown): unknown {
   if (e instanceof RangeError && /call stack/i.test(e.message)) {
     const cycle = cycleIn(root);
-    return cycle === undefined ? e : new NotPlainData(`a cycle (a reference back to ${cycle.to === '' ? 'the state itself' : cycle.to}, which holds it: a state is a tree, not a graph)`, cycle.at === '' ? '(the state itself)' : cycle.at);
+    if (cycle === undefined) return new NotPlainData('a value nested too deep to encode (no cycle: the stack overflowed following it; a state is a tree of modest depth)', '(the state itself)');
+    return new NotPlainData(`a cycle (a reference back to ${cycle.to === '' ? 'the state itself' : cycle.to}, which holds it: a state is a tree, not a graph)`, cycle.at === '' ? '(the state itself)' : cycle.at);
   }
   if (!(e instanceof NotPlainData) || e.at !== '') return e;
   const at = pathOf(root, e.what, new Set());
