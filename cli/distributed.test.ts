@@ -212,10 +212,27 @@ describe("a user's spec that breaks the contract, through Redis", () => {
           expect([file, swarmJobs, spread.code, spread.stderr]).toEqual([file, swarmJobs, 65, message]);
         }
       }
+      // round 4 D3: a state that is not plain data is the spec's (65), through Redis as on one
+      // host: a cycle in an initial state (the coordinator's encoder overflowed its stack:
+      // internal error, 70) or in a later one, and a function in a later state (a job's: "a
+      // job failed", inconclusive, 2)
+      const cyclic = (n: string) => `(n) => { const s = { n, a: [] }; if (n === ${n}) s.a.push(s); return s; }`;
+      const notPlain = [
+        [module('cycinit', `{ ${base}, init: () => [(${cyclic('0')})(0)], actions: () => [] }`), 'a cycle (a reference back to the state itself, which holds it: a state is a tree, not a graph) at .a[0]'],
+        [module('cycdeep', `{ ${base}, actions: (s) => (s.n < 3 ? [{ label: 'inc()' }] : []), next: (s) => (${cyclic('2')})(s.n + 1) }`), 'a cycle (a reference back to the state itself, which holds it: a state is a tree, not a graph) at .a[0]'],
+        [module('fndeep', `{ ${base}, actions: (s) => (s.n < 3 ? [{ label: 'inc()' }] : []), next: (s) => ({ n: s.n + 1, f: s.n === 1 ? () => 1 : 0 }) }`), 'a function at .f'],
+      ] as const;
+      for (const [file, what] of notPlain) {
+        const message = `interleave: ${file}: a state must be plain data; found ${what} (exploring A)\n`;
+        const local = await runInProcess('explore', file);
+        expect([file, local.code, local.stderr]).toEqual([file, 65, message]);
+        const spread = await runInProcess('explore', file, '--redis', redis.url, '--workers-per-host', '0');
+        expect([file, spread.code, spread.stderr]).toEqual([file, 65, message]);
+      }
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  }, 180_000);
+  }, 240_000);
 });
 
 describe('a busy host', () => {

@@ -1,4 +1,7 @@
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parallelBfs } from '../checkers/explore/parallel.ts';
@@ -78,5 +81,37 @@ describe('--workers gives the counts of one thread for every plain-object spec',
     const r = await parallelBfs(specTarget(name, config), { workers: 2 });
     const one = exploreSync(def.build(def.configs.find((c) => c.name === config)!.config), {});
     expect([r.status, r.states, r.transitions, r.depth, r.notes]).toEqual([one.status, one.states, one.transitions, one.depth, undefined]);
+  }, 120_000);
+});
+
+describe('a long counterexample in words (round 4 D2)', () => {
+  it('is bounded, its middle steps elided and said so, in a search and in a replay of its path', async () => {
+    // 1,200 steps, each changing 51 fields: 1,200 x 52 lines whole
+    const dir = mkdtempSync(join(tmpdir(), 'interleave-long-'));
+    try {
+      const file = join(dir, 'long.mjs');
+      writeFileSync(
+        file,
+        `const machine = { init: () => [{ n: 0, arr: Array.from({ length: 50 }, (_, i) => i) }], actions: (s) => (s.n < 1200 ? [{ label: 'inc(' + s.n + ')' }] : []), next: (s) => ({ n: s.n + 1, arr: s.arr.map((x) => x + 1) }), invariants: { small: (s) => (s.n >= 1200 ? 'n = ' + s.n : true) } };\n` +
+          "export const spec = { name: 'long', title: 't', paper: 'p', configs: [{ name: 'A', description: 'a', config: {}, tier: 'default' }], mutants: [], build: () => machine };\n",
+      );
+      const found = await runInProcess('explore', file);
+      expect(found.code).toBe(1);
+      const lines = found.stdout.split('\n');
+      expect(lines).toContain('  … 700 steps elided (101 to 800 of 1,200): --json or --itf has every step');
+      expect(lines).toContain('         … and 12 more changed fields (--json lists them all)');
+      expect(lines.length).toBeLessThan(500 * 41 + 100);
+      const path = /replay: --replay "([^"]*)"/.exec(found.stdout)![1];
+      expect(path.split(';')).toHaveLength(1200);
+      const replayed = await runInProcess('explore', file, '--replay', path);
+      expect(replayed.code).toBe(1);
+      const again = replayed.stdout.split('\n');
+      expect(again).toContain('  … 700 steps elided (101 to 800 of 1,200): --json or --itf has every step');
+      expect(again.findIndex((l) => l.startsWith('  state after step 800: {n: 800, arr: [800, 801, '))).toBeGreaterThan(0);
+      expect(again.slice(-3)).toEqual(['         small violated: n = 1200', 'the path reproduces a violation', '']);
+      expect(again.length).toBeLessThan(500 * 41 + 100);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }, 120_000);
 });

@@ -12,7 +12,7 @@ import { counterexampleToItf } from '../checkers/explore/itf.ts';
 import { diff } from '../checkers/explore/diff.ts';
 import type { ExploreOptions, ExploreResult } from '../checkers/explore/types.ts';
 import { renderCounterexampleHtml } from '../checkers/report/explore-html.ts';
-import { renderExploreText, show } from '../checkers/report/explore-text.ts';
+import { changeLines, elidedSteps, elisionLine, exploreTextLines, show } from '../checkers/report/explore-text.ts';
 import { EXIT, UsageError } from './exit.ts';
 import { capWorkers, integer, redisOnly, seconds, workers } from './flags.ts';
 import { JSON_HELP, withHelp } from './help.ts';
@@ -128,21 +128,45 @@ async function runReplay(spec: ResolvedSpec, config: string, variant: string | u
     }
   });
   const shown = (x: unknown) => (machine.inner ? machine.inner(x) : x);
-  const lines = [`replay of ${labels.length} steps in ${title(spec, config, variant, ' (')}${variant ? ')' : ''}`, `  initial state: ${show(shown(checked.states[0]), 400)}`];
-  checked.states.forEach((s, i) => {
-    if (i > 0) {
-      lines.push(`  ${String(i).padStart(3)}. ${labels[i - 1]}`);
-      for (const ch of diff(shown(checked.states[i - 1]), shown(s))) lines.push(`         ${ch.path}: ${show(ch.before, 60)} -> ${show(ch.after, 60)}`);
-    }
-    for (const v of checked.violations) {
-      if (v.state !== i) continue;
-      lines.push(v.property === 'deadlock' ? '  deadlock: no action is enabled in a state that may not be final' : `         ${v.property} violated: ${v.message}`);
-    }
-  });
   const violated = checked.violations.length > 0;
-  lines.push(violated ? 'the path reproduces a violation' : 'no property is violated along this path (one path: not a verdict on the spec; exit 2)');
-  process.stdout.write(`${lines.join('\n')}\n`);
+  printLines(
+    (function* () {
+      yield `replay of ${labels.length} steps in ${title(spec, config, variant, ' (')}${variant ? ')' : ''}`;
+      yield `  initial state: ${show(shown(checked.states[0]), 400)}`;
+      // Bounded as a counterexample's text is (report/explore-text.ts): the middle of a long path elided, its violations kept.
+      const elided = elidedSteps(labels.length);
+      for (let i = 0; i < checked.states.length; i++) {
+        const hidden = elided !== undefined && i > elided.from && i <= elided.to;
+        if (hidden && i === elided.from + 1) {
+          yield elisionLine(elided.from, elided.to, labels.length);
+          yield `  state after step ${elided.to.toLocaleString('en-US')}: ${show(shown(checked.states[elided.to]), 400)}`;
+        } else if (i > 0 && !hidden) {
+          yield `  ${String(i).padStart(3)}. ${labels[i - 1]}`;
+          yield* changeLines(diff(shown(checked.states[i - 1]), shown(checked.states[i])));
+        }
+        for (const v of checked.violations) {
+          if (v.state !== i) continue;
+          const step = hidden ? ` (after step ${i})` : '';
+          yield v.property === 'deadlock' ? `  deadlock${step}: no action is enabled in a state that may not be final` : `         ${v.property} violated${step}: ${v.message}`;
+        }
+      }
+      yield violated ? 'the path reproduces a violation' : 'no property is violated along this path (one path: not a verdict on the spec; exit 2)';
+    })(),
+  );
   return violated ? EXIT.violation : EXIT.inconclusive;
+}
+
+/** Lines written to stdout as they are produced, about 64 KB at a time: a long report's text is never held whole. */
+function printLines(lines: Iterable<string>, end = ''): void {
+  let chunk = '';
+  for (const line of lines) {
+    chunk += `${line}\n`;
+    if (chunk.length >= 65_536) {
+      process.stdout.write(chunk);
+      chunk = '';
+    }
+  }
+  process.stdout.write(chunk + end);
 }
 
 /** The configs to explore: --config, else a mutant's own config, else every default one. */
@@ -203,7 +227,7 @@ export async function runExplore(specArg: string, o: ExploreCliOptions): Promise
           done: (result: ExploreResult) => {
             progress.done();
             runs.push({ config, result });
-            if (!o.json) process.stdout.write(`${renderExploreText(result, title(spec, config, variant))}\n`);
+            if (!o.json) printLines(exploreTextLines(result, title(spec, config, variant)), '\n');
           },
         })),
       );
@@ -217,7 +241,7 @@ export async function runExplore(specArg: string, o: ExploreCliOptions): Promise
     const result = await exploreSpec(spec, config, variant, { ...options, workers: threads, ...(progress.onProgress ? { onProgress: progress.onProgress } : {}) });
     progress.done();
     runs.push({ config, result });
-    if (!o.json) process.stdout.write(`${renderExploreText(result, title(spec, config, variant))}\n`);
+    if (!o.json) printLines(exploreTextLines(result, title(spec, config, variant)), '\n');
   }
   let code = exitCodeOf(runs.map((r) => r.result));
   // Outputs are written after the verdict is known; one that fails is reported after the

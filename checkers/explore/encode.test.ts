@@ -6,6 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { encodeValue, fingerprint, NotPlainData, packState, Words } from './encode.ts';
+import { SpecError } from './errors.ts';
 import { exploreSync } from './index.ts';
 import { canonicalJson } from './reference.ts';
 
@@ -170,6 +171,35 @@ describe('values that are not plain objects (review defect 2)', () => {
     expect(() => packed({ a: [1, { f: () => 1 }] })).toThrow(new NotPlainData('a function', '.a[1].f'));
     expect(() => words({ re: /x/ })).toThrow(/RegExp .* at \.re/);
     expect(() => packed({ m: new Map([['k', new WeakMap()]]) })).toThrow(/WeakMap .* at \.m\.get\("k"\)/);
+  });
+
+  it('a state holding a cycle is refused as a SpecError naming the reference back, not a stack overflow (round 4 D3)', () => {
+    const self: Record<string, unknown> = { n: 1 };
+    self.self = self;
+    const inMap: { x: unknown[] } = { x: [1] };
+    inMap.x.push({ m: new Map([['k', { back: inMap.x }]]) });
+    const inSet = { s: new Set<unknown>() };
+    inSet.s.add(inSet);
+    const cases: [unknown, string][] = [
+      [self, 'a cycle (a reference back to the state itself, which holds it: a state is a tree, not a graph) at .self'],
+      [inMap, 'a cycle (a reference back to .x, which holds it: a state is a tree, not a graph) at .x[1].m.get("k").back'],
+      [inSet, 'a cycle (a reference back to the state itself, which holds it: a state is a tree, not a graph) at .s.has(…)'],
+    ];
+    for (const [v, what] of cases) {
+      for (const encode of [words, packed]) {
+        expect(() => encode(v)).toThrow(SpecError);
+        expect(() => encode(v)).toThrow(`a state must be plain data; found ${what}`);
+      }
+    }
+    // no cycle but deeper than the stack: said so, not a stack overflow
+    let deep: unknown = 0;
+    for (let i = 0; i < 100_000; i++) deep = { next: deep };
+    for (const encode of [words, packed]) expect(() => encode(deep)).toThrow(new NotPlainData('a value nested too deep to encode (no cycle: the stack overflowed following it; a state is a tree of modest depth)', '(the state itself)'));
+    // shared (not cyclic) parts are plain data, encoded as the tree they stand for
+    const shared = { z: 1 };
+    expect(words({ p: shared, q: shared })).toEqual(words({ p: { z: 1 }, q: { z: 1 } }));
+    // what is not plain data inside a Map is named from the state, not from the entry
+    expect(() => words({ m: new Map([['k', new WeakMap()]]) })).toThrow(/WeakMap .* at \.m\.get\("k"\)/);
   });
 });
 

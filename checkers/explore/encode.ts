@@ -5,6 +5,8 @@
 // hole its own tag), so the exact store can compare
 // encodings and the fingerprint store can hash them without building strings.
 
+import { SpecError } from './errors.ts';
+
 const NULL = 1;
 const FALSE = 2;
 const TRUE = 3;
@@ -121,6 +123,15 @@ function putAll(parts: Int32Array[]): void {
 
 /** Appends the canonical encoding of plain data v; throws a NotPlainData naming where v is not plain data. */
 export function encodeValue(out: Words, v: unknown): void {
+  try {
+    encodeInto(out, v);
+  } catch (e) {
+    throw located(e, v);
+  }
+}
+
+/** encodeValue without locating what it throws: Map and Set entries, whose place the outermost call names. */
+function encodeInto(out: Words, v: unknown): void {
   // Re-entrant: Map and Set entries are encoded into words of their own, mid-encoding.
   const o = O;
   const b = B;
@@ -128,15 +139,17 @@ export function encodeValue(out: Words, v: unknown): void {
   enter(out);
   try {
     put(v);
-  } catch (e) {
-    throw located(e, v);
   } finally {
     leave(out, o, b, n);
   }
 }
 
-/** What is not plain data in a state, and where (`at`, e.g. `.log[2].when`; set by the outermost encoder). */
-export class NotPlainData extends TypeError {
+/**
+ * What is not plain data in a state, and where (`at`, e.g. `.log[2].when`; set by the
+ * outermost encoder). The spec's fault, as a contract it breaks (a SpecError: 65, said of a
+ * user's module, on one host, in worker threads and in a --redis job alike).
+ */
+export class NotPlainData extends SpecError {
   constructor(
     readonly what: string,
     readonly at = '',
@@ -145,11 +158,31 @@ export class NotPlainData extends TypeError {
   }
 }
 
-/** e as a NotPlainData naming where in root its value is; e itself if it is located already or not one. */
+/**
+ * e as a NotPlainData naming where in root its value is; e itself if it is located already
+ * or not one. The stack overflowing on a root that holds a cycle (an object inside itself:
+ * the encoding, a tree's, would never end) is a NotPlainData naming the cycle; on one
+ * without (nested deeper than the stack follows: nothing but the spec's data calls here),
+ * a NotPlainData saying so.
+ */
 function located(e: unknown, root: unknown): unknown {
+  if (e instanceof RangeError && /call stack/i.test(e.message)) {
+    const cycle = cycleIn(root);
+    if (cycle === undefined) return new NotPlainData('a value nested too deep to encode (no cycle: the stack overflowed following it; a state is a tree of modest depth)', '(the state itself)');
+    return new NotPlainData(`a cycle (a reference back to ${cycle.to === '' ? 'the state itself' : cycle.to}, which holds it: a state is a tree, not a graph)`, cycle.at === '' ? '(the state itself)' : cycle.at);
+  }
   if (!(e instanceof NotPlainData) || e.at !== '') return e;
   const at = pathOf(root, e.what, new Set());
   return at === undefined ? e : new NotPlainData(e.what, at === '' ? '(the state itself)' : at);
+}
+
+/** The parts of v, each with its place in v's path words (`.a`, `[2]`, `.get("k")`); none for a value that is not an object. */
+function parts(v: unknown): [string, unknown][] {
+  if (typeof v !== 'object' || v === null) return [];
+  if (v instanceof Map) return [...v].flatMap(([k, x]): [string, unknown][] => [[`.keys()[…]`, k], [`.get(${show(k)})`, x]]);
+  if (v instanceof Set) return [...v].map((x): [string, unknown] => [`.has(…)`, x]);
+  if (Array.isArray(v) || ArrayBuffer.isView(v)) return Array.from(v as unknown as ArrayLike<unknown>, (x, i): [string, unknown] => [`[${i}]`, x]);
+  return Object.keys(v).map((k): [string, unknown] => [/^[A-Za-z_$][\w$]*$/.test(k) ? `.${k}` : `[${JSON.stringify(k)}]`, (v as Record<string, unknown>)[k]]);
 }
 
 /** The path in v to the first value that is not plain data as `what` (the error's words), if any. */
@@ -161,35 +194,38 @@ function pathOf(v: unknown, what: string, seen: Set<object>): string | undefined
   }
   if (typeof v !== 'object' || v === null || seen.has(v)) return undefined;
   seen.add(v);
-  const inner = (key: string, x: unknown): string | undefined => {
+  for (const [key, x] of parts(v)) {
     const p = pathOf(x, what, seen);
-    return p === undefined ? undefined : key + p;
-  };
-  if (v instanceof Map) {
-    for (const [k, x] of v) {
-      const p = inner(`.keys()[…]`, k) ?? inner(`.get(${show(k)})`, x);
-      if (p !== undefined) return p;
-    }
-    return undefined;
+    if (p !== undefined) return key + p;
   }
-  if (v instanceof Set) {
-    for (const x of v) {
-      const p = inner(`.has(…)`, x);
-      if (p !== undefined) return p;
+  return undefined;
+}
+
+/**
+ * The first object found inside itself in root, if any: its path (`to`) and the path of the
+ * reference back to it (`at`). Depth-first without recursion (the encoder's stack overflowed
+ * on root already); an object met again off the current path is shared, not a cycle.
+ */
+function cycleIn(root: unknown): { at: string; to: string } | undefined {
+  if (typeof root !== 'object' || root === null) return undefined;
+  const onPath = new Map<object, string>([[root, '']]);
+  const done = new Set<object>();
+  const stack: { v: object; path: string; next: [string, unknown][]; i: number }[] = [{ v: root, path: '', next: parts(root), i: 0 }];
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1];
+    if (top.i === top.next.length) {
+      stack.pop();
+      onPath.delete(top.v);
+      done.add(top.v);
+      continue;
     }
-    return undefined;
-  }
-  if (Array.isArray(v) || ArrayBuffer.isView(v)) {
-    const a = v as unknown as ArrayLike<unknown>;
-    for (let i = 0; i < a.length; i++) {
-      const p = inner(`[${i}]`, a[i]);
-      if (p !== undefined) return p;
-    }
-    return undefined;
-  }
-  for (const k of Object.keys(v)) {
-    const p = inner(/^[A-Za-z_$][\w$]*$/.test(k) ? `.${k}` : `[${JSON.stringify(k)}]`, (v as Record<string, unknown>)[k]);
-    if (p !== undefined) return p;
+    const [key, x] = top.next[top.i++];
+    if (typeof x !== 'object' || x === null || done.has(x)) continue;
+    const path = top.path + key;
+    const back = onPath.get(x);
+    if (back !== undefined) return { at: path, to: back };
+    onPath.set(x, path);
+    stack.push({ v: x, path, next: parts(x), i: 0 });
   }
   return undefined;
 }
@@ -320,14 +356,14 @@ function putMap(v: Map<unknown, unknown>): void {
   room(2);
   B[N++] = MAP;
   B[N++] = v.size;
-  putAll(sortedEncodings(v, (o, [k, x]) => (encodeValue(o, k), encodeValue(o, x))));
+  putAll(sortedEncodings(v, (o, [k, x]) => (encodeInto(o, k), encodeInto(o, x))));
 }
 
 function putSet(v: Set<unknown>): void {
   room(2);
   B[N++] = SET;
   B[N++] = v.size;
-  putAll(sortedEncodings(v, encodeValue));
+  putAll(sortedEncodings(v, encodeInto));
 }
 
 function putObject(o: Record<string, unknown>): void {

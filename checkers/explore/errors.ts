@@ -2,6 +2,8 @@
 // input (a spec that breaks the contract) or bad usage (an option the machine does not
 // support), never as an internal error.
 
+import { brief } from '../lin/brief.ts';
+
 /** The spec breaks the contract: a declared symmetry that is not one, a permute that is not a bijection. */
 export class SpecError extends Error {
   override name = 'SpecError';
@@ -10,15 +12,6 @@ export class SpecError extends Error {
 /** An option asks for what the machine does not declare (a symmetry reduction without groups). */
 export class UnsupportedOption extends Error {
   override name = 'UnsupportedOption';
-}
-
-/** A value, briefly, for a contract error. */
-function brief(v: unknown): string {
-  if (Array.isArray(v)) return v.length === 0 ? 'an empty array' : `an array of ${v.length}`;
-  if (v === null || v === undefined) return String(v);
-  if (typeof v === 'object') return 'an object that is not an array';
-  if (typeof v === 'string') return `the string ${JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v)}`;
-  return `${typeof v} ${String(v)}`;
 }
 
 /** The states init() returned, if they keep the contract (a non-empty array); else a SpecError. */

@@ -10,7 +10,7 @@
 // time, so the report is the same on one thread or many.
 
 import { findModel, models } from './models/index.ts';
-import { badHistory, checkModelObject } from './inputs.ts';
+import { badHistory, badOperation, checkModelObject } from './inputs.ts';
 import { fromNondeterministic } from './nondeterministic.ts';
 import type { CheckOptions, LinResult, Model, NondeterministicModel, Operation, PartitionReport, Verdict } from './types.ts';
 import { ILLEGAL, nextOf, UNKNOWN } from './types.ts';
@@ -123,14 +123,19 @@ function named(name: string): Model {
  * for exactly the finite numbers (NaN and the infinities give NaN): no Number.isFinite call
  * per time, two per operation in the interpreter on a first check. With `noKeys` (the
  * model's, Model.noKeys), the first operation whose input names a key, in the same loop
- * (a first check runs it in the interpreter); else, or when none does, -1.
+ * (a first check runs it in the interpreter); else, or when none does, -1. An operation
+ * that is no object (null, a number) is a TypeError naming it: one `== null` test per
+ * operation, a primitive's kind looked at only once its call time has failed.
  */
 function validate(history: readonly Operation[], noKeys: boolean): number {
   let keyed = -1;
   for (let i = 0; i < history.length; i++) {
-    const { call, ret, input } = history[i];
+    const op = history[i];
+    if (op == null) badOperation(i, op);
+    const { call, ret, input } = op;
     if (noKeys && keyed < 0 && input != null && (input as { key?: unknown }).key !== undefined) keyed = i;
     if (typeof call !== 'number' || call - call !== 0) {
+      if (typeof op !== 'object') badOperation(i, op);
       throw new RangeError(`operation ${i}${where(history[i])}: call time must be a finite number`);
     }
     if (ret !== undefined && (typeof ret !== 'number' || ret - ret !== 0 || ret < call)) {

@@ -3,14 +3,10 @@
 // that is an array. Said in the contract's words (TypeError, as a bad operation's time is
 // a RangeError) rather than as an engine TypeError from inside the search. Only a model
 // object is looked at here (a registered model's name is the fast path, untouched), and
-// the history only when plan's operator test has found it is no array-like.
+// the history only when plan's operator test has found it is no array-like, an operation
+// only when it is null or undefined or its call time is not a number (check.ts validate).
 
-function brief(v: unknown): string {
-  if (v === null || v === undefined) return String(v);
-  if (Array.isArray(v)) return 'an array';
-  if (typeof v === 'string') return `the string ${JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v)}`;
-  return typeof v === 'object' ? 'an object' : `${typeof v} ${String(v)}`;
-}
+import { brief } from './brief.ts';
 
 /** Throws a TypeError unless `model` is a model object: a name, init(), and step() (or next()). */
 export function checkModelObject(model: unknown): void {
@@ -27,4 +23,9 @@ export function checkModelObject(model: unknown): void {
 /** The history plan was given is no array of operations: a TypeError saying what it is. */
 export function badHistory(history: unknown): never {
   throw new TypeError(`history: an array of operations {client, input, call, ret?, output?}; it is ${brief(history)}`);
+}
+
+/** Operation `i` of the history is no object (null, a number): a TypeError saying what it is. */
+export function badOperation(i: number, op: unknown): never {
+  throw new TypeError(`operation ${i}: expected an operation object {client, input, call, ret?, output?}, got ${brief(op)}`);
 }
