@@ -12,7 +12,7 @@
 import { findModel, models } from './models/index.ts';
 import { badHistory, badOperation, checkModelObject } from './inputs.ts';
 import { fromNondeterministic } from './nondeterministic.ts';
-import type { CheckOptions, LinResult, Model, NondeterministicModel, Operation, PartitionReport, Verdict } from './types.ts';
+import type { CheckOptions, LinResult, Model, NondeterministicModel, Operation, PartitionReport, Refutation, Verdict } from './types.ts';
 import { ILLEGAL, nextOf, UNKNOWN } from './types.ts';
 import { smallSearch } from './small.ts';
 import { feedbackFor } from './v8-feedback.ts';
@@ -578,12 +578,13 @@ function illegalReport(p: Plan, report: IllegalReport, r: SearchResult, local: r
     for (let k = 0; k < longest.length; k++) inHistoryLongest[k] = inHistory(longest[k], ids);
   }
   report.longest = inHistoryLongest;
-  if (proof !== undefined) report.proof = p.whole ? proof : { operation: ids[proof.operation], why: proof.why };
+  if (proof !== undefined) report.proof = p.whole ? proof : inHistoryProof(proof, ids);
   const after = new Array<number[]>(longest.length);
   if (proof !== undefined && r.cutShort === true) {
     // A search the proof cut short did not try everything after its longest: the refuted
-    // operation is what cannot come next.
-    for (let k = 0; k < after.length; k++) after[k] = [ids[proof.operation]];
+    // operation (or pair) is what cannot come next.
+    const refuted = report.proof!;
+    for (let k = 0; k < after.length; k++) after[k] = refuted.and === undefined ? [refuted.operation] : [refuted.operation, refuted.and];
   } else {
     for (let k = 0; k < after.length; k++) {
       const stuck = stuckAfter(local, longest[k]);
@@ -594,6 +595,11 @@ function illegalReport(p: Plan, report: IllegalReport, r: SearchResult, local: r
   report.stuck = after[0];
   const states = replay(p.model, p.history, inHistoryLongest[0]);
   if (states) report.states = states;
+}
+
+/** A partition's proof in history indices. */
+function inHistoryProof(proof: Refutation, ids: readonly number[]): Refutation {
+  return proof.and === undefined ? { operation: ids[proof.operation], why: proof.why } : { operation: ids[proof.operation], and: ids[proof.and], why: proof.why };
 }
 
 // The result and its partitions' reports as class instances rather than object literals: a

@@ -9,6 +9,7 @@ import { bruteForce, bruteForceNondeterministic, historyShape, isLinearization, 
 import { FAMILIES, generateHistory, type Family, type GenerateOptions } from './generate.ts';
 import { checkHistory, checkHistorySync, fromNondeterministic, models } from './index.ts';
 import type { Model, NondeterministicModel, Operation } from './types.ts';
+import { UNKNOWN } from './types.ts';
 import { wglSearch } from './wgl.ts';
 
 /** Small histories: up to `maxOps` operations, 1 to 4 clients, crashes and corruptions often. */
@@ -177,6 +178,82 @@ describe('kv refutes only what has no linearization, up to 100 operations', () =
     expect(refuted).toBeGreaterThan(50);
   });
 });
+
+describe('kv refutes a pair of gets only where no partial linearization holds both', () => {
+  // A stale get G of put P's value, after append A (concurrent with P) returned; get L shows
+  // A after P and returned after G was called: the proof names both. Around that shape,
+  // times drawn at random and a few other updates and gets (some crashed, some with another
+  // string). Every proof, of one get or of a pair, is checked by a search of the partial
+  // linearizations (operations closed under "returned before the other was called") and the
+  // history by brute force; the search's longest with the proof as without it.
+  it('no partial linearization holds the operation named, nor both of a pair', () => {
+    const model = models['kv-append'];
+    const without = { ...model, refute: undefined };
+    const oracle = referenceModel('kv');
+    let seed = 4242;
+    const rand = (n: number): number => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % n);
+    let pairs = 0;
+    let refuted = 0;
+    for (let round = 0; round < 400; round++) {
+      const pRet = 60 + rand(140);
+      const aCall = 10 + rand(pRet - 10);
+      const aRet = aCall + 1 + rand(60);
+      const gCall = aRet + 1 + rand(80);
+      const history: Operation[] = [
+        { client: 0, input: { f: 'put', key: 'k', value: 'p;' }, call: 0, ret: pRet, output: null },
+        { client: 1, input: { f: 'append', key: 'k', value: 'a;' }, call: aCall, ret: aRet, output: null },
+        { client: 2, input: { f: 'get', key: 'k' }, call: aRet - 30 + rand(60), ret: gCall + rand(200), output: rand(4) === 0 ? 'p;a;e0;' : 'p;a;' },
+        { client: 3, input: { f: 'get', key: 'k' }, call: gCall, ret: gCall + 1 + rand(80), output: 'p;' },
+      ];
+      for (let e = 0, extra = rand(4); e < extra; e++) {
+        const call = rand(300);
+        const f = ['append', 'append', 'put', 'get'][rand(4)];
+        const crashed = f !== 'get' && rand(4) === 0;
+        const op: Operation = { client: 4 + e, input: f === 'get' ? { f, key: 'k' } : { f, key: 'k', value: `${f === 'put' ? 'q' : 'e'}${e};` }, call };
+        if (!crashed) {
+          op.ret = call + 1 + rand(100);
+          op.output = f === 'get' ? ['p;a;', 'p;', `q${e};`, 'p;a;e0;'][rand(4)] : null;
+        }
+        history.push(op);
+      }
+      history.sort((x, y) => x.call - y.call);
+      const r = model.refute!(history);
+      if (r === undefined) continue;
+      refuted++;
+      if (r.and !== undefined) pairs++;
+      expect(holdsAll(oracle, history, r.and === undefined ? [r.operation] : [r.operation, r.and]), `round ${round}`).toBe(false);
+      expect(bruteForce(oracle, history, { memo: true }).linearizable, `round ${round}`).toBe(false);
+      const a = wglSearch(model, history, { refuteAfter: 0 });
+      expect(a.longest).toEqual(wglSearch(without, history).longest);
+    }
+    expect(pairs).toBeGreaterThan(40);
+    expect(refuted).toBeGreaterThan(pairs);
+  });
+});
+
+/** Whether some partial linearization (closed under "returned before the other was called") holds every target. */
+function holdsAll(model: Model, history: readonly Operation[], targets: readonly number[]): boolean {
+  const n = history.length;
+  const dead = new Set<string>();
+  let want = 0;
+  for (const t of targets) want |= 1 << t;
+  const search = (placed: number, state: unknown): boolean => {
+    if ((placed & want) === want) return true;
+    const key = `${placed}|${JSON.stringify(state)}`;
+    if (dead.has(key)) return false;
+    for (let i = 0; i < n; i++) {
+      if (placed & (1 << i)) continue;
+      let next = true;
+      for (let j = 0; j < n && next; j++) if (j !== i && !(placed & (1 << j)) && history[j].ret !== undefined && history[j].ret! < history[i].call) next = false;
+      if (!next) continue;
+      const r = model.step(state, history[i].input, history[i].ret === undefined ? UNKNOWN : history[i].output);
+      if (r.ok && search(placed | (1 << i), r.state)) return true;
+    }
+    dead.add(key);
+    return false;
+  };
+  return search(0, model.init());
+}
 
 describe('models drop only what no one observed', () => {
   // The contract of Model.unobserved: the history is linearizable iff it is without them.

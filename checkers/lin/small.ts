@@ -615,7 +615,7 @@ function tiny<S>(
         proved = true;
         proof = refutation(model, ops, refuteHook);
         if (proof !== undefined) {
-          proofBound = longestPossible(proof.operation, n);
+          proofBound = boundOf(proof, n);
           if (bestDet >= proofBound) return illegal(bestLength, explored, proof, false);
         }
       }
@@ -845,7 +845,7 @@ function wide<S>(
       const advise = adviceOf(model, ops, adviceHook);
       proof = refutation(model, ops, refuteHook);
       if (proof !== undefined) {
-        proofBound = longestPossible(proof.operation, n);
+        proofBound = boundOf(proof, n);
         if (bestDet >= proofBound) return illegal(bestLength, explored, proof, false);
       }
       if (hinted || advise !== undefined) {
@@ -926,6 +926,11 @@ function illegal(length: number, explored: number, proof: Refutation | undefined
   if (proof !== undefined) result.proof = proof;
   if (cutShort) result.cutShort = true;
   return result;
+}
+
+/** The proof's bound on the determinate operations of a partial linearization: for a pair, the larger of the two (one of them is left out). */
+function boundOf(proof: Refutation, n: number): number {
+  return Math.max(longestPossible(proof.operation, n), proof.and === undefined ? 0 : longestPossible(proof.and, n));
 }
 
 /**

@@ -225,8 +225,14 @@ export interface Model<S = any, I = any, O = any> {
 
 /** A model's proof that a history is not linearizable (Model.refute). */
 export interface Refutation {
-  /** The operation no linearization can include (an index into the history given). */
+  /**
+   * The operation no linearization can include (an index into the history given): no
+   * partial linearization (a linearization of operations closed under "returned before the
+   * other was called") holds it, or, with `and`, none holds both.
+   */
   operation: number;
+  /** A second operation: no partial linearization holds both (a pair of gets whose strings disagree). */
+  and?: number;
   why: string;
 }
 

@@ -1085,7 +1085,8 @@ export class WglSearch<S> {
     if (sp > 0 && this.proof === undefined) this.abstract = abstraction(model, this.ops, model.abstraction, this.options.deadline);
     if (this.proof !== undefined) {
       this.proofAt = iterations + AFTER_PROOF;
-      if (!this.verbose) this.proofBound = this.longestPossible(this.proof.operation);
+      // A pair: a partial linearization lacks one of the two, so the bound is the larger.
+      if (!this.verbose) this.proofBound = Math.max(this.longestPossible(this.proof.operation), this.proof.and === undefined ? 0 : this.longestPossible(this.proof.and));
     }
     return true;
   }
@@ -1448,7 +1449,11 @@ export function refutation(model: Model, ops: readonly Operation[], hook: Model[
   try {
     const r = hook.call(model, ops);
     if (r === undefined || !Number.isInteger(r.operation) || r.operation < 0 || r.operation >= ops.length) return undefined;
-    return { operation: r.operation, why: String(r.why) };
+    const and = r.and;
+    if (and === undefined) return { operation: r.operation, why: String(r.why) };
+    // A pair's second operation that is not one is no proof (the bound needs both).
+    if (!Number.isInteger(and) || and < 0 || and >= ops.length || and === r.operation) return undefined;
+    return { operation: r.operation, and, why: String(r.why) };
   } catch {
     return undefined;
   }

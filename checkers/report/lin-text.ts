@@ -100,7 +100,11 @@ function diagnosis(p: PartitionReport, parts: number, model: Model, history: rea
   const lines: string[] = [];
   const which = parts > 1 ? `Partition ${p.index} (${p.operations.length} operations)` : `The history (${p.operations.length} operations)`;
   lines.push(`${which} has no linearization.`);
-  if (p.proof !== undefined) lines.push(`No linearization can include ${describeOp(model, history, p.proof.operation)}: ${p.proof.why}.`);
+  if (p.proof !== undefined) {
+    const { operation, and, why } = p.proof;
+    if (and === undefined) lines.push(`No linearization can include ${describeOp(model, history, operation)}: ${why}.`);
+    else lines.push(`No linearization can include both ${describeOp(model, history, operation)} and ${describeOp(model, history, and)}: ${why}.`);
+  }
   const longest = p.longest?.[0] ?? [];
   lines.push(`Longest partial linearization: ${longest.length} of ${p.operations.length} operations.`);
   const first = Math.max(0, longest.length - steps);

@@ -417,7 +417,9 @@ function refute(history: readonly Operation<KvInput, unknown>[]): Refutation | u
       k.endings.add(f, input.value);
     } else k.bad = true; // the step would throw: the search reports it
   }
-  let found: { i: number; why: string } | undefined;
+  // end: the later return of the get refuted and of the get it is refuted with (a pair):
+  // the earliest wins (the search's bound, the longest partial linearization, is smaller).
+  let found: { i: number; and: number; end: number; why: string } | undefined;
   for (const { puts, appends, otherAppends, gets, bad, endings } of byKey) {
     if (bad) continue;
     // Made when a get first needs it (an append concurrent with the put, returned before the
@@ -449,7 +451,7 @@ function refute(history: readonly Operation<KvInput, unknown>[]): Refutation | u
       const call = G.call;
       const ret = G.ret!;
       if (!endings.possible(s)) {
-        if (found === undefined || ret < history[found.i].ret!) found = { i: g, why: `no put writes ${show(s)} and no append's value ends it` };
+        if (found === undefined || ret < found.end) found = { i: g, and: -1, end: ret, why: `no put writes ${show(s)} and no append's value ends it` };
         break;
       }
       const before = latestCall;
@@ -463,22 +465,32 @@ function refute(history: readonly Operation<KvInput, unknown>[]): Refutation | u
       }
       while (done < appends.length && appends[done].ret < call) done++;
       let possible = latestCall === -Infinity && required(appends, done, -Infinity, s, 0);
+      // A get whose string shows, after a candidate put, an append this one's lacks, and that
+      // returned after this one was called: the proof is for the pair (one such get for
+      // every candidate so refuted; a second one leaves this get unrefuted).
+      let pair = -1;
       // The latest called first: the put last before a get is most often a recent one.
       for (let k = live.length - 1; k >= 0 && !possible; k--) {
         const P = live[k];
         possible = P.call <= ret && s.startsWith(P.value) && required(appends, done, P.ret, s, P.value.length);
         if (possible && order !== null && unshown(appends, done, P, s) >= 0) {
           order ??= afterPut(history, puts, appends, otherAppends, gets);
-          possible = order === null || !order.shownAfter(appends, done, P, s, call);
+          const by = order === null ? -1 : order.shownAfter(appends, done, P, s);
+          if (by >= 0 && by !== g && (history[by].ret! < call || pair < 0 || pair === by)) {
+            possible = false;
+            if (history[by].ret! >= call) pair = by;
+          }
         }
       }
       if (!possible) {
-        if (found === undefined || ret < history[found.i].ret!) found = { i: g, why: `no put and the appends that must come between it and this get give ${show(s)}` };
+        const end = pair < 0 ? ret : Math.max(ret, history[pair].ret!);
+        if (found === undefined || end < found.end) found = { i: g, and: pair, end, why: `no put and the appends that must come between it and this get give ${show(s)}${pair < 0 ? '' : ' (with the other get: its string shows an append after the put that this one lacks)'}` };
         break;
       }
     }
   }
-  return found === undefined ? undefined : { operation: found.i, why: found.why };
+  if (found === undefined) return undefined;
+  return found.and < 0 ? { operation: found.i, why: found.why } : { operation: found.i, and: found.and, why: found.why };
 }
 
 /**
@@ -510,32 +522,42 @@ const ORDER_MAX_OPS = 64;
  * get that the per-get rule (appends called after the put returned) cannot refute.
  */
 class AfterPut {
-  /** (append, put) -> the earliest return of a get whose string shows the append after the put. */
+  /** (append, put) -> the get (history index) of the earliest return whose string shows the append after the put. */
   declare private readonly shownBy: Map<number, number>;
+  declare private readonly rets: Float64Array;
   declare private readonly n: number;
 
   constructor(n: number) {
     this.shownBy = new Map();
+    this.rets = new Float64Array(n);
     this.n = n;
   }
 
-  add(append: number, put: number, ret: number): void {
+  add(append: number, put: number, get: number, ret: number): void {
     const key = append * this.n + put;
-    if (!(this.shownBy.get(key)! <= ret)) this.shownBy.set(key, ret);
+    const by = this.shownBy.get(key);
+    if (by === undefined || ret < this.rets[by]) {
+      this.shownBy.set(key, get);
+      this.rets[get] = ret;
+    }
   }
 
   /**
-   * Whether an append of `unshown`'s (for the get's string s and put P) is shown after P by
-   * a get that returned before this one's call: that get comes first in every partial
-   * linearization that holds this one, so no partial linearization holds this one (the
+   * The get (history index; -1: none) of the earliest return that shows after P an append
+   * of `unshown`'s (for the get's string s and put P). Returned before this get's call, it
+   * comes first in every partial linearization that holds this one, so none holds this one
+   * with P last before it; returned later, none holds both with P last before this one (the
    * proof's contract: the search bounds its longest by it, wgl.ts and small.ts).
    */
-  shownAfter(appends: readonly Put[], done: number, P: Put, s: string, call: number): boolean {
+  shownAfter(appends: readonly Put[], done: number, P: Put, s: string): number {
+    let best = -1;
     for (let a = done - 1, checked = 0; a >= 0 && checked < REQUIRED_APPENDS && appends[a].ret > P.call; a--, checked++) {
       const A = appends[a];
-      if (A.call <= P.ret && s.lastIndexOf(A.value) < P.value.length && this.shownBy.get(A.i * this.n + P.i)! < call) return true;
+      if (A.call > P.ret || s.lastIndexOf(A.value) >= P.value.length) continue;
+      const by = this.shownBy.get(A.i * this.n + P.i);
+      if (by !== undefined && (best < 0 || this.rets[by] < this.rets[best])) best = by;
     }
-    return false;
+    return best;
   }
 }
 
@@ -582,7 +604,7 @@ function afterPut(history: readonly Operation<KvInput, unknown>[], puts: readonl
     for (let at = s.length; at > from; ) {
       let l = 0;
       for (const m of lengths) if (m <= at - from && ways[at - m] > 0 && appendOf.has(s.slice(at - m, at))) l = m;
-      order.add(appendOf.get(s.slice(at - l, at))!, put, history[g].ret!);
+      order.add(appendOf.get(s.slice(at - l, at))!, put, g, history[g].ret!);
       at -= l;
     }
   }

@@ -281,10 +281,10 @@ describe('set, queue, mutex', () => {
     // Without the get that shows the order, the put may come after the append: no proof.
     expect(kvAppend.refute!(stale.filter((o) => o.client !== 2))).toBeUndefined();
     // That get returned after the stale one was called (issue 21's kv 100/64 corrupted, seed
-    // 8377): illegal, but a partial linearization may hold the stale get without it, so the
-    // stale get is not named (the search bounds its longest by the operation named).
+    // 8377): a partial linearization may hold the stale get without it, so the proof names
+    // the pair (the search bounds its longest by the larger of the two's bounds).
     const later = stale.map((o) => (o.client === 2 ? { ...o, ret: 335 } : o));
-    expect(kvAppend.refute!(later)).toBeUndefined();
+    expect(kvAppend.refute!(later)).toEqual({ operation: 3, and: 2, why: 'no put and the appends that must come between it and this get give "xr;" (with the other get: its string shows an append after the put that this one lacks)' });
     expect(checkHistorySync(kvAppend, later).verdict).toBe('illegal');
     // "pab" reads as p + ab and as p + a + b (crashed appends): it shows no order, and the
     // get of "p" is not refuted by it (the search finds the history illegal).
