@@ -226,9 +226,13 @@ export interface Model<S = any, I = any, O = any> {
 /** A model's proof that a history is not linearizable (Model.refute). */
 export interface Refutation {
   /**
-   * The operation no linearization can include (an index into the history given): no
-   * partial linearization (a linearization of operations closed under "returned before the
-   * other was called") holds it, or, with `and`, none holds both.
+   * The operation no linearization can include (an index into the history given). What the
+   * search takes from it (wgl.ts's proofBound): no partial linearization (a linearization of
+   * operations closed under "returned before the other was called") holds more operations
+   * than were called by its return, itself excepted. Most proofs give more, no partial
+   * linearization holding it at all, or, with `and`, none holding both; a count (the queue's
+   * "k dequeues returned v by its return, fewer enqueues of v were called") names the last
+   * of the k to return, which a partial linearization may hold without one of the others.
    */
   operation: number;
   /** A second operation: no partial linearization holds both (a pair of gets whose strings disagree). */
