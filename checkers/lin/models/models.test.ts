@@ -173,6 +173,13 @@ describe('set, queue, mutex', () => {
     expect(set.describeState!(s)).toBe('{0, 1, null}');
   });
 
+  it('queue: describeState shows each item as show does (numbers finite and not, strings, objects)', () => {
+    let s = queue.init();
+    for (const v of [3, -0, 2.5, 1e21, NaN, Infinity, -Infinity, '7', 'a"b', true, { k: [1] }, [2, null]]) s = queue.step(s, { f: 'enqueue', value: v }, null).state;
+    expect(queue.describeState!(s)).toBe('[3, 0, 2.5, 1e+21, null, null, null, "7", "a\\"b", true, {"k":[1]}, [2,null]]');
+    expect(queue.describeState!(queue.init())).toBe('[]');
+  });
+
   it('set: a small history answered illegal without backtracking carries the proof', () => {
     const h: Operation[] = [
       { client: 0, input: { f: 'add', value: 1 }, call: 0, ret: 1, output: null },
