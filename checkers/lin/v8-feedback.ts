@@ -31,13 +31,9 @@ export const EAGER_MAX_OPS = 400;
 export const SMALL_FEEDBACK_FACTOR = 32;
 const DEFAULT_FEEDBACK_FACTOR = 8;
 
-/**
- * The flags each range of sizes is checked with; every string sets all that another one
- * changed. The window sets V8's default factor too: it was measured with it (lin-flags2), and
- * a function first called before the check, under the blob's factor, keeps its budget.
- */
+/** The flags each range of sizes is checked with; every string sets all that another one changed. */
 const SMALL = `--lazy-feedback-allocation --interrupt-budget-factor-for-feedback-allocation=${SMALL_FEEDBACK_FACTOR}`;
-const EAGER = `--no-lazy-feedback-allocation --interrupt-budget-factor-for-feedback-allocation=${DEFAULT_FEEDBACK_FACTOR}`;
+const EAGER = '--no-lazy-feedback-allocation';
 const LARGE = `--lazy-feedback-allocation --interrupt-budget-factor-for-feedback-allocation=${DEFAULT_FEEDBACK_FACTOR}`;
 
 /**
