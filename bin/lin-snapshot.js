@@ -30,15 +30,10 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
  * operations: 26 ms on the main thread, 95-160 ms of CPU, 150-500 ms wall); most of those
  * compiles finish after the check. With it: wall 1.36-1.52x faster at 1,000 operations,
  * 1.53x at 10,000, 1.41x at 100, the same at 10 (RESULTS-issue21.md, lin-1k5).
- * --interrupt-budget-factor-for-feedback-allocation at 32 (V8's default 8): a function gets its
- * feedback vector (and its Sparkplug compile) after 32x its bytecode's length has run, so a
- * first check of 10 operations compiles fewer of the functions it calls a few times: ~1.2x
- * cheaper by CPU (RESULTS-issue21.md, lin-flags3). Checks of other sizes set their own at run
- * time: a flag that helps some sizes and not others is set by the history's size
- * (checkers/lin/v8-feedback.ts: feedback from the first call for 20-399 operations, V8's
- * default factor from 400 on; SMALL_FEEDBACK_FACTOR there is this one).
+ * A flag that helps some sizes and not others is set at run time by the history's size
+ * instead (checkers/lin/v8-feedback.ts: feedback from the first call for 20-399 operations).
  */
-export const SNAPSHOT_NODE_ARGS = ['--always-sparkplug', '--interrupt-budget=270336', '--interrupt-budget-factor-for-feedback-allocation=32'];
+export const SNAPSHOT_NODE_ARGS = ['--always-sparkplug', '--interrupt-budget=270336'];
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 

@@ -9,7 +9,6 @@ import { dirname, join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildSnapshot, snapshotCommand, SNAPSHOT_NODE_ARGS, usableSnapshot } from '../bin/lin-snapshot.js';
 import { FAMILIES, generateHistory } from '../checkers/lin/generate.ts';
-import { SMALL_FEEDBACK_FACTOR } from '../checkers/lin/v8-feedback.ts';
 import { jsonlLines } from '../traces/write-jsonl.ts';
 import { ROOT, runInProcess, spawnCli, type CliRun } from './in-process.ts';
 
@@ -52,8 +51,6 @@ describe('interleave lin from its startup snapshot', () => {
   it('the blob is tied to this node, its arguments and the sources bundled into it', () => {
     const stamp = JSON.parse(readFileSync(join(blobDir, 'stamp.json'), 'utf8')) as { inputs: string[]; args: string[]; node: string };
     expect(stamp.args).toEqual(SNAPSHOT_NODE_ARGS);
-    // v8-feedback.ts sets this factor back after a check of another size: it must be the blob's.
-    expect(SNAPSHOT_NODE_ARGS).toContain(`--interrupt-budget-factor-for-feedback-allocation=${SMALL_FEEDBACK_FACTOR}`);
     expect(stamp.node).toBe(process.version);
     // A dependency by its package.json, wherever npm put it.
     const commander = relative(ROOT, join(dirname(createRequire(join(ROOT, 'package.json')).resolve('commander')), 'package.json'));
