@@ -6,10 +6,12 @@
 // A first check of ~100 operations spends most of its time in setup passes and search loops
 // of large functions (small.ts's `wide` and `search`) that run that long without feedback,
 // on the generic paths: feedback from each function's first call
-// (--no-lazy-feedback-allocation) makes a first check of 30 operations ~1.4x cheaper, of 100
-// ~1.2x, of 300 ~1.05x. A check of 10 operations calls many functions once, and a vector for
-// each costs more than it saves (1.5x dearer); one of 1,000 operations is ~1.1x dearer. V8 reads the flag when a function is called without a
-// vector, so setting it before the check is in time (RESULTS-issue21.md, lin-flags2).
+// (--no-lazy-feedback-allocation) makes a first check of 20 operations ~1.3x cheaper by CPU,
+// of 30 ~1.45x, of 100 ~1.2x, of 300 ~1.03x. A check of 10 or 15 operations calls many
+// functions once, and a vector for each costs more than it saves (0.73x, 0.97x); from 400
+// operations on it is even or dearer (400: 0.99x, 600: 0.96x, 1,000: 0.88x). V8 reads the
+// flag when a function is called without a vector, so setting it before the check is in
+// time (RESULTS-issue21.md, lin-flags2; the bounds measured in lin-flags3).
 import { setFlagsFromString, startupSnapshot } from 'node:v8';
 
 /** Histories in [EAGER_MIN_OPS, EAGER_MAX_OPS) are checked with feedback from the first call. */
