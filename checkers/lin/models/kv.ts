@@ -23,10 +23,12 @@ export interface KvInput {
 }
 
 function argument(input: KvInput): string {
-  if (typeof input.value !== 'string') {
-    throw new Error(`kv: ${input.f} expects a string value, got ${show(input.value)}`);
-  }
+  if (typeof input.value !== 'string') notAString(input);
   return input.value;
+}
+
+function notAString(input: KvInput): never {
+  throw new Error(`kv: ${input.f} expects a string value, got ${show(input.value)}`);
 }
 
 function unknownOperation(input: KvInput): never {
@@ -751,14 +753,15 @@ class KvCheck {
 
   /**
    * Every string holding a value no get of the history returns (Model.abstraction): no get
-   * fits until the next put. Its length (-1) matches no get's output.
+   * fits until the next put. Its length (-1) matches no get's output. Made at the first
+   * abstraction (wgl.ts's searches only): a 10-operation check inits a KvCheck per key.
    */
-  declare readonly poisoned: KvValue;
+  declare poisoned: KvValue | undefined;
 
   constructor() {
     this.outputHashes = undefined;
     this.empty = new KvValue(this, undefined, '', 0, 0);
-    this.poisoned = new KvValue(this, undefined, '', 0, -1);
+    this.poisoned = undefined;
   }
 
   /** hashString(v) & HASH_MASK, computed once per string a get returned. */
@@ -836,7 +839,7 @@ export class KvValue {
 
   /** The poisoned string if this one is (its last piece a value in `unseen`, or appended to the poisoned string), else itself. */
   abstracted(unseen: ReadonlySet<string>): KvValue {
-    const poisoned = this.check.poisoned;
+    const poisoned = (this.check.poisoned ??= new KvValue(this.check, undefined, '', 0, -1));
     return this !== poisoned && (this.parent === poisoned || unseen.has(this.suffix)) ? poisoned : this;
   }
 
@@ -858,12 +861,16 @@ function nextValue(s: KvValue, input: KvInput, output: unknown): KvValue | Illeg
   switch (input.f) {
     case 'get':
       return output === UNKNOWN || (typeof output === 'string' && s.is(output)) ? s : ILLEGAL;
+    // The value's type checked here, not by argument's call: a first check pays ~1.5 us for
+    // each function it calls for the first time (RESULTS-issue21.md, lin-10e).
     case 'put': {
-      const v = argument(input);
+      const v = input.value;
+      if (typeof v !== 'string') notAString(input);
       return new KvValue(s.check, undefined, v, hashString(v) & HASH_MASK, v.length);
     }
     case 'append': {
-      const t = argument(input);
+      const t = input.value;
+      if (typeof t !== 'string') notAString(input);
       return t.length === 0 ? s : new KvValue(s.check, s, t, appendHash(s.hash, t) & HASH_MASK, s.length + t.length);
     }
   }

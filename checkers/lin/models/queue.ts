@@ -21,8 +21,9 @@ export interface QueueState {
 }
 
 /**
- * hash(items) = sum of term(items[i]) * B^(length - 1 - i), mod 2^32: an enqueue
- * multiplies by B and adds, a dequeue subtracts the head's term, both in O(1).
+ * hash(items) = sum of term(items[i]) * B^(length - 1 - i), mod 2^32 (an item's term: see
+ * `next`): an enqueue multiplies by B and adds, a dequeue subtracts the head's term, both
+ * in O(1).
  */
 const B = 0x01000193;
 const powers = [1];
@@ -32,15 +33,9 @@ function power(k: number): number {
   return powers[k];
 }
 
-/**
- * An item's part of the hash: a 32-bit integer is its own (the usual value: no call into
- * hashValue and its finalizer at every step, which a first check runs in V8's interpreter),
- * anything else its hashValue. Equal items get equal terms either way; the state's hash
- * is mixed once, in `hash`.
- */
-function term(v: unknown): number {
-  return typeof v === 'number' && (v | 0) === v ? v : hashValue(v);
-}
+// The powers a queue of up to 256 items needs, made once (the startup snapshot holds them):
+// `next` reads them without a call (below).
+power(256);
 
 /**
  * Crashed enqueues of a value no dequeue returned. Such a value, if it was enqueued, was
@@ -312,6 +307,7 @@ function refute(history: readonly Operation<QueueInput, unknown>[]): Refutation 
   const firstEnqueue = new Int32Array(n);
   const lastEnqueue = new Int32Array(n);
   const nextOp = new Int32Array(n);
+  let objects = false;
   for (let i = 0; i < n; i++) {
     const op = history[i];
     if (op.input.f !== 'dequeue' || op.ret === undefined || op.output === null) continue;
@@ -320,6 +316,7 @@ function refute(history: readonly Operation<QueueInput, unknown>[]): Refutation 
       v = values.length;
       values.push(op.output);
       numbers.set(op.output, v);
+      if (typeof op.output === 'object') objects = true;
       firstDequeue[v] = i + 1;
     } else nextOp[lastDequeue[v] - 1] = i + 1;
     lastDequeue[v] = i + 1;
@@ -334,14 +331,21 @@ function refute(history: readonly Operation<QueueInput, unknown>[]): Refutation 
     else nextOp[lastEnqueue[v] - 1] = i + 1;
     lastEnqueue[v] = i + 1;
   }
-  // The values in the map's order (ties in return time go to the first), without its iterator.
-  const order: number[] = [];
-  numbers.forEach((v) => order.push(v));
+  // The values in the map's order (ties in return time go to the first), without its
+  // iterator: the order first dequeued when every value is a primitive (numbered so), else
+  // the primitives' and then the objects' (ValueMap.forEach). No forEach and closure for
+  // the primitives: a first check pays ~1.5 us for each function it calls for the first
+  // time (RESULTS-issue21.md, lin-10e).
+  let order: number[] | undefined;
+  if (objects) {
+    const inMap: number[] = (order = []);
+    numbers.forEach((v) => inMap.push(v));
+  }
   const enqueueCalls: number[] = [];
   const dequeues: number[] = [];
   let found: { at: number; operation: number; why: string } | undefined;
-  for (let j = 0; j < order.length; j++) {
-    const v = order[j];
+  for (let j = 0; j < values.length; j++) {
+    const v = order === undefined ? j : order[j];
     const d = firstDequeue[v] - 1;
     const e = firstEnqueue[v] - 1;
     // One dequeue and at most one enqueue (most values): no arrays.
@@ -406,8 +410,14 @@ function next(q: QueueState, input: QueueInput, output: unknown): QueueState | I
     if (input.value == null) throw new Error(`queue: enqueue(${input.value}): null is what a dequeue of an empty queue returns, so no item can be null or missing`);
     // slice and push, not a spread: 0.5 against 0.7 us in a first check (no feedback).
     const items = q.items.slice();
-    items.push(input.value);
-    return new Queue(items, (Math.imul(q.hash, B) + term(input.value)) | 0);
+    const v = input.value;
+    items.push(v);
+    // An item's part of the hash: a 32-bit integer is its own (the usual value: no call into
+    // hashValue and its finalizer at every step), anything else its hashValue; equal items get
+    // equal terms either way, and the state's hash is mixed once, in `hash`. Written out here
+    // and below, not a function: a first check runs this in V8's interpreter and pays ~1.5 us
+    // for each function it calls for the first time (RESULTS-issue21.md, lin-10e).
+    return new Queue(items, (Math.imul(q.hash, B) + (typeof v === 'number' && (v | 0) === v ? v : hashValue(v))) | 0);
   }
   if (input.f === 'dequeue') {
     if (q.items.length === 0) return output === UNKNOWN || output === null ? q : ILLEGAL;
@@ -415,7 +425,9 @@ function next(q: QueueState, input: QueueInput, output: unknown): QueueState | I
     const head = q.items[0];
     if (output !== UNKNOWN && output !== head && ((typeof output !== 'object' && output === output) || !valueEqual(output, head))) return ILLEGAL;
     const items = q.items.slice(1);
-    return new Queue(items, (q.hash - Math.imul(term(head), power(items.length))) | 0);
+    const k = items.length;
+    const term = typeof head === 'number' && (head | 0) === head ? head : hashValue(head);
+    return new Queue(items, (q.hash - Math.imul(term, k < powers.length ? powers[k] : power(k))) | 0);
   }
   throw new Error(`queue: unknown operation ${show((input as { f: unknown }).f)}`);
 }

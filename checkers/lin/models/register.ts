@@ -18,9 +18,10 @@ function next(name: string, allowCas: boolean) {
   return (state: unknown, input: RegisterInput, output: unknown): unknown => {
     switch (input.f) {
       case 'read':
-        // === first: a call into valueEqual only when it can still differ (a first check
-        // runs this in V8's interpreter, where each call costs).
-        return output === UNKNOWN || output === state || valueEqual(state, output) ? state : ILLEGAL;
+        // === first: a call into valueEqual only when it can still differ, for an object or
+        // NaN (a first check runs this in V8's interpreter, where each call costs, and
+        // valueEqual's own for a primitive calls Number.isNaN; RESULTS-issue21.md, lin-10e).
+        return output === UNKNOWN || output === state || ((typeof output === 'object' || output !== output) && valueEqual(state, output)) ? state : ILLEGAL;
       case 'write':
         // A missing value is refused, not written as undefined (which no read could return:
         // the write would be judged, wrongly, against the reads of its value).
@@ -32,7 +33,8 @@ function next(name: string, allowCas: boolean) {
         if (!Array.isArray(pair) || pair.length !== 2 || pair[0] === undefined || pair[1] === undefined) {
           throw new Error(`${name}: cas expects value [from, to], got ${show(pair)}`);
         }
-        const holds = state === pair[0] || valueEqual(state, pair[0]);
+        const from = pair[0];
+        const holds = state === from || ((typeof from === 'object' || from !== from) && valueEqual(state, from));
         // output false: the cas definitely failed, so the register did not hold `from`.
         if (output === false) return holds ? ILLEGAL : state;
         return holds ? pair[1] : ILLEGAL;

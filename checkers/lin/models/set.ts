@@ -34,7 +34,9 @@ function canonical(v: unknown): string {
  * the text "null"); numbers, the common members, never become strings.
  */
 function keyOf(v: unknown): number | string {
-  return typeof v === 'number' && Number.isFinite(v) ? v : canonical(v);
+  // `v - v === 0`: finite (NaN and the infinities give NaN), without Number.isFinite's call,
+  // a builtin's first execution in a first check (~2.5 us; RESULTS-issue21.md, lin-10c).
+  return typeof v === 'number' && v - v === 0 ? v : canonical(v);
 }
 
 const textOf = (key: number | string): string => (typeof key === 'number' ? String(key) : key);
@@ -110,7 +112,7 @@ class SetCheck {
         else ids.splice(j + 1, 0, id);
       }
       let hash = 0;
-      for (let k = 0; k < ids.length; k++) hash = (hash + memberHash(ids[k])) | 0;
+      for (let k = 0; k < ids.length; k++) hash = (hash + (ids[k] < HASHED ? HASHES[ids[k]] : memberHash(ids[k]))) | 0;
       m = { ids, hash };
       outputs?.set(output, m);
     }
@@ -163,6 +165,15 @@ function memberHash(id: number): number {
 }
 
 /**
+ * memberHash of the first ids, made once (the startup snapshot holds them): a first check's
+ * adds and reads read their hashes here, `id < HASHED ? HASHES[id] : memberHash(id)`,
+ * without a first call into memberHash and fmix32 (~1.5 us each; RESULTS-issue21.md, lin-10e).
+ */
+const HASHED = 256;
+const HASHES = new Int32Array(HASHED);
+for (let id = 0; id < HASHED; id++) HASHES[id] = memberHash(id);
+
+/**
  * Ids 0 .. prefix-1, and `rest` (sorted, each above prefix). `rest` is a plain array: a
  * search makes a state at most steps, and a typed array costs several times as much to make.
  */
@@ -182,29 +193,24 @@ export class SetState {
     this.hash = hash;
   }
 
-  get size(): number {
-    return this.prefix + this.rest.length;
-  }
-
-  has(id: number): boolean {
-    if (id < this.prefix) return true;
-    const rest = this.rest;
+  /**
+   * This set and `id`. Whether it holds `id` already is found here, not by a method of its
+   * own: a first check pays ~1.5 us for each function it calls for the first time
+   * (RESULTS-issue21.md, lin-10e), and every add's step comes here.
+   */
+  with(id: number): SetState {
+    let prefix = this.prefix;
+    if (id < prefix) return this;
+    const old = this.rest;
     let lo = 0;
-    let hi = rest.length - 1;
+    let hi = old.length - 1;
     while (lo <= hi) {
       const mid = (lo + hi) >>> 1;
-      if (rest[mid] === id) return true;
-      if (rest[mid] < id) lo = mid + 1;
+      if (old[mid] === id) return this;
+      if (old[mid] < id) lo = mid + 1;
       else hi = mid - 1;
     }
-    return false;
-  }
-
-  with(id: number): SetState {
-    if (this.has(id)) return this;
-    const hash = (this.hash + memberHash(id)) | 0;
-    const old = this.rest;
-    let prefix = this.prefix;
+    const hash = (this.hash + (id < HASHED ? HASHES[id] : memberHash(id))) | 0;
     let rest: readonly number[];
     if (id === prefix) {
       prefix++;
@@ -228,7 +234,7 @@ export class SetState {
   /** Exactly the members `m`. */
   is(m: Members): boolean {
     const ids = m.ids;
-    if (ids.length !== this.size || m.hash !== this.hash) return false;
+    if (ids.length !== this.prefix + this.rest.length || m.hash !== this.hash) return false;
     // Sorted distinct ids hold 0 .. prefix-1 exactly when the prefix-th is prefix-1.
     if (this.prefix > 0 && ids[this.prefix - 1] !== this.prefix - 1) return false;
     for (let k = 0; k < this.rest.length; k++) if (ids[this.prefix + k] !== this.rest[k]) return false;
