@@ -30,10 +30,13 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
  * operations: 26 ms on the main thread, 95-160 ms of CPU, 150-500 ms wall); most of those
  * compiles finish after the check. With it: wall 1.36-1.52x faster at 1,000 operations,
  * 1.53x at 10,000, 1.41x at 100, the same at 10 (RESULTS-issue21.md, lin-1k5).
+ * --interrupt-budget-factor-for-feedback-allocation=32 (V8's default 8): a 10-operation
+ * first check makes fewer feedback vectors, 1.20x wall; checks of 20 operations on set it
+ * back to 8 (checkers/lin/v8-feedback.ts).
  * A flag that helps some sizes and not others is set at run time by the history's size
  * instead (checkers/lin/v8-feedback.ts: feedback from the first call for 20-399 operations).
  */
-export const SNAPSHOT_NODE_ARGS = ['--always-sparkplug', '--interrupt-budget=270336'];
+export const SNAPSHOT_NODE_ARGS = ['--always-sparkplug', '--interrupt-budget=270336', '--interrupt-budget-factor-for-feedback-allocation=32'];
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 

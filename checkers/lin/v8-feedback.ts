@@ -12,6 +12,13 @@
 // operations on it is even or dearer (400: 0.99x, 600: 0.96x, 1,000: 0.88x). V8 reads the
 // flag when a function is called without a vector, so setting it before the check is in
 // time (RESULTS-issue21.md, lin-flags2; the bounds measured in lin-flags3).
+//
+// Below the window the blob's factor (SNAPSHOT_NODE_ARGS: a vector after 32 times the
+// bytecode's length, V8's default 8) keeps a 10-operation check from making vectors for
+// functions it calls a few times: 1.20x wall, 1.34x CPU on a quiet machine. From the window
+// on the factor is set back to 8, which a check of 1,000 operations needs (at 32: 0.91x;
+// back at 8: 0.98x, 100 operations 1.05x). RESULTS-issue21.md, the coordinator's A/B of
+// 2026-11-25 17:39-17:52.
 import { setFlagsFromString, startupSnapshot } from 'node:v8';
 
 /** Histories in [EAGER_MIN_OPS, EAGER_MAX_OPS) are checked with feedback from the first call. */
@@ -25,7 +32,17 @@ export const EAGER_MAX_OPS = 400;
  * V8 refuses a blob started under other flags than it was built with.
  */
 let bySize = false;
-let eager = false;
+
+/** The process's V8 flags by the size of history they were set for; SMALL is the blob's own. */
+const SMALL = 0;
+const EAGER = 1;
+const LARGE = 2;
+const FLAGS = [
+  '--lazy-feedback-allocation --interrupt-budget-factor-for-feedback-allocation=32',
+  '--no-lazy-feedback-allocation --interrupt-budget-factor-for-feedback-allocation=8',
+  '--lazy-feedback-allocation --interrupt-budget-factor-for-feedback-allocation=8',
+];
+let current = SMALL;
 
 /** Called while the snapshot is built (cli/lin-snapshot.ts's warm-up): by size from the blob's start on. */
 export function feedbackBySizeFromSnapshot(): void {
@@ -43,7 +60,8 @@ export function feedbackBySizeFromSnapshot(): void {
 export function feedbackFor(history: unknown): void {
   if (!bySize) return;
   const ops = Array.isArray(history) ? history.length : 0;
-  if (eager === (ops >= EAGER_MIN_OPS && ops < EAGER_MAX_OPS)) return;
-  eager = !eager;
-  setFlagsFromString(eager ? '--no-lazy-feedback-allocation' : '--lazy-feedback-allocation');
+  const size = ops < EAGER_MIN_OPS ? SMALL : ops < EAGER_MAX_OPS ? EAGER : LARGE;
+  if (size === current) return;
+  current = size;
+  setFlagsFromString(FLAGS[size]);
 }
